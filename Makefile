@@ -1,0 +1,91 @@
+# Carrel — set-up, build, run, test and package.
+#
+#   make run      install what is missing, build the UI and the app, open the Carrel window
+#   make test     the same set-up plus the test tools, then every test (core, shell, CLI, UI,
+#                 real-window); fails if anything fails or is skipped for lack of a tool
+#   make bench    benchmarks, printed as ratios against a baseline measured in the same run
+#   make package  an installable .deb under target/release/bundle/deb/
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := run
+
+ROOT        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+TARGET_DIR  := $(or $(CARGO_TARGET_DIR),$(ROOT)/target)
+TOOLS       := $(ROOT)/.tools
+TAURI_DRIVER := $(TOOLS)/bin/tauri-driver
+SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
+
+# What Tauri needs to build and run on Debian 12 / Ubuntu 24.04.
+APP_PACKAGES := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev \
+	libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libdbus-1-dev build-essential pkg-config \
+	libssl-dev curl file
+# What the tests need besides: a virtual display, a session bus, the WebDriver for WebKitGTK
+# and a real notification daemon.
+TEST_PACKAGES := xvfb xauth dbus-x11 webkit2gtk-driver dunst libnotify-bin
+
+.PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean
+
+## Set-up ------------------------------------------------------------------------------------
+
+setup:
+	@$(ROOT)/scripts/ensure-packages $(APP_PACKAGES)
+	@$(ROOT)/scripts/ensure-node
+	@if [ ! -d $(ROOT)/ui/node_modules ] || [ $(ROOT)/ui/package-lock.json -nt $(ROOT)/ui/node_modules/.package-lock.json ]; then \
+		echo "==> npm ci (ui)"; npm ci --prefix $(ROOT)/ui --no-audit --no-fund; fi
+
+setup-test: setup
+	@$(ROOT)/scripts/ensure-packages $(TEST_PACKAGES)
+	@if [ ! -x $(TAURI_DRIVER) ]; then \
+		echo "==> cargo install tauri-driver (into .tools)"; \
+		cargo install tauri-driver --locked --root $(TOOLS); fi
+
+## Build and run -----------------------------------------------------------------------------
+
+ui: setup
+	@echo "==> building the UI"
+	npm run --prefix $(ROOT)/ui build
+
+build: ui
+	@echo "==> building the app"
+	cargo build -p carrel -p carrel-cli
+
+run: build
+	$(TARGET_DIR)/debug/carrel
+
+## Tests -------------------------------------------------------------------------------------
+
+test: setup-test ui
+	@echo "==> building"
+	cargo build -p carrel -p carrel-cli -p fixture-server
+	@$(MAKE) --no-print-directory test-core test-ui test-window
+
+test-core:
+	@echo "==> core, CLI, shell and test-server tests"
+	cargo test --workspace --exclude carrel-e2e
+
+test-ui:
+	@echo "==> UI unit tests"
+	npm test --prefix $(ROOT)/ui
+
+test-window:
+	@echo "==> real-window tests (Xvfb, session bus, tauri-driver)"
+	CARREL_APP=$(TARGET_DIR)/debug/carrel TAURI_DRIVER=$(TAURI_DRIVER) \
+		xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- \
+		cargo test -p carrel-e2e -- --test-threads=1
+
+## Benchmarks --------------------------------------------------------------------------------
+
+bench: setup
+	cargo run --release -p carrel-bench
+
+## Packaging ---------------------------------------------------------------------------------
+
+package: ui
+	@echo "==> building the .deb"
+	cd $(ROOT) && TAURI_APP_PATH=src-tauri $(ROOT)/ui/node_modules/.bin/tauri build --bundles deb
+	@ls -la $(TARGET_DIR)/release/bundle/deb/*.deb
+
+clean:
+	cargo clean
+	rm -rf $(ROOT)/ui/dist $(ROOT)/ui/node_modules $(TOOLS)

@@ -1,0 +1,27 @@
+//! Generates the Tauri context from the root `tauri.conf.json` and the permission manifest of
+//! the app's own commands. Debug builds merge `tauri.dev.conf.json`, so a dev build has its own
+//! identifier (and so its own data dir and executor lease) and never touches an installed
+//! Carrel's data.
+
+use tauri_build::{AppManifest, Attributes};
+
+/// Every command the UI may call; each becomes an `allow-…` permission granted in
+/// `capabilities/main.json`.
+const COMMANDS: &[&str] = &["app_status", "list_servers", "add_server", "remove_server"];
+
+fn main() {
+    println!("cargo:rerun-if-changed=../tauri.conf.json");
+    println!("cargo:rerun-if-changed=../tauri.dev.conf.json");
+    if std::env::var("PROFILE").as_deref() == Ok("debug") && std::env::var_os("TAURI_CONFIG").is_none() {
+        let overlay = std::fs::read_to_string("../tauri.dev.conf.json").expect("tauri.dev.conf.json is readable");
+        // Seen by tauri-build below, and by `generate_context!` when rustc expands it.
+        std::env::set_var("TAURI_CONFIG", &overlay);
+        println!("cargo:rustc-env=TAURI_CONFIG={}", overlay.replace('\n', " "));
+    }
+    let attributes = Attributes::new()
+        .config_path("../tauri.conf.json")
+        .app_manifest(AppManifest::new().commands(COMMANDS));
+    if let Err(error) = tauri_build::try_build(attributes) {
+        panic!("tauri build step failed: {error:#}");
+    }
+}

@@ -1,0 +1,291 @@
+//! What to download for a book, and when: the producers of the download stack.
+//!
+//! - **store book** (the reader keeps a book offline): a prioritary `book` task, unless the
+//!   book is stored already;
+//! - **open book at page N**: page N, prioritary; each page then pushes the next one not yet
+//!   stored (N+1, …, the last, then 0, …, N−1), so the reader's page comes first, not page 0;
+//! - **latest read**: the first not-yet-stored book among the N most recently opened;
+//! - **chained parts**: each finished part pushes the next ([`next_parts`]).
+//!
+//! Also a book's progress (stored/total parts) and its removal with its files.
+//! Owns no table; speaks through [`crate::books`] and [`crate::download_stack`].
+
+use serde::Serialize;
+use url::Url;
+
+use crate::books::{self, Book, BookError};
+use crate::download_stack::{self, Pushed, Task, TaskKind, TaskSpec, TaskState};
+use crate::part_files::PartFiles;
+use crate::progress::BookProgress;
+use crate::store::{Store, StoreError};
+
+/// The default of the "books kept on the device" setting.
+pub const DEFAULT_LATEST_READ: u32 = 6;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DownloadRequestError {
+    #[error(transparent)]
+    Book(#[from] BookError),
+    #[error("page {page} does not exist: the book has {count} pages")]
+    NoSuchPage { page: i64, count: i64 },
+    #[error("the server gives no way to download \"{0}\"")]
+    NotDownloadable(String),
+    #[error("cannot remove the files of book {book_id}: {reason}")]
+    Files { book_id: i64, reason: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a store request did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreRequest {
+    Queued,
+    AlreadyStored,
+}
+
+/// The URL of page `page` (0-based) of a page-streamed book, for background downloads.
+pub fn page_url(book: &Book, page: i64) -> Option<String> {
+    let template = book.stream_template.as_deref()?;
+    let number = (page + book.page_base).to_string();
+    let filled = template
+        .replace("{pageNumber}", &number)
+        .replace("%7BpageNumber%7D", &number);
+    Some(drop_max_width(&filled))
+}
+
+/// Removes an unfilled `{maxWidth}` placeholder and the query parameter carrying it.
+fn drop_max_width(url: &str) -> String {
+    if !url.contains("{maxWidth}") && !url.contains("%7BmaxWidth%7D") {
+        return url.to_owned();
+    }
+    match Url::parse(url) {
+        Ok(mut u) => {
+            let kept: Vec<(String, String)> = u
+                .query_pairs()
+                .filter(|(_, v)| !v.contains("{maxWidth}"))
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            if kept.is_empty() {
+                u.set_query(None);
+            } else {
+                u.query_pairs_mut().clear().extend_pairs(kept);
+            }
+            u.to_string()
+        }
+        Err(_) => url.replace("{maxWidth}", ""),
+    }
+}
+
+fn page_spec(book: &Book, page: i64, prioritary: bool) -> Option<TaskSpec> {
+    Some(TaskSpec {
+        book_id: book.id,
+        server_id: book.server_id,
+        kind: TaskKind::Page,
+        position: page,
+        url: page_url(book, page)?,
+        prioritary,
+    })
+}
+
+fn book_spec(book: &Book, prioritary: bool) -> TaskSpec {
+    TaskSpec {
+        book_id: book.id,
+        server_id: book.server_id,
+        kind: TaskKind::Book,
+        position: 0,
+        url: String::new(),
+        prioritary,
+    }
+}
+
+fn file_spec(book: &Book, prioritary: bool) -> Option<TaskSpec> {
+    Some(TaskSpec {
+        book_id: book.id,
+        server_id: book.server_id,
+        kind: TaskKind::File,
+        position: 0,
+        url: book.file_url.clone()?,
+        prioritary,
+    })
+}
+
+fn cover_spec(book: &Book) -> Option<TaskSpec> {
+    Some(TaskSpec {
+        book_id: book.id,
+        server_id: book.server_id,
+        kind: TaskKind::Resource,
+        position: 0,
+        url: book.cover_url.clone()?,
+        prioritary: false,
+    })
+}
+
+/// The reader asks to keep a book offline: pins it and queues it, prioritary.
+pub fn store_book(store: &Store, book_id: i64) -> Result<StoreRequest, DownloadRequestError> {
+    let book = books::get(store, book_id)?;
+    books::set_pinned(store, book_id, true)?;
+    if progress(store, &book)?.is_complete() {
+        return Ok(StoreRequest::AlreadyStored);
+    }
+    if !book.streams_pages() && book.file_url.is_none() {
+        return Err(DownloadRequestError::NotDownloadable(book.title));
+    }
+    download_stack::push(store, &book_spec(&book, true))?;
+    Ok(StoreRequest::Queued)
+}
+
+/// The reader opens a book at `page` (0-based): that page first, prioritary; the chain
+/// brings the pages after it, then the rest. Books read as one file queue the file.
+pub fn open_book(store: &Store, book_id: i64, page: Option<i64>) -> Result<Option<Pushed>, DownloadRequestError> {
+    let book = books::get(store, book_id)?;
+    let page = page.or(book.last_page).unwrap_or(0);
+    if book.streams_pages() {
+        let count = book.page_count.unwrap_or(0);
+        if page < 0 || page >= count {
+            return Err(DownloadRequestError::NoSuchPage { page, count });
+        }
+    }
+    books::mark_opened(store, book_id, Some(page))?;
+    let spec = if book.streams_pages() {
+        page_spec(&book, page, true)
+    } else {
+        file_spec(&book, true)
+    };
+    let Some(spec) = spec else {
+        return Err(DownloadRequestError::NotDownloadable(book.title));
+    };
+    Ok(Some(download_stack::push(store, &spec)?))
+}
+
+/// Queues (not prioritary) the first not-yet-stored book among the `n` most recently opened
+/// that has nothing queued yet. Returns its id.
+pub fn queue_latest_read(store: &Store, n: u32) -> Result<Option<i64>, DownloadRequestError> {
+    for book in books::recently_opened(store, n)? {
+        if progress(store, &book)?.is_complete() {
+            continue;
+        }
+        let tasks = download_stack::tasks_of_book(store, book.id)?;
+        if tasks.iter().any(|t| matches!(t.state, TaskState::Pending | TaskState::Active)) {
+            continue;
+        }
+        if tasks.iter().any(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource) {
+            continue; // waits for the reader's retry
+        }
+        if !book.streams_pages() && book.file_url.is_none() {
+            continue;
+        }
+        download_stack::push(store, &book_spec(&book, false))?;
+        return Ok(Some(book.id));
+    }
+    Ok(None)
+}
+
+/// The tasks a finished task pushes: a `book` task its first part (and its cover); a page
+/// the next page not yet stored after it, wrapping around.
+pub fn next_parts(store: &Store, book: &Book, task: &Task) -> Result<Vec<TaskSpec>, StoreError> {
+    match task.kind {
+        TaskKind::Book => {
+            let mut specs = Vec::new();
+            if book.cover_url.is_some() && crate::part_files::PartFiles::new(store.data_dir().books()).find_cover(book.id).is_none() {
+                specs.extend(cover_spec(book));
+            }
+            // The first part goes on last, so it ends on top.
+            if book.streams_pages() {
+                let done = download_stack::done_pages(store, book.id)?;
+                let start = book.last_page.unwrap_or(0).clamp(0, book.page_count.unwrap_or(1) - 1);
+                if let Some(p) = next_missing_page(book.page_count.unwrap_or(0), &done, start - 1) {
+                    specs.extend(page_spec(book, p, task.prioritary));
+                }
+            } else {
+                specs.extend(file_spec(book, task.prioritary));
+            }
+            Ok(specs)
+        }
+        TaskKind::Page => {
+            let done = download_stack::done_pages(store, book.id)?;
+            let next = next_missing_page(book.page_count.unwrap_or(0), &done, task.position)
+                .filter(|&p| p != task.position);
+            Ok(next.and_then(|p| page_spec(book, p, task.prioritary)).into_iter().collect())
+        }
+        TaskKind::File | TaskKind::Resource => Ok(Vec::new()),
+    }
+}
+
+/// The first page after `after` (wrapping around) that is not in `done` (sorted).
+pub fn next_missing_page(count: i64, done: &[i64], after: i64) -> Option<i64> {
+    (1..=count)
+        .map(|step| (after + step).rem_euclid(count.max(1)))
+        .find(|p| done.binary_search(p).is_err())
+}
+
+/// Stored and total parts of a book.
+pub fn progress(store: &Store, book: &Book) -> Result<BookProgress, StoreError> {
+    let tasks = download_stack::tasks_of_book(store, book.id)?;
+    let done = |t: &&Task| t.state == TaskState::Done && t.kind.is_part();
+    let stored = tasks.iter().filter(done).filter(|t| t.kind == part_kind(book)).count() as u64;
+    let bytes = tasks.iter().filter(done).filter_map(|t| t.bytes).sum::<i64>() as u64;
+    let total = if book.streams_pages() { book.page_count.unwrap_or(0) as u64 } else { 1 };
+    Ok(BookProgress {
+        book_id: book.id,
+        title: book.title.clone(),
+        stored_parts: stored.min(total),
+        total_parts: total,
+        bytes,
+    })
+}
+
+fn part_kind(book: &Book) -> TaskKind {
+    if book.streams_pages() {
+        TaskKind::Page
+    } else {
+        TaskKind::File
+    }
+}
+
+/// Removes a book from the device: its tasks and its files together.
+pub fn remove_book(store: &Store, book_id: i64) -> Result<(), DownloadRequestError> {
+    let files = PartFiles::new(store.data_dir().books());
+    store.write(|tx| {
+        let n = tx
+            .execute("DELETE FROM books WHERE id = ?1", [book_id])
+            .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
+        if n == 0 {
+            return Err(DownloadRequestError::Book(BookError::NotFound(book_id)));
+        }
+        Ok(())
+    })?;
+    files.remove_book(book_id).map_err(|e| DownloadRequestError::Files {
+        book_id,
+        reason: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chain_runs_from_the_readers_page_to_the_end_then_wraps() {
+        let mut done = vec![];
+        let mut order = vec![40];
+        done.push(40);
+        let mut at = 40;
+        while let Some(p) = next_missing_page(60, &done, at) {
+            order.push(p);
+            done.push(p);
+            done.sort();
+            at = p;
+        }
+        let expected: Vec<i64> = (40..60).chain(0..40).collect();
+        assert_eq!(order, expected);
+    }
+
+    #[test]
+    fn the_chain_skips_stored_pages() {
+        assert_eq!(next_missing_page(5, &[1, 2], 0), Some(3));
+        assert_eq!(next_missing_page(5, &[0, 1, 2, 3, 4], 2), None);
+        assert_eq!(next_missing_page(5, &[4], 3), Some(0));
+    }
+}

@@ -1,0 +1,220 @@
+//! Books known on this device: catalog entries given a local id of our own (the id the UI and
+//! the CLI pass around), with what is needed to download them again — the page-stream template
+//! with bookmark-moving parameters removed, the acquisition link, the cover — and the reader's
+//! relation to them (last opened, last page, pinned to stay offline).
+//!
+//! Owns the `books` table. What is downloaded, and how far, belongs to [`crate::download_stack`].
+
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+use crate::store::{Store, StoreError};
+
+/// How a book is read, and so how it is downloaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BookFormat {
+    Comic,
+    Epub,
+    Pdf,
+    Other,
+}
+
+impl BookFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BookFormat::Comic => "comic",
+            BookFormat::Epub => "epub",
+            BookFormat::Pdf => "pdf",
+            BookFormat::Other => "other",
+        }
+    }
+    fn parse(s: &str) -> BookFormat {
+        match s {
+            "comic" => BookFormat::Comic,
+            "epub" => BookFormat::Epub,
+            "pdf" => BookFormat::Pdf,
+            _ => BookFormat::Other,
+        }
+    }
+}
+
+/// A catalog entry to remember, as found in a feed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CatalogBook {
+    pub catalog_id: String,
+    pub title: String,
+    pub authors: Vec<String>,
+    pub format: BookFormat,
+    /// Page-stream URL template (`{pageNumber}`, maybe `{maxWidth}`), bookmark parameters removed.
+    pub stream_template: Option<String>,
+    pub page_count: Option<u32>,
+    /// 1 when the server numbers pages from 1.
+    pub page_base: u8,
+    pub file_url: Option<String>,
+    pub file_type: Option<String>,
+    pub file_length: Option<u64>,
+    pub cover_url: Option<String>,
+}
+
+/// A book on this device's list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Book {
+    pub id: i64,
+    pub server_id: i64,
+    pub catalog_id: String,
+    pub title: String,
+    pub authors: String,
+    pub format: BookFormat,
+    pub stream_template: Option<String>,
+    pub page_count: Option<i64>,
+    pub page_base: i64,
+    pub file_url: Option<String>,
+    pub file_type: Option<String>,
+    pub file_length: Option<i64>,
+    pub cover_url: Option<String>,
+    pub pinned: bool,
+    pub last_opened_ms: Option<i64>,
+    pub last_page: Option<i64>,
+}
+
+impl Book {
+    /// Whether the book is downloaded page by page (page streaming) rather than as one file.
+    pub fn streams_pages(&self) -> bool {
+        self.stream_template.is_some() && self.page_count.unwrap_or(0) > 0
+    }
+}
+
+const COLUMNS: &str = "id, server_id, catalog_id, title, authors, format, stream_template, page_count, \
+     page_base, file_url, file_type, file_length, cover_url, pinned, last_opened_ms, last_page";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Book> {
+    Ok(Book {
+        id: r.get(0)?,
+        server_id: r.get(1)?,
+        catalog_id: r.get(2)?,
+        title: r.get(3)?,
+        authors: r.get(4)?,
+        format: BookFormat::parse(&r.get::<_, String>(5)?),
+        stream_template: r.get(6)?,
+        page_count: r.get(7)?,
+        page_base: r.get(8)?,
+        file_url: r.get(9)?,
+        file_type: r.get(10)?,
+        file_length: r.get(11)?,
+        cover_url: r.get(12)?,
+        pinned: r.get(13)?,
+        last_opened_ms: r.get(14)?,
+        last_page: r.get(15)?,
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BookError {
+    #[error("no book with id {0} on this device")]
+    NotFound(i64),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Records (or refreshes) a catalog entry and returns its local book. The local id of an entry
+/// never changes once given.
+pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Book, BookError> {
+    let now = store.now_ms();
+    let authors = entry.authors.join(", ");
+    store.write(|tx| {
+        tx.query_row(
+            &format!(
+                "INSERT INTO books (server_id, catalog_id, title, authors, format, stream_template, page_count,
+                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                 ON CONFLICT (server_id, catalog_id) DO UPDATE SET
+                    title = excluded.title, authors = excluded.authors, format = excluded.format,
+                    stream_template = excluded.stream_template, page_count = excluded.page_count,
+                    page_base = excluded.page_base, file_url = excluded.file_url,
+                    file_type = excluded.file_type, file_length = excluded.file_length,
+                    cover_url = excluded.cover_url
+                 RETURNING {COLUMNS}"
+            ),
+            params![
+                server_id,
+                entry.catalog_id,
+                entry.title,
+                authors,
+                entry.format.as_str(),
+                entry.stream_template,
+                entry.page_count,
+                entry.page_base,
+                entry.file_url,
+                entry.file_type,
+                entry.file_length.map(|l| l as i64),
+                entry.cover_url,
+                now
+            ],
+            from_row,
+        )
+        .map_err(|e| BookError::Store(store.sql_error(e)))
+    })
+}
+
+pub fn get(store: &Store, id: i64) -> Result<Book, BookError> {
+    store
+        .read(|c| c.query_row(&format!("SELECT {COLUMNS} FROM books WHERE id = ?1"), [id], from_row).optional())
+        .map_err(|e| BookError::Store(store.sql_error(e)))?
+        .ok_or(BookError::NotFound(id))
+}
+
+/// Notes that the reader opened the book at `page` now.
+pub fn mark_opened(store: &Store, id: i64, page: Option<i64>) -> Result<(), BookError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        let n = tx
+            .execute(
+                "UPDATE books SET last_opened_ms = ?2, last_page = coalesce(?3, last_page) WHERE id = ?1",
+                params![id, now, page],
+            )
+            .map_err(|e| BookError::Store(store.sql_error(e)))?;
+        if n == 0 {
+            return Err(BookError::NotFound(id));
+        }
+        Ok(())
+    })
+}
+
+pub fn set_pinned(store: &Store, id: i64, pinned: bool) -> Result<(), BookError> {
+    store.write(|tx| {
+        let n = tx
+            .execute("UPDATE books SET pinned = ?2 WHERE id = ?1", params![id, pinned])
+            .map_err(|e| BookError::Store(store.sql_error(e)))?;
+        if n == 0 {
+            return Err(BookError::NotFound(id));
+        }
+        Ok(())
+    })
+}
+
+/// The `limit` most recently opened books, newest first.
+pub fn recently_opened(store: &Store, limit: u32) -> Result<Vec<Book>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM books WHERE last_opened_ms IS NOT NULL
+                 ORDER BY last_opened_ms DESC LIMIT ?1"
+            ))?;
+            let rows = stmt.query_map([limit], from_row)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Every book id on this device's list.
+pub fn all_ids(store: &Store) -> Result<Vec<i64>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached("SELECT id FROM books")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}

@@ -1,0 +1,234 @@
+//! Server passwords and tokens. They live in the OS keyring (Secret Service on Linux); where no
+//! keyring answers, in a file of the data dir readable only by its owner (0600). They are never
+//! written to SQLite and never printed: [`Secret`] hides itself from `Debug` and `Display`.
+
+use std::collections::BTreeMap;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::data_dir::DataDir;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CredentialError {
+    #[error("the system keyring failed: {0}")]
+    Keyring(String),
+    #[error("cannot use the secrets file {path}: {reason}")]
+    File { path: PathBuf, reason: String },
+}
+
+/// A password or token. Printing it shows nothing.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+    /// The secret itself, for the one place that needs it (an `Authorization` header).
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// Where secrets are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    /// The OS keyring.
+    Keyring,
+    /// A 0600 file in the data dir, because no keyring service answered.
+    File,
+}
+
+/// The secret store of one installation.
+#[derive(Debug)]
+pub struct Credentials {
+    service: String,
+    backend: Backend,
+    file: PathBuf,
+    /// Serialises read-modify-write of the fallback file within a process.
+    file_lock: Mutex<()>,
+}
+
+impl Credentials {
+    /// Uses the OS keyring when one answers, else the 0600 file of `dir`.
+    /// `service` names this installation in the keyring (the app identifier).
+    pub fn open(dir: &DataDir, service: &str) -> Credentials {
+        let backend = if keyring_answers(service) { Backend::Keyring } else { Backend::File };
+        if backend == Backend::File {
+            tracing::warn!("no system keyring answered; server passwords are kept in a file only you can read");
+        }
+        Self::with_backend(dir, service, backend)
+    }
+
+    /// Always the 0600 file (tests, and systems where the keyring must not be used).
+    pub fn file_only(dir: &DataDir, service: &str) -> Credentials {
+        Self::with_backend(dir, service, Backend::File)
+    }
+
+    fn with_backend(dir: &DataDir, service: &str, backend: Backend) -> Credentials {
+        Credentials {
+            service: service.to_owned(),
+            backend,
+            file: dir.secrets_file(),
+            file_lock: Mutex::new(()),
+        }
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    pub fn set(&self, account: &str, secret: &Secret) -> Result<(), CredentialError> {
+        match self.backend {
+            Backend::Keyring => self
+                .entry(account)?
+                .set_password(secret.expose())
+                .map_err(|e| CredentialError::Keyring(e.to_string())),
+            Backend::File => self.edit_file(|map| {
+                map.insert(account.to_owned(), secret.expose().to_owned());
+            }),
+        }
+    }
+
+    pub fn get(&self, account: &str) -> Result<Option<Secret>, CredentialError> {
+        match self.backend {
+            Backend::Keyring => match self.entry(account)?.get_password() {
+                Ok(pw) => Ok(Some(Secret(pw))),
+                Err(keyring::Error::NoEntry) => Ok(None),
+                Err(e) => Err(CredentialError::Keyring(e.to_string())),
+            },
+            Backend::File => {
+                let _guard = self.file_lock.lock().unwrap_or_else(|p| p.into_inner());
+                Ok(read_file(&self.file)?.remove(account).map(Secret))
+            }
+        }
+    }
+
+    pub fn delete(&self, account: &str) -> Result<(), CredentialError> {
+        match self.backend {
+            Backend::Keyring => match self.entry(account)?.delete_credential() {
+                Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+                Err(e) => Err(CredentialError::Keyring(e.to_string())),
+            },
+            Backend::File => self.edit_file(|map| {
+                map.remove(account);
+            }),
+        }
+    }
+
+    fn entry(&self, account: &str) -> Result<keyring::Entry, CredentialError> {
+        keyring::Entry::new(&self.service, account).map_err(|e| CredentialError::Keyring(e.to_string()))
+    }
+
+    fn edit_file(&self, f: impl FnOnce(&mut BTreeMap<String, String>)) -> Result<(), CredentialError> {
+        let _guard = self.file_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = read_file(&self.file)?;
+        f(&mut map);
+        write_file(&self.file, &map)
+    }
+}
+
+/// The keyring account under which a server's secret is kept.
+pub fn server_account(server_id: i64) -> String {
+    format!("server:{server_id}")
+}
+
+fn keyring_answers(service: &str) -> bool {
+    match keyring::Entry::new(service, "carrel-probe").and_then(|e| e.get_password()) {
+        Ok(_) | Err(keyring::Error::NoEntry) => true,
+        Err(e) => {
+            tracing::debug!(cause = %e, "system keyring unavailable");
+            false
+        }
+    }
+}
+
+fn file_error(path: &Path, e: impl std::fmt::Display) -> CredentialError {
+    CredentialError::File {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
+fn read_file(path: &Path) -> Result<BTreeMap<String, String>, CredentialError> {
+    match fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| file_error(path, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Err(e) => Err(file_error(path, e)),
+    }
+}
+
+/// Writes the whole map to a 0600 temp file, syncs it and renames it over the old one.
+fn write_file(path: &Path, map: &BTreeMap<String, String>) -> Result<(), CredentialError> {
+    let tmp = path.with_extension("json.tmp");
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(&tmp).map_err(|e| file_error(&tmp, e))?;
+    #[cfg(unix)]
+    {
+        // `mode` only applies at creation: tighten a temp file left over from before, too.
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(fs::Permissions::from_mode(0o600))
+            .map_err(|e| file_error(&tmp, e))?;
+    }
+    let json = serde_json::to_vec(map).expect("a string map serialises");
+    file.write_all(&json).map_err(|e| file_error(&tmp, e))?;
+    file.sync_all().map_err(|e| file_error(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| file_error(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fallback_file_round_trips_and_is_private() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(t.path());
+        let creds = Credentials::file_only(&dir, "test");
+        assert_eq!(creds.get("server:1").unwrap(), None);
+        creds.set("server:1", &Secret::new("hunter2")).unwrap();
+        creds.set("server:2", &Secret::new("other")).unwrap();
+        assert_eq!(creds.get("server:1").unwrap().unwrap().expose(), "hunter2");
+        creds.delete("server:1").unwrap();
+        assert_eq!(creds.get("server:1").unwrap(), None);
+        assert_eq!(creds.get("server:2").unwrap().unwrap().expose(), "other");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(dir.secrets_file()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        let s = Secret::new("hunter2");
+        assert!(!format!("{s:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn a_damaged_secrets_file_is_an_error_not_a_wipe() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(t.path());
+        fs::write(dir.secrets_file(), b"{not json").unwrap();
+        let creds = Credentials::file_only(&dir, "test");
+        assert!(creds.set("server:1", &Secret::new("x")).is_err());
+        assert_eq!(fs::read(dir.secrets_file()).unwrap(), b"{not json");
+    }
+}

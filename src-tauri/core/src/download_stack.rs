@@ -1,0 +1,495 @@
+//! The persistent download stack of one data dir.
+//!
+//! Tasks are rows of the `tasks` table ordered by `seq` (the highest pending seq is the top).
+//! [`push`] puts a task on top, or moves an equal pending task (same book, kind, position and
+//! URL) to the top instead of adding it twice. The pop order is: the topmost **prioritary**
+//! pending task, else the topmost task — one partial index serves it, so both stay fast with
+//! 100k pending tasks.
+//!
+//! Anybody may push. Only the lease holder claims and settles tasks, and each of its writes is
+//! fenced by its [`Fence`]: a write under a stale epoch changes nothing and reports
+//! [`StackError::LeaseLost`].
+//!
+//! Owns `tasks`, `file_checkpoints` and `stack_counter`. Knows nothing of HTTP or files.
+
+use rusqlite::{params, OptionalExtension, Row, Transaction};
+use serde::{Deserialize, Serialize};
+
+use crate::executor_lease::{Fence, FenceError, LeaseLost};
+use crate::store::{Store, StoreError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Turns a book into its parts.
+    Book,
+    /// One page image through the page-streaming link.
+    Page,
+    /// A whole acquisition (EPUB, CBZ, PDF), in Range chunks where the server allows.
+    File,
+    /// An extra such as a cover; failing one does not stop the executor.
+    Resource,
+}
+
+impl TaskKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Book => "book",
+            TaskKind::Page => "page",
+            TaskKind::File => "file",
+            TaskKind::Resource => "resource",
+        }
+    }
+    fn parse(s: &str) -> TaskKind {
+        match s {
+            "book" => TaskKind::Book,
+            "page" => TaskKind::Page,
+            "file" => TaskKind::File,
+            _ => TaskKind::Resource,
+        }
+    }
+    /// Whether the task is a part a book needs to be stored.
+    pub fn is_part(self) -> bool {
+        matches!(self, TaskKind::Page | TaskKind::File)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    Pending,
+    Active,
+    Done,
+    Failed,
+}
+
+impl TaskState {
+    fn parse(s: &str) -> TaskState {
+        match s {
+            "pending" => TaskState::Pending,
+            "active" => TaskState::Active,
+            "done" => TaskState::Done,
+            _ => TaskState::Failed,
+        }
+    }
+}
+
+/// What to push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskSpec {
+    pub book_id: i64,
+    pub server_id: i64,
+    pub kind: TaskKind,
+    /// The page index (0-based, the reader's numbering) for pages; 0 otherwise.
+    pub position: i64,
+    /// The URL fetched; empty for `book` tasks.
+    pub url: String,
+    pub prioritary: bool,
+}
+
+/// A task as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Task {
+    pub id: i64,
+    pub book_id: i64,
+    pub server_id: i64,
+    pub kind: TaskKind,
+    pub position: i64,
+    pub url: String,
+    pub prioritary: bool,
+    pub seq: i64,
+    pub state: TaskState,
+    pub attempts: i64,
+    pub failure: Option<String>,
+    pub bytes: Option<i64>,
+}
+
+/// What [`push`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    Added(i64),
+    MovedToTop(i64),
+    /// Running now; left alone (its priority may have been raised).
+    AlreadyActive(i64),
+    /// Stored already; nothing to do.
+    AlreadyDone(i64),
+    /// Failed for good earlier (404/410); only an explicit [`retry`] revives it.
+    AlreadyFailed(i64),
+}
+
+impl Pushed {
+    pub fn task_id(self) -> i64 {
+        match self {
+            Pushed::Added(i)
+            | Pushed::MovedToTop(i)
+            | Pushed::AlreadyActive(i)
+            | Pushed::AlreadyDone(i)
+            | Pushed::AlreadyFailed(i) => i,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StackError {
+    #[error(transparent)]
+    LeaseLost(#[from] LeaseLost),
+    #[error("task {0} is not in a state that allows this")]
+    WrongState(i64),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn fenced(store: &Store, fence: &Fence, tx: &Transaction<'_>) -> Result<(), StackError> {
+    fence.check(tx).map_err(|e| match e {
+        FenceError::Lost(l) => StackError::LeaseLost(l),
+        FenceError::Sql(e) => StackError::Store(store.sql_error(e)),
+    })
+}
+
+const COLUMNS: &str = "id, book_id, server_id, kind, position, url, prioritary, seq, state, attempts, failure, bytes";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Task> {
+    Ok(Task {
+        id: r.get(0)?,
+        book_id: r.get(1)?,
+        server_id: r.get(2)?,
+        kind: TaskKind::parse(&r.get::<_, String>(3)?),
+        position: r.get(4)?,
+        url: r.get(5)?,
+        prioritary: r.get(6)?,
+        seq: r.get(7)?,
+        state: TaskState::parse(&r.get::<_, String>(8)?),
+        attempts: r.get(9)?,
+        failure: r.get(10)?,
+        bytes: r.get(11)?,
+    })
+}
+
+fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<i64> {
+    tx.query_row("UPDATE stack_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq", [], |r| r.get(0))
+}
+
+/// Pushes inside an open write transaction (so a producer can push several tasks atomically).
+pub fn push_in(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64) -> rusqlite::Result<Pushed> {
+    let existing: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT id, state FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4",
+            params![spec.book_id, spec.kind.as_str(), spec.position, spec.url],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    match existing {
+        None => {
+            let seq = next_seq(tx)?;
+            let id = tx.query_row(
+                "INSERT INTO tasks (book_id, server_id, kind, position, url, prioritary, seq, created_at_ms, updated_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) RETURNING id",
+                params![spec.book_id, spec.server_id, spec.kind.as_str(), spec.position, spec.url, spec.prioritary, seq, now_ms],
+                |r| r.get(0),
+            )?;
+            Ok(Pushed::Added(id))
+        }
+        Some((id, state)) => match TaskState::parse(&state) {
+            TaskState::Pending => {
+                let seq = next_seq(tx)?;
+                tx.execute(
+                    "UPDATE tasks SET seq = ?2, prioritary = max(prioritary, ?3), updated_at_ms = ?4 WHERE id = ?1",
+                    params![id, seq, spec.prioritary, now_ms],
+                )?;
+                Ok(Pushed::MovedToTop(id))
+            }
+            TaskState::Active => {
+                tx.execute(
+                    "UPDATE tasks SET prioritary = max(prioritary, ?2) WHERE id = ?1",
+                    params![id, spec.prioritary],
+                )?;
+                Ok(Pushed::AlreadyActive(id))
+            }
+            TaskState::Done => Ok(Pushed::AlreadyDone(id)),
+            TaskState::Failed => Ok(Pushed::AlreadyFailed(id)),
+        },
+    }
+}
+
+/// Pushes one task on top of the stack (or moves its pending twin there).
+pub fn push(store: &Store, spec: &TaskSpec) -> Result<Pushed, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| push_in(tx, spec, now).map_err(|e| store.sql_error(e)))
+}
+
+/// Pushes several tasks in one transaction, the **last** ending on top.
+pub fn push_all(store: &Store, specs: &[TaskSpec]) -> Result<Vec<Pushed>, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        specs
+            .iter()
+            .map(|s| push_in(tx, s, now).map_err(|e| store.sql_error(e)))
+            .collect()
+    })
+}
+
+/// The SQL that picks the next task: top prioritary first, then top; skips servers paused
+/// for authentication. Served by the `tasks_stack` partial index.
+const NEXT_TASK: &str = "SELECT t.id FROM tasks t
+     WHERE t.state = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
+     ORDER BY t.prioritary DESC, t.seq DESC
+     LIMIT 1";
+
+/// The task [`claim_next`] would take, without taking it.
+pub fn peek(store: &Store) -> Result<Option<Task>, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(&format!("SELECT {COLUMNS} FROM tasks WHERE id = ({NEXT_TASK})"), [], from_row)
+                .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Pops: marks the next task active under `fence` and returns it, in one fenced statement.
+pub fn claim_next(store: &Store, fence: &Fence) -> Result<Option<Task>, StackError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        fenced(store, fence, tx)?;
+        tx.query_row(
+            &format!(
+                "UPDATE tasks SET state = 'active', claimed_epoch = ?1, attempts = attempts + 1, updated_at_ms = ?2
+                 WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
+            ),
+            params![fence.epoch, now],
+            from_row,
+        )
+        .optional()
+        .map_err(|e| StackError::Store(store.sql_error(e)))
+    })
+}
+
+/// Runs `f` in a fenced write transaction after checking `task_id` is active under `fence`.
+fn settle<T>(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
+) -> Result<T, StackError> {
+    store.write(|tx| {
+        fenced(store, fence, tx)?;
+        let mine: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2)",
+                params![task_id, fence.epoch],
+                |r| r.get(0),
+            )
+            .map_err(|e| StackError::Store(store.sql_error(e)))?;
+        if !mine {
+            return Err(StackError::WrongState(task_id));
+        }
+        f(tx).map_err(|e| StackError::Store(store.sql_error(e)))
+    })
+}
+
+/// Marks an active task done with the bytes it stored, and pushes its follow-ups (the next
+/// chained part, ...) in the same transaction.
+pub fn complete(store: &Store, fence: &Fence, task_id: i64, bytes: i64, then_push: &[TaskSpec]) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "UPDATE tasks SET state = 'done', bytes = ?2, failure = NULL, updated_at_ms = ?3 WHERE id = ?1",
+            params![task_id, bytes, now],
+        )?;
+        tx.execute("DELETE FROM file_checkpoints WHERE task_id = ?1", [task_id])?;
+        for spec in then_push {
+            push_in(tx, spec, now)?;
+        }
+        Ok(())
+    })
+}
+
+/// Puts an active task back on the stack where it was (it keeps its seq), with the reason it
+/// could not finish.
+pub fn requeue(store: &Store, fence: &Fence, task_id: i64, reason: Option<&str>) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "UPDATE tasks SET state = 'pending', failure = ?2, updated_at_ms = ?3 WHERE id = ?1",
+            params![task_id, reason, now],
+        )?;
+        Ok(())
+    })
+}
+
+/// Marks an active task failed for good, with a reason the reader can see.
+pub fn fail(store: &Store, fence: &Fence, task_id: i64, reason: &str) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "UPDATE tasks SET state = 'failed', failure = ?2, updated_at_ms = ?3 WHERE id = ?1",
+            params![task_id, reason, now],
+        )?;
+        Ok(())
+    })
+}
+
+/// Records how far a whole-file download got, fenced.
+pub fn checkpoint(store: &Store, fence: &Fence, task_id: i64, cp: &FileCheckpoint) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "INSERT INTO file_checkpoints (task_id, offset, total, validator, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (task_id) DO UPDATE SET offset = excluded.offset, total = excluded.total,
+                 validator = excluded.validator, updated_at_ms = excluded.updated_at_ms",
+            params![task_id, cp.offset as i64, cp.total.map(|t| t as i64), cp.validator, now],
+        )?;
+        Ok(())
+    })
+}
+
+/// Where a whole-file download stands.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileCheckpoint {
+    /// Bytes safely on disk (synced) from the start of the file.
+    pub offset: u64,
+    pub total: Option<u64>,
+    /// The ETag or Last-Modified the bytes so far came with.
+    pub validator: Option<String>,
+}
+
+pub fn file_checkpoint(store: &Store, task_id: i64) -> Result<Option<FileCheckpoint>, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT offset, total, validator FROM file_checkpoints WHERE task_id = ?1",
+                [task_id],
+                |r| {
+                    Ok(FileCheckpoint {
+                        offset: r.get::<_, i64>(0)? as u64,
+                        total: r.get::<_, Option<i64>>(1)?.map(|t| t as u64),
+                        validator: r.get(2)?,
+                    })
+                },
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// At start-up of a new holder: tasks left active by an earlier epoch (a dead holder) go back
+/// to pending. Returns how many.
+pub fn reconcile(store: &Store, fence: &Fence) -> Result<usize, StackError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        fenced(store, fence, tx)?;
+        tx.execute(
+            "UPDATE tasks SET state = 'pending', updated_at_ms = ?2 WHERE state = 'active' AND claimed_epoch < ?1",
+            params![fence.epoch, now],
+        )
+        .map_err(|e| StackError::Store(store.sql_error(e)))
+    })
+}
+
+/// The reader asks to try a failed task again: it goes back on top.
+pub fn retry(store: &Store, task_id: i64) -> Result<(), StackError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        let seq = next_seq(tx).map_err(|e| StackError::Store(store.sql_error(e)))?;
+        let n = tx
+            .execute(
+                "UPDATE tasks SET state = 'pending', seq = ?2, failure = NULL, updated_at_ms = ?3 WHERE id = ?1 AND state = 'failed'",
+                params![task_id, seq, now],
+            )
+            .map_err(|e| StackError::Store(store.sql_error(e)))?;
+        if n == 0 {
+            return Err(StackError::WrongState(task_id));
+        }
+        Ok(())
+    })
+}
+
+/// Retries every failed task of a book.
+pub fn retry_book(store: &Store, book_id: i64) -> Result<usize, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        let seq = next_seq(tx).map_err(|e| store.sql_error(e))?;
+        tx.execute(
+            "UPDATE tasks SET state = 'pending', seq = ?2, failure = NULL, updated_at_ms = ?3 WHERE book_id = ?1 AND state = 'failed'",
+            params![book_id, seq, now],
+        )
+        .map_err(|e| store.sql_error(e))
+    })
+}
+
+/// The pending stack in pop order (at most `limit`), then nothing else.
+pub fn pending_in_pop_order(store: &Store, limit: u32) -> Result<Vec<Task>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM tasks WHERE state = 'pending' ORDER BY prioritary DESC, seq DESC LIMIT ?1"
+            ))?;
+            let rows = stmt.query_map([limit], from_row)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Tasks in a given state (active, failed, ...), newest first.
+pub fn in_state(store: &Store, state: TaskState, limit: u32) -> Result<Vec<Task>, StoreError> {
+    let s = match state {
+        TaskState::Pending => "pending",
+        TaskState::Active => "active",
+        TaskState::Done => "done",
+        TaskState::Failed => "failed",
+    };
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM tasks WHERE state = ?1 ORDER BY updated_at_ms DESC LIMIT ?2"
+            ))?;
+            let rows = stmt.query_map(params![s, limit], from_row)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+pub fn task(store: &Store, task_id: i64) -> Result<Option<Task>, StoreError> {
+    store
+        .read(|c| c.query_row(&format!("SELECT {COLUMNS} FROM tasks WHERE id = ?1"), [task_id], from_row).optional())
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Every task of a book (any state).
+pub fn tasks_of_book(store: &Store, book_id: i64) -> Result<Vec<Task>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(&format!("SELECT {COLUMNS} FROM tasks WHERE book_id = ?1 ORDER BY kind, position"))?;
+            let rows = stmt.query_map([book_id], from_row)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Page positions of a book that are stored.
+pub fn done_pages(store: &Store, book_id: i64) -> Result<Vec<i64>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT position FROM tasks WHERE book_id = ?1 AND kind = 'page' AND state = 'done' ORDER BY position",
+            )?;
+            let rows = stmt.query_map([book_id], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Whether anything is waiting.
+pub fn has_pending(store: &Store) -> Result<bool, StoreError> {
+    store
+        .read(|c| c.query_row("SELECT EXISTS (SELECT 1 FROM tasks WHERE state = 'pending')", [], |r| r.get(0)))
+        .map_err(|e| store.sql_error(e))
+}
+
+/// The highest stack position handed out so far; grows at every push.
+pub fn push_counter(store: &Store) -> Result<i64, StoreError> {
+    store
+        .read(|c| c.query_row("SELECT seq FROM stack_counter WHERE id = 1", [], |r| r.get(0)))
+        .map_err(|e| store.sql_error(e))
+}

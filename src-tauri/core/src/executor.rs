@@ -1,0 +1,855 @@
+//! The download executor: the one consumer of the download stack.
+//!
+//! [`Executor::run`] takes the [executor lease](crate::executor_lease) (or reports who holds
+//! it), keeps it alive with a heartbeat, puts back tasks a dead holder left active, collects
+//! orphaned files, queues the latest-read book, and then pops tasks one at a time — the
+//! server sees one polite stream. Every write it makes is fenced by its lease epoch; when the
+//! lease is lost it stops at once without touching the task.
+//!
+//! Failure policy: a failed `book`/`page`/`file` task goes back on the stack and the executor
+//! backs off (exponentially with jitter, 1 s up to 5 min, or at once when something new is
+//! pushed); a failed `resource` is recorded and skipped; 404/410 fail the task with its reason;
+//! 401/403 pause that server with "authentication needed". A prioritary push preempts a
+//! non-prioritary whole-file download at its next chunk boundary (it is checkpointed and
+//! resumed later).
+//!
+//! Reports through a [`ProgressSink`]. Owns no table: it drives [`crate::download_stack`],
+//! [`crate::part_files`] and [`crate::http_fetch`].
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use reqwest::{header, StatusCode};
+use tokio::sync::watch;
+use url::Url;
+
+use crate::book_downloads;
+use crate::books::{self, Book};
+use crate::credentials::Credentials;
+use crate::download_stack::{self, FileCheckpoint, StackError, Task, TaskKind, TaskSpec};
+use crate::executor_lease::{self, Acquire, Fence, LeaseError};
+use crate::http_fetch::{self, FetchError, Fetching, HttpClient, HttpConfig, ServerAccess};
+use crate::part_files::{self, PartFiles, PartialFile};
+use crate::progress::{DownloadEvent, ExecutorState, ProgressSink};
+use crate::settings::{self, BooksKept, DownloadsPaused};
+use crate::store::{Store, StoreError};
+
+#[derive(Debug, Clone)]
+pub struct ExecutorConfig {
+    pub lease_ttl_ms: i64,
+    pub heartbeat: Duration,
+    /// How often an idle or backing-off executor looks for new pushes (and a running file
+    /// download for a prioritary push that should preempt it).
+    pub wake_poll: Duration,
+    pub backoff_min: Duration,
+    pub backoff_max: Duration,
+    /// Size of one Range request of a whole-file download; a checkpoint follows each.
+    pub chunk_bytes: u64,
+    pub max_page_bytes: u64,
+    pub http: HttpConfig,
+}
+
+impl Default for ExecutorConfig {
+    fn default() -> Self {
+        ExecutorConfig {
+            lease_ttl_ms: executor_lease::DEFAULT_TTL_MS,
+            heartbeat: Duration::from_millis(executor_lease::DEFAULT_HEARTBEAT_MS as u64),
+            wake_poll: Duration::from_millis(100),
+            backoff_min: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(300),
+            chunk_bytes: 1 << 20,
+            max_page_bytes: 64 << 20,
+            http: HttpConfig::default(),
+        }
+    }
+}
+
+/// When [`Executor::run`] returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    /// Return when the stack is empty (the CLI's `sync --until-idle`).
+    UntilIdle,
+    /// Wait for pushes until shut down (the app).
+    Forever,
+}
+
+/// Why [`Executor::run`] returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finish {
+    /// The stack is empty (only with [`RunMode::UntilIdle`]).
+    Idle,
+    /// The shutdown signal fired; the lease was released.
+    Shutdown,
+    /// Another process holds the lease.
+    LeaseHeld { holder: String, expires_at_ms: i64 },
+    /// The lease was taken over or could not be renewed; the executor stopped at once.
+    LeaseLost,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExecutorError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+}
+
+/// A shutdown signal: send `true` to stop.
+pub type Shutdown = watch::Receiver<bool>;
+
+/// Why a task did not complete.
+#[derive(Debug)]
+enum TaskError {
+    Fetch(FetchError),
+    Disk(std::io::Error),
+    Preempted,
+    Stack(StackError),
+}
+
+impl From<FetchError> for TaskError {
+    fn from(e: FetchError) -> Self {
+        TaskError::Fetch(e)
+    }
+}
+impl From<StackError> for TaskError {
+    fn from(e: StackError) -> Self {
+        TaskError::Stack(e)
+    }
+}
+impl From<StoreError> for TaskError {
+    fn from(e: StoreError) -> Self {
+        TaskError::Fetch(FetchError::Store(e))
+    }
+}
+
+pub struct Executor {
+    store: Store,
+    credentials: Arc<Credentials>,
+    http: HttpClient,
+    files: PartFiles,
+    sink: Arc<dyn ProgressSink>,
+    config: ExecutorConfig,
+    holder: String,
+}
+
+/// State of one run, under one fence.
+struct Run<'a> {
+    ex: &'a Executor,
+    fence: Fence,
+    lost: Arc<AtomicBool>,
+    access: HashMap<i64, ServerAccess>,
+    failures: u32,
+}
+
+impl Executor {
+    pub fn new(
+        store: Store,
+        credentials: Arc<Credentials>,
+        sink: Arc<dyn ProgressSink>,
+        config: ExecutorConfig,
+        holder: String,
+    ) -> Result<Executor, ExecutorError> {
+        let files = PartFiles::new(store.data_dir().books());
+        Ok(Executor {
+            http: HttpClient::new(config.http)?,
+            store,
+            credentials,
+            files,
+            sink,
+            config,
+            holder,
+        })
+    }
+
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    async fn db<T: Send + 'static>(&self, f: impl FnOnce(&Store) -> T + Send + 'static) -> T {
+        let store = self.store.clone();
+        match tokio::task::spawn_blocking(move || f(&store)).await {
+            Ok(v) => v,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+
+    /// Takes the lease and works the stack (see [`RunMode`]); returns at once with
+    /// [`Finish::LeaseHeld`] if another process holds the lease.
+    pub async fn run(&self, mode: RunMode, mut shutdown: Shutdown) -> Result<Finish, ExecutorError> {
+        let holder = self.holder.clone();
+        let ttl = self.config.lease_ttl_ms;
+        let fence = match self.db(move |s| executor_lease::try_acquire(s, &holder, ttl)).await? {
+            Acquire::Acquired { fence, took_over } => {
+                tracing::info!(epoch = fence.epoch, took_over, "executor lease taken");
+                fence
+            }
+            Acquire::Held { holder, expires_at_ms } => return Ok(Finish::LeaseHeld { holder, expires_at_ms }),
+        };
+        let lost = Arc::new(AtomicBool::new(false));
+        let heartbeat = self.spawn_heartbeat(fence.clone(), lost.clone());
+        let mut run = Run {
+            ex: self,
+            fence: fence.clone(),
+            lost: lost.clone(),
+            access: HashMap::new(),
+            failures: 0,
+        };
+        let result = run.work(mode, &mut shutdown).await;
+        heartbeat.abort();
+        match &result {
+            Ok(Finish::LeaseLost) => {
+                self.sink.report(DownloadEvent::State(ExecutorState::Stopped {
+                    reason: "another Carrel took over the downloads".into(),
+                }));
+            }
+            _ => {
+                let f = fence.clone();
+                if let Err(e) = self.db(move |s| executor_lease::release(s, &f)).await {
+                    tracing::warn!(cause = %e, "could not release the executor lease; it expires by itself");
+                }
+            }
+        }
+        result
+    }
+
+    /// Like [`Executor::run`], but waits for the lease while another process holds it.
+    pub async fn run_waiting(&self, mode: RunMode, shutdown: Shutdown) -> Result<Finish, ExecutorError> {
+        loop {
+            match self.run(mode, shutdown.clone()).await? {
+                Finish::LeaseHeld { .. } => {
+                    let mut s = shutdown.clone();
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis((self.config.lease_ttl_ms / 10).clamp(50, 1000) as u64)) => {}
+                        _ = s.wait_for(|stop| *stop) => return Ok(Finish::Shutdown),
+                    }
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    fn spawn_heartbeat(&self, fence: Fence, lost: Arc<AtomicBool>) -> tokio::task::JoinHandle<()> {
+        let store = self.store.clone();
+        let period = self.config.heartbeat;
+        let ttl = self.config.lease_ttl_ms;
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(period).await;
+                let s = store.clone();
+                let f = fence.clone();
+                let renewed = tokio::task::spawn_blocking(move || executor_lease::renew(&s, &f, ttl)).await;
+                match renewed {
+                    Ok(Ok(())) => {}
+                    Ok(Err(LeaseError::Lost(_))) => {
+                        tracing::warn!(epoch = fence.epoch, "executor lease taken over; stopping");
+                        lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    Ok(Err(e)) => {
+                        tracing::error!(cause = %e, "cannot renew the executor lease; stopping");
+                        lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    Err(_) => {
+                        lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                }
+            }
+        })
+    }
+
+    fn report(&self, event: DownloadEvent) {
+        self.sink.report(event);
+    }
+}
+
+/// Whether downloads are paused by the reader.
+pub fn is_paused(store: &Store) -> Result<bool, StoreError> {
+    Ok(settings::get::<DownloadsPaused>(store)?.unwrap_or_default().0)
+}
+
+/// Pauses or resumes all downloads (survives restarts).
+pub fn set_paused(store: &Store, paused: bool) -> Result<(), StoreError> {
+    settings::set(store, &DownloadsPaused(paused))
+}
+
+/// What the waiting executor watches: a push or a pause change wakes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Watch {
+    pushes: i64,
+    paused: bool,
+}
+
+fn watch_now(store: &Store) -> Result<Watch, StoreError> {
+    Ok(Watch {
+        pushes: download_stack::push_counter(store)?,
+        paused: is_paused(store)?,
+    })
+}
+
+fn has_prioritary_pending(store: &Store) -> bool {
+    matches!(download_stack::peek(store), Ok(Some(t)) if t.prioritary)
+}
+
+fn backoff_delay(min: Duration, max: Duration, failures: u32) -> Duration {
+    let exp = min.saturating_mul(1u32 << failures.saturating_sub(1).min(16));
+    let capped = exp.min(max);
+    // Full jitter in the upper half: never hammer, never synchronise with other clients.
+    let half = capped / 2;
+    half + half.mul_f64(rand::random::<f64>())
+}
+
+enum Wake {
+    Changed,
+    Timeout,
+    Stop,
+}
+
+impl Run<'_> {
+    async fn work(&mut self, mode: RunMode, shutdown: &mut Shutdown) -> Result<Finish, ExecutorError> {
+        self.start_up().await?;
+        loop {
+            if self.lost.load(Ordering::SeqCst) {
+                return Ok(Finish::LeaseLost);
+            }
+            if *shutdown.borrow() {
+                return Ok(Finish::Shutdown);
+            }
+            if self.ex.db(|s| is_paused(s)).await? {
+                self.ex.report(DownloadEvent::State(ExecutorState::Paused));
+                if let Wake::Stop = self.wait_for_change(None, shutdown).await? {
+                    continue;
+                }
+                continue;
+            }
+            let fence = self.fence.clone();
+            let task = match self.ex.db(move |s| download_stack::claim_next(s, &fence)).await {
+                Ok(t) => t,
+                Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
+                Err(StackError::Store(e)) => return Err(e.into()),
+                Err(e) => {
+                    tracing::error!(cause = %e, "cannot claim a task");
+                    return Err(ExecutorError::Store(StoreError::Sqlite(rusqlite::Error::InvalidQuery)));
+                }
+            };
+            let Some(task) = task else {
+                match mode {
+                    RunMode::UntilIdle => return Ok(Finish::Idle),
+                    RunMode::Forever => {
+                        self.ex.report(DownloadEvent::State(ExecutorState::Idle));
+                        self.wait_for_change(None, shutdown).await?;
+                        continue;
+                    }
+                }
+            };
+            self.ex.report(DownloadEvent::State(ExecutorState::Running));
+            self.ex.report(DownloadEvent::TaskStarted {
+                task_id: task.id,
+                book_id: task.book_id,
+                kind: task.kind,
+                position: task.position,
+            });
+            let outcome = {
+                let lost = self.lost.clone();
+                let mut stop = shutdown.clone();
+                let poll = self.ex.config.wake_poll;
+                let execute = self.execute(&task);
+                tokio::pin!(execute);
+                tokio::select! {
+                    o = &mut execute => Some(o),
+                    _ = async { while !lost.load(Ordering::SeqCst) { tokio::time::sleep(poll).await } } => None,
+                    _ = stop.wait_for(|s| *s) => None,
+                }
+            };
+            let Some(outcome) = outcome else {
+                // Lost the lease or asked to stop mid-task: the partial work is checkpointed
+                // or discarded; put the task back if we still may.
+                if !self.lost.load(Ordering::SeqCst) {
+                    let (fence, id) = (self.fence.clone(), task.id);
+                    let _ = self.ex.db(move |s| download_stack::requeue(s, &fence, id, None)).await;
+                    return Ok(Finish::Shutdown);
+                }
+                return Ok(Finish::LeaseLost);
+            };
+            if let Some(finish) = self.settle(&task, outcome, shutdown).await? {
+                return Ok(finish);
+            }
+        }
+    }
+
+    async fn start_up(&mut self) -> Result<(), ExecutorError> {
+        let fence = self.fence.clone();
+        match self.ex.db(move |s| download_stack::reconcile(s, &fence)).await {
+            Ok(n) if n > 0 => tracing::info!(tasks = n, "put back tasks a stopped executor left active"),
+            Ok(_) => {}
+            Err(StackError::Store(e)) => return Err(e.into()),
+            Err(_) => return Ok(()),
+        }
+        let files = self.ex.files.clone();
+        let collected = self
+            .ex
+            .db(move |s| -> Result<Vec<std::path::PathBuf>, StoreError> {
+                let known: HashSet<i64> = books::all_ids(s)?.into_iter().collect();
+                let resumable: HashSet<i64> = download_stack::pending_in_pop_order(s, u32::MAX)?
+                    .into_iter()
+                    .filter(|t| t.kind == TaskKind::File)
+                    .map(|t| t.book_id)
+                    .collect();
+                Ok(files.collect_orphans(&known, &resumable).unwrap_or_else(|e| {
+                    tracing::warn!(cause = %e, "could not collect orphaned files");
+                    Vec::new()
+                }))
+            })
+            .await?;
+        if !collected.is_empty() {
+            tracing::info!(files = collected.len(), "collected orphaned files");
+        }
+        self.queue_latest_read().await;
+        Ok(())
+    }
+
+    async fn queue_latest_read(&self) {
+        let queued = self
+            .ex
+            .db(|s| {
+                let n = settings::get::<BooksKept>(s).ok().flatten().unwrap_or_default().0;
+                book_downloads::queue_latest_read(s, n)
+            })
+            .await;
+        match queued {
+            Ok(Some(book)) => tracing::info!(book, "queued a recently read book"),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(cause = %e, "could not queue the latest read book"),
+        }
+    }
+
+    /// Waits until something is pushed, the pause flag changes, `timeout` passes, or we must stop.
+    async fn wait_for_change(&self, timeout: Option<Duration>, shutdown: &mut Shutdown) -> Result<Wake, ExecutorError> {
+        let start = self.ex.db(watch_now).await?;
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            if self.lost.load(Ordering::SeqCst) || *shutdown.borrow() {
+                return Ok(Wake::Stop);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(Wake::Timeout);
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(self.ex.config.wake_poll) => {}
+                _ = shutdown.changed() => return Ok(Wake::Stop),
+            }
+            if self.ex.db(watch_now).await? != start {
+                return Ok(Wake::Changed);
+            }
+        }
+    }
+
+    /// Applies the failure policy to a task's outcome. `Some` ends the run.
+    async fn settle(&mut self, task: &Task, outcome: Result<(u64, Vec<TaskSpec>), TaskError>, shutdown: &mut Shutdown) -> Result<Option<Finish>, ExecutorError> {
+        let fence = self.fence.clone();
+        let id = task.id;
+        let result = match outcome {
+            Ok((bytes, follow_ups)) => {
+                self.failures = 0;
+                let r = self
+                    .ex
+                    .db(move |s| download_stack::complete(s, &fence, id, bytes as i64, &follow_ups))
+                    .await;
+                if r.is_ok() {
+                    self.ex.report(DownloadEvent::TaskDone {
+                        task_id: id,
+                        book_id: task.book_id,
+                        kind: task.kind,
+                        position: task.position,
+                        bytes,
+                    });
+                    self.report_book(task.book_id).await;
+                }
+                r
+            }
+            Err(TaskError::Preempted) => {
+                tracing::info!(task = id, "paused a file download for a prioritary task");
+                self.ex.db(move |s| download_stack::requeue(s, &fence, id, None)).await
+            }
+            Err(TaskError::Stack(e)) => Err(e),
+            Err(TaskError::Fetch(FetchError::Auth(status))) => {
+                let server = task.server_id;
+                self.access.remove(&server);
+                let reason = format!("authentication needed ({})", status.as_u16());
+                self.report_failed(task, &reason, true);
+                let r = self.ex.db(move |s| -> Result<(), StackError> {
+                    crate::servers::set_paused(s, server, Some("authentication needed"))?;
+                    download_stack::requeue(s, &fence, id, Some(&reason))
+                });
+                r.await
+            }
+            Err(TaskError::Fetch(FetchError::Gone(reason))) => {
+                self.report_failed(task, &reason, false);
+                self.ex.db(move |s| download_stack::fail(s, &fence, id, &reason)).await
+            }
+            Err(TaskError::Fetch(e)) if task.kind == TaskKind::Resource => {
+                let reason = e.to_string();
+                self.report_failed(task, &reason, false);
+                self.ex.db(move |s| download_stack::fail(s, &fence, id, &reason)).await
+            }
+            Err(e) => {
+                // The server (or the disk) is probably away: back on the stack, and back off.
+                let reason = match &e {
+                    TaskError::Disk(io) if part_files::is_disk_full(io) => "the disk is full".to_owned(),
+                    TaskError::Disk(io) => format!("cannot write the download: {io}"),
+                    TaskError::Fetch(f) => f.to_string(),
+                    _ => "interrupted".to_owned(),
+                };
+                self.report_failed(task, &reason, true);
+                let r = {
+                    let reason = reason.clone();
+                    self.ex.db(move |s| download_stack::requeue(s, &fence, id, Some(&reason))).await
+                };
+                if let Err(StackError::LeaseLost(_)) = r {
+                    return Ok(Some(Finish::LeaseLost));
+                }
+                self.failures += 1;
+                let delay = backoff_delay(self.ex.config.backoff_min, self.ex.config.backoff_max, self.failures);
+                let retry_at_ms = self.ex.store.now_ms() + delay.as_millis() as i64;
+                tracing::warn!(task = id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off");
+                self.ex.report(DownloadEvent::State(ExecutorState::Backoff { reason, retry_at_ms }));
+                if let Wake::Stop = self.wait_for_change(Some(delay), shutdown).await? {
+                    return Ok(None);
+                }
+                return Ok(None);
+            }
+        };
+        match result {
+            Ok(()) => Ok(None),
+            Err(StackError::LeaseLost(_)) => Ok(Some(Finish::LeaseLost)),
+            Err(StackError::WrongState(t)) => {
+                tracing::info!(task = t, "task vanished while running (its book was removed)");
+                Ok(None)
+            }
+            Err(StackError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    fn report_failed(&self, task: &Task, reason: &str, will_retry: bool) {
+        self.ex.report(DownloadEvent::TaskFailed {
+            task_id: task.id,
+            book_id: task.book_id,
+            kind: task.kind,
+            reason: reason.to_owned(),
+            will_retry,
+        });
+    }
+
+    async fn report_book(&self, book_id: i64) {
+        let progress = self
+            .ex
+            .db(move |s| -> Result<_, crate::Error> {
+                let book = books::get(s, book_id)?;
+                Ok(book_downloads::progress(s, &book)?)
+            })
+            .await;
+        let Ok(progress) = progress else { return };
+        if progress.is_complete() {
+            self.ex.report(DownloadEvent::BookStored(progress));
+            self.queue_latest_read().await;
+        } else {
+            self.ex.report(DownloadEvent::Book(progress));
+        }
+    }
+
+    async fn server_access(&mut self, server_id: i64) -> Result<ServerAccess, TaskError> {
+        if let Some(a) = self.access.get(&server_id) {
+            return Ok(a.clone());
+        }
+        let creds = self.ex.credentials.clone();
+        let access = self
+            .ex
+            .db(move |s| -> Result<ServerAccess, crate::Error> {
+                let server = crate::servers::get(s, server_id)?;
+                ServerAccess::load(&server, &creds)
+            })
+            .await
+            .map_err(|e| TaskError::Fetch(FetchError::Gone(format!("the server is gone: {e}"))))?;
+        self.access.insert(server_id, access.clone());
+        Ok(access)
+    }
+
+    /// Runs one task; returns the bytes stored and the follow-up tasks to push.
+    async fn execute(&mut self, task: &Task) -> Result<(u64, Vec<TaskSpec>), TaskError> {
+        let book_id = task.book_id;
+        let book = self
+            .ex
+            .db(move |s| books::get(s, book_id))
+            .await
+            .map_err(|e| TaskError::Fetch(FetchError::Gone(e.to_string())))?;
+        let bytes = match task.kind {
+            TaskKind::Book => 0,
+            TaskKind::Page => self.fetch_page(task, &book).await?,
+            TaskKind::Resource => self.fetch_cover(task, &book).await?,
+            TaskKind::File => self.fetch_file(task, &book).await?,
+        };
+        let (b, t) = (book.clone(), task.clone());
+        let follow_ups = self.ex.db(move |s| book_downloads::next_parts(s, &b, &t)).await?;
+        Ok((bytes, follow_ups))
+    }
+
+    async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        if let Some(existing) = self.ex.files.find_page(book.id, task.position) {
+            // Stored before a crash, not yet marked: never downloaded twice.
+            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+        }
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        let fetched = self.ex.http.get_bytes(&self.ex.store, &access, &url, self.ex.config.max_page_bytes).await?;
+        let ext = image_extension(&fetched.bytes);
+        let path = self.ex.files.page_path(book.id, task.position, ext);
+        let len = fetched.bytes.len() as u64;
+        write_blocking(path, fetched.bytes).await?;
+        Ok(len)
+    }
+
+    async fn fetch_cover(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        if let Some(existing) = self.ex.files.find_cover(book.id) {
+            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+        }
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        let fetched = self.ex.http.get_bytes(&self.ex.store, &access, &url, 32 << 20).await?;
+        let path = self.ex.files.cover_path(book.id, image_extension(&fetched.bytes));
+        let len = fetched.bytes.len() as u64;
+        write_blocking(path, fetched.bytes).await?;
+        Ok(len)
+    }
+
+    /// Downloads a whole acquisition in Range chunks, checkpointing after each, resuming at the
+    /// checkpoint, and never stitching two versions together (the validator must match).
+    async fn fetch_file(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        let ext = file_extension(book.file_type.as_deref(), &task.url);
+        let final_path = self.ex.files.book_file_path(book.id, ext);
+        if let Some(existing) = self.ex.files.find_book_file(book.id) {
+            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+        }
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        let task_id = task.id;
+        let saved = self.ex.db(move |s| download_stack::file_checkpoint(s, task_id)).await?.unwrap_or_default();
+        let partial_path = self.ex.files.book_partial_path(book.id);
+        let resume_at = if saved.validator.is_some() { saved.offset } else { 0 };
+        let mut partial = PartialFile::open_at(&partial_path, resume_at).map_err(TaskError::Disk)?;
+        let mut validator = saved.validator.filter(|_| partial.len() > 0);
+        let mut total = saved.total.filter(|_| partial.len() > 0);
+        let mut use_range = true;
+        let preemptible = !task.prioritary;
+        let mut last_bytes_report = Instant::now();
+        loop {
+            let start = partial.len();
+            if total.is_some_and(|t| start >= t) {
+                break;
+            }
+            let mut headers = Vec::new();
+            if use_range {
+                let end = start + self.ex.config.chunk_bytes - 1;
+                headers.push((header::RANGE, format!("bytes={start}-{end}")));
+                if let (Some(v), true) = (&validator, start > 0) {
+                    headers.push((header::IF_RANGE, v.clone()));
+                }
+            }
+            let Fetching { response, slot } = self.ex.http.get(&self.ex.store, &access, &url, &headers).await?;
+            let status = response.status();
+            let fresh_validator = http_fetch::validator(&response);
+            let whole_body = status == StatusCode::OK;
+            if status == StatusCode::PARTIAL_CONTENT {
+                let (a, b, t) = http_fetch::content_range(&response)
+                    .ok_or_else(|| FetchError::Transient("the server sent a partial answer without a valid Content-Range".into()))?;
+                let version_changed = start > 0 && validator.is_some() && fresh_validator != validator;
+                if a != start || version_changed || b < a {
+                    // Another version of the book, or not what we asked: start over.
+                    tracing::info!(task = task.id, "the book changed on the server; downloading it again from the start");
+                    drop(response);
+                    slot.release()?;
+                    partial.restart().map_err(TaskError::Disk)?;
+                    validator = None;
+                    total = None;
+                    self.save_checkpoint(task.id, &partial, None, None).await?;
+                    continue;
+                }
+                if fresh_validator.is_none() {
+                    // No way to tell versions apart across requests: take it whole instead.
+                    drop(response);
+                    slot.release()?;
+                    partial.restart().map_err(TaskError::Disk)?;
+                    use_range = false;
+                    continue;
+                }
+                validator = fresh_validator;
+                total = t;
+            } else if whole_body {
+                if start > 0 {
+                    partial.restart().map_err(TaskError::Disk)?;
+                }
+                validator = fresh_validator;
+                total = response.content_length();
+                use_range = false;
+            } else {
+                return Err(FetchError::Transient(format!("unexpected answer {status}")).into());
+            }
+            let expected = if whole_body { response.content_length() } else { Some(response.content_length().unwrap_or(0)) };
+            let chunk_start = partial.len();
+            let mut body = response.bytes_stream();
+            let mut preempted = false;
+            let mut last_poll = Instant::now();
+            let mut last_alive = Instant::now();
+            let mut body_error = None;
+            while let Some(piece) = body.next().await {
+                match piece {
+                    Ok(bytes) => partial.append(&bytes).map_err(TaskError::Disk)?,
+                    Err(e) => {
+                        body_error = Some(FetchError::Transient(format!("{}: the download broke off ({e})", http_fetch::redact(&url))));
+                        break;
+                    }
+                }
+                if last_bytes_report.elapsed() >= Duration::from_millis(250) {
+                    last_bytes_report = Instant::now();
+                    self.ex.report(DownloadEvent::TaskBytes {
+                        task_id: task.id,
+                        book_id: book.id,
+                        bytes: partial.len(),
+                        total,
+                    });
+                }
+                if last_alive.elapsed() >= Duration::from_secs(5) {
+                    last_alive = Instant::now();
+                    slot.keep_alive()?;
+                }
+                if preemptible && !whole_body && last_poll.elapsed() >= self.ex.config.wake_poll {
+                    last_poll = Instant::now();
+                    if self.ex.db(has_prioritary_pending).await {
+                        preempted = true;
+                        break;
+                    }
+                }
+            }
+            drop(body);
+            slot.release()?;
+            let got = partial.len() - chunk_start;
+            if !whole_body {
+                // Every byte of a validated 206 is the right byte at the right place: keep what
+                // arrived even when the body broke off.
+                partial.sync().map_err(TaskError::Disk)?;
+                self.save_checkpoint(task.id, &partial, total, validator.clone()).await?;
+            }
+            if let Some(e) = body_error {
+                return Err(e.into());
+            }
+            if preempted {
+                return Err(TaskError::Preempted);
+            }
+            if let Some(expected) = expected {
+                if got != expected && !(whole_body && expected == 0) {
+                    return Err(FetchError::Transient(format!("the server sent {got} of {expected} bytes")).into());
+                }
+            }
+            if whole_body {
+                if let Some(t) = total {
+                    if partial.len() != t {
+                        return Err(FetchError::Transient(format!("the server sent {} of {t} bytes", partial.len())).into());
+                    }
+                }
+                break;
+            }
+            if got == 0 {
+                return Err(FetchError::Transient("the server sent an empty chunk".into()).into());
+            }
+        }
+        let len = partial.len();
+        tokio::task::spawn_blocking(move || partial.finish(&final_path))
+            .await
+            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+            .map_err(TaskError::Disk)?;
+        Ok(len)
+    }
+
+    async fn save_checkpoint(&self, task_id: i64, partial: &PartialFile, total: Option<u64>, validator: Option<String>) -> Result<(), TaskError> {
+        let fence = self.fence.clone();
+        let cp = FileCheckpoint {
+            offset: partial.len(),
+            total,
+            validator,
+        };
+        self.ex
+            .db(move |s| download_stack::checkpoint(s, &fence, task_id, &cp))
+            .await
+            .map_err(TaskError::Stack)
+    }
+}
+
+fn parse_url(raw: &str) -> Result<Url, TaskError> {
+    Url::parse(raw).map_err(|e| TaskError::Fetch(FetchError::Gone(format!("the catalog gave a bad address: {e}"))))
+}
+
+async fn write_blocking(path: std::path::PathBuf, bytes: Vec<u8>) -> Result<(), TaskError> {
+    tokio::task::spawn_blocking(move || part_files::write_atomically(&path, &bytes))
+        .await
+        .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+        .map_err(TaskError::Disk)
+}
+
+/// The file extension for image bytes, from the bytes themselves (servers declare wrong types).
+fn image_extension(bytes: &[u8]) -> &'static str {
+    match crate::opds::sniff_image_type(bytes) {
+        Some("image/png") => "png",
+        Some("image/jpeg") => "jpg",
+        Some("image/gif") => "gif",
+        Some("image/webp") => "webp",
+        Some("image/avif") => "avif",
+        Some("image/bmp") => "bmp",
+        _ => "img",
+    }
+}
+
+fn file_extension(media_type: Option<&str>, url: &str) -> &'static str {
+    let t = media_type.unwrap_or("").split(';').next().unwrap_or("").trim();
+    match t {
+        "application/epub+zip" => "epub",
+        "application/pdf" => "pdf",
+        "application/vnd.comicbook+zip" | "application/x-cbz" => "cbz",
+        "application/vnd.comicbook-rar" | "application/x-cbr" => "cbr",
+        "application/x-cb7" => "cb7",
+        _ => {
+            let lower = url.to_ascii_lowercase();
+            ["epub", "pdf", "cbz", "cbr", "cb7"]
+                .into_iter()
+                .find(|e| lower.split('?').next().unwrap_or("").ends_with(&format!(".{e}")))
+                .unwrap_or("bin")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_to_the_cap_with_jitter() {
+        let min = Duration::from_secs(1);
+        let max = Duration::from_secs(300);
+        for failures in 1..30 {
+            let d = backoff_delay(min, max, failures);
+            let ceiling = min.saturating_mul(1 << (failures - 1).min(16)).min(max);
+            assert!(d <= ceiling && d >= ceiling / 2, "{failures}: {d:?} vs {ceiling:?}");
+        }
+        assert!(backoff_delay(min, max, 40) >= Duration::from_secs(150));
+    }
+
+    #[test]
+    fn file_types_map_to_extensions() {
+        assert_eq!(file_extension(Some("application/epub+zip"), "/x"), "epub");
+        assert_eq!(file_extension(None, "/books/1/file.CBZ?x=1"), "cbz");
+        assert_eq!(file_extension(Some("application/octet-stream"), "/books/1/file"), "bin");
+    }
+}

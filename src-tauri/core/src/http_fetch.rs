@@ -1,0 +1,281 @@
+//! Talking HTTP to library servers: one configured client, authentication per server, the
+//! server's request slot taken around every request, status codes sorted into what the
+//! executor must do about them, and bodies read with their declared length checked.
+//!
+//! Owns no storage: it returns bytes or streams chunks to a caller.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use reqwest::{header, Response, StatusCode};
+use url::Url;
+
+use crate::credentials::{Credentials, Secret};
+use crate::server_throttle::{self, SlotGuard};
+use crate::servers::Server;
+use crate::store::{Store, StoreError};
+
+/// Sent with every request; servers see one polite client.
+pub const USER_AGENT: &str = concat!("Carrel/", env!("CARGO_PKG_VERSION"));
+
+/// Time limits of the HTTP client.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpConfig {
+    pub connect_timeout: Duration,
+    /// A body that sends nothing for this long is abandoned (a stalled server).
+    pub read_timeout: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Why a request did not give us what we asked for, sorted by what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// 404/410 and other definitive refusals: the task fails with this reason.
+    #[error("{0}")]
+    Gone(String),
+    /// 401/403: the server wants (other) credentials.
+    #[error("authentication needed ({0})")]
+    Auth(StatusCode),
+    /// The server or the network is probably away: retry later.
+    #[error("{0}")]
+    Transient(String),
+    /// More bytes than we accept for this kind of resource.
+    #[error("the server sent more than {0} bytes")]
+    TooLarge(u64),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A server as the fetcher needs it: where, who, how politely.
+#[derive(Clone)]
+pub struct ServerAccess {
+    pub server_id: i64,
+    pub username: Option<String>,
+    pub secret: Option<Secret>,
+    pub min_interval_ms: i64,
+}
+
+impl std::fmt::Debug for ServerAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerAccess")
+            .field("server_id", &self.server_id)
+            .field("username", &self.username)
+            .field("has_secret", &self.secret.is_some())
+            .finish()
+    }
+}
+
+impl ServerAccess {
+    /// Loads the server's secret from the credential store.
+    pub fn load(server: &Server, credentials: &Credentials) -> Result<ServerAccess, crate::Error> {
+        Ok(ServerAccess {
+            server_id: server.id,
+            username: server.username.clone(),
+            secret: crate::servers::secret(credentials, server)?,
+            min_interval_ms: server.min_interval_ms,
+        })
+    }
+}
+
+/// The HTTP client shared by everything that talks to servers.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    client: reqwest::Client,
+}
+
+/// A response whose body is still to be read, holding the server's request slot.
+pub struct Fetching {
+    pub response: Response,
+    pub slot: SlotGuard,
+}
+
+/// A fully read small body.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub bytes: Vec<u8>,
+    pub content_type: Option<String>,
+    pub final_url: Url,
+}
+
+impl HttpClient {
+    pub fn new(config: HttpConfig) -> Result<HttpClient, FetchError> {
+        let client = reqwest::Client::builder()
+            .user_agent(USER_AGENT)
+            .connect_timeout(config.connect_timeout)
+            .read_timeout(config.read_timeout)
+            .redirect(reqwest::redirect::Policy::limited(8))
+            .build()
+            .map_err(|e| FetchError::Transient(format!("cannot start the HTTP client: {e}")))?;
+        Ok(HttpClient { client })
+    }
+
+    /// Sends a GET after taking the server's slot; the slot stays held until the returned
+    /// [`Fetching`] is dropped or released. Status codes are sorted here.
+    pub async fn get(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        headers: &[(header::HeaderName, String)],
+    ) -> Result<Fetching, FetchError> {
+        let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
+        let mut request = self.client.get(url.clone());
+        if let Some(secret) = &access.secret {
+            request = match &access.username {
+                Some(user) => request.basic_auth(user, Some(secret.expose())),
+                None => request.bearer_auth(secret.expose()),
+            };
+        }
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let response = request.send().await.map_err(|e| transient(url, &e))?;
+        check_status(&response)?;
+        Ok(Fetching { response, slot })
+    }
+
+    /// Fetches a small resource (a feed, a page, a cover) whole, refusing more than `max_bytes`.
+    pub async fn get_bytes(&self, store: &Store, access: &ServerAccess, url: &Url, max_bytes: u64) -> Result<Fetched, FetchError> {
+        let Fetching { response, slot } = self.get(store, access, url, &[]).await?;
+        let declared = response.content_length();
+        if declared.is_some_and(|l| l > max_bytes) {
+            return Err(FetchError::TooLarge(max_bytes));
+        }
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let final_url = response.url().clone();
+        let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(max_bytes) as usize);
+        let mut body = response.bytes_stream();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| transient(url, &e))?;
+            if bytes.len() as u64 + chunk.len() as u64 > max_bytes {
+                return Err(FetchError::TooLarge(max_bytes));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if let Some(declared) = declared {
+            if declared != bytes.len() as u64 {
+                return Err(FetchError::Transient(format!(
+                    "{}: the server sent {} of {declared} bytes",
+                    redact(url),
+                    bytes.len()
+                )));
+            }
+        }
+        slot.release()?;
+        Ok(Fetched {
+            bytes,
+            content_type,
+            final_url,
+        })
+    }
+}
+
+/// Sorts a status code into success or a [`FetchError`].
+pub fn check_status(response: &Response) -> Result<(), FetchError> {
+    let status = response.status();
+    let url = response.url();
+    match status {
+        s if s.is_success() => Ok(()),
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Err(FetchError::Auth(status)),
+        StatusCode::NOT_FOUND | StatusCode::GONE => Err(FetchError::Gone(format!(
+            "the server no longer has this ({} {})",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or("")
+        ))),
+        StatusCode::REQUEST_TIMEOUT | StatusCode::TOO_MANY_REQUESTS | StatusCode::RANGE_NOT_SATISFIABLE => {
+            Err(FetchError::Transient(format!("{}: {status}", redact(url))))
+        }
+        s if s.is_server_error() => Err(FetchError::Transient(format!("{}: the server answered {status}", redact(url)))),
+        s => Err(FetchError::Gone(format!("the server refused the request ({s})"))),
+    }
+}
+
+fn transient(url: &Url, e: &reqwest::Error) -> FetchError {
+    let what = if e.is_timeout() {
+        "the server stopped answering".to_owned()
+    } else if e.is_connect() {
+        "cannot reach the server".to_owned()
+    } else {
+        // Without the URL: reqwest's message may include it, with credentials if any.
+        e.without_url_ref().to_string()
+    };
+    FetchError::Transient(format!("{}: {what}", redact(url)))
+}
+
+trait WithoutUrl {
+    fn without_url_ref(&self) -> String;
+}
+
+impl WithoutUrl for reqwest::Error {
+    fn without_url_ref(&self) -> String {
+        let mut text = self.to_string();
+        if let Some(u) = self.url() {
+            text = text.replace(u.as_str(), &redact(u));
+        }
+        let mut source = std::error::Error::source(self);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        text
+    }
+}
+
+/// A URL fit for messages and logs: no userinfo, no query (tokens travel there).
+pub fn redact(url: &Url) -> String {
+    let mut u = url.clone();
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    if u.query().is_some() {
+        u.set_query(Some("…"));
+    }
+    u.to_string()
+}
+
+/// The validator a response carries: its strong ETag, else its Last-Modified.
+pub fn validator(response: &Response) -> Option<String> {
+    let h = response.headers();
+    let etag = h
+        .get(header::ETAG)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.starts_with("W/"));
+    etag.or_else(|| h.get(header::LAST_MODIFIED).and_then(|v| v.to_str().ok()))
+        .map(str::to_owned)
+}
+
+/// Parses `Content-Range: bytes a-b/total` into `(a, b, total)`.
+pub fn content_range(response: &Response) -> Option<(u64, u64, Option<u64>)> {
+    let v = response.headers().get(header::CONTENT_RANGE)?.to_str().ok()?;
+    let rest = v.trim().strip_prefix("bytes ")?;
+    let (span, total) = rest.split_once('/')?;
+    let (a, b) = span.split_once('-')?;
+    let total = if total == "*" { None } else { Some(total.parse().ok()?) };
+    Some((a.parse().ok()?, b.parse().ok()?, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redaction_drops_credentials_and_query() {
+        let u = Url::parse("https://me:pw@books.example.org/opds/x?apikey=123").unwrap();
+        let r = redact(&u);
+        assert!(!r.contains("pw") && !r.contains("123") && !r.contains("me@"), "{r}");
+        assert!(r.starts_with("https://books.example.org/opds/x"));
+    }
+}

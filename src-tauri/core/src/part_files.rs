@@ -1,0 +1,318 @@
+//! Where downloaded parts live on disk, and how they get there without ever leaving a torn file.
+//!
+//! Layout under the data dir: `books/<book id>/pages/<page>.<ext>`, `books/<book id>/book.<ext>`
+//! (a whole acquisition), `books/<book id>/cover.<ext>`. A part is written to a `.part` file in
+//! the same folder, synced, renamed into place and the folder synced — only then may the stack
+//! mark it done. A finished file therefore always has all its bytes, so a restart that finds
+//! one never downloads it again.
+//!
+//! Also collects orphans: folders of books the store no longer knows, and stray temp files.
+//! Owns the `books/` folder; knows nothing of SQL or HTTP.
+
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// The suffix of files being written.
+pub const PARTIAL_SUFFIX: &str = "part";
+
+/// The files of the books of one data dir.
+#[derive(Debug, Clone)]
+pub struct PartFiles {
+    root: PathBuf,
+}
+
+impl PartFiles {
+    pub fn new(books_dir: impl Into<PathBuf>) -> Self {
+        PartFiles { root: books_dir.into() }
+    }
+
+    pub fn book_dir(&self, book_id: i64) -> PathBuf {
+        self.root.join(book_id.to_string())
+    }
+
+    fn pages_dir(&self, book_id: i64) -> PathBuf {
+        self.book_dir(book_id).join("pages")
+    }
+
+    /// The final path of a page with the given file extension.
+    pub fn page_path(&self, book_id: i64, page: i64, ext: &str) -> PathBuf {
+        self.pages_dir(book_id).join(format!("{page:05}.{ext}"))
+    }
+
+    /// The stored file of page `page`, whatever its image type.
+    pub fn find_page(&self, book_id: i64, page: i64) -> Option<PathBuf> {
+        find_with_stem(&self.pages_dir(book_id), &format!("{page:05}"))
+    }
+
+    /// The whole-book file (`book.cbz`, `book.epub`, ...).
+    pub fn book_file_path(&self, book_id: i64, ext: &str) -> PathBuf {
+        self.book_dir(book_id).join(format!("book.{ext}"))
+    }
+
+    pub fn find_book_file(&self, book_id: i64) -> Option<PathBuf> {
+        find_with_stem(&self.book_dir(book_id), "book")
+    }
+
+    pub fn cover_path(&self, book_id: i64, ext: &str) -> PathBuf {
+        self.book_dir(book_id).join(format!("cover.{ext}"))
+    }
+
+    pub fn find_cover(&self, book_id: i64) -> Option<PathBuf> {
+        find_with_stem(&self.book_dir(book_id), "cover")
+    }
+
+    /// The temp file a whole-book download streams into.
+    pub fn book_partial_path(&self, book_id: i64) -> PathBuf {
+        self.book_dir(book_id).join(format!("book.{PARTIAL_SUFFIX}"))
+    }
+
+    /// Deletes a book's folder and everything in it.
+    pub fn remove_book(&self, book_id: i64) -> io::Result<()> {
+        match fs::remove_dir_all(self.book_dir(book_id)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Removes folders of books not in `known` and stray `.part` files of known books that
+    /// are not in `keep_partials` (interrupted downloads whose task is gone). Returns what was
+    /// removed.
+    pub fn collect_orphans(&self, known: &HashSet<i64>, keep_partials: &HashSet<i64>) -> io::Result<Vec<PathBuf>> {
+        let mut removed = Vec::new();
+        let entries = match fs::read_dir(&self.root) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(removed),
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let entry = entry?;
+            let path = entry.path();
+            let id = entry.file_name().to_str().and_then(|n| n.parse::<i64>().ok());
+            match id {
+                Some(id) if known.contains(&id) => {
+                    if !keep_partials.contains(&id) {
+                        let partial = self.book_partial_path(id);
+                        if partial.exists() {
+                            fs::remove_file(&partial)?;
+                            removed.push(partial);
+                        }
+                    }
+                    for dir in [self.book_dir(id), self.pages_dir(id)] {
+                        removed.extend(remove_stray_temps(&dir)?);
+                    }
+                }
+                _ => {
+                    if entry.file_type()?.is_dir() {
+                        fs::remove_dir_all(&path)?;
+                    } else {
+                        fs::remove_file(&path)?;
+                    }
+                    removed.push(path);
+                }
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Bytes used by a book on disk.
+    pub fn book_size(&self, book_id: i64) -> u64 {
+        dir_size(&self.book_dir(book_id))
+    }
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            Ok(_) => e.metadata().map(|m| m.len()).unwrap_or(0),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// Temp files of single-shot writes (`name.ext.<random>.part`) left by a crash.
+fn remove_stray_temps(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else { return Ok(removed) };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(&format!(".tmp.{PARTIAL_SUFFIX}")) {
+            fs::remove_file(entry.path())?;
+            removed.push(entry.path());
+        }
+    }
+    Ok(removed)
+}
+
+fn find_with_stem(dir: &Path, stem: &str) -> Option<PathBuf> {
+    let entries = fs::read_dir(dir).ok()?;
+    entries.flatten().map(|e| e.path()).find(|p| {
+        p.file_stem().and_then(|s| s.to_str()) == Some(stem)
+            && p.extension().and_then(|e| e.to_str()).is_some_and(|e| e != PARTIAL_SUFFIX)
+    })
+}
+
+/// Writes `bytes` to `path` so that `path` either does not exist or holds all of them:
+/// temp file, fsync, rename, fsync of the folder.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().ok_or_else(|| io::Error::other("a part path has a folder"))?;
+    fs::create_dir_all(dir)?;
+    let tmp = temp_path_for(path);
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)?;
+        sync_dir(dir)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn temp_path_for(path: &Path) -> PathBuf {
+    let tag: u32 = rand::random();
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{tag:08x}.tmp.{PARTIAL_SUFFIX}"));
+    path.with_file_name(name)
+}
+
+/// Makes a rename durable.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// A whole-file download in progress: appends at an offset that was checkpointed.
+#[derive(Debug)]
+pub struct PartialFile {
+    path: PathBuf,
+    file: File,
+    len: u64,
+}
+
+impl PartialFile {
+    /// Opens (creating) the temp file and cuts it to `offset`: bytes past the last checkpoint
+    /// were never confirmed and are fetched again.
+    pub fn open_at(path: &Path, offset: u64) -> io::Result<PartialFile> {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        let on_disk = file.metadata()?.len();
+        let offset = offset.min(on_disk);
+        file.set_len(offset)?;
+        file.seek(SeekFrom::Start(offset))?;
+        Ok(PartialFile {
+            path: path.to_owned(),
+            file,
+            len: offset,
+        })
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all(bytes)?;
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Makes everything appended so far durable; call before recording a checkpoint.
+    pub fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
+    /// Starts over (the server's version changed).
+    pub fn restart(&mut self) -> io::Result<()> {
+        self.file.set_len(0)?;
+        self.file.seek(SeekFrom::Start(0))?;
+        self.len = 0;
+        Ok(())
+    }
+
+    /// Syncs and renames the finished file into place.
+    pub fn finish(self, final_path: &Path) -> io::Result<()> {
+        self.file.sync_all()?;
+        drop(self.file);
+        fs::rename(&self.path, final_path)?;
+        if let Some(dir) = final_path.parent() {
+            sync_dir(dir)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether an I/O error means the disk is full.
+pub fn is_disk_full(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(28) // ENOSPC
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_leaves_only_the_final_file() {
+        let t = tempfile::tempdir().unwrap();
+        let files = PartFiles::new(t.path().join("books"));
+        let p = files.page_path(7, 3, "png");
+        write_atomically(&p, b"abc").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"abc");
+        assert_eq!(files.find_page(7, 3), Some(p.clone()));
+        assert_eq!(files.find_page(7, 4), None);
+        let names: Vec<_> = fs::read_dir(p.parent().unwrap()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_partial_file_resumes_at_the_checkpoint_not_at_unconfirmed_bytes() {
+        let t = tempfile::tempdir().unwrap();
+        let path = t.path().join("b/book.part");
+        let mut f = PartialFile::open_at(&path, 0).unwrap();
+        f.append(b"0123456789").unwrap();
+        f.sync().unwrap();
+        drop(f);
+        let mut f = PartialFile::open_at(&path, 4).unwrap();
+        assert_eq!(f.len(), 4);
+        f.append(b"xy").unwrap();
+        f.finish(&t.path().join("b/book.cbz")).unwrap();
+        assert_eq!(fs::read(t.path().join("b/book.cbz")).unwrap(), b"0123xy");
+    }
+
+    #[test]
+    fn orphans_are_collected_and_known_books_kept() {
+        let t = tempfile::tempdir().unwrap();
+        let files = PartFiles::new(t.path().join("books"));
+        write_atomically(&files.page_path(1, 0, "png"), b"keep").unwrap();
+        write_atomically(&files.page_path(2, 0, "png"), b"orphan").unwrap();
+        fs::write(files.book_partial_path(1), b"stale").unwrap();
+        fs::write(files.page_path(1, 1, "png").with_extension("png.1234.tmp.part"), b"torn").unwrap();
+        let known: HashSet<i64> = [1].into();
+        let removed = files.collect_orphans(&known, &HashSet::new()).unwrap();
+        assert_eq!(removed.len(), 3, "{removed:?}");
+        assert!(files.find_page(1, 0).is_some());
+        assert!(!files.book_dir(2).exists());
+        assert!(!files.book_partial_path(1).exists());
+    }
+}

@@ -1,0 +1,363 @@
+//! The library servers the reader has added: their names, catalog URLs, usernames and the
+//! politeness interval between requests. Validates what the reader typed before anything is
+//! saved. Passwords are not here: see [`crate::credentials`].
+
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::credentials::{server_account, Credentials, Secret};
+use crate::error::ErrorKind;
+use crate::store::{Store, StoreError};
+
+/// The longest server name accepted, in characters.
+pub const MAX_NAME_CHARS: usize = 80;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    #[error("give the server a name")]
+    EmptyName,
+    #[error("the name is too long (at most {MAX_NAME_CHARS} characters)")]
+    NameTooLong,
+    #[error("{0}")]
+    InvalidUrl(String),
+    #[error("a server named \"{0}\" exists already")]
+    DuplicateName(String),
+    #[error("no server named \"{0}\"")]
+    NotFound(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ServerError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ServerError::EmptyName | ServerError::NameTooLong | ServerError::InvalidUrl(_) => ErrorKind::InvalidInput,
+            ServerError::DuplicateName(_) => ErrorKind::Conflict,
+            ServerError::NotFound(_) => ErrorKind::NotFound,
+            ServerError::Store(_) => ErrorKind::Storage,
+        }
+    }
+}
+
+/// A saved library server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Server {
+    pub id: i64,
+    pub name: String,
+    /// The catalog's root feed.
+    pub url: String,
+    pub username: Option<String>,
+    /// Minimum time between the starts of two requests to this server.
+    pub min_interval_ms: i64,
+    pub created_at_ms: i64,
+    /// Why downloads from this server are paused ("authentication needed"), if they are.
+    pub paused_reason: Option<String>,
+}
+
+/// What the reader typed in the "Add server" dialog.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct NewServer {
+    pub name: String,
+    pub url: String,
+    #[serde(default)]
+    pub username: Option<String>,
+    #[serde(default)]
+    pub min_interval_ms: Option<i64>,
+}
+
+/// A server that passed validation, ready to save.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidServer {
+    pub name: String,
+    pub url: Url,
+    pub username: Option<String>,
+    pub min_interval_ms: i64,
+}
+
+/// Checks and normalises the reader's input: a non-empty name, an `http(s)` URL with a host
+/// and no credentials in it (those have their own fields).
+pub fn validate(input: &NewServer) -> Result<ValidServer, ServerError> {
+    let name = input.name.trim();
+    if name.is_empty() {
+        return Err(ServerError::EmptyName);
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(ServerError::NameTooLong);
+    }
+    let url = validate_url(&input.url)?;
+    let username = input
+        .username
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .map(str::to_owned);
+    let min_interval_ms = input.min_interval_ms.unwrap_or(0);
+    if !(0..=60_000).contains(&min_interval_ms) {
+        return Err(ServerError::InvalidUrl(
+            "the interval between requests must be between 0 and 60000 ms".into(),
+        ));
+    }
+    Ok(ValidServer {
+        name: name.to_owned(),
+        url,
+        username,
+        min_interval_ms,
+    })
+}
+
+/// Parses a catalog URL as typed by a reader.
+pub fn validate_url(raw: &str) -> Result<Url, ServerError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Err(ServerError::InvalidUrl("enter the address of the server's OPDS catalog".into()));
+    }
+    let url = Url::parse(raw).map_err(|_| {
+        ServerError::InvalidUrl("this is not a web address; it should look like https://books.example.org/opds".into())
+    })?;
+    match url.scheme() {
+        "http" | "https" => {}
+        other => {
+            return Err(ServerError::InvalidUrl(format!(
+                "\"{other}:\" addresses are not supported; use http:// or https://"
+            )))
+        }
+    }
+    if url.host_str().map_or(true, str::is_empty) {
+        return Err(ServerError::InvalidUrl("the address has no server name".into()));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(ServerError::InvalidUrl(
+            "put the username and password in their own fields, not in the address".into(),
+        ));
+    }
+    Ok(url)
+}
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<Server> {
+    Ok(Server {
+        id: row.get("id")?,
+        name: row.get("name")?,
+        url: row.get("url")?,
+        username: row.get("username")?,
+        min_interval_ms: row.get("min_interval_ms")?,
+        created_at_ms: row.get("created_at_ms")?,
+        paused_reason: row.get("paused_reason")?,
+    })
+}
+
+const COLUMNS: &str = "id, name, url, username, min_interval_ms, created_at_ms, paused_reason";
+
+/// Validates and saves a new server.
+pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
+    let valid = validate(input)?;
+    let now = store.now_ms();
+    store.write(|tx| {
+        let exists: bool = tx
+            .query_row("SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1)", [&valid.name], |r| r.get(0))
+            .map_err(|e| store.sql_error(e))?;
+        if exists {
+            return Err(ServerError::DuplicateName(valid.name.clone()));
+        }
+        let server = tx
+            .query_row(
+                &format!(
+                    "INSERT INTO servers (name, url, username, min_interval_ms, created_at_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5) RETURNING {COLUMNS}"
+                ),
+                params![valid.name, valid.url.as_str(), valid.username, valid.min_interval_ms, now],
+                from_row,
+            )
+            .map_err(|e| store.sql_error(e))?;
+        Ok(server)
+    })
+}
+
+/// Every saved server, by name.
+pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
+    store.read(|c| {
+        let mut stmt = c
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM servers ORDER BY name COLLATE NOCASE"))
+            .map_err(|e| store.sql_error(e))?;
+        let rows = stmt.query_map([], from_row).map_err(|e| store.sql_error(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| store.sql_error(e).into())
+    })
+}
+
+pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
+    store
+        .read(|c| {
+            c.query_row(&format!("SELECT {COLUMNS} FROM servers WHERE name = ?1"), [name], from_row)
+                .optional()
+        })
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(name.to_owned()))
+}
+
+pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
+    store
+        .read(|c| c.query_row(&format!("SELECT {COLUMNS} FROM servers WHERE id = ?1"), [id], from_row).optional())
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+}
+
+/// Pauses downloads from a server (`Some(reason)`) or resumes them (`None`).
+pub fn set_paused(store: &Store, id: i64, reason: Option<&str>) -> Result<(), StoreError> {
+    store.write(|tx| {
+        tx.execute("UPDATE servers SET paused_reason = ?2 WHERE id = ?1", params![id, reason])
+            .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// Sets the minimum interval between the starts of two requests to a server.
+pub fn set_min_interval(store: &Store, name: &str, interval_ms: i64) -> Result<(), ServerError> {
+    if !(0..=60_000).contains(&interval_ms) {
+        return Err(ServerError::InvalidUrl("the interval between requests must be between 0 and 60000 ms".into()));
+    }
+    store.write(|tx| {
+        let n = tx
+            .execute("UPDATE servers SET min_interval_ms = ?2 WHERE name = ?1", params![name, interval_ms])
+            .map_err(|e| store.sql_error(e))?;
+        if n == 0 {
+            return Err(ServerError::NotFound(name.to_owned()));
+        }
+        Ok(())
+    })
+}
+
+/// Removes a server by name and returns what was removed.
+pub fn remove(store: &Store, name: &str) -> Result<Server, ServerError> {
+    store.write(|tx| {
+        tx.query_row(&format!("DELETE FROM servers WHERE name = ?1 RETURNING {COLUMNS}"), [name], from_row)
+            .optional()
+            .map_err(|e| store.sql_error(e))?
+            .ok_or_else(|| ServerError::NotFound(name.to_owned()))
+    })
+}
+
+/// Saves a new server and, when given, its password in the secret store. If the secret
+/// cannot be kept the server is not kept either: a half-added server would fail later with
+/// a confusing "authentication needed".
+pub fn add_with_secret(
+    store: &Store,
+    credentials: &Credentials,
+    input: &NewServer,
+    secret: Option<&Secret>,
+) -> Result<Server, crate::Error> {
+    let server = add(store, input)?;
+    if let Some(secret) = secret {
+        if let Err(e) = credentials.set(&server_account(server.id), secret) {
+            remove(store, &server.name)?;
+            return Err(e.into());
+        }
+    }
+    Ok(server)
+}
+
+/// Removes a server and forgets its password.
+pub fn remove_with_secret(store: &Store, credentials: &Credentials, name: &str) -> Result<Server, crate::Error> {
+    let server = remove(store, name)?;
+    credentials.delete(&server_account(server.id))?;
+    Ok(server)
+}
+
+/// The password or token saved for a server, if any.
+pub fn secret(credentials: &Credentials, server: &Server) -> Result<Option<Secret>, crate::Error> {
+    Ok(credentials.get(&server_account(server.id))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{clock::ManualClock, data_dir::DataDir};
+    use std::sync::Arc;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(42))).unwrap();
+        (t, s)
+    }
+
+    fn input(name: &str, url: &str) -> NewServer {
+        NewServer {
+            name: name.into(),
+            url: url.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_catalog_address() {
+        for bad in ["not a url", "", "   ", "ftp://example.org/opds", "file:///etc/passwd", "https://user:pw@example.org/"] {
+            let err = validate(&input("Home", bad)).unwrap_err();
+            assert!(matches!(err, ServerError::InvalidUrl(_)), "{bad:?} gave {err:?}");
+        }
+    }
+
+    #[test]
+    fn accepts_and_normalises_a_good_server() {
+        let v = validate(&NewServer {
+            name: "  Home  ".into(),
+            url: " http://127.0.0.1:8080/opds ".into(),
+            username: Some("  ".into()),
+            min_interval_ms: None,
+        })
+        .unwrap();
+        assert_eq!(v.name, "Home");
+        assert_eq!(v.url.as_str(), "http://127.0.0.1:8080/opds");
+        assert_eq!(v.username, None);
+    }
+
+    #[test]
+    fn empty_or_long_names_are_refused() {
+        assert!(matches!(validate(&input(" ", "http://a/")), Err(ServerError::EmptyName)));
+        let long = "x".repeat(MAX_NAME_CHARS + 1);
+        assert!(matches!(validate(&input(&long, "http://a/")), Err(ServerError::NameTooLong)));
+    }
+
+    #[test]
+    fn add_list_remove_round_trip() {
+        let (_t, s) = store();
+        let a = add(&s, &input("Komga", "https://komga.example.org/opds/v1.2/catalog")).unwrap();
+        add(&s, &input("calibre", "http://calibre.lan/opds")).unwrap();
+        assert_eq!(a.created_at_ms, 42);
+        let names: Vec<_> = list(&s).unwrap().into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["calibre", "Komga"]);
+        assert!(matches!(
+            add(&s, &input("Komga", "http://other/")),
+            Err(ServerError::DuplicateName(_))
+        ));
+        assert_eq!(remove(&s, "Komga").unwrap().id, a.id);
+        assert!(matches!(get_by_name(&s, "Komga"), Err(ServerError::NotFound(_))));
+        assert!(matches!(remove(&s, "Komga"), Err(ServerError::NotFound(_))));
+    }
+
+    #[test]
+    fn a_password_goes_to_the_secret_store_never_to_sqlite() {
+        let (t, s) = store();
+        let creds = Credentials::file_only(s.data_dir(), "test");
+        let new = NewServer { username: Some("reader".into()), ..input("Home", "http://127.0.0.1:1/opds") };
+        let server = add_with_secret(&s, &creds, &new, Some(&Secret::new("correct horse battery"))).unwrap();
+        assert_eq!(secret(&creds, &server).unwrap().unwrap().expose(), "correct horse battery");
+        drop(s);
+        for entry in std::fs::read_dir(t.path()).unwrap() {
+            let path = entry.unwrap().path();
+            if path.file_name().unwrap().to_string_lossy().starts_with("carrel.db") {
+                let bytes = std::fs::read(&path).unwrap();
+                assert!(!bytes.windows(7).any(|w| w == b"correct"), "password found in {path:?}");
+            }
+        }
+        let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(0))).unwrap();
+        remove_with_secret(&s, &creds, "Home").unwrap();
+        assert_eq!(secret(&creds, &server).unwrap(), None);
+    }
+
+    #[test]
+    fn an_invalid_server_saves_nothing() {
+        let (_t, s) = store();
+        assert!(add(&s, &input("Bad", "not a url")).is_err());
+        assert!(list(&s).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,87 @@
+//! The library window: created at start-up at the size and place the reader left it, and its
+//! geometry saved (debounced) whenever it moves or is resized, so a crash loses at most the
+//! last half second of dragging.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use carrel_core::{
+    settings::{self, WindowGeometry},
+    store::Store,
+};
+use tauri::{AppHandle, LogicalPosition, LogicalSize, WebviewUrl, WebviewWindow, WebviewWindowBuilder, WindowEvent};
+
+pub const LABEL: &str = "main";
+const DEFAULT_SIZE: (f64, f64) = (1200.0, 800.0);
+const MIN_SIZE: (f64, f64) = (720.0, 480.0);
+const SAVE_AFTER_QUIET: Duration = Duration::from_millis(400);
+
+/// Opens the main window; restores its last geometry when the store has one.
+pub fn open(app: &AppHandle, store: Option<&Store>) -> tauri::Result<WebviewWindow> {
+    let saved = store.and_then(|s| settings::get::<WindowGeometry>(s).ok().flatten());
+    let title = app.config().product_name.clone().unwrap_or_else(|| "Carrel".into());
+    let mut builder = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("index.html".into()))
+        .title(title)
+        .min_inner_size(MIN_SIZE.0, MIN_SIZE.1)
+        .inner_size(DEFAULT_SIZE.0, DEFAULT_SIZE.1)
+        .visible(false);
+    match saved {
+        Some(g) if g.width >= MIN_SIZE.0 && g.height >= MIN_SIZE.1 => {
+            builder = builder.inner_size(g.width, g.height).position(g.x, g.y);
+        }
+        _ => builder = builder.center(),
+    }
+    let window = builder.build()?;
+    if saved.is_some_and(|g| g.maximized) {
+        let _ = window.maximize();
+    }
+    window.show()?;
+    if let Some(store) = store {
+        remember_geometry(&window, store.clone());
+    }
+    Ok(window)
+}
+
+/// Saves the window's geometry after each burst of moves and resizes.
+fn remember_geometry(window: &WebviewWindow, store: Store) {
+    let (tx, rx) = mpsc::channel::<WindowGeometry>();
+    std::thread::Builder::new()
+        .name("window-geometry".into())
+        .spawn(move || {
+            while let Ok(mut latest) = rx.recv() {
+                while let Ok(newer) = rx.recv_timeout(SAVE_AFTER_QUIET) {
+                    latest = newer;
+                }
+                if let Err(e) = settings::set(&store, &latest) {
+                    tracing::warn!(cause = %e, "could not save the window's size and position");
+                }
+            }
+        })
+        .expect("spawn the geometry thread");
+    let handle = window.clone();
+    window.on_window_event(move |event| {
+        if matches!(event, WindowEvent::Moved(_) | WindowEvent::Resized(_)) {
+            if let Some(g) = geometry(&handle) {
+                let _ = tx.send(g);
+            }
+        }
+    });
+}
+
+fn geometry(window: &WebviewWindow) -> Option<WindowGeometry> {
+    let scale = window.scale_factor().ok()?;
+    let maximized = window.is_maximized().unwrap_or(false);
+    if window.is_minimized().unwrap_or(false) {
+        return None;
+    }
+    let pos: LogicalPosition<f64> = window.outer_position().ok()?.to_logical(scale);
+    let size: LogicalSize<f64> = window.inner_size().ok()?.to_logical(scale);
+    Some(WindowGeometry {
+        x: pos.x,
+        y: pos.y,
+        width: size.width,
+        height: size.height,
+        maximized,
+    })
+}
+
