@@ -1,0 +1,193 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+
+vi.mock('@tauri-apps/api/core', () => ({ invoke: vi.fn() }));
+
+import { invoke } from '@tauri-apps/api/core';
+import App from './App.svelte';
+import { app } from './lib/stores/app.svelte';
+import { servers } from './lib/stores/servers.svelte';
+import { dialogs } from './lib/stores/dialogs.svelte';
+import type { AppStatus, Server } from './lib/ipc';
+
+const invokeMock = vi.mocked(invoke);
+
+const okStatus: AppStatus = { version: '0.1.0', data_dir: '/home/ada/.local/share/carrel', credentials: 'keyring', error: null };
+
+function server(id: number, name: string, url: string, username: string | null = null): Server {
+  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000 };
+}
+
+/** A fake backend holding a list of servers. */
+function backend(status: AppStatus, initial: Server[] = []) {
+  let list = [...initial];
+  invokeMock.mockImplementation(async (command, args) => {
+    switch (command) {
+      case 'app_status':
+        return status;
+      case 'list_servers':
+        return list;
+      case 'remove_server': {
+        const { name } = args as { name: string };
+        list = list.filter((s) => s.name !== name);
+        return null;
+      }
+      default:
+        throw `unexpected command ${command}`;
+    }
+  });
+}
+
+describe('App', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    app.reset();
+    servers.reset();
+    dialogs.close();
+  });
+
+  it('blocks everything when the library cannot be opened', async () => {
+    backend({
+      version: '0.1.0',
+      data_dir: '/home/ada/.local/share/carrel',
+      credentials: null,
+      error: { kind: 'storage', message: 'the library was written by a newer Carrel (schema 9)' },
+    });
+    render(App);
+
+    const dialog = await screen.findByTestId('startup-error');
+    expect(dialog.getAttribute('role')).toBe('alertdialog');
+    expect(dialog.getAttribute('aria-modal')).toBe('true');
+    expect(screen.getByRole('alertdialog', { name: "Carrel can't open your library" })).toBe(dialog);
+    expect(dialog.textContent).toContain('The library was written by a newer Carrel (schema 9).');
+    expect(dialog.textContent).toContain('/home/ada/.local/share/carrel');
+    expect(dialog.textContent).toMatch(/nothing was changed/i);
+    expect(screen.queryByTestId('add-server-button')).toBeNull();
+    expect(screen.queryByTestId('empty-library')).toBeNull();
+    expect(invokeMock).toHaveBeenCalledTimes(1);
+  });
+
+  it('blocks everything when the backend cannot be reached', async () => {
+    invokeMock.mockRejectedValue(new TypeError('no IPC'));
+    render(App);
+    const dialog = await screen.findByTestId('startup-error');
+    expect(dialog.textContent).toContain('No IPC.');
+  });
+
+  it('invites the reader to add a server when there is none', async () => {
+    backend(okStatus, []);
+    render(App);
+
+    const empty = await screen.findByTestId('empty-library');
+    expect(within(empty).getByRole('heading', { level: 1 }).textContent).toBe('No library yet — add a server');
+    expect(empty.textContent).toMatch(/Komga/);
+    expect(screen.queryAllByTestId('server-item')).toHaveLength(0);
+    expect(screen.getByText('Books you keep offline appear here.')).toBeTruthy();
+
+    const user = userEvent.setup();
+    const button = screen.getByTestId('empty-add-server');
+    await user.click(button);
+    expect(screen.getByTestId('add-server-dialog')).toBeTruthy();
+    expect(document.querySelector('.shell')?.hasAttribute('inert')).toBe(true);
+
+    await user.keyboard('{Escape}');
+    expect(screen.queryByTestId('add-server-dialog')).toBeNull();
+    await waitFor(() => expect(document.activeElement).toBe(button));
+  });
+
+  it('lists servers in the sidebar and as cards', async () => {
+    backend(okStatus, [
+      server(1, 'Attic', 'https://komga.home.lan:25600/opds/v1.2/catalog', 'ada'),
+      server(2, 'Club', 'https://books.example.org/opds'),
+    ]);
+    render(App);
+
+    await waitFor(() => expect(screen.getAllByTestId('server-item')).toHaveLength(2));
+    const [attic, club] = screen.getAllByTestId('server-item');
+    expect(attic.textContent).toContain('Attic');
+    expect(attic.textContent).toContain('komga.home.lan:25600');
+    expect(club.textContent).toContain('Club');
+    expect(screen.queryByTestId('empty-library')).toBeNull();
+
+    const cards = screen.getAllByTestId('server-card');
+    expect(cards).toHaveLength(2);
+    expect(cards[0].textContent).toContain('https://komga.home.lan:25600/opds/v1.2/catalog');
+    expect(cards[0].textContent).toContain('ada');
+    expect(cards[1].textContent).toMatch(/No sign-in/);
+  });
+
+  it('removes a server only after confirmation', async () => {
+    backend(okStatus, [server(1, 'Attic', 'https://a.example.org/opds'), server(2, 'Club', 'https://b.example.org/opds')]);
+    render(App);
+    const user = userEvent.setup();
+
+    await waitFor(() => expect(screen.getAllByTestId('server-item')).toHaveLength(2));
+    const remove = within(screen.getAllByTestId('server-item')[0]).getByTestId('remove-server');
+    expect(remove.getAttribute('aria-label')).toBe('Remove Attic');
+
+    // Cancelling removes nothing.
+    await user.click(remove);
+    const dialog = screen.getByTestId('remove-server-dialog');
+    expect(dialog.getAttribute('role')).toBe('alertdialog');
+    expect(document.activeElement).toBe(screen.getByTestId('remove-server-cancel'));
+    await user.click(screen.getByTestId('remove-server-cancel'));
+    expect(screen.queryByTestId('remove-server-dialog')).toBeNull();
+    expect(invokeMock).not.toHaveBeenCalledWith('remove_server', expect.anything());
+
+    await user.click(remove);
+    await user.click(screen.getByTestId('remove-server-confirm'));
+    await waitFor(() => expect(screen.getAllByTestId('server-item')).toHaveLength(1));
+    expect(invokeMock).toHaveBeenCalledWith('remove_server', { name: 'Attic' });
+    expect(screen.queryByTestId('remove-server-dialog')).toBeNull();
+    expect(screen.getByTestId('server-item').textContent).toContain('Club');
+    // The button that opened the dialog is gone; focus lands on the main area.
+    await waitFor(() => expect(document.activeElement?.id).toBe('main'));
+  });
+
+  it('shows the empty state again after the last server is removed', async () => {
+    backend(okStatus, [server(1, 'Attic', 'https://a.example.org/opds')]);
+    render(App);
+    const user = userEvent.setup();
+
+    await user.click(await screen.findByTestId('card-remove-server'));
+    await user.click(screen.getByTestId('remove-server-confirm'));
+    expect(await screen.findByTestId('empty-library')).toBeTruthy();
+  });
+
+  it('opens Add server with N', async () => {
+    backend(okStatus, []);
+    render(App);
+    await screen.findByTestId('empty-library');
+    const user = userEvent.setup();
+    await user.keyboard('n');
+    expect(screen.getByTestId('add-server-dialog')).toBeTruthy();
+    // Typing an "n" into the dialog does not open another one or lose the letter.
+    await user.keyboard('n');
+    expect((screen.getByTestId('server-name') as HTMLInputElement).value).toBe('n');
+  });
+
+  it('mentions where passwords are kept when no keyring answered', async () => {
+    backend({ ...okStatus, credentials: 'file' }, [server(1, 'Attic', 'https://a.example.org/opds')]);
+    render(App);
+    expect((await screen.findByTestId('credentials-notice')).textContent).toMatch(/keyring/);
+  });
+
+  it('offers to try again when the list cannot be read', async () => {
+    let fail = true;
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'app_status') return okStatus;
+      if (command === 'list_servers') {
+        if (fail) throw { kind: 'storage', message: 'database is locked' };
+        return [];
+      }
+      throw 'unexpected';
+    });
+    render(App);
+    const problem = await screen.findByTestId('library-error');
+    expect(problem.textContent).toContain('Database is locked.');
+    fail = false;
+    await userEvent.setup().click(screen.getByTestId('library-retry'));
+    expect(await screen.findByTestId('empty-library')).toBeTruthy();
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_NAME_CHARS,
+  displayHost,
+  suggestName,
+  toAddServerInput,
+  validateCatalogUrl,
+  validateName,
+} from './serverForm';
+
+describe('validateCatalogUrl', () => {
+  it.each([
+    'https://books.example.org/opds',
+    'http://127.0.0.1:8080/opds',
+    '  https://komga.home.lan:25600/opds/v1.2/catalog  ',
+    'http://localhost:5000/opds',
+    'https://[::1]:8443/opds',
+    'HTTPS://Example.ORG/opds',
+  ])('accepts %s', (url) => {
+    expect(validateCatalogUrl(url)).toBeNull();
+  });
+
+  it('asks for an address when there is none', () => {
+    expect(validateCatalogUrl('')).toMatch(/enter the address/i);
+    expect(validateCatalogUrl('   ')).toMatch(/enter the address/i);
+  });
+
+  it('rejects what is not a web address', () => {
+    expect(validateCatalogUrl('not a url')).toMatch(/not a web address/i);
+    expect(validateCatalogUrl('http://')).toMatch(/not a web address/i);
+  });
+
+  it('asks for a scheme when only a host was typed', () => {
+    expect(validateCatalogUrl('books.example.org/opds')).toMatch(/start the address with https:\/\//i);
+    expect(validateCatalogUrl('localhost:8080')).toMatch(/start the address with https:\/\//i);
+    expect(validateCatalogUrl('komga')).toMatch(/start the address with https:\/\//i);
+  });
+
+  it.each(['ftp://example.org/opds', 'file:///etc/passwd', 'javascript:alert(1)', 'mailto:me@example.org'])(
+    'rejects the scheme of %s',
+    (url) => {
+      expect(validateCatalogUrl(url)).toMatch(/not supported; use http:\/\/ or https:\/\//);
+    },
+  );
+
+  it('rejects credentials inside the address', () => {
+    expect(validateCatalogUrl('https://user:pw@example.org/')).toMatch(/their own fields/);
+    expect(validateCatalogUrl('https://user@example.org/')).toMatch(/their own fields/);
+    expect(validateCatalogUrl('https://:pw@example.org/')).toMatch(/their own fields/);
+  });
+
+  it('returns whole sentences', () => {
+    for (const bad of ['', 'not a url', 'ftp://x.org', 'https://a:b@x.org']) {
+      expect(validateCatalogUrl(bad)).toMatch(/^[A-Z“].*\.$/);
+    }
+  });
+});
+
+describe('validateName', () => {
+  it('needs a name', () => {
+    expect(validateName('')).toMatch(/give the server a name/i);
+    expect(validateName('  \t')).toMatch(/give the server a name/i);
+  });
+
+  it('accepts names up to the limit, counted in characters', () => {
+    expect(validateName('Home')).toBeNull();
+    expect(validateName('é'.repeat(MAX_NAME_CHARS))).toBeNull();
+    expect(validateName('📚'.repeat(MAX_NAME_CHARS))).toBeNull();
+    expect(validateName('x'.repeat(MAX_NAME_CHARS + 1))).toMatch(/too long/);
+  });
+});
+
+describe('suggestName', () => {
+  it('offers the host', () => {
+    expect(suggestName('https://books.example.org/opds')).toBe('books.example.org');
+    expect(suggestName('https://www.example.org/opds')).toBe('example.org');
+    expect(suggestName(' https://Komga.Home.Lan:25600/opds ')).toBe('komga.home.lan');
+  });
+
+  it('keeps the port for bare addresses', () => {
+    expect(suggestName('http://127.0.0.1:8080/opds')).toBe('127.0.0.1:8080');
+    expect(suggestName('http://localhost:5000/opds')).toBe('localhost:5000');
+    expect(suggestName('http://localhost/opds')).toBe('localhost');
+  });
+
+  it('offers nothing for an unusable address', () => {
+    expect(suggestName('not a url')).toBe('');
+    expect(suggestName('')).toBe('');
+    expect(suggestName('ftp://example.org')).toBe('');
+  });
+});
+
+describe('displayHost', () => {
+  it('shows host and port', () => {
+    expect(displayHost('https://books.example.org/opds')).toBe('books.example.org');
+    expect(displayHost('http://127.0.0.1:8080/opds')).toBe('127.0.0.1:8080');
+  });
+
+  it('falls back to the text it was given', () => {
+    expect(displayHost('odd')).toBe('odd');
+  });
+});
+
+describe('toAddServerInput', () => {
+  it('trims, and sends empty optional fields as null', () => {
+    expect(toAddServerInput({ name: ' Home ', url: ' https://x.org/opds ', username: '  ', password: '' })).toEqual({
+      name: 'Home',
+      url: 'https://x.org/opds',
+      username: null,
+      password: null,
+    });
+  });
+
+  it('keeps a password exactly as typed', () => {
+    expect(toAddServerInput({ name: 'a', url: 'https://x.org', username: ' me ', password: ' s3cret ' })).toEqual({
+      name: 'a',
+      url: 'https://x.org',
+      username: 'me',
+      password: ' s3cret ',
+    });
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * The rules of the "Add server" form, kept free of the DOM so they can be tested alone.
+ * They mirror the checks the Rust side makes again when the server is saved.
+ */
+import type { AddServerInput } from './ipc';
+
+/** The longest name the library accepts, in characters. */
+export const MAX_NAME_CHARS = 80;
+
+/** The example address shown in the form and in error messages. */
+export const EXAMPLE_URL = 'https://books.example.org/opds';
+
+/** `host[:port][/path]` typed without a scheme. */
+const LOOKS_LIKE_BARE_HOST = /^(?:[a-z0-9-]+\.)*[a-z0-9-]+(?::\d+)?(?:[/?#]|$)/i;
+
+/**
+ * Checks a catalog address as typed. Returns a message for the reader, or `null` when the
+ * address is usable: it parses as a URL, uses http or https, names a host, and carries no
+ * username or password (those have their own fields).
+ */
+export function validateCatalogUrl(raw: string): string | null {
+  const text = raw.trim();
+  if (text === '') {
+    return "Enter the address of the server's OPDS catalog.";
+  }
+  const missingScheme = !text.includes('://') && LOOKS_LIKE_BARE_HOST.test(text);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return missingScheme
+      ? `Start the address with https:// or http://, as in ${EXAMPLE_URL}.`
+      : `This is not a web address; it should look like ${EXAMPLE_URL}.`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return missingScheme
+      ? `Start the address with https:// or http://, as in ${EXAMPLE_URL}.`
+      : `“${url.protocol}” addresses are not supported; use http:// or https://.`;
+  }
+  if (url.hostname === '') {
+    return 'The address has no server name.';
+  }
+  if (url.username !== '' || url.password !== '') {
+    return 'Put the username and password in their own fields, not in the address.';
+  }
+  return null;
+}
+
+/** Checks a server's name. Returns a message for the reader, or `null` when it is fine. */
+export function validateName(raw: string): string | null {
+  const name = raw.trim();
+  if (name === '') return 'Give the server a name.';
+  if ([...name].length > MAX_NAME_CHARS) return `The name is too long (at most ${MAX_NAME_CHARS} characters).`;
+  return null;
+}
+
+function isIpOrLocal(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * A name to offer for a server from its address: the host without a leading `www.`, with the
+ * port when the host is only an IP address or `localhost`. Empty when the address is unusable.
+ */
+export function suggestName(raw: string): string {
+  if (validateCatalogUrl(raw) !== null) return '';
+  const url = new URL(raw.trim());
+  const host = url.hostname.replace(/^www\./i, '');
+  if (isIpOrLocal(url.hostname) && url.port !== '') return `${host}:${url.port}`;
+  return host;
+}
+
+/** The host (and port, if any) of a saved server's address, for compact listings. */
+export function displayHost(raw: string): string {
+  try {
+    return new URL(raw).host || raw;
+  } catch {
+    return raw;
+  }
+}
+
+/** What the form holds. */
+export interface ServerFormValues {
+  name: string;
+  url: string;
+  username: string;
+  password: string;
+}
+
+/** The command input for the form's values: trimmed, with empty optional fields as `null`. */
+export function toAddServerInput(values: ServerFormValues): AddServerInput {
+  const username = values.username.trim();
+  return {
+    name: values.name.trim(),
+    url: values.url.trim(),
+    username: username === '' ? null : username,
+    // A password is taken as typed: spaces may be part of it.
+    password: values.password === '' ? null : values.password,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The saved library servers, as last read from the Rust side.
+ */
+import {
+  addServer,
+  listServers,
+  removeServer,
+  toCommandError,
+  type AddServerInput,
+  type CommandError,
+  type Server,
+} from '../ipc';
+
+class ServersState {
+  list = $state<Server[]>([]);
+  /** True once the list has been read at least once. */
+  loaded = $state(false);
+  loading = $state(false);
+  /** Why the last read failed, if it did. */
+  error = $state<CommandError | null>(null);
+
+  #generation = 0;
+
+  byId(id: number): Server | undefined {
+    return this.list.find((s) => s.id === id);
+  }
+
+  /** Reads the list again. Never rejects; a failure is kept in {@link error}. */
+  async refresh(): Promise<void> {
+    const generation = ++this.#generation;
+    this.loading = true;
+    try {
+      const list = await listServers();
+      if (generation !== this.#generation) return;
+      this.list = list;
+      this.error = null;
+    } catch (reason) {
+      if (generation !== this.#generation) return;
+      this.error = toCommandError(reason);
+    } finally {
+      if (generation === this.#generation) {
+        this.loading = false;
+        this.loaded = true;
+      }
+    }
+  }
+
+  /** Saves a new server, then reads the list again. Rejects with a `CommandError`. */
+  async add(input: AddServerInput): Promise<Server> {
+    const server = await addServer(input);
+    await this.refresh();
+    if (!this.list.some((s) => s.id === server.id)) {
+      // The save worked even if reading the list back did not.
+      this.list = [...this.list, server];
+    }
+    return server;
+  }
+
+  /** Forgets a server (and its saved password), then reads the list again. */
+  async remove(name: string): Promise<void> {
+    await removeServer(name);
+    await this.refresh();
+    if (this.error) {
+      this.list = this.list.filter((s) => s.name !== name);
+    }
+  }
+
+  reset(): void {
+    this.#generation++;
+    this.list = [];
+    this.loaded = false;
+    this.loading = false;
+    this.error = null;
+  }
+}
+
+export const servers = new ServersState();

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { asSentence, count } from './text';
+
+describe('asSentence', () => {
+  it('capitalises and ends a clause', () => {
+    expect(asSentence('give the server a name')).toBe('Give the server a name.');
+    expect(asSentence('  a server named "Home" exists already ')).toBe('A server named "Home" exists already.');
+  });
+
+  it('leaves finished sentences alone', () => {
+    expect(asSentence('Already done.')).toBe('Already done.');
+    expect(asSentence('Really?')).toBe('Really?');
+    expect(asSentence('it said “no.”')).toBe('It said “no.”');
+  });
+
+  it('keeps empty text empty', () => {
+    expect(asSentence('   ')).toBe('');
+  });
+});
+
+describe('count', () => {
+  it('picks the form', () => {
+    expect(count(0, 'server', 'servers')).toBe('0 servers');
+    expect(count(1, 'server', 'servers')).toBe('1 server');
+    expect(count(2, 'server', 'servers')).toBe('2 servers');
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * Small text helpers for showing messages from the Rust side, which writes them as lower-case
+ * clauses ("give the server a name") so they read well inside longer sentences.
+ */
+
+/** `message` as a sentence of its own: first letter upper-case, ending in punctuation. */
+export function asSentence(message: string): string {
+  const text = message.trim();
+  if (text === '') return text;
+  const first = text.charAt(0).toLocaleUpperCase();
+  const rest = text.slice(1);
+  const ends = /[.!?…]["'”’)]*$/u.test(text) ? '' : '.';
+  return `${first}${rest}${ends}`;
+}
+
+/** "1 server", "3 servers". */
+export function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
