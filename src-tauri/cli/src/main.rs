@@ -1,4 +1,120 @@
-//! `carrel-cli`: Carrel's core without a window, for scripts, timers and tests.
-fn main() {
-    println!("carrel-cli {}", env!("CARGO_PKG_VERSION"));
+//! `carrel-cli`: Carrel's core without a window — manage servers, browse catalogs, queue books
+//! and run the download executor from scripts, timers and tests.
+//!
+//! Exit codes: 0 success, 2 usage, 3 not found, 4 server or authentication error, 5 storage
+//! error. Every error is one line on stderr.
+
+mod commands;
+mod sync_progress;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "carrel-cli", version, about = "Carrel without a window: servers, catalogs, downloads.")]
+struct Cli {
+    /// The data folder (default: the app's, or CARREL_DATA_DIR).
+    #[arg(long, global = true, env = "CARREL_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Machine-readable output (JSON).
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Add, list or remove library servers.
+    #[command(subcommand)]
+    Server(ServerCommand),
+    /// List one feed of a server's catalog (its root by default).
+    Browse { name: String, feed_url: Option<String> },
+    /// Search a server's catalog.
+    Search { name: String, query: String },
+    /// Keep a book on this device (queued first).
+    Store { book_id: i64 },
+    /// Open a book at a page: that page is downloaded first, then the ones after it.
+    Open {
+        book_id: i64,
+        /// The page, counted from 1.
+        #[arg(long)]
+        page: Option<i64>,
+    },
+    /// Remove a book from this device: its downloads and its files.
+    Remove { book_id: i64 },
+    /// Pause all downloads (kept across restarts).
+    Pause,
+    /// Resume downloads.
+    Resume,
+    /// Become the download executor and work through the stack.
+    Sync(SyncArgs),
+    /// The executor lease, the stack in the order it will run, and each book's state.
+    Status,
+    /// The local file of a stored book or page.
+    Path {
+        book_id: i64,
+        /// The page, counted from 1.
+        #[arg(long)]
+        page: Option<i64>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ServerCommand {
+    /// Add a server by its OPDS catalog URL.
+    Add {
+        name: String,
+        url: String,
+        #[arg(long)]
+        username: Option<String>,
+        /// Read the password (or token) from standard input.
+        #[arg(long)]
+        password_stdin: bool,
+        /// Minimum milliseconds between the starts of two requests to this server.
+        #[arg(long, value_name = "N")]
+        interval_ms: Option<i64>,
+    },
+    List,
+    Remove { name: String },
+}
+
+#[derive(Debug, Args)]
+struct SyncArgs {
+    /// Stop when the stack is empty.
+    #[arg(long)]
+    until_idle: bool,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "S")]
+    max_seconds: Option<f64>,
+    /// If another process is the executor, wait for its lease instead of exiting.
+    #[arg(long)]
+    wait: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    install_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("carrel-cli: cannot start: {e}");
+            return ExitCode::from(5);
+        }
+    };
+    match runtime.block_on(commands::run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("carrel-cli: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+fn install_logging() {
+    use tracing_subscriber::{fmt, EnvFilter};
+    let filter = EnvFilter::try_from_env("CARREL_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }

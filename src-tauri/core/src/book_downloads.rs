@@ -11,9 +11,9 @@
 //! Owns no table; speaks through [`crate::books`] and [`crate::download_stack`].
 
 use serde::Serialize;
-use url::Url;
 
 use crate::books::{self, Book, BookError};
+use crate::opds::{PageBase, PageStream};
 use crate::download_stack::{self, Pushed, Task, TaskKind, TaskSpec, TaskState};
 use crate::part_files::PartFiles;
 use crate::progress::BookProgress;
@@ -45,37 +45,19 @@ pub enum StoreRequest {
     AlreadyStored,
 }
 
-/// The URL of page `page` (0-based) of a page-streamed book, for background downloads.
+/// The URL of page `page` (0-based) of a page-streamed book, for background downloads (the
+/// stored template carries no bookmark-moving parameter).
 pub fn page_url(book: &Book, page: i64) -> Option<String> {
-    let template = book.stream_template.as_deref()?;
-    let number = (page + book.page_base).to_string();
-    let filled = template
-        .replace("{pageNumber}", &number)
-        .replace("%7BpageNumber%7D", &number);
-    Some(drop_max_width(&filled))
-}
-
-/// Removes an unfilled `{maxWidth}` placeholder and the query parameter carrying it.
-fn drop_max_width(url: &str) -> String {
-    if !url.contains("{maxWidth}") && !url.contains("%7BmaxWidth%7D") {
-        return url.to_owned();
-    }
-    match Url::parse(url) {
-        Ok(mut u) => {
-            let kept: Vec<(String, String)> = u
-                .query_pairs()
-                .filter(|(_, v)| !v.contains("{maxWidth}"))
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                .collect();
-            if kept.is_empty() {
-                u.set_query(None);
-            } else {
-                u.query_pairs_mut().clear().extend_pairs(kept);
-            }
-            u.to_string()
-        }
-        Err(_) => url.replace("{maxWidth}", ""),
-    }
+    let stream = PageStream {
+        template: book.stream_template.clone()?,
+        count: u32::try_from(book.page_count?).ok()?,
+        declared_type: None,
+        last_read: None,
+        last_read_date: None,
+    };
+    let base = if book.page_base == 1 { PageBase::OneBased } else { PageBase::ZeroBased };
+    let page = u32::try_from(page).ok()?;
+    stream.page_url(page, base, None).ok().map(|u| u.to_string())
 }
 
 fn page_spec(book: &Book, page: i64, prioritary: bool) -> Option<TaskSpec> {
@@ -218,6 +200,69 @@ pub fn next_missing_page(count: i64, done: &[i64], after: i64) -> Option<i64> {
     (1..=count)
         .map(|step| (after + step).rem_euclid(count.max(1)))
         .find(|p| done.binary_search(p).is_err())
+}
+
+/// Where a book stands on this device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum BookState {
+    /// Only on the server.
+    Remote,
+    /// Waiting in the stack.
+    Queued,
+    /// A part of it is being downloaded.
+    Downloading,
+    /// Every part is on the device.
+    Stored,
+    /// A part failed for good; the reader may retry.
+    Failed { reason: String },
+}
+
+/// A book's state and progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BookStatus {
+    #[serde(flatten)]
+    pub state: BookState,
+    #[serde(flatten)]
+    pub progress: BookProgress,
+}
+
+pub fn status(store: &Store, book: &Book) -> Result<BookStatus, StoreError> {
+    let progress = progress(store, book)?;
+    let tasks = download_stack::tasks_of_book(store, book.id)?;
+    let state = if progress.is_complete() {
+        BookState::Stored
+    } else if let Some(t) = tasks.iter().find(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource) {
+        BookState::Failed {
+            reason: t.failure.clone().unwrap_or_else(|| "failed".into()),
+        }
+    } else if tasks.iter().any(|t| t.state == TaskState::Active) {
+        BookState::Downloading
+    } else if tasks.iter().any(|t| t.state == TaskState::Pending) {
+        BookState::Queued
+    } else {
+        BookState::Remote
+    };
+    Ok(BookStatus { state, progress })
+}
+
+/// Books that have downloads (any state) or are pinned, most recently touched first.
+pub fn books_with_downloads(store: &Store) -> Result<Vec<Book>, crate::Error> {
+    let ids: Vec<i64> = store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT b.id FROM books b
+                 WHERE b.pinned = 1 OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id)
+                 ORDER BY coalesce(b.last_opened_ms, b.created_at_ms) DESC",
+            )?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    Ok(ids
+        .into_iter()
+        .map(|id| books::get(store, id))
+        .collect::<Result<Vec<_>, _>>()?)
 }
 
 /// Stored and total parts of a book.

@@ -468,7 +468,10 @@ impl Run<'_> {
                         position: task.position,
                         bytes,
                     });
-                    self.report_book(task.book_id).await;
+                    if task.kind.is_part() {
+                        // Only a part can complete a book: "stored" is said once.
+                        self.report_book(task.book_id).await;
+                    }
                 }
                 r
             }

@@ -28,6 +28,7 @@
 //! - [`progress`]: the executor's events and the [`progress::ProgressSink`] they go to.
 //! - [`book_downloads`]: the producers — store book, open book at page N, latest read,
 //!   chained parts — and a book's stored/total progress and removal.
+//! - [`catalog`]: browsing and searching a server's catalog; gives book entries local ids.
 //! - [`executor`]: the one consumer of the stack: lease, heartbeat, failure policy, backoff,
 //!   preemption, Range resume.
 //! - [`http_fetch`]: the HTTP client, per-server auth, status triage, length checks.
@@ -37,6 +38,7 @@
 
 pub mod book_downloads;
 pub mod books;
+pub mod catalog;
 pub mod clock;
 pub mod credentials;
 pub mod data_dir;

@@ -1,0 +1,432 @@
+//! The CLI's commands: each parses nothing (clap did), calls the core, prints text or JSON.
+
+use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+use std::time::Duration;
+
+use carrel_core::{
+    book_downloads::{self, StoreRequest},
+    books,
+    catalog::{CatalogClient, CatalogError, CatalogItem, CatalogPage},
+    clock,
+    credentials::{Credentials, Secret},
+    data_dir::{self, DataDir},
+    download_stack,
+    executor::{self, Executor, ExecutorConfig, Finish, RunMode},
+    executor_lease,
+    http_fetch::{FetchError, HttpClient, HttpConfig},
+    part_files::PartFiles,
+    progress::ProgressSink,
+    servers::{self, NewServer},
+    store::Store,
+    Error, ErrorKind,
+};
+use serde_json::json;
+
+use crate::{sync_progress::TerminalProgress, Cli, Command, ServerCommand, SyncArgs};
+
+/// A failure: its exit code and its one line.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    fn new(code: u8, message: impl Into<String>) -> Self {
+        CliError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+fn code_for(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::InvalidInput | ErrorKind::Conflict => 2,
+        ErrorKind::NotFound => 3,
+        ErrorKind::Server | ErrorKind::Auth => 4,
+        _ => 5,
+    }
+}
+
+impl From<Error> for CliError {
+    fn from(e: Error) -> Self {
+        CliError::new(code_for(e.kind()), e.to_string())
+    }
+}
+
+macro_rules! via_core_error {
+    ($($t:ty),*) => {$(
+        impl From<$t> for CliError {
+            fn from(e: $t) -> Self {
+                Error::from(e).into()
+            }
+        }
+    )*};
+}
+via_core_error!(
+    carrel_core::store::StoreError,
+    carrel_core::servers::ServerError,
+    carrel_core::books::BookError,
+    carrel_core::book_downloads::DownloadRequestError
+);
+
+impl From<CatalogError> for CliError {
+    fn from(e: CatalogError) -> Self {
+        let code = match &e {
+            CatalogError::Fetch(FetchError::Gone(_)) | CatalogError::BadFeedUrl(_) | CatalogError::NoSearch => 3,
+            CatalogError::Fetch(FetchError::Store(_)) | CatalogError::Store(_) => 5,
+            CatalogError::Other(e) => code_for(e.kind()),
+            _ => 4,
+        };
+        CliError::new(code, e.to_string())
+    }
+}
+
+impl From<executor::ExecutorError> for CliError {
+    fn from(e: executor::ExecutorError) -> Self {
+        let code = match e {
+            executor::ExecutorError::Store(_) => 5,
+            _ => 4,
+        };
+        CliError::new(code, e.to_string())
+    }
+}
+
+type CliResult<T = ()> = Result<T, CliError>;
+
+struct Context {
+    store: Store,
+    credentials: Arc<Credentials>,
+    json: bool,
+}
+
+fn open(cli: &Cli) -> CliResult<Context> {
+    let root = match &cli.data_dir {
+        Some(d) => d.clone(),
+        None => data_dir::resolve(data_dir::default_identifier())
+            .ok_or_else(|| CliError::new(5, "no home folder to keep data in; pass --data-dir"))?,
+    };
+    let dir = DataDir::new(root);
+    let store = Store::open(&dir, clock::system())?;
+    let credentials = Arc::new(Credentials::open(&dir, data_dir::default_identifier()));
+    Ok(Context {
+        store,
+        credentials,
+        json: cli.json,
+    })
+}
+
+fn print_json(value: serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+}
+
+pub async fn run(cli: Cli) -> CliResult {
+    let ctx = open(&cli)?;
+    match cli.command {
+        Command::Server(cmd) => server(&ctx, cmd),
+        Command::Browse { name, feed_url } => {
+            let server = servers::get_by_name(&ctx.store, &name)?;
+            let http = http_client()?;
+            let page = catalog(&ctx, &http).browse(&server, feed_url.as_deref()).await?;
+            print_page(&ctx, &page);
+            Ok(())
+        }
+        Command::Search { name, query } => {
+            let server = servers::get_by_name(&ctx.store, &name)?;
+            let http = http_client()?;
+            let page = catalog(&ctx, &http).search(&server, &query).await?;
+            print_page(&ctx, &page);
+            Ok(())
+        }
+        Command::Store { book_id } => {
+            let outcome = book_downloads::store_book(&ctx.store, book_id)?;
+            if ctx.json {
+                print_json(json!({ "book_id": book_id, "outcome": outcome }));
+            } else {
+                match outcome {
+                    StoreRequest::Queued => println!("book {book_id} queued to be kept on this device"),
+                    StoreRequest::AlreadyStored => println!("book {book_id} is already on this device"),
+                }
+            }
+            Ok(())
+        }
+        Command::Open { book_id, page } => {
+            let index = page.map(|p| p - 1);
+            if index.is_some_and(|i| i < 0) {
+                return Err(CliError::new(2, "pages are counted from 1"));
+            }
+            book_downloads::open_book(&ctx.store, book_id, index)?;
+            let book = books::get(&ctx.store, book_id)?;
+            if ctx.json {
+                print_json(json!({ "book_id": book_id, "page": book.last_page.map(|p| p + 1) }));
+            } else {
+                println!("opened \"{}\" at page {}", book.title, book.last_page.unwrap_or(0) + 1);
+            }
+            Ok(())
+        }
+        Command::Remove { book_id } => {
+            book_downloads::remove_book(&ctx.store, book_id)?;
+            if ctx.json {
+                print_json(json!({ "removed": book_id }));
+            } else {
+                println!("book {book_id} removed from this device");
+            }
+            Ok(())
+        }
+        Command::Pause | Command::Resume => {
+            let paused = matches!(cli.command, Command::Pause);
+            executor::set_paused(&ctx.store, paused)?;
+            if ctx.json {
+                print_json(json!({ "paused": paused }));
+            } else {
+                println!("downloads {}", if paused { "paused" } else { "resumed" });
+            }
+            Ok(())
+        }
+        Command::Sync(args) => sync(&ctx, args).await,
+        Command::Status => status(&ctx),
+        Command::Path { book_id, page } => path(&ctx, book_id, page),
+    }
+}
+
+fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
+    match cmd {
+        ServerCommand::Add {
+            name,
+            url,
+            username,
+            password_stdin,
+            interval_ms,
+        } => {
+            let secret = if password_stdin {
+                let mut s = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut s)
+                    .map_err(|e| CliError::new(2, format!("cannot read the password from standard input: {e}")))?;
+                let s = s.trim_end_matches(['\n', '\r']).to_owned();
+                (!s.is_empty()).then(|| Secret::new(s))
+            } else {
+                None
+            };
+            let new = NewServer {
+                name,
+                url,
+                username,
+                min_interval_ms: interval_ms,
+            };
+            let server = servers::add_with_secret(&ctx.store, &ctx.credentials, &new, secret.as_ref())?;
+            if ctx.json {
+                print_json(json!(server));
+            } else {
+                println!("added {} ({})", server.name, server.url);
+            }
+        }
+        ServerCommand::List => {
+            let list = servers::list(&ctx.store)?;
+            if ctx.json {
+                print_json(json!(list));
+            } else if list.is_empty() {
+                println!("no servers yet; add one with `carrel-cli server add NAME URL`");
+            } else {
+                for s in list {
+                    let user = s.username.map(|u| format!(" as {u}")).unwrap_or_default();
+                    let paused = s.paused_reason.map(|r| format!(" [paused: {r}]")).unwrap_or_default();
+                    println!("{}\t{}{user}{paused}", s.name, s.url);
+                }
+            }
+        }
+        ServerCommand::Remove { name } => {
+            servers::remove_with_secret(&ctx.store, &ctx.credentials, &name)?;
+            if ctx.json {
+                print_json(json!({ "removed": name }));
+            } else {
+                println!("removed {name}");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn http_client() -> CliResult<HttpClient> {
+    HttpClient::new(HttpConfig::default()).map_err(|e| CliError::new(4, e.to_string()))
+}
+
+fn catalog<'a>(ctx: &'a Context, http: &'a HttpClient) -> CatalogClient<'a> {
+    CatalogClient {
+        store: &ctx.store,
+        credentials: &ctx.credentials,
+        http,
+    }
+}
+
+fn print_page(ctx: &Context, page: &CatalogPage) {
+    if ctx.json {
+        print_json(json!(page));
+        return;
+    }
+    println!("{}", page.title);
+    for item in &page.entries {
+        match item {
+            CatalogItem::Navigation { title, href, .. } => println!("  > {title}\t{href}"),
+            CatalogItem::Book {
+                book_id,
+                title,
+                format,
+                page_count,
+                ..
+            } => {
+                let pages = page_count.map(|p| format!(", {p} pages")).unwrap_or_default();
+                println!("  [{book_id}] {title} ({}{pages})", format_name(*format));
+            }
+        }
+    }
+    if let Some(next) = &page.next {
+        println!("  more: {next}");
+    }
+}
+
+fn format_name(f: books::BookFormat) -> &'static str {
+    f.as_str()
+}
+
+async fn sync(ctx: &Context, args: SyncArgs) -> CliResult {
+    let holder = executor_lease::new_holder_id("carrel-cli");
+    let sink: Arc<dyn ProgressSink> = if !ctx.json && std::io::stderr().is_terminal() {
+        Arc::new(TerminalProgress::default())
+    } else {
+        Arc::new(carrel_core::progress::NoProgress)
+    };
+    let config = ExecutorConfig::default();
+    let executor = Executor::new(ctx.store.clone(), ctx.credentials.clone(), sink, config, holder.clone())?;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopper = tokio::spawn(async move {
+        let deadline = async {
+            match args.max_seconds {
+                Some(s) if s.is_finite() && s >= 0.0 => tokio::time::sleep(Duration::from_secs_f64(s)).await,
+                _ => std::future::pending().await,
+            }
+        };
+        let term = async {
+            #[cfg(unix)]
+            {
+                use tokio::signal::unix::{signal, SignalKind};
+                match signal(SignalKind::terminate()) {
+                    Ok(mut s) => {
+                        s.recv().await;
+                    }
+                    Err(_) => std::future::pending().await,
+                }
+            }
+            #[cfg(not(unix))]
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            _ = deadline => {}
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term => {}
+        }
+        let _ = stop_tx.send(true);
+    });
+    let mode = if args.until_idle { RunMode::UntilIdle } else { RunMode::Forever };
+    let finish = if args.wait {
+        executor.run_waiting(mode, stop_rx).await?
+    } else {
+        executor.run(mode, stop_rx).await?
+    };
+    stopper.abort();
+    let (text, state) = match &finish {
+        Finish::Idle => ("nothing left to download".to_owned(), "idle"),
+        Finish::Shutdown => ("stopped".to_owned(), "stopped"),
+        Finish::LeaseHeld { holder, .. } => (format!("{holder} is downloading already; nothing to do here"), "held"),
+        Finish::LeaseLost => ("another process took over the downloads".to_owned(), "lost"),
+    };
+    if ctx.json {
+        let other = match &finish {
+            Finish::LeaseHeld { holder, .. } => Some(holder.clone()),
+            _ => None,
+        };
+        print_json(json!({ "result": state, "holder": holder, "other_holder": other }));
+    } else {
+        eprintln!("{text}");
+    }
+    Ok(())
+}
+
+fn status(ctx: &Context) -> CliResult {
+    let lease = executor_lease::current(&ctx.store)?;
+    let now = ctx.store.now_ms();
+    let held = lease.is_held_at(now);
+    let stack = download_stack::pending_in_pop_order(&ctx.store, 10_000)?;
+    let books = book_downloads::books_with_downloads(&ctx.store)?;
+    let statuses = books
+        .iter()
+        .map(|b| book_downloads::status(&ctx.store, b).map(|s| (b, s)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let paused = executor::is_paused(&ctx.store)?;
+    if ctx.json {
+        print_json(json!({
+            "lease": { "holder": if held { lease.holder.clone() } else { None }, "epoch": lease.epoch, "expires_at_ms": lease.expires_at_ms },
+            "paused": paused,
+            "stack": stack,
+            "books": statuses.iter().map(|(b, s)| json!({
+                "book_id": b.id, "title": b.title, "status": s,
+            })).collect::<Vec<_>>(),
+        }));
+        return Ok(());
+    }
+    match (&lease.holder, held) {
+        (Some(h), true) => println!("executor: {h} (epoch {})", lease.epoch),
+        _ => println!("executor: none (epoch {})", lease.epoch),
+    }
+    if paused {
+        println!("downloads are paused");
+    }
+    println!("stack ({} pending, in the order they will run):", stack.len());
+    for t in stack.iter().take(50) {
+        let prio = if t.prioritary { " prioritary" } else { "" };
+        let what = match t.kind {
+            download_stack::TaskKind::Page => format!("page {}", t.position + 1),
+            k => k.as_str().to_owned(),
+        };
+        println!("  #{} book {} {what}{prio}", t.id, t.book_id);
+    }
+    if stack.len() > 50 {
+        println!("  … and {} more", stack.len() - 50);
+    }
+    println!("books:");
+    for (b, s) in statuses {
+        let state = serde_json::to_value(&s.state).ok().and_then(|v| v["state"].as_str().map(str::to_owned)).unwrap_or_default();
+        println!("  [{}] {} — {state} {}/{}", b.id, b.title, s.progress.stored_parts, s.progress.total_parts);
+    }
+    Ok(())
+}
+
+fn path(ctx: &Context, book_id: i64, page: Option<i64>) -> CliResult {
+    let book = books::get(&ctx.store, book_id)?;
+    let files = PartFiles::new(ctx.store.data_dir().books());
+    let found = match page {
+        Some(p) if p < 1 => return Err(CliError::new(2, "pages are counted from 1")),
+        Some(p) => files.find_page(book.id, p - 1),
+        None => files.find_book_file(book.id),
+    };
+    let done = match page {
+        Some(p) => download_stack::done_pages(&ctx.store, book.id)?.contains(&(p - 1)),
+        None => found.is_some(),
+    };
+    match found.filter(|_| done) {
+        Some(path) => {
+            if ctx.json {
+                print_json(json!({ "book_id": book_id, "path": path }));
+            } else {
+                println!("{}", path.display());
+            }
+            Ok(())
+        }
+        None => {
+            let what = page.map(|p| format!("page {p} of ")).unwrap_or_default();
+            Err(CliError::new(3, format!("{what}\"{}\" is not stored on this device", book.title)))
+        }
+    }
+}

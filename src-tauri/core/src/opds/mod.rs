@@ -1,0 +1,122 @@
+//! OPDS 1.2 catalogs: turns the bytes a library server sent into Carrel's own types.
+//!
+//! Owns:
+//! - Atom catalog feeds and single catalog entries ([`parse_feed`], [`parse_entry`]): navigation
+//!   entries, books with their acquisition links, covers, paging and facet links;
+//! - the Page Streaming Extension ([`PageStream`]): the page URL template, the page count, the
+//!   server's idea of the last page read, and building one page's URL ([`PageStream::page_url`]);
+//! - OpenSearch description documents and search templates ([`parse_open_search`],
+//!   [`SearchTemplate::url_for`]);
+//! - the URL rules around them: resolving relative hrefs (with `xml:base`), keeping
+//!   `{placeholders}` intact, and removing the query parameters that make a server move the
+//!   reader's bookmark ([`strip_bookmark_params`]);
+//! - telling a real image type from the declared one ([`sniff_image_type`]).
+//!
+//! Does not own: HTTP (fetching, authentication, redirects, caching and politeness live in the
+//! client module), which page base or which extra bookmark parameters a given server needs (that
+//! is a per-server setting the caller passes in), and storing anything.
+//!
+//! Everything here is pure and total: hostile or broken input gives an [`OpdsError`], never a
+//! panic. Document type declarations are refused (no entity expansion) and inputs are capped in
+//! size ([`MAX_FEED_BYTES`], [`MAX_SEARCH_DESCRIPTION_BYTES`]).
+
+mod atom_feed;
+mod image_type;
+mod input;
+mod open_search;
+mod page_stream;
+mod serde_url;
+mod url_template;
+
+#[cfg(test)]
+mod tests;
+
+pub use atom_feed::{
+    parse_entry, parse_feed, Acquisition, BookEntry, BookFormat, Entry, Facet, Feed, FeedKind, FeedLinks,
+    NavEntry, SearchLink,
+};
+pub use image_type::sniff_image_type;
+pub use open_search::{parse_open_search, SearchTemplate};
+pub use page_stream::{PageBase, PageStream};
+pub use url_template::{strip_bookmark_params, strip_bookmark_params_with, BOOKMARK_PARAMS};
+
+use crate::error::ErrorKind;
+
+/// The largest feed or entry document accepted, in bytes. Real catalog pages are a few hundred
+/// kilobytes at most; anything bigger is a misconfigured server or a hostile one.
+pub const MAX_FEED_BYTES: usize = 16 * 1024 * 1024;
+
+/// The largest OpenSearch description accepted, in bytes. They are a few hundred bytes long.
+pub const MAX_SEARCH_DESCRIPTION_BYTES: usize = 1024 * 1024;
+
+/// The XML namespaces this module reads. Elements and attributes are matched by these URIs,
+/// never by prefix: servers pick their own prefixes (`pse:`, `p5:`, `opds:`, `atom:`...).
+pub mod ns {
+    pub const ATOM: &str = "http://www.w3.org/2005/Atom";
+    pub const OPDS: &str = "http://opds-spec.org/2010/catalog";
+    pub const PSE: &str = "http://vaemendis.net/opds-pse/ns";
+    pub const DC_TERMS: &str = "http://purl.org/dc/terms/";
+    pub const DC_ELEMENTS: &str = "http://purl.org/dc/elements/1.1/";
+    pub const OPENSEARCH: &str = "http://a9.com/-/spec/opensearch/1.1/";
+    /// Atom threading extension; its `count` attribute gives a facet's number of items.
+    pub const THREAD: &str = "http://purl.org/syndication/thread/1.0";
+    /// schema.org, used for `schema:Series` (both spellings occur).
+    pub const SCHEMA: &str = "http://schema.org/";
+    pub const SCHEMA_HTTPS: &str = "https://schema.org/";
+    /// The namespace of `xml:base` and `xml:lang`.
+    pub const XML: &str = "http://www.w3.org/XML/1998/namespace";
+}
+
+/// Why a catalog document could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpdsError {
+    #[error("the server sent an empty response instead of a catalog")]
+    Empty,
+    #[error("the response is too large ({size} bytes; at most {limit} are accepted)")]
+    TooLarge { size: usize, limit: usize },
+    #[error("the response is not text in an encoding Carrel reads: {0}")]
+    Encoding(String),
+    #[error(
+        "the server sent a web page{} instead of a catalog; this is usually a login page, a proxy's error page or a wrong address",
+        .title.as_deref().map(|t| format!(" (\u{201c}{t}\u{201d})")).unwrap_or_default()
+    )]
+    HtmlPage { title: Option<String> },
+    #[error("the response is not well-formed XML: {0}")]
+    MalformedXml(String),
+    #[error("the response is not an OPDS catalog feed: it is {0}")]
+    NotAFeed(String),
+    #[error("the catalog document has no {what}")]
+    Missing { what: &'static str },
+    #[error("unusable link {href:?}: {reason}")]
+    BadUrl { href: String, reason: String },
+    #[error("page {page} does not exist (the book has {count} pages)")]
+    PageOutOfRange { page: u32, count: u32 },
+    #[error("the search description offers no catalog search (only web pages or other formats)")]
+    NoCatalogSearch,
+}
+
+impl OpdsError {
+    /// The coarse kind front ends branch on.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            OpdsError::PageOutOfRange { .. } => ErrorKind::InvalidInput,
+            // The HTTP status (401, 403) tells an authentication failure apart; a web page alone
+            // may as well be a 404 page or a proxy's error page.
+            _ => ErrorKind::Server,
+        }
+    }
+
+    pub(crate) fn bad_url(href: &str, reason: impl std::fmt::Display) -> Self {
+        let mut href = href.to_owned();
+        if href.len() > 200 {
+            let mut cut = 200;
+            while !href.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            href.truncate(cut);
+            href.push('…');
+        }
+        OpdsError::BadUrl { href, reason: reason.to_string() }
+    }
+}

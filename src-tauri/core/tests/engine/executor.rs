@@ -1,0 +1,593 @@
+//! The executor against a real HTTP server on loopback: what it fetches, in which order, how
+//! often, and what it does when the server misbehaves.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use carrel_core::{
+    book_downloads::{self, BookState},
+    books,
+    catalog::{CatalogClient, CatalogItem},
+    download_stack::{self, TaskKind, TaskState},
+    executor::{ExecutorConfig, Finish, RunMode},
+    http_fetch::{HttpClient, HttpConfig},
+    part_files::PartFiles,
+    progress::{DownloadEvent, RecordingSink},
+    servers::{self, Server},
+};
+use fixture_server::{Behavior, Config, Faults, RunningServer};
+
+use crate::support::{fast_config, Env};
+
+fn start(config: Config) -> RunningServer {
+    fixture_server::Server::start(config).expect("the fixture server starts")
+}
+
+/// Registers every book of the fixture's "All books" feed; returns catalog id number → local id.
+async fn register_books(env: &Env, server: &Server) -> BTreeMap<u32, i64> {
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let mut ids = BTreeMap::new();
+    let mut feed = Some("/opds/books".to_owned());
+    while let Some(url) = feed {
+        let page = client.browse(server, Some(&url)).await.unwrap();
+        for item in page.entries {
+            if let CatalogItem::Book { book_id, .. } = item {
+                let book = books::get(&env.store, book_id).unwrap();
+                let n: u32 = book.catalog_id.rsplit(':').next().unwrap().parse().unwrap();
+                ids.insert(n, book_id);
+            }
+        }
+        feed = page.next;
+    }
+    ids
+}
+
+fn done_positions(sink: &RecordingSink, kind: TaskKind) -> Vec<i64> {
+    sink.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            DownloadEvent::TaskDone { kind: k, position, .. } if k == kind => Some(position),
+            _ => None,
+        })
+        .collect()
+}
+
+fn page_path(book: u32, index: u32) -> String {
+    format!("/books/{book}/pages/{index}")
+}
+
+fn page_hits(stats: &fixture_server::Stats, book: u32, index: u32) -> u64 {
+    let prefix = page_path(book, index);
+    stats
+        .clients
+        .values()
+        .flat_map(|c| c.hits.iter())
+        .filter(|(url, _)| url.as_str() == prefix || url.starts_with(&format!("{prefix}?")))
+        .map(|(_, n)| n)
+        .sum()
+}
+
+fn one_comic(pages: u32) -> Config {
+    Config {
+        books: 1,
+        comic_pages: [(1, pages)].into(),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opening_page_40_of_60_fetches_it_first_then_the_pages_after_it_then_the_rest() {
+    let fixture = start(one_comic(60));
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    fixture.reset_stats();
+
+    book_downloads::open_book(&env.store, ids[&1], Some(40)).unwrap();
+    let (finish, sink) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+
+    let order = done_positions(&sink, TaskKind::Page);
+    let expected: Vec<i64> = (40..60).chain(0..40).collect();
+    assert_eq!(order, expected);
+    let stats = fixture.stats();
+    let files = PartFiles::new(env.dir.books());
+    for i in 0..60 {
+        assert_eq!(page_hits(&stats, 1, i), 1, "page {i} fetched once");
+        let stored = std::fs::read(files.find_page(ids[&1], i as i64).unwrap()).unwrap();
+        assert_eq!(stored, fixture.page_bytes(1, i).unwrap(), "page {i} is byte-identical");
+    }
+    assert_eq!(stats.global_max_in_flight, 1);
+    let status = book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
+    assert_eq!(status.state, BookState::Stored);
+    assert_eq!((status.progress.stored_parts, status.progress.total_parts), (60, 60));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
+    let fixture = start(Config {
+        books: 6,
+        ..Default::default()
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    fixture.reset_stats();
+    for id in ids.values() {
+        book_downloads::store_book(&env.store, *id).unwrap();
+    }
+    let (finish, sink) = env.sync(ExecutorConfig {
+        chunk_bytes: 16 * 1024,
+        ..fast_config()
+    })
+    .await;
+    assert_eq!(finish, Finish::Idle);
+    let stats = fixture.stats();
+    assert_eq!(stats.global_max_in_flight, 1, "one polite stream");
+    let files = PartFiles::new(env.dir.books());
+    for (n, id) in &ids {
+        let info = fixture.book(*n).unwrap();
+        let book = books::get(&env.store, *id).unwrap();
+        assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored, "{}", book.title);
+        if book.streams_pages() {
+            for i in 0..info.pages {
+                assert_eq!(page_hits(&stats, *n, i), 1);
+            }
+        } else {
+            let stored = std::fs::read(files.find_book_file(*id).unwrap()).unwrap();
+            assert_eq!(stored, fixture.book_bytes(*n).unwrap());
+            let file_bytes: u64 = stats.bytes(&format!("/books/{n}/file"));
+            assert_eq!(file_bytes, info.length, "every byte of the file sent once");
+        }
+        assert!(files.find_cover(*id).is_some(), "the cover is kept too");
+    }
+    let stored_events = sink.events().iter().filter(|e| matches!(e, DownloadEvent::BookStored(_))).count();
+    assert_eq!(stored_events, ids.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_never_downloads_a_finished_part_again() {
+    let fixture = start(one_comic(12));
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    env.sync(fast_config()).await;
+    fixture.reset_stats();
+    // As if the process died after renaming each file but before marking it done.
+    env.store
+        .write(|tx| tx.execute("UPDATE tasks SET state = 'pending' WHERE kind = 'page'", []).map_err(|e| env.store.sql_error(e)))
+        .unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    assert_eq!(fixture.stats().total_requests, 0, "nothing fetched again");
+    let book = books::get(&env.store, ids[&1]).unwrap();
+    assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+}
+
+fn one_epub() -> Config {
+    // Book ids divisible by 3 are EPUBs.
+    Config {
+        books: 3,
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_range_download_resumes_where_it_stopped_without_repeating_bytes() {
+    let fixture = start(Config {
+        page_bytes: 64 * 1024,
+        ..one_epub()
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    let length = fixture.book(3).unwrap().length;
+    fixture.reset_stats();
+    fixture.set_faults(Faults {
+        reset_mid_body: true,
+        path_prefix: Some("/books/3/file".into()),
+        next_requests: Some(1),
+        ..Default::default()
+    });
+    book_downloads::store_book(&env.store, ids[&3]).unwrap();
+    let chunk = 8 * 1024;
+    let (finish, sink) = env.sync(ExecutorConfig {
+        chunk_bytes: chunk,
+        ..fast_config()
+    })
+    .await;
+    assert_eq!(finish, Finish::Idle);
+    assert!(sink.events().iter().any(|e| matches!(e, DownloadEvent::TaskFailed { will_retry: true, .. })), "the reset was seen");
+    let stored = std::fs::read(PartFiles::new(env.dir.books()).find_book_file(ids[&3]).unwrap()).unwrap();
+    assert_eq!(stored, fixture.book_bytes(3).unwrap());
+    let sent = fixture.stats().bytes("/books/3/file");
+    assert!(sent <= length + chunk, "sent {sent} bytes for a {length}-byte file (chunk {chunk})");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_versions() {
+    let fixture = start(one_epub());
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    fixture.set_faults(Faults {
+        truncate_body: true,
+        path_prefix: Some("/books/3/file".into()),
+        ..Default::default()
+    });
+    book_downloads::store_book(&env.store, ids[&3]).unwrap();
+    // Download part of it, then stop.
+    let sink = Arc::new(RecordingSink::default());
+    let ex = env.executor(
+        ExecutorConfig {
+            chunk_bytes: 4 * 1024,
+            backoff_min: Duration::from_secs(30),
+            backoff_max: Duration::from_secs(30),
+            ..fast_config()
+        },
+        sink.clone(),
+    );
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn(async move { ex.run(RunMode::UntilIdle, rx).await.unwrap() });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !sink.events().iter().any(|e| matches!(e, DownloadEvent::TaskFailed { .. })) {
+        assert!(Instant::now() < deadline, "the truncated body was never seen");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+    let file_task = download_stack::tasks_of_book(&env.store, ids[&3])
+        .unwrap()
+        .into_iter()
+        .find(|t| t.kind == TaskKind::File)
+        .unwrap();
+    let cp = download_stack::file_checkpoint(&env.store, file_task.id).unwrap().expect("a checkpoint");
+    assert!(cp.offset > 0, "part of the old version is on disk");
+    let old = fixture.book_bytes(3).unwrap();
+
+    // The server now has another version of the book.
+    fixture.clear_faults();
+    let revised = fixture.revise_book(3).unwrap();
+    assert_ne!(fixture.book_bytes(3).unwrap(), old);
+    let (finish, _) = env.sync(ExecutorConfig {
+        chunk_bytes: 4 * 1024,
+        ..fast_config()
+    })
+    .await;
+    assert_eq!(finish, Finish::Idle);
+    let stored = std::fs::read(PartFiles::new(env.dir.books()).find_book_file(ids[&3]).unwrap()).unwrap();
+    assert_eq!(stored.len() as u64, revised.length);
+    assert_eq!(stored, fixture.book_bytes(3).unwrap(), "only the new version's bytes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
+    let fixture = start(Config {
+        behavior: Behavior {
+            range: false,
+            etag: false,
+            last_modified: false,
+            ..Default::default()
+        },
+        ..one_epub()
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    book_downloads::store_book(&env.store, ids[&3]).unwrap();
+    let (finish, _) = env.sync(ExecutorConfig {
+        chunk_bytes: 4 * 1024,
+        ..fast_config()
+    })
+    .await;
+    assert_eq!(finish, Finish::Idle);
+    let stored = std::fs::read(PartFiles::new(env.dir.books()).find_book_file(ids[&3]).unwrap()).unwrap();
+    assert_eq!(stored, fixture.book_bytes(3).unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gone_book_fails_with_its_reason_and_the_executor_goes_on() {
+    let fixture = start(Config {
+        books: 2,
+        comic_pages: [(1, 3), (2, 3)].into(),
+        ..Default::default()
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    fixture.set_gone(1, true);
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    book_downloads::store_book(&env.store, ids[&2]).unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    let gone = book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
+    match gone.state {
+        BookState::Failed { reason } => assert!(reason.contains("410"), "{reason}"),
+        other => panic!("expected failed, got {other:?}"),
+    }
+    let fine = book_downloads::status(&env.store, &books::get(&env.store, ids[&2]).unwrap()).unwrap();
+    assert_eq!(fine.state, BookState::Stored);
+    // The reader retries once the server has it again.
+    fixture.set_gone(1, false);
+    assert!(download_stack::retry_book(&env.store, ids[&1]).unwrap() >= 1);
+    env.sync(fast_config()).await;
+    let again = book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
+    assert_eq!(again.state, BookState::Stored);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() {
+    let fixture = start(one_comic(3));
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    fixture.set_faults(Faults {
+        error_rate: 1.0,
+        ..Default::default()
+    });
+    fixture.reset_stats();
+    book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
+    let sink = Arc::new(RecordingSink::default());
+    let ex = env.executor(
+        ExecutorConfig {
+            backoff_min: Duration::from_millis(50),
+            backoff_max: Duration::from_millis(400),
+            ..fast_config()
+        },
+        sink.clone(),
+    );
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn(async move { ex.run(RunMode::UntilIdle, rx).await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+    let tasks = download_stack::tasks_of_book(&env.store, ids[&1]).unwrap();
+    assert!(tasks.iter().all(|t| t.state == TaskState::Pending), "{tasks:?}");
+    assert!(tasks[0].failure.as_deref().unwrap_or("").contains("503"), "{:?}", tasks[0].failure);
+    let attempts = page_hits(&fixture.stats(), 1, 0);
+    // Backing off 50, 100, 200, 400, 400 ms (each with jitter in its upper half) leaves room
+    // for a handful of tries in 1.5 s, never dozens.
+    assert!((2..=10).contains(&attempts), "{attempts} tries in 1.5 s");
+    let backoffs = sink
+        .events()
+        .iter()
+        .filter(|e| matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. })))
+        .count();
+    assert!(backoffs >= 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_wakes_a_backing_off_executor_at_once() {
+    let fixture = start(Config {
+        books: 2,
+        comic_pages: [(1, 2), (2, 2)].into(),
+        ..Default::default()
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    fixture.set_faults(Faults {
+        error_rate: 1.0,
+        path_prefix: Some("/books/1/".into()),
+        ..Default::default()
+    });
+    book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
+    let sink = Arc::new(RecordingSink::default());
+    let ex = env.executor(
+        ExecutorConfig {
+            backoff_min: Duration::from_secs(120),
+            backoff_max: Duration::from_secs(120),
+            ..fast_config()
+        },
+        sink.clone(),
+    );
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn(async move { ex.run(RunMode::Forever, rx).await.unwrap() });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !sink.events().iter().any(|e| matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. }))) {
+        assert!(Instant::now() < deadline, "never backed off");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // A two-minute backoff is under way; the reader opens another book.
+    book_downloads::open_book(&env.store, ids[&2], Some(1)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let done = download_stack::done_pages(&env.store, ids[&2]).unwrap();
+        if done.contains(&1) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the push did not wake the executor");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.send(true).unwrap();
+    run.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authentication_failures_pause_the_server_and_credentials_work() {
+    let fixture = start(Config {
+        behavior: Behavior {
+            auth: Some("reader:open sesame".into()),
+            ..Default::default()
+        },
+        ..one_comic(2)
+    });
+    let env = Env::new();
+    // Without the password the catalog itself refuses.
+    let server = env.add_server("Locked", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let err = client.browse(&server, None).await.unwrap_err();
+    assert!(err.to_string().contains("authentication"), "{err}");
+    servers::remove(&env.store, "Locked").unwrap();
+    let server = servers::add_with_secret(
+        &env.store,
+        &env.credentials,
+        &servers::NewServer {
+            name: "Locked".into(),
+            url: fixture.url("/opds"),
+            username: Some("reader".into()),
+            min_interval_ms: None,
+        },
+        Some(&carrel_core::credentials::Secret::new("open sesame")),
+    )
+    .unwrap();
+    let ids = register_books(&env, &server).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    // The password changes on the server: downloads pause for this server.
+    fixture.set_behavior(Behavior {
+        auth: Some("reader:new password".into()),
+        ..Default::default()
+    });
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle, "paused servers' tasks wait; the executor does not spin");
+    let s = servers::get(&env.store, server.id).unwrap();
+    assert_eq!(s.paused_reason.as_deref(), Some("authentication needed"));
+    assert!(download_stack::has_pending(&env.store).unwrap());
+    // Credentials fixed and the server resumed: the book completes.
+    fixture.set_behavior(Behavior {
+        auth: Some("reader:open sesame".into()),
+        ..Default::default()
+    });
+    servers::set_paused(&env.store, server.id, None).unwrap();
+    env.sync(fast_config()).await;
+    let book = books::get(&env.store, ids[&1]).unwrap();
+    assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_downloads_never_move_the_servers_bookmark() {
+    let fixture = start(Config {
+        behavior: Behavior {
+            bookmark_param: Some("markRead".into()),
+            ..Default::default()
+        },
+        reading_positions: Some(BTreeMap::new()),
+        ..one_comic(5)
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    let book = books::get(&env.store, ids[&1]).unwrap();
+    assert!(!book.stream_template.as_deref().unwrap().contains("markRead"), "{:?}", book.stream_template);
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    env.sync(fast_config()).await;
+    assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+    assert_eq!(fixture.reading_position(1), None, "the server's reading position did not move");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prioritary_push_preempts_a_slow_background_file_download() {
+    let fixture = start(Config {
+        books: 3,
+        comic_pages: [(1, 2)].into(),
+        ..Default::default()
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    let length = fixture.book(3).unwrap().length;
+    // A slow file: about three seconds for the EPUB.
+    fixture.set_faults(Faults {
+        bandwidth: Some((length / 3).max(1024)),
+        path_prefix: Some("/books/3/file".into()),
+        ..Default::default()
+    });
+    // Queued in the background (latest read), not prioritary.
+    books::mark_opened(&env.store, ids[&3], None).unwrap();
+    book_downloads::queue_latest_read(&env.store, 6).unwrap();
+    let sink = Arc::new(RecordingSink::default());
+    let ex = env.executor(
+        ExecutorConfig {
+            chunk_bytes: 1 << 20,
+            ..fast_config()
+        },
+        sink.clone(),
+    );
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn(async move { ex.run(RunMode::UntilIdle, rx).await.unwrap() });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !sink.events().iter().any(|e| matches!(e, DownloadEvent::TaskBytes { .. })) {
+        assert!(Instant::now() < deadline, "the file download never started");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Idle);
+    drop(stop);
+    let done: Vec<TaskKind> = sink
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            DownloadEvent::TaskDone { kind, .. } if kind != TaskKind::Book && kind != TaskKind::Resource => Some(kind),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(done, [TaskKind::Page, TaskKind::Page, TaskKind::File], "the opened book came first");
+    let stored = std::fs::read(PartFiles::new(env.dir.books()).find_book_file(ids[&3]).unwrap()).unwrap();
+    assert_eq!(stored, fixture.book_bytes(3).unwrap());
+    let sent = fixture.stats().bytes("/books/3/file");
+    assert!(sent <= length + 64 * 1024, "the paused download resumed where it was: {sent} of {length}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orphaned_files_are_collected_when_the_executor_starts() {
+    let env = Env::new();
+    let files = PartFiles::new(env.dir.books());
+    carrel_core::part_files::write_atomically(&files.page_path(4242, 0, "png"), b"orphan").unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    assert!(!files.book_dir(4242).exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn removing_a_book_deletes_its_tasks_and_files_together() {
+    let fixture = start(one_comic(3));
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    env.sync(fast_config()).await;
+    let files = PartFiles::new(env.dir.books());
+    assert!(files.find_page(ids[&1], 0).is_some());
+    book_downloads::remove_book(&env.store, ids[&1]).unwrap();
+    assert!(!files.book_dir(ids[&1]).exists());
+    assert!(download_stack::tasks_of_book(&env.store, ids[&1]).unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
+    let env = Env::new();
+    let other = carrel_core::store::Store::open(&env.dir, carrel_core::clock::system()).unwrap();
+    let sink = Arc::new(RecordingSink::default());
+    let first = env.executor(fast_config(), sink.clone());
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let holder = first.holder().to_owned();
+    let run = tokio::spawn(async move { first.run(RunMode::Forever, rx).await.unwrap() });
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while carrel_core::executor_lease::holder_at(&other).unwrap().is_none() {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let second = carrel_core::executor::Executor::new(other, env.credentials.clone(), sink, fast_config(), "second".into()).unwrap();
+    let (_s2, rx2) = tokio::sync::watch::channel(false);
+    match second.run(RunMode::UntilIdle, rx2).await.unwrap() {
+        Finish::LeaseHeld { holder: h, .. } => assert_eq!(h, holder),
+        other => panic!("expected the lease to be held, got {other:?}"),
+    }
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+    // Released on shutdown: the second takes it at once.
+    let (_s3, rx3) = tokio::sync::watch::channel(false);
+    assert_eq!(second.run(RunMode::UntilIdle, rx3).await.unwrap(), Finish::Idle);
+}

@@ -1,0 +1,164 @@
+//! The stack's rules, on a real SQLite file.
+
+use carrel_core::{
+    clock::ManualClock,
+    download_stack::{self, Pushed, StackError, TaskKind, TaskSpec, TaskState},
+    executor_lease::{self, Acquire, Fence},
+};
+use std::sync::Arc;
+
+use crate::support::Env;
+
+fn spec(book: i64, server: i64, kind: TaskKind, position: i64, prioritary: bool) -> TaskSpec {
+    TaskSpec {
+        book_id: book,
+        server_id: server,
+        kind,
+        position,
+        url: if kind == TaskKind::Book { String::new() } else { format!("http://127.0.0.1:9/b/{book}/{position}") },
+        prioritary,
+    }
+}
+
+fn lease(env: &Env, holder: &str) -> Fence {
+    match executor_lease::try_acquire(&env.store, holder, 10_000).unwrap() {
+        Acquire::Acquired { fence, .. } => fence,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn setup() -> (Env, i64, i64) {
+    let env = Env::new();
+    let server = env.add_server("S", "http://127.0.0.1:9/opds");
+    let book = env.comic(&server, "a", 10, "http://127.0.0.1:9/p/{pageNumber}");
+    (env, server.id, book.id)
+}
+
+#[test]
+fn pushing_an_equal_pending_task_moves_it_to_the_top_instead_of_adding_it() {
+    let (env, s, b) = setup();
+    let first = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 2, false)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 3, false)).unwrap();
+    let again = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
+    assert!(matches!(first, Pushed::Added(_)));
+    assert_eq!(again, Pushed::MovedToTop(first.task_id()));
+    let order: Vec<i64> = download_stack::pending_in_pop_order(&env.store, 100).unwrap().iter().map(|t| t.position).collect();
+    assert_eq!(order, [1, 3, 2]);
+}
+
+#[test]
+fn pop_takes_the_topmost_prioritary_task_first_then_the_top() {
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, true)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, true)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 2, false)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 3, false)).unwrap();
+    let mut order = vec![];
+    while let Some(t) = download_stack::claim_next(&env.store, &fence).unwrap() {
+        assert_eq!(t.state, TaskState::Active);
+        order.push(t.position);
+    }
+    assert_eq!(order, [1, 0, 3, 2]);
+}
+
+#[test]
+fn a_prioritary_push_of_a_pending_task_makes_it_prioritary() {
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, false)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 6, true)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, true)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 7, false)).unwrap();
+    let t = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    assert_eq!((t.position, t.prioritary), (5, true));
+}
+
+#[test]
+fn done_and_failed_tasks_are_not_pushed_again_but_a_retry_revives_a_failed_one() {
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, false)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
+    let t1 = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    download_stack::complete(&env.store, &fence, t1.id, 10, &[]).unwrap();
+    let t0 = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    download_stack::fail(&env.store, &fence, t0.id, "gone (404)").unwrap();
+    assert_eq!(download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, true)).unwrap(), Pushed::AlreadyDone(t1.id));
+    assert_eq!(download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, true)).unwrap(), Pushed::AlreadyFailed(t0.id));
+    assert!(!download_stack::has_pending(&env.store).unwrap());
+    let failed = download_stack::task(&env.store, t0.id).unwrap().unwrap();
+    assert_eq!(failed.failure.as_deref(), Some("gone (404)"));
+    download_stack::retry(&env.store, t0.id).unwrap();
+    assert_eq!(download_stack::claim_next(&env.store, &fence).unwrap().unwrap().id, t0.id);
+}
+
+#[test]
+fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
+    let clock = ManualClock::new(1_000_000);
+    let env = Env::with_clock(Arc::new(clock.clone()));
+    let server = env.add_server("S", "http://127.0.0.1:9/opds");
+    let book = env.comic(&server, "a", 10, "http://127.0.0.1:9/p/{pageNumber}");
+    // A second handle on the same file: another process.
+    let other = carrel_core::store::Store::open(&env.dir, Arc::new(clock.clone())).unwrap();
+    let old = lease(&env, "A");
+    download_stack::push(&env.store, &spec(book.id, server.id, TaskKind::Page, 0, false)).unwrap();
+    download_stack::push(&env.store, &spec(book.id, server.id, TaskKind::Page, 1, false)).unwrap();
+    let claimed = download_stack::claim_next(&env.store, &old).unwrap().unwrap();
+    // A dies (no heartbeat); B takes over after the TTL.
+    clock.advance_ms(10_001);
+    let new = match executor_lease::try_acquire(&other, "B", 10_000).unwrap() {
+        Acquire::Acquired { fence, took_over } => {
+            assert!(took_over);
+            fence
+        }
+        other => panic!("{other:?}"),
+    };
+    // A wakes up: every write it tries is refused and changes nothing.
+    assert!(matches!(download_stack::complete(&env.store, &old, claimed.id, 1, &[]), Err(StackError::LeaseLost(_))));
+    assert!(matches!(download_stack::claim_next(&env.store, &old), Err(StackError::LeaseLost(_))));
+    assert_eq!(download_stack::task(&other, claimed.id).unwrap().unwrap().state, TaskState::Active);
+    // B puts A's active task back and can take it.
+    assert_eq!(download_stack::reconcile(&other, &new).unwrap(), 1);
+    assert_eq!(download_stack::task(&other, claimed.id).unwrap().unwrap().state, TaskState::Pending);
+    let mut seen = vec![];
+    while let Some(t) = download_stack::claim_next(&other, &new).unwrap() {
+        seen.push(t.id);
+    }
+    assert!(seen.contains(&claimed.id));
+}
+
+#[test]
+fn pop_is_served_by_the_stack_index_not_a_scan() {
+    let (env, _s, _b) = setup();
+    let plan: Vec<String> = env
+        .store
+        .read(|c| {
+            let mut stmt = c.prepare(
+                "EXPLAIN QUERY PLAN SELECT t.id FROM tasks t WHERE t.state = 'pending'
+                 AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
+                 ORDER BY t.prioritary DESC, t.seq DESC LIMIT 1",
+            )?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(3))?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .unwrap();
+    let text = plan.join(" | ");
+    assert!(text.contains("tasks_stack"), "{text}");
+    assert!(!text.contains("TEMP B-TREE"), "pop must not sort: {text}");
+}
+
+#[test]
+fn pushing_and_popping_stay_correct_with_100k_pending_tasks() {
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    let specs: Vec<TaskSpec> = (0..100_000).map(|i| spec(b, s, TaskKind::Resource, i, false)).collect();
+    download_stack::push_all(&env.store, &specs).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 3, true)).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Resource, 10, false)).unwrap();
+    assert_eq!(download_stack::claim_next(&env.store, &fence).unwrap().unwrap().position, 3);
+    let t = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    assert_eq!((t.kind, t.position), (TaskKind::Resource, 10));
+    assert_eq!(download_stack::claim_next(&env.store, &fence).unwrap().unwrap().position, 99_999);
+}

@@ -1,0 +1,104 @@
+//! Shared set-up: a temp data dir with a store, a server row pointing at a fixture server, and
+//! helpers to run the executor until the stack is empty.
+
+use std::sync::Arc;
+
+use carrel_core::{
+    books::{self, Book, BookFormat, CatalogBook},
+    clock::{self, SharedClock},
+    credentials::Credentials,
+    data_dir::DataDir,
+    executor::{Executor, ExecutorConfig, Finish, RunMode},
+    progress::{ProgressSink, RecordingSink},
+    servers::{self, NewServer, Server},
+    store::Store,
+};
+
+pub struct Env {
+    pub _tmp: tempfile::TempDir,
+    pub dir: DataDir,
+    pub store: Store,
+    pub credentials: Arc<Credentials>,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Self::with_clock(clock::system())
+    }
+
+    pub fn with_clock(clock: SharedClock) -> Env {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(tmp.path().join("data"));
+        let store = Store::open(&dir, clock).unwrap();
+        let credentials = Arc::new(Credentials::file_only(&dir, "test"));
+        Env {
+            _tmp: tmp,
+            dir,
+            store,
+            credentials,
+        }
+    }
+
+    pub fn add_server(&self, name: &str, url: &str) -> Server {
+        servers::add(
+            &self.store,
+            &NewServer {
+                name: name.into(),
+                url: url.into(),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    /// A comic with `pages` pages streamed from `template`.
+    pub fn comic(&self, server: &Server, id: &str, pages: u32, template: &str) -> Book {
+        books::remember(
+            &self.store,
+            server.id,
+            &CatalogBook {
+                catalog_id: id.into(),
+                title: format!("Comic {id}"),
+                authors: vec![],
+                format: BookFormat::Comic,
+                stream_template: Some(template.into()),
+                page_count: Some(pages),
+                page_base: 0,
+                file_url: None,
+                file_type: None,
+                file_length: None,
+                cover_url: None,
+            },
+        )
+        .unwrap()
+    }
+
+    pub fn executor(&self, config: ExecutorConfig, sink: Arc<dyn ProgressSink>) -> Executor {
+        Executor::new(self.store.clone(), self.credentials.clone(), sink, config, format!("test-{}", rand_tag())).unwrap()
+    }
+
+    /// Runs an executor until the stack is empty and returns what it reported.
+    pub async fn sync(&self, config: ExecutorConfig) -> (Finish, Arc<RecordingSink>) {
+        let sink = Arc::new(RecordingSink::default());
+        let ex = self.executor(config, sink.clone());
+        let (_tx, rx) = tokio::sync::watch::channel(false);
+        let finish = ex.run(RunMode::UntilIdle, rx).await.unwrap();
+        (finish, sink)
+    }
+}
+
+fn rand_tag() -> u32 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().subsec_nanos()
+}
+
+/// Settings for fast tests: short backoff and polls.
+pub fn fast_config() -> ExecutorConfig {
+    ExecutorConfig {
+        backoff_min: std::time::Duration::from_millis(20),
+        backoff_max: std::time::Duration::from_millis(200),
+        wake_poll: std::time::Duration::from_millis(10),
+        heartbeat: std::time::Duration::from_millis(200),
+        ..Default::default()
+    }
+}
