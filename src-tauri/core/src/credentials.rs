@@ -60,11 +60,13 @@ pub struct Credentials {
 }
 
 impl Credentials {
-    /// Uses the OS keyring when one answers, else the 0600 file of `dir`.
+    /// Uses the OS keyring when one answers, else the 0600 file of `dir`. `CARREL_SECRETS=file`
+    /// chooses the file without asking the keyring (headless machines, tests).
     /// `service` names this installation in the keyring (the app identifier).
     pub fn open(dir: &DataDir, service: &str) -> Credentials {
-        let backend = if keyring_answers(service) { Backend::Keyring } else { Backend::File };
-        if backend == Backend::File {
+        let forced_file = std::env::var("CARREL_SECRETS").is_ok_and(|v| v == "file");
+        let backend = if !forced_file && keyring_answers(service) { Backend::Keyring } else { Backend::File };
+        if backend == Backend::File && !forced_file {
             tracing::warn!("no system keyring answered; server passwords are kept in a file only you can read");
         }
         Self::with_backend(dir, service, backend)

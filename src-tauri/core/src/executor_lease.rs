@@ -91,10 +91,41 @@ pub enum Acquire {
     Held { holder: String, expires_at_ms: i64 },
 }
 
-/// A holder id for this process: readable in `status` output and unique per acquisition.
+/// A holder id for this process, readable in `status` output and unique per acquisition:
+/// `program[pid N@host]#tag`. The pid and host let another process on the same machine see at
+/// once that a holder died (a crash, `kill -9`) instead of waiting for its lease to expire.
 pub fn new_holder_id(program: &str) -> String {
     let tag: u32 = rand::random();
-    format!("{program}[pid {}]#{tag:08x}", std::process::id())
+    format!("{program}[pid {}@{}]#{tag:08x}", std::process::id(), this_host())
+}
+
+fn this_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// Whether `holder` names a process of this machine that no longer runs. Unknown formats,
+/// other hosts and systems without `/proc` count as alive: only expiry frees their lease.
+pub fn holder_is_dead(holder: &str) -> bool {
+    let Some(inner) = holder.split_once("[pid ").and_then(|(_, rest)| rest.split_once(']')).map(|(i, _)| i) else {
+        return false;
+    };
+    let Some((pid, host)) = inner.split_once('@') else { return false };
+    let Ok(pid) = pid.parse::<u32>() else { return false };
+    if host.is_empty() || host != this_host() || pid == std::process::id() {
+        return false;
+    }
+    let proc_root = std::path::Path::new("/proc");
+    if !proc_root.join("self").exists() {
+        return false;
+    }
+    match std::fs::read_to_string(proc_root.join(pid.to_string()).join("stat")) {
+        // The state follows the command name in parentheses; `Z` is a zombie: dead.
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+        Err(_) => true,
+    }
 }
 
 pub fn current(store: &Store) -> Result<LeaseInfo, StoreError> {
@@ -140,7 +171,7 @@ pub fn try_acquire(store: &Store, holder: &str, ttl_ms: i64) -> Result<Acquire, 
                     took_over: false,
                 })
             }
-            Some(h) if expires > now => Ok(Acquire::Held {
+            Some(h) if expires > now && !holder_is_dead(&h) => Ok(Acquire::Held {
                 holder: h,
                 expires_at_ms: expires,
             }),
@@ -248,6 +279,26 @@ mod tests {
         }
         // A's heartbeat now fails: it must stop.
         assert!(matches!(renew(&a, &fa, 10_000), Err(LeaseError::Lost(_))));
+    }
+
+    #[test]
+    fn a_dead_local_holder_is_taken_over_before_expiry() {
+        let (_t, _clock, a, b) = two_handles();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let dead = format!("carrel-cli[pid {pid}@{}]#00000001", this_host());
+        assert!(holder_is_dead(&dead));
+        fence(try_acquire(&a, &dead, 10_000).unwrap());
+        match try_acquire(&b, &new_holder_id("test"), 10_000).unwrap() {
+            Acquire::Acquired { took_over, .. } => assert!(took_over),
+            other => panic!("a dead holder's lease should be taken over: {other:?}"),
+        }
+        // A live holder (this very process, seen from another id) is not.
+        let alive = new_holder_id("test");
+        assert!(!holder_is_dead(&alive));
+        assert!(!holder_is_dead("somebody[pid 1@elsewhere]#1"));
+        assert!(!holder_is_dead("no pid here"));
     }
 
     #[test]

@@ -1,0 +1,317 @@
+//! `carrel-cli` as scripts use it: real processes on a real data dir, against a real HTTP
+//! server on loopback.
+//!
+//! - commands: exit codes and output of the server, browse, store, open, status and path
+//!   commands;
+//! - several processes: six `sync --wait` on one data dir — one request in flight, every part
+//!   fetched once, every book complete;
+//! - crashes: `kill -9` of the executor at random points, then finish — identical files and at
+//!   most one repeated part per kill.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use fixture_server::{Config, Faults, RunningServer};
+use serde_json::Value;
+
+const CLI: &str = env!("CARGO_BIN_EXE_carrel-cli");
+
+struct Cli {
+    _tmp: tempfile::TempDir,
+    data: PathBuf,
+}
+
+impl Cli {
+    fn new() -> Cli {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        Cli { _tmp: tmp, data }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(CLI);
+        c.arg("--data-dir").arg(&self.data).args(args);
+        c.env("CARREL_SECRETS", "file").env_remove("CARREL_DATA_DIR").env("CARREL_LOG", "warn");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).stdin(Stdio::null()).output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&self.ok(&all)).unwrap()
+    }
+
+    fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+    }
+}
+
+fn fixture(config: Config) -> RunningServer {
+    fixture_server::Server::start(config).unwrap()
+}
+
+/// Adds the fixture as "lib" and browses "All books": fixture book number → local id.
+fn register(cli: &Cli, server: &RunningServer) -> BTreeMap<u32, i64> {
+    cli.ok(&["server", "add", "lib", &server.url("/opds")]);
+    let mut ids = BTreeMap::new();
+    let mut next = Some("/opds/books".to_owned());
+    while let Some(feed) = next {
+        let page = cli.json(&["browse", "lib", &feed]);
+        for e in page["entries"].as_array().unwrap() {
+            if e["type"] == "book" {
+                let title = e["title"].as_str().unwrap();
+                let n = server.books().iter().find(|b| b.title == title).unwrap().id;
+                ids.insert(n, e["book_id"].as_i64().unwrap());
+            }
+        }
+        next = page["next"].as_str().map(str::to_owned);
+    }
+    ids
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn errors_have_their_exit_codes_and_one_line() {
+    let cli = Cli::new();
+    let bad_url = cli.run(&["server", "add", "x", "not a url"]);
+    assert_eq!(code(&bad_url), 2);
+    let stderr = String::from_utf8_lossy(&bad_url.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert_eq!(code(&cli.run(&["store", "999"])), 3);
+    assert_eq!(code(&cli.run(&["browse", "nobody"])), 3);
+    assert_eq!(code(&cli.run(&["no-such-command"])), 2);
+    // A dead server: nothing listens on this port.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    cli.ok(&["server", "add", "dead", &format!("http://127.0.0.1:{port}/opds")]);
+    assert_eq!(code(&cli.run(&["browse", "dead"])), 4);
+    // A data dir that is a file: a storage error.
+    let file = cli.data.with_file_name("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let out = Command::new(CLI).arg("--data-dir").arg(file.join("sub")).arg("status").output().unwrap();
+    assert_eq!(code(&out), 5);
+}
+
+#[test]
+fn servers_books_status_and_paths() {
+    let server = fixture(Config {
+        books: 3,
+        comic_pages: [(1, 4)].into(),
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    let list = cli.json(&["server", "list"]);
+    assert_eq!(list[0]["name"], "lib");
+    // A page not stored yet: exit 3.
+    assert_eq!(code(&cli.run(&["path", &ids[&1].to_string(), "--page", "2"])), 3);
+    cli.ok(&["open", &ids[&1].to_string(), "--page", "3"]);
+    let status = cli.json(&["status"]);
+    let first = &status["stack"][0];
+    assert_eq!((first["kind"].as_str(), first["position"].as_i64(), first["prioritary"].as_bool()), (Some("page"), Some(2), Some(true)));
+    let sync = cli.json(&["sync", "--until-idle"]);
+    assert_eq!(sync["result"], "idle");
+    let path = cli.ok(&["path", &ids[&1].to_string(), "--page", "3"]);
+    assert_eq!(std::fs::read(path.trim()).unwrap(), server.page_bytes(1, 2).unwrap());
+    // Opening queued page 3 and the pages after it — and the rest: the whole comic is there.
+    for p in 1..=4 {
+        cli.ok(&["path", &ids[&1].to_string(), "--page", &p.to_string()]);
+    }
+    let status = cli.json(&["status"]);
+    let book = status["books"].as_array().unwrap().iter().find(|b| b["book_id"] == ids[&1]).unwrap();
+    assert_eq!(book["status"]["state"], "stored");
+    assert_eq!(book["status"]["stored_parts"], 4);
+    // Store an EPUB, then remove it.
+    cli.ok(&["store", &ids[&3].to_string()]);
+    cli.ok(&["sync", "--until-idle"]);
+    let epub = cli.ok(&["path", &ids[&3].to_string()]);
+    assert_eq!(std::fs::read(epub.trim()).unwrap(), server.book_bytes(3).unwrap());
+    cli.ok(&["remove", &ids[&3].to_string()]);
+    assert!(!Path::new(epub.trim()).exists());
+    assert_eq!(code(&cli.run(&["path", &ids[&3].to_string()])), 3);
+}
+
+#[test]
+fn pause_survives_and_sync_does_nothing_while_paused() {
+    let server = fixture(Config {
+        books: 1,
+        comic_pages: [(1, 2)].into(),
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    cli.ok(&["pause"]);
+    cli.ok(&["store", &ids[&1].to_string()]);
+    server.reset_stats();
+    cli.ok(&["sync", "--max-seconds", "1"]);
+    assert_eq!(server.stats().total_requests, 0);
+    assert_eq!(cli.json(&["status"])["paused"], true);
+    cli.ok(&["resume"]);
+    cli.ok(&["sync", "--until-idle"]);
+    assert_eq!(server.stats().total_requests, 3, "two pages and a cover");
+}
+
+#[test]
+fn a_password_from_stdin_reaches_the_server_and_never_the_database() {
+    let server = fixture(Config {
+        books: 1,
+        comic_pages: [(1, 1)].into(),
+        behavior: fixture_server::Behavior {
+            auth: Some("reader:pass-phrase-42".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let mut add = cli
+        .command(&["server", "add", "lib", &server.url("/opds"), "--username", "reader", "--password-stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    add.stdin.take().unwrap().write_all(b"pass-phrase-42\n").unwrap();
+    assert!(add.wait().unwrap().success());
+    let page = cli.json(&["browse", "lib", "/opds/books"]);
+    assert!(page["entries"].as_array().unwrap().iter().any(|e| e["type"] == "book"));
+    for entry in std::fs::read_dir(&cli.data).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap().to_string_lossy().starts_with("carrel.db") {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(!bytes.windows(14).any(|w| w == b"pass-phrase-42"), "password in {path:?}");
+        }
+    }
+}
+
+#[test]
+fn six_processes_sync_one_data_dir_with_one_request_in_flight_and_no_duplicates() {
+    let server = fixture(Config {
+        books: 6,
+        page_bytes: 8 * 1024,
+        faults: Faults {
+            latency_ms: 5,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    for id in ids.values() {
+        cli.ok(&["store", &id.to_string()]);
+    }
+    server.reset_stats();
+    let children: Vec<Child> = (0..6).map(|_| cli.spawn(&["sync", "--wait", "--until-idle"])).collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let stats = server.stats();
+    assert_eq!(stats.global_max_in_flight, 1, "the server never saw two requests at once");
+    for (url, hits) in stats.clients.values().flat_map(|c| c.hits.iter()) {
+        assert_eq!(*hits, 1, "{url} fetched {hits} times");
+    }
+    let status = cli.json(&["status"]);
+    for b in status["books"].as_array().unwrap() {
+        assert_eq!(b["status"]["state"], "stored", "{b}");
+    }
+    assert_eq!(status["books"].as_array().unwrap().len(), ids.len());
+}
+
+#[test]
+fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_a_part_per_kill() {
+    let server = fixture(Config {
+        books: 5,
+        page_bytes: 16 * 1024,
+        comic_pages: [(1, 30), (2, 30), (4, 30), (5, 30)].into(),
+        faults: Faults {
+            latency_ms: 4,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    for id in ids.values() {
+        cli.ok(&["store", &id.to_string()]);
+    }
+    server.reset_stats();
+    let mut rng_state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next_delay = || {
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        Duration::from_millis(40 + rng_state % 160)
+    };
+    let kills = 50;
+    for _ in 0..kills {
+        let mut child = cli.spawn(&["sync", "--until-idle"]);
+        std::thread::sleep(next_delay());
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+    }
+    let out = cli.run(&["sync", "--until-idle"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let stats = server.stats();
+    let mut repeated_parts = 0;
+    for (url, hits) in stats.clients.values().flat_map(|c| c.hits.iter()) {
+        if url.contains("/pages/") || url.contains("/cover") {
+            repeated_parts += hits.saturating_sub(1);
+        }
+    }
+    assert!(repeated_parts <= kills, "{repeated_parts} repeated parts for {kills} kills");
+    let files_root = cli.data.join("books");
+    for (n, id) in &ids {
+        let info = server.book(*n).unwrap();
+        if info.pages > 0 {
+            for i in 0..info.pages {
+                let dir = files_root.join(id.to_string()).join("pages");
+                let stored = std::fs::read_dir(&dir)
+                    .unwrap()
+                    .flatten()
+                    .find(|e| e.path().file_stem().unwrap().to_string_lossy() == format!("{i:05}"))
+                    .unwrap_or_else(|| panic!("page {i} of book {n} missing"));
+                assert_eq!(std::fs::read(stored.path()).unwrap(), server.page_bytes(*n, i).unwrap(), "book {n} page {i}");
+            }
+        } else {
+            let path = cli.ok(&["path", &id.to_string()]);
+            assert_eq!(std::fs::read(path.trim()).unwrap(), server.book_bytes(*n).unwrap(), "book {n}");
+            let sent = stats.bytes(&format!("/books/{n}/file"));
+            let chunk = 1 << 20;
+            assert!(sent <= info.length + kills * chunk, "{sent} bytes sent for a {}-byte file", info.length);
+        }
+    }
+    // No temp files left behind.
+    let leftovers: Vec<_> = walk(&files_root).into_iter().filter(|p| p.to_string_lossy().ends_with(".part")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let _ = Instant::now();
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,435 @@
+//! Shared server state: settings, the generated books, reading positions and the accounting.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use crate::content::{self, BookKind, BuiltBook, Catalog};
+use crate::util::{http_date, now_unix, rfc3339, Rng};
+use crate::{Behavior, BookInfo, ClientStats, Config, Faults, ReadingPosition, Stats};
+
+/// Locks a mutex, carrying on with the data if another thread panicked while holding it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+struct Settings {
+    faults: Faults,
+    behavior: Behavior,
+    /// How many requests the current fault set has matched, for the error-rate sequence.
+    matched: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Position {
+    index: u32,
+    updated: u64,
+    moves: u64,
+}
+
+struct Books {
+    revisions: HashMap<u32, u32>,
+    gone: BTreeSet<u32>,
+    positions: BTreeMap<u32, Position>,
+    cache: HashMap<u32, Arc<BuiltBook>>,
+}
+
+#[derive(Default)]
+struct Accounting {
+    in_flight: u64,
+    max_in_flight: u64,
+    total: u64,
+    clients: BTreeMap<String, ClientStats>,
+}
+
+/// How a response body ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ending {
+    Complete,
+    /// Close the connection cleanly after about half the body.
+    Truncate,
+    /// Reset the connection after about half the body.
+    Reset,
+}
+
+/// Body faults chosen for one response.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BodyPlan {
+    pub(crate) bandwidth: Option<u64>,
+    pub(crate) stall: Option<Duration>,
+    pub(crate) ending: Ending,
+}
+
+impl BodyPlan {
+    pub(crate) fn clean() -> Self {
+        BodyPlan {
+            bandwidth: None,
+            stall: None,
+            ending: Ending::Complete,
+        }
+    }
+}
+
+/// Faults chosen for one request.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan {
+    pub(crate) latency: Duration,
+    pub(crate) fail: bool,
+    pub(crate) body: BodyPlan,
+}
+
+pub(crate) struct State {
+    pub(crate) seed: u64,
+    pub(crate) page_bytes: usize,
+    pub(crate) feed_page_size: usize,
+    pub(crate) catalog: Catalog,
+    settings: Mutex<Settings>,
+    books: Mutex<Books>,
+    accounting: Mutex<Accounting>,
+}
+
+impl State {
+    pub(crate) fn new(config: &Config) -> State {
+        let catalog = Catalog::generate(config.seed, config.books, &config.comic_pages);
+        let positions = match &config.reading_positions {
+            Some(explicit) => explicit
+                .iter()
+                .filter(|(id, index)| {
+                    catalog
+                        .book(**id)
+                        .is_some_and(|b| b.kind == BookKind::Comic && **index < b.pages)
+                })
+                .map(|(id, index)| (*id, *index))
+                .collect::<Vec<_>>(),
+            None => catalog
+                .books
+                .iter()
+                .filter(|b| b.kind == BookKind::Comic && b.id % 4 == 2)
+                .map(|b| (b.id, b.pages / 3))
+                .collect(),
+        };
+        let positions = positions
+            .into_iter()
+            .map(|(id, index)| {
+                let updated = catalog
+                    .book(id)
+                    .map(|b| b.base_time + 3 * 86_400)
+                    .unwrap_or(0);
+                (
+                    id,
+                    Position {
+                        index,
+                        updated,
+                        moves: 0,
+                    },
+                )
+            })
+            .collect();
+        State {
+            seed: config.seed,
+            page_bytes: config.page_bytes.max(256),
+            feed_page_size: config.feed_page_size.max(1),
+            catalog,
+            settings: Mutex::new(Settings {
+                faults: config.faults.clone(),
+                behavior: config.behavior.clone(),
+                matched: 0,
+            }),
+            books: Mutex::new(Books {
+                revisions: HashMap::new(),
+                gone: config.gone.clone(),
+                positions,
+                cache: HashMap::new(),
+            }),
+            accounting: Mutex::new(Accounting::default()),
+        }
+    }
+
+    // ---- settings ----
+
+    pub(crate) fn faults(&self) -> Faults {
+        lock(&self.settings).faults.clone()
+    }
+
+    pub(crate) fn set_faults(&self, faults: Faults) {
+        let mut s = lock(&self.settings);
+        s.faults = faults;
+        s.matched = 0;
+    }
+
+    pub(crate) fn behavior(&self) -> Behavior {
+        lock(&self.settings).behavior.clone()
+    }
+
+    pub(crate) fn set_behavior(&self, behavior: Behavior) {
+        lock(&self.settings).behavior = behavior;
+    }
+
+    /// Decides which faults apply to a request for `url` (path and query), consuming one of
+    /// the "next K requests" if the fault set is limited.
+    pub(crate) fn plan(&self, url: &str) -> Plan {
+        let mut s = lock(&self.settings);
+        let none = Plan {
+            latency: Duration::ZERO,
+            fail: false,
+            body: BodyPlan::clean(),
+        };
+        let f = &s.faults;
+        if !f.is_active() {
+            return none;
+        }
+        if let Some(prefix) = &f.path_prefix {
+            if !url.starts_with(prefix.as_str()) {
+                return none;
+            }
+        }
+        match f.next_requests {
+            Some(0) => return none,
+            Some(n) => s.faults.next_requests = Some(n - 1),
+            None => {}
+        }
+        let n = s.matched;
+        s.matched += 1;
+        let f = &s.faults;
+        let fail = f.error_rate > 0.0 && Rng::derive(&[self.seed, 0x503, n]).unit() < f.error_rate;
+        let ending = if f.reset_mid_body {
+            Ending::Reset
+        } else if f.truncate_body {
+            Ending::Truncate
+        } else {
+            Ending::Complete
+        };
+        Plan {
+            latency: Duration::from_millis(f.latency_ms),
+            fail,
+            body: BodyPlan {
+                bandwidth: f.bandwidth.filter(|b| *b > 0),
+                stall: (f.stall_ms > 0).then(|| Duration::from_millis(f.stall_ms)),
+                ending,
+            },
+        }
+    }
+
+    // ---- books ----
+
+    pub(crate) fn revision(&self, id: u32) -> u32 {
+        lock(&self.books).revisions.get(&id).copied().unwrap_or(0)
+    }
+
+    pub(crate) fn is_gone(&self, id: u32) -> bool {
+        lock(&self.books).gone.contains(&id)
+    }
+
+    pub(crate) fn set_gone(&self, id: u32, gone: bool) -> bool {
+        if self.catalog.book(id).is_none() {
+            return false;
+        }
+        let mut b = lock(&self.books);
+        if gone {
+            b.gone.insert(id);
+        } else {
+            b.gone.remove(&id);
+        }
+        true
+    }
+
+    /// The bytes of the current revision of a book, built on first use.
+    pub(crate) fn built(&self, id: u32) -> Option<Arc<BuiltBook>> {
+        let meta = self.catalog.book(id)?;
+        let revision = {
+            let b = lock(&self.books);
+            let revision = b.revisions.get(&id).copied().unwrap_or(0);
+            if let Some(built) = b.cache.get(&id) {
+                if built.revision == revision {
+                    return Some(built.clone());
+                }
+            }
+            revision
+        };
+        // Built outside the lock; two racing builders produce identical bytes.
+        let built =
+            content::build_shared(&self.catalog, meta, self.seed, revision, self.page_bytes);
+        let mut b = lock(&self.books);
+        let current = b.revisions.get(&id).copied().unwrap_or(0);
+        if current == revision {
+            b.cache.insert(id, built.clone());
+        }
+        Some(built)
+    }
+
+    pub(crate) fn revise(&self, id: u32) -> Option<BookInfo> {
+        self.catalog.book(id)?;
+        {
+            let mut b = lock(&self.books);
+            *b.revisions.entry(id).or_insert(0) += 1;
+            b.cache.remove(&id);
+        }
+        self.book_info(id)
+    }
+
+    pub(crate) fn book_info(&self, id: u32) -> Option<BookInfo> {
+        let meta = self.catalog.book(id)?;
+        let built = self.built(id)?;
+        let series = self
+            .catalog
+            .series(meta.series_id)
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        let modified = meta.modified(built.revision);
+        Some(BookInfo {
+            id,
+            kind: meta.kind,
+            title: meta.title.clone(),
+            series,
+            series_id: meta.series_id,
+            number: meta.number,
+            author: meta.author.clone(),
+            summary: meta.summary.clone(),
+            pages: meta.pages,
+            mime: meta.kind.mime().to_string(),
+            length: built.file.len() as u64,
+            etag: built.etag.clone(),
+            last_modified: http_date(modified),
+            updated: rfc3339(modified),
+            revision: built.revision,
+            gone: self.is_gone(id),
+        })
+    }
+
+    // ---- reading positions ----
+
+    pub(crate) fn position(&self, id: u32) -> Option<ReadingPosition> {
+        let one_based = self.behavior().one_based_pages;
+        lock(&self.books)
+            .positions
+            .get(&id)
+            .map(|p| to_public(p, one_based))
+    }
+
+    /// Zero-based index and unix time of a book's reading position.
+    pub(crate) fn position_raw(&self, id: u32) -> Option<(u32, u64)> {
+        lock(&self.books)
+            .positions
+            .get(&id)
+            .map(|p| (p.index, p.updated))
+    }
+
+    pub(crate) fn move_position(&self, id: u32, index: u32) {
+        let mut b = lock(&self.books);
+        let moves = b.positions.get(&id).map(|p| p.moves).unwrap_or(0) + 1;
+        b.positions.insert(
+            id,
+            Position {
+                index,
+                updated: now_unix(),
+                moves,
+            },
+        );
+    }
+
+    pub(crate) fn set_position(&self, id: u32, index: Option<u32>) {
+        let mut b = lock(&self.books);
+        match index {
+            Some(index) => {
+                let moves = b.positions.get(&id).map(|p| p.moves).unwrap_or(0);
+                b.positions.insert(
+                    id,
+                    Position {
+                        index,
+                        updated: now_unix(),
+                        moves,
+                    },
+                );
+            }
+            None => {
+                b.positions.remove(&id);
+            }
+        }
+    }
+
+    // ---- accounting ----
+
+    pub(crate) fn stats(&self) -> Stats {
+        let one_based = self.behavior().one_based_pages;
+        let reading_positions = lock(&self.books)
+            .positions
+            .iter()
+            .map(|(id, p)| (*id, to_public(p, one_based)))
+            .collect();
+        let a = lock(&self.accounting);
+        Stats {
+            global_in_flight: a.in_flight,
+            global_max_in_flight: a.max_in_flight,
+            total_requests: a.total,
+            clients: a.clients.clone(),
+            reading_positions,
+        }
+    }
+
+    pub(crate) fn reset_stats(&self) {
+        let mut a = lock(&self.accounting);
+        a.max_in_flight = a.in_flight;
+        a.total = 0;
+        a.clients.retain(|_, c| c.in_flight > 0);
+        for c in a.clients.values_mut() {
+            c.max_in_flight = c.in_flight;
+            c.requests = 0;
+            c.hits.clear();
+            c.bytes.clear();
+        }
+        drop(a);
+        for p in lock(&self.books).positions.values_mut() {
+            p.moves = 0;
+        }
+    }
+}
+
+fn to_public(p: &Position, one_based: bool) -> ReadingPosition {
+    ReadingPosition {
+        page: p.index + u32::from(one_based),
+        index: p.index,
+        updated: rfc3339(p.updated),
+        moves: p.moves,
+    }
+}
+
+/// Marks one counted request as in flight until dropped; the response body owns it, so the
+/// count falls when the body has been handed over in full, or when it is abandoned.
+pub(crate) struct InFlight {
+    state: Arc<State>,
+    client: String,
+    url: String,
+}
+
+impl InFlight {
+    pub(crate) fn begin(state: Arc<State>, client: String, url: String) -> InFlight {
+        {
+            let mut a = lock(&state.accounting);
+            a.in_flight += 1;
+            a.max_in_flight = a.max_in_flight.max(a.in_flight);
+            a.total += 1;
+            let c = a.clients.entry(client.clone()).or_default();
+            c.in_flight += 1;
+            c.max_in_flight = c.max_in_flight.max(c.in_flight);
+            c.requests += 1;
+            *c.hits.entry(url.clone()).or_insert(0) += 1;
+        }
+        InFlight { state, client, url }
+    }
+
+    pub(crate) fn sent(&self, bytes: u64) {
+        let mut a = lock(&self.state.accounting);
+        let c = a.clients.entry(self.client.clone()).or_default();
+        *c.bytes.entry(self.url.clone()).or_insert(0) += bytes;
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut a = lock(&self.state.accounting);
+        a.in_flight = a.in_flight.saturating_sub(1);
+        if let Some(c) = a.clients.get_mut(&self.client) {
+            c.in_flight = c.in_flight.saturating_sub(1);
+        }
+    }
+}
