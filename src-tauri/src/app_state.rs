@@ -2,6 +2,8 @@
 //! or — when that failed — the reason, kept so the window can show it in a dialog instead of
 //! the app dying or recreating anything over the reader's data.
 
+use std::sync::Arc;
+
 use carrel_core::{
     clock,
     credentials::Credentials,
@@ -15,7 +17,7 @@ use crate::commands::CommandError;
 /// The core of one running app process.
 pub struct Core {
     pub store: Store,
-    pub credentials: Credentials,
+    pub credentials: Arc<Credentials>,
 }
 
 pub struct AppState {
@@ -38,7 +40,7 @@ impl AppState {
         let dir = DataDir::new(root);
         let core = Store::open(&dir, clock::system())
             .map(|store| Core {
-                credentials: Credentials::open(&dir, identifier),
+                credentials: Arc::new(Credentials::open(&dir, identifier)),
                 store,
             })
             .map_err(|e| {

@@ -7,13 +7,18 @@
 //!   (if any) for the UI to show.
 //! - [`commands`]: the `#[tauri::command]`s, named verb_noun as in the UI, and their
 //!   `{ kind, message }` error.
+//! - [`downloads`]: the app's download executor, started with the app and stopped (lease
+//!   released) when it quits.
 //! - [`main_window`]: creating the library window and remembering its size and position.
 
 pub mod app_state;
 pub mod commands;
+pub mod downloads;
 pub mod main_window;
 
-use tauri::Manager;
+use std::sync::Mutex;
+
+use tauri::{Manager, RunEvent};
 
 /// Builds and runs the app. Blocks until the last window closes.
 pub fn run() {
@@ -28,17 +33,36 @@ pub fn run() {
         .setup(|app| {
             let identifier = app.config().identifier.clone();
             let state = app_state::AppState::open(&identifier);
+            let downloads = state
+                .core()
+                .ok()
+                .and_then(|core| downloads::DownloadService::start(core.store.clone(), core.credentials.clone()));
             let store = state.store().cloned();
             app.manage(state);
+            app.manage(Running(Mutex::new(downloads)));
             main_window::open(app.handle(), store.as_ref())?;
             Ok(())
         })
-        .run(tauri::generate_context!("../tauri.conf.json"));
-    if let Err(error) = result {
-        eprintln!("carrel: could not start: {error}");
-        std::process::exit(1);
-    }
+        .build(tauri::generate_context!("../tauri.conf.json"));
+    let app = match result {
+        Ok(app) => app,
+        Err(error) => {
+            eprintln!("carrel: could not start: {error}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|handle, event| {
+        if let RunEvent::Exit = event {
+            let service = handle.state::<Running>().0.lock().ok().and_then(|mut s| s.take());
+            if let Some(service) = service {
+                service.shut_down();
+            }
+        }
+    });
 }
+
+/// The download service while the app runs.
+struct Running(Mutex<Option<downloads::DownloadService>>);
 
 fn install_logging() {
     use tracing_subscriber::{fmt, EnvFilter};

@@ -1,0 +1,79 @@
+//! The app's download executor: started with the app, it waits for the executor lease (another
+//! window's process or a `carrel-cli sync` may hold it) and then works the stack until the app
+//! quits, when it gives the lease back so another process can take over at once.
+//!
+//! Progress goes to a [`ProgressSink`]; for now the log, later the windows and notifications.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use carrel_core::{
+    credentials::Credentials,
+    executor::{Executor, ExecutorConfig, Finish, RunMode},
+    executor_lease,
+    progress::{DownloadEvent, ProgressSink},
+    store::Store,
+};
+use tokio::sync::watch;
+
+/// Logs the executor's events.
+struct LogSink;
+
+impl ProgressSink for LogSink {
+    fn report(&self, event: DownloadEvent) {
+        match event {
+            DownloadEvent::BookStored(p) => tracing::info!(book = p.book_id, parts = p.total_parts, "book ready to read offline"),
+            DownloadEvent::TaskFailed { book_id, reason, will_retry, .. } => {
+                tracing::warn!(book = book_id, %reason, will_retry, "download failed")
+            }
+            DownloadEvent::State(state) => tracing::debug!(?state, "executor state"),
+            _ => {}
+        }
+    }
+}
+
+/// The running executor; dropping it does not stop it, [`DownloadService::shut_down`] does.
+pub struct DownloadService {
+    stop: watch::Sender<bool>,
+    task: tauri::async_runtime::JoinHandle<()>,
+}
+
+impl DownloadService {
+    pub fn start(store: Store, credentials: Arc<Credentials>) -> Option<DownloadService> {
+        let holder = executor_lease::new_holder_id("carrel");
+        let executor = match Executor::new(store, credentials, Arc::new(LogSink), ExecutorConfig::default(), holder) {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::error!(cause = %e, "downloads are unavailable");
+                return None;
+            }
+        };
+        let (stop, rx) = watch::channel(false);
+        let task = tauri::async_runtime::spawn(async move {
+            loop {
+                match executor.run_waiting(RunMode::Forever, rx.clone()).await {
+                    Ok(Finish::Shutdown) => return,
+                    Ok(Finish::LeaseLost) => tracing::warn!("another Carrel took over the downloads; standing by"),
+                    Ok(other) => tracing::debug!(?other, "executor returned"),
+                    Err(e) => {
+                        tracing::error!(cause = %e, "the download executor stopped; restarting it shortly");
+                        tokio::time::sleep(Duration::from_secs(5)).await;
+                    }
+                }
+                if *rx.borrow() {
+                    return;
+                }
+            }
+        });
+        Some(DownloadService { stop, task })
+    }
+
+    /// Stops the executor and waits (briefly) until it has put its task back and released the
+    /// lease.
+    pub fn shut_down(self) {
+        let _ = self.stop.send(true);
+        let _ = tauri::async_runtime::block_on(async {
+            tokio::time::timeout(Duration::from_secs(3), self.task).await
+        });
+    }
+}
