@@ -81,9 +81,14 @@ bench: setup
 
 ## Packaging ---------------------------------------------------------------------------------
 
+# The Tauri CLI reads the config through the src-tauri/tauri.conf.json link and resolves its
+# relative paths from src-tauri/, while the build resolves them from the root: absolute paths
+# for the UI and the icons mean the same to both.
+PACKAGE_PATHS := {"build":{"frontendDist":"$(ROOT)/ui/dist"},"bundle":{"icon":["$(ROOT)/icons/32x32.png","$(ROOT)/icons/128x128.png","$(ROOT)/icons/256x256.png","$(ROOT)/icons/512x512.png"]}}
+
 package: ui
 	@echo "==> building the .deb"
-	cd $(ROOT) && TAURI_APP_PATH=src-tauri $(ROOT)/ui/node_modules/.bin/tauri build --bundles deb
+	cd $(ROOT) && TAURI_APP_PATH=src-tauri $(ROOT)/ui/node_modules/.bin/tauri build --bundles deb --config '$(PACKAGE_PATHS)'
 	@ls -la $(TARGET_DIR)/release/bundle/deb/*.deb
 
 clean:

@@ -96,6 +96,8 @@ pub enum ExecutorError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Fetch(#[from] FetchError),
+    #[error(transparent)]
+    Stack(#[from] StackError),
 }
 
 /// A shutdown signal: send `true` to stop.
@@ -304,6 +306,8 @@ fn backoff_delay(min: Duration, max: Duration, failures: u32) -> Duration {
     half + half.mul_f64(rand::random::<f64>())
 }
 
+/// Why [`Run::wait_for_change`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Wake {
     Changed,
     Timeout,
@@ -322,20 +326,15 @@ impl Run<'_> {
             }
             if self.ex.db(|s| is_paused(s)).await? {
                 self.ex.report(DownloadEvent::State(ExecutorState::Paused));
-                if let Wake::Stop = self.wait_for_change(None, shutdown).await? {
-                    continue;
-                }
+                // Whatever woke us, the loop's head decides what comes next.
+                self.wait_for_change(None, shutdown).await?;
                 continue;
             }
             let fence = self.fence.clone();
             let task = match self.ex.db(move |s| download_stack::claim_next(s, &fence)).await {
                 Ok(t) => t,
                 Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
-                Err(StackError::Store(e)) => return Err(e.into()),
-                Err(e) => {
-                    tracing::error!(cause = %e, "cannot claim a task");
-                    return Err(ExecutorError::Store(StoreError::Sqlite(rusqlite::Error::InvalidQuery)));
-                }
+                Err(e) => return Err(e.into()),
             };
             let Some(task) = task else {
                 match mode {
@@ -521,9 +520,8 @@ impl Run<'_> {
                 let retry_at_ms = self.ex.store.now_ms() + delay.as_millis() as i64;
                 tracing::warn!(task = id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off");
                 self.ex.report(DownloadEvent::State(ExecutorState::Backoff { reason, retry_at_ms }));
-                if let Wake::Stop = self.wait_for_change(Some(delay), shutdown).await? {
-                    return Ok(None);
-                }
+                // A push, the delay, or a stop: the loop's head decides what comes next.
+                self.wait_for_change(Some(delay), shutdown).await?;
                 return Ok(None);
             }
         };
@@ -534,7 +532,7 @@ impl Run<'_> {
                 tracing::info!(task = t, "task vanished while running (its book was removed)");
                 Ok(None)
             }
-            Err(StackError::Store(e)) => Err(e.into()),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -701,7 +699,12 @@ impl Run<'_> {
             } else {
                 return Err(FetchError::Transient(format!("unexpected answer {status}")).into());
             }
-            let expected = if whole_body { response.content_length() } else { Some(response.content_length().unwrap_or(0)) };
+            let expected = if whole_body {
+                response.content_length()
+            } else {
+                // The span Content-Range announced, whether or not Content-Length is sent.
+                http_fetch::content_range(&response).map(|(a, b, _)| b - a + 1)
+            };
             let chunk_start = partial.len();
             let mut body = response.bytes_stream();
             let mut preempted = false;
@@ -753,7 +756,7 @@ impl Run<'_> {
                 return Err(TaskError::Preempted);
             }
             if let Some(expected) = expected {
-                if got != expected && !(whole_body && expected == 0) {
+                if got != expected {
                     return Err(FetchError::Transient(format!("the server sent {got} of {expected} bytes")).into());
                 }
             }

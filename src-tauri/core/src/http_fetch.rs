@@ -59,6 +59,8 @@ pub enum FetchError {
 #[derive(Clone)]
 pub struct ServerAccess {
     pub server_id: i64,
+    /// The catalog's address: credentials go only to its origin (scheme, host, port).
+    pub origin: Url,
     pub username: Option<String>,
     pub secret: Option<Secret>,
     pub min_interval_ms: i64,
@@ -77,7 +79,9 @@ impl std::fmt::Debug for ServerAccess {
 impl ServerAccess {
     /// Loads the server's secret from the credential store.
     pub fn load(server: &Server, credentials: &Credentials) -> Result<ServerAccess, crate::Error> {
+        let origin = Url::parse(&server.url).map_err(|e| crate::servers::ServerError::InvalidUrl(e.to_string()))?;
         Ok(ServerAccess {
+            origin,
             server_id: server.id,
             username: server.username.clone(),
             secret: crate::servers::secret(credentials, server)?,
@@ -129,7 +133,7 @@ impl HttpClient {
     ) -> Result<Fetching, FetchError> {
         let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
         let mut request = self.client.get(url.clone());
-        if let Some(secret) = &access.secret {
+        if let Some(secret) = access.secret.as_ref().filter(|_| same_origin(url, &access.origin)) {
             request = match &access.username {
                 Some(user) => request.basic_auth(user, Some(secret.expose())),
                 None => request.bearer_auth(secret.expose()),
@@ -181,6 +185,11 @@ impl HttpClient {
             final_url,
         })
     }
+}
+
+/// Whether two URLs share scheme, host and port: the only place a server's secret may go.
+pub fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// Sorts a status code into success or a [`FetchError`].
@@ -270,6 +279,15 @@ pub fn content_range(response: &Response) -> Option<(u64, u64, Option<u64>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_stay_with_their_origin() {
+        let home = Url::parse("https://books.example.org/opds").unwrap();
+        assert!(same_origin(&Url::parse("https://books.example.org:443/x/y").unwrap(), &home));
+        assert!(!same_origin(&Url::parse("http://books.example.org/x").unwrap(), &home));
+        assert!(!same_origin(&Url::parse("https://cdn.example.org/x").unwrap(), &home));
+        assert!(!same_origin(&Url::parse("https://books.example.org:8443/x").unwrap(), &home));
+    }
 
     #[test]
     fn redaction_drops_credentials_and_query() {

@@ -85,8 +85,12 @@ impl App {
     /// Launches the app as `options` say.
     pub fn launch_with(options: LaunchOptions) -> Result<App> {
         let lock = DisplayLock::acquire();
+        let started = Instant::now();
         let tools = Tools::require();
-        let name = options.name.clone().unwrap_or_else(artifacts::current_test_name);
+        let name = options
+            .name
+            .clone()
+            .unwrap_or_else(artifacts::current_test_name);
 
         let (profile_root, profile_tmp) = match &options.profile_dir {
             Some(dir) => (dir.clone(), None),
@@ -98,10 +102,16 @@ impl App {
                 (tmp.path().to_path_buf(), Some(tmp))
             }
         };
-        let mut env: Vec<(OsString, OsString)> = vec![("CARREL_DATA_DIR".into(), options.data_dir.clone().into())];
-        for (var, sub) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")] {
+        let mut env: Vec<(OsString, OsString)> =
+            vec![("CARREL_DATA_DIR".into(), options.data_dir.clone().into())];
+        for (var, sub) in [
+            ("XDG_DATA_HOME", "data"),
+            ("XDG_CONFIG_HOME", "config"),
+            ("XDG_CACHE_HOME", "cache"),
+        ] {
             let dir = profile_root.join(sub);
-            std::fs::create_dir_all(&dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
             env.push((var.into(), dir.into()));
         }
         env.push(("GDK_BACKEND".into(), "x11".into()));
@@ -117,14 +127,18 @@ impl App {
             .map_err(|e| Error::io("cannot create the driver log", e))?;
         let with_log = |e: Error, log: &NamedTempFile| {
             let saved = artifacts::capture(None, Some(log.path()), &name);
-            let saved = saved.first().map(|p| format!(" (whole log: {})", p.display())).unwrap_or_default();
+            let saved = saved
+                .first()
+                .map(|p| format!(" (whole log: {})", p.display()))
+                .unwrap_or_default();
             Error::Process(format!(
                 "{e}\n--- end of the driver and app log{saved} ---\n{}",
                 tail(log.path(), 60)
             ))
         };
 
-        let mut driver = Driver::start(&tools, &env, log.as_file()).map_err(|e| with_log(e, &log))?;
+        let mut driver =
+            Driver::start(&tools, &env, log.as_file()).map_err(|e| with_log(e, &log))?;
         let capabilities = json!({
             "alwaysMatch": { "tauri:options": { "application": tools.app } }
         });
@@ -155,6 +169,7 @@ impl App {
             drop(app);
             return Err(e);
         }
+        trace(&app.name, "launched", started);
         Ok(app)
     }
 
@@ -205,10 +220,12 @@ impl App {
             return Ok(());
         }
         self.closed = true;
+        let started = Instant::now();
         let mut problems = Vec::new();
         if let Err(e) = self.client.delete_session() {
             problems.push(format!("deleting the session: {e}"));
         }
+        trace(&self.name, "session deleted", started);
         if let Some(process) = &self.process {
             let start = Instant::now();
             while process.is_alive() && start.elapsed() < EXIT_TIMEOUT {
@@ -221,13 +238,18 @@ impl App {
                 ));
             }
         }
+        trace(&self.name, "app exited", started);
         if let Err(e) = self.driver.stop() {
             problems.push(e.to_string());
         }
+        trace(&self.name, "driver stopped", started);
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(Error::Process(format!("closing the app: {}", problems.join("; "))))
+            Err(Error::Process(format!(
+                "closing the app: {}",
+                problems.join("; ")
+            )))
         }
     }
 }
@@ -250,6 +272,16 @@ impl Drop for App {
         if let Err(e) = self.shut_down() {
             eprintln!("carrel-e2e: {e}");
         }
+    }
+}
+
+/// With `CARREL_E2E_TRACE` set, prints how long a launch or close step took.
+fn trace(name: &str, step: &str, since: Instant) {
+    if std::env::var_os("CARREL_E2E_TRACE").is_some_and(|v| !v.is_empty()) {
+        eprintln!(
+            "carrel-e2e: {name}: {step} after {:.2} s",
+            since.elapsed().as_secs_f64()
+        );
     }
 }
 

@@ -29,7 +29,13 @@ pub fn file_name(name: &str) -> String {
     let cleaned: String = name
         .replace("::", "__")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     cleaned.trim_start_matches('.').to_string()
 }

@@ -13,20 +13,26 @@ pub fn database_path(data_dir: &Path) -> PathBuf {
 /// Opens the data dir's database read-only. Panics with the path when it cannot.
 pub fn open_database(data_dir: &Path) -> Connection {
     let path = database_path(data_dir);
-    Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-        .unwrap_or_else(|e| panic!("cannot open {} read-only: {e}", path.display()))
+    Connection::open_with_flags(
+        &path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .unwrap_or_else(|e| panic!("cannot open {} read-only: {e}", path.display()))
 }
 
 /// The number of rows of `table` in the data dir's database.
 pub fn count_rows(data_dir: &Path, table: &str) -> i64 {
     let db = open_database(data_dir);
-    db.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |row| row.get(0))
-        .unwrap_or_else(|e| panic!("cannot count the rows of {table}: {e}"))
+    db.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |row| {
+        row.get(0)
+    })
+    .unwrap_or_else(|e| panic!("cannot count the rows of {table}: {e}"))
 }
 
 /// The files directly in `dir` whose name starts with `prefix`, sorted.
 pub fn files_starting_with(dir: &Path, prefix: &str) -> Vec<PathBuf> {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
     let mut found: Vec<PathBuf> = entries
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
@@ -45,7 +51,8 @@ pub fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
 /// The permission bits of `path` (e.g. `0o600`).
 pub fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::metadata(path).unwrap_or_else(|e| panic!("cannot stat {}: {e}", path.display()));
+    let meta =
+        std::fs::metadata(path).unwrap_or_else(|e| panic!("cannot stat {}: {e}", path.display()));
     meta.permissions().mode() & 0o7777
 }
 

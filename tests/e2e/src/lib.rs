@@ -53,7 +53,11 @@ pub fn save_docs_screenshot(client: &Client, file_name: &str) -> Result<Option<P
         return Ok(None);
     };
     let dir = PathBuf::from(dir);
-    let dir = if dir.is_absolute() { dir } else { tools::workspace_root().join(dir) };
+    let dir = if dir.is_absolute() {
+        dir
+    } else {
+        tools::workspace_root().join(dir)
+    };
     let path = dir.join(file_name);
     client.save_screenshot(&path)?;
     Ok(Some(path))
@@ -107,7 +111,10 @@ impl TestCase {
 
     /// The test's data dir (empty at the start).
     pub fn data_dir(&self) -> &Path {
-        self.data_dir.as_ref().expect("the data dir lives as long as the test").path()
+        self.data_dir
+            .as_ref()
+            .expect("the data dir lives as long as the test")
+            .path()
     }
 
     /// The options [`TestCase::launch`] uses, to adjust before [`App::launch_with`].
@@ -139,11 +146,19 @@ impl TestCase {
 impl Drop for TestCase {
     fn drop(&mut self) {
         // Shown with `--nocapture`, and with the output of a failed test.
-        eprintln!("carrel-e2e: {} took {:.1} s", self.name, self.started.elapsed().as_secs_f64());
+        eprintln!(
+            "carrel-e2e: {} took {:.1} s",
+            self.name,
+            self.started.elapsed().as_secs_f64()
+        );
         if std::thread::panicking() {
             if let Some(dir) = self.data_dir.take() {
                 let kept = dir.keep();
-                eprintln!("carrel-e2e: {} failed; its data dir is kept at {}", self.name, kept.display());
+                eprintln!(
+                    "carrel-e2e: {} failed; its data dir is kept at {}",
+                    self.name,
+                    kept.display()
+                );
             }
         }
     }

@@ -13,11 +13,16 @@ struct Owner {
     depth: usize,
 }
 
-static OWNER: Mutex<Owner> = Mutex::new(Owner { thread: None, depth: 0 });
+static OWNER: Mutex<Owner> = Mutex::new(Owner {
+    thread: None,
+    depth: 0,
+});
 static RELEASED: Condvar = Condvar::new();
 
 fn owner() -> MutexGuard<'static, Owner> {
-    OWNER.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    OWNER
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Held while a test uses the display.
@@ -32,7 +37,9 @@ impl DisplayLock {
         let me = thread::current().id();
         let mut o = owner();
         while o.thread.is_some_and(|t| t != me) {
-            o = RELEASED.wait(o).unwrap_or_else(|poisoned| poisoned.into_inner());
+            o = RELEASED
+                .wait(o)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
         }
         o.thread = Some(me);
         o.depth += 1;

@@ -80,7 +80,10 @@ impl Proc {
         let mut children: HashMap<i32, Vec<Proc>> = HashMap::new();
         if let Ok(entries) = std::fs::read_dir("/proc") {
             for entry in entries.flatten() {
-                let pid = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok());
+                let pid = entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|n| n.parse::<i32>().ok());
                 if let Some(p) = pid.and_then(Proc::read) {
                     children.entry(p.ppid).or_default().push(p);
                 }
@@ -127,8 +130,12 @@ impl Driver {
     /// until both it and WebKitWebDriver accept connections.
     pub fn start(tools: &Tools, env: &[(OsString, OsString)], log: &File) -> Result<Driver> {
         let (port, native_port) = two_free_ports()?;
-        let out = log.try_clone().map_err(|e| Error::io("cannot share the driver log", e))?;
-        let err = log.try_clone().map_err(|e| Error::io("cannot share the driver log", e))?;
+        let out = log
+            .try_clone()
+            .map_err(|e| Error::io("cannot share the driver log", e))?;
+        let err = log
+            .try_clone()
+            .map_err(|e| Error::io("cannot share the driver log", e))?;
         let child = Command::new(&tools.tauri_driver)
             .arg("--port")
             .arg(port.to_string())
@@ -194,7 +201,11 @@ impl Driver {
     pub fn remember_descendants(&mut self) -> Vec<Proc> {
         let now = Proc::descendants(self.pid());
         for p in &now {
-            if !self.seen.iter().any(|s| s.pid == p.pid && s.start_time == p.start_time) {
+            if !self
+                .seen
+                .iter()
+                .any(|s| s.pid == p.pid && s.start_time == p.start_time)
+            {
                 self.seen.push(p.clone());
             }
         }
@@ -238,7 +249,10 @@ impl Driver {
         let leftovers: Vec<Proc> = self.seen.iter().filter(|p| p.is_alive()).cloned().collect();
         if !leftovers.is_empty() {
             let names: Vec<String> = leftovers.iter().map(ToString::to_string).collect();
-            problems.push(format!("still running after tauri-driver stopped, killed: {}", names.join(", ")));
+            problems.push(format!(
+                "still running after tauri-driver stopped, killed: {}",
+                names.join(", ")
+            ));
             for p in &leftovers {
                 signal(p.pid, libc::SIGKILL);
             }
@@ -273,7 +287,8 @@ impl Drop for Driver {
 
 /// Two distinct ports free on 127.0.0.1 right now.
 fn two_free_ports() -> Result<(u16, u16)> {
-    let bind = || TcpListener::bind("127.0.0.1:0").map_err(|e| Error::io("cannot find a free port", e));
+    let bind =
+        || TcpListener::bind("127.0.0.1:0").map_err(|e| Error::io("cannot find a free port", e));
     let a = bind()?;
     let b = bind()?;
     let port = |l: &TcpListener| {

@@ -59,7 +59,10 @@ pub fn app_binary() -> PathBuf {
     let (path, from) = match non_empty_env("CARREL_APP") {
         Some(p) => (absolute(&root, Path::new(&p)), "CARREL_APP"),
         None => match non_empty_env("CARGO_TARGET_DIR") {
-            Some(t) => (absolute(&root, Path::new(&t)).join("debug/carrel"), "CARGO_TARGET_DIR"),
+            Some(t) => (
+                absolute(&root, Path::new(&t)).join("debug/carrel"),
+                "CARGO_TARGET_DIR",
+            ),
             None => (root.join("target/debug/carrel"), "the default target dir"),
         },
     };
@@ -108,7 +111,10 @@ pub fn webkit_webdriver() -> PathBuf {
     if let Some(p) = non_empty_env("WEBKIT_WEBDRIVER") {
         let path = PathBuf::from(p);
         if !path.is_file() {
-            panic!("WEBKIT_WEBDRIVER is {} but no such file exists", path.display());
+            panic!(
+                "WEBKIT_WEBDRIVER is {} but no such file exists",
+                path.display()
+            );
         }
         return path;
     }

@@ -5,6 +5,12 @@
 //! as it does in the browser. Waits poll every [`POLL_INTERVAL`] and treat "no such element"
 //! and "stale element" as "not yet"; any other error ends the wait at once.
 //!
+//! Shown or not: WebKitWebDriver's own "is displayed" and "element text" count an element whose
+//! `overflow` is `hidden` and whose children are only text as hidden, even when it is on screen
+//! (a truncated label with `text-overflow: ellipsis`, say). So the waits here, which ask "does
+//! the reader see it", use [`Element::is_visible`] and [`Element::inner_text`], which ask the
+//! page's layout; [`Element::is_displayed`] and [`Element::text`] stay the plain W3C commands.
+//!
 //! Reference: <https://www.w3.org/TR/webdriver2/> (endpoint names below follow its table).
 
 use std::io::Read;
@@ -94,7 +100,13 @@ impl Client {
 
     /// Sends one command of this session; `path` is relative to `/session/{id}`.
     /// Returns the reply's `value`.
-    pub fn command(&self, method: &str, path: &str, body: Option<Value>, name: &str) -> Result<Value> {
+    pub fn command(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        name: &str,
+    ) -> Result<Value> {
         let url = format!("{}/session/{}{}", self.base, self.session_id, path);
         request(&self.agent, method, &url, body, name)
     }
@@ -103,13 +115,23 @@ impl Client {
 
     /// The first element matching the CSS `selector`; a `no such element` error when none does.
     pub fn find(&self, selector: &str) -> Result<Element<'_>> {
-        let value = self.command("POST", "/element", Some(css(selector)), &format!("find {selector}"))?;
+        let value = self.command(
+            "POST",
+            "/element",
+            Some(css(selector)),
+            &format!("find {selector}"),
+        )?;
         Element::from_reply(self, selector, &value)
     }
 
     /// Every element matching `selector`, in document order (maybe none).
     pub fn find_all(&self, selector: &str) -> Result<Vec<Element<'_>>> {
-        let value = self.command("POST", "/elements", Some(css(selector)), &format!("find all {selector}"))?;
+        let value = self.command(
+            "POST",
+            "/elements",
+            Some(css(selector)),
+            &format!("find all {selector}"),
+        )?;
         elements_from_reply(self, selector, &value)
     }
 
@@ -171,14 +193,14 @@ impl Client {
         Ok(Element::new(self, selector, id))
     }
 
-    /// Waits until an element matching `selector` is displayed.
+    /// Waits until an element matching `selector` is visible ([`Element::is_visible`]).
     pub fn wait_for_displayed(&self, selector: &str) -> Result<Element<'_>> {
         let id = self.wait_until(
-            &format!("a displayed element matching `{selector}`"),
+            &format!("a visible element matching `{selector}`"),
             default_timeout(),
             |c| {
                 for e in c.find_all(selector)? {
-                    if e.is_displayed()? {
+                    if e.is_visible()? {
                         return Ok(Some(e.id));
                     }
                 }
@@ -188,8 +210,8 @@ impl Client {
         Ok(Element::new(self, selector, id))
     }
 
-    /// Waits until an element matching `selector` has text containing `needle`; returns the
-    /// element's whole text.
+    /// Waits until an element matching `selector` has text ([`Element::inner_text`])
+    /// containing `needle`; returns the element's whole text.
     pub fn wait_for_text(&self, selector: &str, needle: &str) -> Result<String> {
         let mut seen = String::new();
         let found = self.wait_until(
@@ -201,7 +223,7 @@ impl Client {
                     seen = "no element matched".to_string();
                 }
                 for e in elements {
-                    let text = e.text()?;
+                    let text = e.inner_text()?;
                     if text.contains(needle) {
                         return Ok(Some(text));
                     }
@@ -220,23 +242,29 @@ impl Client {
         })
     }
 
-    /// Waits until no displayed element matches `selector` (gone, or hidden).
+    /// Waits until no visible element matches `selector` (gone, or hidden).
     pub fn wait_for_hidden(&self, selector: &str) -> Result<()> {
-        self.wait_until(&format!("`{selector}` to be hidden"), default_timeout(), |c| {
-            for e in c.find_all(selector)? {
-                if e.is_displayed()? {
-                    return Ok(None);
+        self.wait_until(
+            &format!("`{selector}` to be hidden"),
+            default_timeout(),
+            |c| {
+                for e in c.find_all(selector)? {
+                    if e.is_visible()? {
+                        return Ok(None);
+                    }
                 }
-            }
-            Ok(Some(()))
-        })
+                Ok(Some(()))
+            },
+        )
     }
 
     /// Waits until no element matches `selector`.
     pub fn wait_for_absent(&self, selector: &str) -> Result<()> {
-        self.wait_until(&format!("no element to match `{selector}`"), default_timeout(), |c| {
-            Ok(c.find_all(selector)?.is_empty().then_some(()))
-        })
+        self.wait_until(
+            &format!("no element to match `{selector}`"),
+            default_timeout(),
+            |c| Ok(c.find_all(selector)?.is_empty().then_some(())),
+        )
     }
 
     // ---- scripts and documents ---------------------------------------------------------
@@ -264,17 +292,26 @@ impl Client {
 
     /// The document's title.
     pub fn title(&self) -> Result<String> {
-        string(self.command("GET", "/title", None, "get title")?, "get title")
+        string(
+            self.command("GET", "/title", None, "get title")?,
+            "get title",
+        )
     }
 
     /// The document's URL.
     pub fn url(&self) -> Result<String> {
-        string(self.command("GET", "/url", None, "get current url")?, "get current url")
+        string(
+            self.command("GET", "/url", None, "get current url")?,
+            "get current url",
+        )
     }
 
     /// The serialised DOM.
     pub fn page_source(&self) -> Result<String> {
-        string(self.command("GET", "/source", None, "get page source")?, "get page source")
+        string(
+            self.command("GET", "/source", None, "get page source")?,
+            "get page source",
+        )
     }
 
     // ---- the window --------------------------------------------------------------------
@@ -303,14 +340,38 @@ impl Client {
         self.set_window_rect(None, None, Some(width), Some(height))
     }
 
-    /// A PNG of the window's web content.
+    /// Lets the page come to rest: waits (at most 2 s) for running CSS animations and
+    /// transitions that have an end, then for two animation frames, so what the DOM says is
+    /// also what is painted. WebKit's screenshot shows the last painted frame, which can lag a
+    /// DOM change by a frame.
+    pub fn settle(&self) -> Result<()> {
+        const RUNNING: &str =
+            "return document.getAnimations().filter(a => a.playState === 'running'
+            && a.effect && a.effect.getComputedTiming().endTime !== Infinity).length;";
+        const FRAMES: &str = "const done = arguments[arguments.length - 1];
+            const timer = setTimeout(() => done(false), 1000);
+            requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); done(true); }));";
+        let settled = self.wait_until("animations to end", Duration::from_secs(2), |c| {
+            Ok((c.execute(RUNNING, vec![])? == 0).then_some(()))
+        });
+        match settled {
+            Ok(()) | Err(Error::Timeout { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        self.execute_async(FRAMES, vec![]).map(drop)
+    }
+
+    /// A PNG of the window's web content as last painted (see [`Client::settle`]).
     pub fn screenshot_png(&self) -> Result<Vec<u8>> {
         let value = self.command("GET", "/screenshot", None, "take screenshot")?;
         decode_png(value, "take screenshot")
     }
 
-    /// Writes a PNG of the window's web content to `path`, creating its folder.
+    /// Lets the page [settle](Client::settle), then writes a PNG of the window's web content
+    /// to `path`, creating its folder. For pictures on purpose (the docs) and on failure.
     pub fn save_screenshot(&self, path: &Path) -> Result<()> {
+        // A page too busy to settle is still worth a picture.
+        let _ = self.settle();
         write_creating_dirs(path, &self.screenshot_png()?)
     }
 }
@@ -371,18 +432,26 @@ impl<'c> Element<'c> {
     }
 
     pub fn click(&self) -> Result<()> {
-        self.command("POST", "/click", Some(json!({})), "click").map(drop)
+        self.command("POST", "/click", Some(json!({})), "click")
+            .map(drop)
     }
 
-    /// Types `text` into the element (appending to what is there).
+    /// Types `text` into the element. Whether text already there is kept depends on where the
+    /// remote end puts the caret; [`Element::fill`] clears first.
     pub fn send_keys(&self, text: &str) -> Result<()> {
-        self.command("POST", "/value", Some(json!({ "text": text })), "send keys to")
-            .map(drop)
+        self.command(
+            "POST",
+            "/value",
+            Some(json!({ "text": text })),
+            "send keys to",
+        )
+        .map(drop)
     }
 
     /// Empties an input or textarea.
     pub fn clear(&self) -> Result<()> {
-        self.command("POST", "/clear", Some(json!({})), "clear").map(drop)
+        self.command("POST", "/clear", Some(json!({})), "clear")
+            .map(drop)
     }
 
     /// Empties the field, then types `text`.
@@ -391,14 +460,49 @@ impl<'c> Element<'c> {
         self.send_keys(text)
     }
 
-    /// The element's rendered text.
+    /// The element's text as WebKitWebDriver's "Get Element Text" gives it (see the module doc
+    /// for when that misses visible text).
     pub fn text(&self) -> Result<String> {
-        string(self.command("GET", "/text", None, "get text of")?, "get element text")
+        string(
+            self.command("GET", "/text", None, "get text of")?,
+            "get element text",
+        )
+    }
+
+    /// The element's text as laid out (`innerText`): without what `display: none` or
+    /// `visibility: hidden` hides, with text merely clipped by `overflow`.
+    pub fn inner_text(&self) -> Result<String> {
+        let value = self
+            .client
+            .execute("return arguments[0].innerText;", vec![self.as_arg()])?;
+        string(value, &format!("innerText of {}", self.selector))
+    }
+
+    /// Whether the reader can see the element, by the page's own layout: connected, not
+    /// `display: none`, `visibility: hidden`, `opacity: 0` or `content-visibility: hidden`
+    /// (itself or an ancestor), and with a non-empty box. Falls back to
+    /// [`Element::is_displayed`] in a webview without `checkVisibility`.
+    pub fn is_visible(&self) -> Result<bool> {
+        const SCRIPT: &str = "const e = arguments[0];
+            if (!e.isConnected) return false;
+            if (typeof e.checkVisibility !== 'function') return null;
+            const box = e.getBoundingClientRect();
+            return e.checkVisibility({ opacityProperty: true, visibilityProperty: true })
+                && box.width > 0 && box.height > 0;";
+        match self.client.execute(SCRIPT, vec![self.as_arg()])? {
+            Value::Bool(shown) => Ok(shown),
+            _ => self.is_displayed(),
+        }
     }
 
     /// An HTML attribute, `None` when the element does not have it.
     pub fn attribute(&self, name: &str) -> Result<Option<String>> {
-        let value = self.command("GET", &format!("/attribute/{name}"), None, "get attribute of")?;
+        let value = self.command(
+            "GET",
+            &format!("/attribute/{name}"),
+            None,
+            "get attribute of",
+        )?;
         Ok(value.as_str().map(str::to_string))
     }
 
@@ -407,12 +511,19 @@ impl<'c> Element<'c> {
         self.command("GET", &format!("/property/{name}"), None, "get property of")
     }
 
+    /// W3C "Is Element Displayed" (WebKitWebDriver's heuristic; see the module doc).
     pub fn is_displayed(&self) -> Result<bool> {
-        boolean(self.command("GET", "/displayed", None, "is displayed")?, "is displayed")
+        boolean(
+            self.command("GET", "/displayed", None, "is displayed")?,
+            "is displayed",
+        )
     }
 
     pub fn is_enabled(&self) -> Result<bool> {
-        boolean(self.command("GET", "/enabled", None, "is enabled")?, "is enabled")
+        boolean(
+            self.command("GET", "/enabled", None, "is enabled")?,
+            "is enabled",
+        )
     }
 
     /// The first descendant matching `selector`.
@@ -441,10 +552,17 @@ fn css(selector: &str) -> Value {
 }
 
 fn element_id(value: &Value) -> Option<String> {
-    value.get(ELEMENT_KEY).and_then(Value::as_str).map(str::to_string)
+    value
+        .get(ELEMENT_KEY)
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
-fn elements_from_reply<'c>(client: &'c Client, selector: &str, value: &Value) -> Result<Vec<Element<'c>>> {
+fn elements_from_reply<'c>(
+    client: &'c Client,
+    selector: &str,
+    value: &Value,
+) -> Result<Vec<Element<'c>>> {
     let list = value.as_array().ok_or_else(|| Error::Protocol {
         command: format!("find all {selector}"),
         detail: format!("expected a list, got {value}"),
@@ -490,14 +608,40 @@ fn decode_png(value: Value, command: &str) -> Result<Vec<u8>> {
 
 pub(crate) fn write_creating_dirs(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::io(format!("cannot create {}", dir.display()), e))?;
     }
-    std::fs::write(path, bytes).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+    std::fs::write(path, bytes)
+        .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
 }
 
-/// Sends one HTTP request and unwraps the W3C `{"value": …}` envelope, turning error answers
+/// Sends one HTTP request (reporting slow ones when `CARREL_E2E_TRACE` is set) and unwraps the W3C `{"value": …}` envelope, turning error answers
 /// into [`Error::WebDriver`].
-fn request(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>, command: &str) -> Result<Value> {
+fn request(
+    agent: &ureq::Agent,
+    method: &str,
+    url: &str,
+    body: Option<Value>,
+    command: &str,
+) -> Result<Value> {
+    let started = Instant::now();
+    let reply = request_once(agent, method, url, body, command);
+    let slow = started.elapsed();
+    if slow > Duration::from_millis(250)
+        && std::env::var_os("CARREL_E2E_TRACE").is_some_and(|v| !v.is_empty())
+    {
+        eprintln!("carrel-e2e: `{command}` took {:.2} s", slow.as_secs_f64());
+    }
+    reply
+}
+
+fn request_once(
+    agent: &ureq::Agent,
+    method: &str,
+    url: &str,
+    body: Option<Value>,
+    command: &str,
+) -> Result<Value> {
     let req = agent.request(method, url);
     let outcome = match body {
         Some(body) => req.send_json(body),
@@ -526,7 +670,10 @@ fn request(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>, co
     if (200..300).contains(&status) {
         return value.ok_or_else(|| Error::Protocol {
             command: command.into(),
-            detail: format!("HTTP {status} without a JSON value: {}", String::from_utf8_lossy(&raw)),
+            detail: format!(
+                "HTTP {status} without a JSON value: {}",
+                String::from_utf8_lossy(&raw)
+            ),
         });
     }
     let field = |name: &str| {
@@ -540,6 +687,7 @@ fn request(agent: &ureq::Agent, method: &str, url: &str, body: Option<Value>, co
         command: command.into(),
         status,
         code: field("error").unwrap_or_else(|| "unknown error".into()),
-        message: field("message").unwrap_or_else(|| String::from_utf8_lossy(&raw).trim().to_string()),
+        message: field("message")
+            .unwrap_or_else(|| String::from_utf8_lossy(&raw).trim().to_string()),
     })
 }

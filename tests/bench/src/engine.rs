@@ -1,0 +1,370 @@
+//! The engine against a real loopback server: download throughput of the executor against a
+//! bare HTTP client fetching the same URLs, and the cost of a restart that finds everything
+//! already stored against a start on an empty stack.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+
+use carrel_core::{
+    book_downloads, books,
+    catalog::{CatalogClient, CatalogItem},
+    clock,
+    credentials::Credentials,
+    data_dir::DataDir,
+    download_stack::{self, TaskState},
+    executor::{Executor, ExecutorConfig, Finish, RunMode},
+    executor_lease,
+    http_fetch::{HttpClient, HttpConfig},
+    progress::NoProgress,
+    servers::{self, NewServer, Server},
+    store::Store,
+};
+use fixture_server::{Config, RunningServer};
+
+use crate::report::{millis, Report, Row, Summary};
+
+/// Repetitions of the download comparison, each with fresh data dirs.
+const REPS: usize = 3;
+/// Resume runs (and empty-stack runs) per data dir.
+const RESUMES_PER_DIR: usize = 3;
+pub const COMICS: u32 = 8;
+pub const COMIC_PAGES: u32 = 30;
+pub const PAGE_BYTES: usize = 64 * 1024;
+
+/// The library: ids 1..=10, ids 3 and 6 EPUBs, the other eight comics of 30 pages of 64 KiB.
+pub fn library_config() -> Config {
+    let comics: BTreeMap<u32, u32> = [1, 2, 4, 5, 7, 8, 9, 10].into_iter().map(|id| (id, COMIC_PAGES)).collect();
+    debug_assert_eq!(comics.len() as u32, COMICS);
+    Config {
+        books: 10,
+        page_bytes: PAGE_BYTES,
+        comic_pages: comics,
+        reading_positions: Some(BTreeMap::new()),
+        ..Config::default()
+    }
+}
+
+/// Starts the library server and builds every book once, so no run pays for generating them.
+pub fn start_library() -> Result<RunningServer> {
+    let server = fixture_server::Server::start(library_config()).context("starting the fixture server")?;
+    for b in server.books() {
+        server.book_bytes(b.id).context("building a book")?;
+    }
+    Ok(server)
+}
+
+/// A data dir with a store, its credentials and a server row for the fixture.
+pub struct Env {
+    pub _tmp: tempfile::TempDir,
+    pub store: Store,
+    pub credentials: Arc<Credentials>,
+    pub server: Server,
+}
+
+impl Env {
+    pub fn new(catalog_url: &str) -> Result<Env> {
+        let tmp = tempfile::tempdir()?;
+        Env::in_dir(tmp, catalog_url)
+    }
+
+    pub fn in_dir(tmp: tempfile::TempDir, catalog_url: &str) -> Result<Env> {
+        let dir = DataDir::new(tmp.path().join("data"));
+        let store = Store::open(&dir, clock::system())?;
+        let credentials = Arc::new(Credentials::file_only(&dir, "carrel-bench"));
+        let server = servers::add(
+            &store,
+            &NewServer {
+                name: "Fixture".into(),
+                url: catalog_url.into(),
+                ..Default::default()
+            },
+        )?;
+        Ok(Env {
+            _tmp: tmp,
+            store,
+            credentials,
+            server,
+        })
+    }
+
+    /// Registers every book of `/opds/books` (all its pages) as the catalog screen would.
+    pub async fn register_library(&self) -> Result<Vec<i64>> {
+        let http = HttpClient::new(HttpConfig::default())?;
+        let client = CatalogClient {
+            store: &self.store,
+            credentials: &self.credentials,
+            http: &http,
+        };
+        let mut ids = Vec::new();
+        let mut feed = Some("/opds/books".to_owned());
+        while let Some(url) = feed {
+            let page = client.browse(&self.server, Some(&url)).await?;
+            ids.extend(page.entries.iter().filter_map(|e| match e {
+                CatalogItem::Book { book_id, .. } => Some(*book_id),
+                _ => None,
+            }));
+            feed = page.next;
+        }
+        Ok(ids)
+    }
+
+    pub fn store_all(&self, ids: &[i64]) -> Result<()> {
+        for id in ids {
+            book_downloads::store_book(&self.store, *id)?;
+        }
+        Ok(())
+    }
+
+    /// Runs an executor with the app's settings until the stack is empty.
+    pub async fn sync(&self) -> Result<()> {
+        let executor = Executor::new(
+            self.store.clone(),
+            self.credentials.clone(),
+            Arc::new(NoProgress),
+            ExecutorConfig::default(),
+            executor_lease::new_holder_id("carrel-bench"),
+        )?;
+        let (_stop, stop_rx) = tokio::sync::watch::channel(false);
+        match executor.run(RunMode::UntilIdle, stop_rx).await? {
+            Finish::Idle => Ok(()),
+            other => bail!("the executor stopped early: {other:?}"),
+        }
+    }
+
+    /// Every book registered is stored in full.
+    pub fn check_all_stored(&self, ids: &[i64]) -> Result<()> {
+        for id in ids {
+            let book = books::get(&self.store, *id)?;
+            let progress = book_downloads::progress(&self.store, &book)?;
+            if !progress.is_complete() {
+                bail!("{} is not stored: {}/{} parts", book.title, progress.stored_parts, progress.total_parts);
+            }
+        }
+        Ok(())
+    }
+
+    /// The URLs the executor fetched (pages, files, covers), in the order it finished them.
+    fn fetched_urls(&self) -> Result<Vec<String>> {
+        let mut done = download_stack::in_state(&self.store, TaskState::Done, u32::MAX)?;
+        done.retain(|t| !t.url.is_empty());
+        done.sort_by_key(|t| t.id);
+        Ok(done.into_iter().map(|t| t.url).collect())
+    }
+}
+
+/// Body bytes the server sent, all clients together, since its last stats reset.
+fn bytes_sent(fixture: &RunningServer) -> u64 {
+    fixture.stats().clients.values().flat_map(|c| c.bytes.values()).sum()
+}
+
+/// The baseline: one plain client, the same URLs one after the other, each body streamed to
+/// its own file. No database, no fsync, no request slot.
+async fn bare_download(client: &reqwest::Client, urls: &[String], out: &Path) -> Result<(Duration, u64)> {
+    std::fs::create_dir_all(out)?;
+    let started = Instant::now();
+    let mut total = 0u64;
+    for (i, url) in urls.iter().enumerate() {
+        let mut response = client.get(url).send().await?.error_for_status()?;
+        let mut file = std::fs::File::create(out.join(format!("{i:05}")))?;
+        while let Some(chunk) = response.chunk().await? {
+            file.write_all(&chunk)?;
+            total += chunk.len() as u64;
+        }
+    }
+    Ok((started.elapsed(), total))
+}
+
+/// One executor sync of the whole library on a fresh data dir.
+struct EngineRun {
+    env: Env,
+    ids: Vec<i64>,
+    took: Duration,
+    bytes: u64,
+    max_in_flight: u64,
+    requests: u64,
+}
+
+async fn engine_download(fixture: &RunningServer) -> Result<EngineRun> {
+    let env = Env::new(&fixture.url("/opds"))?;
+    let ids = env.register_library().await?;
+    fixture.reset_stats();
+    let started = Instant::now();
+    env.store_all(&ids)?;
+    env.sync().await?;
+    let took = started.elapsed();
+    let stats = fixture.stats();
+    env.check_all_stored(&ids)?;
+    Ok(EngineRun {
+        bytes: stats.clients.values().flat_map(|c| c.bytes.values()).sum(),
+        max_in_flight: stats.global_max_in_flight,
+        requests: stats.total_requests,
+        env,
+        ids,
+        took,
+    })
+}
+
+pub async fn run(report: &mut Report, fixture: &RunningServer) -> Result<()> {
+    let client = reqwest::Client::builder()
+        .user_agent("carrel-bench-baseline")
+        .build()
+        .context("starting the baseline client")?;
+
+    // Download throughput, executor and bare client taking turns.
+    let mut engine_runs: Vec<EngineRun> = Vec::new();
+    let mut bare_times = Vec::new();
+    let mut bare_bytes = 0u64;
+    let mut urls: Vec<String> = Vec::new();
+    for rep in 0..REPS {
+        eprintln!("download: executor, repetition {} of {REPS} ...", rep + 1);
+        let run = engine_download(fixture).await?;
+        if urls.is_empty() {
+            urls = run.env.fetched_urls()?;
+            let base = fixture.base_url();
+            for u in &mut urls {
+                if u.starts_with('/') {
+                    *u = format!("{base}{u}");
+                }
+            }
+        }
+        engine_runs.push(run);
+
+        eprintln!("download: bare client, repetition {} of {REPS} ...", rep + 1);
+        let out = tempfile::tempdir()?;
+        fixture.reset_stats();
+        let (took, bytes) = bare_download(&client, &urls, out.path()).await?;
+        let sent = bytes_sent(fixture);
+        if sent != bytes {
+            bail!("the bare client received {bytes} bytes, the server sent {sent}");
+        }
+        bare_times.push(took);
+        bare_bytes = bytes;
+    }
+
+    let engine_times: Vec<Duration> = engine_runs.iter().map(|r| r.took).collect();
+    let engine_bytes = engine_runs[0].bytes;
+    let e = Summary::of(&millis(&engine_times));
+    let b = Summary::of(&millis(&bare_times));
+    let mb = |bytes: u64, ms: f64| bytes as f64 / 1e6 / (ms / 1e3);
+    let library_mib = engine_bytes as f64 / (1 << 20) as f64;
+    report.row(Row::new(
+        "download",
+        format!("sync {COMICS} comics + 2 EPUBs ({library_mib:.1} MiB), executor"),
+        "ms",
+        e,
+        "bare reqwest loop",
+        b,
+    ));
+    // Throughput: the same runs in MB/s (higher is better; its ratio is the inverse of the
+    // time ratio).
+    let tput = |times: &[Duration], bytes: u64| -> Vec<f64> { times.iter().map(|t| mb(bytes, t.as_secs_f64() * 1e3)).collect() };
+    let et = Summary::of(&tput(&engine_times, engine_bytes));
+    let bt = Summary::of(&tput(&bare_times, bare_bytes));
+    // For a rate, the slow tail is the low end: report the 5th percentile as the "p95".
+    let low = |s: Summary, v: Vec<f64>| -> Summary {
+        let neg: Vec<f64> = v.iter().map(|x| -x).collect();
+        Summary { p95: -Summary::of(&neg).p95, ..s }
+    };
+    report.row(Row::new(
+        "download",
+        "throughput, executor (p95 = slow end)",
+        "MB/s",
+        low(et, tput(&engine_times, engine_bytes)),
+        "bare reqwest loop",
+        low(bt, tput(&bare_times, bare_bytes)),
+    ));
+    let max_in_flight = engine_runs.iter().map(|r| r.max_in_flight).max().unwrap_or(0);
+    report.fact(
+        "download",
+        "executor_mb_per_s",
+        json!(mb(engine_bytes, e.median)),
+        format!(
+            "executor {:.1} MB/s, bare client {:.1} MB/s (medians of {REPS}); executor time / bare time = {:.2}× (the engine's overhead: fsync, SQLite, request slot)",
+            mb(engine_bytes, e.median),
+            mb(bare_bytes, b.median),
+            e.median / b.median
+        ),
+    );
+    report.fact(
+        "download",
+        "global_max_in_flight",
+        json!(max_in_flight),
+        format!("{max_in_flight} (fixture stats().global_max_in_flight during executor runs; must be 1)"),
+    );
+    report.fact(
+        "download",
+        "requests_and_bytes",
+        json!({ "executor_requests": engine_runs[0].requests, "executor_bytes": engine_bytes, "bare_requests": urls.len(), "bare_bytes": bare_bytes }),
+        format!(
+            "executor: {} requests, {} bytes; bare client: {} requests (one per URL the executor fetched), {} bytes",
+            engine_runs[0].requests,
+            engine_bytes,
+            urls.len(),
+            bare_bytes
+        ),
+    );
+
+    // Resume: everything stored, page tasks marked pending again (as after a crash between
+    // the rename and the bookkeeping). Baseline: the same data dir with an empty stack.
+    let mut resume_times = Vec::new();
+    let mut empty_times = Vec::new();
+    let mut resume_requests = 0u64;
+    let mut requeued = 0usize;
+    for (i, run) in engine_runs.iter().enumerate() {
+        eprintln!("resume: data dir {} of {REPS} ...", i + 1);
+        for _ in 0..RESUMES_PER_DIR {
+            let store = &run.env.store;
+            requeued = store.write(|tx| {
+                tx.execute("UPDATE tasks SET state = 'pending' WHERE kind = 'page'", [])
+                    .map_err(|e| store.sql_error(e))
+            })?;
+            fixture.reset_stats();
+            let started = Instant::now();
+            run.env.sync().await?;
+            resume_times.push(started.elapsed());
+            resume_requests += fixture.stats().total_requests;
+            run.env.check_all_stored(&run.ids)?;
+
+            if download_stack::has_pending(store)? {
+                bail!("the stack is not empty after a sync");
+            }
+            let started = Instant::now();
+            run.env.sync().await?;
+            empty_times.push(started.elapsed());
+            resume_requests += fixture.stats().total_requests;
+        }
+    }
+    let r = Summary::of(&millis(&resume_times));
+    let z = Summary::of(&millis(&empty_times));
+    report.row(Row::new(
+        "resume",
+        format!("start with {requeued} stored pages re-queued"),
+        "ms",
+        r,
+        "start on an empty stack",
+        z,
+    ));
+    report.fact(
+        "resume",
+        "requests",
+        json!(resume_requests),
+        format!("{resume_requests} requests during all resume and empty-stack runs (expected 0: nothing is downloaded again)"),
+    );
+    report.fact(
+        "resume",
+        "per_task_us",
+        json!((r.median - z.median) * 1e3 / requeued.max(1) as f64),
+        format!(
+            "{:.0} µs per re-queued task ((resume − empty) / {requeued}, medians of {})",
+            (r.median - z.median) * 1e3 / requeued.max(1) as f64,
+            r.n
+        ),
+    );
+    Ok(())
+}

@@ -1,0 +1,118 @@
+//! `make bench`: Carrel's engine benchmarks.
+//!
+//! Speed and memory targets are checked by printing ratios against a baseline measured in the
+//! same run, never by timed assertions: every row gives the value (median and p95), the
+//! baseline, their ratio and the goal where one exists. The same goes to
+//! `target/bench/engine.json`.
+//!
+//! ```text
+//! carrel-bench [--only stack,download,memory] [--json PATH]
+//! ```
+//!
+//! `download` also runs the resume measurement, which reuses its data dirs.
+
+mod engine;
+mod memory;
+mod report;
+mod stack;
+
+use std::path::PathBuf;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+
+use report::Report;
+
+const GROUPS: [&str; 3] = ["stack", "download", "memory"];
+
+struct Args {
+    only: Vec<String>,
+    json: PathBuf,
+}
+
+fn default_json_path() -> PathBuf {
+    // The binary lives in <target>/<profile>/carrel-bench: write next to it, in <target>/bench.
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent()?.parent().map(|t| t.join("bench").join("engine.json")))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench/engine.json"))
+}
+
+fn parse_args(raw: &[String]) -> Result<Args> {
+    let mut args = Args {
+        only: GROUPS.iter().map(|s| s.to_string()).collect(),
+        json: default_json_path(),
+    };
+    let mut it = raw.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--only" => {
+                let v = it.next().context("--only needs a list, e.g. stack,download")?;
+                args.only = v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
+                if let Some(bad) = args.only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
+                    bail!("unknown group {bad}; choose from {}", GROUPS.join(", "));
+                }
+            }
+            "--json" => args.json = PathBuf::from(it.next().context("--json needs a path")?),
+            "-h" | "--help" => {
+                println!("usage: carrel-bench [--only {}] [--json PATH]", GROUPS.join(","));
+                std::process::exit(0);
+            }
+            other => bail!("unknown argument {other}"),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> Result<()> {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().map(String::as_str) == Some("memory-probe") {
+        return memory::probe(&raw[1..]);
+    }
+    let args = parse_args(&raw)?;
+    let wants = |g: &str| args.only.iter().any(|o| o == g);
+    if cfg!(debug_assertions) {
+        eprintln!("warning: a debug build; run `cargo run --release -p carrel-bench` for meaningful numbers");
+    }
+
+    let started = Instant::now();
+    let mut report = Report::default();
+
+    if wants("stack") {
+        stack::run(&mut report)?;
+    }
+    if wants("download") || wants("memory") {
+        eprintln!("starting the fixture server and building its books ...");
+        let library = engine::start_library()?;
+        if wants("download") {
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+            runtime.block_on(engine::run(&mut report, &library))?;
+        }
+        if wants("memory") {
+            memory::run(&mut report, &library)?;
+        }
+    }
+
+    let wall = started.elapsed();
+    println!();
+    println!("Carrel engine benchmarks — ratio = median / baseline median (lower is better, except MB/s)");
+    println!();
+    report.print();
+    println!();
+    println!("wall time of the measurements: {:.1} s", wall.as_secs_f64());
+
+    let context = json!({
+        "generated_at_unix": SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+        "wall_time_s": wall.as_secs_f64(),
+        "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "groups": args.only,
+        "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
+        "ratio": "value median / baseline median",
+    });
+    report
+        .write_json(&args.json, context)
+        .with_context(|| format!("writing {}", args.json.display()))?;
+    println!("written to {}", args.json.display());
+    Ok(())
+}
