@@ -84,10 +84,12 @@ bench: setup
 # The Tauri CLI reads the config through the src-tauri/tauri.conf.json link and resolves its
 # relative paths from src-tauri/, while the build resolves them from the root: absolute paths
 # for the UI and the icons mean the same to both.
-PACKAGE_PATHS := {"build":{"frontendDist":"$(ROOT)/ui/dist"},"bundle":{"icon":["$(ROOT)/icons/32x32.png","$(ROOT)/icons/128x128.png","$(ROOT)/icons/256x256.png","$(ROOT)/icons/512x512.png"]}}
+# carrel-cli ships in the package too, for scripts and timers.
+PACKAGE_PATHS := {"build":{"frontendDist":"$(ROOT)/ui/dist"},"bundle":{"icon":["$(ROOT)/icons/32x32.png","$(ROOT)/icons/128x128.png","$(ROOT)/icons/256x256.png","$(ROOT)/icons/512x512.png"],"linux":{"deb":{"files":{"/usr/bin/carrel-cli":"$(TARGET_DIR)/release/carrel-cli"}}}}}
 
 package: ui
 	@echo "==> building the .deb"
+	cargo build --release -p carrel-cli
 	cd $(ROOT) && TAURI_APP_PATH=src-tauri $(ROOT)/ui/node_modules/.bin/tauri build --bundles deb --config '$(PACKAGE_PATHS)'
 	@ls -la $(TARGET_DIR)/release/bundle/deb/*.deb
 
