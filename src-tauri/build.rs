@@ -7,7 +7,32 @@ use tauri_build::{AppManifest, Attributes};
 
 /// Every command the UI may call; each becomes an `allow-…` permission granted in
 /// `capabilities/main.json`.
-const COMMANDS: &[&str] = &["app_status", "list_servers", "add_server", "remove_server"];
+const COMMANDS: &[&str] = &[
+    "app_status",
+    "list_servers",
+    "add_server",
+    "remove_server",
+    "update_server",
+    "resume_server",
+    "browse_catalog",
+    "search_catalog",
+    "book_details",
+    "store_book",
+    "open_book",
+    "remove_book",
+    "retry_book",
+    "list_on_device",
+    "list_continue_reading",
+    "list_downloads",
+    "watch_downloads",
+    "pause_downloads",
+    "resume_downloads",
+    "move_book_to_top",
+    "cancel_book",
+    "get_settings",
+    "set_settings",
+    "storage_usage",
+];
 
 fn main() {
     println!("cargo:rerun-if-changed=../tauri.conf.json");

@@ -2,15 +2,28 @@
 //! the keyring) runs on the blocking pool, never on the UI thread. Errors reach the UI as
 //! `{ kind, message, field }` so it can branch on `kind` and put a message beside `field`.
 
+use std::sync::Arc;
+
 use carrel_core::{
-    credentials::{self, Backend, Secret},
-    servers::{self, NewServer, Server, ServerError},
+    book_downloads::{self, BookStatus, DownloadRequestError, StoreRequest},
+    book_view::{self, BookDetails},
+    catalog::{CatalogClient, CatalogError, CatalogView},
+    credentials::{self, Backend, Credentials, Secret},
+    downloads_view::{self, DownloadsView},
+    executor,
+    http_fetch::FetchError,
+    servers::{self, NewServer, PasswordChange, Server, ServerError},
+    settings::{self, Settings, SettingsError},
+    storage_usage::{self, StorageUsage},
+    store::{Store, StoreError},
     ErrorKind,
 };
 use serde::{Deserialize, Serialize};
-use tauri::{AppHandle, Manager};
+use tauri::{ipc::Channel, AppHandle, Manager, Webview};
 
 use crate::app_state::{AppState, Core};
+use crate::downloads;
+use crate::downloads_watch::DownloadsWatch;
 
 /// An error as the UI sees it.
 #[derive(Debug, Clone, Serialize)]
@@ -37,6 +50,8 @@ impl From<carrel_core::Error> for CommandError {
         let field = match &e {
             carrel_core::Error::Server(ServerError::EmptyName | ServerError::NameTooLong | ServerError::DuplicateName(_)) => Some("name"),
             carrel_core::Error::Server(ServerError::InvalidUrl(_)) => Some("url"),
+            carrel_core::Error::Server(ServerError::InvalidInterval) => Some("min_interval_ms"),
+            carrel_core::Error::Credential(_) => Some("password"),
             _ => None,
         };
         CommandError {
@@ -59,6 +74,43 @@ impl From<credentials::CredentialError> for CommandError {
     }
 }
 
+impl From<DownloadRequestError> for CommandError {
+    fn from(e: DownloadRequestError) -> Self {
+        carrel_core::Error::from(e).into()
+    }
+}
+
+impl From<StoreError> for CommandError {
+    fn from(e: StoreError) -> Self {
+        carrel_core::Error::from(e).into()
+    }
+}
+
+impl From<CatalogError> for CommandError {
+    fn from(e: CatalogError) -> Self {
+        match e {
+            CatalogError::Other(e) => e.into(),
+            e => CommandError::new(e.kind(), e.to_string()),
+        }
+    }
+}
+
+impl From<FetchError> for CommandError {
+    fn from(e: FetchError) -> Self {
+        CatalogError::from(e).into()
+    }
+}
+
+impl From<SettingsError> for CommandError {
+    fn from(e: SettingsError) -> Self {
+        CommandError {
+            kind: e.kind(),
+            field: e.field(),
+            message: e.to_string(),
+        }
+    }
+}
+
 type CommandResult<T> = Result<T, CommandError>;
 
 /// Runs `f` with the core on the blocking pool.
@@ -69,6 +121,19 @@ async fn with_core<T: Send + 'static>(
     tauri::async_runtime::spawn_blocking(move || f(app.state::<AppState>().core()?))
         .await
         .map_err(|e| CommandError::new(ErrorKind::Storage, format!("internal error: {e}")))?
+}
+
+/// The core's handles, for commands that await the network.
+fn handles(app: &AppHandle) -> CommandResult<(Store, Arc<Credentials>)> {
+    let state = app.state::<AppState>();
+    let core = state.core()?;
+    Ok((core.store.clone(), core.credentials.clone()))
+}
+
+fn downloads_watch(app: &AppHandle) -> CommandResult<Arc<DownloadsWatch>> {
+    app.try_state::<Arc<DownloadsWatch>>()
+        .map(|w| w.inner().clone())
+        .ok_or_else(|| CommandError::new(ErrorKind::Storage, "downloads are unavailable"))
 }
 
 /// What the UI needs to know before it draws anything.
@@ -132,4 +197,158 @@ pub async fn remove_server(app: AppHandle, name: String) -> CommandResult<()> {
         Ok(())
     })
     .await
+}
+
+/// The "Edit server" and sign-in dialogs' fields.
+#[derive(Debug, Deserialize)]
+pub struct UpdateServerInput {
+    pub name: String,
+    pub url: String,
+    #[serde(default)]
+    pub username: Option<String>,
+    /// Absent or `null` keeps the saved password, `""` forgets it.
+    #[serde(default)]
+    pub password: Option<String>,
+    /// Absent keeps the current interval.
+    #[serde(default, rename = "minIntervalMs", alias = "min_interval_ms")]
+    pub min_interval_ms: Option<i64>,
+}
+
+#[tauri::command]
+pub async fn update_server(app: AppHandle, id: i64, input: UpdateServerInput) -> CommandResult<Server> {
+    with_core(app, move |core| {
+        let new = NewServer {
+            name: input.name,
+            url: input.url,
+            username: input.username,
+            min_interval_ms: input.min_interval_ms,
+        };
+        let password = PasswordChange::from_field(input.password);
+        Ok(servers::update_with_secret(&core.store, &core.credentials, id, &new, &password)?)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn resume_server(app: AppHandle, id: i64) -> CommandResult<()> {
+    with_core(app, move |core| Ok(servers::resume(&core.store, id)?)).await
+}
+
+#[tauri::command]
+pub async fn browse_catalog(app: AppHandle, server_id: i64, feed_url: Option<String>) -> CommandResult<CatalogView> {
+    let (store, credentials) = handles(&app)?;
+    let http = crate::http_client::client()?;
+    let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+    Ok(catalog.browse_view(server_id, feed_url.as_deref()).await?)
+}
+
+#[tauri::command]
+pub async fn search_catalog(app: AppHandle, server_id: i64, query: String) -> CommandResult<CatalogView> {
+    let (store, credentials) = handles(&app)?;
+    let http = crate::http_client::client()?;
+    let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+    Ok(catalog.search_view(server_id, &query).await?)
+}
+
+#[tauri::command]
+pub async fn book_details(app: AppHandle, book_id: i64) -> CommandResult<BookDetails> {
+    with_core(app, move |core| Ok(book_view::details(&core.store, book_id)?)).await
+}
+
+#[tauri::command]
+pub async fn store_book(app: AppHandle, book_id: i64) -> CommandResult<StoreRequest> {
+    with_core(app, move |core| Ok(book_downloads::store_book(&core.store, book_id)?)).await
+}
+
+/// `page` is 0-based; absent opens the book where the reader left it.
+#[tauri::command]
+pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> CommandResult<()> {
+    with_core(app, move |core| {
+        book_downloads::open_book(&core.store, book_id, page)?;
+        Ok(())
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn remove_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
+    with_core(app, move |core| Ok(book_downloads::remove_book(&core.store, book_id)?)).await
+}
+
+#[tauri::command]
+pub async fn retry_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
+    with_core(app, move |core| {
+        book_downloads::retry_book(&core.store, book_id)?;
+        Ok(())
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn list_on_device(app: AppHandle) -> CommandResult<Vec<BookStatus>> {
+    with_core(app, |core| Ok(book_view::on_device(&core.store)?)).await
+}
+
+#[tauri::command]
+pub async fn list_continue_reading(app: AppHandle, limit: Option<u32>) -> CommandResult<Vec<BookDetails>> {
+    with_core(app, move |core| Ok(book_view::continue_reading(&core.store, limit)?)).await
+}
+
+#[tauri::command]
+pub async fn list_downloads(app: AppHandle) -> CommandResult<DownloadsView> {
+    let live = downloads_watch(&app)?.live();
+    with_core(app, move |core| Ok(downloads_view::view(&core.store, &live, Some(downloads::holder_id()))?)).await
+}
+
+/// Sends a view at once, then whenever the downloads change (see [`crate::downloads_watch`]).
+#[tauri::command]
+pub async fn watch_downloads(app: AppHandle, webview: Webview, on_event: Channel<DownloadsView>) -> CommandResult<()> {
+    let watch = downloads_watch(&app)?;
+    let live = watch.live();
+    let view = with_core(app, move |core| Ok(downloads_view::view(&core.store, &live, Some(downloads::holder_id()))?)).await?;
+    on_event
+        .send(view)
+        .map_err(|e| CommandError::new(ErrorKind::Storage, format!("cannot reach the window: {e}")))?;
+    watch.add(webview.label(), on_event);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn pause_downloads(app: AppHandle) -> CommandResult<()> {
+    with_core(app, |core| Ok(executor::set_paused(&core.store, true)?)).await
+}
+
+#[tauri::command]
+pub async fn resume_downloads(app: AppHandle) -> CommandResult<()> {
+    with_core(app, |core| Ok(executor::set_paused(&core.store, false)?)).await
+}
+
+#[tauri::command]
+pub async fn move_book_to_top(app: AppHandle, book_id: i64) -> CommandResult<()> {
+    with_core(app, move |core| {
+        book_downloads::move_book_to_top(&core.store, book_id)?;
+        Ok(())
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn cancel_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
+    with_core(app, move |core| Ok(book_downloads::cancel_book(&core.store, book_id)?)).await
+}
+
+#[tauri::command]
+pub async fn get_settings(app: AppHandle) -> CommandResult<Settings> {
+    with_core(app, |core| Ok(settings::load(&core.store)?)).await
+}
+
+/// Saves the settings page; lowering "books kept" removes the books no longer kept.
+#[tauri::command]
+pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<Settings> {
+    with_core(app, move |core| Ok(settings::apply(&core.store, &settings)?)).await
+}
+
+#[tauri::command]
+pub async fn storage_usage(app: AppHandle) -> CommandResult<StorageUsage> {
+    with_core(app, |core| Ok(storage_usage::usage(&core.store)?)).await
 }

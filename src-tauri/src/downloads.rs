@@ -2,9 +2,10 @@
 //! window's process or a `carrel-cli sync` may hold it) and then works the stack until the app
 //! quits, when it gives the lease back so another process can take over at once.
 //!
-//! Progress goes to a [`ProgressSink`]; for now the log, later the windows and notifications.
+//! Progress goes to the [`ProgressSink`] the app assembles (the log, the windows, desktop
+//! notifications); only the lease holder reports, so two processes never notify twice.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use carrel_core::{
@@ -17,7 +18,7 @@ use carrel_core::{
 use tokio::sync::watch;
 
 /// Logs the executor's events.
-struct LogSink;
+pub struct LogSink;
 
 impl ProgressSink for LogSink {
     fn report(&self, event: DownloadEvent) {
@@ -32,6 +33,13 @@ impl ProgressSink for LogSink {
     }
 }
 
+/// This app's executor holder id: one per process, so the windows can tell whether the lease
+/// holder is this process.
+pub fn holder_id() -> &'static str {
+    static HOLDER: OnceLock<String> = OnceLock::new();
+    HOLDER.get_or_init(|| executor_lease::new_holder_id("carrel"))
+}
+
 /// The running executor; dropping it does not stop it, [`DownloadService::shut_down`] does.
 pub struct DownloadService {
     stop: watch::Sender<bool>,
@@ -39,9 +47,8 @@ pub struct DownloadService {
 }
 
 impl DownloadService {
-    pub fn start(store: Store, credentials: Arc<Credentials>) -> Option<DownloadService> {
-        let holder = executor_lease::new_holder_id("carrel");
-        let executor = match Executor::new(store, credentials, Arc::new(LogSink), ExecutorConfig::default(), holder) {
+    pub fn start(store: Store, credentials: Arc<Credentials>, sink: Arc<dyn ProgressSink>) -> Option<DownloadService> {
+        let executor = match Executor::new(store, credentials, sink, ExecutorConfig::default(), holder_id().to_owned()) {
             Ok(e) => e,
             Err(e) => {
                 tracing::error!(cause = %e, "downloads are unavailable");

@@ -7,16 +7,29 @@
 //!   (if any) for the UI to show.
 //! - [`commands`]: the `#[tauri::command]`s, named verb_noun as in the UI, and their
 //!   `{ kind, message }` error.
+//! - [`cover_protocol`]: the `carrel-cover://localhost/<book id>` protocol that serves covers
+//!   to `<img>` elements by book id.
 //! - [`downloads`]: the app's download executor, started with the app and stopped (lease
 //!   released) when it quits.
+//! - [`downloads_watch`]: the live downloads page sent to the windows' `watch_downloads`
+//!   channels, and removing books no longer kept when a book completes.
+//! - [`http_client`]: the HTTP client shared by catalog pages and covers.
 //! - [`main_window`]: creating the library window and remembering its size and position.
+//! - [`notifications`]: desktop notifications about downloads (progress per book, ready to
+//!   read offline, paused while the server is away).
 
 pub mod app_state;
 pub mod commands;
+pub mod cover_protocol;
 pub mod downloads;
+pub mod downloads_watch;
+pub mod http_client;
 pub mod main_window;
+pub mod notifications;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use carrel_core::progress::{FanOut, ProgressSink};
 
 use tauri::{Manager, RunEvent};
 
@@ -29,14 +42,42 @@ pub fn run() {
             commands::list_servers,
             commands::add_server,
             commands::remove_server,
+            commands::update_server,
+            commands::resume_server,
+            commands::browse_catalog,
+            commands::search_catalog,
+            commands::book_details,
+            commands::store_book,
+            commands::open_book,
+            commands::remove_book,
+            commands::retry_book,
+            commands::list_on_device,
+            commands::list_continue_reading,
+            commands::list_downloads,
+            commands::watch_downloads,
+            commands::pause_downloads,
+            commands::resume_downloads,
+            commands::move_book_to_top,
+            commands::cancel_book,
+            commands::get_settings,
+            commands::set_settings,
+            commands::storage_usage,
         ])
+        .register_asynchronous_uri_scheme_protocol(cover_protocol::SCHEME, cover_protocol::handle)
         .setup(|app| {
             let identifier = app.config().identifier.clone();
             let state = app_state::AppState::open(&identifier);
+            let sinks: Vec<Arc<dyn ProgressSink>> = vec![
+                Arc::new(downloads::LogSink),
+                Arc::new(notifications::DownloadNotifications::new(notifications::DesktopNotifier::start(), state.store().cloned())),
+                // Each further consumer of download events adds its sink here.
+                downloads_watch::install(app.handle(), state.store().cloned()),
+            ];
+            let sink: Arc<dyn ProgressSink> = Arc::new(FanOut(sinks));
             let downloads = state
                 .core()
                 .ok()
-                .and_then(|core| downloads::DownloadService::start(core.store.clone(), core.credentials.clone()));
+                .and_then(|core| downloads::DownloadService::start(core.store.clone(), core.credentials.clone(), sink));
             let store = state.store().cloned();
             app.manage(state);
             app.manage(Running(Mutex::new(downloads)));

@@ -7,8 +7,12 @@
 //! - **latest read**: the first not-yet-stored book among the N most recently opened;
 //! - **chained parts**: each finished part pushes the next ([`next_parts`]).
 //!
-//! Also a book's progress (stored/total parts) and its removal with its files.
+//! Also a book's progress (stored/total parts), its removal with its files, cancelling and
+//! retrying its downloads, and eviction: books neither pinned nor among the N most recently
+//! opened leave the device ([`evict_unkept`]).
 //! Owns no table; speaks through [`crate::books`] and [`crate::download_stack`].
+
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
@@ -289,22 +293,92 @@ fn part_kind(book: &Book) -> TaskKind {
     }
 }
 
-/// Removes a book from the device: its tasks and its files together.
+/// Removes a book from the device: its downloads (every task, any state) and its files
+/// together, and unpins it. The book stays known under the same id, so it can be stored again.
 pub fn remove_book(store: &Store, book_id: i64) -> Result<(), DownloadRequestError> {
     let files = PartFiles::new(store.data_dir().books());
     store.write(|tx| {
         let n = tx
-            .execute("DELETE FROM books WHERE id = ?1", [book_id])
+            .execute("UPDATE books SET pinned = 0 WHERE id = ?1", [book_id])
             .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
         if n == 0 {
             return Err(DownloadRequestError::Book(BookError::NotFound(book_id)));
         }
+        tx.execute("DELETE FROM tasks WHERE book_id = ?1", [book_id])
+            .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
         Ok(())
     })?;
     files.remove_book(book_id).map_err(|e| DownloadRequestError::Files {
         book_id,
         reason: e.to_string(),
     })
+}
+
+/// The reader stops a book's downloads: its unfinished downloads are dropped (pending, running
+/// and failed ones) and it is unpinned; the parts already stored stay.
+pub fn cancel_book(store: &Store, book_id: i64) -> Result<(), DownloadRequestError> {
+    books::set_pinned(store, book_id, false)?;
+    download_stack::drop_unfinished(store, book_id)?;
+    Ok(())
+}
+
+/// The reader asks to try a book's failed downloads again: they go back on top.
+pub fn retry_book(store: &Store, book_id: i64) -> Result<usize, DownloadRequestError> {
+    books::get(store, book_id)?;
+    Ok(download_stack::retry_book(store, book_id)?)
+}
+
+/// Moves a book's waiting downloads to the top of the stack (their own order kept).
+pub fn move_book_to_top(store: &Store, book_id: i64) -> Result<usize, DownloadRequestError> {
+    books::get(store, book_id)?;
+    Ok(download_stack::move_book_to_top(store, book_id)?)
+}
+
+/// Removes from the device ([`remove_book`]) every book that has something on it and is kept
+/// for no reason: not pinned, not among the `n` most recently opened, and with nothing waiting
+/// or downloading (a book being fetched was asked for just now). The most recently opened book
+/// always stays, even with `n = 0`: it may be open in the reader. Returns the removed ids.
+pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestError> {
+    let kept: BTreeSet<i64> = books::recently_opened(store, n.max(1))?.into_iter().map(|b| b.id).collect();
+    let mut candidates: BTreeSet<i64> = store
+        .read(|c| {
+            let mut stmt = c.prepare_cached("SELECT DISTINCT book_id FROM tasks")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<BTreeSet<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    if let Ok(entries) = std::fs::read_dir(store.data_dir().books()) {
+        candidates.extend(entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<i64>().ok()));
+    }
+    let mut removed = Vec::new();
+    for id in candidates.difference(&kept) {
+        let book = match books::get(store, *id) {
+            Ok(b) => b,
+            // A folder of a book no longer known: the executor's orphan collection takes it.
+            Err(BookError::NotFound(_)) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if book.pinned {
+            continue;
+        }
+        let tasks = download_stack::tasks_of_book(store, book.id)?;
+        if tasks.iter().any(|t| matches!(t.state, TaskState::Pending | TaskState::Active)) {
+            continue;
+        }
+        remove_book(store, book.id)?;
+        removed.push(book.id);
+    }
+    if !removed.is_empty() {
+        tracing::info!(books = ?removed, "removed books no longer kept on the device");
+    }
+    Ok(removed)
+}
+
+/// [`evict_unkept`] with the reader's "books kept on the device" setting; run when a book
+/// completes.
+pub fn evict_per_setting(store: &Store) -> Result<Vec<i64>, DownloadRequestError> {
+    let n = crate::settings::get::<crate::settings::BooksKept>(store)?.unwrap_or_default().0;
+    evict_unkept(store, n)
 }
 
 #[cfg(test)]

@@ -2,16 +2,26 @@
 //! request slot), parses it with [`crate::opds`], and gives every book entry its local id by
 //! remembering it in [`crate::books`], so what the reader sees can be stored or opened.
 //!
-//! Owns no table and no parsing: it joins HTTP, OPDS and the book list.
+//! Every document that parsed is kept in [`crate::catalog_cache`]; when the server cannot be
+//! reached ([`FetchError::Transient`]) the kept copy is used instead and the result says it is
+//! offline. [`CatalogClient::browse_view`] and [`CatalogClient::search_view`] add what the
+//! windows show beside each book: where it stands on this device and whether it has a cover.
+//!
+//! Owns no table and no parsing: it joins HTTP, OPDS, the book list and the document cache.
 
 use serde::Serialize;
 use url::Url;
 
+use crate::book_downloads::{self, BookStatus};
+use crate::book_view::{self, BookMeta};
 use crate::books::{self, BookFormat, CatalogBook};
+use crate::catalog_cache::{self, CachedDocument};
+use crate::cover_cache;
 use crate::credentials::Credentials;
+use crate::error::ErrorKind;
 use crate::http_fetch::{FetchError, HttpClient, ServerAccess};
 use crate::opds::{self, BookEntry, Entry, OpdsError, PageBase, SearchLink};
-use crate::servers::Server;
+use crate::servers::{self, Server};
 use crate::store::{Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +39,20 @@ pub enum CatalogError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Other(#[from] crate::Error),
+}
+
+impl CatalogError {
+    /// The coarse kind front ends branch on: `auth` when the server wants credentials.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CatalogError::Fetch(FetchError::Auth(_)) => ErrorKind::Auth,
+            CatalogError::Fetch(FetchError::Store(_)) | CatalogError::Store(_) => ErrorKind::Storage,
+            CatalogError::Fetch(_) => ErrorKind::Server,
+            CatalogError::Opds(e) => e.kind(),
+            CatalogError::BadFeedUrl(_) | CatalogError::NoSearch => ErrorKind::InvalidInput,
+            CatalogError::Other(e) => e.kind(),
+        }
+    }
 }
 
 /// One feed as the reader sees it.
@@ -65,6 +89,47 @@ pub enum CatalogItem {
     },
 }
 
+/// One feed as the windows show it: the page, where it came from, and beside each book its
+/// state on this device and whether it has a cover.
+#[derive(Debug, Clone, Serialize)]
+pub struct CatalogView {
+    pub server_id: i64,
+    pub title: String,
+    pub feed_url: String,
+    pub entries: Vec<CatalogViewItem>,
+    pub next: Option<String>,
+    pub previous: Option<String>,
+    pub searchable: bool,
+    /// The server could not be reached: this is the copy kept from an earlier visit.
+    pub offline: bool,
+    /// When this copy was fetched from the server.
+    pub fetched_at_ms: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CatalogViewItem {
+    Navigation {
+        title: String,
+        href: String,
+        summary: Option<String>,
+    },
+    Book {
+        book_id: i64,
+        title: String,
+        authors: Vec<String>,
+        format: BookFormat,
+        page_count: Option<u32>,
+        file_type: Option<String>,
+        file_length: Option<u64>,
+        series: Option<String>,
+        series_index: Option<f64>,
+        summary: Option<String>,
+        has_cover: bool,
+        status: BookStatus,
+    },
+}
+
 /// What catalog calls need.
 pub struct CatalogClient<'a> {
     pub store: &'a Store,
@@ -74,10 +139,31 @@ pub struct CatalogClient<'a> {
 
 const MAX_FEED: u64 = opds::MAX_FEED_BYTES as u64;
 
+/// Where a catalog document came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Freshness {
+    /// The server could not be reached: this is the copy kept from an earlier visit.
+    pub offline: bool,
+    /// When the document was fetched from the server.
+    pub fetched_at_ms: i64,
+}
+
+/// A fetched (or kept) document, not yet known to parse.
+struct Document {
+    bytes: Vec<u8>,
+    final_url: Url,
+    freshness: Freshness,
+}
+
 impl CatalogClient<'_> {
     /// Fetches and reads one feed of `server`: its root when `feed` is `None`, else `feed`
     /// (absolute, or relative to the server's root feed).
     pub async fn browse(&self, server: &Server, feed: Option<&str>) -> Result<CatalogPage, CatalogError> {
+        Ok(self.browse_page(server, feed).await?.0)
+    }
+
+    /// Like [`CatalogClient::browse`], and says whether the page is the offline copy.
+    pub async fn browse_page(&self, server: &Server, feed: Option<&str>) -> Result<(CatalogPage, Freshness), CatalogError> {
         let root = Url::parse(&server.url).map_err(|_| CatalogError::BadFeedUrl(server.url.clone()))?;
         let url = match feed {
             None => root.clone(),
@@ -88,8 +174,9 @@ impl CatalogClient<'_> {
             return Err(CatalogError::BadFeedUrl(feed.unwrap_or_default().to_owned()));
         }
         let access = ServerAccess::load(server, self.credentials)?;
-        let fetched = self.http.get_bytes(self.store, &access, &url, MAX_FEED).await?;
-        let feed = opds::parse_feed(&fetched.bytes, &fetched.final_url)?;
+        let doc = self.document(&access, &url, MAX_FEED).await?;
+        let feed = opds::parse_feed(&doc.bytes, &doc.final_url)?;
+        self.keep(&access, &url, &doc);
         let mut entries = Vec::with_capacity(feed.entries.len());
         for entry in feed.entries {
             entries.push(match entry {
@@ -101,39 +188,168 @@ impl CatalogClient<'_> {
                 Entry::Book(book) => self.remember(server, &book)?,
             });
         }
-        Ok(CatalogPage {
+        let page = CatalogPage {
             title: feed.title,
             feed_url: url.to_string(),
             entries,
             next: feed.links.next.map(|u| u.to_string()),
             previous: feed.links.previous.map(|u| u.to_string()),
             searchable: feed.links.search.is_some(),
-        })
+        };
+        Ok((page, doc.freshness))
     }
 
     /// Searches the catalog through its OpenSearch link.
     pub async fn search(&self, server: &Server, query: &str) -> Result<CatalogPage, CatalogError> {
+        Ok(self.search_page(server, query).await?.0)
+    }
+
+    /// Like [`CatalogClient::search`], and says whether the results are an offline copy (every
+    /// document on the way — root feed, search description, results — may come from the cache).
+    pub async fn search_page(&self, server: &Server, query: &str) -> Result<(CatalogPage, Freshness), CatalogError> {
         let root = Url::parse(&server.url).map_err(|_| CatalogError::BadFeedUrl(server.url.clone()))?;
         let access = ServerAccess::load(server, self.credentials)?;
-        let fetched = self.http.get_bytes(self.store, &access, &root, MAX_FEED).await?;
-        let feed = opds::parse_feed(&fetched.bytes, &fetched.final_url)?;
+        let root_doc = self.document(&access, &root, MAX_FEED).await?;
+        let feed = opds::parse_feed(&root_doc.bytes, &root_doc.final_url)?;
+        self.keep(&access, &root, &root_doc);
+        let mut offline = root_doc.freshness.offline;
         let template = match feed.links.search.ok_or(CatalogError::NoSearch)? {
             SearchLink::Template { template } => template,
             SearchLink::OpenSearchDescription { href } => {
                 let doc = self
-                    .http
-                    .get_bytes(self.store, &access, &href, opds::MAX_SEARCH_DESCRIPTION_BYTES as u64)
+                    .document(&access, &href, opds::MAX_SEARCH_DESCRIPTION_BYTES as u64)
                     .await?;
-                opds::parse_open_search(&doc.bytes, &doc.final_url)?
+                let template = opds::parse_open_search(&doc.bytes, &doc.final_url)?;
+                self.keep(&access, &href, &doc);
+                offline |= doc.freshness.offline;
+                template
             }
         };
         let url = template.url_for(query)?;
-        self.browse(server, Some(url.as_str())).await
+        let (page, mut freshness) = self.browse_page(server, Some(url.as_str())).await?;
+        freshness.offline |= offline;
+        Ok((page, freshness))
+    }
+
+    /// One feed of a server as the windows show it (see [`CatalogView`]).
+    pub async fn browse_view(&self, server_id: i64, feed: Option<&str>) -> Result<CatalogView, CatalogError> {
+        let server = servers::get(self.store, server_id).map_err(crate::Error::from)?;
+        let (page, freshness) = self.browse_page(&server, feed).await?;
+        self.view(server.id, page, freshness)
+    }
+
+    /// Search results as the windows show them (see [`CatalogView`]).
+    pub async fn search_view(&self, server_id: i64, query: &str) -> Result<CatalogView, CatalogError> {
+        let server = servers::get(self.store, server_id).map_err(crate::Error::from)?;
+        let (page, freshness) = self.search_page(&server, query).await?;
+        self.view(server.id, page, freshness)
+    }
+
+    fn view(&self, server_id: i64, page: CatalogPage, freshness: Freshness) -> Result<CatalogView, CatalogError> {
+        let mut entries = Vec::with_capacity(page.entries.len());
+        for item in page.entries {
+            entries.push(match item {
+                CatalogItem::Navigation { title, href, summary } => CatalogViewItem::Navigation { title, href, summary },
+                CatalogItem::Book {
+                    book_id,
+                    title,
+                    authors,
+                    format,
+                    page_count,
+                    file_type,
+                    file_length,
+                    series,
+                    series_index,
+                    summary,
+                    ..
+                } => {
+                    let book = books::get(self.store, book_id).map_err(crate::Error::from)?;
+                    CatalogViewItem::Book {
+                        book_id,
+                        title,
+                        authors,
+                        format,
+                        page_count,
+                        file_type,
+                        file_length,
+                        series,
+                        series_index,
+                        summary,
+                        has_cover: cover_cache::has_cover(self.store, &book),
+                        status: book_downloads::status(self.store, &book)?,
+                    }
+                }
+            });
+        }
+        Ok(CatalogView {
+            server_id,
+            title: page.title,
+            feed_url: page.feed_url,
+            entries,
+            next: page.next,
+            previous: page.previous,
+            searchable: page.searchable,
+            offline: freshness.offline,
+            fetched_at_ms: freshness.fetched_at_ms,
+        })
+    }
+
+    /// Fetches a document; when the server cannot be reached, the copy kept from an earlier
+    /// visit stands in (and without one, the failure stands).
+    async fn document(&self, access: &ServerAccess, url: &Url, max_bytes: u64) -> Result<Document, CatalogError> {
+        match self.http.get_bytes(self.store, access, url, max_bytes).await {
+            Ok(fetched) => Ok(Document {
+                bytes: fetched.bytes,
+                final_url: fetched.final_url,
+                freshness: Freshness {
+                    offline: false,
+                    fetched_at_ms: self.store.now_ms(),
+                },
+            }),
+            Err(FetchError::Transient(reason)) => match catalog_cache::get(self.store, access.server_id, url.as_str())? {
+                Some(kept) => {
+                    tracing::info!(cause = %reason, "the server cannot be reached; showing the copy kept offline");
+                    Ok(Document {
+                        bytes: kept.bytes,
+                        final_url: kept.final_url,
+                        freshness: Freshness {
+                            offline: true,
+                            fetched_at_ms: kept.fetched_at_ms,
+                        },
+                    })
+                }
+                None => Err(FetchError::Transient(reason).into()),
+            },
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Keeps a freshly fetched document that parsed, for offline use. A failure to keep it
+    /// costs only the offline copy, so it is logged, not returned.
+    fn keep(&self, access: &ServerAccess, url: &Url, doc: &Document) {
+        if doc.freshness.offline {
+            return;
+        }
+        let kept = CachedDocument {
+            bytes: doc.bytes.clone(),
+            final_url: doc.final_url.clone(),
+            fetched_at_ms: doc.freshness.fetched_at_ms,
+        };
+        if let Err(e) = catalog_cache::put(self.store, access.server_id, url.as_str(), &kept) {
+            tracing::warn!(cause = %e, "could not keep the catalog page for offline use");
+        }
     }
 
     fn remember(&self, server: &Server, entry: &BookEntry) -> Result<CatalogItem, CatalogError> {
         let catalog = catalog_book(entry);
         let book = books::remember(self.store, server.id, &catalog).map_err(crate::Error::from)?;
+        let meta = BookMeta {
+            authors: entry.authors.clone(),
+            series: entry.series.clone(),
+            series_index: entry.series_index,
+            summary: entry.summary.clone(),
+        };
+        book_view::remember_meta(self.store, book.id, &meta)?;
         let file = entry.acquisitions.first();
         Ok(CatalogItem::Book {
             book_id: book.id,

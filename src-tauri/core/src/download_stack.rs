@@ -418,6 +418,41 @@ pub fn retry_book(store: &Store, book_id: i64) -> Result<usize, StoreError> {
     })
 }
 
+/// Moves every pending task of a book to the top of the stack, keeping their order among
+/// themselves (prioritary tasks of other books still come first). Returns how many moved.
+pub fn move_book_to_top(store: &Store, book_id: i64) -> Result<usize, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        let ids: Vec<i64> = {
+            let mut stmt = tx
+                .prepare_cached("SELECT id FROM tasks WHERE book_id = ?1 AND state = 'pending' ORDER BY seq ASC")
+                .map_err(|e| store.sql_error(e))?;
+            let rows = stmt.query_map([book_id], |r| r.get(0)).map_err(|e| store.sql_error(e))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>().map_err(|e| store.sql_error(e))?
+        };
+        for id in &ids {
+            // Lowest first, so the book's own top stays its top.
+            let seq = next_seq(tx).map_err(|e| store.sql_error(e))?;
+            tx.execute(
+                "UPDATE tasks SET seq = ?2, updated_at_ms = ?3 WHERE id = ?1",
+                params![id, seq, now],
+            )
+            .map_err(|e| store.sql_error(e))?;
+        }
+        Ok(ids.len())
+    })
+}
+
+/// Drops every unfinished task of a book — pending, running (the executor finds it gone and
+/// goes on; nothing is chained after it) and failed. Done tasks stay, and so do their files.
+/// Returns how many were dropped.
+pub fn drop_unfinished(store: &Store, book_id: i64) -> Result<usize, StoreError> {
+    store.write(|tx| {
+        tx.execute("DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done'", [book_id])
+            .map_err(|e| store.sql_error(e))
+    })
+}
+
 /// The pending stack in pop order (at most `limit`), then nothing else.
 pub fn pending_in_pop_order(store: &Store, limit: u32) -> Result<Vec<Task>, StoreError> {
     store

@@ -324,7 +324,7 @@ impl Run<'_> {
             if *shutdown.borrow() {
                 return Ok(Finish::Shutdown);
             }
-            if self.ex.db(|s| is_paused(s)).await? {
+            if self.ex.db(is_paused).await? {
                 self.ex.report(DownloadEvent::State(ExecutorState::Paused));
                 // Whatever woke us, the loop's head decides what comes next.
                 self.wait_for_change(None, shutdown).await?;
@@ -642,8 +642,8 @@ impl Run<'_> {
         let partial_path = self.ex.files.book_partial_path(book.id);
         let resume_at = if saved.validator.is_some() { saved.offset } else { 0 };
         let mut partial = PartialFile::open_at(&partial_path, resume_at).map_err(TaskError::Disk)?;
-        let mut validator = saved.validator.filter(|_| partial.len() > 0);
-        let mut total = saved.total.filter(|_| partial.len() > 0);
+        let mut validator = saved.validator.filter(|_| !partial.is_empty());
+        let mut total = saved.total.filter(|_| !partial.is_empty());
         let mut use_range = true;
         let preemptible = !task.prioritary;
         let mut last_bytes_report = Instant::now();

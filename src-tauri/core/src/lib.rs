@@ -14,7 +14,8 @@
 //! - [`servers`]: the library servers the reader added (name, URL, username, politeness interval)
 //!   and validation of what the reader typed.
 //! - [`credentials`]: server passwords, in the OS keyring or a 0600 file; never in SQLite.
-//! - [`settings`]: small typed app settings (window geometry, ...) kept in the store.
+//! - [`settings`]: small typed app settings (window geometry, ...) kept in the store, and the
+//!   reader's settings page as one value.
 //! - [`opds`]: OPDS 1.2 (Atom) feeds with the Page Streaming Extension and OpenSearch:
 //!   parsed from bytes into navigation entries and books; no HTTP here.
 //! - [`books`]: books known on this device under a local id: what is needed to download them
@@ -28,7 +29,15 @@
 //! - [`progress`]: the executor's events and the [`progress::ProgressSink`] they go to.
 //! - [`book_downloads`]: the producers — store book, open book at page N, latest read,
 //!   chained parts — and a book's stored/total progress and removal.
-//! - [`catalog`]: browsing and searching a server's catalog; gives book entries local ids.
+//! - [`catalog`]: browsing and searching a server's catalog; gives book entries local ids;
+//!   falls back to the kept copy when the server cannot be reached.
+//! - [`catalog_cache`]: the last good copy of every catalog document, for offline browsing.
+//! - [`book_view`]: books as the windows show them — details, on this device, continue
+//!   reading — and the descriptive fields of catalog entries.
+//! - [`cover_cache`]: covers for the windows: the stored one, else fetched once and kept.
+//! - [`downloads_view`]: the downloads page (executor, download in flight with its speed, the
+//!   waiting books with estimates, failures) and the monitor of the executor's events behind it.
+//! - [`storage_usage`]: bytes used on the device, per server.
 //! - [`executor`]: the one consumer of the stack: lease, heartbeat, failure policy, backoff,
 //!   preemption, Range resume.
 //! - [`http_fetch`]: the HTTP client, per-server auth, status triage, length checks.
@@ -37,12 +46,16 @@
 //! - [`error`]: the crate-wide error that wraps each module's own error enum.
 
 pub mod book_downloads;
+pub mod book_view;
 pub mod books;
 pub mod catalog;
+pub mod catalog_cache;
 pub mod clock;
+pub mod cover_cache;
 pub mod credentials;
 pub mod data_dir;
 pub mod download_stack;
+pub mod downloads_view;
 pub mod error;
 pub mod executor;
 pub mod executor_lease;
@@ -53,6 +66,7 @@ pub mod progress;
 pub mod server_throttle;
 pub mod servers;
 pub mod settings;
+pub mod storage_usage;
 pub mod store;
 
 pub use error::{Error, ErrorKind};

@@ -84,6 +84,21 @@ impl ProgressSink for RecordingSink {
     }
 }
 
+/// Sends every event to several sinks in turn (the log, the windows, notifications).
+#[derive(Default)]
+pub struct FanOut(pub Vec<std::sync::Arc<dyn ProgressSink>>);
+
+impl ProgressSink for FanOut {
+    fn report(&self, event: DownloadEvent) {
+        if let Some((last, rest)) = self.0.split_last() {
+            for sink in rest {
+                sink.report(event.clone());
+            }
+            last.report(event);
+        }
+    }
+}
+
 impl<S: ProgressSink + ?Sized> ProgressSink for std::sync::Arc<S> {
     fn report(&self, event: DownloadEvent) {
         (**self).report(event)

@@ -12,6 +12,8 @@ use crate::store::{Store, StoreError};
 
 /// The longest server name accepted, in characters.
 pub const MAX_NAME_CHARS: usize = 80;
+/// The longest minimum interval between two requests to a server.
+pub const MAX_INTERVAL_MS: i64 = 60_000;
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -22,6 +24,8 @@ pub enum ServerError {
     NameTooLong,
     #[error("{0}")]
     InvalidUrl(String),
+    #[error("the interval between requests must be between 0 and {MAX_INTERVAL_MS} ms")]
+    InvalidInterval,
     #[error("a server named \"{0}\" exists already")]
     DuplicateName(String),
     #[error("no server named \"{0}\"")]
@@ -33,7 +37,9 @@ pub enum ServerError {
 impl ServerError {
     pub fn kind(&self) -> ErrorKind {
         match self {
-            ServerError::EmptyName | ServerError::NameTooLong | ServerError::InvalidUrl(_) => ErrorKind::InvalidInput,
+            ServerError::EmptyName | ServerError::NameTooLong | ServerError::InvalidUrl(_) | ServerError::InvalidInterval => {
+                ErrorKind::InvalidInput
+            }
             ServerError::DuplicateName(_) => ErrorKind::Conflict,
             ServerError::NotFound(_) => ErrorKind::NotFound,
             ServerError::Store(_) => ErrorKind::Storage,
@@ -94,10 +100,8 @@ pub fn validate(input: &NewServer) -> Result<ValidServer, ServerError> {
         .filter(|u| !u.is_empty())
         .map(str::to_owned);
     let min_interval_ms = input.min_interval_ms.unwrap_or(0);
-    if !(0..=60_000).contains(&min_interval_ms) {
-        return Err(ServerError::InvalidUrl(
-            "the interval between requests must be between 0 and 60000 ms".into(),
-        ));
+    if !(0..=MAX_INTERVAL_MS).contains(&min_interval_ms) {
+        return Err(ServerError::InvalidInterval);
     }
     Ok(ValidServer {
         name: name.to_owned(),
@@ -213,8 +217,8 @@ pub fn set_paused(store: &Store, id: i64, reason: Option<&str>) -> Result<(), St
 
 /// Sets the minimum interval between the starts of two requests to a server.
 pub fn set_min_interval(store: &Store, name: &str, interval_ms: i64) -> Result<(), ServerError> {
-    if !(0..=60_000).contains(&interval_ms) {
-        return Err(ServerError::InvalidUrl("the interval between requests must be between 0 and 60000 ms".into()));
+    if !(0..=MAX_INTERVAL_MS).contains(&interval_ms) {
+        return Err(ServerError::InvalidInterval);
     }
     store.write(|tx| {
         let n = tx
@@ -225,6 +229,101 @@ pub fn set_min_interval(store: &Store, name: &str, interval_ms: i64) -> Result<(
         }
         Ok(())
     })
+}
+
+/// Validates and saves new settings of a server (name, URL, username, interval), checked as
+/// [`add`] checks them. An absent interval keeps the current one.
+pub fn update(store: &Store, id: i64, input: &NewServer) -> Result<Server, ServerError> {
+    let current = get(store, id)?;
+    let valid = validate(&NewServer {
+        min_interval_ms: input.min_interval_ms.or(Some(current.min_interval_ms)),
+        ..input.clone()
+    })?;
+    store.write(|tx| {
+        let taken: bool = tx
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2)",
+                params![valid.name, id],
+                |r| r.get(0),
+            )
+            .map_err(|e| store.sql_error(e))?;
+        if taken {
+            return Err(ServerError::DuplicateName(valid.name.clone()));
+        }
+        tx.query_row(
+            &format!(
+                "UPDATE servers SET name = ?2, url = ?3, username = ?4, min_interval_ms = ?5
+                 WHERE id = ?1 RETURNING {COLUMNS}"
+            ),
+            params![id, valid.name, valid.url.as_str(), valid.username, valid.min_interval_ms],
+            from_row,
+        )
+        .optional()
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+    })
+}
+
+/// What to do with a server's saved password when its settings change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PasswordChange {
+    Keep,
+    Forget,
+    Set(Secret),
+}
+
+impl PasswordChange {
+    /// The reader's field: absent keeps the password, empty forgets it, anything else sets it.
+    pub fn from_field(field: Option<String>) -> PasswordChange {
+        match field {
+            None => PasswordChange::Keep,
+            Some(p) if p.is_empty() => PasswordChange::Forget,
+            Some(p) => PasswordChange::Set(Secret::new(p)),
+        }
+    }
+}
+
+/// [`update`], and the password changed in the secret store. The input is checked before the
+/// secret store is touched.
+pub fn update_with_secret(
+    store: &Store,
+    credentials: &Credentials,
+    id: i64,
+    input: &NewServer,
+    password: &PasswordChange,
+) -> Result<Server, crate::Error> {
+    // Everything that can refuse the update is checked before the secret store changes.
+    let current = get(store, id)?;
+    let valid = validate(&NewServer {
+        min_interval_ms: input.min_interval_ms.or(Some(current.min_interval_ms)),
+        ..input.clone()
+    })?;
+    let taken: bool = store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2)",
+                params![valid.name, id],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))?;
+    if taken {
+        return Err(ServerError::DuplicateName(valid.name).into());
+    }
+    match password {
+        PasswordChange::Keep => {}
+        PasswordChange::Forget => credentials.delete(&server_account(id))?,
+        PasswordChange::Set(secret) => credentials.set(&server_account(id), secret)?,
+    }
+    Ok(update(store, id, input)?)
+}
+
+/// Lets downloads from a paused server ("authentication needed") run again, e.g. after the
+/// reader gave new credentials.
+pub fn resume(store: &Store, id: i64) -> Result<(), ServerError> {
+    get(store, id)?;
+    set_paused(store, id, None)?;
+    Ok(())
 }
 
 /// Removes a server by name and returns what was removed.
@@ -352,6 +451,55 @@ mod tests {
         let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(0))).unwrap();
         remove_with_secret(&s, &creds, "Home").unwrap();
         assert_eq!(secret(&creds, &server).unwrap(), None);
+    }
+
+    #[test]
+    fn update_checks_like_add_and_changes_the_password_as_asked() {
+        let (_t, s) = store();
+        let creds = Credentials::file_only(s.data_dir(), "test");
+        let home = add_with_secret(
+            &s,
+            &creds,
+            &NewServer { username: Some("me".into()), min_interval_ms: Some(250), ..input("Home", "http://a/opds") },
+            Some(&Secret::new("old")),
+        )
+        .unwrap();
+        add(&s, &input("Other", "http://b/opds")).unwrap();
+        assert!(matches!(
+            update_with_secret(&s, &creds, home.id, &input("Other", "http://a/opds"), &PasswordChange::Forget),
+            Err(crate::Error::Server(ServerError::DuplicateName(_)))
+        ));
+        assert!(matches!(
+            update_with_secret(&s, &creds, home.id, &input("Home", "ftp://a/"), &PasswordChange::Forget),
+            Err(crate::Error::Server(ServerError::InvalidUrl(_)))
+        ));
+        assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "old", "a refused update changes nothing");
+        let renamed = update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &NewServer { username: Some("me".into()), ..input(" Attic ", "http://a:8080/opds") },
+            &PasswordChange::Keep,
+        )
+        .unwrap();
+        assert_eq!((renamed.name.as_str(), renamed.url.as_str()), ("Attic", "http://a:8080/opds"));
+        assert_eq!(renamed.min_interval_ms, 250, "an absent interval is kept");
+        assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "old");
+        update_with_secret(&s, &creds, home.id, &input("Attic", "http://a/opds"), &PasswordChange::from_field(Some("new".into())))
+            .unwrap();
+        assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "new");
+        update_with_secret(&s, &creds, home.id, &input("Attic", "http://a/opds"), &PasswordChange::from_field(Some(String::new())))
+            .unwrap();
+        assert_eq!(secret(&creds, &home).unwrap(), None);
+        assert!(matches!(
+            update(&s, home.id, &NewServer { min_interval_ms: Some(60_001), ..input("Attic", "http://a/opds") }),
+            Err(ServerError::InvalidInterval)
+        ));
+        assert!(matches!(update(&s, 999, &input("X", "http://x/")), Err(ServerError::NotFound(_))));
+        set_paused(&s, home.id, Some("authentication needed")).unwrap();
+        resume(&s, home.id).unwrap();
+        assert_eq!(get(&s, home.id).unwrap().paused_reason, None);
+        assert!(matches!(resume(&s, 999), Err(ServerError::NotFound(_))));
     }
 
     #[test]

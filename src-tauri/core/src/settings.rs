@@ -1,5 +1,8 @@
 //! Small app settings kept in the store as JSON values under a key: window geometry, theme
 //! choice and the like. Each setting is a typed [`Setting`] so callers never juggle raw keys.
+//!
+//! [`Settings`] is the reader's settings page as one value: [`load`] reads it, [`apply`]
+//! validates and saves it and lets go of the books no longer kept on the device.
 
 use rusqlite::{params, OptionalExtension};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -72,10 +75,125 @@ impl Setting for BooksKept {
     const KEY: &'static str = "downloads.books_kept";
 }
 
+/// Desktop notifications about downloads (on by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotificationsEnabled(pub bool);
+
+impl Default for NotificationsEnabled {
+    fn default() -> Self {
+        NotificationsEnabled(true)
+    }
+}
+
+impl Setting for NotificationsEnabled {
+    const KEY: &'static str = "notifications.enabled";
+}
+
+/// The window theme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+impl Setting for Theme {
+    const KEY: &'static str = "ui.theme";
+}
+
+/// The most books the "books kept on the device" setting accepts.
+pub const MAX_BOOKS_KEPT: i64 = 50;
+
+/// The reader's settings page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// How many of the most recently opened books are kept on the device (0–50).
+    pub books_kept: i64,
+    /// Desktop notifications about downloads.
+    pub notifications: bool,
+    pub theme: Theme,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    #[error("books kept on the device must be between 0 and {MAX_BOOKS_KEPT}")]
+    BooksKept,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl SettingsError {
+    /// The settings field the error is about, when it is about one.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            SettingsError::BooksKept => Some("books_kept"),
+            SettingsError::Store(_) => None,
+        }
+    }
+
+    pub fn kind(&self) -> crate::ErrorKind {
+        match self {
+            SettingsError::BooksKept => crate::ErrorKind::InvalidInput,
+            SettingsError::Store(_) => crate::ErrorKind::Storage,
+        }
+    }
+}
+
+/// The settings as saved, with defaults for what was never set.
+pub fn load(store: &Store) -> Result<Settings, StoreError> {
+    Ok(Settings {
+        books_kept: i64::from(get::<BooksKept>(store)?.unwrap_or_default().0),
+        notifications: get::<NotificationsEnabled>(store)?.unwrap_or_default().0,
+        theme: get::<Theme>(store)?.unwrap_or_default(),
+    })
+}
+
+/// Validates and saves the settings, then removes from the device the books that are no longer
+/// kept ([`crate::book_downloads::evict_unkept`]). Returns the settings as saved.
+pub fn apply(store: &Store, new: &Settings) -> Result<Settings, SettingsError> {
+    let books_kept = u32::try_from(new.books_kept)
+        .ok()
+        .filter(|&n| i64::from(n) <= MAX_BOOKS_KEPT)
+        .ok_or(SettingsError::BooksKept)?;
+    set(store, &BooksKept(books_kept))?;
+    set(store, &NotificationsEnabled(new.notifications))?;
+    set(store, &new.theme)?;
+    if let Err(e) = crate::book_downloads::evict_unkept(store, books_kept) {
+        // The settings stand; eviction runs again when the next book is stored.
+        tracing::warn!(cause = %e, "could not remove the books no longer kept");
+    }
+    Ok(load(store)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{clock, data_dir::DataDir};
+
+    #[test]
+    fn the_settings_page_has_defaults_and_refuses_out_of_range_books_kept() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), clock::system()).unwrap();
+        let defaults = load(&s).unwrap();
+        assert_eq!(
+            defaults,
+            Settings { books_kept: 6, notifications: true, theme: Theme::System }
+        );
+        for bad in [-1, 51, i64::MAX] {
+            let err = apply(&s, &Settings { books_kept: bad, ..defaults }).unwrap_err();
+            assert_eq!(err.field(), Some("books_kept"));
+        }
+        assert_eq!(load(&s).unwrap(), defaults, "a refused page saves nothing");
+        let new = Settings { books_kept: 0, notifications: false, theme: Theme::Dark };
+        assert_eq!(apply(&s, &new).unwrap(), new);
+        assert_eq!(load(&s).unwrap(), new);
+        assert_eq!(get::<BooksKept>(&s).unwrap(), Some(BooksKept(0)));
+        let json = serde_json::to_value(new).unwrap();
+        assert_eq!(json, serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark" }));
+    }
 
     #[test]
     fn a_setting_round_trips_and_overwrites() {

@@ -20,6 +20,7 @@ use crate::data_dir::DataDir;
 const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_servers", include_str!("../migrations/0001_servers.sql")),
     ("0002_downloads", include_str!("../migrations/0002_downloads.sql")),
+    ("0003_catalog_cache", include_str!("../migrations/0003_catalog_cache.sql")),
 ];
 
 /// The schema version this build writes.

@@ -16,12 +16,12 @@ use super::page_stream::{PageStream, STREAM_REL};
 use super::url_template::{has_slot, resolve_href, resolve_image_href};
 use super::{input, ns, OpdsError, MAX_FEED_BYTES};
 
-const ACQUISITION_REL: &str = "http://opds-spec.org/acquisition";
+pub(crate) const ACQUISITION_REL: &str = "http://opds-spec.org/acquisition";
 const FACET_REL: &str = "http://opds-spec.org/facet";
-const IANA_REL_PREFIX: &str = "http://www.iana.org/assignments/relation/";
-const COVER_RELS: &[&str] =
+pub(crate) const IANA_REL_PREFIX: &str = "http://www.iana.org/assignments/relation/";
+pub(crate) const COVER_RELS: &[&str] =
     &["http://opds-spec.org/image", "http://opds-spec.org/cover", "x-stanza-cover-image"];
-const THUMBNAIL_RELS: &[&str] = &[
+pub(crate) const THUMBNAIL_RELS: &[&str] = &[
     "http://opds-spec.org/image/thumbnail",
     "http://opds-spec.org/thumbnail",
     "x-stanza-cover-image-thumbnail",
@@ -134,8 +134,9 @@ pub struct NavEntry {
 /// A book (or a comic, chapter, volume): something that can be downloaded or streamed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BookEntry {
-    /// The Atom id: the catalog's identity for the book. When a server sends none, the URL of
-    /// the complete entry, first acquisition or page stream stands in.
+    /// The Atom id (OPDS 2: `metadata.identifier`): the catalog's identity for the book. When a
+    /// server sends none, the URL of the complete entry, first acquisition or page stream (OPDS 2:
+    /// the publication's `self` link first, the first listed page last) stands in.
     pub id: String,
     pub title: String,
     pub authors: Vec<String>,
@@ -143,9 +144,9 @@ pub struct BookEntry {
     pub series: Option<String>,
     pub series_index: Option<f64>,
     pub language: Option<String>,
-    /// `atom:updated`, as sent.
+    /// `atom:updated` (OPDS 2: `modified`, else `published`), as sent.
     pub updated: Option<String>,
-    /// At least one of `acquisitions` and `stream` is present.
+    /// At least one of `acquisitions`, `stream` and `page_list` is present (not empty).
     pub acquisitions: Vec<Acquisition>,
     #[serde(with = "super::serde_url::option")]
     pub cover: Option<Url>,
@@ -153,10 +154,42 @@ pub struct BookEntry {
     pub thumbnail: Option<Url>,
     pub stream: Option<PageStream>,
     /// The complete entry, when this one is partial
-    /// (`rel="alternate" type="application/atom+xml;type=entry;profile=opds-catalog"`).
+    /// (`rel="alternate" type="application/atom+xml;type=entry;profile=opds-catalog"`); for an
+    /// OPDS 2 publication in a feed, its own manifest (`self` link typed
+    /// `application/opds-publication+json` or a Readium manifest type). Both are read by
+    /// [`super::parse_publication`].
     #[serde(with = "super::serde_url::option")]
     pub alternate: Option<Url>,
     pub format: BookFormat,
+    /// The pages of a book whose OPDS 2 `readingOrder` lists only images, in reading order:
+    /// page `i` (0-based) is `page_list[i]`, fetched as is. Empty otherwise, and always for
+    /// Atom entries. Independent of [`BookEntry::stream`], which such a book usually lacks;
+    /// see [`BookEntry::page_count`] and [`BookEntry::page_list_url`].
+    #[serde(default, with = "super::serde_url::vec")]
+    pub page_list: Vec<Url>,
+}
+
+impl BookEntry {
+    /// How many pages can be fetched one by one: the page stream's count, else the length of
+    /// [`BookEntry::page_list`]. `None` when the book can only be downloaded whole.
+    pub fn page_count(&self) -> Option<u32> {
+        match (&self.stream, self.page_list.len()) {
+            (Some(stream), _) => Some(stream.count),
+            (None, 0) => None,
+            (None, listed) => Some(u32::try_from(listed).unwrap_or(u32::MAX)),
+        }
+    }
+
+    /// The URL of page `page` (0-based) of [`BookEntry::page_list`]. Listed pages need no page
+    /// base and take no width; the URLs are the server's own, so callers that must not move a
+    /// bookmark should still pass them through [`super::strip_bookmark_params`].
+    pub fn page_list_url(&self, page: u32) -> Result<&Url, OpdsError> {
+        let count = u32::try_from(self.page_list.len()).unwrap_or(u32::MAX);
+        usize::try_from(page)
+            .ok()
+            .and_then(|index| self.page_list.get(index))
+            .ok_or(OpdsError::PageOutOfRange { page, count })
+    }
 }
 
 /// A way to get a book's file.
@@ -186,7 +219,7 @@ pub enum BookFormat {
 }
 
 /// Parses an OPDS 1.x acquisition or navigation feed fetched from `feed_url`.
-pub fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError> {
+pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError> {
     let text = input::decode(bytes, MAX_FEED_BYTES)?;
     let doc = input::parse_xml(&text)?;
     if let Some(err) = input::html_root_error(&doc) {
@@ -231,7 +264,7 @@ pub fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError> {
 
 /// Parses a standalone catalog entry document (what a partial entry's
 /// [`BookEntry::alternate`] leads to), fetched from `entry_url`.
-pub fn parse_entry(bytes: &[u8], entry_url: &Url) -> Result<Entry, OpdsError> {
+pub(crate) fn parse_entry(bytes: &[u8], entry_url: &Url) -> Result<Entry, OpdsError> {
     let text = input::decode(bytes, MAX_FEED_BYTES)?;
     let doc = input::parse_xml(&text)?;
     if let Some(err) = input::html_root_error(&doc) {
@@ -416,6 +449,7 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         stream,
         alternate,
         format,
+        page_list: Vec::new(),
     }))
 }
 
@@ -627,7 +661,7 @@ pub(crate) fn collapse_whitespace(text: &str) -> String {
 }
 
 /// Whitespace collapsed within lines; blank lines kept as single paragraph breaks.
-fn tidy_paragraphs(text: &str) -> String {
+pub(crate) fn tidy_paragraphs(text: &str) -> String {
     let mut out = String::new();
     let mut blank = false;
     for line in text.lines().map(collapse_whitespace) {
@@ -723,17 +757,17 @@ fn series_of(node: Node<'_, '_>) -> (Option<String>, Option<f64>) {
     (None, None)
 }
 
-fn parse_series_index(text: &str) -> Option<f64> {
+pub(crate) fn parse_series_index(text: &str) -> Option<f64> {
     text.trim().parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
 /// What an acquisition link says about the format.
-struct FormatHint {
-    media_type: String,
+pub(crate) struct FormatHint {
+    pub(crate) media_type: String,
     /// Types of `opds:indirectAcquisition` children (what a wrapper delivers in the end).
-    indirect: Vec<String>,
+    pub(crate) indirect: Vec<String>,
     /// Lowercase last path segment or the link's title, for the extension.
-    file_name: String,
+    pub(crate) file_name: String,
 }
 
 fn indirect_types(link: Node<'_, '_>) -> Vec<String> {
@@ -744,7 +778,7 @@ fn indirect_types(link: Node<'_, '_>) -> Vec<String> {
         .collect()
 }
 
-fn file_name(href: &Url, title: Option<&str>) -> String {
+pub(crate) fn file_name(href: &Url, title: Option<&str>) -> String {
     let last = href.path_segments().and_then(|mut s| s.next_back()).unwrap_or("");
     let name = if last.contains('.') { last } else { title.unwrap_or(last) };
     name.to_ascii_lowercase()
@@ -798,7 +832,7 @@ fn is_generic_type(essence: &str) -> bool {
     )
 }
 
-fn book_format(hints: &[FormatHint], streamable: bool) -> BookFormat {
+pub(crate) fn book_format(hints: &[FormatHint], streamable: bool) -> BookFormat {
     let kinds: Vec<Kind> = hints
         .iter()
         .filter_map(|hint| {
@@ -822,7 +856,7 @@ fn book_format(hints: &[FormatHint], streamable: bool) -> BookFormat {
     }
 }
 
-fn guess_media_type(href: &Url, title: Option<&str>) -> &'static str {
+pub(crate) fn guess_media_type(href: &Url, title: Option<&str>) -> &'static str {
     let name = file_name(href, title);
     match name.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("") {
         "cbz" => "application/vnd.comicbook+zip",
@@ -854,7 +888,7 @@ pub(crate) fn media_param(media_type: &str, name: &str) -> Option<String> {
 }
 
 /// An Atom feed type (not an entry document).
-fn is_feed_type(media_type: &str) -> bool {
+pub(crate) fn is_feed_type(media_type: &str) -> bool {
     let essence = media_essence(media_type);
     let atom = essence == "application/atom+xml"
         || (matches!(essence.as_str(), "application/xml" | "text/xml")
@@ -867,7 +901,7 @@ fn is_entry_type(media_type: &str) -> bool {
         && media_param(media_type, "type").is_some_and(|t| t.eq_ignore_ascii_case("entry"))
 }
 
-fn kind_of_type(media_type: &str) -> FeedKind {
+pub(crate) fn kind_of_type(media_type: &str) -> FeedKind {
     match media_param(media_type, "kind").map(|k| k.to_ascii_lowercase()).as_deref() {
         Some("navigation") => FeedKind::Navigation,
         Some("acquisition") => FeedKind::Acquisition,

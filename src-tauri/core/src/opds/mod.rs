@@ -1,8 +1,14 @@
-//! OPDS 1.2 catalogs: turns the bytes a library server sent into Carrel's own types.
+//! OPDS catalogs: turns the bytes a library server sent into Carrel's own types.
 //!
 //! Owns:
-//! - Atom catalog feeds and single catalog entries ([`parse_feed`], [`parse_entry`]): navigation
-//!   entries, books with their acquisition links, covers, paging and facet links;
+//! - OPDS 1.2 Atom catalog feeds and single catalog entries ([`parse_feed`], [`parse_entry`]):
+//!   navigation entries, books with their acquisition links, covers, paging and facet links;
+//! - OPDS 2.0 JSON feeds and publication manifests (`application/opds+json`,
+//!   `application/opds-publication+json`, Readium Web Publication Manifests), read into the same
+//!   types by the same functions plus [`parse_publication`]: a document whose first character
+//!   (after a byte order mark and blanks) is `{` is JSON, anything else goes the Atom way.
+//!   The OPDS 2 specifics (groups, list-streamed pages in [`BookEntry::page_list`]) are
+//!   described in the `opds2` module;
 //! - the Page Streaming Extension ([`PageStream`]): the page URL template, the page count, the
 //!   server's idea of the last page read, and building one page's URL ([`PageStream::page_url`]);
 //! - OpenSearch description documents and search templates ([`parse_open_search`],
@@ -17,30 +23,73 @@
 //! is a per-server setting the caller passes in), and storing anything.
 //!
 //! Everything here is pure and total: hostile or broken input gives an [`OpdsError`], never a
-//! panic. Document type declarations are refused (no entity expansion) and inputs are capped in
-//! size ([`MAX_FEED_BYTES`], [`MAX_SEARCH_DESCRIPTION_BYTES`]).
+//! panic. Document type declarations are refused (no entity expansion), JSON nesting is limited
+//! (serde_json's recursion limit) and inputs are capped in size ([`MAX_FEED_BYTES`],
+//! [`MAX_SEARCH_DESCRIPTION_BYTES`]).
 
 mod atom_feed;
 mod image_type;
 mod input;
+mod opds2;
 mod open_search;
 mod page_stream;
 mod serde_url;
 mod url_template;
 
 #[cfg(test)]
+mod opds2_tests;
+#[cfg(test)]
 mod tests;
 
 pub use atom_feed::{
-    parse_entry, parse_feed, Acquisition, BookEntry, BookFormat, Entry, Facet, Feed, FeedKind, FeedLinks,
-    NavEntry, SearchLink,
+    Acquisition, BookEntry, BookFormat, Entry, Facet, Feed, FeedKind, FeedLinks, NavEntry, SearchLink,
 };
 pub use image_type::sniff_image_type;
 pub use open_search::{parse_open_search, SearchTemplate};
 pub use page_stream::{PageBase, PageStream};
 pub use url_template::{strip_bookmark_params, strip_bookmark_params_with, BOOKMARK_PARAMS};
 
+use url::Url;
+
 use crate::error::ErrorKind;
+
+/// Parses a catalog feed fetched from `feed_url`: an OPDS 1.x Atom feed, or an OPDS 2.0 JSON
+/// feed (`application/opds+json`). Which one is decided by the bytes, not a declared type.
+pub fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError> {
+    if opds2::looks_like_json(bytes) {
+        opds2::parse_feed(bytes, feed_url)
+    } else {
+        atom_feed::parse_feed(bytes, feed_url)
+    }
+}
+
+/// Parses a standalone catalog entry (what a partial entry's [`BookEntry::alternate`] leads
+/// to), fetched from `entry_url`: an Atom entry document, or an OPDS 2 publication manifest
+/// (always a [`Entry::Book`]).
+pub fn parse_entry(bytes: &[u8], entry_url: &Url) -> Result<Entry, OpdsError> {
+    if opds2::looks_like_json(bytes) {
+        opds2::parse_publication(bytes, entry_url).map(Entry::Book)
+    } else {
+        atom_feed::parse_entry(bytes, entry_url)
+    }
+}
+
+/// Parses a single publication fetched from `url`: an OPDS 2 publication
+/// (`application/opds-publication+json`) or a Readium Web Publication Manifest
+/// (`application/webpub+json`, `application/divina+json`); an Atom entry document that
+/// describes a book is accepted too. Fails with [`OpdsError::Missing`] when the publication
+/// offers no acquisition link, page stream or image-only reading order.
+pub fn parse_publication(bytes: &[u8], url: &Url) -> Result<BookEntry, OpdsError> {
+    if opds2::looks_like_json(bytes) {
+        return opds2::parse_publication(bytes, url);
+    }
+    match atom_feed::parse_entry(bytes, url)? {
+        Entry::Book(book) => Ok(book),
+        Entry::Navigation(_) => {
+            Err(OpdsError::NotAFeed("a catalog entry that leads to another feed, not a publication".into()))
+        }
+    }
+}
 
 /// The largest feed or entry document accepted, in bytes. Real catalog pages are a few hundred
 /// kilobytes at most; anything bigger is a misconfigured server or a hostile one.
@@ -84,6 +133,12 @@ pub enum OpdsError {
     HtmlPage { title: Option<String> },
     #[error("the response is not well-formed XML: {0}")]
     MalformedXml(String),
+    #[error("the response is not well-formed JSON: {0}")]
+    MalformedJson(String),
+    /// Well-formed JSON laid out against the OPDS 2 rules where it matters (e.g. a `metadata`
+    /// that is not an object, a `publications` that is not a list).
+    #[error("the response is not a usable OPDS 2 document: {0}")]
+    InvalidOpds2(String),
     #[error("the response is not an OPDS catalog feed: it is {0}")]
     NotAFeed(String),
     #[error("the catalog document has no {what}")]

@@ -1,12 +1,16 @@
 //! OpenSearch 1.1 for catalogs: picking the catalog (Atom) search URL out of a description
-//! document, and filling a search template with what the reader typed. Does not fetch the
-//! description or the results.
+//! document, and filling a search template with what the reader typed. Also fills OPDS 2's
+//! RFC 6570 search templates (`/search{?query}`, `/search{?query,page}`): the terms go into
+//! `query`, other variables are left out. Does not fetch the description or the results.
 
 use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::atom_feed::{base_of, media_essence, media_param};
-use super::url_template::{drop_slot, encode_component, fill_slots, has_slot, resolve_template, scan, Piece};
+use super::url_template::{
+    drop_slot, encode_component, expand_expressions, fill_slots, has_slot, resolve_template, scan, var_specs,
+    Piece,
+};
 use super::{input, ns, OpdsError, MAX_SEARCH_DESCRIPTION_BYTES};
 
 const SEARCH_TERMS: &str = "searchTerms";
@@ -15,10 +19,28 @@ const SEARCH_TERMS: &str = "searchTerms";
 const STANDARD_PARAMS: &[&str] =
     &[SEARCH_TERMS, "count", "startIndex", "startPage", "language", "inputEncoding", "outputEncoding"];
 
-/// A catalog search URL template.
+/// Names OPDS 2 templates give the search terms (`query` is the draft's), used when a template
+/// has no `{searchTerms}`.
+const OPDS2_TERMS: &[&str] = &["query", "q"];
+
+/// [`STANDARD_PARAMS`] and `query`, for reading OPDS 2 templates.
+const OPDS2_PARAMS: &[&str] = &[
+    SEARCH_TERMS,
+    "query",
+    "count",
+    "startIndex",
+    "startPage",
+    "language",
+    "inputEncoding",
+    "outputEncoding",
+];
+
+/// A catalog search URL template: an OpenSearch one with `{searchTerms}`, or an OPDS 2
+/// (RFC 6570) one with `query` in an expression such as `{?query}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchTemplate {
-    /// Absolute template with a literal `{searchTerms}` and perhaps other `{params}`.
+    /// Absolute template with a literal `{searchTerms}` (or, from OPDS 2, `{query}` or an
+    /// expression like `{?query,page}`) and perhaps other `{params}`.
     pub template: String,
     /// The media type of the results, as declared.
     pub media_type: Option<String>,
@@ -43,31 +65,55 @@ impl SearchTemplate {
         })
     }
 
-    /// The URL that searches for `query`: the terms are percent-encoded into `{searchTerms}`,
-    /// optional parameters (`{name?}`) are removed with their query parameter, and the other
-    /// standard ones get their defaults (first page, first index, any language, UTF-8).
+    /// A template from an OPDS 2 `rel="search"` link (`templated: true`), resolved against
+    /// `base`. It needs `{searchTerms}`, or `query` (or `q`) as a placeholder or in an
+    /// expression.
+    pub(crate) fn from_opds2(
+        href: &str,
+        base: &Url,
+        media_type: Option<&str>,
+    ) -> Result<SearchTemplate, OpdsError> {
+        let template = resolve_template(href, base, OPDS2_PARAMS)?;
+        if !has_slot(&template, SEARCH_TERMS) && !OPDS2_TERMS.iter().any(|name| has_slot(&template, name)) {
+            return Err(OpdsError::Missing { what: "{?query} in its search template" });
+        }
+        Ok(SearchTemplate {
+            template,
+            media_type: media_type.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned),
+            page_offset: 1,
+            index_offset: 1,
+        })
+    }
+
+    /// The URL that searches for `query`: the terms are percent-encoded into `{searchTerms}`
+    /// (or OPDS 2's `query`), optional parameters (`{name?}`) are removed with their query
+    /// parameter, the other standard ones get their defaults (first page, first index, any
+    /// language, UTF-8), and RFC 6570 expressions keep only the terms (`{?query,page}` becomes
+    /// `?query=...`).
     pub fn url_for(&self, query: &str) -> Result<Url, OpdsError> {
         let query = query.trim();
         if query.is_empty() {
             return Err(OpdsError::Missing { what: "search terms" });
         }
+        let terms = self.terms_variable();
         let mut template = self.template.clone();
-        let optional: Vec<String> = scan(&self.template)
+        let dropped: Vec<String> = scan(&self.template)
             .into_iter()
-            .filter_map(|piece| match piece {
-                Piece::Slot { name, optional: true } if !name.eq_ignore_ascii_case(SEARCH_TERMS) => {
-                    Some(name.to_owned())
-                }
-                _ => None,
+            .flat_map(|piece| match piece {
+                Piece::Slot { name, optional: true } => vec![name],
+                Piece::Expr { vars, .. } => var_specs(vars).map(|v| v.name).collect(),
+                _ => Vec::new(),
             })
+            .filter(|name| !name.eq_ignore_ascii_case(terms))
+            .map(str::to_owned)
             .collect();
-        for name in optional {
+        for name in dropped {
             template = drop_slot(&template, &name);
         }
         let encoded = encode_component(query);
         let filled = fill_slots(&template, |name, _| {
             Some(match name {
-                n if n.eq_ignore_ascii_case(SEARCH_TERMS) => encoded.clone(),
+                n if n.eq_ignore_ascii_case(terms) => encoded.clone(),
                 "startPage" => self.page_offset.to_string(),
                 "startIndex" => self.index_offset.to_string(),
                 "language" => "*".to_owned(),
@@ -76,7 +122,18 @@ impl SearchTemplate {
                 _ => String::new(),
             })
         });
+        let filled =
+            expand_expressions(&filled, |name| name.eq_ignore_ascii_case(terms).then(|| query.to_owned()));
         Url::parse(&filled).map_err(|e| OpdsError::bad_url(&filled, e))
+    }
+
+    /// The variable that takes the search terms: `searchTerms` when the template has it, else
+    /// the first of OPDS 2's names it has.
+    fn terms_variable(&self) -> &'static str {
+        if has_slot(&self.template, SEARCH_TERMS) {
+            return SEARCH_TERMS;
+        }
+        OPDS2_TERMS.iter().copied().find(|name| has_slot(&self.template, name)).unwrap_or(SEARCH_TERMS)
     }
 }
 
@@ -181,6 +238,31 @@ mod tests {
         assert!(matches!(err, OpdsError::Missing { .. }), "{err:?}");
         let encoded = SearchTemplate::new("/s?q=%7BsearchTerms%7D", &base(), None).unwrap();
         assert_eq!(encoded.template, "https://books.example.org/s?q={searchTerms}");
+    }
+
+    #[test]
+    fn opds_search_template_from_opds2_forms() {
+        let base = Url::parse("https://stump.example.com/opds/v2.0/catalog").unwrap();
+        let simple = SearchTemplate::from_opds2("/opds/v2.0/search{?query}", &base, None).unwrap();
+        assert_eq!(simple.template, "https://stump.example.com/opds/v2.0/search{?query}");
+        assert_eq!(
+            simple.url_for("Astérix & co").unwrap().as_str(),
+            "https://stump.example.com/opds/v2.0/search?query=Ast%C3%A9rix%20%26%20co"
+        );
+        let paged = SearchTemplate::from_opds2("search{?Query,page,author}", &base, None).unwrap();
+        assert_eq!(paged.template, "https://stump.example.com/opds/v2.0/search{?query,page,author}");
+        assert_eq!(
+            paged.url_for(" moss ").unwrap().as_str(),
+            "https://stump.example.com/opds/v2.0/search?query=moss"
+        );
+        let continued = SearchTemplate::from_opds2("/s?lib=2{&q,page}", &base, None).unwrap();
+        assert_eq!(continued.url_for("a/b").unwrap().as_str(), "https://stump.example.com/s?lib=2&q=a%2Fb");
+        let plain = SearchTemplate::from_opds2("/s/{query}{?page}", &base, None).unwrap();
+        assert_eq!(plain.url_for("x y").unwrap().as_str(), "https://stump.example.com/s/x%20y");
+        let searchterms = SearchTemplate::from_opds2("/s{?searchTerms,query}", &base, None).unwrap();
+        assert_eq!(searchterms.url_for("z").unwrap().as_str(), "https://stump.example.com/s?searchTerms=z");
+        let err = SearchTemplate::from_opds2("/s{?title,author}", &base, None).unwrap_err();
+        assert!(matches!(err, OpdsError::Missing { .. }), "{err:?}");
     }
 
     #[test]

@@ -1,14 +1,15 @@
-//! The OPDS Page Streaming Extension (PSE): reading a stream link off an entry and building the
-//! URL of one page. Owns the page URL rules (page base, `{maxWidth}`, bookmark-free URLs for
-//! background downloads); does not fetch pages or decide which base a server uses.
+//! The OPDS Page Streaming Extension (PSE): reading a stream link off an entry (an Atom
+//! `<link>`, or the parts of an OPDS 2 JSON link) and building the URL of one page. Owns the
+//! page URL rules (page base, `{maxWidth}`, bookmark-free URLs for background downloads); does
+//! not fetch pages or decide which base a server uses.
 
 use roxmltree::Node;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::url_template::{
-    append_query_param, drop_slot, fill_slots, has_query_param, has_slot, query_param, resolve_template,
-    split_template, strip_bookmark_params_in_template,
+    append_query_param, drop_slot, expand_expressions, fill_slots, has_query_param, has_slot, query_param,
+    resolve_template, split_template, strip_bookmark_params_in_template,
 };
 use super::{ns, OpdsError};
 
@@ -31,11 +32,23 @@ pub enum PageBase {
     OneBased,
 }
 
+/// The parts of a stream link, read from whatever document carried it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct StreamLink<'a> {
+    /// As written; may be relative.
+    pub(crate) href: &'a str,
+    pub(crate) count: Option<u32>,
+    pub(crate) declared_type: Option<&'a str>,
+    pub(crate) last_read: Option<u32>,
+    pub(crate) last_read_date: Option<&'a str>,
+}
+
 /// A book's page stream: every page fetched on its own, as an image.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PageStream {
     /// Absolute URL template with a literal `{pageNumber}` and perhaps a `{maxWidth}` (braces
-    /// that arrived percent-encoded are decoded). Use [`PageStream::page_url`] to fill it.
+    /// that arrived percent-encoded are decoded); from OPDS 2 they may also come as RFC 6570
+    /// expressions (`{?pageNumber}`). Use [`PageStream::page_url`] to fill it.
     pub template: String,
     /// Number of pages, at least 1.
     pub count: u32,
@@ -53,7 +66,22 @@ impl PageStream {
     /// Reads a stream link. `None` when the link is not usable: no `{pageNumber}` in its href,
     /// an href that cannot be resolved, or no positive `pse:count`.
     pub(crate) fn from_link(link: Node<'_, '_>, base: &Url) -> Option<PageStream> {
-        let href = link.attribute("href")?;
+        // `pse:count` is required; servers that forget the namespace still mean it.
+        let parts = StreamLink {
+            href: link.attribute("href")?,
+            count: pse_attribute(link, "count").and_then(parse_number),
+            declared_type: link.attribute("type"),
+            last_read: pse_attribute(link, "lastRead").and_then(parse_number),
+            last_read_date: pse_attribute(link, "lastReadDate")
+                .or_else(|| pse_attribute(link, "lastReadUpdate")),
+        };
+        PageStream::from_parts(&parts, base)
+    }
+
+    /// A stream from the parts of a link, however the document spells them, resolved against
+    /// `base`. `None` under the same conditions as [`PageStream::from_link`].
+    pub(crate) fn from_parts(link: &StreamLink<'_>, base: &Url) -> Option<PageStream> {
+        let href = link.href;
         let template = match resolve_template(href, base, &[PAGE_NUMBER, MAX_WIDTH]) {
             Ok(template) => template,
             Err(err) => {
@@ -65,22 +93,17 @@ impl PageStream {
             tracing::debug!(href, "ignoring a page stream link without {{pageNumber}}");
             return None;
         }
-        // `pse:count` is required; servers that forget the namespace still mean it.
-        let count = pse_attribute(link, "count").and_then(parse_number).filter(|c| *c > 0);
-        let Some(count) = count else {
+        let Some(count) = link.count.filter(|c| *c > 0) else {
             tracing::debug!(href, "ignoring a page stream link without a page count");
             return None;
         };
+        let text = |value: Option<&str>| value.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
         Some(PageStream {
             template,
             count,
-            declared_type: link.attribute("type").map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned),
-            last_read: pse_attribute(link, "lastRead").and_then(parse_number),
-            last_read_date: pse_attribute(link, "lastReadDate")
-                .or_else(|| pse_attribute(link, "lastReadUpdate"))
-                .map(str::trim)
-                .filter(|d| !d.is_empty())
-                .map(str::to_owned),
+            declared_type: text(link.declared_type),
+            last_read: link.last_read,
+            last_read_date: text(link.last_read_date),
         })
     }
 
@@ -166,6 +189,17 @@ fn fill_page(
     };
     let filled =
         fill_slots(&sized, |name, _| name.eq_ignore_ascii_case(PAGE_NUMBER).then(|| number.to_string()));
+    // OPDS 2 templates may use RFC 6570 expressions (`{?pageNumber}`); `{maxWidth}` inside one
+    // is already gone when no width is wanted.
+    let filled = expand_expressions(&filled, |name| {
+        if name.eq_ignore_ascii_case(PAGE_NUMBER) {
+            Some(number.to_string())
+        } else if name.eq_ignore_ascii_case(MAX_WIDTH) {
+            max_width.map(|w| w.to_string())
+        } else {
+            None
+        }
+    });
     Url::parse(&filled).map_err(|e| OpdsError::bad_url(&filled, e))
 }
 
@@ -181,7 +215,7 @@ fn pse_attribute<'a>(link: Node<'a, '_>, name: &str) -> Option<&'a str> {
     link.attribute((ns::PSE, name)).or_else(|| link.attribute(name))
 }
 
-fn parse_number(text: &str) -> Option<u32> {
+pub(crate) fn parse_number(text: &str) -> Option<u32> {
     let text = text.trim();
     text.parse::<u32>().ok().or_else(|| {
         // "12.0" from servers that serialise numbers as floats.
@@ -249,6 +283,43 @@ mod tests {
             in_path.page_url(1, PageBase::ZeroBased, None).unwrap().as_str(),
             "https://h.example/w/p/1.jpg"
         );
+    }
+
+    #[test]
+    fn opds_page_url_expands_rfc6570_expressions() {
+        let s = stream("https://stump.example/api/v2/books/7/page{?pageNumber,maxWidth}", 12);
+        assert!(s.supports_max_width());
+        assert_eq!(
+            s.page_url(3, PageBase::OneBased, None).unwrap().as_str(),
+            "https://stump.example/api/v2/books/7/page?pageNumber=4"
+        );
+        assert_eq!(
+            s.page_url(3, PageBase::ZeroBased, Some(800)).unwrap().as_str(),
+            "https://stump.example/api/v2/books/7/page?pageNumber=3&maxWidth=800"
+        );
+        assert_eq!(
+            s.page_url(12, PageBase::ZeroBased, None).unwrap_err(),
+            OpdsError::PageOutOfRange { page: 12, count: 12 }
+        );
+    }
+
+    #[test]
+    fn opds_stream_from_parts_resolves_and_requires_a_count() {
+        let base = Url::parse("https://codex.example/opds/v2.0/s/3/1").unwrap();
+        let parts = StreamLink {
+            href: "/opds/v1.2/c/88/%7BpageNumber%7D/page.jpg",
+            count: Some(30),
+            declared_type: Some(" image/jpeg "),
+            last_read: Some(2),
+            last_read_date: Some(" "),
+        };
+        let s = PageStream::from_parts(&parts, &base).unwrap();
+        assert_eq!(s.template, "https://codex.example/opds/v1.2/c/88/{pageNumber}/page.jpg");
+        assert_eq!(s.declared_type.as_deref(), Some("image/jpeg"));
+        assert_eq!(s.last_read_date, None);
+        assert!(PageStream::from_parts(&StreamLink { count: Some(0), ..parts }, &base).is_none());
+        assert!(PageStream::from_parts(&StreamLink { count: None, ..parts }, &base).is_none());
+        assert!(PageStream::from_parts(&StreamLink { href: "/p/1.jpg", ..parts }, &base).is_none());
     }
 
     #[test]

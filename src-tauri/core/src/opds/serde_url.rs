@@ -30,3 +30,24 @@ pub(crate) mod option {
             .transpose()
     }
 }
+
+/// The same for `Vec<Url>`.
+pub(crate) mod vec {
+    use super::*;
+    use serde::ser::SerializeSeq;
+
+    pub(crate) fn serialize<S: Serializer>(urls: &[Url], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(urls.len()))?;
+        for url in urls {
+            seq.serialize_element(url.as_str())?;
+        }
+        seq.end()
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Url>, D::Error> {
+        Vec::<String>::deserialize(deserializer)?
+            .iter()
+            .map(|text| Url::parse(text).map_err(D::Error::custom))
+            .collect()
+    }
+}

@@ -18,7 +18,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, wait_for_event, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
@@ -224,23 +224,16 @@ async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_v
     });
     book_downloads::store_book(&env.store, ids[&3]).unwrap();
     // Download part of it, then stop.
-    let sink = Arc::new(RecordingSink::default());
-    let ex = env.executor(
+    let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-            chunk_bytes: 4 * 1024,
-            backoff_min: Duration::from_secs(30),
-            backoff_max: Duration::from_secs(30),
-            ..fast_config()
-        },
-        sink.clone(),
+                chunk_bytes: 4 * 1024,
+                backoff_min: Duration::from_secs(30),
+                backoff_max: Duration::from_secs(30),
+                ..fast_config()
+            },
+        RunMode::UntilIdle,
     );
-    let (stop, rx) = tokio::sync::watch::channel(false);
-    let run = tokio::spawn(async move { ex.run(RunMode::UntilIdle, rx).await.unwrap() });
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !sink.events().iter().any(|e| matches!(e, DownloadEvent::TaskFailed { .. })) {
-        assert!(Instant::now() < deadline, "the truncated body was never seen");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for_event(&sink, "the truncated body was never seen", |e| matches!(e, DownloadEvent::TaskFailed { .. })).await;
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
     let file_task = download_stack::tasks_of_book(&env.store, ids[&3])
@@ -334,17 +327,14 @@ async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() 
     });
     fixture.reset_stats();
     book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
-    let sink = Arc::new(RecordingSink::default());
-    let ex = env.executor(
+    let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-            backoff_min: Duration::from_millis(50),
-            backoff_max: Duration::from_millis(400),
-            ..fast_config()
-        },
-        sink.clone(),
+                backoff_min: Duration::from_millis(50),
+                backoff_max: Duration::from_millis(400),
+                ..fast_config()
+            },
+        RunMode::UntilIdle,
     );
-    let (stop, rx) = tokio::sync::watch::channel(false);
-    let run = tokio::spawn(async move { ex.run(RunMode::UntilIdle, rx).await.unwrap() });
     tokio::time::sleep(Duration::from_millis(1500)).await;
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
@@ -379,22 +369,15 @@ async fn a_push_wakes_a_backing_off_executor_at_once() {
         ..Default::default()
     });
     book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
-    let sink = Arc::new(RecordingSink::default());
-    let ex = env.executor(
+    let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-            backoff_min: Duration::from_secs(120),
-            backoff_max: Duration::from_secs(120),
-            ..fast_config()
-        },
-        sink.clone(),
+                backoff_min: Duration::from_secs(120),
+                backoff_max: Duration::from_secs(120),
+                ..fast_config()
+            },
+        RunMode::Forever,
     );
-    let (stop, rx) = tokio::sync::watch::channel(false);
-    let run = tokio::spawn(async move { ex.run(RunMode::Forever, rx).await.unwrap() });
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !sink.events().iter().any(|e| matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. }))) {
-        assert!(Instant::now() < deadline, "never backed off");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_for_event(&sink, "never backed off", |e| matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. }))).await;
     // A two-minute backoff is under way; the reader opens another book.
     book_downloads::open_book(&env.store, ids[&2], Some(1)).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -507,21 +490,14 @@ async fn a_prioritary_push_preempts_a_slow_background_file_download() {
     // Queued in the background (latest read), not prioritary.
     books::mark_opened(&env.store, ids[&3], None).unwrap();
     book_downloads::queue_latest_read(&env.store, 6).unwrap();
-    let sink = Arc::new(RecordingSink::default());
-    let ex = env.executor(
+    let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-            chunk_bytes: 1 << 20,
-            ..fast_config()
-        },
-        sink.clone(),
+                chunk_bytes: 1 << 20,
+                ..fast_config()
+            },
+        RunMode::UntilIdle,
     );
-    let (stop, rx) = tokio::sync::watch::channel(false);
-    let run = tokio::spawn(async move { ex.run(RunMode::UntilIdle, rx).await.unwrap() });
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !sink.events().iter().any(|e| matches!(e, DownloadEvent::TaskBytes { .. })) {
-        assert!(Instant::now() < deadline, "the file download never started");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_for_event(&sink, "the file download never started", |e| matches!(e, DownloadEvent::TaskBytes { .. })).await;
     book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Idle);
     drop(stop);

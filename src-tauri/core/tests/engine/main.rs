@@ -5,8 +5,13 @@
 //! - `executor`: page-N-first order, chained parts, the failure policy, backoff, start-up
 //!   reconcile, fencing of a stale holder, resume without re-download, Range resume across a
 //!   changed ETag, orphan collection, one request in flight, preemption.
+//! - `offline`: catalog pages and covers kept for offline use, with the server stopped.
+//! - `library`: moving a book to the top, cancelling, evicting, the downloads page, storage
+//!   usage.
 
 mod support;
 
 mod executor;
+mod library;
+mod offline;
 mod stack;

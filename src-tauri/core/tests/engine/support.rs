@@ -77,6 +77,19 @@ impl Env {
         Executor::new(self.store.clone(), self.credentials.clone(), sink, config, format!("test-{}", rand_tag())).unwrap()
     }
 
+    /// Starts an executor in the background; send `true` on the returned sender to stop it.
+    pub fn spawn_executor(
+        &self,
+        config: ExecutorConfig,
+        mode: RunMode,
+    ) -> (Arc<RecordingSink>, tokio::sync::watch::Sender<bool>, tokio::task::JoinHandle<Finish>) {
+        let sink = Arc::new(RecordingSink::default());
+        let ex = self.executor(config, sink.clone());
+        let (stop, rx) = tokio::sync::watch::channel(false);
+        let run = tokio::spawn(async move { ex.run(mode, rx).await.unwrap() });
+        (sink, stop, run)
+    }
+
     /// Runs an executor until the stack is empty and returns what it reported.
     pub async fn sync(&self, config: ExecutorConfig) -> (Finish, Arc<RecordingSink>) {
         let sink = Arc::new(RecordingSink::default());
@@ -100,5 +113,14 @@ pub fn fast_config() -> ExecutorConfig {
         wake_poll: std::time::Duration::from_millis(10),
         heartbeat: std::time::Duration::from_millis(200),
         ..Default::default()
+    }
+}
+
+/// Waits (at most ten seconds) until `sink` has recorded an event matching `what`.
+pub async fn wait_for_event(sink: &RecordingSink, description: &str, what: impl Fn(&carrel_core::progress::DownloadEvent) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !sink.events().iter().any(&what) {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {description}");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
 }

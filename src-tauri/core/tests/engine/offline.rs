@@ -1,0 +1,127 @@
+//! Catalog pages and covers kept for offline use, against a fixture server that is then
+//! stopped: what was seen stays browsable, marked offline; covers are fetched once.
+
+use carrel_core::{
+    book_downloads::BookState,
+    books,
+    catalog::{CatalogClient, CatalogViewItem},
+    cover_cache::{self, CoverCache},
+    http_fetch::{HttpClient, HttpConfig},
+    ErrorKind,
+};
+use fixture_server::{Config, RunningServer};
+
+use crate::support::Env;
+
+fn start() -> RunningServer {
+    fixture_server::Server::start(Config { books: 4, ..Config::default() }).expect("the fixture server starts")
+}
+
+fn http() -> HttpClient {
+    HttpClient::new(HttpConfig::default()).unwrap()
+}
+
+fn book_ids(entries: &[CatalogViewItem]) -> Vec<i64> {
+    entries
+        .iter()
+        .filter_map(|e| match e {
+            CatalogViewItem::Book { book_id, .. } => Some(*book_id),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_seen_before_is_shown_offline_when_the_server_is_away() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let root = client.browse_view(server.id, None).await.unwrap();
+    assert!(!root.offline);
+    assert!(root.searchable);
+    assert_eq!(root.server_id, server.id);
+    let books = client.browse_view(server.id, Some("/opds/books")).await.unwrap();
+    assert!(!books.offline);
+    let ids = book_ids(&books.entries);
+    assert_eq!(ids.len(), 4);
+    for entry in &books.entries {
+        if let CatalogViewItem::Book { has_cover, status, authors, .. } = entry {
+            assert!(has_cover, "every fixture book has a cover");
+            assert_eq!(status.state, BookState::Remote);
+            assert!(!authors.is_empty());
+        }
+    }
+    let found = client.search_view(server.id, "a").await.unwrap();
+    assert!(!found.offline);
+    let fetched_at = books.fetched_at_ms;
+
+    fixture.stop();
+
+    let again = client.browse_view(server.id, Some("/opds/books")).await.unwrap();
+    assert!(again.offline, "the kept copy, marked offline");
+    assert_eq!(again.fetched_at_ms, fetched_at, "with the time it was fetched");
+    assert_eq!(book_ids(&again.entries), ids, "the same books under the same ids");
+    assert_eq!(again.feed_url, books.feed_url);
+    assert_eq!(again.next, books.next);
+    let root_again = client.browse_view(server.id, None).await.unwrap();
+    assert!(root_again.offline);
+    assert_eq!(root_again.entries.len(), root.entries.len());
+    let found_again = client.search_view(server.id, "a").await.unwrap();
+    assert!(found_again.offline, "search goes through kept documents too");
+    assert_eq!(book_ids(&found_again.entries), book_ids(&found.entries));
+
+    // Never seen: nothing to show, and the failure says the server is away.
+    let err = client.browse_view(server.id, Some("/opds/comics")).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Server, "{err}");
+    let err = client.search_view(server.id, "never asked").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Server, "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let ids = book_ids(&client.browse_view(server.id, Some("/opds/books")).await.unwrap().entries);
+    let book = books::get(&env.store, ids[0]).unwrap();
+    let n: u32 = book.catalog_id.rsplit(':').next().unwrap().parse().unwrap();
+    let cover_path = url::Url::parse(book.cover_url.as_deref().unwrap()).unwrap().path().to_owned();
+    fixture.reset_stats();
+
+    let covers = CoverCache::new(&env.dir);
+    let first = covers.cover(&env.store, &env.credentials, &http, book.id).await.unwrap().unwrap();
+    assert_eq!(first.content_type, "image/png");
+    let expected = if cover_path.ends_with("thumbnail") { fixture.thumbnail_bytes(n) } else { fixture.cover_bytes(n) };
+    assert_eq!(Some(first.bytes.clone()), expected);
+    let kept = cover_cache::find_local(&env.dir, book.id).unwrap();
+    assert_eq!(kept, cover_cache::cache_dir(&env.dir).join(format!("{}.png", book.id)));
+    // Many windows asking at once still cost one request.
+    let (a, b) = tokio::join!(
+        covers.cover(&env.store, &env.credentials, &http, ids[1]),
+        covers.cover(&env.store, &env.credentials, &http, ids[1]),
+    );
+    assert_eq!(a.unwrap(), b.unwrap());
+    let second = covers.cover(&env.store, &env.credentials, &http, book.id).await.unwrap().unwrap();
+    assert_eq!(second, first);
+    let stats = fixture.stats();
+    assert_eq!(stats.hits(&cover_path), 1, "fetched once");
+    assert_eq!(stats.total_requests, 2, "one request per book");
+
+    fixture.stop();
+    let offline = covers.cover(&env.store, &env.credentials, &http, book.id).await.unwrap();
+    assert_eq!(offline, Some(first), "a kept cover needs no server");
+    assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[2]).await.unwrap(), None, "away: none for now");
+    assert_eq!(covers.cover(&env.store, &env.credentials, &http, 999_999).await.unwrap(), None, "unknown book");
+}

@@ -1,0 +1,107 @@
+//! The `carrel-cover` protocol: `carrel-cover://localhost/<book id>` (on Windows
+//! `http://carrel-cover.localhost/<book id>`) answers with the book's cover, so an `<img>` in
+//! the window can show it without any file path reaching the web page.
+//!
+//! The request gives a book id and nothing else: anything but a positive integer is a 400, a
+//! book without a cover (or whose cover cannot be had now) a 404. The image type is sniffed
+//! from the bytes; the server's declared type never travels. The work is
+//! [`carrel_core::cover_cache`]'s; this module only speaks HTTP to the webview.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use carrel_core::cover_cache::{Cover, CoverCache};
+use tauri::http::{header, Method, Request, Response, StatusCode};
+use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
+
+use crate::app_state::AppState;
+
+/// The scheme the UI passes to `convertFileSrc`.
+pub const SCHEME: &str = "carrel-cover";
+
+/// How long the webview may reuse a cover without asking again.
+const MAX_AGE_S: u32 = 7 * 24 * 3600;
+
+/// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
+pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>>, responder: UriSchemeResponder) {
+    let app = ctx.app_handle().clone();
+    let head = request.method() == Method::HEAD;
+    let asked = if request.method() == Method::GET || head {
+        book_id(request.uri().path()).ok_or(StatusCode::BAD_REQUEST)
+    } else {
+        Err(StatusCode::METHOD_NOT_ALLOWED)
+    };
+    tauri::async_runtime::spawn(async move {
+        let response = match asked {
+            Ok(id) => match cover(&app, id).await {
+                Ok(Some(cover)) => image(cover, head),
+                Ok(None) => status(StatusCode::NOT_FOUND),
+                Err(code) => status(code),
+            },
+            Err(code) => status(code),
+        };
+        responder.respond(response);
+    });
+}
+
+/// The book id of a request path: `/<positive integer>`, nothing else.
+pub fn book_id(path: &str) -> Option<i64> {
+    let digits = path.strip_prefix('/')?;
+    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<i64>().ok().filter(|&id| id > 0)
+}
+
+async fn cover<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<Option<Cover>, StatusCode> {
+    static COVERS: OnceLock<CoverCache> = OnceLock::new();
+    let state = app.try_state::<AppState>().ok_or(StatusCode::SERVICE_UNAVAILABLE)?;
+    let core = state.core().map_err(|_| StatusCode::SERVICE_UNAVAILABLE)?;
+    let (store, credentials) = (core.store.clone(), core.credentials.clone());
+    let http = crate::http_client::client().map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+    let covers = COVERS.get_or_init(|| CoverCache::new(store.data_dir()));
+    covers.cover(&store, &credentials, http, book_id).await.map_err(|e| {
+        tracing::warn!(book = book_id, cause = %e, "cannot serve a cover");
+        StatusCode::INTERNAL_SERVER_ERROR
+    })
+}
+
+fn image(cover: Cover, head: bool) -> Response<Cow<'static, [u8]>> {
+    let len = cover.bytes.len();
+    let body: Cow<'static, [u8]> = if head { Cow::Borrowed(&[]) } else { Cow::Owned(cover.bytes) };
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, cover.content_type)
+        .header(header::CONTENT_LENGTH, len)
+        .header(header::CACHE_CONTROL, format!("max-age={MAX_AGE_S}"))
+        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
+        .body(body)
+        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR))
+}
+
+fn status(code: StatusCode) -> Response<Cow<'static, [u8]>> {
+    let mut response = Response::new(Cow::Borrowed(&[][..]));
+    *response.status_mut() = code;
+    // A missing cover may be fetched later (the server was away): never remember the miss.
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_positive_integer_id_is_a_request() {
+        assert_eq!(book_id("/42"), Some(42));
+        assert_eq!(book_id("/1"), Some(1));
+        for bad in [
+            "", "/", "/0", "/-1", "/+1", "/1.5", "/01x", "/1/", "/1/cover.png", "/..%2F..%2Fetc%2Fpasswd",
+            "/%31", "/ 1", "/99999999999999999999", "42",
+        ] {
+            assert_eq!(book_id(bad), None, "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! The windows' live downloads page: `watch_downloads` channels get a fresh
+//! [`DownloadsView`] at once, after every event of this process's executor (coalesced to at
+//! most four a second) and at least once a second, so changes made by another Carrel process
+//! show too. One background task sends to every channel; a channel whose window is gone (or
+//! whose sending fails) is dropped.
+//!
+//! Also the sink's follow-up of a completed book: the books no longer kept on the device are
+//! removed ([`book_downloads::evict_per_setting`]), off the executor's task.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use carrel_core::{
+    book_downloads,
+    downloads_view::{self, DownloadsMonitor, DownloadsView, LiveProgress},
+    progress::{DownloadEvent, ProgressSink},
+    store::Store,
+};
+use tauri::{ipc::Channel, AppHandle, Manager, Runtime};
+
+use crate::downloads;
+
+/// The most views a second after executor events.
+const MIN_GAP: Duration = Duration::from_millis(250);
+/// The longest time without a view.
+const TICK: Duration = Duration::from_secs(1);
+/// Channels one window keeps; a page that reloads subscribes again, and its older channels
+/// (which nothing listens to any more) go first.
+const MAX_PER_WINDOW: usize = 4;
+
+/// The shared state: managed by the app, fed by the executor.
+pub struct DownloadsWatch {
+    monitor: DownloadsMonitor,
+    watchers: Mutex<Vec<Watcher>>,
+    changed: tokio::sync::Notify,
+    book_stored: AtomicBool,
+}
+
+struct Watcher {
+    window: String,
+    channel: Channel<DownloadsView>,
+}
+
+/// Creates the watch, lets the app manage it, starts its background task, and returns the
+/// sink that feeds it.
+pub fn install<R: Runtime>(app: &AppHandle<R>, store: Option<Store>) -> Arc<dyn ProgressSink> {
+    let watch = Arc::new(DownloadsWatch {
+        monitor: DownloadsMonitor::new(),
+        watchers: Mutex::new(Vec::new()),
+        changed: tokio::sync::Notify::new(),
+        book_stored: AtomicBool::new(false),
+    });
+    app.manage(watch.clone());
+    if let Some(store) = store {
+        tauri::async_runtime::spawn(run(app.clone(), watch.clone(), store));
+    }
+    watch
+}
+
+impl ProgressSink for DownloadsWatch {
+    fn report(&self, event: DownloadEvent) {
+        if matches!(event, DownloadEvent::BookStored(_)) {
+            self.book_stored.store(true, Ordering::SeqCst);
+        }
+        self.monitor.observe(&event);
+        self.changed.notify_one();
+    }
+}
+
+impl DownloadsWatch {
+    /// What this process's executor reported so far.
+    pub fn live(&self) -> LiveProgress {
+        self.monitor.snapshot()
+    }
+
+    fn watchers(&self) -> std::sync::MutexGuard<'_, Vec<Watcher>> {
+        self.watchers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds a channel of the window `window`.
+    pub fn add(&self, window: &str, channel: Channel<DownloadsView>) {
+        let mut watchers = self.watchers();
+        let of_window = watchers.iter().filter(|w| w.window == window).count();
+        if of_window >= MAX_PER_WINDOW {
+            if let Some(oldest) = watchers.iter().position(|w| w.window == window) {
+                watchers.remove(oldest);
+            }
+        }
+        watchers.push(Watcher {
+            window: window.to_owned(),
+            channel,
+        });
+    }
+
+    /// Sends `view` to every channel, dropping those of closed windows and failed sends.
+    fn send<R: Runtime>(&self, app: &AppHandle<R>, view: &DownloadsView) {
+        self.watchers().retain(|w| {
+            let open = app.get_webview_window(&w.window).is_some();
+            open && w.channel.send(view.clone()).is_ok()
+        });
+    }
+
+    fn has_watchers(&self) -> bool {
+        !self.watchers().is_empty()
+    }
+}
+
+/// The one background task: views for the channels, and eviction after a book completes.
+async fn run<R: Runtime>(app: AppHandle<R>, watch: Arc<DownloadsWatch>, store: Store) {
+    let mut last_sent = Instant::now() - MIN_GAP;
+    loop {
+        tokio::select! {
+            _ = watch.changed.notified() => {}
+            _ = tokio::time::sleep(TICK.saturating_sub(last_sent.elapsed())) => {}
+        }
+        let wait = MIN_GAP.saturating_sub(last_sent.elapsed());
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+        if watch.book_stored.swap(false, Ordering::SeqCst) {
+            let store = store.clone();
+            let evicted = tauri::async_runtime::spawn_blocking(move || book_downloads::evict_per_setting(&store)).await;
+            if let Ok(Err(e)) = evicted {
+                tracing::warn!(cause = %e, "could not remove the books no longer kept");
+            }
+        }
+        last_sent = Instant::now();
+        if !watch.has_watchers() {
+            continue;
+        }
+        let live = watch.live();
+        let s = store.clone();
+        let view = tauri::async_runtime::spawn_blocking(move || downloads_view::view(&s, &live, Some(downloads::holder_id()))).await;
+        match view {
+            Ok(Ok(view)) => watch.send(&app, &view),
+            Ok(Err(e)) => tracing::warn!(cause = %e, "cannot read the downloads"),
+            Err(e) => tracing::warn!(cause = %e, "cannot read the downloads"),
+        }
+    }
+}

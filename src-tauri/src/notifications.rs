@@ -1,0 +1,871 @@
+//! Desktop notifications about downloads: the executor's [`DownloadEvent`]s turned into at
+//! most one notification per book being fetched, updated in place ("Saga #3 — 12 of 40
+//! pages", then "Ready to read offline"), and one "downloads paused" notice while the server
+//! is unreachable.
+//!
+//! - [`DownloadNotifications`]: the [`ProgressSink`] that decides what to show and when — a
+//!   book's progress at most about once a second (the latest state always shown in the end),
+//!   the paused notice once per outage, nothing at all while the reader turned
+//!   [`NotificationsEnabled`] off (read every few seconds, not per event).
+//! - [`Notifier`]: where notifications go, by key: [`DesktopNotifier`] (the session's
+//!   notification server over D-Bus, called from a thread of its own because those calls can
+//!   block) and [`RecordingNotifier`] (a list, for tests).
+//! - [`Library`]: what the sink looks up in the store: the setting and book titles.
+//!
+//! Only the process holding the executor lease reports events, so two Carrels never show the
+//! same download twice.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use carrel_core::{
+    books,
+    download_stack::TaskKind,
+    progress::{BookProgress, DownloadEvent, ExecutorState, ProgressSink},
+    settings::{self, NotificationsEnabled},
+    store::Store,
+};
+
+/// The application name notifications carry.
+pub const APP_NAME: &str = "Carrel";
+/// The shortest time between two progress updates of one book's notification.
+pub const MIN_UPDATE_INTERVAL: Duration = Duration::from_secs(1);
+/// How long a read of [`NotificationsEnabled`] is trusted before it is read again.
+pub const SETTING_REFRESH: Duration = Duration::from_secs(5);
+
+/// The body of a book's notification once all of it is on the device.
+pub const READY_BODY: &str = "Ready to read offline";
+/// The body of the notice shown when the executor starts backing off.
+pub const PAUSED_BODY: &str = "Downloads paused — server unreachable, retrying";
+const PROGRESS_SUMMARY: &str = "Downloading";
+const PAUSED_SUMMARY: &str = "Downloads";
+/// The key of the paused notice (book keys are `book:<id>`).
+pub const PAUSED_KEY: &str = "downloads:paused";
+
+/// The key of a book's notification.
+pub fn book_key(book_id: i64) -> String {
+    format!("book:{book_id}")
+}
+
+/// What a notification is about; the desktop notifier picks its category from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    /// A download under way, with how far it got when that is known.
+    Progress { percent: Option<u8> },
+    /// A book is stored; nothing updates this notification afterwards.
+    Ready,
+    /// Downloads wait for the server to come back.
+    Paused,
+}
+
+/// One notification's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub summary: String,
+    pub body: String,
+    pub kind: NoteKind,
+}
+
+/// Shows, updates and closes notifications, each identified by a key of the caller's choice.
+/// Implementations must return quickly: they are called on the executor's task.
+pub trait Notifier: Send + Sync {
+    /// Puts up a notification for `key`; one already up under that key is replaced in place.
+    fn show(&self, key: &str, note: Note);
+    /// Changes the notification of `key` in place; puts it up when none is.
+    fn update(&self, key: &str, note: Note);
+    /// Takes the notification of `key` down, if one is up.
+    fn close(&self, key: &str);
+}
+
+impl<N: Notifier + ?Sized> Notifier for Arc<N> {
+    fn show(&self, key: &str, note: Note) {
+        (**self).show(key, note)
+    }
+    fn update(&self, key: &str, note: Note) {
+        (**self).update(key, note)
+    }
+    fn close(&self, key: &str) {
+        (**self).close(key)
+    }
+}
+
+/// What [`DownloadNotifications`] reads from the store.
+pub trait Library: Send + Sync {
+    /// Whether the reader wants notifications; `None` when it cannot be read right now.
+    fn notifications_enabled(&self) -> Option<bool>;
+    /// The title of a book, for events that carry only its id.
+    fn book_title(&self, book_id: i64) -> Option<String>;
+}
+
+impl Library for Store {
+    fn notifications_enabled(&self) -> Option<bool> {
+        match settings::get::<NotificationsEnabled>(self) {
+            Ok(value) => Some(value.unwrap_or_default().0),
+            Err(e) => {
+                tracing::debug!(cause = %e, "cannot read the notifications setting");
+                None
+            }
+        }
+    }
+
+    fn book_title(&self, book_id: i64) -> Option<String> {
+        books::get(self, book_id).ok().map(|b| b.title)
+    }
+}
+
+/// No store (it did not open): notifications on, no titles.
+impl<L: Library> Library for Option<L> {
+    fn notifications_enabled(&self) -> Option<bool> {
+        match self {
+            Some(library) => library.notifications_enabled(),
+            None => Some(NotificationsEnabled::default().0),
+        }
+    }
+
+    fn book_title(&self, book_id: i64) -> Option<String> {
+        self.as_ref().and_then(|l| l.book_title(book_id))
+    }
+}
+
+/// Turns download events into desktop notifications.
+pub struct DownloadNotifications {
+    notifier: Box<dyn Notifier>,
+    library: Box<dyn Library>,
+    now: Box<dyn Fn() -> Instant + Send + Sync>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    enabled: bool,
+    /// When the setting was last read; `None`: never.
+    checked_at: Option<Instant>,
+    books: HashMap<i64, BookNote>,
+    /// Whether the paused notice is up (until a download succeeds).
+    paused_shown: bool,
+}
+
+#[derive(Default)]
+struct BookNote {
+    title: Option<String>,
+    /// The kind of part the book is fetched in (pages or one file), once a part started.
+    part: Option<TaskKind>,
+    /// When its notification was last shown or updated; `None`: it is not up.
+    shown_at: Option<Instant>,
+    /// The latest progress, held back by the rate limit.
+    pending: Option<Note>,
+}
+
+impl DownloadNotifications {
+    /// Notifications through `notifier`, with the setting and titles from `library`.
+    pub fn new(notifier: impl Notifier + 'static, library: impl Library + 'static) -> Self {
+        DownloadNotifications {
+            notifier: Box::new(notifier),
+            library: Box::new(library),
+            now: Box::new(Instant::now),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Replaces the monotonic clock the rate limit and the setting refresh use.
+    pub fn with_clock(mut self, now: impl Fn() -> Instant + Send + Sync + 'static) -> Self {
+        self.now = Box::new(now);
+        self
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reads the setting when the last read is older than [`SETTING_REFRESH`]; when it went
+    /// off, takes down whatever is up.
+    fn refresh_enabled(&self, st: &mut State, now: Instant) -> bool {
+        let stale = st.checked_at.map_or(true, |at| now.duration_since(at) >= SETTING_REFRESH);
+        if stale {
+            st.checked_at = Some(now);
+            if let Some(enabled) = self.library.notifications_enabled() {
+                if st.enabled && !enabled {
+                    self.close_all(st);
+                }
+                st.enabled = enabled;
+            }
+        }
+        st.enabled
+    }
+
+    fn close_all(&self, st: &mut State) {
+        for (book_id, book) in st.books.drain() {
+            if book.shown_at.is_some() {
+                self.notifier.close(&book_key(book_id));
+            }
+        }
+        if st.paused_shown {
+            st.paused_shown = false;
+            self.notifier.close(PAUSED_KEY);
+        }
+    }
+
+    /// Shows held-back progress: of every book when `all`, else of those whose interval passed.
+    fn flush(&self, st: &mut State, now: Instant, all: bool) {
+        for (book_id, book) in st.books.iter_mut() {
+            let due = all || book.shown_at.map_or(true, |at| now.duration_since(at) >= MIN_UPDATE_INTERVAL);
+            if due {
+                if let Some(note) = book.pending.take() {
+                    book.shown_at = Some(now);
+                    self.notifier.update(&book_key(*book_id), note);
+                }
+            }
+        }
+    }
+
+    /// Shows a book's progress now, or holds it back until its interval passed.
+    fn progress(&self, st: &mut State, book_id: i64, note: Note, now: Instant) {
+        let book = st.books.entry(book_id).or_default();
+        match book.shown_at {
+            None => {
+                book.shown_at = Some(now);
+                book.pending = None;
+                self.notifier.show(&book_key(book_id), note);
+            }
+            Some(at) if now.duration_since(at) >= MIN_UPDATE_INTERVAL => {
+                book.shown_at = Some(now);
+                book.pending = None;
+                self.notifier.update(&book_key(book_id), note);
+            }
+            Some(_) => book.pending = Some(note),
+        }
+    }
+
+    fn title(&self, book: &mut BookNote, book_id: i64) -> String {
+        if book.title.is_none() {
+            book.title = self.library.book_title(book_id);
+        }
+        book.title.clone().unwrap_or_else(|| "A book".to_owned())
+    }
+
+    fn handle(&self, st: &mut State, event: DownloadEvent, now: Instant) {
+        match event {
+            DownloadEvent::TaskStarted { book_id, kind, .. } if kind.is_part() => {
+                st.books.entry(book_id).or_default().part = Some(kind);
+            }
+            DownloadEvent::TaskStarted { .. } => {}
+            DownloadEvent::TaskBytes { book_id, bytes, total, .. } => {
+                let book = st.books.entry(book_id).or_default();
+                if book.part == Some(TaskKind::Page) {
+                    // A page book counts pages, not the bytes of one page.
+                    return;
+                }
+                let title = self.title(book, book_id);
+                self.progress(st, book_id, bytes_note(&title, bytes, total), now);
+            }
+            DownloadEvent::Book(progress) => {
+                let book = st.books.entry(progress.book_id).or_default();
+                book.title = Some(progress.title.clone());
+                if book.part == Some(TaskKind::File) || progress.total_parts == 0 {
+                    return;
+                }
+                self.progress(st, progress.book_id, pages_note(&progress), now);
+            }
+            DownloadEvent::BookStored(progress) => {
+                let key = book_key(progress.book_id);
+                let note = Note {
+                    summary: progress.title,
+                    body: READY_BODY.to_owned(),
+                    kind: NoteKind::Ready,
+                };
+                match st.books.remove(&progress.book_id) {
+                    Some(BookNote { shown_at: Some(_), .. }) => self.notifier.update(&key, note),
+                    _ => self.notifier.show(&key, note),
+                }
+            }
+            DownloadEvent::TaskDone { .. } => {
+                if st.paused_shown {
+                    st.paused_shown = false;
+                    self.notifier.close(PAUSED_KEY);
+                }
+            }
+            DownloadEvent::TaskFailed { book_id, kind, will_retry: false, .. } if kind != TaskKind::Resource => {
+                // The book will not complete: its progress would stay frozen.
+                if let Some(BookNote { shown_at: Some(_), .. }) = st.books.remove(&book_id) {
+                    self.notifier.close(&book_key(book_id));
+                }
+            }
+            DownloadEvent::TaskFailed { .. } => {}
+            DownloadEvent::State(ExecutorState::Backoff { .. }) => {
+                self.flush(st, now, true);
+                if !st.paused_shown {
+                    st.paused_shown = true;
+                    self.notifier.show(
+                        PAUSED_KEY,
+                        Note {
+                            summary: PAUSED_SUMMARY.to_owned(),
+                            body: PAUSED_BODY.to_owned(),
+                            kind: NoteKind::Paused,
+                        },
+                    );
+                }
+            }
+            DownloadEvent::State(ExecutorState::Stopped { .. }) => {
+                // Another process may take over and notify in its turn: leave nothing behind.
+                self.close_all(st);
+            }
+            DownloadEvent::State(ExecutorState::Idle | ExecutorState::Paused) => self.flush(st, now, true),
+            DownloadEvent::State(ExecutorState::Running) => {}
+        }
+    }
+}
+
+impl ProgressSink for DownloadNotifications {
+    fn report(&self, event: DownloadEvent) {
+        let now = (self.now)();
+        let mut st = self.lock();
+        if !self.refresh_enabled(&mut st, now) {
+            return;
+        }
+        self.flush(&mut st, now, false);
+        self.handle(&mut st, event, now);
+    }
+}
+
+fn percent(part: u64, whole: u64) -> Option<u8> {
+    (whole > 0).then(|| (part.min(whole) * 100 / whole) as u8)
+}
+
+fn pages_note(p: &BookProgress) -> Note {
+    let unit = if p.total_parts == 1 { "page" } else { "pages" };
+    Note {
+        summary: PROGRESS_SUMMARY.to_owned(),
+        body: format!("{} — {} of {} {unit}", p.title, p.stored_parts, p.total_parts),
+        kind: NoteKind::Progress { percent: percent(p.stored_parts, p.total_parts) },
+    }
+}
+
+fn bytes_note(title: &str, bytes: u64, total: Option<u64>) -> Note {
+    let amount = match total {
+        Some(total) if total > 0 => {
+            let unit = Unit::for_size(total);
+            format!("{} of {} {}", unit.format(bytes), unit.format(total), unit.name())
+        }
+        _ => {
+            let unit = Unit::for_size(bytes);
+            format!("{} {}", unit.format(bytes), unit.name())
+        }
+    };
+    Note {
+        summary: PROGRESS_SUMMARY.to_owned(),
+        body: format!("{title} — {amount}"),
+        kind: NoteKind::Progress { percent: total.and_then(|t| percent(bytes, t)) },
+    }
+}
+
+/// Decimal units, as file managers show sizes.
+#[derive(Clone, Copy)]
+enum Unit {
+    Kb,
+    Mb,
+    Gb,
+}
+
+impl Unit {
+    fn for_size(bytes: u64) -> Unit {
+        match bytes {
+            0..=999_999 => Unit::Kb,
+            1_000_000..=999_999_999 => Unit::Mb,
+            _ => Unit::Gb,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Unit::Kb => "KB",
+            Unit::Mb => "MB",
+            Unit::Gb => "GB",
+        }
+    }
+    fn format(self, bytes: u64) -> String {
+        match self {
+            Unit::Kb => format!("{}", bytes.div_ceil(1000)),
+            Unit::Mb => format!("{:.1}", bytes as f64 / 1e6),
+            Unit::Gb => format!("{:.2}", bytes as f64 / 1e9),
+        }
+    }
+}
+
+/// The session's notification server, over D-Bus. Calls are handed to a thread of its own, in
+/// order; each returns at once.
+pub struct DesktopNotifier {
+    calls: mpsc::Sender<Call>,
+}
+
+impl DesktopNotifier {
+    /// Starts the thread that talks to the notification server. It ends when the notifier is
+    /// dropped.
+    pub fn start() -> DesktopNotifier {
+        let (calls, rx) = mpsc::channel();
+        let icon = app_icon();
+        let spawned = std::thread::Builder::new()
+            .name("notifications".into())
+            .spawn(move || Desktop::new(icon).serve(rx));
+        if let Err(e) = spawned {
+            tracing::warn!(cause = %e, "desktop notifications are unavailable");
+        }
+        DesktopNotifier { calls }
+    }
+
+    fn send(&self, call: Call) {
+        // The thread is gone only when it could not start; that was logged then.
+        let _ = self.calls.send(call);
+    }
+}
+
+impl Notifier for DesktopNotifier {
+    fn show(&self, key: &str, note: Note) {
+        self.send(Call::Show { key: key.to_owned(), note });
+    }
+    fn update(&self, key: &str, note: Note) {
+        self.send(Call::Update { key: key.to_owned(), note });
+    }
+    fn close(&self, key: &str) {
+        self.send(Call::Close { key: key.to_owned() });
+    }
+}
+
+/// The notification's icon: the one an installed package put beside the binary (`…/bin/carrel`
+/// → `…/share/icons/hicolor/<size>/apps/carrel.png`), else its name in the icon theme.
+fn app_icon() -> String {
+    const NAME: &str = "carrel";
+    let prefix = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().and_then(Path::parent).map(Path::to_path_buf));
+    if let Some(prefix) = prefix {
+        for size in ["128x128", "256x256", "512x512", "32x32"] {
+            let path = prefix.join(format!("share/icons/hicolor/{size}/apps/{NAME}.png"));
+            if path.is_file() {
+                return path.to_string_lossy().into_owned();
+            }
+        }
+    }
+    NAME.to_owned()
+}
+
+/// One call of a [`Notifier`], as [`RecordingNotifier`] keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    Show { key: String, note: Note },
+    Update { key: String, note: Note },
+    Close { key: String },
+}
+
+impl Call {
+    pub fn key(&self) -> &str {
+        match self {
+            Call::Show { key, .. } | Call::Update { key, .. } | Call::Close { key } => key,
+        }
+    }
+
+    pub fn note(&self) -> Option<&Note> {
+        match self {
+            Call::Show { note, .. } | Call::Update { note, .. } => Some(note),
+            Call::Close { .. } => None,
+        }
+    }
+}
+
+/// The notifier thread's side: the notifications it put up, by key.
+struct Desktop {
+    icon: String,
+    shown: HashMap<String, notify_rust::NotificationHandle>,
+    /// Whether the last call failed (so a missing server is logged once, not per call).
+    failing: bool,
+}
+
+impl Desktop {
+    fn new(icon: String) -> Desktop {
+        Desktop { icon, shown: HashMap::new(), failing: false }
+    }
+
+    fn serve(mut self, calls: mpsc::Receiver<Call>) {
+        for call in calls {
+            match call {
+                Call::Show { key, note } | Call::Update { key, note } => self.put_up(key, &note),
+                Call::Close { key } => {
+                    if let Some(handle) = self.shown.remove(&key) {
+                        handle.close();
+                    }
+                }
+            }
+        }
+    }
+
+    fn notification(&self, note: &Note) -> notify_rust::Notification {
+        use notify_rust::{Hint, Notification, Timeout, Urgency};
+        let mut n = Notification::new();
+        n.appname(APP_NAME).icon(&self.icon).summary(&note.summary).body(&note.body);
+        match note.kind {
+            NoteKind::Progress { percent } => {
+                n.hint(Hint::Category("transfer".into())).urgency(Urgency::Low);
+                if let Some(p) = percent {
+                    // The progress bar of servers that draw one (dunst, KDE).
+                    n.hint(Hint::CustomInt("value".into(), i32::from(p)));
+                }
+            }
+            NoteKind::Ready => {
+                n.hint(Hint::Category("transfer.complete".into()));
+            }
+            NoteKind::Paused => {
+                n.hint(Hint::Category("network.disconnected".into()));
+            }
+        }
+        n.timeout(Timeout::Default);
+        n
+    }
+
+    /// Shows `note` under `key`, in place of the notification already up under it.
+    fn put_up(&mut self, key: String, note: &Note) {
+        let fresh = self.notification(note);
+        let mut result = Err(None);
+        if let Some(handle) = self.shown.get_mut(&key) {
+            **handle = fresh.clone();
+            result = handle.update().map_err(Some);
+            if result.is_err() {
+                // The server forgot it (restarted?): put up a new one below.
+                self.shown.remove(&key);
+            }
+        }
+        if result.is_err() {
+            result = match fresh.show() {
+                Ok(handle) => {
+                    self.shown.insert(key.clone(), handle);
+                    Ok(())
+                }
+                Err(e) => Err(Some(e)),
+            };
+        }
+        match result {
+            Ok(()) => self.failing = false,
+            Err(e) => {
+                let cause = e.map(|e| e.to_string()).unwrap_or_default();
+                if !self.failing {
+                    tracing::warn!(%cause, "cannot show a desktop notification");
+                } else {
+                    tracing::debug!(%cause, "cannot show a desktop notification");
+                }
+                self.failing = true;
+            }
+        }
+        if note.kind == NoteKind::Ready {
+            // Nothing updates it again: let go of its connection, the server keeps showing it.
+            self.shown.remove(&key);
+        }
+    }
+}
+
+/// Keeps every call, for tests.
+#[derive(Debug, Default)]
+pub struct RecordingNotifier {
+    calls: Mutex<Vec<Call>>,
+}
+
+impl RecordingNotifier {
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The calls so far, forgetting them.
+    pub fn take(&self) -> Vec<Call> {
+        std::mem::take(&mut *self.calls.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn record(&self, call: Call) {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner()).push(call);
+    }
+}
+
+impl Notifier for RecordingNotifier {
+    fn show(&self, key: &str, note: Note) {
+        self.record(Call::Show { key: key.to_owned(), note });
+    }
+    fn update(&self, key: &str, note: Note) {
+        self.record(Call::Update { key: key.to_owned(), note });
+    }
+    fn close(&self, key: &str) {
+        self.record(Call::Close { key: key.to_owned() });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    /// A library with a switchable setting that counts its reads.
+    #[derive(Default)]
+    struct FakeLibrary {
+        off: AtomicBool,
+        reads: AtomicUsize,
+    }
+
+    impl Library for Arc<FakeLibrary> {
+        fn notifications_enabled(&self) -> Option<bool> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            Some(!self.off.load(Ordering::SeqCst))
+        }
+        fn book_title(&self, book_id: i64) -> Option<String> {
+            (book_id == 9).then(|| "The Long Read".to_owned())
+        }
+    }
+
+    /// A clock moved by hand.
+    #[derive(Clone)]
+    struct Clock(Arc<Mutex<Instant>>);
+
+    impl Clock {
+        fn new() -> Clock {
+            Clock(Arc::new(Mutex::new(Instant::now())))
+        }
+        fn advance(&self, ms: u64) {
+            *self.0.lock().unwrap() += Duration::from_millis(ms);
+        }
+        fn now(&self) -> Instant {
+            *self.0.lock().unwrap()
+        }
+    }
+
+    struct Rig {
+        sink: DownloadNotifications,
+        calls: Arc<RecordingNotifier>,
+        library: Arc<FakeLibrary>,
+        clock: Clock,
+    }
+
+    fn rig() -> Rig {
+        let calls = Arc::new(RecordingNotifier::default());
+        let library = Arc::new(FakeLibrary::default());
+        let clock = Clock::new();
+        let c = clock.clone();
+        let sink = DownloadNotifications::new(calls.clone(), library.clone()).with_clock(move || c.now());
+        Rig { sink, calls, library, clock }
+    }
+
+    fn pages(book_id: i64, stored: u64, total: u64) -> DownloadEvent {
+        DownloadEvent::Book(progress(book_id, stored, total))
+    }
+
+    fn progress(book_id: i64, stored: u64, total: u64) -> BookProgress {
+        BookProgress {
+            book_id,
+            title: "Saga #3".to_owned(),
+            stored_parts: stored,
+            total_parts: total,
+            bytes: stored * 1000,
+        }
+    }
+
+    fn started(book_id: i64, kind: TaskKind) -> DownloadEvent {
+        DownloadEvent::TaskStarted { task_id: 1, book_id, kind, position: 0 }
+    }
+
+    fn done(book_id: i64) -> DownloadEvent {
+        DownloadEvent::TaskDone { task_id: 1, book_id, kind: TaskKind::Page, position: 0, bytes: 10 }
+    }
+
+    fn backoff() -> DownloadEvent {
+        DownloadEvent::State(ExecutorState::Backoff { reason: "connection refused".into(), retry_at_ms: 0 })
+    }
+
+    fn bodies(calls: &[Call]) -> Vec<&str> {
+        calls.iter().filter_map(|c| c.note()).map(|n| n.body.as_str()).collect()
+    }
+
+    #[test]
+    fn many_progress_events_within_a_second_show_once_then_the_latest() {
+        let r = rig();
+        r.sink.report(started(3, TaskKind::Page));
+        for stored in 1..=10 {
+            r.sink.report(pages(3, stored, 40));
+            r.clock.advance(10);
+        }
+        let calls = r.calls.take();
+        assert_eq!(bodies(&calls), ["Saga #3 — 1 of 40 pages"], "{calls:?}");
+        assert!(matches!(calls[0], Call::Show { .. }));
+
+        // The executor goes idle 100 ms later: the held-back state is the last one, shown now.
+        r.sink.report(DownloadEvent::State(ExecutorState::Idle));
+        let calls = r.calls.take();
+        assert_eq!(bodies(&calls), ["Saga #3 — 10 of 40 pages"]);
+        assert!(matches!(calls[0], Call::Update { .. }));
+        assert_eq!(calls[0].note().unwrap().kind, NoteKind::Progress { percent: Some(25) });
+    }
+
+    #[test]
+    fn held_back_progress_shows_at_the_next_event_once_the_second_passed() {
+        let r = rig();
+        r.sink.report(pages(3, 1, 40));
+        r.clock.advance(300);
+        r.sink.report(pages(3, 2, 40));
+        r.clock.advance(300);
+        r.sink.report(pages(3, 3, 40));
+        assert_eq!(r.calls.take().len(), 1);
+        r.clock.advance(500);
+        // Any event will do, such as the next task starting.
+        r.sink.report(DownloadEvent::State(ExecutorState::Running));
+        assert_eq!(bodies(&r.calls.take()), ["Saga #3 — 3 of 40 pages"]);
+        // A second after that update, the next progress goes straight out.
+        r.clock.advance(1000);
+        r.sink.report(pages(3, 4, 40));
+        assert_eq!(bodies(&r.calls.take()), ["Saga #3 — 4 of 40 pages"]);
+    }
+
+    #[test]
+    fn progress_updates_one_notification_per_book_in_place() {
+        let r = rig();
+        for stored in 1..=3 {
+            r.sink.report(pages(3, stored, 8));
+            r.sink.report(pages(4, stored, 5));
+            r.clock.advance(1200);
+        }
+        let calls = r.calls.calls();
+        assert_eq!(calls.len(), 6);
+        for (book, key) in [(3, "book:3"), (4, "book:4")] {
+            let mine: Vec<&Call> = calls.iter().filter(|c| c.key() == key).collect();
+            assert_eq!(mine.len(), 3, "book {book}: {calls:?}");
+            assert!(matches!(mine[0], Call::Show { .. }));
+            assert!(mine[1..].iter().all(|c| matches!(c, Call::Update { .. })));
+        }
+        assert_eq!(calls[4].note().unwrap().body, "Saga #3 — 3 of 8 pages");
+    }
+
+    #[test]
+    fn ready_to_read_replaces_the_progress_and_drops_what_was_held_back() {
+        let r = rig();
+        r.sink.report(pages(3, 1, 8));
+        r.clock.advance(100);
+        r.sink.report(pages(3, 7, 8));
+        r.clock.advance(100);
+        r.sink.report(DownloadEvent::BookStored(progress(3, 8, 8)));
+        r.sink.report(DownloadEvent::State(ExecutorState::Idle));
+        let calls = r.calls.calls();
+        assert_eq!(calls.len(), 2, "{calls:?}");
+        assert_eq!(
+            calls[1],
+            Call::Update {
+                key: "book:3".into(),
+                note: Note { summary: "Saga #3".into(), body: READY_BODY.into(), kind: NoteKind::Ready },
+            }
+        );
+    }
+
+    #[test]
+    fn a_book_stored_without_progress_shown_gets_its_own_notification() {
+        let r = rig();
+        r.sink.report(DownloadEvent::BookStored(progress(5, 1, 1)));
+        assert!(matches!(&r.calls.calls()[..], [Call::Show { key, note }] if key == "book:5" && note.body == READY_BODY));
+    }
+
+    #[test]
+    fn a_file_book_shows_bytes_with_its_title_looked_up() {
+        let r = rig();
+        r.sink.report(started(9, TaskKind::File));
+        r.sink.report(DownloadEvent::TaskBytes { task_id: 1, book_id: 9, bytes: 2_100_000, total: Some(8_400_000) });
+        r.clock.advance(1000);
+        r.sink.report(DownloadEvent::TaskBytes { task_id: 1, book_id: 9, bytes: 450_000, total: None });
+        assert_eq!(bodies(&r.calls.calls()), ["The Long Read — 2.1 of 8.4 MB", "The Long Read — 450 KB"]);
+        assert_eq!(r.calls.calls()[0].note().unwrap().kind, NoteKind::Progress { percent: Some(25) });
+    }
+
+    #[test]
+    fn the_paused_notice_shows_once_per_outage() {
+        let r = rig();
+        for _ in 0..4 {
+            r.sink.report(backoff());
+            r.clock.advance(2000);
+        }
+        let calls = r.calls.take();
+        assert_eq!(
+            calls,
+            [Call::Show {
+                key: PAUSED_KEY.into(),
+                note: Note { summary: "Downloads".into(), body: PAUSED_BODY.into(), kind: NoteKind::Paused },
+            }]
+        );
+        // A download went through: the notice goes, and the next outage shows it again.
+        r.sink.report(done(3));
+        assert_eq!(r.calls.take(), [Call::Close { key: PAUSED_KEY.into() }]);
+        r.sink.report(backoff());
+        r.sink.report(backoff());
+        assert_eq!(bodies(&r.calls.take()), [PAUSED_BODY]);
+    }
+
+    #[test]
+    fn backing_off_shows_the_progress_held_back() {
+        let r = rig();
+        r.sink.report(pages(3, 1, 8));
+        r.sink.report(pages(3, 2, 8));
+        r.sink.report(backoff());
+        assert_eq!(bodies(&r.calls.calls()), ["Saga #3 — 1 of 8 pages", "Saga #3 — 2 of 8 pages", PAUSED_BODY]);
+    }
+
+    #[test]
+    fn nothing_shows_while_notifications_are_off() {
+        let r = rig();
+        r.library.off.store(true, Ordering::SeqCst);
+        r.sink.report(started(3, TaskKind::Page));
+        for stored in 1..=8 {
+            r.sink.report(pages(3, stored, 8));
+            r.clock.advance(1500);
+        }
+        r.sink.report(backoff());
+        r.sink.report(DownloadEvent::BookStored(progress(3, 8, 8)));
+        assert_eq!(r.calls.calls(), []);
+    }
+
+    #[test]
+    fn the_setting_is_read_every_few_seconds_and_turning_it_off_closes_what_is_up() {
+        let r = rig();
+        for stored in 1..=50 {
+            r.sink.report(pages(3, stored, 100));
+            r.clock.advance(20);
+        }
+        assert_eq!(r.library.reads.load(Ordering::SeqCst), 1);
+        r.sink.report(backoff());
+        r.library.off.store(true, Ordering::SeqCst);
+        r.clock.advance(SETTING_REFRESH.as_millis() as u64);
+        r.sink.report(pages(3, 60, 100));
+        assert_eq!(r.library.reads.load(Ordering::SeqCst), 2);
+        let calls = r.calls.calls();
+        let closed: Vec<&str> = calls.iter().filter(|c| matches!(c, Call::Close { .. })).map(Call::key).collect();
+        assert_eq!(closed.len(), 2, "{calls:?}");
+        assert!(closed.contains(&"book:3") && closed.contains(&PAUSED_KEY));
+        assert!(matches!(calls.last(), Some(Call::Close { .. })));
+
+        // Back on: the next progress is a fresh notification.
+        r.library.off.store(false, Ordering::SeqCst);
+        r.clock.advance(SETTING_REFRESH.as_millis() as u64);
+        r.sink.report(pages(3, 61, 100));
+        assert!(matches!(r.calls.calls().last(), Some(Call::Show { key, .. }) if key == "book:3"));
+    }
+
+    #[test]
+    fn a_book_that_cannot_complete_takes_its_progress_down() {
+        let r = rig();
+        r.sink.report(pages(3, 1, 8));
+        r.sink.report(DownloadEvent::TaskFailed {
+            task_id: 1,
+            book_id: 3,
+            kind: TaskKind::Page,
+            reason: "410 Gone".into(),
+            will_retry: false,
+        });
+        assert_eq!(r.calls.calls()[1], Call::Close { key: "book:3".into() });
+    }
+
+    #[test]
+    fn sizes_read_like_a_file_manager() {
+        assert_eq!(bytes_note("T", 120_000, Some(480_000)).body, "T — 120 of 480 KB");
+        assert_eq!(bytes_note("T", 0, Some(8_400_000)).body, "T — 0.0 of 8.4 MB");
+        assert_eq!(bytes_note("T", 1_500_000_000, Some(2_000_000_000)).body, "T — 1.50 of 2.00 GB");
+        assert_eq!(pages_note(&progress(1, 1, 1)).body, "Saga #3 — 1 of 1 page");
+    }
+}
