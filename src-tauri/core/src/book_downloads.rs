@@ -52,6 +52,10 @@ pub enum StoreRequest {
 /// The URL of page `page` (0-based) of a page-streamed book, for background downloads (the
 /// stored template carries no bookmark-moving parameter).
 pub fn page_url(book: &Book, page: i64) -> Option<String> {
+    if !book.page_list.is_empty() {
+        let url = url::Url::parse(book.page_list.get(usize::try_from(page).ok()?)?).ok()?;
+        return Some(crate::opds::strip_bookmark_params(&url).to_string());
+    }
     let stream = PageStream {
         template: book.stream_template.clone()?,
         count: u32::try_from(book.page_count?).ok()?,

@@ -200,6 +200,7 @@ mod tests {
                 stream_template: None,
                 page_count: None,
                 page_base: 0,
+                page_list: Vec::new(),
                 file_url: Some("http://127.0.0.1:9/b/1".into()),
                 file_type: Some("application/epub+zip".into()),
                 file_length: Some(1234),

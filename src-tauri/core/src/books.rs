@@ -51,6 +51,9 @@ pub struct CatalogBook {
     pub page_count: Option<u32>,
     /// 1 when the server numbers pages from 1.
     pub page_base: u8,
+    /// The pages' own URLs, when the catalog lists them instead of giving a template.
+    #[serde(default)]
+    pub page_list: Vec<String>,
     pub file_url: Option<String>,
     pub file_type: Option<String>,
     pub file_length: Option<u64>,
@@ -69,6 +72,8 @@ pub struct Book {
     pub stream_template: Option<String>,
     pub page_count: Option<i64>,
     pub page_base: i64,
+    /// The pages' own URLs (empty for template streams and whole-file books).
+    pub page_list: Vec<String>,
     pub file_url: Option<String>,
     pub file_type: Option<String>,
     pub file_length: Option<i64>,
@@ -79,14 +84,15 @@ pub struct Book {
 }
 
 impl Book {
-    /// Whether the book is downloaded page by page (page streaming) rather than as one file.
+    /// Whether the book is downloaded page by page (page streaming or a list of page images)
+    /// rather than as one file.
     pub fn streams_pages(&self) -> bool {
-        self.stream_template.is_some() && self.page_count.unwrap_or(0) > 0
+        (self.stream_template.is_some() || !self.page_list.is_empty()) && self.page_count.unwrap_or(0) > 0
     }
 }
 
 const COLUMNS: &str = "id, server_id, catalog_id, title, authors, format, stream_template, page_count, \
-     page_base, file_url, file_type, file_length, cover_url, pinned, last_opened_ms, last_page";
+     page_base, file_url, file_type, file_length, cover_url, pinned, last_opened_ms, last_page, page_list";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Book> {
     Ok(Book {
@@ -106,6 +112,10 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Book> {
         pinned: r.get(13)?,
         last_opened_ms: r.get(14)?,
         last_page: r.get(15)?,
+        page_list: r
+            .get::<_, Option<String>>(16)?
+            .and_then(|json| serde_json::from_str(&json).ok())
+            .unwrap_or_default(),
     })
 }
 
@@ -127,14 +137,14 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
         tx.query_row(
             &format!(
                 "INSERT INTO books (server_id, catalog_id, title, authors, format, stream_template, page_count,
-                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                  ON CONFLICT (server_id, catalog_id) DO UPDATE SET
                     title = excluded.title, authors = excluded.authors, format = excluded.format,
                     stream_template = excluded.stream_template, page_count = excluded.page_count,
                     page_base = excluded.page_base, file_url = excluded.file_url,
                     file_type = excluded.file_type, file_length = excluded.file_length,
-                    cover_url = excluded.cover_url
+                    cover_url = excluded.cover_url, page_list = excluded.page_list
                  RETURNING {COLUMNS}"
             ),
             params![
@@ -150,7 +160,8 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
                 entry.file_type,
                 entry.file_length.map(|l| l as i64),
                 entry.cover_url,
-                now
+                now,
+                (!entry.page_list.is_empty()).then(|| serde_json::to_string(&entry.page_list).expect("a list of strings serialises")),
             ],
             from_row,
         )

@@ -21,6 +21,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_servers", include_str!("../migrations/0001_servers.sql")),
     ("0002_downloads", include_str!("../migrations/0002_downloads.sql")),
     ("0003_catalog_cache", include_str!("../migrations/0003_catalog_cache.sql")),
+    ("0004_page_lists", include_str!("../migrations/0004_page_lists.sql")),
 ];
 
 /// The schema version this build writes.

@@ -87,6 +87,7 @@ pub fn probe(args: &[String]) -> Result<()> {
                 stream_template: None,
                 page_count: None,
                 page_base: 0,
+                page_list: Vec::new(),
                 file_url: Some(big_url.clone()),
                 file_type: Some("application/vnd.comicbook+zip".into()),
                 file_length: Some(big_len),

@@ -85,6 +85,7 @@ impl Stack {
                 stream_template: Some("http://127.0.0.1:9/books/1/pages/{pageNumber}?maxWidth={maxWidth}".into()),
                 page_count: Some((depth + 10 * ROUNDS) as u32),
                 page_base: 0,
+                page_list: Vec::new(),
                 file_url: None,
                 file_type: None,
                 file_length: None,

@@ -567,3 +567,39 @@ async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
     let (_s3, rx3) = tokio::sync::watch::channel(false);
     assert_eq!(second.run(RunMode::UntilIdle, rx3).await.unwrap(), Finish::Idle);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
+    let fixture = start(Config {
+        behavior: Behavior {
+            bookmark_param: Some("markRead".into()),
+            ..Default::default()
+        },
+        reading_positions: Some(BTreeMap::new()),
+        ..one_comic(4)
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    // An OPDS 2 publication whose reading order lists its page images.
+    let manifest = serde_json::json!({
+        "metadata": { "identifier": "urn:list:1", "title": "Listed pages" },
+        "links": [{ "rel": "self", "href": "/manifest.json", "type": "application/opds-publication+json" }],
+        "readingOrder": (0..4).map(|i| serde_json::json!({ "href": format!("/books/1/pages/{i}?markRead=true"), "type": "image/png" })).collect::<Vec<_>>()
+    });
+    let base = url::Url::parse(&fixture.url("/manifest.json")).unwrap();
+    let entry = carrel_core::opds::parse_publication(manifest.to_string().as_bytes(), &base).unwrap();
+    let catalog = carrel_core::catalog::catalog_book(&entry);
+    assert_eq!((catalog.page_count, catalog.page_list.len()), (Some(4), 4));
+    let book = books::remember(&env.store, server.id, &catalog).unwrap();
+    assert!(book.streams_pages());
+    book_downloads::open_book(&env.store, book.id, Some(2)).unwrap();
+    let (finish, sink) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    assert_eq!(done_positions(&sink, TaskKind::Page), [2, 3, 0, 1]);
+    let files = PartFiles::new(env.dir.books());
+    for i in 0..4 {
+        let stored = std::fs::read(files.find_page(book.id, i as i64).unwrap()).unwrap();
+        assert_eq!(stored, fixture.page_bytes(1, i).unwrap());
+    }
+    assert_eq!(fixture.reading_position(1), None, "the bookmark parameter was not sent");
+}

@@ -64,6 +64,7 @@ impl Env {
                 stream_template: Some(template.into()),
                 page_count: Some(pages),
                 page_base: 0,
+                page_list: Vec::new(),
                 file_url: None,
                 file_type: None,
                 file_length: None,
