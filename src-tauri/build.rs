@@ -32,6 +32,7 @@ const COMMANDS: &[&str] = &[
     "get_settings",
     "set_settings",
     "storage_usage",
+    "open_window",
 ];
 
 fn main() {

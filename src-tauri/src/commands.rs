@@ -352,3 +352,15 @@ pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<S
 pub async fn storage_usage(app: AppHandle) -> CommandResult<StorageUsage> {
     with_core(app, |core| Ok(storage_usage::usage(&core.store)?)).await
 }
+
+/// Opens another window on a view of the app ("Open in new window"); returns its label.
+#[tauri::command]
+pub async fn open_window(app: AppHandle, view: String) -> CommandResult<String> {
+    crate::main_window::open_extra(&app, &view).map_err(|e| {
+        let kind = match e {
+            crate::main_window::WindowError::UnknownView(_) => ErrorKind::InvalidInput,
+            crate::main_window::WindowError::Tauri(_) => ErrorKind::Storage,
+        };
+        CommandError::new(kind, e.to_string())
+    })
+}

@@ -62,6 +62,7 @@ pub fn run() {
             commands::get_settings,
             commands::set_settings,
             commands::storage_usage,
+            commands::open_window,
         ])
         .register_asynchronous_uri_scheme_protocol(cover_protocol::SCHEME, cover_protocol::handle)
         .setup(|app| {

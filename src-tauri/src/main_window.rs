@@ -1,6 +1,7 @@
-//! The library window: created at start-up at the size and place the reader left it, and its
-//! geometry saved (debounced) whenever it moves or is resized, so a crash loses at most the
-//! last half second of dragging.
+//! The app's windows: the library window, created at start-up at the size and place the reader
+//! left it, its geometry saved (debounced) whenever it moves or is resized, so a crash loses at
+//! most the last half second of dragging; and further windows the reader opens on a view
+//! ("Open in new window"), labelled `library-<n>`, which the same capability covers.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -12,6 +13,8 @@ use carrel_core::{
 use tauri::{AppHandle, LogicalPosition, LogicalSize, WebviewUrl, WebviewWindow, WebviewWindowBuilder, WindowEvent};
 
 pub const LABEL: &str = "main";
+/// Labels of further windows start with this (see `capabilities/main.json`).
+pub const EXTRA_LABEL_PREFIX: &str = "library-";
 const DEFAULT_SIZE: (f64, f64) = (1200.0, 800.0);
 const MIN_SIZE: (f64, f64) = (720.0, 480.0);
 const SAVE_AFTER_QUIET: Duration = Duration::from_millis(400);
@@ -85,3 +88,54 @@ fn geometry(window: &WebviewWindow) -> Option<WindowGeometry> {
     })
 }
 
+
+/// Why a window could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    #[error("\"{0}\" is not a view Carrel can open in a window")]
+    UnknownView(String),
+    #[error("cannot open a window: {0}")]
+    Tauri(#[from] tauri::Error),
+}
+
+/// Opens another window on `view` — `library`, `downloads`, `settings`, `server/<id>` or
+/// `book/<id>` — which the UI reads from the address's fragment.
+pub fn open_extra(app: &AppHandle, view: &str) -> Result<String, WindowError> {
+    if !is_known_view(view) {
+        return Err(WindowError::UnknownView(view.to_owned()));
+    }
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    let label = format!("{EXTRA_LABEL_PREFIX}{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let title = app.config().product_name.clone().unwrap_or_else(|| "Carrel".into());
+    WebviewWindowBuilder::new(app, &label, WebviewUrl::App(format!("index.html#/{view}").into()))
+        .title(title)
+        .min_inner_size(MIN_SIZE.0, MIN_SIZE.1)
+        .inner_size(DEFAULT_SIZE.0 * 0.8, DEFAULT_SIZE.1 * 0.9)
+        .build()?;
+    Ok(label)
+}
+
+/// The views a window may be opened on; ids must be positive integers.
+pub fn is_known_view(view: &str) -> bool {
+    let id_ok = |id: &str| !id.is_empty() && id.len() <= 18 && id.bytes().all(|b| b.is_ascii_digit()) && id != "0";
+    match view.split_once('/') {
+        None => matches!(view, "library" | "downloads" | "settings" | "on-device"),
+        Some(("book" | "server", id)) => id_ok(id),
+        Some(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_known_views_open_in_a_window() {
+        for ok in ["library", "downloads", "settings", "on-device", "book/12", "server/3"] {
+            assert!(is_known_view(ok), "{ok}");
+        }
+        for bad in ["", "book/", "book/0", "book/1/2", "book/x", "../etc", "javascript:alert(1)", "book/12?x", "https://example.org"] {
+            assert!(!is_known_view(bad), "{bad}");
+        }
+    }
+}
