@@ -64,6 +64,14 @@ pub enum TaskState {
 }
 
 impl TaskState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Pending => "pending",
+            TaskState::Active => "active",
+            TaskState::Done => "done",
+            TaskState::Failed => "failed",
+        }
+    }
     fn parse(s: &str) -> TaskState {
         match s {
             "pending" => TaskState::Pending,
@@ -308,23 +316,20 @@ pub fn complete(store: &Store, fence: &Fence, task_id: i64, bytes: i64, then_pus
 /// Puts an active task back on the stack where it was (it keeps its seq), with the reason it
 /// could not finish.
 pub fn requeue(store: &Store, fence: &Fence, task_id: i64, reason: Option<&str>) -> Result<(), StackError> {
-    let now = store.now_ms();
-    settle(store, fence, task_id, |tx| {
-        tx.execute(
-            "UPDATE tasks SET state = 'pending', failure = ?2, updated_at_ms = ?3 WHERE id = ?1",
-            params![task_id, reason, now],
-        )?;
-        Ok(())
-    })
+    leave_active(store, fence, task_id, "pending", reason)
 }
 
 /// Marks an active task failed for good, with a reason the reader can see.
 pub fn fail(store: &Store, fence: &Fence, task_id: i64, reason: &str) -> Result<(), StackError> {
+    leave_active(store, fence, task_id, "failed", Some(reason))
+}
+
+fn leave_active(store: &Store, fence: &Fence, task_id: i64, state: &str, reason: Option<&str>) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
         tx.execute(
-            "UPDATE tasks SET state = 'failed', failure = ?2, updated_at_ms = ?3 WHERE id = ?1",
-            params![task_id, reason, now],
+            "UPDATE tasks SET state = ?2, failure = ?3, updated_at_ms = ?4 WHERE id = ?1",
+            params![task_id, state, reason, now],
         )?;
         Ok(())
     })
@@ -453,36 +458,25 @@ pub fn drop_unfinished(store: &Store, book_id: i64) -> Result<usize, StoreError>
     })
 }
 
-/// The pending stack in pop order (at most `limit`), then nothing else.
-pub fn pending_in_pop_order(store: &Store, limit: u32) -> Result<Vec<Task>, StoreError> {
+/// Tasks matching `filter` (a `WHERE … ORDER BY … LIMIT …` tail over `tasks`).
+fn select_tasks(store: &Store, filter: &str, params: impl rusqlite::Params) -> Result<Vec<Task>, StoreError> {
     store
         .read(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM tasks WHERE state = 'pending' ORDER BY prioritary DESC, seq DESC LIMIT ?1"
-            ))?;
-            let rows = stmt.query_map([limit], from_row)?;
+            let mut stmt = c.prepare_cached(&format!("SELECT {COLUMNS} FROM tasks {filter}"))?;
+            let rows = stmt.query_map(params, from_row)?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(|e| store.sql_error(e))
 }
 
-/// Tasks in a given state (active, failed, ...), newest first.
+/// The pending stack in pop order (at most `limit`).
+pub fn pending_in_pop_order(store: &Store, limit: u32) -> Result<Vec<Task>, StoreError> {
+    select_tasks(store, "WHERE state = 'pending' ORDER BY prioritary DESC, seq DESC LIMIT ?1", [limit])
+}
+
+/// Tasks in a given state (active, failed, ...), most recently changed first.
 pub fn in_state(store: &Store, state: TaskState, limit: u32) -> Result<Vec<Task>, StoreError> {
-    let s = match state {
-        TaskState::Pending => "pending",
-        TaskState::Active => "active",
-        TaskState::Done => "done",
-        TaskState::Failed => "failed",
-    };
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM tasks WHERE state = ?1 ORDER BY updated_at_ms DESC LIMIT ?2"
-            ))?;
-            let rows = stmt.query_map(params![s, limit], from_row)?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))
+    select_tasks(store, "WHERE state = ?1 ORDER BY updated_at_ms DESC LIMIT ?2", params![state.as_str(), limit])
 }
 
 pub fn task(store: &Store, task_id: i64) -> Result<Option<Task>, StoreError> {
@@ -493,13 +487,7 @@ pub fn task(store: &Store, task_id: i64) -> Result<Option<Task>, StoreError> {
 
 /// Every task of a book (any state).
 pub fn tasks_of_book(store: &Store, book_id: i64) -> Result<Vec<Task>, StoreError> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(&format!("SELECT {COLUMNS} FROM tasks WHERE book_id = ?1 ORDER BY kind, position"))?;
-            let rows = stmt.query_map([book_id], from_row)?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))
+    select_tasks(store, "WHERE book_id = ?1 ORDER BY kind, position", [book_id])
 }
 
 /// Page positions of a book that are stored.
