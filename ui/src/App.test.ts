@@ -2,13 +2,11 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 
-vi.mock('@tauri-apps/api/core', () => ({ invoke: vi.fn() }));
+vi.mock('@tauri-apps/api/core', () => import('./test/tauri'));
 
 import { invoke } from '@tauri-apps/api/core';
 import App from './App.svelte';
-import { app } from './lib/stores/app.svelte';
-import { servers } from './lib/stores/servers.svelte';
-import { dialogs } from './lib/stores/dialogs.svelte';
+import { resetStores } from './test/stores';
 import type { AppStatus, Server } from './lib/ipc';
 
 const invokeMock = vi.mocked(invoke);
@@ -16,7 +14,7 @@ const invokeMock = vi.mocked(invoke);
 const okStatus: AppStatus = { version: '0.1.0', data_dir: '/home/ada/.local/share/carrel', credentials: 'keyring', error: null };
 
 function server(id: number, name: string, url: string, username: string | null = null): Server {
-  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000 };
+  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null };
 }
 
 /** A fake backend holding a list of servers. */
@@ -33,6 +31,11 @@ function backend(status: AppStatus, initial: Server[] = []) {
         list = list.filter((s) => s.name !== name);
         return null;
       }
+      case 'get_settings':
+        return { books_kept: 6, notifications: true, theme: 'system' };
+      case 'watch_downloads':
+      case 'list_continue_reading':
+        return command === 'watch_downloads' ? null : [];
       default:
         throw `unexpected command ${command}`;
     }
@@ -42,9 +45,7 @@ function backend(status: AppStatus, initial: Server[] = []) {
 describe('App', () => {
   beforeEach(() => {
     invokeMock.mockReset();
-    app.reset();
-    servers.reset();
-    dialogs.close();
+    resetStores();
   });
 
   it('blocks everything when the library cannot be opened', async () => {
@@ -83,7 +84,7 @@ describe('App', () => {
     expect(within(empty).getByRole('heading', { level: 1 }).textContent).toBe('No library yet — add a server');
     expect(empty.textContent).toMatch(/Komga/);
     expect(screen.queryAllByTestId('server-item')).toHaveLength(0);
-    expect(screen.getByText('Books you keep offline appear here.')).toBeTruthy();
+    expect(screen.getByTestId('on-device-nav').textContent).toContain('Books on this device');
 
     const user = userEvent.setup();
     const button = screen.getByTestId('empty-add-server');

@@ -2,10 +2,10 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 
-vi.mock('@tauri-apps/api/core', () => ({ invoke: vi.fn() }));
+vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 
 import { invoke } from '@tauri-apps/api/core';
-import AddServerDialog from './AddServerDialog.svelte';
+import ServerDialog from './ServerDialog.svelte';
 import { servers } from '../lib/stores/servers.svelte';
 import type { Server } from '../lib/ipc';
 
@@ -18,17 +18,18 @@ const saved: Server = {
   username: 'ada',
   min_interval_ms: 0,
   created_at_ms: 1_700_000_000_000,
+  paused_reason: null,
 };
 
 function setup(props: Partial<{ onclose: () => void; onsaved: (s: Server) => void }> = {}) {
   const onclose = props.onclose ?? vi.fn();
   const onsaved = props.onsaved ?? vi.fn();
   const user = userEvent.setup();
-  render(AddServerDialog, { onclose, onsaved });
+  render(ServerDialog, { onclose, onsaved });
   return { user, onclose, onsaved };
 }
 
-describe('AddServerDialog', () => {
+describe('ServerDialog (add)', () => {
   beforeEach(() => {
     invokeMock.mockReset();
     servers.reset();
@@ -183,5 +184,82 @@ describe('AddServerDialog', () => {
     expect(document.activeElement).toBe(screen.getByTestId('server-name'));
     await user.tab({ shift: true });
     expect(document.activeElement).toBe(save);
+  });
+});
+
+describe('ServerDialog (edit)', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    servers.reset();
+  });
+
+  function edit(server: Server = saved) {
+    const onclose = vi.fn();
+    const onsaved = vi.fn();
+    render(ServerDialog, { server, onclose, onsaved });
+    return { user: userEvent.setup(), onclose, onsaved };
+  }
+
+  it('shows the server as saved, without its password', () => {
+    edit();
+    const dialog = screen.getByTestId('edit-server-dialog');
+    expect(screen.getByRole('dialog', { name: 'Edit “books.example.org”' })).toBe(dialog);
+    expect((screen.getByTestId('server-name') as HTMLInputElement).value).toBe('books.example.org');
+    expect((screen.getByTestId('server-url') as HTMLInputElement).value).toBe('https://books.example.org/opds');
+    expect((screen.getByTestId('server-username') as HTMLInputElement).value).toBe('ada');
+    const password = screen.getByTestId('server-password') as HTMLInputElement;
+    expect(password.value).toBe('');
+    expect(password.placeholder).toBe('Unchanged');
+    expect(dialog.textContent).toMatch(/Leave empty to keep the saved password/);
+  });
+
+  it('saves with update_server, keeping the password when the field is left empty', async () => {
+    const renamed = { ...saved, name: 'Attic' };
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'update_server') return renamed;
+      if (command === 'list_servers') return [renamed];
+      throw new Error(`unexpected ${command}`);
+    });
+    const { user, onclose, onsaved } = edit();
+    const name = screen.getByTestId('server-name');
+    await user.clear(name);
+    await user.type(name, 'Attic');
+    await user.click(screen.getByTestId('server-save'));
+
+    await waitFor(() => expect(onclose).toHaveBeenCalled());
+    expect(invokeMock).toHaveBeenCalledWith('update_server', {
+      id: 7,
+      input: { name: 'Attic', url: 'https://books.example.org/opds', username: 'ada', password: null },
+    });
+    expect(onsaved).toHaveBeenCalledWith(renamed);
+    expect(servers.list).toEqual([renamed]);
+  });
+
+  it('forgets the saved password when the username is cleared', async () => {
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'update_server') return { ...saved, username: null };
+      if (command === 'list_servers') return [];
+      throw new Error(`unexpected ${command}`);
+    });
+    const { user, onclose } = edit();
+    await user.clear(screen.getByTestId('server-username'));
+    await user.click(screen.getByTestId('server-save'));
+    await waitFor(() => expect(onclose).toHaveBeenCalled());
+    expect(invokeMock).toHaveBeenCalledWith('update_server', {
+      id: 7,
+      input: { name: 'books.example.org', url: 'https://books.example.org/opds', username: null, password: '' },
+    });
+  });
+
+  it('sends a new password as typed', async () => {
+    invokeMock.mockImplementation(async (command) => (command === 'update_server' ? saved : [saved]));
+    const { user, onclose } = edit();
+    await user.type(screen.getByTestId('server-password'), 'new pass');
+    await user.click(screen.getByTestId('server-save'));
+    await waitFor(() => expect(onclose).toHaveBeenCalled());
+    expect(invokeMock).toHaveBeenCalledWith('update_server', {
+      id: 7,
+      input: { name: 'books.example.org', url: 'https://books.example.org/opds', username: 'ada', password: 'new pass' },
+    });
   });
 });

@@ -1,11 +1,34 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-vi.mock('@tauri-apps/api/core', () => ({ invoke: vi.fn() }));
+vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 
 import { invoke } from '@tauri-apps/api/core';
+import { lastChannel, resetChannels } from '../test/tauri';
 import {
   FALLBACK_KIND,
   addServer,
+  bookDetails,
+  browseCatalog,
+  cancelBook,
+  coverUrl,
+  getSettings,
+  listContinueReading,
+  listOnDevice,
+  moveBookToTop,
+  openBook,
+  openWindow,
+  pauseDownloads,
+  removeBook,
+  resumeDownloads,
+  resumeServer,
+  retryBook,
+  searchCatalog,
+  setSettings,
+  storageUsage,
+  storeBook,
+  updateServer,
+  watchDownloads,
+  type DownloadsView,
   appStatus,
   isCommandError,
   listServers,
@@ -23,6 +46,7 @@ const home: Server = {
   username: null,
   min_interval_ms: 0,
   created_at_ms: 1_700_000_000_000,
+  paused_reason: null,
 };
 
 describe('toCommandError', () => {
@@ -114,5 +138,90 @@ describe('commands', () => {
       credentials: null,
       error: { kind: FALLBACK_KIND, message: 'no backend' },
     });
+  });
+});
+
+describe('library commands', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    invokeMock.mockResolvedValue(null);
+    resetChannels();
+  });
+
+  it('passes ids and arguments in camelCase, as the contract says', async () => {
+    await updateServer(3, { name: 'Attic', url: 'https://a.example.org/opds', username: 'ada', password: null });
+    expect(invokeMock).toHaveBeenLastCalledWith('update_server', {
+      id: 3,
+      input: { name: 'Attic', url: 'https://a.example.org/opds', username: 'ada', password: null },
+    });
+    await resumeServer(3);
+    expect(invokeMock).toHaveBeenLastCalledWith('resume_server', { id: 3 });
+
+    await browseCatalog(3);
+    expect(invokeMock).toHaveBeenLastCalledWith('browse_catalog', { serverId: 3 });
+    await browseCatalog(3, null);
+    expect(invokeMock).toHaveBeenLastCalledWith('browse_catalog', { serverId: 3 });
+    await browseCatalog(3, '/opds/series?page=2');
+    expect(invokeMock).toHaveBeenLastCalledWith('browse_catalog', { serverId: 3, feedUrl: '/opds/series?page=2' });
+    await searchCatalog(3, 'saga');
+    expect(invokeMock).toHaveBeenLastCalledWith('search_catalog', { serverId: 3, query: 'saga' });
+    await bookDetails(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('book_details', { bookId: 12 });
+
+    await storeBook(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('store_book', { bookId: 12 });
+    await openBook(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('open_book', { bookId: 12 });
+    await openBook(12, 0);
+    expect(invokeMock).toHaveBeenLastCalledWith('open_book', { bookId: 12, page: 0 });
+    await openBook(12, null);
+    expect(invokeMock).toHaveBeenLastCalledWith('open_book', { bookId: 12 });
+    await removeBook(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('remove_book', { bookId: 12 });
+    await retryBook(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('retry_book', { bookId: 12 });
+    await listOnDevice();
+    expect(invokeMock).toHaveBeenLastCalledWith('list_on_device', undefined);
+    await listContinueReading(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('list_continue_reading', { limit: 12 });
+
+    await pauseDownloads();
+    expect(invokeMock).toHaveBeenLastCalledWith('pause_downloads', undefined);
+    await resumeDownloads();
+    expect(invokeMock).toHaveBeenLastCalledWith('resume_downloads', undefined);
+    await moveBookToTop(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('move_book_to_top', { bookId: 12 });
+    await cancelBook(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('cancel_book', { bookId: 12 });
+
+    await getSettings();
+    expect(invokeMock).toHaveBeenLastCalledWith('get_settings', undefined);
+    const settings = { books_kept: 6, notifications: true, theme: 'dark' as const };
+    await setSettings(settings);
+    expect(invokeMock).toHaveBeenLastCalledWith('set_settings', { settings });
+    await storageUsage();
+    expect(invokeMock).toHaveBeenLastCalledWith('storage_usage', undefined);
+    await openWindow('server/3');
+    expect(invokeMock).toHaveBeenLastCalledWith('open_window', { view: 'server/3' });
+  });
+
+  it('hands watch_downloads a channel whose messages reach the callback', async () => {
+    const views: DownloadsView[] = [];
+    await watchDownloads((view) => views.push(view));
+    const channel = lastChannel<DownloadsView>();
+    expect(invokeMock).toHaveBeenLastCalledWith('watch_downloads', { onEvent: channel });
+    const view: DownloadsView = {
+      paused: false,
+      executor: { holder: null, this_process: false, state: 'idle' },
+      active: null,
+      queue: [],
+      failed: [],
+    };
+    channel.send(view);
+    expect(views).toEqual([view]);
+  });
+
+  it('builds cover addresses on the carrel-cover protocol', () => {
+    expect(coverUrl(42)).toBe('carrel-cover://localhost/42');
   });
 });

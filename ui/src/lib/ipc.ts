@@ -3,7 +3,7 @@
  * from here, typed, and every failure leaves here as a {@link CommandError}, whatever shape
  * the rejection had.
  */
-import { invoke, type InvokeArgs } from '@tauri-apps/api/core';
+import { Channel, convertFileSrc, invoke, type InvokeArgs } from '@tauri-apps/api/core';
 
 /** What kind of failure a command reported; the UI branches on this, never on messages. */
 export type CommandErrorKind = 'invalid_input' | 'not_found' | 'conflict' | 'storage' | 'server' | 'auth';
@@ -38,6 +38,8 @@ export interface Server {
   username: string | null;
   min_interval_ms: number;
   created_at_ms: number;
+  /** Why downloads from this server are paused ("authentication needed"), if they are. */
+  paused_reason?: string | null;
 }
 
 /** The fields of the "Add server" dialog. */
@@ -46,6 +48,168 @@ export interface AddServerInput {
   url: string;
   username?: string | null;
   password?: string | null;
+}
+
+/**
+ * The fields of the "Edit server" and sign-in dialogs. `password`: `null` or absent keeps the
+ * saved one, `""` forgets it. `username` is always sent: `null` means no sign-in.
+ */
+export interface UpdateServerInput {
+  name: string;
+  url: string;
+  username: string | null;
+  password?: string | null;
+  minIntervalMs?: number;
+}
+
+// ---- Catalog ----
+
+export type BookFormat = 'comic' | 'epub' | 'pdf' | 'other';
+
+export type BookState = 'remote' | 'queued' | 'downloading' | 'stored' | 'failed';
+
+/** Where a book stands on this device, with its download progress. */
+export interface BookStatus {
+  state: BookState;
+  /** Why it failed, when `state` is `failed`. */
+  reason?: string;
+  stored_parts: number;
+  total_parts: number;
+  bytes: number;
+  book_id: number;
+  title: string;
+}
+
+export interface NavigationItem {
+  type: 'navigation';
+  title: string;
+  href: string;
+  summary: string | null;
+}
+
+export interface BookItem {
+  type: 'book';
+  book_id: number;
+  title: string;
+  authors: string[];
+  format: BookFormat;
+  page_count: number | null;
+  file_type: string | null;
+  file_length: number | null;
+  series: string | null;
+  series_index: number | null;
+  summary: string | null;
+  has_cover: boolean;
+  status: BookStatus;
+}
+
+export type CatalogItem = NavigationItem | BookItem;
+
+/** One page of a feed (or of search results). */
+export interface CatalogView {
+  server_id: number;
+  title: string;
+  feed_url: string;
+  entries: CatalogItem[];
+  next: string | null;
+  previous: string | null;
+  searchable: boolean;
+  /** The server could not be reached; this is the copy kept from {@link fetched_at_ms}. */
+  offline: boolean;
+  fetched_at_ms: number;
+}
+
+export interface BookDetails {
+  book_id: number;
+  server_id: number;
+  server_name: string;
+  title: string;
+  authors: string[];
+  series: string | null;
+  series_index: number | null;
+  summary: string | null;
+  format: string;
+  page_count: number | null;
+  file_type: string | null;
+  file_length: number | null;
+  pinned: boolean;
+  /** 0-based. */
+  last_page: number | null;
+  last_opened_ms: number | null;
+  has_cover: boolean;
+  status: BookStatus;
+}
+
+// ---- Downloads ----
+
+export type ExecutorStateName = 'running' | 'idle' | 'paused' | 'backoff' | 'stopped' | 'standby';
+
+export interface ExecutorStatus {
+  /** Who holds the downloader's lease, if anyone. */
+  holder: string | null;
+  /** The lease is held by this app. */
+  this_process: boolean;
+  state: ExecutorStateName;
+  reason?: string;
+  retry_at_ms?: number;
+}
+
+export type TaskKind = 'book' | 'page' | 'file' | 'resource';
+
+/** The task in flight. Its book is not listed in the queue. */
+export interface ActiveDownload {
+  book_id: number;
+  title: string;
+  kind: TaskKind;
+  position: number;
+  bytes: number;
+  total: number | null;
+  rate_bytes_per_s: number | null;
+  /** The book's own status (its parts). Without it, the last one seen stands in. */
+  status?: BookStatus;
+  /** Seconds until the book is stored. */
+  eta_s?: number | null;
+}
+
+export interface QueuedBook {
+  book_id: number;
+  title: string;
+  status: BookStatus;
+  prioritary: boolean;
+  eta_s: number | null;
+}
+
+export interface FailedBook {
+  book_id: number;
+  title: string;
+  reason: string;
+}
+
+export interface DownloadsView {
+  paused: boolean;
+  executor: ExecutorStatus;
+  active: ActiveDownload | null;
+  /** In the order the books will be downloaded; the book in flight is not listed again. */
+  queue: QueuedBook[];
+  failed: FailedBook[];
+}
+
+// ---- Settings ----
+
+export type ThemeChoice = 'system' | 'light' | 'dark';
+
+export interface Settings {
+  /** Recently read books kept on the device, 0–50. */
+  books_kept: number;
+  notifications: boolean;
+  theme: ThemeChoice;
+}
+
+export const DEFAULT_SETTINGS: Settings = { books_kept: 6, notifications: true, theme: 'system' };
+
+export interface StorageUsage {
+  total_bytes: number;
+  per_server: Array<{ server_id: number; name: string; bytes: number }>;
 }
 
 const KINDS: readonly CommandErrorKind[] = ['invalid_input', 'not_found', 'conflict', 'storage', 'server', 'auth'];
@@ -124,4 +288,124 @@ export function addServer(input: AddServerInput): Promise<Server> {
 
 export async function removeServer(name: string): Promise<void> {
   await call<null>('remove_server', { name });
+}
+
+export function updateServer(id: number, input: UpdateServerInput): Promise<Server> {
+  return call<Server>('update_server', { id, input });
+}
+
+/** Lets downloads from a server go on after its credentials were fixed. */
+export async function resumeServer(id: number): Promise<void> {
+  await call<null>('resume_server', { id });
+}
+
+// ---- Catalog ----
+
+/** A feed of a server; its root feed when `feedUrl` is left out. */
+export function browseCatalog(serverId: number, feedUrl?: string | null): Promise<CatalogView> {
+  return call<CatalogView>('browse_catalog', feedUrl ? { serverId, feedUrl } : { serverId });
+}
+
+export function searchCatalog(serverId: number, query: string): Promise<CatalogView> {
+  return call<CatalogView>('search_catalog', { serverId, query });
+}
+
+export function bookDetails(bookId: number): Promise<BookDetails> {
+  return call<BookDetails>('book_details', { bookId });
+}
+
+/**
+ * The address of a book's cover, served by the app's `carrel-cover` protocol (a 404 when the
+ * book has none). `null` outside the app, where there is no such protocol.
+ */
+export function coverUrl(bookId: number): string | null {
+  try {
+    return convertFileSrc(String(bookId), 'carrel-cover');
+  } catch {
+    return null;
+  }
+}
+
+// ---- Books on this device ----
+
+/** Keeps a book on this device (and pins it). */
+export function storeBook(bookId: number): Promise<'queued' | 'already_stored'> {
+  return call<'queued' | 'already_stored'>('store_book', { bookId });
+}
+
+/** Opens a book at `page` (0-based), or where the reader left it. */
+export async function openBook(bookId: number, page?: number | null): Promise<void> {
+  await call<null>('open_book', page === undefined || page === null ? { bookId } : { bookId, page });
+}
+
+export async function removeBook(bookId: number): Promise<void> {
+  await call<null>('remove_book', { bookId });
+}
+
+export async function retryBook(bookId: number): Promise<void> {
+  await call<null>('retry_book', { bookId });
+}
+
+export function listOnDevice(): Promise<BookStatus[]> {
+  return call<BookStatus[]>('list_on_device');
+}
+
+export function listContinueReading(limit?: number): Promise<BookDetails[]> {
+  return call<BookDetails[]>('list_continue_reading', limit === undefined ? undefined : { limit });
+}
+
+// ---- Downloads ----
+
+export function listDownloads(): Promise<DownloadsView> {
+  return call<DownloadsView>('list_downloads');
+}
+
+/**
+ * Subscribes to the downloads: `onview` gets a view at once, then on every change. The
+ * subscription lasts as long as the page; to stop listening, ignore further calls.
+ */
+export async function watchDownloads(onview: (view: DownloadsView) => void): Promise<void> {
+  const channel = new Channel<DownloadsView>();
+  channel.onmessage = onview;
+  await call<null>('watch_downloads', { onEvent: channel });
+}
+
+export async function pauseDownloads(): Promise<void> {
+  await call<null>('pause_downloads');
+}
+
+export async function resumeDownloads(): Promise<void> {
+  await call<null>('resume_downloads');
+}
+
+export async function moveBookToTop(bookId: number): Promise<void> {
+  await call<null>('move_book_to_top', { bookId });
+}
+
+export async function cancelBook(bookId: number): Promise<void> {
+  await call<null>('cancel_book', { bookId });
+}
+
+// ---- Settings ----
+
+export function getSettings(): Promise<Settings> {
+  return call<Settings>('get_settings');
+}
+
+export function setSettings(settings: Settings): Promise<Settings> {
+  return call<Settings>('set_settings', { settings });
+}
+
+export function storageUsage(): Promise<StorageUsage> {
+  return call<StorageUsage>('storage_usage');
+}
+
+// ---- Windows ----
+
+/**
+ * Opens another library window on `view` (`library`, `downloads`, `settings`, `on-device`,
+ * `server/<id>`, `book/<id>`); resolves with the new window's label.
+ */
+export function openWindow(view: string): Promise<string> {
+  return call<string>('open_window', { view });
 }

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_NAME_CHARS,
   displayHost,
+  serverFormValues,
   suggestName,
   toAddServerInput,
+  toUpdateServerInput,
   validateCatalogUrl,
   validateName,
 } from './serverForm';
@@ -117,6 +119,42 @@ describe('toAddServerInput', () => {
       url: 'https://x.org',
       username: 'me',
       password: ' s3cret ',
+    });
+  });
+});
+
+describe('editing a saved server', () => {
+  const saved = {
+    id: 3,
+    name: 'Attic',
+    url: 'https://a.example.org/opds',
+    username: 'ada',
+    min_interval_ms: 0,
+    created_at_ms: 0,
+    paused_reason: null,
+  };
+
+  it('fills the form from the server, never with a password', () => {
+    expect(serverFormValues(saved)).toEqual({ name: 'Attic', url: 'https://a.example.org/opds', username: 'ada', password: '' });
+    expect(serverFormValues({ ...saved, username: null }).username).toBe('');
+  });
+
+  it('keeps the saved password when the field is empty, and sends a new one as typed', () => {
+    expect(toUpdateServerInput({ name: ' Attic ', url: 'https://a.example.org/opds', username: 'ada', password: '' })).toEqual({
+      name: 'Attic',
+      url: 'https://a.example.org/opds',
+      username: 'ada',
+      password: null,
+    });
+    expect(toUpdateServerInput({ name: 'Attic', url: 'https://a.example.org/opds', username: 'ada', password: ' p ' }).password).toBe(' p ');
+  });
+
+  it('forgets the password when the username goes', () => {
+    expect(toUpdateServerInput({ name: 'Attic', url: 'https://a.example.org/opds', username: '  ', password: 'x' })).toEqual({
+      name: 'Attic',
+      url: 'https://a.example.org/opds',
+      username: null,
+      password: '',
     });
   });
 });

@@ -2,7 +2,7 @@
  * The rules of the "Add server" form, kept free of the DOM so they can be tested alone.
  * They mirror the checks the Rust side makes again when the server is saved.
  */
-import type { AddServerInput } from './ipc';
+import type { AddServerInput, Server, UpdateServerInput } from './ipc';
 
 /** The longest name the library accepts, in characters. */
 export const MAX_NAME_CHARS = 80;
@@ -96,5 +96,24 @@ export function toAddServerInput(values: ServerFormValues): AddServerInput {
     username: username === '' ? null : username,
     // A password is taken as typed: spaces may be part of it.
     password: values.password === '' ? null : values.password,
+  };
+}
+
+/** The form's values for a saved server; the password is never read back, so it starts empty. */
+export function serverFormValues(server: Server): ServerFormValues {
+  return { name: server.name, url: server.url, username: server.username ?? '', password: '' };
+}
+
+/**
+ * The command input for the "Edit server" form: an empty password keeps the saved one; no
+ * username means no sign-in, and then the saved password is forgotten too.
+ */
+export function toUpdateServerInput(values: ServerFormValues): UpdateServerInput {
+  const { name, url, username, password } = toAddServerInput(values);
+  return {
+    name,
+    url,
+    username: username ?? null,
+    password: username === null || username === undefined ? '' : (password ?? null),
   };
 }

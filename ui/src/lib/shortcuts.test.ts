@@ -6,6 +6,14 @@ function key(init: KeyboardEventInit): KeyboardEvent {
 }
 
 describe('shortcutFor', () => {
+  it('maps / to search and Escape to going back', () => {
+    expect(shortcutFor(key({ key: '/' }))).toBe('search');
+    expect(shortcutFor(key({ key: '/', ctrlKey: true }))).toBeNull();
+    expect(shortcutFor(key({ key: 'Escape' }))).toBe('back');
+    expect(shortcutFor(key({ key: 'Escape', repeat: true }))).toBe('back');
+    expect(shortcutFor(key({ key: 'Escape', shiftKey: true }))).toBeNull();
+  });
+
   it('maps N and Ctrl+N to adding a server', () => {
     expect(shortcutFor(key({ key: 'n' }))).toBe('add-server');
     expect(shortcutFor(key({ key: 'N', ctrlKey: true }))).toBe('add-server');
@@ -25,7 +33,7 @@ describe('installShortcuts', () => {
   it('ignores keys typed into fields and keys while disabled', () => {
     const addServer = vi.fn();
     let enabled = true;
-    uninstall = installShortcuts(window, { addServer, enabled: () => enabled });
+    uninstall = installShortcuts(window, { addServer, focusSearch: () => true, back: () => true, enabled: () => enabled });
 
     const input = document.createElement('input');
     document.body.append(input);
@@ -38,5 +46,64 @@ describe('installShortcuts', () => {
     enabled = false;
     document.body.dispatchEvent(key({ key: 'n' }));
     expect(addServer).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('installShortcuts: search and back', () => {
+  let uninstall = () => {};
+  afterEach(() => {
+    uninstall();
+    document.body.innerHTML = '';
+  });
+
+  function install(found: boolean) {
+    const handlers = { addServer: vi.fn(), focusSearch: vi.fn(() => found), back: vi.fn(() => found), enabled: () => true };
+    uninstall = installShortcuts(window, handlers);
+    return handlers;
+  }
+
+  it('takes / and Escape only when there is something to do', () => {
+    const handlers = install(true);
+    const slash = key({ key: '/' });
+    document.body.dispatchEvent(slash);
+    expect(handlers.focusSearch).toHaveBeenCalledTimes(1);
+    expect(slash.defaultPrevented).toBe(true);
+
+    const escape = key({ key: 'Escape' });
+    document.body.dispatchEvent(escape);
+    expect(handlers.back).toHaveBeenCalledTimes(1);
+    expect(escape.defaultPrevented).toBe(true);
+  });
+
+  it('lets the keys through when nothing handled them', () => {
+    install(false);
+    const slash = key({ key: '/' });
+    document.body.dispatchEvent(slash);
+    expect(slash.defaultPrevented).toBe(false);
+  });
+
+  it('never takes keys typed into a text field, but does from a checkbox', () => {
+    const handlers = install(true);
+    const search = document.createElement('input');
+    search.type = 'search';
+    document.body.append(search);
+    search.dispatchEvent(key({ key: '/' }));
+    search.dispatchEvent(key({ key: 'Escape' }));
+    expect(handlers.focusSearch).not.toHaveBeenCalled();
+    expect(handlers.back).not.toHaveBeenCalled();
+
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    document.body.append(box);
+    box.dispatchEvent(key({ key: 'Escape' }));
+    expect(handlers.back).toHaveBeenCalledTimes(1);
+  });
+
+  it('ignores keys another handler already took', () => {
+    const handlers = install(true);
+    const escape = key({ key: 'Escape' });
+    escape.preventDefault();
+    document.body.dispatchEvent(escape);
+    expect(handlers.back).not.toHaveBeenCalled();
   });
 });

@@ -3,7 +3,13 @@
  */
 import type { Server } from '../ipc';
 
-export type Dialog = { kind: 'add-server' } | { kind: 'remove-server'; server: Server };
+export type Dialog =
+  | { kind: 'add-server' }
+  | { kind: 'edit-server'; server: Server }
+  | { kind: 'remove-server'; server: Server }
+  /** The server refused the saved sign-in (or there is none); `reason` says what it said. */
+  | { kind: 'credentials'; server: Server; reason: string | null }
+  | { kind: 'remove-book'; bookId: number; title: string };
 
 class DialogsState {
   current = $state<Dialog | null>(null);
@@ -16,8 +22,20 @@ class DialogsState {
     this.current = { kind: 'add-server' };
   }
 
+  editServer(server: Server): void {
+    this.current = { kind: 'edit-server', server };
+  }
+
   confirmRemove(server: Server): void {
     this.current = { kind: 'remove-server', server };
+  }
+
+  askCredentials(server: Server, reason: string | null = null): void {
+    this.current = { kind: 'credentials', server, reason };
+  }
+
+  confirmRemoveBook(bookId: number, title: string): void {
+    this.current = { kind: 'remove-book', bookId, title };
   }
 
   close(): void {

@@ -2,13 +2,61 @@
  * The main area's view. Each view is one variant of {@link Route}; adding a screen means adding
  * a variant here and a branch in App.svelte.
  */
-export type Route = { view: 'library' };
+export type Route =
+  | { view: 'home' }
+  | { view: 'server'; serverId: number }
+  | { view: 'on-device' }
+  | { view: 'downloads' }
+  | { view: 'settings' };
+
+/** Where a window opens: a view, and maybe a book's details over it. */
+export interface StartPoint {
+  route: Route;
+  bookId: number | null;
+}
+
+/**
+ * The view a window was opened on, from its address's hash (`#/downloads`, `#/server/3`,
+ * `#/book/12`, as `open_window` writes it); `null` when there is none or it is not one of those.
+ */
+export function parseStartHash(hash: string): StartPoint | null {
+  const path = hash.replace(/^#\/?/, '');
+  if (path === '') return null;
+  switch (path) {
+    case 'library':
+      return { route: { view: 'home' }, bookId: null };
+    case 'downloads':
+    case 'settings':
+    case 'on-device':
+      return { route: { view: path }, bookId: null };
+  }
+  const match = /^(server|book)\/([1-9][0-9]{0,15})$/.exec(path);
+  if (!match) return null;
+  const id = Number(match[2]);
+  return match[1] === 'server' ? { route: { view: 'server', serverId: id }, bookId: null } : { route: { view: 'home' }, bookId: id };
+}
 
 class RouterState {
-  route = $state<Route>({ view: 'library' });
+  route = $state<Route>({ view: 'home' });
 
   go(route: Route): void {
     this.route = route;
+  }
+
+  /** True when `route` is the one shown (servers compare by id). */
+  isAt(route: Route): boolean {
+    const current = this.route;
+    if (current.view !== route.view) return false;
+    return current.view !== 'server' || route.view !== 'server' || current.serverId === route.serverId;
+  }
+
+  /** The server being browsed, if any. */
+  get serverId(): number | null {
+    return this.route.view === 'server' ? this.route.serverId : null;
+  }
+
+  reset(): void {
+    this.route = { view: 'home' };
   }
 }
 

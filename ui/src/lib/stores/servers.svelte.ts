@@ -5,8 +5,11 @@ import {
   addServer,
   listServers,
   removeServer,
+  resumeServer,
   toCommandError,
+  updateServer,
   type AddServerInput,
+  type UpdateServerInput,
   type CommandError,
   type Server,
 } from '../ipc';
@@ -54,6 +57,21 @@ class ServersState {
       this.list = [...this.list, server];
     }
     return server;
+  }
+
+  /** Saves changes to a server, then reads the list again. Rejects with a `CommandError`. */
+  async update(id: number, input: UpdateServerInput): Promise<Server> {
+    const server = await updateServer(id, input);
+    // Shown at once; the list read back replaces it, unless reading fails.
+    this.list = this.list.map((s) => (s.id === id ? server : s));
+    await this.refresh();
+    return server;
+  }
+
+  /** Lets downloads from a server go on after new credentials. Rejects with a `CommandError`. */
+  async resume(id: number): Promise<void> {
+    await resumeServer(id);
+    await this.refresh();
   }
 
   /** Forgets a server (and its saved password), then reads the list again. */

@@ -1,0 +1,197 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+
+vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
+
+import BookDetailsPanel from './BookDetailsPanel.svelte';
+import { backend, details, downloadsView, status } from '../test/fixtures';
+import { lastChannel } from '../test/tauri';
+import { resetStores } from '../test/stores';
+import { downloads } from '../lib/stores/downloads.svelte';
+import { dialogs } from '../lib/stores/dialogs.svelte';
+import { toasts } from '../lib/stores/toasts.svelte';
+import { invoke } from '@tauri-apps/api/core';
+import type { DownloadsView } from '../lib/ipc';
+
+const invokeMock = vi.mocked(invoke);
+
+const saga = details(12, {
+  title: 'Saga, Volume One',
+  authors: ['Brian K. Vaughan', 'Fiona Staples'],
+  series: 'Saga',
+  series_index: 1,
+  summary: '<p>When two soldiers from opposite sides of a never-ending galactic war fall in love…</p>',
+  page_count: 160,
+  file_length: 84_500_000,
+  file_type: 'application/x-cbz',
+  server_name: 'Attic',
+});
+
+function show(bookId = 12) {
+  const onclose = vi.fn();
+  render(BookDetailsPanel, { bookId, onclose });
+  return { onclose, user: userEvent.setup() };
+}
+
+async function live(view: DownloadsView) {
+  lastChannel<DownloadsView>().send(view);
+  downloads.flush();
+}
+
+describe('BookDetailsPanel', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    resetStores();
+  });
+
+  it('shows a skeleton while it reads, then the book', async () => {
+    let answer: (d: typeof saga) => void = () => {};
+    invokeMock.mockImplementation((command) =>
+      command === 'book_details' ? new Promise((resolve) => (answer = resolve)) : Promise.resolve(null),
+    );
+    show();
+    expect(screen.getByTestId('details-loading')).toBeTruthy();
+    answer(saga);
+
+    const panel = await screen.findByTestId('details-title');
+    expect(panel.textContent).toBe('Saga, Volume One');
+    const root = screen.getByTestId('book-details');
+    expect(within(root).getByTestId('details-series').textContent).toBe('Saga #1');
+    expect(within(root).getByTestId('details-authors').textContent).toBe('Brian K. Vaughan and Fiona Staples');
+    expect(within(root).getByTestId('details-summary').textContent).toBe(
+      'When two soldiers from opposite sides of a never-ending galactic war fall in love…',
+    );
+    expect(root.textContent).toContain('160 pages');
+    expect(root.textContent).toContain('85 MB');
+    expect(root.textContent).toContain('Comic (CBZ)');
+    expect(root.textContent).toContain('Attic');
+    expect(screen.getByTestId('book-state-badge').textContent?.trim()).toBe('Remote');
+    expect(screen.getByTestId('keep-offline')).toBeTruthy();
+    expect(screen.queryByTestId('remove-from-device')).toBeNull();
+    expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 12 });
+  });
+
+  it('offers to try again when the book cannot be read', async () => {
+    let fail = true;
+    backend({
+      book_details: () => {
+        if (fail) throw { kind: 'not_found', message: 'no book 12' };
+        return saga;
+      },
+    });
+    const { user } = show();
+    const error = await screen.findByTestId('details-error');
+    expect(error.textContent).toContain('No book 12.');
+    fail = false;
+    await user.click(screen.getByTestId('details-retry'));
+    expect((await screen.findByTestId('details-title')).textContent).toBe('Saga, Volume One');
+  });
+
+  it('keeps a book offline and follows its download live', async () => {
+    let pinned = false;
+    backend({
+      book_details: () => ({ ...saga, pinned }),
+      store_book: () => {
+        pinned = true;
+        return 'queued';
+      },
+      watch_downloads: null,
+    });
+    await downloads.start();
+    const { user } = show();
+    await user.click(await screen.findByTestId('keep-offline'));
+
+    expect(invokeMock).toHaveBeenCalledWith('store_book', { bookId: 12 });
+    const badge = screen.getByTestId('book-state-badge');
+    await waitFor(() => expect(badge.textContent?.trim()).toBe('Queued'));
+    expect(screen.queryByTestId('keep-offline')).toBeNull();
+    expect(screen.getByTestId('remove-from-device')).toBeTruthy();
+
+    await live(
+      downloadsView({
+        active: {
+          book_id: 12,
+          title: saga.title,
+          kind: 'page',
+          position: 67,
+          bytes: 0,
+          total: null,
+          rate_bytes_per_s: null,
+          status: status(12, 'downloading', { stored_parts: 67, total_parts: 160 }),
+          eta_s: 40,
+        },
+      }),
+    );
+    await waitFor(() => expect(badge.textContent?.trim()).toBe('Downloading 41 %'));
+    expect(screen.getByTestId('details-progress').getAttribute('aria-valuenow')).toBe('41');
+    expect(screen.getByText('67 of 160 pages')).toBeTruthy();
+
+    await live(
+      downloadsView({
+        active: {
+          book_id: 12,
+          title: saga.title,
+          kind: 'page',
+          position: 68,
+          bytes: 0,
+          total: null,
+          rate_bytes_per_s: null,
+          status: status(12, 'downloading', { stored_parts: 68, total_parts: 160 }),
+          eta_s: 40,
+        },
+      }),
+    );
+    await waitFor(() => expect(badge.textContent?.trim()).toBe('Downloading 42 %'));
+  });
+
+  it('says why a download failed, and retries it', async () => {
+    backend({ book_details: saga, retry_book: null, watch_downloads: null });
+    await downloads.start();
+    await live(downloadsView({ failed: [{ book_id: 12, title: saga.title, reason: 'the server answered 404' }] }));
+    const { user } = show();
+
+    const badge = await screen.findByTestId('book-state-badge');
+    expect(badge.textContent?.trim()).toBe('Failed');
+    expect(screen.getByTestId('details-failure').textContent).toBe('The server answered 404.');
+    await user.click(screen.getByTestId('retry-book'));
+    expect(invokeMock).toHaveBeenCalledWith('retry_book', { bookId: 12 });
+  });
+
+  it('reads from the last position and says so', async () => {
+    backend({ book_details: { ...saga, last_page: 41, last_opened_ms: Date.now() - 60_000 }, open_book: null });
+    const { user } = show();
+    const read = await screen.findByTestId('read-book');
+    expect(read.textContent).toContain('Continue reading');
+    await user.click(read);
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12, page: 41 });
+    await waitFor(() => expect(toasts.list.map((t) => t.message)).toEqual(['Opening… downloading from page 42']));
+    // No reader yet: the panel stays.
+    expect(screen.getByTestId('book-details')).toBeTruthy();
+  });
+
+  it('reads a new book from its first page', async () => {
+    backend({ book_details: saga, open_book: null });
+    const { user } = show();
+    await user.click(await screen.findByTestId('read-book'));
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12 });
+    await waitFor(() => expect(toasts.list[0]?.message).toBe('Opening… downloading from page 1'));
+  });
+
+  it('asks before removing a book from the device', async () => {
+    backend({ book_details: { ...saga, pinned: true, status: status(12, 'stored', { stored_parts: 160, total_parts: 160 }) } });
+    const { user } = show();
+    expect((await screen.findByTestId('book-state-badge')).textContent?.trim()).toBe('On device');
+    expect(screen.queryByTestId('keep-offline')).toBeNull();
+    await user.click(screen.getByTestId('remove-from-device'));
+    expect(dialogs.current).toEqual({ kind: 'remove-book', bookId: 12, title: 'Saga, Volume One' });
+    expect(invokeMock).not.toHaveBeenCalledWith('remove_book', expect.anything());
+  });
+
+  it('closes with its button', async () => {
+    backend({ book_details: saga });
+    const { user, onclose } = show();
+    await user.click(screen.getByTestId('close-details'));
+    expect(onclose).toHaveBeenCalled();
+  });
+});

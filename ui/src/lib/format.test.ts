@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import {
+  fileTypeLabel,
+  formatAgo,
+  formatAuthors,
+  formatBytes,
+  formatEta,
+  formatName,
+  formatPages,
+  formatPercent,
+  formatRate,
+  formatSeries,
+  percentOf,
+  plainText,
+} from './format';
+
+describe('formatBytes', () => {
+  it('uses decimal units, one decimal below ten', () => {
+    expect(formatBytes(0)).toBe('0 bytes');
+    expect(formatBytes(1)).toBe('1 byte');
+    expect(formatBytes(999)).toBe('999 bytes');
+    expect(formatBytes(1000)).toBe('1 kB');
+    expect(formatBytes(1500)).toBe('1.5 kB');
+    expect(formatBytes(12_345)).toBe('12 kB');
+    expect(formatBytes(1_400_000)).toBe('1.4 MB');
+    expect(formatBytes(12_000_000)).toBe('12 MB');
+    expect(formatBytes(3_210_000_000)).toBe('3.2 GB');
+    expect(formatBytes(5e15)).toBe('5,000 TB');
+  });
+
+  it('rounds up into the next unit instead of showing 1000', () => {
+    expect(formatBytes(999_950)).toBe('1 MB');
+    expect(formatBytes(999_499)).toBe('999 kB');
+  });
+
+  it('has a dash for unknown sizes', () => {
+    expect(formatBytes(null)).toBe('—');
+    expect(formatBytes(undefined)).toBe('—');
+    expect(formatBytes(-1)).toBe('—');
+    expect(formatBytes(Number.NaN)).toBe('—');
+  });
+});
+
+describe('formatRate', () => {
+  it('is a size per second', () => {
+    expect(formatRate(1_250_000)).toBe('1.3 MB/s');
+    expect(formatRate(800)).toBe('800 bytes/s');
+    expect(formatRate(null)).toBe('—');
+  });
+});
+
+describe('percentOf and formatPercent', () => {
+  it('rounds down so only a finished task reads 100', () => {
+    expect(percentOf(0, 10)).toBe(0);
+    expect(percentOf(42, 100)).toBe(42);
+    expect(percentOf(1, 3)).toBe(33);
+    expect(percentOf(999, 1000)).toBe(99);
+    expect(percentOf(9_999_999, 10_000_000)).toBe(99);
+    expect(percentOf(10, 10)).toBe(100);
+    expect(percentOf(12, 10)).toBe(100);
+  });
+
+  it('says nothing when the whole is unknown', () => {
+    expect(percentOf(5, null)).toBeNull();
+    expect(percentOf(5, 0)).toBeNull();
+    expect(percentOf(5, undefined)).toBeNull();
+  });
+
+  it('writes a space before the sign', () => {
+    expect(formatPercent(42)).toBe('42 %');
+    expect(formatPercent(0)).toBe('0 %');
+  });
+});
+
+describe('formatEta', () => {
+  it('is rough, as a time left should be', () => {
+    expect(formatEta(3)).toBe('a few seconds left');
+    expect(formatEta(45)).toBe('less than a minute left');
+    expect(formatEta(60)).toBe('about 1 min left');
+    expect(formatEta(4 * 60 + 20)).toBe('about 4 min left');
+    expect(formatEta(59 * 60)).toBe('about 59 min left');
+    expect(formatEta(3600)).toBe('about 1 h left');
+    expect(formatEta(2 * 3600 + 5 * 60)).toBe('about 2 h 5 min left');
+    expect(formatEta(3 * 24 * 3600)).toBe('about 3 days left');
+  });
+
+  it('has nothing to say without an estimate', () => {
+    expect(formatEta(null)).toBeNull();
+    expect(formatEta(undefined)).toBeNull();
+    expect(formatEta(-5)).toBeNull();
+    expect(formatEta(Number.POSITIVE_INFINITY)).toBeNull();
+  });
+});
+
+describe('book facts', () => {
+  it('writes series with their number', () => {
+    expect(formatSeries('Saga', 3)).toBe('Saga #3');
+    expect(formatSeries('Saga', 3.5)).toBe('Saga #3.5');
+    expect(formatSeries('Saga', null)).toBe('Saga');
+    expect(formatSeries('  ', 2)).toBeNull();
+    expect(formatSeries(null, 2)).toBeNull();
+  });
+
+  it('joins authors', () => {
+    expect(formatAuthors([])).toBe('');
+    expect(formatAuthors(['Ada'])).toBe('Ada');
+    expect(formatAuthors(['Ada', 'Charles'])).toBe('Ada and Charles');
+    expect(formatAuthors(['A', ' ', 'B', 'C'])).toBe('A, B and C');
+  });
+
+  it('counts pages', () => {
+    expect(formatPages(1)).toBe('1 page');
+    expect(formatPages(240)).toBe('240 pages');
+    expect(formatPages(null)).toBeNull();
+    expect(formatPages(0)).toBeNull();
+  });
+
+  it('names formats and file types', () => {
+    expect(formatName('comic')).toBe('Comic');
+    expect(formatName('epub')).toBe('EPUB');
+    expect(formatName('unknown')).toBe('Book');
+    expect(fileTypeLabel('application/epub+zip')).toBe('EPUB');
+    expect(fileTypeLabel('application/x-cbz')).toBe('CBZ');
+    expect(fileTypeLabel('application/vnd.comicbook-rar; charset=binary')).toBe('CBR');
+    expect(fileTypeLabel('application/x-foo')).toBe('FOO');
+    expect(fileTypeLabel(null)).toBeNull();
+  });
+});
+
+describe('formatAgo', () => {
+  const now = Date.UTC(2026, 0, 10, 12);
+  it('says how long ago, roughly', () => {
+    expect(formatAgo(now - 20_000, now)).toBe('just now');
+    expect(formatAgo(now - 60_000, now)).toBe('1 minute ago');
+    expect(formatAgo(now - 5 * 60_000, now)).toBe('5 minutes ago');
+    expect(formatAgo(now - 3 * 3600_000, now)).toBe('3 hours ago');
+    expect(formatAgo(now - 26 * 3600_000, now)).toBe('yesterday');
+    expect(formatAgo(now - 3 * 86_400_000, now)).toBe('3 days ago');
+    expect(formatAgo(now - 30 * 86_400_000, now)).toMatch(/^on /);
+    expect(formatAgo(now + 5000, now)).toBe('just now');
+  });
+});
+
+describe('plainText', () => {
+  it('keeps plain text as it is, tidied', () => {
+    expect(plainText('  A quiet   book.\r\n\r\n\r\n\r\nSecond part. ')).toBe('A quiet book.\n\nSecond part.');
+    expect(plainText(null)).toBe('');
+  });
+
+  it('drops markup, keeps paragraphs and decodes entities', () => {
+    expect(plainText('<p>One &amp; two</p><p>Three<br/>four</p>')).toBe('One & two\n\nThree\nfour');
+    expect(plainText('<ul><li>a</li><li>b</li></ul>')).toBe('• a\n\n• b');
+  });
+
+  it('never runs or loads what the markup holds', () => {
+    const text = plainText('<img src=x onerror="window.__pwned = 1">Safe<script>window.__pwned = 2</script>');
+    expect(text).toBe('Safewindow.__pwned = 2');
+    expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * How numbers read in the interface: sizes, rates, percentages, times left, page counts and
+ * series numbers. Pure functions, so every view says the same thing the same way.
+ */
+
+const UNITS = ['kB', 'MB', 'GB', 'TB'] as const;
+
+function decimal(value: number, digits: number): string {
+  return new Intl.NumberFormat('en', { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(value);
+}
+
+/**
+ * A size in bytes as people read it in file managers (decimal units): "512 bytes", "1.4 MB",
+ * "12 MB", "3.2 GB". One decimal below ten, none above. `null` or a negative size is "—".
+ */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes < 1000) return bytes === 1 ? '1 byte' : `${Math.round(bytes)} bytes`;
+  let value = bytes;
+  let unit = 0;
+  value /= 1000;
+  // Round first, so 999.95 kB reads "1 MB", not "1000 kB".
+  while (unit < UNITS.length - 1 && Number((value < 10 ? value.toFixed(1) : value.toFixed(0))) >= 1000) {
+    value /= 1000;
+    unit++;
+  }
+  return `${decimal(value, value < 10 ? 1 : 0)} ${UNITS[unit]}`;
+}
+
+/** A transfer rate: "1.2 MB/s". */
+export function formatRate(bytesPerSecond: number | null | undefined): string {
+  if (bytesPerSecond === null || bytesPerSecond === undefined || !Number.isFinite(bytesPerSecond) || bytesPerSecond < 0) {
+    return '—';
+  }
+  return `${formatBytes(bytesPerSecond)}/s`;
+}
+
+/**
+ * How much of something is done, as a whole percentage rounded down (so a task only reads
+ * 100 % once it is complete). `null` when the whole is unknown.
+ */
+export function percentOf(done: number, total: number | null | undefined): number | null {
+  if (total === null || total === undefined || !Number.isFinite(total) || total <= 0) return null;
+  if (!Number.isFinite(done) || done <= 0) return 0;
+  if (done >= total) return 100;
+  return Math.min(99, Math.floor((done / total) * 100));
+}
+
+/** "42 %" (with a space, as the app writes percentages everywhere). */
+export function formatPercent(percent: number): string {
+  return `${Math.round(percent)} %`;
+}
+
+/**
+ * Time left, roughly: "a few seconds left", "less than a minute left", "about 4 min left",
+ * "about 2 h 5 min left". `null`, negative or absurd values give `null` (nothing to say).
+ */
+export function formatEta(seconds: number | null | undefined): string | null {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return null;
+  if (seconds < 10) return 'a few seconds left';
+  if (seconds < 60) return 'less than a minute left';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `about ${minutes} min left`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  if (hours >= 48) return `about ${Math.round(hours / 24)} days left`;
+  return rest === 0 ? `about ${hours} h left` : `about ${hours} h ${rest} min left`;
+}
+
+/** A series number without needless decimals: 3 → "3", 3.5 → "3.5". */
+export function formatSeriesIndex(index: number): string {
+  return Number.isInteger(index) ? String(index) : decimal(index, 2);
+}
+
+/** "Saga #3", "Saga", or `null` when the book is not in a series. */
+export function formatSeries(series: string | null | undefined, index: number | null | undefined): string | null {
+  const name = series?.trim() ?? '';
+  if (name === '') return null;
+  return index === null || index === undefined || !Number.isFinite(index) ? name : `${name} #${formatSeriesIndex(index)}`;
+}
+
+/** "Ada Lovelace", "Ada Lovelace and Charles Babbage", "A, B and C". */
+export function formatAuthors(authors: readonly string[]): string {
+  const names = authors.map((a) => a.trim()).filter((a) => a !== '');
+  if (names.length <= 1) return names[0] ?? '';
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** "1 page", "240 pages", or `null` when unknown. */
+export function formatPages(count: number | null | undefined): string | null {
+  if (count === null || count === undefined || !Number.isFinite(count) || count <= 0) return null;
+  return count === 1 ? '1 page' : `${count} pages`;
+}
+
+const FORMAT_NAMES: Record<string, string> = { comic: 'Comic', epub: 'EPUB', pdf: 'PDF', other: 'Book' };
+
+/** The word shown for a book's format: "Comic", "EPUB", "PDF", "Book". */
+export function formatName(format: string | null | undefined): string {
+  return FORMAT_NAMES[format ?? 'other'] ?? 'Book';
+}
+
+/** A file type as a short label: "application/epub+zip" → "EPUB", "image/cbz" → "CBZ". */
+export function fileTypeLabel(fileType: string | null | undefined): string | null {
+  if (!fileType) return null;
+  const type = fileType.toLowerCase().split(';')[0].trim();
+  const known: Record<string, string> = {
+    'application/epub+zip': 'EPUB',
+    'application/pdf': 'PDF',
+    'application/x-cbz': 'CBZ',
+    'application/vnd.comicbook+zip': 'CBZ',
+    'application/x-cbr': 'CBR',
+    'application/vnd.comicbook-rar': 'CBR',
+    'application/x-cb7': 'CB7',
+    'application/x-mobipocket-ebook': 'MOBI',
+    'application/zip': 'ZIP',
+  };
+  if (known[type]) return known[type];
+  const sub = type.split('/')[1] ?? type;
+  const short = sub.replace(/^x-/, '').replace(/\+.*$/, '');
+  return short === '' ? null : short.toUpperCase().slice(0, 8);
+}
+
+/**
+ * How long ago something happened, for "last seen" lines: "just now", "5 minutes ago",
+ * "yesterday", or a date.
+ */
+export function formatAgo(thenMs: number, nowMs: number = Date.now()): string {
+  const seconds = Math.max(0, Math.round((nowMs - thenMs) / 1000));
+  if (seconds < 60) return 'just now';
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return minutes === 1 ? '1 minute ago' : `${minutes} minutes ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return hours === 1 ? '1 hour ago' : `${hours} hours ago`;
+  const days = Math.round(hours / 24);
+  if (days === 1) return 'yesterday';
+  if (days < 7) return `${days} days ago`;
+  return `on ${new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(new Date(thenMs))}`;
+}
+
+/**
+ * A catalog summary as plain text. Feeds sometimes carry HTML; the tags go (paragraphs and line
+ * breaks become new lines), entities are decoded, and runs of blank lines shrink to one.
+ */
+export function plainText(summary: string | null | undefined): string {
+  if (!summary) return '';
+  let text = summary;
+  if (/<[a-z/!][^>]*>/i.test(text) || /&[#a-z0-9]+;/i.test(text)) {
+    const marked = text
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(/<\/(p|div|li|h[1-6])\s*>/gi, '\n\n')
+      .replace(/<li[^>]*>/gi, '• ');
+    // A parsed document runs no scripts and loads nothing; only its text is kept.
+    const doc = new DOMParser().parseFromString(marked, 'text/html');
+    text = doc.body.textContent ?? '';
+  }
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\f\v]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

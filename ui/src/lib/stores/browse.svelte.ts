@@ -1,0 +1,215 @@
+/**
+ * Browsing a server's catalog: the path of feeds followed (the breadcrumbs), the feed shown
+ * with every page loaded so far, and searches. One session per server, so each remembers
+ * where the reader was; the sidebar starts a server over at its root.
+ *
+ * Also kept per server: whether the last answer came from the offline copy, and whether the
+ * server can be searched.
+ */
+import { SvelteMap } from 'svelte/reactivity';
+import {
+  browseCatalog,
+  searchCatalog,
+  toCommandError,
+  type CatalogItem,
+  type CatalogView,
+  type CommandError,
+  type NavigationItem,
+} from '../ipc';
+
+/** One step of the path: a feed (the root when `feedUrl` is `null`), or a search. */
+export interface Crumb {
+  title: string;
+  feedUrl: string | null;
+  /** Set for search results. */
+  query?: string;
+}
+
+export type BrowsePhase = 'idle' | 'loading' | 'ready' | 'error';
+
+/** A stable key for an entry, for lists and for dropping repeats across pages. */
+export function entryKey(item: CatalogItem): string {
+  return item.type === 'book' ? `book:${item.book_id}` : `nav:${item.href}`;
+}
+
+/** `next` appended to `entries`, without the ones already there. */
+export function mergeEntries(entries: readonly CatalogItem[], next: readonly CatalogItem[]): CatalogItem[] {
+  const seen = new Set(entries.map(entryKey));
+  const merged = [...entries];
+  for (const item of next) {
+    const key = entryKey(item);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    merged.push(item);
+  }
+  return merged;
+}
+
+type ViewListener = (serverId: number, view: CatalogView) => void;
+
+export class BrowseSession {
+  readonly serverId: number;
+  crumbs = $state<Crumb[]>([]);
+  phase = $state<BrowsePhase>('idle');
+  /** The feed shown, its `entries` holding every page loaded so far. */
+  view = $state.raw<CatalogView | null>(null);
+  error = $state.raw<CommandError | null>(null);
+  loadingMore = $state(false);
+  moreError = $state.raw<CommandError | null>(null);
+
+  #generation = 0;
+  #onview: ViewListener;
+
+  constructor(serverId: number, onview: ViewListener = () => {}) {
+    this.serverId = serverId;
+    this.#onview = onview;
+  }
+
+  get current(): Crumb | null {
+    return this.crumbs.at(-1) ?? null;
+  }
+
+  get isSearch(): boolean {
+    return this.current?.query !== undefined;
+  }
+
+  get canGoUp(): boolean {
+    return this.crumbs.length > 1;
+  }
+
+  /** Starts over at the server's root feed. */
+  openRoot(title: string): Promise<void> {
+    this.crumbs = [{ title, feedUrl: null }];
+    return this.#load();
+  }
+
+  /** Follows a navigation entry of the feed shown. */
+  follow(item: NavigationItem): Promise<void> {
+    this.crumbs = [...this.crumbs, { title: item.title, feedUrl: item.href }];
+    return this.#load();
+  }
+
+  /** Goes back to the crumb at `index`. */
+  goTo(index: number): Promise<void> {
+    if (index < 0 || index >= this.crumbs.length) return Promise.resolve();
+    this.crumbs = this.crumbs.slice(0, index + 1);
+    return this.#load();
+  }
+
+  /** One step up the path; false at the root. */
+  up(): boolean {
+    if (!this.canGoUp) return false;
+    void this.goTo(this.crumbs.length - 2);
+    return true;
+  }
+
+  /** Searches the server. A search made from search results replaces them. */
+  search(query: string): Promise<void> {
+    const text = query.trim();
+    if (text === '') return Promise.resolve();
+    const crumb: Crumb = { title: `“${text}”`, feedUrl: null, query: text };
+    const base = this.isSearch ? this.crumbs.slice(0, -1) : this.crumbs;
+    this.crumbs = [...base, crumb];
+    return this.#load();
+  }
+
+  /** Loads the current feed again. */
+  retry(): Promise<void> {
+    return this.#load();
+  }
+
+  async #load(): Promise<void> {
+    const crumb = this.current;
+    if (!crumb) return;
+    const generation = ++this.#generation;
+    this.phase = 'loading';
+    this.view = null;
+    this.error = null;
+    this.moreError = null;
+    this.loadingMore = false;
+    try {
+      const view =
+        crumb.query !== undefined
+          ? await searchCatalog(this.serverId, crumb.query)
+          : await browseCatalog(this.serverId, crumb.feedUrl);
+      if (generation !== this.#generation) return;
+      this.view = { ...view, entries: mergeEntries([], view.entries) };
+      this.phase = 'ready';
+      this.#onview(this.serverId, view);
+    } catch (reason) {
+      if (generation !== this.#generation) return;
+      this.error = toCommandError(reason);
+      this.phase = 'error';
+    }
+  }
+
+  /** Loads the feed's next page and appends it. Does nothing when there is none. */
+  async loadMore(): Promise<void> {
+    const view = this.view;
+    if (!view?.next || this.loadingMore || this.phase !== 'ready') return;
+    const generation = this.#generation;
+    this.loadingMore = true;
+    this.moreError = null;
+    try {
+      const page = await browseCatalog(this.serverId, view.next);
+      if (generation !== this.#generation) return;
+      this.view = {
+        ...view,
+        entries: mergeEntries(view.entries, page.entries),
+        next: page.next && page.next !== view.next ? page.next : null,
+        offline: view.offline || page.offline,
+        fetched_at_ms: page.offline ? Math.min(view.fetched_at_ms, page.fetched_at_ms) : view.fetched_at_ms,
+      };
+      this.#onview(this.serverId, page);
+    } catch (reason) {
+      if (generation !== this.#generation) return;
+      this.moreError = toCommandError(reason);
+    } finally {
+      if (generation === this.#generation) this.loadingMore = false;
+    }
+  }
+}
+
+class BrowseStore {
+  #sessions = new Map<number, BrowseSession>();
+  /** Per server: the last answer was the offline copy. */
+  offline = new SvelteMap<number, boolean>();
+  /** Per server: its root feed says it can be searched. */
+  searchable = new SvelteMap<number, boolean>();
+
+  #listen: ViewListener = (serverId, view) => {
+    this.offline.set(serverId, view.offline);
+    if (view.searchable) this.searchable.set(serverId, true);
+    else if (!this.searchable.has(serverId)) this.searchable.set(serverId, false);
+  };
+
+  session(serverId: number): BrowseSession {
+    let session = this.#sessions.get(serverId);
+    if (!session) {
+      session = new BrowseSession(serverId, this.#listen);
+      this.#sessions.set(serverId, session);
+    }
+    return session;
+  }
+
+  /** The server's session, started over at its root. */
+  open(serverId: number, title: string): BrowseSession {
+    const session = this.session(serverId);
+    void session.openRoot(title);
+    return session;
+  }
+
+  forget(serverId: number): void {
+    this.#sessions.delete(serverId);
+    this.offline.delete(serverId);
+    this.searchable.delete(serverId);
+  }
+
+  reset(): void {
+    this.#sessions.clear();
+    this.offline.clear();
+    this.searchable.clear();
+  }
+}
+
+export const browse = new BrowseStore();

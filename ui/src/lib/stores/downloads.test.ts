@@ -1,0 +1,269 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
+
+import { invoke } from '@tauri-apps/api/core';
+import { lastChannel, resetChannels } from '../../test/tauri';
+import { details, downloadsView, status } from '../../test/fixtures';
+import { DownloadsStore } from './downloads.svelte';
+import type { DownloadsView } from '../ipc';
+
+const invokeMock = vi.mocked(invoke);
+
+/** A store whose frames are run by the test. */
+function store() {
+  const frames: Array<() => void> = [];
+  const downloads = new DownloadsStore((flush) => frames.push(flush));
+  const frame = () => {
+    for (const flush of frames.splice(0)) flush();
+  };
+  return { downloads, frame, frames };
+}
+
+function queueOf(...ids: number[]): DownloadsView['queue'] {
+  return ids.map((id, i) => ({
+    book_id: id,
+    title: `Book ${id}`,
+    status: status(id, i === 0 ? 'downloading' : 'queued', { stored_parts: 2 }),
+    prioritary: false,
+    eta_s: 60,
+  }));
+}
+
+describe('DownloadsStore', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    invokeMock.mockResolvedValue(null);
+    resetChannels();
+  });
+
+  it('subscribes once, through one channel', async () => {
+    const { downloads } = store();
+    await downloads.start();
+    await downloads.start();
+    expect(invokeMock).toHaveBeenCalledTimes(1);
+    expect(invokeMock).toHaveBeenCalledWith('watch_downloads', { onEvent: lastChannel() });
+    expect(downloads.connection).toBe('live');
+  });
+
+  it('keeps why subscribing failed, and can try again', async () => {
+    const { downloads } = store();
+    invokeMock.mockRejectedValueOnce('Command watch_downloads not found');
+    await downloads.start();
+    expect(downloads.connection).toBe('error');
+    expect(downloads.error?.message).toBe('Command watch_downloads not found');
+    await downloads.start();
+    expect(downloads.connection).toBe('live');
+    expect(downloads.error).toBeNull();
+  });
+
+  it('applies only the newest of the views that arrive within a frame', async () => {
+    const { downloads, frame, frames } = store();
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+
+    channel.send(downloadsView({ queue: queueOf(1) }));
+    channel.send(downloadsView({ queue: queueOf(1, 2) }));
+    channel.send(downloadsView({ queue: queueOf(1, 2, 3) }));
+    expect(frames).toHaveLength(1);
+    expect(downloads.view).toBeNull();
+
+    frame();
+    expect(downloads.applied).toBe(1);
+    expect(downloads.view?.queue.map((q) => q.book_id)).toEqual([1, 2, 3]);
+    expect(downloads.count).toBe(3);
+  });
+
+  it('does not apply a view equal to the one shown', async () => {
+    const { downloads, frame } = store();
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+    channel.send(downloadsView({ queue: queueOf(1) }));
+    frame();
+    const shown = downloads.view;
+    // The once-a-second heartbeat, unchanged.
+    channel.send(downloadsView({ queue: queueOf(1) }));
+    frame();
+    expect(downloads.applied).toBe(1);
+    expect(downloads.view).toBe(shown);
+  });
+
+  it('ignores views from an abandoned subscription', async () => {
+    const { downloads, frame } = store();
+    await downloads.start();
+    const old = lastChannel<DownloadsView>();
+    downloads.reset();
+    await downloads.start();
+    old.send(downloadsView({ queue: queueOf(9) }));
+    frame();
+    expect(downloads.view).toBeNull();
+  });
+
+  it('gives each book its freshest status', async () => {
+    const { downloads, frame } = store();
+    await downloads.start();
+    const fallback = status(5, 'remote', { total_parts: 30 });
+    expect(downloads.statusOf(5, fallback)).toBe(fallback);
+
+    lastChannel<DownloadsView>().send(
+      downloadsView({
+        queue: [{ book_id: 5, title: 'Book 5', status: status(5, 'downloading', { stored_parts: 15, total_parts: 30 }), prioritary: true, eta_s: 30 }],
+        failed: [{ book_id: 6, title: 'Book 6', reason: 'HTTP 404' }],
+      }),
+    );
+    frame();
+    expect(downloads.statusOf(5, fallback)?.state).toBe('downloading');
+    expect(downloads.badgeOf(5, fallback).label).toBe('Downloading 50 %');
+    const failed = downloads.statusOf(6, status(6, 'queued', { stored_parts: 3, total_parts: 12 }));
+    expect(failed).toMatchObject({ state: 'failed', reason: 'HTTP 404', stored_parts: 3, total_parts: 12 });
+    expect(downloads.badgeOf(6, status(6)).label).toBe('Failed');
+    expect(downloads.failedCount).toBe(1);
+  });
+
+  it('asks for the standing of a book that left the queue', async () => {
+    const { downloads, frame } = store();
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'book_details') return details(1, { status: status(1, 'stored') });
+      return null;
+    });
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+    channel.send(downloadsView({ queue: queueOf(1, 2) }));
+    frame();
+    channel.send(downloadsView({ queue: queueOf(2) }));
+    frame();
+
+    expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 1 });
+    await vi.waitFor(() => expect(downloads.statusOf(1)?.state).toBe('stored'));
+    expect(downloads.badgeOf(1, status(1)).label).toBe('On device');
+    expect(downloads.revision).toBe(1);
+    // A book still waiting is not asked about.
+    expect(invokeMock).not.toHaveBeenCalledWith('book_details', { bookId: 2 });
+  });
+
+  it('follows a one-file book by the bytes in flight', async () => {
+    const { downloads, frame } = store();
+    await downloads.start();
+    lastChannel<DownloadsView>().send(
+      downloadsView({
+        executor: { holder: 'me', this_process: true, state: 'running' },
+        active: {
+          book_id: 3,
+          title: 'Book 3',
+          kind: 'file',
+          position: 0,
+          bytes: 4_200_000,
+          total: 10_000_000,
+          rate_bytes_per_s: 1e6,
+          status: status(3, 'downloading', { total_parts: 1 }),
+          eta_s: 6,
+        },
+      }),
+    );
+    frame();
+    expect(downloads.activePercent).toBe(42);
+    expect(downloads.badgeOf(3, status(3)).label).toBe('Downloading 42 %');
+    expect(downloads.count).toBe(1);
+  });
+
+  it('counts and badges the book in flight, which the queue does not list', async () => {
+    const { downloads, frame } = store();
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+    const active = { book_id: 4, title: 'Book 4', kind: 'page' as const, position: 9, bytes: 0, total: null, rate_bytes_per_s: null };
+    channel.send(
+      downloadsView({
+        active: { ...active, status: status(4, 'downloading', { stored_parts: 9, total_parts: 20 }), eta_s: 12 },
+        queue: queueOf(6).map((q) => ({ ...q, status: status(6, 'queued') })),
+      }),
+    );
+    frame();
+    expect(downloads.count).toBe(2);
+    expect(downloads.badgeOf(4, status(4)).label).toBe('Downloading 45 %');
+    expect(downloads.activePercent).toBe(45);
+  });
+
+  it('keeps what it knew of the book in flight when the view does not say', async () => {
+    const { downloads, frame } = store();
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+    // Waiting with 6 of 20 pages, then in flight with no status of its own.
+    channel.send(downloadsView({ queue: [{ book_id: 4, title: 'Book 4', status: status(4, 'queued', { stored_parts: 6, total_parts: 20 }), prioritary: false, eta_s: null }] }));
+    frame();
+    channel.send(
+      downloadsView({ active: { book_id: 4, title: 'Book 4', kind: 'page', position: 6, bytes: 0, total: null, rate_bytes_per_s: null } }),
+    );
+    frame();
+    expect(downloads.badgeOf(4, status(4)).label).toBe('Downloading 30 %');
+    expect(downloads.count).toBe(1);
+
+    // Nothing known at all: the catalog's status gives the parts.
+    channel.send(
+      downloadsView({ active: { book_id: 7, title: 'Book 7', kind: 'page', position: 0, bytes: 0, total: null, rate_bytes_per_s: null } }),
+    );
+    frame();
+    expect(downloads.badgeOf(7, status(7, 'remote', { stored_parts: 5, total_parts: 10 })).label).toBe('Downloading 50 %');
+  });
+
+  it('asks for the standing of the book in flight once it is done', async () => {
+    const { downloads, frame } = store();
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'book_details') return details(4, { status: status(4, 'stored') });
+      return null;
+    });
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+    channel.send(
+      downloadsView({
+        active: { book_id: 4, title: 'Book 4', kind: 'page', position: 9, bytes: 0, total: null, rate_bytes_per_s: null, status: status(4, 'downloading', { stored_parts: 9 }) },
+      }),
+    );
+    frame();
+    channel.send(downloadsView());
+    frame();
+    expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 4 });
+    await vi.waitFor(() => expect(downloads.badgeOf(4, status(4)).label).toBe('On device'));
+  });
+
+  it('notes what its actions changed before the next view says so', async () => {
+    const { downloads } = store();
+    invokeMock.mockImplementation(async (command) => (command === 'store_book' ? 'queued' : null));
+    await downloads.keep(status(4, 'remote'));
+    expect(invokeMock).toHaveBeenCalledWith('store_book', { bookId: 4 });
+    expect(downloads.statusOf(4)?.state).toBe('queued');
+
+    invokeMock.mockImplementation(async (command) => (command === 'store_book' ? 'already_stored' : null));
+    await downloads.keep(status(8, 'remote', { total_parts: 5, stored_parts: 5 }));
+    expect(downloads.badgeOf(8, status(8)).label).toBe('On device');
+
+    await downloads.remove(status(8, 'stored'));
+    expect(invokeMock).toHaveBeenCalledWith('remove_book', { bookId: 8 });
+    expect(downloads.badgeOf(8, status(8, 'stored')).label).toBe('Remote');
+    expect(downloads.revision).toBe(3);
+  });
+
+  it('pauses and resumes everything', async () => {
+    const { downloads, frame } = store();
+    await downloads.start();
+    lastChannel<DownloadsView>().send(downloadsView());
+    frame();
+    await downloads.pauseAll();
+    expect(invokeMock).toHaveBeenCalledWith('pause_downloads', undefined);
+    expect(downloads.paused).toBe(true);
+    await downloads.resumeAll();
+    expect(invokeMock).toHaveBeenCalledWith('resume_downloads', undefined);
+    expect(downloads.paused).toBe(false);
+  });
+
+  it('passes queue commands on with the book id', async () => {
+    const { downloads } = store();
+    await downloads.moveToTop(5);
+    expect(invokeMock).toHaveBeenLastCalledWith('move_book_to_top', { bookId: 5 });
+    await downloads.cancel(5);
+    expect(invokeMock).toHaveBeenLastCalledWith('cancel_book', { bookId: 5 });
+    await downloads.retry(5);
+    expect(invokeMock).toHaveBeenLastCalledWith('retry_book', { bookId: 5 });
+    await downloads.open(5, 12);
+    expect(invokeMock).toHaveBeenLastCalledWith('open_book', { bookId: 5, page: 12 });
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * The reader's settings, read at start-up (the theme applies at once) and saved as they change.
+ */
+import {
+  DEFAULT_SETTINGS,
+  getSettings,
+  setSettings,
+  toCommandError,
+  type CommandError,
+  type Settings,
+} from '../ipc';
+import { applyTheme, rememberedTheme } from '../theme';
+
+export const MAX_BOOKS_KEPT = 50;
+
+class SettingsState {
+  value = $state<Settings>({ ...DEFAULT_SETTINGS, theme: rememberedTheme() });
+  loaded = $state(false);
+  loading = $state(false);
+  /** Why reading failed, if it did. */
+  error = $state.raw<CommandError | null>(null);
+  saving = $state(false);
+  /** Why the last save failed, if it did. */
+  saveError = $state.raw<CommandError | null>(null);
+
+  #saves = 0;
+
+  /** Reads the settings and applies the theme. Never rejects. */
+  async load(): Promise<void> {
+    this.loading = true;
+    try {
+      const value = await getSettings();
+      this.value = { ...DEFAULT_SETTINGS, ...value };
+      this.error = null;
+      this.loaded = true;
+      applyTheme(this.value.theme);
+    } catch (reason) {
+      this.error = toCommandError(reason);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  /**
+   * Changes some settings: shown (and the theme applied) at once, then saved; when saving
+   * fails, the previous values come back and {@link saveError} says why. Never rejects.
+   */
+  async update(change: Partial<Settings>): Promise<void> {
+    const before = this.value;
+    const next: Settings = { ...before, ...change };
+    next.books_kept = Math.max(0, Math.min(MAX_BOOKS_KEPT, Math.round(next.books_kept)));
+    this.value = next;
+    applyTheme(next.theme);
+    const save = ++this.#saves;
+    this.saving = true;
+    this.saveError = null;
+    try {
+      const saved = await setSettings(next);
+      if (save !== this.#saves) return;
+      this.value = { ...DEFAULT_SETTINGS, ...saved };
+      applyTheme(this.value.theme);
+    } catch (reason) {
+      if (save !== this.#saves) return;
+      this.saveError = toCommandError(reason);
+      this.value = before;
+      applyTheme(before.theme);
+    } finally {
+      if (save === this.#saves) this.saving = false;
+    }
+  }
+
+  reset(): void {
+    this.#saves++;
+    this.value = { ...DEFAULT_SETTINGS };
+    this.loaded = false;
+    this.loading = false;
+    this.error = null;
+    this.saving = false;
+    this.saveError = null;
+  }
+}
+
+export const settings = new SettingsState();

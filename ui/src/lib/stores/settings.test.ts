@@ -1,0 +1,59 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
+
+import { invoke } from '@tauri-apps/api/core';
+import { settings } from './settings.svelte';
+import { rememberedTheme } from '../theme';
+
+const invokeMock = vi.mocked(invoke);
+
+describe('settings', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    settings.reset();
+    localStorage.clear();
+    delete document.documentElement.dataset.theme;
+  });
+
+  it('reads the settings and applies the theme', async () => {
+    invokeMock.mockResolvedValueOnce({ books_kept: 10, notifications: false, theme: 'dark' });
+    await settings.load();
+    expect(settings.value).toEqual({ books_kept: 10, notifications: false, theme: 'dark' });
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    expect(rememberedTheme()).toBe('dark');
+  });
+
+  it('follows the system by removing data-theme', async () => {
+    document.documentElement.dataset.theme = 'light';
+    invokeMock.mockResolvedValue({ books_kept: 6, notifications: true, theme: 'system' });
+    await settings.update({ theme: 'system' });
+    expect(document.documentElement.hasAttribute('data-theme')).toBe(false);
+  });
+
+  it('saves a change whole, and keeps the number of books in range', async () => {
+    invokeMock.mockImplementation(async (_command, args) => (args as { settings: unknown }).settings);
+    await settings.update({ books_kept: 80 });
+    expect(invokeMock).toHaveBeenLastCalledWith('set_settings', {
+      settings: { books_kept: 50, notifications: true, theme: 'system' },
+    });
+    await settings.update({ books_kept: -3 });
+    expect(settings.value.books_kept).toBe(0);
+  });
+
+  it('puts the old values back when saving fails', async () => {
+    invokeMock.mockRejectedValueOnce({ kind: 'storage', message: 'the disk is full' });
+    await settings.update({ theme: 'dark' });
+    expect(settings.value.theme).toBe('system');
+    expect(document.documentElement.hasAttribute('data-theme')).toBe(false);
+    expect(settings.saveError?.message).toBe('the disk is full');
+  });
+
+  it('keeps the defaults when the settings cannot be read', async () => {
+    invokeMock.mockRejectedValueOnce('Command get_settings not found');
+    await settings.load();
+    expect(settings.loaded).toBe(false);
+    expect(settings.error?.message).toBe('Command get_settings not found');
+    expect(settings.value.books_kept).toBe(6);
+  });
+});

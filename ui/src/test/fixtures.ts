@@ -1,0 +1,126 @@
+/**
+ * Data for tests, shaped as the Rust side sends it, and a fake backend answering `invoke`.
+ */
+import { invoke } from './tauri';
+import type {
+  AppStatus,
+  BookDetails,
+  BookItem,
+  BookState,
+  BookStatus,
+  CatalogItem,
+  CatalogView,
+  DownloadsView,
+  NavigationItem,
+  Server,
+} from '../lib/ipc';
+
+export const okStatus: AppStatus = {
+  version: '0.1.0',
+  data_dir: '/home/ada/.local/share/carrel',
+  credentials: 'keyring',
+  error: null,
+};
+
+export function server(id: number, name: string, url = `https://${name.toLowerCase()}.example.org/opds`, username: string | null = null): Server {
+  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null };
+}
+
+export function status(bookId: number, state: BookState = 'remote', parts: Partial<BookStatus> = {}): BookStatus {
+  return {
+    state,
+    stored_parts: state === 'stored' ? 10 : 0,
+    total_parts: 10,
+    bytes: 0,
+    book_id: bookId,
+    title: `Book ${bookId}`,
+    ...parts,
+  };
+}
+
+export function book(id: number, overrides: Partial<BookItem> = {}): BookItem {
+  return {
+    type: 'book',
+    book_id: id,
+    title: `Book ${id}`,
+    authors: ['Ada Lovelace'],
+    format: 'comic',
+    page_count: 10,
+    file_type: 'application/x-cbz',
+    file_length: 12_000_000,
+    series: null,
+    series_index: null,
+    summary: null,
+    has_cover: true,
+    status: status(id),
+    ...overrides,
+  };
+}
+
+export function nav(title: string, href = `/opds/${title.toLowerCase().replace(/\s+/g, '-')}`): NavigationItem {
+  return { type: 'navigation', title, href, summary: null };
+}
+
+export function feed(entries: CatalogItem[], overrides: Partial<CatalogView> = {}): CatalogView {
+  return {
+    server_id: 1,
+    title: 'Catalog',
+    feed_url: '/opds',
+    entries,
+    next: null,
+    previous: null,
+    searchable: true,
+    offline: false,
+    fetched_at_ms: Date.now(),
+    ...overrides,
+  };
+}
+
+export function details(id: number, overrides: Partial<BookDetails> = {}): BookDetails {
+  return {
+    book_id: id,
+    server_id: 1,
+    server_name: 'Attic',
+    title: `Book ${id}`,
+    authors: ['Ada Lovelace'],
+    series: null,
+    series_index: null,
+    summary: null,
+    format: 'comic',
+    page_count: 10,
+    file_type: 'application/x-cbz',
+    file_length: 12_000_000,
+    pinned: false,
+    last_page: null,
+    last_opened_ms: null,
+    has_cover: true,
+    status: status(id),
+    ...overrides,
+  };
+}
+
+export function downloadsView(overrides: Partial<DownloadsView> = {}): DownloadsView {
+  return {
+    paused: false,
+    executor: { holder: 'carrel-1', this_process: true, state: 'idle' },
+    active: null,
+    queue: [],
+    failed: [],
+    ...overrides,
+  };
+}
+
+type Args = Record<string, unknown>;
+type Answer = ((args: Args) => unknown) | object | string | number | boolean | null;
+
+/**
+ * Makes `invoke` answer from `answers` (a value, or a function of the arguments; a function
+ * may throw to reject). Commands not listed reject, so a test sees what it did not expect.
+ */
+export function backend(answers: Record<string, Answer>): void {
+  invoke.mockImplementation(async (command: string, args?: Record<string, unknown>) => {
+    if (!(command in answers)) throw `unexpected command ${command}`;
+    const answer = answers[command];
+    return typeof answer === 'function' ? await (answer as (a: Args) => unknown)(args ?? {}) : answer;
+  });
+}

@@ -1,0 +1,108 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+
+vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
+
+import { invoke } from '@tauri-apps/api/core';
+import SettingsView from './SettingsView.svelte';
+import { backend } from '../test/fixtures';
+import { resetStores } from '../test/stores';
+import type { Settings } from '../lib/ipc';
+
+const invokeMock = vi.mocked(invoke);
+
+describe('SettingsView', () => {
+  let saved: Settings;
+
+  beforeEach(() => {
+    invokeMock.mockReset();
+    resetStores();
+    localStorage.clear();
+    saved = { books_kept: 6, notifications: true, theme: 'system' };
+    backend({
+      get_settings: () => saved,
+      set_settings: ({ settings }) => (saved = settings as Settings),
+      storage_usage: {
+        total_bytes: 1_530_000_000,
+        per_server: [
+          { server_id: 1, name: 'Attic', bytes: 1_200_000_000 },
+          { server_id: 2, name: 'Club', bytes: 330_000_000 },
+        ],
+      },
+    });
+  });
+
+  it('shows the settings and the space used', async () => {
+    render(SettingsView);
+    const kept = (await screen.findByTestId('settings-books-kept')) as HTMLInputElement;
+    expect(kept.value).toBe('6');
+    expect(kept.min).toBe('0');
+    expect(kept.max).toBe('50');
+    expect((screen.getByTestId('settings-notifications') as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByTestId('settings-theme-system') as HTMLInputElement).checked).toBe(true);
+    expect((await screen.findByTestId('storage-total')).textContent).toBe('1.5 GB');
+    const rows = screen.getAllByTestId('storage-server');
+    expect(rows.map((r) => r.textContent?.replace(/\s+/g, ' ').trim())).toEqual(['Attic 1.2 GB 78 %', 'Club 330 MB 22 %']);
+  });
+
+  it('applies and saves a theme at once', async () => {
+    render(SettingsView);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('settings-theme-dark'));
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    await waitFor(() => expect(saved.theme).toBe('dark'));
+    await user.click(screen.getByTestId('settings-theme-light'));
+    expect(document.documentElement.dataset.theme).toBe('light');
+    await user.click(screen.getByTestId('settings-theme-system'));
+    expect(document.documentElement.hasAttribute('data-theme')).toBe(false);
+    await waitFor(() => expect(saved.theme).toBe('system'));
+  });
+
+  it('saves the number of books kept when the slider is let go', async () => {
+    render(SettingsView);
+    const kept = (await screen.findByTestId('settings-books-kept')) as HTMLInputElement;
+    await fireEvent.input(kept, { target: { value: '20' } });
+    expect(screen.getByTestId('settings-books-kept-value').textContent).toBe('20');
+    expect(invokeMock).not.toHaveBeenCalledWith('set_settings', expect.anything());
+    await fireEvent.change(kept, { target: { value: '20' } });
+    await waitFor(() => expect(saved.books_kept).toBe(20));
+    await fireEvent.change(kept, { target: { value: '0' } });
+    await waitFor(() => expect(screen.getByTestId('settings-books-kept-value').textContent).toBe('None'));
+  });
+
+  it('turns notifications off', async () => {
+    render(SettingsView);
+    await userEvent.setup().click(await screen.findByTestId('settings-notifications'));
+    await waitFor(() => expect(saved.notifications).toBe(false));
+  });
+
+  it('says when a change could not be saved, and shows the old value again', async () => {
+    backend({
+      get_settings: () => saved,
+      set_settings: () => Promise.reject({ kind: 'storage', message: 'the disk is full' }),
+      storage_usage: { total_bytes: 0, per_server: [] },
+    });
+    render(SettingsView);
+    await userEvent.setup().click(await screen.findByTestId('settings-theme-dark'));
+    expect((await screen.findByTestId('settings-save-error')).textContent).toContain('The disk is full.');
+    expect((screen.getByTestId('settings-theme-system') as HTMLInputElement).checked).toBe(true);
+  });
+
+  it('offers to try again when the settings or the usage cannot be read', async () => {
+    let fail = true;
+    backend({
+      get_settings: () => (fail ? Promise.reject('Command get_settings not found') : saved),
+      storage_usage: () => (fail ? Promise.reject({ kind: 'storage', message: 'cannot measure' }) : { total_bytes: 0, per_server: [] }),
+    });
+    render(SettingsView);
+    expect((await screen.findByTestId('settings-error')).textContent).toContain('Command get_settings not found.');
+    expect((await screen.findByTestId('storage-retry'))).toBeTruthy();
+    fail = false;
+    const user = userEvent.setup();
+    await user.click(screen.getByTestId('settings-retry'));
+    await user.click(screen.getByTestId('storage-retry'));
+    expect(await screen.findByTestId('settings-books-kept')).toBeTruthy();
+    expect((await screen.findByTestId('storage-total')).textContent).toBe('0 bytes');
+  });
+});
