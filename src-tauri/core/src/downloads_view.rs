@@ -263,6 +263,10 @@ pub struct ActiveDownload {
     pub bytes: u64,
     pub total: Option<u64>,
     pub rate_bytes_per_s: Option<f64>,
+    /// The book in flight: its stored and total parts.
+    pub status: BookStatus,
+    /// Seconds until this book is stored; `None` when unknown.
+    pub eta_s: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -345,6 +349,8 @@ pub fn view(store: &Store, live: &LiveProgress, this_holder: Option<&str>) -> Re
                 bytes,
                 total,
                 rate_bytes_per_s: rate,
+                eta_s: ahead_s.map(|s| s.ceil() as u64),
+                status,
             })
         }
     };
