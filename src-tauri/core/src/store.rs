@@ -157,7 +157,9 @@ fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
 }
 
 fn check_writable(root: &Path) -> Result<(), StoreError> {
-    let probe = root.join(".carrel-write-probe");
+    // A name of our own: several processes may open the same data dir at once.
+    let tag: u32 = rand::random();
+    let probe = root.join(format!(".carrel-write-probe-{}-{tag:08x}", std::process::id()));
     let result = std::fs::write(&probe, b"").and_then(|_| std::fs::remove_file(&probe));
     result.map_err(|e| StoreError::Unwritable {
         path: root.to_owned(),
@@ -334,6 +336,20 @@ mod tests {
         let err = Store::open(&dir, clock::system()).unwrap_err();
         assert!(matches!(err, StoreError::Unwritable { .. }), "{err:?}");
         assert!(err.to_string().contains("cannot use the data folder"));
+    }
+
+    #[test]
+    fn many_processes_may_open_one_data_dir_at_once() {
+        let (_t, dir) = temp();
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let dir = dir.clone();
+                std::thread::spawn(move || Store::open(&dir, clock::system()).map(|_| ()))
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap().unwrap();
+        }
     }
 
     #[test]
