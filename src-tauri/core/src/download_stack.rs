@@ -180,16 +180,27 @@ fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<i64> {
 
 /// Pushes inside an open write transaction (so a producer can push several tasks atomically).
 pub fn push_in(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64) -> rusqlite::Result<Pushed> {
-    let existing: Option<(i64, String)> = tx
+    push_at(tx, spec, now_ms, None)
+}
+
+/// Where a pushed task goes: the top (`None`), or a chained part's place (`Some(seq)`).
+fn push_at(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64, chained_at: Option<i64>) -> rusqlite::Result<Pushed> {
+    let existing: Option<(i64, String, i64)> = tx
         .query_row(
-            "SELECT id, state FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4",
+            "SELECT id, state, seq FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4",
             params![spec.book_id, spec.kind.as_str(), spec.position, spec.url],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .optional()?;
+    let place = |tx: &Transaction<'_>, current: i64| -> rusqlite::Result<i64> {
+        match chained_at {
+            Some(seq) => Ok(seq.max(current)),
+            None => next_seq(tx),
+        }
+    };
     match existing {
         None => {
-            let seq = next_seq(tx)?;
+            let seq = place(tx, 0)?;
             let id = tx.query_row(
                 "INSERT INTO tasks (book_id, server_id, kind, position, url, prioritary, seq, created_at_ms, updated_at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) RETURNING id",
@@ -198,9 +209,9 @@ pub fn push_in(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64) -> rusqlite::
             )?;
             Ok(Pushed::Added(id))
         }
-        Some((id, state)) => match TaskState::parse(&state) {
+        Some((id, state, current)) => match TaskState::parse(&state) {
             TaskState::Pending => {
-                let seq = next_seq(tx)?;
+                let seq = place(tx, current)?;
                 tx.execute(
                     "UPDATE tasks SET seq = ?2, prioritary = max(prioritary, ?3), updated_at_ms = ?4 WHERE id = ?1",
                     params![id, seq, spec.prioritary, now_ms],
@@ -214,10 +225,36 @@ pub fn push_in(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64) -> rusqlite::
                 )?;
                 Ok(Pushed::AlreadyActive(id))
             }
+            // Turning a book into its parts again only queues the parts still missing: a book
+            // stored, cancelled or grown since can always be asked for again.
+            TaskState::Done if spec.kind == TaskKind::Book => {
+                let seq = place(tx, current)?;
+                tx.execute(
+                    "UPDATE tasks SET state = 'pending', seq = ?2, prioritary = ?3, failure = NULL, updated_at_ms = ?4 WHERE id = ?1",
+                    params![id, seq, spec.prioritary, now_ms],
+                )?;
+                Ok(Pushed::Added(id))
+            }
             TaskState::Done => Ok(Pushed::AlreadyDone(id)),
             TaskState::Failed => Ok(Pushed::AlreadyFailed(id)),
         },
     }
+}
+
+/// Pushes the parts a settled task chains to at the settled task's own place in the stack
+/// (not on top: a page the reader asked for meanwhile stays ahead of a running chain), with
+/// its priority as it is now (the reader may have raised it while the task ran).
+fn push_chained(tx: &Transaction<'_>, parent_id: i64, then_push: &[TaskSpec], now_ms: i64) -> rusqlite::Result<()> {
+    let (seq, prioritary): (i64, bool) =
+        tx.query_row("SELECT seq, prioritary FROM tasks WHERE id = ?1", [parent_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    for spec in then_push {
+        let spec = TaskSpec {
+            prioritary: spec.prioritary || prioritary,
+            ..spec.clone()
+        };
+        push_at(tx, &spec, now_ms, Some(seq))?;
+    }
+    Ok(())
 }
 
 /// Pushes one task on top of the stack (or moves its pending twin there).
@@ -306,33 +343,42 @@ pub fn complete(store: &Store, fence: &Fence, task_id: i64, bytes: i64, then_pus
             params![task_id, bytes, now],
         )?;
         tx.execute("DELETE FROM file_checkpoints WHERE task_id = ?1", [task_id])?;
-        for spec in then_push {
-            push_in(tx, spec, now)?;
-        }
-        Ok(())
+        push_chained(tx, task_id, then_push, now)
     })
 }
 
 /// Puts an active task back on the stack where it was (it keeps its seq), with the reason it
-/// could not finish.
+/// could not finish (without one — a preemption, a shutdown — the last failure stays shown
+/// until the task succeeds).
 pub fn requeue(store: &Store, fence: &Fence, task_id: i64, reason: Option<&str>) -> Result<(), StackError> {
-    leave_active(store, fence, task_id, "pending", reason)
-}
-
-/// Marks an active task failed for good, with a reason the reader can see.
-pub fn fail(store: &Store, fence: &Fence, task_id: i64, reason: &str) -> Result<(), StackError> {
-    leave_active(store, fence, task_id, "failed", Some(reason))
-}
-
-fn leave_active(store: &Store, fence: &Fence, task_id: i64, state: &str, reason: Option<&str>) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
         tx.execute(
-            "UPDATE tasks SET state = ?2, failure = ?3, updated_at_ms = ?4 WHERE id = ?1",
-            params![task_id, state, reason, now],
+            "UPDATE tasks SET state = 'pending', failure = coalesce(?2, failure), updated_at_ms = ?3 WHERE id = ?1",
+            params![task_id, reason, now],
         )?;
         Ok(())
     })
+}
+
+/// Marks an active task failed for good, with a reason the reader can see, and pushes what it
+/// chains to (a missing page must not end its book's chain).
+pub fn fail(store: &Store, fence: &Fence, task_id: i64, reason: &str, then_push: &[TaskSpec]) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "UPDATE tasks SET state = 'failed', failure = ?2, updated_at_ms = ?3 WHERE id = ?1",
+            params![task_id, reason, now],
+        )?;
+        push_chained(tx, task_id, then_push, now)
+    })
+}
+
+
+/// Fails with [`StackError::LeaseLost`] or [`StackError::WrongState`] unless `task_id` is
+/// still active under `fence`: checked right before a finished file is moved into place.
+pub fn ensure_active(store: &Store, fence: &Fence, task_id: i64) -> Result<(), StackError> {
+    settle(store, fence, task_id, |_| Ok(()))
 }
 
 /// Records how far a whole-file download got, fenced.
@@ -378,15 +424,16 @@ pub fn file_checkpoint(store: &Store, task_id: i64) -> Result<Option<FileCheckpo
         .map_err(|e| store.sql_error(e))
 }
 
-/// At start-up of a new holder: tasks left active by an earlier epoch (a dead holder) go back
-/// to pending. Returns how many.
+/// When a run of the executor starts, before it claims anything: every task still active was
+/// left by an earlier run (a dead holder, or this process's own run that stopped) and goes
+/// back to pending. Fenced, so only the holder does it. Returns how many.
 pub fn reconcile(store: &Store, fence: &Fence) -> Result<usize, StackError> {
     let now = store.now_ms();
     store.write(|tx| {
         fenced(store, fence, tx)?;
         tx.execute(
-            "UPDATE tasks SET state = 'pending', updated_at_ms = ?2 WHERE state = 'active' AND claimed_epoch < ?1",
-            params![fence.epoch, now],
+            "UPDATE tasks SET state = 'pending', updated_at_ms = ?1 WHERE state = 'active'",
+            params![now],
         )
         .map_err(|e| StackError::Store(store.sql_error(e)))
     })

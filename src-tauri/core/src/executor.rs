@@ -100,6 +100,9 @@ pub enum ExecutorError {
     Stack(#[from] StackError),
 }
 
+/// How long the executor reuses a server's address and credentials before reading them again.
+const ACCESS_FRESH_FOR: Duration = Duration::from_secs(10);
+
 /// A shutdown signal: send `true` to stop.
 pub type Shutdown = watch::Receiver<bool>;
 
@@ -143,7 +146,7 @@ struct Run<'a> {
     ex: &'a Executor,
     fence: Fence,
     lost: Arc<AtomicBool>,
-    access: HashMap<i64, ServerAccess>,
+    access: HashMap<i64, (Instant, ServerAccess)>,
     failures: u32,
 }
 
@@ -192,7 +195,9 @@ impl Executor {
             Acquire::Held { holder, expires_at_ms } => return Ok(Finish::LeaseHeld { holder, expires_at_ms }),
         };
         let lost = Arc::new(AtomicBool::new(false));
-        let heartbeat = self.spawn_heartbeat(fence.clone(), lost.clone());
+        // Aborted when dropped, also when a task panics or the run is cancelled: a heartbeat
+        // must never outlive its run and keep a lease nobody works under.
+        let heartbeat = AbortOnDrop(self.spawn_heartbeat(fence.clone(), lost.clone()));
         let mut run = Run {
             ex: self,
             fence: fence.clone(),
@@ -201,7 +206,7 @@ impl Executor {
             failures: 0,
         };
         let result = run.work(mode, &mut shutdown).await;
-        heartbeat.abort();
+        drop(heartbeat);
         match &result {
             Ok(Finish::LeaseLost) => {
                 self.sink.report(DownloadEvent::State(ExecutorState::Stopped {
@@ -239,17 +244,23 @@ impl Executor {
         let period = self.config.heartbeat;
         let ttl = self.config.lease_ttl_ms;
         tokio::spawn(async move {
+            // Until when the lease is surely ours: a failed renewal (a busy or full disk) is
+            // tried again, but past this point the holder stops, as another may take over.
+            let mut valid_until = store.now_ms() + ttl;
             loop {
                 tokio::time::sleep(period).await;
                 let s = store.clone();
                 let f = fence.clone();
                 let renewed = tokio::task::spawn_blocking(move || executor_lease::renew(&s, &f, ttl)).await;
                 match renewed {
-                    Ok(Ok(())) => {}
+                    Ok(Ok(())) => valid_until = store.now_ms() + ttl,
                     Ok(Err(LeaseError::Lost(_))) => {
                         tracing::warn!(epoch = fence.epoch, "executor lease taken over; stopping");
                         lost.store(true, Ordering::SeqCst);
                         return;
+                    }
+                    Ok(Err(e)) if store.now_ms() + (period.as_millis() as i64) < valid_until => {
+                        tracing::warn!(cause = %e, "could not renew the executor lease; trying again");
                     }
                     Ok(Err(e)) => {
                         tracing::error!(cause = %e, "cannot renew the executor lease; stopping");
@@ -270,6 +281,15 @@ impl Executor {
     }
 }
 
+/// Aborts a background task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Whether downloads are paused by the reader.
 pub fn is_paused(store: &Store) -> Result<bool, StoreError> {
     Ok(settings::get::<DownloadsPaused>(store)?.unwrap_or_default().0)
@@ -285,12 +305,15 @@ pub fn set_paused(store: &Store, paused: bool) -> Result<(), StoreError> {
 struct Watch {
     pushes: i64,
     paused: bool,
+    /// Servers paused for authentication: resuming one makes its tasks claimable again.
+    paused_servers: i64,
 }
 
 fn watch_now(store: &Store) -> Result<Watch, StoreError> {
     Ok(Watch {
         pushes: download_stack::push_counter(store)?,
         paused: is_paused(store)?,
+        paused_servers: crate::servers::paused_count(store)?,
     })
 }
 
@@ -317,6 +340,9 @@ enum Wake {
 impl Run<'_> {
     async fn work(&mut self, mode: RunMode, shutdown: &mut Shutdown) -> Result<Finish, ExecutorError> {
         self.start_up().await?;
+        if self.lost.load(Ordering::SeqCst) {
+            return Ok(Finish::LeaseLost);
+        }
         loop {
             if self.lost.load(Ordering::SeqCst) {
                 return Ok(Finish::LeaseLost);
@@ -386,8 +412,11 @@ impl Run<'_> {
         match self.ex.db(move |s| download_stack::reconcile(s, &fence)).await {
             Ok(n) if n > 0 => tracing::info!(tasks = n, "put back tasks a stopped executor left active"),
             Ok(_) => {}
-            Err(StackError::Store(e)) => return Err(e.into()),
-            Err(_) => return Ok(()),
+            Err(StackError::LeaseLost(_)) => {
+                self.lost.store(true, Ordering::SeqCst);
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
         }
         let files = self.ex.files.clone();
         let collected = self
@@ -440,7 +469,11 @@ impl Run<'_> {
             }
             tokio::select! {
                 _ = tokio::time::sleep(self.ex.config.wake_poll) => {}
-                _ = shutdown.changed() => return Ok(Wake::Stop),
+                // A dropped sender can never ask to stop: keep polling at the usual pace.
+                changed = shutdown.changed() => match changed {
+                    Ok(()) => return Ok(Wake::Stop),
+                    Err(_) => tokio::time::sleep(self.ex.config.wake_poll).await,
+                },
             }
             if self.ex.db(watch_now).await? != start {
                 return Ok(Wake::Changed);
@@ -490,14 +523,23 @@ impl Run<'_> {
                 });
                 r.await
             }
-            Err(TaskError::Fetch(FetchError::Gone(reason))) => {
-                self.report_failed(task, &reason, false);
-                self.ex.db(move |s| download_stack::fail(s, &fence, id, &reason)).await
-            }
-            Err(TaskError::Fetch(e)) if task.kind == TaskKind::Resource => {
+            Err(TaskError::Fetch(e))
+                if task.kind == TaskKind::Resource || matches!(e, FetchError::Gone(_) | FetchError::TooLarge(_)) =>
+            {
+                // For good: a missing page, an oversized one, or a failed extra. A page's
+                // chain goes on past it.
                 let reason = e.to_string();
                 self.report_failed(task, &reason, false);
-                self.ex.db(move |s| download_stack::fail(s, &fence, id, &reason)).await
+                let t = task.clone();
+                self.ex
+                    .db(move |s| {
+                        let follow_ups = match books::get(s, t.book_id) {
+                            Ok(book) if t.kind == TaskKind::Page => book_downloads::next_parts(s, &book, &t)?,
+                            _ => Vec::new(),
+                        };
+                        download_stack::fail(s, &fence, id, &reason, &follow_ups)
+                    })
+                    .await
             }
             Err(e) => {
                 // The server (or the disk) is probably away: back on the stack, and back off.
@@ -563,9 +605,13 @@ impl Run<'_> {
         }
     }
 
+    /// The server's address and credentials, reread every few seconds so an edited server or
+    /// password is used promptly.
     async fn server_access(&mut self, server_id: i64) -> Result<ServerAccess, TaskError> {
-        if let Some(a) = self.access.get(&server_id) {
-            return Ok(a.clone());
+        if let Some((at, a)) = self.access.get(&server_id) {
+            if at.elapsed() < ACCESS_FRESH_FOR {
+                return Ok(a.clone());
+            }
         }
         let creds = self.ex.credentials.clone();
         let access = self
@@ -575,8 +621,14 @@ impl Run<'_> {
                 ServerAccess::load(&server, &creds)
             })
             .await
-            .map_err(|e| TaskError::Fetch(FetchError::Gone(format!("the server is gone: {e}"))))?;
-        self.access.insert(server_id, access.clone());
+            .map_err(|e| match e {
+                crate::Error::Server(crate::servers::ServerError::NotFound(_)) => {
+                    TaskError::Fetch(FetchError::Gone("the server was removed".into()))
+                }
+                // A locked keyring or an unreadable secrets file: a local problem, retried.
+                other => TaskError::Fetch(FetchError::Transient(format!("cannot prepare the request: {other}"))),
+            })?;
+        self.access.insert(server_id, (Instant::now(), access.clone()));
         Ok(access)
     }
 
@@ -587,7 +639,10 @@ impl Run<'_> {
             .ex
             .db(move |s| books::get(s, book_id))
             .await
-            .map_err(|e| TaskError::Fetch(FetchError::Gone(e.to_string())))?;
+            .map_err(|e| match e {
+                books::BookError::NotFound(_) => TaskError::Fetch(FetchError::Gone(e.to_string())),
+                other => TaskError::Fetch(FetchError::Transient(other.to_string())),
+            })?;
         let bytes = match task.kind {
             TaskKind::Book => 0,
             TaskKind::Page => self.fetch_page(task, &book).await?,
@@ -628,7 +683,8 @@ impl Run<'_> {
     }
 
     /// Downloads a whole acquisition in Range chunks, checkpointing after each, resuming at the
-    /// checkpoint, and never stitching two versions together (the validator must match).
+    /// checkpoint, and never stitching two versions together (the validator must match). A
+    /// server without Range or without a validator gets one whole request instead.
     async fn fetch_file(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         let ext = file_extension(book.file_type.as_deref(), &task.url);
         let final_path = self.ex.files.book_file_path(book.id, ext);
@@ -639,12 +695,16 @@ impl Run<'_> {
         let access = self.server_access(task.server_id).await?;
         let task_id = task.id;
         let saved = self.ex.db(move |s| download_stack::file_checkpoint(s, task_id)).await?.unwrap_or_default();
-        let partial_path = self.ex.files.book_partial_path(book.id);
+        // The partial file is the task's own: two tasks (or a stale holder) never share one.
+        let partial_path = self.ex.files.book_partial_path(book.id, task.id);
         let resume_at = if saved.validator.is_some() { saved.offset } else { 0 };
         let mut partial = PartialFile::open_at(&partial_path, resume_at).map_err(TaskError::Disk)?;
         let mut validator = saved.validator.filter(|_| !partial.is_empty());
         let mut total = saved.total.filter(|_| !partial.is_empty());
         let mut use_range = true;
+        // Starting over happens once per attempt at most: a server that keeps sending other
+        // bytes than asked for is an error (and a backoff), not a loop.
+        let mut restarted = false;
         let preemptible = !task.prioritary;
         let mut last_bytes_report = Instant::now();
         loop {
@@ -652,31 +712,43 @@ impl Run<'_> {
             if total.is_some_and(|t| start >= t) {
                 break;
             }
-            let mut headers = Vec::new();
+            let chunk = self.ex.config.chunk_bytes.max(1);
+            // Bytes as stored on the server: no transparent compression under a Range.
+            let mut headers = vec![(header::ACCEPT_ENCODING, "identity".to_owned())];
             if use_range {
-                let end = start + self.ex.config.chunk_bytes - 1;
-                headers.push((header::RANGE, format!("bytes={start}-{end}")));
+                headers.push((header::RANGE, format!("bytes={start}-{}", start.saturating_add(chunk - 1))));
                 if let (Some(v), true) = (&validator, start > 0) {
                     headers.push((header::IF_RANGE, v.clone()));
                 }
             }
-            let Fetching { response, slot } = self.ex.http.get(&self.ex.store, &access, &url, &headers).await?;
+            let fetching = match self.ex.http.get(&self.ex.store, &access, &url, &headers).await {
+                // Asked past the end of a file of unknown length: it is complete.
+                Err(FetchError::RangeNotSatisfiable) if start > 0 && total.is_none() => break,
+                Err(FetchError::RangeNotSatisfiable) if start > 0 && !restarted => {
+                    // The file shrank since the checkpoint: another version.
+                    restarted = true;
+                    self.start_over(task.id, &mut partial, &mut validator, &mut total).await?;
+                    continue;
+                }
+                other => other?,
+            };
+            let Fetching { response, slot } = fetching;
             let status = response.status();
             let fresh_validator = http_fetch::validator(&response);
             let whole_body = status == StatusCode::OK;
-            if status == StatusCode::PARTIAL_CONTENT {
-                let (a, b, t) = http_fetch::content_range(&response)
+            let expected = if status == StatusCode::PARTIAL_CONTENT {
+                let range = http_fetch::content_range(&response)
                     .ok_or_else(|| FetchError::Transient("the server sent a partial answer without a valid Content-Range".into()))?;
                 let version_changed = start > 0 && validator.is_some() && fresh_validator != validator;
-                if a != start || version_changed || b < a {
-                    // Another version of the book, or not what we asked: start over.
-                    tracing::info!(task = task.id, "the book changed on the server; downloading it again from the start");
+                if range.first != start || version_changed {
                     drop(response);
                     slot.release()?;
-                    partial.restart().map_err(TaskError::Disk)?;
-                    validator = None;
-                    total = None;
-                    self.save_checkpoint(task.id, &partial, None, None).await?;
+                    if restarted {
+                        return Err(FetchError::Transient("the server keeps sending other bytes than asked for".into()).into());
+                    }
+                    tracing::info!(task = task.id, "the book changed on the server; downloading it again from the start");
+                    restarted = true;
+                    self.start_over(task.id, &mut partial, &mut validator, &mut total).await?;
                     continue;
                 }
                 if fresh_validator.is_none() {
@@ -688,7 +760,8 @@ impl Run<'_> {
                     continue;
                 }
                 validator = fresh_validator;
-                total = t;
+                total = range.total;
+                Some(range.len())
             } else if whole_body {
                 if start > 0 {
                     partial.restart().map_err(TaskError::Disk)?;
@@ -696,14 +769,9 @@ impl Run<'_> {
                 validator = fresh_validator;
                 total = response.content_length();
                 use_range = false;
-            } else {
-                return Err(FetchError::Transient(format!("unexpected answer {status}")).into());
-            }
-            let expected = if whole_body {
                 response.content_length()
             } else {
-                // The span Content-Range announced, whether or not Content-Length is sent.
-                http_fetch::content_range(&response).map(|(a, b, _)| b - a + 1)
+                return Err(FetchError::Transient(format!("unexpected answer {status}")).into());
             };
             let chunk_start = partial.len();
             let mut body = response.bytes_stream();
@@ -719,6 +787,9 @@ impl Run<'_> {
                         break;
                     }
                 }
+                if expected.is_some_and(|x| partial.len() - chunk_start > x) {
+                    break; // more than announced: checked below
+                }
                 if last_bytes_report.elapsed() >= Duration::from_millis(250) {
                     last_bytes_report = Instant::now();
                     self.ex.report(DownloadEvent::TaskBytes {
@@ -728,7 +799,7 @@ impl Run<'_> {
                         total,
                     });
                 }
-                if last_alive.elapsed() >= Duration::from_secs(5) {
+                if last_alive.elapsed() >= http_fetch::KEEP_ALIVE_EVERY {
                     last_alive = Instant::now();
                     slot.keep_alive()?;
                 }
@@ -743,6 +814,14 @@ impl Run<'_> {
             drop(body);
             slot.release()?;
             let got = partial.len() - chunk_start;
+            if let Some(expected) = expected.filter(|x| got > *x) {
+                // Never keep bytes nobody announced.
+                partial.truncate_to(chunk_start + expected).map_err(TaskError::Disk)?;
+                if !whole_body {
+                    self.save_checkpoint(task.id, &partial, total, validator.clone()).await?;
+                }
+                return Err(FetchError::Transient(format!("the server sent more than the {expected} bytes it announced")).into());
+            }
             if !whole_body {
                 // Every byte of a validated 206 is the right byte at the right place: keep what
                 // arrived even when the body broke off.
@@ -771,13 +850,34 @@ impl Run<'_> {
             if got == 0 {
                 return Err(FetchError::Transient("the server sent an empty chunk".into()).into());
             }
+            if total.is_none() && got < chunk {
+                // Length unknown (`/*`) and a short chunk: that was the end.
+                total = Some(partial.len());
+            }
         }
+        // A holder that lost its lease (or a task removed meanwhile) must not put a file in place.
+        let fence = self.fence.clone();
+        self.ex.db(move |s| download_stack::ensure_active(s, &fence, task_id)).await?;
         let len = partial.len();
         tokio::task::spawn_blocking(move || partial.finish(&final_path))
             .await
             .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
             .map_err(TaskError::Disk)?;
         Ok(len)
+    }
+
+    /// Forgets what was downloaded of a file (another version is on the server).
+    async fn start_over(
+        &self,
+        task_id: i64,
+        partial: &mut PartialFile,
+        validator: &mut Option<String>,
+        total: &mut Option<u64>,
+    ) -> Result<(), TaskError> {
+        partial.restart().map_err(TaskError::Disk)?;
+        *validator = None;
+        *total = None;
+        self.save_checkpoint(task_id, partial, None, None).await
     }
 
     async fn save_checkpoint(&self, task_id: i64, partial: &PartialFile, total: Option<u64>, validator: Option<String>) -> Result<(), TaskError> {

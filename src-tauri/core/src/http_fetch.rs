@@ -18,6 +18,9 @@ use crate::store::{Store, StoreError};
 /// Sent with every request; servers see one polite client.
 pub const USER_AGENT: &str = concat!("Carrel/", env!("CARGO_PKG_VERSION"));
 
+/// How often a request still streaming its body renews its server slot.
+pub const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(5);
+
 /// Time limits of the HTTP client.
 #[derive(Debug, Clone, Copy)]
 pub struct HttpConfig {
@@ -48,6 +51,9 @@ pub enum FetchError {
     /// The server or the network is probably away: retry later.
     #[error("{0}")]
     Transient(String),
+    /// 416: the range asked for is not in the file (it shrank, or it is complete).
+    #[error("the server has no such part of the file (416)")]
+    RangeNotSatisfiable,
     /// More bytes than we accept for this kind of resource.
     #[error("the server sent more than {0} bytes")]
     TooLarge(u64),
@@ -143,7 +149,14 @@ impl HttpClient {
             request = request.header(name, value);
         }
         let response = request.send().await.map_err(|e| transient(url, &e))?;
-        check_status(&response)?;
+        match check_status(&response) {
+            // Only the library server itself asking for credentials means the reader must sign
+            // in (again); a refusal from elsewhere (a CDN, a signed URL) is about that address.
+            Err(FetchError::Auth(status)) if !same_origin(response.url(), &access.origin) => {
+                return Err(FetchError::Gone(format!("the server refused access to this ({})", status.as_u16())));
+            }
+            other => other?,
+        }
         Ok(Fetching { response, slot })
     }
 
@@ -162,8 +175,13 @@ impl HttpClient {
         let final_url = response.url().clone();
         let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(max_bytes) as usize);
         let mut body = response.bytes_stream();
+        let mut last_alive = std::time::Instant::now();
         while let Some(chunk) = body.next().await {
             let chunk = chunk.map_err(|e| transient(url, &e))?;
+            if last_alive.elapsed() >= KEEP_ALIVE_EVERY {
+                last_alive = std::time::Instant::now();
+                slot.keep_alive()?;
+            }
             if bytes.len() as u64 + chunk.len() as u64 > max_bytes {
                 return Err(FetchError::TooLarge(max_bytes));
             }
@@ -204,7 +222,8 @@ pub fn check_status(response: &Response) -> Result<(), FetchError> {
             status.as_u16(),
             status.canonical_reason().unwrap_or("")
         ))),
-        StatusCode::REQUEST_TIMEOUT | StatusCode::TOO_MANY_REQUESTS | StatusCode::RANGE_NOT_SATISFIABLE => {
+        StatusCode::RANGE_NOT_SATISFIABLE => Err(FetchError::RangeNotSatisfiable),
+        StatusCode::REQUEST_TIMEOUT | StatusCode::TOO_MANY_REQUESTS => {
             Err(FetchError::Transient(format!("{}: {status}", redact(url))))
         }
         s if s.is_server_error() => Err(FetchError::Transient(format!("{}: the server answered {status}", redact(url)))),
@@ -266,19 +285,65 @@ pub fn validator(response: &Response) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// Parses `Content-Range: bytes a-b/total` into `(a, b, total)`.
-pub fn content_range(response: &Response) -> Option<(u64, u64, Option<u64>)> {
-    let v = response.headers().get(header::CONTENT_RANGE)?.to_str().ok()?;
-    let rest = v.trim().strip_prefix("bytes ")?;
+/// A `Content-Range: bytes first-last/total` that makes sense: `first <= last`, and
+/// `last < total` when the total is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteRange {
+    pub first: u64,
+    pub last: u64,
+    pub total: Option<u64>,
+}
+
+impl ByteRange {
+    /// How many bytes the range holds.
+    pub fn len(&self) -> u64 {
+        // Cannot overflow: `parse_content_range` refuses `last == u64::MAX`.
+        self.last - self.first + 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// The response's `Content-Range`, if present and sound.
+pub fn content_range(response: &Response) -> Option<ByteRange> {
+    parse_content_range(response.headers().get(header::CONTENT_RANGE)?.to_str().ok()?)
+}
+
+/// Parses `bytes first-last/total` (or `/*`); `None` for anything malformed or inconsistent.
+pub fn parse_content_range(value: &str) -> Option<ByteRange> {
+    let rest = value.trim().strip_prefix("bytes ")?;
     let (span, total) = rest.split_once('/')?;
     let (a, b) = span.split_once('-')?;
-    let total = if total == "*" { None } else { Some(total.parse().ok()?) };
-    Some((a.parse().ok()?, b.parse().ok()?, total))
+    let (first, last): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+    let total: Option<u64> = if total.trim() == "*" { None } else { Some(total.trim().parse().ok()?) };
+    if first > last || last == u64::MAX || total.is_some_and(|t| last >= t) {
+        return None;
+    }
+    Some(ByteRange { first, last, total })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_ranges_that_make_no_sense_are_refused() {
+        assert_eq!(parse_content_range("bytes 0-99/200"), Some(ByteRange { first: 0, last: 99, total: Some(200) }));
+        assert_eq!(parse_content_range("bytes 100-199/*").map(|r| r.len()), Some(100));
+        for bad in [
+            "bytes 0-18446744073709551615/*",
+            "bytes 10-5/100",
+            "bytes 0-100/100",
+            "bytes 0-1",
+            "items 0-1/2",
+            "bytes -5/10",
+            "bytes 0-x/10",
+        ] {
+            assert_eq!(parse_content_range(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn secrets_stay_with_their_origin() {

@@ -63,9 +63,22 @@ impl PartFiles {
         find_with_stem(&self.book_dir(book_id), "cover")
     }
 
-    /// The temp file a whole-book download streams into.
-    pub fn book_partial_path(&self, book_id: i64) -> PathBuf {
-        self.book_dir(book_id).join(format!("book.{PARTIAL_SUFFIX}"))
+    /// The temp file a whole-book download task streams into: one per task.
+    pub fn book_partial_path(&self, book_id: i64, task_id: i64) -> PathBuf {
+        self.book_dir(book_id).join(format!("book.{task_id}.{PARTIAL_SUFFIX}"))
+    }
+
+    /// Partial whole-book files of a book, whatever their task.
+    fn book_partials(&self, book_id: i64) -> Vec<PathBuf> {
+        let Ok(entries) = fs::read_dir(self.book_dir(book_id)) else { return Vec::new() };
+        entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                name.starts_with("book.") && name.ends_with(&format!(".{PARTIAL_SUFFIX}")) && !name.contains(".tmp.")
+            })
+            .collect()
     }
 
     /// Deletes a book's folder and everything in it.
@@ -93,8 +106,7 @@ impl PartFiles {
             match id {
                 Some(id) if known.contains(&id) => {
                     if !keep_partials.contains(&id) {
-                        let partial = self.book_partial_path(id);
-                        if partial.exists() {
+                        for partial in self.book_partials(id) {
                             fs::remove_file(&partial)?;
                             removed.push(partial);
                         }
@@ -243,6 +255,15 @@ impl PartialFile {
         self.file.sync_data()
     }
 
+    /// Cuts the file back to `len` bytes (never longer than it is).
+    pub fn truncate_to(&mut self, len: u64) -> io::Result<()> {
+        let len = len.min(self.len);
+        self.file.set_len(len)?;
+        self.file.seek(SeekFrom::Start(len))?;
+        self.len = len;
+        Ok(())
+    }
+
     /// Starts over (the server's version changed).
     pub fn restart(&mut self) -> io::Result<()> {
         self.file.set_len(0)?;
@@ -306,13 +327,13 @@ mod tests {
         let files = PartFiles::new(t.path().join("books"));
         write_atomically(&files.page_path(1, 0, "png"), b"keep").unwrap();
         write_atomically(&files.page_path(2, 0, "png"), b"orphan").unwrap();
-        fs::write(files.book_partial_path(1), b"stale").unwrap();
+        fs::write(files.book_partial_path(1, 77), b"stale").unwrap();
         fs::write(files.page_path(1, 1, "png").with_extension("png.1234.tmp.part"), b"torn").unwrap();
         let known: HashSet<i64> = [1].into();
         let removed = files.collect_orphans(&known, &HashSet::new()).unwrap();
         assert_eq!(removed.len(), 3, "{removed:?}");
         assert!(files.find_page(1, 0).is_some());
         assert!(!files.book_dir(2).exists());
-        assert!(!files.book_partial_path(1).exists());
+        assert!(!files.book_partial_path(1, 77).exists());
     }
 }

@@ -4,15 +4,19 @@
 //!
 //! A request takes the server's slot (a row of `server_slots`) before it starts and gives it
 //! back when its body is read or abandoned. A slot carries an expiry, renewed while a long
-//! body streams, so a process killed mid-request frees it after [`SLOT_TTL_MS`].
+//! body streams, so a process killed mid-request frees it after [`SLOT_TTL_MS`] — at once when
+//! it ran on this machine: the holder names its process as the executor lease's holders do, and
+//! a slot whose process is gone is free (see [`crate::executor_lease::holder_is_dead`]).
 //!
 //! Owns `server_slots`; knows nothing of what is fetched.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use rusqlite::{params, OptionalExtension};
 
+use crate::executor_lease;
 use crate::store::{Store, StoreError};
 
 /// How long a slot stays taken without renewal.
@@ -50,7 +54,7 @@ fn try_take(store: &Store, server_id: i64, holder: &str, min_interval_ms: i64) -
             .optional()
             .map_err(|e| store.sql_error(e))?;
         let (busy, last_start) = match &row {
-            Some((Some(_), expires, last)) if *expires > now => (true, *last),
+            Some((Some(h), expires, last)) if *expires > now && !executor_lease::holder_is_dead(h) => (true, *last),
             Some((_, _, last)) => (false, *last),
             None => (false, 0),
         };
@@ -72,9 +76,15 @@ fn try_take(store: &Store, server_id: i64, holder: &str, min_interval_ms: i64) -
     })
 }
 
+/// This process as a slot holder: `request[pid N@host]#tag`; each request adds `/<n>`.
+fn process_holder() -> &'static str {
+    static HOLDER: OnceLock<String> = OnceLock::new();
+    HOLDER.get_or_init(|| executor_lease::new_holder_id("request"))
+}
+
 /// Waits for the server's slot (and its minimum interval) and takes it.
 pub async fn acquire(store: &Store, server_id: i64, min_interval_ms: i64) -> Result<SlotGuard, StoreError> {
-    let holder = format!("{}#{}", std::process::id(), NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
+    let holder = format!("{}/{}", process_holder(), NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
     loop {
         let s = store.clone();
         let h = holder.clone();
@@ -133,5 +143,61 @@ impl Drop for SlotGuard {
                 tracing::warn!(cause = %e, server = self.server_id, "could not free a request slot; it expires by itself");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{clock::ManualClock, data_dir::DataDir, servers};
+    use std::sync::Arc;
+
+    fn store_with_server() -> (tempfile::TempDir, ManualClock, Store, i64) {
+        let t = tempfile::tempdir().unwrap();
+        let clock = ManualClock::new(1_000_000);
+        let store = Store::open(&DataDir::new(t.path()), Arc::new(clock.clone())).unwrap();
+        let server = servers::add(
+            &store,
+            &servers::NewServer {
+                name: "Home".into(),
+                url: "http://127.0.0.1:9/opds".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        (t, clock, store, server.id)
+    }
+
+    /// A holder id naming a process of this machine that has ended.
+    fn dead_holder() -> String {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let alive = executor_lease::new_holder_id("request");
+        let host = alive.split_once('@').unwrap().1.split_once(']').unwrap().0;
+        format!("request[pid {pid}@{host}]#00000001/7")
+    }
+
+    #[test]
+    fn one_request_at_a_time_until_the_slot_expires() {
+        let (_t, clock, store, server) = store_with_server();
+        assert!(matches!(try_take(&store, server, "other[pid 1@elsewhere]#1/1", 0).unwrap(), TryTake::Taken));
+        assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Wait(_)));
+        clock.advance_ms(SLOT_TTL_MS + 1);
+        assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Taken));
+    }
+
+    #[test]
+    fn a_slot_held_by_a_process_that_died_is_free_at_once() {
+        let (_t, clock, store, server) = store_with_server();
+        let dead = dead_holder();
+        assert!(executor_lease::holder_is_dead(&dead));
+        assert!(matches!(try_take(&store, server, &dead, 0).unwrap(), TryTake::Taken));
+        assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Taken));
+        // A request of a live process (this one) keeps its slot.
+        clock.advance_ms(SLOT_TTL_MS + 1);
+        let alive = format!("{}/1", process_holder());
+        assert!(matches!(try_take(&store, server, &alive, 0).unwrap(), TryTake::Taken));
+        assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Wait(_)));
     }
 }

@@ -206,6 +206,13 @@ pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
         .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
 }
 
+/// How many servers are paused (the executor watches this to wake when one resumes).
+pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
+    store
+        .read(|c| c.query_row("SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL", [], |r| r.get(0)))
+        .map_err(|e| store.sql_error(e))
+}
+
 /// Pauses downloads from a server (`Some(reason)`) or resumes them (`None`).
 pub fn set_paused(store: &Store, id: i64, reason: Option<&str>) -> Result<(), StoreError> {
     store.write(|tx| {

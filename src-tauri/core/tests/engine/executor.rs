@@ -603,3 +603,114 @@ async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
     }
     assert_eq!(fixture.reading_position(1), None, "the bookmark parameter was not sent");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readers_page_goes_ahead_of_a_running_chain() {
+    let fixture = start(Config {
+        books: 2,
+        comic_pages: [(1, 12), (2, 6)].into(),
+        faults: Faults {
+            latency_ms: 20,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::UntilIdle);
+    wait_for_event(&sink, "two pages of the stored book", |e| matches!(e, DownloadEvent::TaskDone { kind: TaskKind::Page, position: 1, .. })).await;
+    book_downloads::open_book(&env.store, ids[&2], Some(3)).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Idle);
+    drop(stop);
+    let order: Vec<(i64, i64)> = sink
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            DownloadEvent::TaskDone { kind: TaskKind::Page, book_id, position, .. } => Some((book_id, position)),
+            _ => None,
+        })
+        .collect();
+    let first_opened = order.iter().position(|(b, _)| *b == ids[&2]).unwrap();
+    let opened: Vec<i64> = order.iter().filter(|(b, _)| *b == ids[&2]).map(|(_, p)| *p).collect();
+    assert_eq!(opened, [3, 4, 5, 0, 1, 2]);
+    // At most the page in flight when the reader opened the book came between.
+    assert!(first_opened <= 3, "{order:?}");
+    assert!(
+        order[first_opened..first_opened + 6].iter().all(|(b, _)| *b == ids[&2]),
+        "the opened book ran without the stored book's chain cutting in: {order:?}"
+    );
+    assert_eq!(order.len(), 18);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
+    let fixture = start(one_comic(4));
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let mut pages: Vec<String> = (0..4).map(|i| fixture.url(&format!("/books/1/pages/{i}"))).collect();
+    pages[1] = fixture.url("/books/1/pages/404");
+    let book = books::remember(
+        &env.store,
+        server.id,
+        &books::CatalogBook {
+            catalog_id: "urn:gap".into(),
+            title: "With a gap".into(),
+            authors: vec![],
+            format: books::BookFormat::Comic,
+            stream_template: None,
+            page_count: Some(4),
+            page_base: 0,
+            page_list: pages,
+            file_url: None,
+            file_type: None,
+            file_length: None,
+            cover_url: None,
+        },
+    )
+    .unwrap();
+    book_downloads::open_book(&env.store, book.id, Some(0)).unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    assert_eq!(download_stack::done_pages(&env.store, book.id).unwrap(), [0, 2, 3]);
+    match book_downloads::status(&env.store, &book).unwrap().state {
+        BookState::Failed { reason } => assert!(reason.contains("404"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resuming_a_paused_server_wakes_the_executor() {
+    let fixture = start(one_comic(2));
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    servers::set_paused(&env.store, server.id, Some("authentication needed")).unwrap();
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    wait_for_event(&sink, "the executor idling", |e| matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Idle))).await;
+    servers::set_paused(&env.store, server.id, None).unwrap();
+    wait_for_event(&sink, "the book stored after the server resumed", |e| matches!(e, DownloadEvent::BookStored(_))).await;
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_book_can_be_stored_again() {
+    let fixture = start(one_comic(3));
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    // Only the book's expansion runs: its first page waits.
+    env.store
+        .write(|tx| tx.execute("UPDATE tasks SET state = 'done' WHERE kind = 'book'", []).map_err(|e| env.store.sql_error(e)))
+        .unwrap();
+    book_downloads::cancel_book(&env.store, ids[&1]).unwrap();
+    assert_eq!(book_downloads::store_book(&env.store, ids[&1]).unwrap(), book_downloads::StoreRequest::Queued);
+    assert!(download_stack::has_pending(&env.store).unwrap(), "storing again queued something");
+    env.sync(fast_config()).await;
+    let book = books::get(&env.store, ids[&1]).unwrap();
+    assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+}

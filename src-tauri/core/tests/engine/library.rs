@@ -101,7 +101,7 @@ fn cancelling_a_book_drops_its_unfinished_downloads_and_keeps_what_is_stored() {
     books::set_pinned(&env.store, a.id, true).unwrap();
     assert_eq!(store_next(&env, &fence), (a.id, 3));
     let failed = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
-    download_stack::fail(&env.store, &fence, failed.id, "gone (410)").unwrap();
+    download_stack::fail(&env.store, &fence, failed.id, "gone (410)", &[]).unwrap();
     let running = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
     assert_eq!((running.book_id, running.position), (a.id, 1));
 
@@ -184,7 +184,7 @@ fn the_downloads_page_lists_books_in_the_order_they_will_run() {
     let fence = lease(&env, "this-app");
     download_stack::push(&env.store, &page(e, 0, false)).unwrap();
     let t = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
-    download_stack::fail(&env.store, &fence, t.id, "the server no longer has this (410 Gone)").unwrap();
+    download_stack::fail(&env.store, &fence, t.id, "the server no longer has this (410 Gone)", &[]).unwrap();
     for spec in [page(a, 0, false), page(bb, 0, false), page(c, 0, false), page(&d, 0, false), page(bb, 1, true)] {
         download_stack::push(&env.store, &spec).unwrap();
     }

@@ -84,7 +84,7 @@ fn done_and_failed_tasks_are_not_pushed_again_but_a_retry_revives_a_failed_one()
     let t1 = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
     download_stack::complete(&env.store, &fence, t1.id, 10, &[]).unwrap();
     let t0 = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
-    download_stack::fail(&env.store, &fence, t0.id, "gone (404)").unwrap();
+    download_stack::fail(&env.store, &fence, t0.id, "gone (404)", &[]).unwrap();
     assert_eq!(download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, true)).unwrap(), Pushed::AlreadyDone(t1.id));
     assert_eq!(download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, true)).unwrap(), Pushed::AlreadyFailed(t0.id));
     assert!(!download_stack::has_pending(&env.store).unwrap());
