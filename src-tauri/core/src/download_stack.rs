@@ -276,7 +276,8 @@ pub fn push_all(store: &Store, specs: &[TaskSpec]) -> Result<Vec<Pushed>, StoreE
 
 /// The SQL that picks the next task: top prioritary first, then top; skips servers paused
 /// for authentication. Served by the `tasks_stack` partial index.
-const NEXT_TASK: &str = "SELECT t.id FROM tasks t
+/// (`INDEXED BY`: the planner must never trade the stack index for a sort.)
+pub const NEXT_TASK: &str = "SELECT t.id FROM tasks t INDEXED BY tasks_stack
      WHERE t.state = 'pending'
        AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
      ORDER BY t.prioritary DESC, t.seq DESC
@@ -518,7 +519,7 @@ fn select_tasks(store: &Store, filter: &str, params: impl rusqlite::Params) -> R
 
 /// The pending stack in pop order (at most `limit`).
 pub fn pending_in_pop_order(store: &Store, limit: u32) -> Result<Vec<Task>, StoreError> {
-    select_tasks(store, "WHERE state = 'pending' ORDER BY prioritary DESC, seq DESC LIMIT ?1", [limit])
+    select_tasks(store, "INDEXED BY tasks_stack WHERE state = 'pending' ORDER BY prioritary DESC, seq DESC LIMIT ?1", [limit])
 }
 
 /// Tasks in a given state (active, failed, ...), most recently changed first.
@@ -535,6 +536,19 @@ pub fn task(store: &Store, task_id: i64) -> Result<Option<Task>, StoreError> {
 /// Every task of a book (any state).
 pub fn tasks_of_book(store: &Store, book_id: i64) -> Result<Vec<Task>, StoreError> {
     select_tasks(store, "WHERE book_id = ?1 ORDER BY kind, position", [book_id])
+}
+
+/// Books with a whole-file download still to finish (their partial files are worth keeping).
+pub fn books_with_unfinished_files(store: &Store) -> Result<Vec<i64>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT DISTINCT book_id FROM tasks WHERE kind = 'file' AND state IN ('pending', 'active')",
+            )?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))
 }
 
 /// Page positions of a book that are stored.

@@ -423,11 +423,7 @@ impl Run<'_> {
             .ex
             .db(move |s| -> Result<Vec<std::path::PathBuf>, StoreError> {
                 let known: HashSet<i64> = books::all_ids(s)?.into_iter().collect();
-                let resumable: HashSet<i64> = download_stack::pending_in_pop_order(s, u32::MAX)?
-                    .into_iter()
-                    .filter(|t| t.kind == TaskKind::File)
-                    .map(|t| t.book_id)
-                    .collect();
+                let resumable: HashSet<i64> = download_stack::books_with_unfinished_files(s)?.into_iter().collect();
                 Ok(files.collect_orphans(&known, &resumable).unwrap_or_else(|e| {
                     tracing::warn!(cause = %e, "could not collect orphaned files");
                     Vec::new()

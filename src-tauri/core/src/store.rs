@@ -22,6 +22,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_downloads", include_str!("../migrations/0002_downloads.sql")),
     ("0003_catalog_cache", include_str!("../migrations/0003_catalog_cache.sql")),
     ("0004_page_lists", include_str!("../migrations/0004_page_lists.sql")),
+    ("0005_task_indexes", include_str!("../migrations/0005_task_indexes.sql")),
 ];
 
 /// The schema version this build writes.
@@ -203,6 +204,9 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     conn.execute_batch("BEGIN IMMEDIATE").map_err(err)?;
     let result = (|| {
         let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(err)?;
+        if found < 0 {
+            return Err(StoreError::Corrupt { path: path.to_owned() });
+        }
         if found > SCHEMA_VERSION {
             return Err(StoreError::NewerSchema {
                 path: path.to_owned(),

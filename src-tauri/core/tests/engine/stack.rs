@@ -135,11 +135,7 @@ fn pop_is_served_by_the_stack_index_not_a_scan() {
     let plan: Vec<String> = env
         .store
         .read(|c| {
-            let mut stmt = c.prepare(
-                "EXPLAIN QUERY PLAN SELECT t.id FROM tasks t WHERE t.state = 'pending'
-                 AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
-                 ORDER BY t.prioritary DESC, t.seq DESC LIMIT 1",
-            )?;
+            let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", download_stack::NEXT_TASK))?;
             let rows = stmt.query_map([], |r| r.get::<_, String>(3))?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
         })
