@@ -90,6 +90,21 @@ describe('DownloadsView', () => {
     expect(screen.getByTestId('executor-status').textContent).toBe('Downloading');
   });
 
+  it('shows how far the book is when the page in flight is not measured', async () => {
+    await showing({
+      ...busy,
+      active: { ...busy.active!, bytes: 0, total: null, rate_bytes_per_s: null, status: status(3, 'downloading', { stored_parts: 40, total_parts: 160 }) },
+    });
+    const active = screen.getByTestId('active-download');
+    const bar = within(active).getByTestId('active-progress');
+    expect(bar.getAttribute('aria-valuenow')).toBe('25');
+    expect(bar.getAttribute('aria-valuetext')).toBe('40 of 160 pages');
+    expect(bar.getAttribute('aria-label')).toBe('Saga, Volume One downloaded');
+    expect(within(active).queryByTestId('active-bytes')).toBeNull();
+    expect(active.textContent).not.toContain('0 bytes');
+    expect(within(active).getByTestId('active-book-percent').textContent).toBe('25 % of the book');
+  });
+
   it('lists the queue in the order it will run, each with progress and time left', async () => {
     await showing(busy);
     const items = screen.getAllByTestId('download-queue-item');

@@ -7,7 +7,10 @@
  * view equal to the one shown is not applied at all, so nothing redraws for nothing.
  *
  * When the view stops mentioning a book (it was stored, cancelled, or given up on), its new
- * standing is asked for with `book_details`, so badges elsewhere do not keep an old state.
+ * standing is asked for with `book_details`, so badges elsewhere do not keep an old state. So
+ * is the standing of a book this window asked for ("Keep offline", Retry) that no view
+ * mentions: it may have been done before any view showed it (a small book, or another Carrel
+ * process downloading, whose progress this window sees only once a second).
  */
 import { SvelteMap } from 'svelte/reactivity';
 import {
@@ -27,7 +30,7 @@ import {
   type CommandError,
   type DownloadsView,
 } from '../ipc';
-import { bookBadge, bookPercent, type BookBadge } from '../bookState';
+import { bookBadge, bookPercent, isInProgress, type BookBadge } from '../bookState';
 
 export type Schedule = (flush: () => void) => void;
 
@@ -107,6 +110,8 @@ export class DownloadsStore {
   /** What is known of books that are not in the view: learnt after they left it, or acted on. */
   #known = new SvelteMap<number, BookStatus>();
   #pending: DownloadsView | null = null;
+  /** Books whose `book_details` is on its way. */
+  #asking = new Set<number>();
   #scheduled = false;
   #shown = '';
   #subscription = 0;
@@ -149,6 +154,8 @@ export class DownloadsStore {
     const view = this.#pending;
     this.#pending = null;
     if (!view) return;
+    // Even an unchanged view may have missed a book learnt since.
+    this.#recheck(view);
     const json = JSON.stringify(view);
     if (json === this.#shown) return;
     this.#shown = json;
@@ -170,15 +177,30 @@ export class DownloadsStore {
       // Until the answer comes (a moment), the last thing seen stands.
       const last = previous.get(id);
       if (last) this.#known.set(id, last);
-      bookDetails(id)
-        .then((details) => {
-          if (!this.#index.has(id)) this.#known.set(id, details.status);
-          if (details.status.state === 'stored') this.revision++;
-        })
-        .catch(() => {
-          // The book may be gone (its server removed); nothing more to say about it.
-        });
+      this.#ask(id);
     }
+  }
+
+  /** Asks for the standing of books learnt as waiting or downloading that `view` does not mention. */
+  #recheck(view: DownloadsView): void {
+    const still = mentioned(view);
+    for (const [id, status] of this.#known) {
+      if (!still.has(id) && isInProgress(status.state)) this.#ask(id);
+    }
+  }
+
+  #ask(id: number): void {
+    if (this.#asking.has(id)) return;
+    this.#asking.add(id);
+    bookDetails(id)
+      .then((details) => {
+        if (!this.#index.has(id)) this.#known.set(id, details.status);
+        if (details.status.state === 'stored') this.revision++;
+      })
+      .catch(() => {
+        // The book may be gone (its server removed); nothing more to say about it.
+      })
+      .finally(() => this.#asking.delete(id));
   }
 
   get active(): ActiveDownload | null {
@@ -287,6 +309,7 @@ export class DownloadsStore {
     this.revision = 0;
     this.applied = 0;
     this.#known.clear();
+    this.#asking.clear();
     this.#pending = null;
     this.#scheduled = false;
     this.#shown = '';

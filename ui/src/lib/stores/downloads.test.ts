@@ -225,6 +225,37 @@ describe('DownloadsStore', () => {
     await vi.waitFor(() => expect(downloads.badgeOf(4, status(4)).label).toBe('On device'));
   });
 
+  it('asks about a kept book that no view mentioned, even when the view does not change', async () => {
+    const { downloads, frame } = store();
+    let stored = false;
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'store_book') return 'queued';
+      if (command === 'book_details') return details(7, { status: status(7, stored ? 'stored' : 'queued', { total_parts: 10, stored_parts: stored ? 10 : 0 }) });
+      return null;
+    });
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+    channel.send(downloadsView());
+    frame();
+    await downloads.keep(status(7, 'remote', { total_parts: 10 }));
+    expect(downloads.badgeOf(7, status(7)).label).toBe('Queued');
+
+    // Another process downloaded it between two of the once-a-second views.
+    stored = true;
+    channel.send(downloadsView());
+    frame();
+    expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 7 });
+    await vi.waitFor(() => expect(downloads.badgeOf(7, status(7)).label).toBe('On device'));
+    expect(downloads.applied).toBe(1);
+    expect(downloads.revision).toBe(2);
+
+    // Once it is known to be stored, it is not asked about again.
+    invokeMock.mockClear();
+    channel.send(downloadsView());
+    frame();
+    expect(invokeMock).not.toHaveBeenCalledWith('book_details', { bookId: 7 });
+  });
+
   it('notes what its actions changed before the next view says so', async () => {
     const { downloads } = store();
     invokeMock.mockImplementation(async (command) => (command === 'store_book' ? 'queued' : null));

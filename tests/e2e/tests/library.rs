@@ -1,0 +1,1121 @@
+//! The library, end to end: the real window against a real library server (the in-process
+//! `fixture-server`), the way a reader uses it — add a server, browse and search it, keep a
+//! book offline and watch it arrive; browse from the kept copy when the server is away; two app
+//! processes on one data dir sharing one downloader; a server that wants a password.
+//!
+//! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e -- library --test-threads=1`
+//! after `npm run --prefix ui build && cargo build -p carrel -p carrel-cli`. Under
+//! `dbus-run-session` no keyring answers, so the app keeps passwords in `secrets.json`
+//! (`CARREL_SECRETS=file` says so explicitly). With `CARREL_E2E_SCREENSHOTS=docs/screenshots`
+//! the screenshot test writes the pictures of the README.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use carrel_e2e::{data, default_timeout, save_docs_screenshot, testid, App, Element, TestCase};
+use fixture_server::{Config, Faults, RunningServer, Server};
+use serde_json::Value;
+
+/// How long a book may take to arrive once asked for.
+const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(60);
+/// How often the tests look at the window while something moves.
+const SAMPLE: Duration = Duration::from_millis(50);
+
+fn sel(id: &str) -> String {
+    testid(id)
+}
+
+/// The app on the test's data dir, passwords in the data dir's file.
+fn launch(case: &TestCase) -> App {
+    case.launch_with(case.options().env("CARREL_SECRETS", "file"))
+}
+
+fn start_server(config: Config) -> RunningServer {
+    Server::start(config).expect("start the fixture server")
+}
+
+// ---- finding things by what they say ------------------------------------------------------------
+
+/// The first line of an element's text, trimmed.
+fn first_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Waits until an element matching `selector` is visible and its text satisfies `matches`.
+fn wait_for_element<'a>(
+    app: &'a App,
+    selector: &str,
+    what: &str,
+    matches: impl Fn(&str) -> bool,
+) -> Element<'a> {
+    let mut seen: Vec<String> = Vec::new();
+    let found = app.wait_until(what, default_timeout(), |_| {
+        seen.clear();
+        for e in app.find_all(selector)? {
+            let text = e.inner_text()?;
+            if matches(&text) && e.is_visible()? {
+                return Ok(Some(e));
+            }
+            seen.push(text);
+        }
+        Ok(None)
+    });
+    found.unwrap_or_else(|e| panic!("{e}; `{selector}` elements said {seen:?}"))
+}
+
+/// The visible texts of every element matching `selector`, in order. Read again when the page
+/// redraws under the reading (a stale element).
+fn texts(app: &App, selector: &str) -> Vec<String> {
+    let read = || -> carrel_e2e::Result<Vec<String>> {
+        app.find_all(selector)?
+            .iter()
+            .map(|e| Ok(e.inner_text()?.trim().to_string()))
+            .collect()
+    };
+    let mut attempts = 0;
+    loop {
+        match read() {
+            Ok(texts) => return texts,
+            Err(e) if e.is_not_found() && attempts < 20 => attempts += 1,
+            Err(e) => panic!("cannot read the texts of `{selector}`: {e}"),
+        }
+        std::thread::sleep(SAMPLE);
+    }
+}
+
+/// The titles of the books in the catalog grid, in order.
+fn book_titles(app: &App) -> Vec<String> {
+    texts(app, &sel("catalog-book"))
+        .iter()
+        .map(|t| first_line(t))
+        .collect()
+}
+
+fn breadcrumbs(app: &App) -> Vec<String> {
+    texts(
+        app,
+        &format!("{} {}", sel("breadcrumbs"), sel("breadcrumb")),
+    )
+}
+
+// ---- what a reader does ---------------------------------------------------------------------------
+
+/// Adds a server through the "Add server" dialog and waits until the sidebar lists it.
+fn add_server(app: &App, name: &str, url: &str, login: Option<(&str, &str)>) {
+    app.wait_for(&sel("add-server-button"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("add-server-dialog")).unwrap();
+    app.wait_for(&sel("server-name"))
+        .unwrap()
+        .fill(name)
+        .unwrap();
+    app.find(&sel("server-url")).unwrap().fill(url).unwrap();
+    if let Some((username, password)) = login {
+        app.find(&sel("server-username"))
+            .unwrap()
+            .fill(username)
+            .unwrap();
+        app.find(&sel("server-password"))
+            .unwrap()
+            .fill(password)
+            .unwrap();
+    }
+    app.find(&sel("server-save")).unwrap().click().unwrap();
+    app.wait_for_hidden(&sel("add-server-dialog"))
+        .unwrap_or_else(|e| {
+            let error = texts(app, &sel("server-form-error"));
+            panic!("the Add server dialog stayed open ({error:?}): {e}")
+        });
+    app.wait_for_text(&sel("server-item"), name).unwrap();
+}
+
+/// Opens a server's catalog from the sidebar and waits for its root feed.
+fn open_server(app: &App, name: &str) {
+    let item = wait_for_element(app, &sel("server-item"), "the server in the sidebar", |t| {
+        t.contains(name)
+    });
+    item.find(&sel("server-open")).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel("browse-view")).unwrap();
+    wait_for_feed(app);
+}
+
+/// Waits until the feed shown has finished loading (entries, or an error or empty state).
+fn wait_for_feed(app: &App) {
+    app.wait_until("the feed to load", default_timeout(), |c| {
+        if c.exists(&sel("browse-loading"))? {
+            return Ok(None);
+        }
+        for id in [
+            "catalog-nav-entry",
+            "catalog-book",
+            "browse-error",
+            "browse-empty",
+            "browse-auth",
+        ] {
+            if c.exists(&sel(id))? {
+                return Ok(Some(()));
+            }
+        }
+        Ok(None)
+    })
+    .unwrap();
+}
+
+/// Follows the navigation entry titled `title` and waits for its feed.
+fn follow(app: &App, title: &str) {
+    let entry = wait_for_element(
+        app,
+        &sel("catalog-nav-entry"),
+        &format!("a navigation entry {title:?}"),
+        |t| first_line(t) == title,
+    );
+    entry.click().unwrap();
+    app.wait_until(
+        &format!("the breadcrumbs to end at {title:?}"),
+        default_timeout(),
+        |_| {
+            Ok(breadcrumbs(app)
+                .last()
+                .is_some_and(|c| c == title)
+                .then_some(()))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}; breadcrumbs: {:?}", breadcrumbs(app)));
+    wait_for_feed(app);
+}
+
+/// The tile of the book titled `title` in the grid shown.
+fn book_tile<'a>(app: &'a App, title: &str) -> Element<'a> {
+    wait_for_element(
+        app,
+        &sel("catalog-book"),
+        &format!("the book {title:?} in the grid"),
+        |t| first_line(t) == title,
+    )
+}
+
+/// Opens the details of the book titled `title`; returns its id in the app.
+fn open_details(app: &App, title: &str) -> i64 {
+    let tile = book_tile(app, title);
+    let id: i64 = tile
+        .attribute("data-book-id")
+        .unwrap()
+        .expect("a book tile has data-book-id")
+        .parse()
+        .unwrap();
+    tile.click().unwrap();
+    let panel = format!("{}[data-book-id=\"{id}\"]", sel("book-details"));
+    app.wait_for_displayed(&panel).unwrap();
+    app.wait_for_text(&sel("details-title"), title).unwrap();
+    id
+}
+
+/// The state (`data-state`) and text of the badge in the details panel; `None` while there is
+/// none (or it is being redrawn).
+fn details_badge(app: &App) -> Option<(String, String)> {
+    let read = || -> carrel_e2e::Result<Option<(String, String)>> {
+        let selector = format!("{} {}", sel("book-details"), sel("book-state-badge"));
+        let Some(badge) = app.try_find(&selector)? else {
+            return Ok(None);
+        };
+        let state = badge.attribute("data-state")?.unwrap_or_default();
+        Ok(Some((state, badge.inner_text()?.trim().to_string())))
+    };
+    match read() {
+        Ok(found) => found,
+        Err(e) if e.is_not_found() => None,
+        Err(e) => panic!("cannot read the book's badge: {e}"),
+    }
+}
+
+fn go(app: &App, nav: &str, view: &str) {
+    app.wait_for(&sel(nav)).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel(view)).unwrap();
+}
+
+/// Picks a theme in Settings and waits until the page wears it.
+fn set_theme(app: &App, theme: &str) {
+    go(app, "settings-nav", "settings-view");
+    let input = sel(&format!("settings-theme-{theme}"));
+    app.wait_for(&input).unwrap();
+    app.find(&format!("label:has(> {input})"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_until(&format!("the {theme} theme"), default_timeout(), |c| {
+        let now = c.execute(
+            "return document.documentElement.dataset.theme || ''",
+            vec![],
+        )?;
+        Ok((now == theme).then_some(()))
+    })
+    .unwrap();
+}
+
+// ---- the server's side ----------------------------------------------------------------------------
+
+/// Requests for each page of fixture book `book`, by page number as in the URL.
+fn page_hits(server: &RunningServer, book: u32) -> BTreeMap<u32, u64> {
+    let prefix = format!("/books/{book}/pages/");
+    let mut hits = BTreeMap::new();
+    for client in server.stats().clients.values() {
+        for (url, n) in &client.hits {
+            let Some(rest) = url.strip_prefix(&prefix) else {
+                continue;
+            };
+            let page: u32 = rest
+                .split(['?', '/'])
+                .next()
+                .and_then(|p| p.parse().ok())
+                .unwrap_or_else(|| panic!("a page URL without a page number: {url}"));
+            *hits.entry(page).or_insert(0) += n;
+        }
+    }
+    hits
+}
+
+/// Fails unless every page of a `pages`-page book was asked for exactly once.
+fn assert_each_page_once(hits: &BTreeMap<u32, u64>, pages: u32, what: &str) {
+    let expected: Vec<u32> = (0..pages).collect();
+    let asked: Vec<u32> = hits.keys().copied().collect();
+    assert_eq!(
+        asked, expected,
+        "{what}: the pages asked for are not exactly 0..{pages}: {hits:?}"
+    );
+    let repeated: Vec<(&u32, &u64)> = hits.iter().filter(|(_, n)| **n != 1).collect();
+    assert!(
+        repeated.is_empty(),
+        "{what}: pages asked for more than once: {repeated:?} (all: {hits:?})"
+    );
+}
+
+/// The last word of a series name, to search for ("Salt & Cinder" → "Cinder").
+fn search_word(series: &str) -> String {
+    series
+        .split_whitespace()
+        .rev()
+        .find(|w| w.chars().all(char::is_alphanumeric) && w.len() >= 4)
+        .unwrap_or_else(|| panic!("no word to search for in {series:?}"))
+        .to_string()
+}
+
+// ---- the command line -----------------------------------------------------------------------------
+
+/// `carrel-cli`: `CARREL_CLI`, else `$CARGO_TARGET_DIR/debug/carrel-cli`, else
+/// `<workspace>/target/debug/carrel-cli`.
+fn cli_binary() -> PathBuf {
+    let root = carrel_e2e::tools::workspace_root();
+    let non_empty = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let absolute = |p: PathBuf| if p.is_absolute() { p } else { root.join(p) };
+    let path = match (non_empty("CARREL_CLI"), non_empty("CARGO_TARGET_DIR")) {
+        (Some(cli), _) => absolute(cli),
+        (None, Some(target)) => absolute(target).join("debug/carrel-cli"),
+        (None, None) => root.join("target/debug/carrel-cli"),
+    };
+    assert!(
+        path.is_file(),
+        "the CLI binary {} does not exist: build it with `cargo build -p carrel-cli`, or point \
+         CARREL_CLI at it",
+        path.display()
+    );
+    path
+}
+
+/// `carrel-cli --json status` on `data_dir`: the executor lease's holder (when held).
+fn lease_holder(data_dir: &Path) -> Option<String> {
+    let out = Command::new(cli_binary())
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(["--json", "status"])
+        .env("CARREL_SECRETS", "file")
+        .env_remove("CARREL_DATA_DIR")
+        .env("CARREL_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run carrel-cli");
+    assert!(
+        out.status.success(),
+        "carrel-cli status failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "carrel-cli --json status printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    json["lease"]["holder"].as_str().map(str::to_string)
+}
+
+/// The pid of the app's process.
+fn pid_of(app: &App) -> i32 {
+    app.process()
+        .unwrap_or_else(|| panic!("the app's process was not found below its driver"))
+        .pid
+}
+
+/// The `[pid N@` part of a holder id naming process `pid`.
+fn names_pid(holder: &str, pid: i32) -> bool {
+    holder.contains(&format!("[pid {pid}@"))
+}
+
+// ---- the tests ------------------------------------------------------------------------------------
+
+#[test]
+fn browse_search_and_keep_a_book_offline() {
+    const BOOK: u32 = 2;
+    const PAGES: u32 = 12;
+    let case = TestCase::start();
+    // Every answer 40 ms late and pages at about 200 KB/s: a dozen pages take a few seconds,
+    // long enough to watch the download move.
+    let server = start_server(Config {
+        books: 12,
+        comic_pages: [(BOOK, PAGES)].into(),
+        faults: Faults {
+            latency_ms: 40,
+            bandwidth: Some(200_000),
+            ..Faults::default()
+        },
+        ..Config::default()
+    });
+    let book = server.book(BOOK).unwrap();
+    let app = launch(&case);
+
+    add_server(&app, "Fixture Library", &server.url("/opds"), None);
+    open_server(&app, "Fixture Library");
+    assert_eq!(breadcrumbs(&app), ["Fixture Library"]);
+    let sections: Vec<String> = texts(&app, &sel("catalog-nav-entry"))
+        .iter()
+        .map(|t| first_line(t))
+        .collect();
+    assert_eq!(
+        sections,
+        ["All books", "Comics", "Ebooks", "Series"],
+        "the root feed's sections"
+    );
+
+    // Two levels down: Series, then the book's series.
+    follow(&app, "Series");
+    follow(&app, &book.series);
+    assert_eq!(
+        breadcrumbs(&app),
+        ["Fixture Library", "Series", book.series.as_str()],
+        "the breadcrumbs show the path followed"
+    );
+    let heading = app.find("#browse-title").unwrap().inner_text().unwrap();
+    assert_eq!(heading.trim(), book.series, "the feed's heading");
+    let in_series: Vec<String> = server
+        .books()
+        .into_iter()
+        .filter(|b| b.series_id == book.series_id)
+        .map(|b| b.title)
+        .collect();
+    let shown = book_titles(&app);
+    let mut shown_sorted = shown.clone();
+    shown_sorted.sort();
+    let mut expected = in_series.clone();
+    expected.sort();
+    assert_eq!(shown_sorted, expected, "the series feed lists its books");
+
+    // `/` goes to the search box; a word of the title finds the book.
+    let word = search_word(&book.series);
+    app.find("body").unwrap().send_keys("/").unwrap();
+    app.wait_until("the search box to have focus", default_timeout(), |c| {
+        let id = c.execute(
+            "return document.activeElement && document.activeElement.id",
+            vec![],
+        )?;
+        Ok((id == "catalog-search").then_some(()))
+    })
+    .unwrap();
+    let search = app.find(&sel("search-input")).unwrap();
+    search.send_keys(&word).unwrap();
+    search.send_keys("\u{E007}").unwrap();
+    app.wait_until("the search's breadcrumb", default_timeout(), |_| {
+        Ok(breadcrumbs(&app)
+            .last()
+            .is_some_and(|c| c.contains(&word))
+            .then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}; breadcrumbs: {:?}", breadcrumbs(&app)));
+    wait_for_feed(&app);
+    let results = book_titles(&app);
+    assert!(
+        results.contains(&book.title),
+        "searching {word:?} did not find {:?}: {results:?}",
+        book.title
+    );
+    assert!(
+        results
+            .iter()
+            .all(|t| t.to_lowercase().contains(&word.to_lowercase())),
+        "searching {word:?} found other books: {results:?}"
+    );
+    app.wait_for_text("#browse-title", &format!("Results for “{word}”"))
+        .unwrap();
+
+    // The book's details, then Keep offline.
+    let book_id = open_details(&app, &book.title);
+    let (state, label) = details_badge(&app).expect("the details show the book's state");
+    assert_eq!((state.as_str(), label.as_str()), ("remote", "Remote"));
+    let summary = app
+        .find(&sel("details-summary"))
+        .unwrap()
+        .inner_text()
+        .unwrap();
+    assert_eq!(summary.trim(), book.summary, "the details' summary");
+    app.find(&sel("keep-offline")).unwrap().click().unwrap();
+
+    // The downloads show it moving; the details' badge ends on "On device".
+    go(&app, "downloads-nav", "downloads-view");
+    let parts_of = format!("of {PAGES} pages");
+    let active = format!("{}[data-book-id=\"{book_id}\"]", sel("active-download"));
+    let queued = format!("{}[data-book-id=\"{book_id}\"]", sel("download-queue-item"));
+    let mut progress: Vec<String> = Vec::new();
+    let mut states: Vec<String> = Vec::new();
+    let started = Instant::now();
+    // What the downloads say about the book: the parts of the task in flight, or its line in
+    // the queue.
+    let sample = || -> carrel_e2e::Result<Vec<String>> {
+        let mut said = Vec::new();
+        if let Some(a) = app.try_find(&active)? {
+            for parts in a.find_all(&sel("active-parts"))? {
+                said.push(parts.inner_text()?);
+            }
+        }
+        if let Some(q) = app.try_find(&queued)? {
+            said.push(q.inner_text()?);
+        }
+        Ok(said)
+    };
+    loop {
+        match sample() {
+            Ok(said) => {
+                for text in said {
+                    if text.contains(&parts_of) && progress.last() != Some(&text) {
+                        progress.push(text);
+                    }
+                }
+            }
+            Err(e) if e.is_not_found() => {}
+            Err(e) => panic!("cannot read the downloads: {e}"),
+        }
+        if let Some((state, _)) = details_badge(&app) {
+            if states.last() != Some(&state) {
+                states.push(state.clone());
+            }
+            if state == "stored" {
+                break;
+            }
+        }
+        assert!(
+            started.elapsed() < DOWNLOAD_TIMEOUT,
+            "the book was not on the device within {DOWNLOAD_TIMEOUT:?}; badge states {states:?}, \
+             progress seen {progress:?}, pages asked for {:?}",
+            page_hits(&server, BOOK)
+        );
+        std::thread::sleep(SAMPLE);
+    }
+    let took = started.elapsed();
+    eprintln!(
+        "carrel-e2e: stored in {:.1} s; badge went {states:?}; the downloads said {progress:?}",
+        took.as_secs_f64()
+    );
+    assert!(
+        !progress.is_empty(),
+        "the downloads never showed the book's pages arriving (\"… {parts_of}\")"
+    );
+    assert!(
+        progress
+            .iter()
+            .any(|p| !p.contains(&format!("{PAGES} {parts_of}"))),
+        "the downloads only ever showed the book complete: {progress:?}"
+    );
+    let (_, label) = details_badge(&app).unwrap();
+    assert_eq!(label, "On device", "the badge once stored");
+    assert!(
+        app.try_find(&active).unwrap().is_none(),
+        "the book is still shown downloading after it was stored"
+    );
+    app.wait_for_displayed(&sel("downloads-empty")).unwrap();
+    assert!(
+        !app.exists(&sel("keep-offline")).unwrap(),
+        "a kept book still offers Keep offline"
+    );
+    app.wait_for_displayed(&sel("remove-from-device")).unwrap();
+
+    // Each page was fetched once, and only pages: no second copy as a whole file.
+    assert_each_page_once(&page_hits(&server, BOOK), PAGES, "the book kept offline");
+    assert_eq!(
+        server.stats().hits(&format!("/books/{BOOK}/file")),
+        0,
+        "a comic streamed by pages was also downloaded as a file"
+    );
+
+    // On this device lists it.
+    go(&app, "on-device-nav", "on-device-view");
+    wait_for_element(
+        &app,
+        &sel("on-device-item"),
+        "the book on this device",
+        |t| t.contains(&book.title),
+    );
+    app.close().unwrap();
+}
+
+#[test]
+fn the_library_browses_from_the_cache_when_the_server_is_away() {
+    let case = TestCase::start();
+    let server = start_server(Config {
+        books: 12,
+        ..Config::default()
+    });
+    let app = launch(&case);
+
+    add_server(&app, "Away Library", &server.url("/opds"), None);
+    open_server(&app, "Away Library");
+    follow(&app, "All books");
+    let online = book_titles(&app);
+    assert_eq!(online.len(), 12, "All books lists every book: {online:?}");
+    assert!(
+        !app.exists(&sel("offline-banner")).unwrap(),
+        "the offline banner shows while the server answers"
+    );
+    let count = app
+        .find(&sel("browse-count"))
+        .unwrap()
+        .inner_text()
+        .unwrap();
+
+    server.stop();
+
+    // Up to the root and down again: both come from the kept copy.
+    let root = wait_for_element(&app, &sel("breadcrumb"), "the root's breadcrumb", |t| {
+        t.trim() == "Away Library"
+    });
+    root.click().unwrap();
+    wait_for_feed(&app);
+    app.wait_for_displayed(&sel("offline-banner")).unwrap();
+    assert_eq!(breadcrumbs(&app), ["Away Library"]);
+    follow(&app, "All books");
+    let banner = app.wait_for_displayed(&sel("offline-banner")).unwrap();
+    let text = banner.inner_text().unwrap();
+    assert!(
+        text.contains("Offline") && text.contains("last seen"),
+        "the offline banner says {text:?}"
+    );
+    assert_eq!(
+        book_titles(&app),
+        online,
+        "the kept copy lists other books than the server did"
+    );
+    assert_eq!(
+        app.find(&sel("browse-count"))
+            .unwrap()
+            .inner_text()
+            .unwrap(),
+        count
+    );
+    assert!(
+        !app.exists(&sel("browse-error")).unwrap(),
+        "an error shows instead of the kept copy"
+    );
+    app.wait_for_displayed(&format!("{} {}", sel("server-item"), sel("server-offline")))
+        .unwrap();
+
+    // Trying again while the server is still away keeps the copy on screen.
+    app.find(&sel("offline-retry")).unwrap().click().unwrap();
+    wait_for_feed(&app);
+    app.wait_until(
+        "the kept copy again after trying again",
+        default_timeout(),
+        |c| {
+            let banner = c.try_find(&sel("offline-banner"))?;
+            let shown = match banner {
+                Some(b) => b.is_visible()?,
+                None => false,
+            };
+            Ok((shown && book_titles(&app) == online).then_some(()))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}; the grid shows {:?}", book_titles(&app)));
+    assert!(!app.exists(&sel("browse-error")).unwrap());
+    app.close().unwrap();
+}
+
+#[test]
+fn two_app_processes_share_one_executor() {
+    const SMALL: u32 = 1;
+    const SMALL_PAGES: u32 = 10;
+    const BIG: u32 = 2;
+    const BIG_PAGES: u32 = 40;
+    let case = TestCase::start();
+    let server = start_server(Config {
+        books: 6,
+        comic_pages: [(SMALL, SMALL_PAGES), (BIG, BIG_PAGES)].into(),
+        faults: Faults {
+            latency_ms: 20,
+            ..Faults::default()
+        },
+        ..Config::default()
+    });
+    let small = server.book(SMALL).unwrap();
+    let big = server.book(BIG).unwrap();
+
+    // App 1 starts first and takes the downloads.
+    let first = launch(&case);
+    let first_pid = pid_of(&first);
+    go(&first, "downloads-nav", "downloads-view");
+    first
+        .wait_until("app 1 to run the downloads", default_timeout(), |c| {
+            let state = c.find(&sel("executor-status"))?.attribute("data-state")?;
+            Ok(state.filter(|s| s != "standby" && s != "stopped"))
+        })
+        .unwrap();
+    let holder = lease_holder(case.data_dir()).expect("somebody holds the executor lease");
+    assert!(
+        names_pid(&holder, first_pid),
+        "the lease holder {holder:?} is not app 1 (pid {first_pid})"
+    );
+
+    // App 2 on the same data dir (a webview profile of its own) stands by.
+    let second = case.launch_with(carrel_e2e::LaunchOptions {
+        profile_dir: None,
+        name: Some(format!("{}-second", case.name())),
+        ..case.options().env("CARREL_SECRETS", "file")
+    });
+    let second_pid = pid_of(&second);
+    assert_ne!(first_pid, second_pid);
+    go(&second, "downloads-nav", "downloads-view");
+    let line = second
+        .wait_until("app 2 to stand by", default_timeout(), |c| {
+            let status = c.find(&sel("executor-status"))?;
+            let standby = status.attribute("data-state")?.as_deref() == Some("standby");
+            standby.then(|| status.inner_text()).transpose()
+        })
+        .unwrap();
+    assert!(
+        names_pid(&line, first_pid),
+        "app 2's downloads do not name app 1 as the downloader: {line:?}"
+    );
+
+    // App 2 keeps a book offline; app 1 downloads it, once.
+    add_server(&second, "Shared", &server.url("/opds"), None);
+    open_server(&second, "Shared");
+    follow(&second, "All books");
+    open_details(&second, &small.title);
+    second.find(&sel("keep-offline")).unwrap().click().unwrap();
+    let started = Instant::now();
+    second
+        .wait_until("the first book on the device", DOWNLOAD_TIMEOUT, |_| {
+            Ok(details_badge(&second)
+                .filter(|(state, _)| state == "stored")
+                .map(|_| ()))
+        })
+        .unwrap_or_else(|e| {
+            panic!(
+                "{e}; badge {:?}, pages asked for {:?}",
+                details_badge(&second),
+                page_hits(&server, SMALL)
+            )
+        });
+    eprintln!(
+        "carrel-e2e: the first book was stored in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert_each_page_once(&page_hits(&server, SMALL), SMALL_PAGES, "the first book");
+    let holder = lease_holder(case.data_dir()).expect("somebody holds the executor lease");
+    assert!(
+        names_pid(&holder, first_pid),
+        "the downloads moved away from app 1: {holder:?}"
+    );
+
+    // A bigger, slower book; app 1 dies half-way through it.
+    server.set_faults(Faults {
+        latency_ms: 150,
+        path_prefix: Some(format!("/books/{BIG}/pages/")),
+        ..Faults::default()
+    });
+    second.find(&sel("close-details")).unwrap().click().unwrap();
+    open_details(&second, &big.title);
+    second.find(&sel("keep-offline")).unwrap().click().unwrap();
+    // The downloads beside the book's details: app 2 still stands by.
+    go(&second, "downloads-nav", "downloads-view");
+    assert_eq!(
+        second
+            .find(&sel("executor-status"))
+            .unwrap()
+            .attribute("data-state")
+            .unwrap()
+            .as_deref(),
+        Some("standby"),
+        "app 2 runs the downloads while app 1 holds the lease"
+    );
+    let started = Instant::now();
+    loop {
+        let asked = page_hits(&server, BIG).len();
+        if asked >= 5 {
+            break;
+        }
+        assert!(
+            started.elapsed() < DOWNLOAD_TIMEOUT,
+            "app 1 did not start on the second book: pages asked for {:?}",
+            page_hits(&server, BIG)
+        );
+        std::thread::sleep(SAMPLE);
+    }
+    let before_kill = page_hits(&server, BIG);
+    // SAFETY: kill(2) has no memory-safety preconditions; the pid is app 1's, alive until now.
+    let killed = unsafe { libc::kill(first_pid, libc::SIGKILL) };
+    assert_eq!(killed, 0, "could not kill app 1 (pid {first_pid})");
+    let killed_at = Instant::now();
+    eprintln!(
+        "carrel-e2e: killed app 1 after {} of {BIG_PAGES} pages were asked for",
+        before_kill.len()
+    );
+
+    // App 2 takes over: it runs the downloads, and asks for the pages that are missing.
+    second
+        .wait_until(
+            "app 2 to take the downloads over",
+            Duration::from_secs(15),
+            |_| {
+                let state = second
+                    .find(&sel("executor-status"))?
+                    .attribute("data-state")?;
+                Ok(state.filter(|s| s != "standby" && s != "stopped"))
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}; the lease: {:?}", lease_holder(case.data_dir())));
+    let took_over = killed_at.elapsed();
+    let resumed = loop {
+        if page_hits(&server, BIG).values().sum::<u64>() > before_kill.values().sum::<u64>() {
+            break killed_at.elapsed();
+        }
+        assert!(
+            killed_at.elapsed() < Duration::from_secs(15),
+            "no page of the second book was asked for within 15 s of app 1's death; \
+             the lease: {:?}",
+            lease_holder(case.data_dir())
+        );
+        std::thread::sleep(SAMPLE);
+    };
+    eprintln!(
+        "carrel-e2e: app 2 ran the downloads {:.1} s after app 1 died and asked for a page after {:.1} s",
+        took_over.as_secs_f64(),
+        resumed.as_secs_f64()
+    );
+    let holder = lease_holder(case.data_dir()).expect("app 2 holds the executor lease");
+    assert!(
+        names_pid(&holder, second_pid),
+        "the lease holder {holder:?} is not app 2 (pid {second_pid})"
+    );
+    assert!(
+        took_over <= Duration::from_secs(11),
+        "app 2 took {took_over:?} to take over (the lease lasts 10 s)"
+    );
+
+    second
+        .wait_until("the second book on the device", DOWNLOAD_TIMEOUT, |_| {
+            Ok(details_badge(&second)
+                .filter(|(state, _)| state == "stored")
+                .map(|_| ()))
+        })
+        .unwrap_or_else(|e| {
+            panic!(
+                "{e}; badge {:?}, pages asked for {:?}",
+                details_badge(&second),
+                page_hits(&server, BIG)
+            )
+        });
+    let hits = page_hits(&server, BIG);
+    assert_eq!(
+        hits.keys().copied().collect::<Vec<_>>(),
+        (0..BIG_PAGES).collect::<Vec<_>>(),
+        "the pages asked for: {hits:?}"
+    );
+    let repeated: Vec<(&u32, &u64)> = hits.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        repeated.len() <= 1 && repeated.iter().all(|(_, n)| **n == 2),
+        "more than the page in flight was asked for again: {repeated:?}"
+    );
+    second.wait_for_displayed(&sel("downloads-empty")).unwrap();
+    assert!(
+        !second.exists(&sel("download-failed-item")).unwrap(),
+        "a download failed: {:?}",
+        texts(&second, &sel("download-failed-item"))
+    );
+
+    second.close().unwrap();
+    // App 1 is gone already; its driver and what is left of its webview are cleaned up here.
+    if let Err(e) = first.close() {
+        eprintln!("carrel-e2e: closing the killed app 1: {e}");
+    }
+}
+
+#[test]
+fn a_server_that_wants_a_password_prompts_for_it() {
+    const USER: &str = "reader";
+    const PASSWORD: &str = "s3cret-library-pass";
+    let case = TestCase::start();
+    let mut config = Config {
+        books: 6,
+        ..Config::default()
+    };
+    config.behavior.auth = Some(format!("{USER}:{PASSWORD}"));
+    let server = start_server(config);
+    let app = case.launch_with(
+        case.options()
+            .env("CARREL_SECRETS", "file")
+            .env("CARREL_LOG", "debug"),
+    );
+
+    add_server(&app, "Locked", &server.url("/opds"), None);
+    let item = wait_for_element(&app, &sel("server-item"), "the server", |t| {
+        t.contains("Locked")
+    });
+    item.find(&sel("server-open")).unwrap().click().unwrap();
+    let dialog = app.wait_for_displayed(&sel("credentials-dialog")).unwrap();
+    let said = dialog.inner_text().unwrap();
+    assert!(said.contains("Locked"), "the sign-in dialog says {said:?}");
+    assert!(
+        app.find_all(&sel("catalog-book")).unwrap().is_empty(),
+        "books showed before signing in"
+    );
+    app.find(&sel("credentials-username"))
+        .unwrap()
+        .fill(USER)
+        .unwrap();
+    app.find(&sel("credentials-password"))
+        .unwrap()
+        .fill(PASSWORD)
+        .unwrap();
+    app.find(&sel("credentials-save")).unwrap().click().unwrap();
+    app.wait_for_hidden(&sel("credentials-dialog"))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{e}; the dialog says {:?}",
+                texts(&app, &sel("credentials-error"))
+            )
+        });
+    wait_for_feed(&app);
+    assert!(
+        !app.exists(&sel("browse-auth")).unwrap(),
+        "the catalog still asks for a sign-in"
+    );
+    follow(&app, "All books");
+    let titles = book_titles(&app);
+    let expected: Vec<String> = server.books().into_iter().map(|b| b.title).collect();
+    assert_eq!(titles.len(), expected.len(), "books shown: {titles:?}");
+    for title in &expected {
+        assert!(titles.contains(title), "{title:?} is missing: {titles:?}");
+    }
+    let stats = server.stats();
+    assert!(stats.hits("/opds/books") >= 1);
+
+    let log = app.log_text();
+    app.close().unwrap();
+    assert!(
+        log.contains(" DEBUG "),
+        "the app did not log at debug level, so the log says nothing: {}",
+        &log[log.len().saturating_sub(2000)..]
+    );
+    let debug_lines = log.lines().filter(|l| l.contains(" DEBUG ")).count();
+    eprintln!(
+        "carrel-e2e: looked for the password in {} log lines ({debug_lines} at debug level)",
+        log.lines().count()
+    );
+    let basic = base64_of(&format!("{USER}:{PASSWORD}"));
+    for needle in [PASSWORD, basic.as_str()] {
+        assert!(
+            !log.contains(needle),
+            "the log contains the password ({needle})"
+        );
+    }
+    let files = data::files_starting_with(case.data_dir(), "carrel.db");
+    assert!(
+        !files.is_empty(),
+        "no carrel.db* in {}",
+        case.data_dir().display()
+    );
+    for file in files {
+        let bytes = std::fs::read(&file).unwrap();
+        for needle in [PASSWORD, basic.as_str()] {
+            assert!(
+                !data::contains_bytes(&bytes, needle.as_bytes()),
+                "{} contains the password ({needle})",
+                file.display()
+            );
+        }
+    }
+    let secrets = case.data_dir().join("secrets.json");
+    assert!(
+        secrets.is_file() && data::mode(&secrets) == 0o600,
+        "the password is not kept in a private secrets.json"
+    );
+}
+
+/// Standard base64 with padding, as in an `Authorization: Basic` header.
+fn base64_of(text: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bytes = text.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn screenshots_of_the_library_light_and_dark() {
+    const READING: u32 = 1;
+    const KEPT: u32 = 4;
+    let case = TestCase::start();
+    let server = start_server(Config {
+        books: 12,
+        comic_pages: [(READING, 40), (KEPT, 36)].into(),
+        ..Config::default()
+    });
+    let reading = server.book(READING).unwrap();
+    let kept = server.book(KEPT).unwrap();
+    let described = server.book(5).unwrap();
+    let app = launch(&case);
+    app.set_window_size(1440.0, 900.0).unwrap();
+
+    add_server(&app, "Home Library", &server.url("/opds"), None);
+    open_server(&app, "Home Library");
+    follow(&app, "All books");
+    wait_for_covers(&app, &sel("catalog-grid"));
+    // Books crawl from now on (the covers are kept already), so the downloads stay mid-way
+    // while the pictures are taken.
+    server.set_faults(Faults {
+        latency_ms: 1500,
+        path_prefix: Some("/books/".into()),
+        ..Faults::default()
+    });
+    let reading_id = open_details(&app, &reading.title);
+    app.find(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_text(&sel("toast"), "Opening").unwrap();
+    app.find(&sel("close-details")).unwrap().click().unwrap();
+    app.wait_for_absent(&sel("book-details")).unwrap();
+    open_details(&app, &kept.title);
+    app.find(&sel("keep-offline")).unwrap().click().unwrap();
+    app.wait_until("the kept book to be queued", default_timeout(), |_| {
+        Ok(details_badge(&app)
+            .filter(|(state, _)| state == "queued" || state == "downloading")
+            .map(|_| ()))
+    })
+    .unwrap();
+    app.find(&sel("close-details")).unwrap().click().unwrap();
+    app.wait_for_absent(&sel("book-details")).unwrap();
+
+    for theme in ["light", "dark"] {
+        set_theme(&app, theme);
+
+        // Home: the server and the book being read.
+        go(&app, "home-nav", "library-view");
+        let item = format!("{}[data-book-id=\"{reading_id}\"]", sel("continue-item"));
+        app.wait_for_displayed(&item).unwrap();
+        app.wait_for_text(&sel("server-card"), "Home Library")
+            .unwrap();
+        wait_for_covers(&app, &sel("continue-item"));
+        app.wait_for_absent(&sel("toast")).unwrap();
+        save_docs_screenshot(&app, &format!("library-{theme}.png")).unwrap();
+
+        // A feed's grid of covers, and a book's details beside it.
+        open_server(&app, "Home Library");
+        follow(&app, "All books");
+        wait_for_covers(&app, &sel("catalog-grid"));
+        open_details(&app, &described.title);
+        app.wait_for_displayed(&sel("details-summary")).unwrap();
+        wait_for_covers(&app, &sel("book-details"));
+        save_docs_screenshot(&app, &format!("details-{theme}.png")).unwrap();
+        app.find(&sel("close-details")).unwrap().click().unwrap();
+        app.wait_for_absent(&sel("book-details")).unwrap();
+
+        // The downloads, mid-way.
+        go(&app, "downloads-nav", "downloads-view");
+        let active = app.wait_for_displayed(&sel("active-download")).unwrap();
+        let parts = active
+            .find(&sel("active-parts"))
+            .unwrap()
+            .inner_text()
+            .unwrap();
+        assert!(
+            parts.contains(" of "),
+            "the download in flight says {parts:?}"
+        );
+        let bar = active.find(&sel("active-progress")).unwrap();
+        assert!(
+            bar.attribute("aria-valuenow").unwrap().is_some(),
+            "the bar of the download in flight measures nothing: {:?}",
+            bar.attribute("aria-valuetext").unwrap()
+        );
+        let waiting = wait_for_element(&app, &sel("download-queue-item"), "a book waiting", |t| {
+            t.contains(&kept.title) || t.contains(&reading.title)
+        });
+        assert!(waiting.is_visible().unwrap());
+        save_docs_screenshot(&app, &format!("downloads-{theme}.png")).unwrap();
+        let background = app
+            .execute(
+                "return getComputedStyle(document.body).backgroundColor",
+                vec![],
+            )
+            .unwrap();
+        eprintln!("carrel-e2e: {theme} background {background}");
+    }
+    app.close().unwrap();
+}
+
+/// Waits until every cover under `scope` that is on screen has loaded or settled on its
+/// placeholder, and at least one of them shows a picture. (Covers load lazily: the ones scrolled
+/// out of sight wait.)
+fn wait_for_covers(app: &App, scope: &str) {
+    const SCRIPT: &str = "const covers = [...document.querySelectorAll(arguments[0])].filter(c => {
+            const r = c.getBoundingClientRect();
+            return r.width > 0 && r.bottom > 0 && r.top < window.innerHeight;
+        });
+        return {
+            shown: covers.length,
+            loaded: covers.filter(c => c.dataset.state === 'loaded').length,
+            loading: covers.filter(c => c.dataset.state === 'loading').length,
+        };";
+    let covers = format!("{scope} {}", sel("book-cover"));
+    let mut last = Value::Null;
+    app.wait_until(
+        &format!("the covers in `{scope}` to load"),
+        Duration::from_secs(30),
+        |c| {
+            last = c.execute(SCRIPT, vec![Value::from(covers.as_str())])?;
+            let loaded = last["loaded"].as_u64().unwrap_or(0);
+            let loading = last["loading"].as_u64().unwrap_or(1);
+            Ok((loaded > 0 && loading == 0).then_some(()))
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}; covers on screen: {last}"));
+}
