@@ -15,6 +15,8 @@ TARGET_DIR  := $(or $(CARGO_TARGET_DIR),$(ROOT)/target)
 TOOLS       := $(ROOT)/.tools
 TAURI_DRIVER := $(TOOLS)/bin/tauri-driver
 SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
+# A Node.js fetched by scripts/ensure-node (where the system's is too old) comes first.
+export PATH := $(TOOLS)/node/bin:$(PATH)
 
 # What Tauri needs to build and run on Debian 12 / Ubuntu 24.04.
 APP_PACKAGES := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev \
