@@ -173,17 +173,30 @@ pub struct AddServerInput {
     pub username: Option<String>,
     #[serde(default)]
     pub password: Option<String>,
+    /// Absent: no pause between requests.
+    #[serde(default, rename = "minIntervalMs", alias = "min_interval_ms")]
+    pub min_interval_ms: Option<i64>,
+    /// Absent: the server's certificate is checked.
+    #[serde(default, rename = "trustSelfSigned", alias = "trust_self_signed")]
+    pub trust_self_signed: Option<bool>,
+}
+
+impl AddServerInput {
+    fn new_server(&self) -> NewServer {
+        NewServer {
+            name: self.name.clone(),
+            url: self.url.clone(),
+            username: self.username.clone(),
+            min_interval_ms: self.min_interval_ms,
+            trust_self_signed: self.trust_self_signed,
+        }
+    }
 }
 
 #[tauri::command]
 pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<Server> {
     with_core(app, move |core| {
-        let new = NewServer {
-            name: input.name,
-            url: input.url,
-            username: input.username,
-            min_interval_ms: None,
-        };
+        let new = input.new_server();
         let password = input.password.filter(|p| !p.is_empty()).map(Secret::new);
         Ok(servers::add_with_secret(&core.store, &core.credentials, &new, password.as_ref())?)
     })
@@ -212,17 +225,27 @@ pub struct UpdateServerInput {
     /// Absent keeps the current interval.
     #[serde(default, rename = "minIntervalMs", alias = "min_interval_ms")]
     pub min_interval_ms: Option<i64>,
+    /// Absent keeps the current choice.
+    #[serde(default, rename = "trustSelfSigned", alias = "trust_self_signed")]
+    pub trust_self_signed: Option<bool>,
+}
+
+impl UpdateServerInput {
+    fn new_server(&self) -> NewServer {
+        NewServer {
+            name: self.name.clone(),
+            url: self.url.clone(),
+            username: self.username.clone(),
+            min_interval_ms: self.min_interval_ms,
+            trust_self_signed: self.trust_self_signed,
+        }
+    }
 }
 
 #[tauri::command]
 pub async fn update_server(app: AppHandle, id: i64, input: UpdateServerInput) -> CommandResult<Server> {
     with_core(app, move |core| {
-        let new = NewServer {
-            name: input.name,
-            url: input.url,
-            username: input.username,
-            min_interval_ms: input.min_interval_ms,
-        };
+        let new = input.new_server();
         let password = PasswordChange::from_field(input.password);
         Ok(servers::update_with_secret(&core.store, &core.credentials, id, &new, &password)?)
     })
@@ -363,4 +386,54 @@ pub async fn open_window(app: AppHandle, view: String) -> CommandResult<String> 
         };
         CommandError::new(kind, e.to_string())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn server_inputs_take_the_interval_and_the_certificate_choice_in_either_spelling() {
+        let add: AddServerInput = serde_json::from_value(json!({
+            "name": "NAS", "url": "https://nas.lan/opds", "minIntervalMs": 250, "trustSelfSigned": true
+        }))
+        .unwrap();
+        let new = add.new_server();
+        assert_eq!((new.min_interval_ms, new.trust_self_signed), (Some(250), Some(true)));
+        let add: AddServerInput = serde_json::from_value(json!({
+            "name": "NAS", "url": "https://nas.lan/opds", "min_interval_ms": 100, "trust_self_signed": false
+        }))
+        .unwrap();
+        assert_eq!((add.min_interval_ms, add.trust_self_signed), (Some(100), Some(false)));
+        let plain: AddServerInput = serde_json::from_value(json!({ "name": "NAS", "url": "https://nas.lan/opds" })).unwrap();
+        assert_eq!((plain.min_interval_ms, plain.trust_self_signed), (None, None));
+
+        let update: UpdateServerInput = serde_json::from_value(json!({
+            "name": "NAS", "url": "https://nas.lan/opds", "username": null, "trustSelfSigned": true
+        }))
+        .unwrap();
+        let new = update.new_server();
+        assert_eq!((new.min_interval_ms, new.trust_self_signed), (None, Some(true)), "absent keeps the interval");
+    }
+
+    #[test]
+    fn a_refused_certificate_reaches_the_window_as_its_own_kind() {
+        let e = CommandError::from(FetchError::Certificate(
+            "https://nas.lan/opds: the server's certificate is not trusted (self-signed?): invalid peer certificate: UnknownIssuer"
+                .into(),
+        ));
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["kind"], "certificate");
+        assert!(v["message"].as_str().unwrap().contains("not trusted"), "{v}");
+        assert!(v.get("field").is_none());
+        let away = serde_json::to_value(CommandError::from(FetchError::Transient("cannot reach the server".into()))).unwrap();
+        assert_eq!(away["kind"], "server");
+    }
+
+    #[test]
+    fn an_interval_out_of_range_is_reported_beside_its_field() {
+        let e = CommandError::from(ServerError::InvalidInterval);
+        assert_eq!((e.kind, e.field), (ErrorKind::InvalidInput, Some("min_interval_ms")));
+    }
 }

@@ -218,6 +218,81 @@ describe('browsing a server', () => {
     await user.click(screen.getByTestId('browse-sign-in'));
     expect(screen.getByTestId('credentials-dialog')).toBeTruthy();
   });
+
+  it('says when the certificate is not trusted, and trusts the server when asked', async () => {
+    let trusted = false;
+    const refused = {
+      kind: 'certificate',
+      message: "https://komga.home.lan/opds: the server's certificate is not trusted (self-signed?): invalid peer certificate: UnknownIssuer",
+    };
+    library({
+      feeds: {
+        '': () => {
+          if (!trusted) throw refused;
+          return feed([book(1)]);
+        },
+      },
+      extra: {
+        update_server: ({ input }) => {
+          trusted = (input as { trustSelfSigned?: boolean }).trustSelfSigned === true;
+          return { ...attic, trust_self_signed: trusted };
+        },
+      },
+    });
+    const user = await openAttic();
+    const state = await screen.findByTestId('browse-certificate');
+    expect(state.getAttribute('role')).toBe('alert');
+    expect(state.textContent).toContain('Attic’s certificate is not trusted');
+    expect(state.textContent).toMatch(/If you run this server yourself, you can choose to trust it/);
+    expect(screen.getByTestId('browse-certificate-detail').textContent).toMatch(/UnknownIssuer/);
+    expect(screen.queryByTestId('browse-error')).toBeNull();
+    expect(screen.queryByTestId('credentials-dialog')).toBeNull();
+
+    await user.click(screen.getByTestId('trust-certificate'));
+    const dialog = await screen.findByTestId('edit-server-dialog');
+    const trust = within(dialog).getByTestId('server-trust-self-signed') as HTMLInputElement;
+    expect(trust.checked).toBe(false);
+    expect(document.activeElement).toBe(trust);
+    await user.click(trust);
+    expect(within(dialog).getByTestId('server-trust-warning')).toBeTruthy();
+    await user.click(within(dialog).getByTestId('server-save'));
+
+    await waitFor(() => expect(screen.queryByTestId('edit-server-dialog')).toBeNull());
+    expect(invokeMock).toHaveBeenCalledWith('update_server', {
+      id: 1,
+      input: {
+        name: 'Attic',
+        url: 'https://komga.home.lan/opds',
+        username: 'ada',
+        password: null,
+        minIntervalMs: 0,
+        trustSelfSigned: true,
+      },
+    });
+    await waitFor(() => expect(screen.getAllByTestId('catalog-book')).toHaveLength(1));
+    expect(screen.queryByTestId('browse-certificate')).toBeNull();
+  });
+
+  it('keeps the certificate state when the dialog is cancelled, and can try again', async () => {
+    let calls = 0;
+    library({
+      feeds: {
+        '': () => {
+          calls += 1;
+          throw { kind: 'certificate', message: "the server's certificate is not trusted (self-signed?)" };
+        },
+      },
+    });
+    const user = await openAttic();
+    await screen.findByTestId('browse-certificate');
+    await user.click(screen.getByTestId('trust-certificate'));
+    await user.click(await screen.findByTestId('server-cancel'));
+    expect(screen.getByTestId('browse-certificate')).toBeTruthy();
+    expect(invokeMock.mock.calls.some((c) => c[0] === 'update_server')).toBe(false);
+    await user.click(screen.getByTestId('browse-retry'));
+    await waitFor(() => expect(calls).toBe(2));
+    expect(await screen.findByTestId('browse-certificate')).toBeTruthy();
+  });
 });
 
 describe('keyboard', () => {

@@ -14,7 +14,7 @@ const invokeMock = vi.mocked(invoke);
 const okStatus: AppStatus = { version: '0.1.0', data_dir: '/home/ada/.local/share/carrel', credentials: 'keyring', error: null };
 
 function server(id: number, name: string, url: string, username: string | null = null): Server {
-  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null };
+  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null, trust_self_signed: false };
 }
 
 /** A fake backend holding a list of servers. */

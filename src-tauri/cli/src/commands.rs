@@ -45,7 +45,7 @@ fn code_for(kind: ErrorKind) -> u8 {
     match kind {
         ErrorKind::InvalidInput | ErrorKind::Conflict => 2,
         ErrorKind::NotFound => 3,
-        ErrorKind::Server | ErrorKind::Auth => 4,
+        ErrorKind::Server | ErrorKind::Auth | ErrorKind::Certificate => 4,
         _ => 5,
     }
 }
@@ -80,7 +80,11 @@ impl From<CatalogError> for CliError {
             CatalogError::Other(e) => code_for(e.kind()),
             _ => 4,
         };
-        CliError::new(code, e.to_string())
+        let mut message = e.to_string();
+        if e.kind() == ErrorKind::Certificate {
+            message.push_str("; a server you run yourself can be added with --trust-self-signed");
+        }
+        CliError::new(code, message)
     }
 }
 
@@ -199,6 +203,7 @@ fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
             username,
             password_stdin,
             interval_ms,
+            trust_self_signed,
         } => {
             let secret = if password_stdin {
                 let mut s = String::new();
@@ -215,6 +220,7 @@ fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
                 url,
                 username,
                 min_interval_ms: interval_ms,
+                trust_self_signed: Some(trust_self_signed),
             };
             let server = servers::add_with_secret(&ctx.store, &ctx.credentials, &new, secret.as_ref())?;
             if ctx.json {
@@ -233,7 +239,8 @@ fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
                 for s in list {
                     let user = s.username.map(|u| format!(" as {u}")).unwrap_or_default();
                     let paused = s.paused_reason.map(|r| format!(" [paused: {r}]")).unwrap_or_default();
-                    println!("{}\t{}{user}{paused}", s.name, s.url);
+                    let trusted = if s.trust_self_signed { " [trusts a self-signed certificate]" } else { "" };
+                    println!("{}\t{}{user}{trusted}{paused}", s.name, s.url);
                 }
             }
         }
@@ -428,5 +435,23 @@ fn path(ctx: &Context, book_id: i64, page: Option<i64>) -> CliResult {
             let what = page.map(|p| format!("page {p} of ")).unwrap_or_default();
             Err(CliError::new(3, format!("{what}\"{}\" is not stored on this device", book.title)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_certificate_exits_with_the_server_code_and_says_what_to_do() {
+        let e = CliError::from(CatalogError::Fetch(FetchError::Certificate(
+            "https://nas.lan/opds: the server's certificate is not trusted (self-signed?)".into(),
+        )));
+        assert_eq!(e.code, 4);
+        assert!(e.message.contains("not trusted") && e.message.contains("--trust-self-signed"), "{}", e.message);
+        assert_eq!(code_for(ErrorKind::Certificate), 4);
+        let away = CliError::from(CatalogError::Fetch(FetchError::Transient("cannot reach the server".into())));
+        assert_eq!(away.code, 4);
+        assert!(!away.message.contains("--trust-self-signed"));
     }
 }

@@ -1,8 +1,8 @@
 //! `carrel-cli`: Carrel's core without a window — manage servers, browse catalogs, queue books
 //! and run the download executor from scripts, timers and tests.
 //!
-//! Exit codes: 0 success, 2 usage, 3 not found, 4 server or authentication error, 5 storage
-//! error. Every error is one line on stderr.
+//! Exit codes: 0 success, 2 usage, 3 not found, 4 server, authentication or certificate
+//! error, 5 storage error. Every error is one line on stderr.
 
 mod commands;
 mod sync_progress;
@@ -76,6 +76,10 @@ enum ServerCommand {
         /// Minimum milliseconds between the starts of two requests to this server.
         #[arg(long, value_name = "N")]
         interval_ms: Option<i64>,
+        /// Accept this server's certificate even if it is self-signed. Only for a server you
+        /// run yourself: Carrel will not check who it is talking to.
+        #[arg(long)]
+        trust_self_signed: bool,
     },
     List,
     Remove { name: String },

@@ -107,6 +107,21 @@ fn errors_have_their_exit_codes_and_one_line() {
 }
 
 #[test]
+fn a_self_signed_certificate_is_trusted_only_when_asked_for() {
+    let cli = Cli::new();
+    let own = cli.json(&["server", "add", "own", "https://nas.lan/opds", "--trust-self-signed", "--interval-ms", "250"]);
+    assert_eq!((own["trust_self_signed"].as_bool(), own["min_interval_ms"].as_i64()), (Some(true), Some(250)));
+    let plain = cli.json(&["server", "add", "plain", "https://books.example.org/opds"]);
+    assert_eq!(plain["trust_self_signed"], false);
+    let list = cli.json(&["server", "list"]);
+    let trusted: Vec<_> = list.as_array().unwrap().iter().map(|s| (s["name"].as_str(), s["trust_self_signed"].as_bool())).collect();
+    assert_eq!(trusted, [(Some("own"), Some(true)), (Some("plain"), Some(false))]);
+    let text = cli.ok(&["server", "list"]);
+    assert!(text.lines().any(|l| l.starts_with("own") && l.contains("self-signed")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("plain") && !l.contains("self-signed")), "{text}");
+}
+
+#[test]
 fn servers_books_status_and_paths() {
     let server = fixture(Config {
         books: 3,

@@ -42,10 +42,12 @@ pub enum CatalogError {
 }
 
 impl CatalogError {
-    /// The coarse kind front ends branch on: `auth` when the server wants credentials.
+    /// The coarse kind front ends branch on: `auth` when the server wants credentials,
+    /// `certificate` when its certificate was refused.
     pub fn kind(&self) -> ErrorKind {
         match self {
             CatalogError::Fetch(FetchError::Auth(_)) => ErrorKind::Auth,
+            CatalogError::Fetch(FetchError::Certificate(_)) => ErrorKind::Certificate,
             CatalogError::Fetch(FetchError::Store(_)) | CatalogError::Store(_) => ErrorKind::Storage,
             CatalogError::Fetch(_) => ErrorKind::Server,
             CatalogError::Opds(e) => e.kind(),

@@ -230,7 +230,10 @@ impl CoverCache {
                 let now = store.now_ms();
                 let mut state = self.state();
                 match e {
-                    FetchError::Transient(_) => state.away.insert(book.server_id, now + SERVER_AWAY_MS),
+                    // A refused certificate is the whole server's, and may be trusted any time.
+                    FetchError::Transient(_) | FetchError::Certificate(_) => {
+                        state.away.insert(book.server_id, now + SERVER_AWAY_MS)
+                    }
                     FetchError::Auth(_) => state.away.insert(book.server_id, now + MISSING_RETRY_MS),
                     _ => state.missing.insert(book.id, now + MISSING_RETRY_MS),
                 };

@@ -40,6 +40,10 @@ pub enum ErrorKind {
     Server,
     /// Credentials are missing or were refused.
     Auth,
+    /// A library server whose certificate is not trusted (self-signed, or signed by an
+    /// authority this machine does not know): a server failure the reader can act on, by
+    /// choosing to trust that server.
+    Certificate,
 }
 
 impl Error {

@@ -539,6 +539,10 @@ impl Run<'_> {
             }
             Err(e) => {
                 // The server (or the disk) is probably away: back on the stack, and back off.
+                if let TaskError::Fetch(FetchError::Certificate(_)) = &e {
+                    // The reader may trust the server meanwhile: read its settings again.
+                    self.access.remove(&task.server_id);
+                }
                 let reason = match &e {
                     TaskError::Disk(io) if part_files::is_disk_full(io) => "the disk is full".to_owned(),
                     TaskError::Disk(io) => format!("cannot write the download: {io}"),

@@ -2,8 +2,14 @@
 //! server's request slot taken around every request, status codes sorted into what the
 //! executor must do about them, and bodies read with their declared length checked.
 //!
+//! Certificates are verified. A server the reader chose to trust even with a self-signed
+//! certificate (`trust_self_signed`) is asked through a second client, made on first use,
+//! that accepts any certificate and is otherwise configured the same; a certificate refused
+//! for any other server is a [`FetchError::Certificate`].
+//!
 //! Owns no storage: it returns bytes or streams chunks to a caller.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -57,6 +63,10 @@ pub enum FetchError {
     /// More bytes than we accept for this kind of resource.
     #[error("the server sent more than {0} bytes")]
     TooLarge(u64),
+    /// The server's certificate was refused (self-signed, unknown authority, expired, for
+    /// another name): the reader may choose to trust this server.
+    #[error("{0}")]
+    Certificate(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -70,6 +80,8 @@ pub struct ServerAccess {
     pub username: Option<String>,
     pub secret: Option<Secret>,
     pub min_interval_ms: i64,
+    /// Accept the server's certificate even if nobody vouches for it (the reader's choice).
+    pub trust_self_signed: bool,
 }
 
 impl std::fmt::Debug for ServerAccess {
@@ -78,6 +90,7 @@ impl std::fmt::Debug for ServerAccess {
             .field("server_id", &self.server_id)
             .field("username", &self.username)
             .field("has_secret", &self.secret.is_some())
+            .field("trust_self_signed", &self.trust_self_signed)
             .finish()
     }
 }
@@ -92,6 +105,7 @@ impl ServerAccess {
             username: server.username.clone(),
             secret: crate::servers::secret(credentials, server)?,
             min_interval_ms: server.min_interval_ms,
+            trust_self_signed: server.trust_self_signed,
         })
     }
 }
@@ -99,7 +113,12 @@ impl ServerAccess {
 /// The HTTP client shared by everything that talks to servers.
 #[derive(Debug, Clone)]
 pub struct HttpClient {
+    config: HttpConfig,
+    /// Verifies certificates: every server but those trusted though self-signed.
     client: reqwest::Client,
+    /// Accepts any certificate; made the first time a server trusted though self-signed is
+    /// asked, and shared by the clones of this client.
+    lenient: Arc<OnceLock<reqwest::Client>>,
 }
 
 /// A response whose body is still to be read, holding the server's request slot.
@@ -118,14 +137,24 @@ pub struct Fetched {
 
 impl HttpClient {
     pub fn new(config: HttpConfig) -> Result<HttpClient, FetchError> {
-        let client = reqwest::Client::builder()
-            .user_agent(USER_AGENT)
-            .connect_timeout(config.connect_timeout)
-            .read_timeout(config.read_timeout)
-            .redirect(reqwest::redirect::Policy::limited(8))
-            .build()
-            .map_err(|e| FetchError::Transient(format!("cannot start the HTTP client: {e}")))?;
-        Ok(HttpClient { client })
+        Ok(HttpClient {
+            config,
+            client: build_client(config, false)?,
+            lenient: Arc::new(OnceLock::new()),
+        })
+    }
+
+    /// The client for this server: the lenient one only when the reader trusts the server's
+    /// own certificate.
+    fn client_for(&self, access: &ServerAccess) -> Result<&reqwest::Client, FetchError> {
+        if !access.trust_self_signed {
+            return Ok(&self.client);
+        }
+        if let Some(c) = self.lenient.get() {
+            return Ok(c);
+        }
+        let made = build_client(self.config, true)?;
+        Ok(self.lenient.get_or_init(|| made))
     }
 
     /// Sends a GET after taking the server's slot; the slot stays held until the returned
@@ -137,8 +166,9 @@ impl HttpClient {
         url: &Url,
         headers: &[(header::HeaderName, String)],
     ) -> Result<Fetching, FetchError> {
+        let client = self.client_for(access)?;
         let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
-        let mut request = self.client.get(url.clone());
+        let mut request = client.get(url.clone());
         if let Some(secret) = access.secret.as_ref().filter(|_| same_origin(url, &access.origin)) {
             request = match &access.username {
                 Some(user) => request.basic_auth(user, Some(secret.expose())),
@@ -148,7 +178,7 @@ impl HttpClient {
         for (name, value) in headers {
             request = request.header(name, value);
         }
-        let response = request.send().await.map_err(|e| transient(url, &e))?;
+        let response = request.send().await.map_err(|e| request_failed(url, &e))?;
         match check_status(&response) {
             // Only the library server itself asking for credentials means the reader must sign
             // in (again); a refusal from elsewhere (a CDN, a signed URL) is about that address.
@@ -205,6 +235,18 @@ impl HttpClient {
     }
 }
 
+/// Both clients are made here, so they differ in certificate checking only.
+fn build_client(config: HttpConfig, accept_invalid_certs: bool) -> Result<reqwest::Client, FetchError> {
+    reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .connect_timeout(config.connect_timeout)
+        .read_timeout(config.read_timeout)
+        .redirect(reqwest::redirect::Policy::limited(8))
+        .danger_accept_invalid_certs(accept_invalid_certs)
+        .build()
+        .map_err(|e| FetchError::Transient(format!("cannot start the HTTP client: {e}")))
+}
+
 /// Whether two URLs share scheme, host and port: the only place a server's secret may go.
 pub fn same_origin(a: &Url, b: &Url) -> bool {
     a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
@@ -229,6 +271,45 @@ pub fn check_status(response: &Response) -> Result<(), FetchError> {
         s if s.is_server_error() => Err(FetchError::Transient(format!("{}: the server answered {status}", redact(url)))),
         s => Err(FetchError::Gone(format!("the server refused the request ({s})"))),
     }
+}
+
+/// Sorts a request that got no answer: a refused certificate, else the network (retry later).
+fn request_failed(url: &Url, e: &reqwest::Error) -> FetchError {
+    match certificate_problem(e) {
+        Some(detail) => FetchError::Certificate(format!(
+            "{}: the server's certificate is not trusted (self-signed?): {detail}",
+            redact(url)
+        )),
+        None => transient(url, e),
+    }
+}
+
+/// What rustls (or webpki) said about the server's certificate, found in the error's source
+/// chain; `None` when the failure was something else.
+pub fn certificate_problem(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    // rustls says "invalid peer certificate: UnknownIssuer" (or Expired, NotValidForName…);
+    // the rest is what other TLS stacks say.
+    const SIGNS: [&str; 5] = [
+        "invalid peer certificate",
+        "unknownissuer",
+        "certificate verify failed",
+        "self-signed certificate",
+        "self signed certificate",
+    ];
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = current {
+        let text = err.to_string();
+        let lower = text.to_lowercase();
+        if SIGNS.iter().any(|s| lower.contains(s)) {
+            let detail = match text.find("invalid peer certificate") {
+                Some(at) => text[at..].to_owned(),
+                None => text,
+            };
+            return Some(detail);
+        }
+        current = err.source();
+    }
+    None
 }
 
 fn transient(url: &Url, e: &reqwest::Error) -> FetchError {
@@ -352,6 +433,35 @@ mod tests {
         assert!(!same_origin(&Url::parse("http://books.example.org/x").unwrap(), &home));
         assert!(!same_origin(&Url::parse("https://cdn.example.org/x").unwrap(), &home));
         assert!(!same_origin(&Url::parse("https://books.example.org:8443/x").unwrap(), &home));
+    }
+
+    #[derive(Debug)]
+    struct Layer(&'static str, Option<Box<Layer>>);
+
+    impl std::fmt::Display for Layer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Layer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|l| l as &(dyn std::error::Error + 'static))
+        }
+    }
+
+    #[test]
+    fn a_refused_certificate_is_found_deep_in_the_error_chain() {
+        let tls = Layer(
+            "error sending request",
+            Some(Box::new(Layer(
+                "client error (Connect)",
+                Some(Box::new(Layer("invalid peer certificate: UnknownIssuer", None))),
+            ))),
+        );
+        assert_eq!(certificate_problem(&tls).as_deref(), Some("invalid peer certificate: UnknownIssuer"));
+        let refused = Layer("error sending request", Some(Box::new(Layer("Connection refused (os error 111)", None))));
+        assert_eq!(certificate_problem(&refused), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The library servers the reader has added: their names, catalog URLs, usernames and the
-//! politeness interval between requests. Validates what the reader typed before anything is
-//! saved. Passwords are not here: see [`crate::credentials`].
+//! The library servers the reader has added: their names, catalog URLs, usernames, the
+//! politeness interval between requests and whether a self-signed certificate is accepted.
+//! Validates what the reader typed before anything is saved. Passwords are not here: see
+//! [`crate::credentials`].
 
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
@@ -60,6 +61,9 @@ pub struct Server {
     pub created_at_ms: i64,
     /// Why downloads from this server are paused ("authentication needed"), if they are.
     pub paused_reason: Option<String>,
+    /// The reader chose to accept this server's certificate even when no authority vouches
+    /// for it (a self-signed certificate on a server they run). Off unless chosen.
+    pub trust_self_signed: bool,
 }
 
 /// What the reader typed in the "Add server" dialog.
@@ -71,6 +75,10 @@ pub struct NewServer {
     pub username: Option<String>,
     #[serde(default)]
     pub min_interval_ms: Option<i64>,
+    /// Accept the server's certificate even if it is self-signed. Absent: off when adding,
+    /// unchanged when updating.
+    #[serde(default)]
+    pub trust_self_signed: Option<bool>,
 }
 
 /// A server that passed validation, ready to save.
@@ -80,6 +88,7 @@ pub struct ValidServer {
     pub url: Url,
     pub username: Option<String>,
     pub min_interval_ms: i64,
+    pub trust_self_signed: bool,
 }
 
 /// Checks and normalises the reader's input: a non-empty name, an `http(s)` URL with a host
@@ -108,6 +117,7 @@ pub fn validate(input: &NewServer) -> Result<ValidServer, ServerError> {
         url,
         username,
         min_interval_ms,
+        trust_self_signed: input.trust_self_signed.unwrap_or(false),
     })
 }
 
@@ -148,10 +158,11 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Server> {
         min_interval_ms: row.get("min_interval_ms")?,
         created_at_ms: row.get("created_at_ms")?,
         paused_reason: row.get("paused_reason")?,
+        trust_self_signed: row.get("trust_self_signed")?,
     })
 }
 
-const COLUMNS: &str = "id, name, url, username, min_interval_ms, created_at_ms, paused_reason";
+const COLUMNS: &str = "id, name, url, username, min_interval_ms, created_at_ms, paused_reason, trust_self_signed";
 
 /// Validates and saves a new server.
 pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
@@ -167,10 +178,17 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
         let server = tx
             .query_row(
                 &format!(
-                    "INSERT INTO servers (name, url, username, min_interval_ms, created_at_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5) RETURNING {COLUMNS}"
+                    "INSERT INTO servers (name, url, username, min_interval_ms, created_at_ms, trust_self_signed)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING {COLUMNS}"
                 ),
-                params![valid.name, valid.url.as_str(), valid.username, valid.min_interval_ms, now],
+                params![
+                    valid.name,
+                    valid.url.as_str(),
+                    valid.username,
+                    valid.min_interval_ms,
+                    now,
+                    valid.trust_self_signed
+                ],
                 from_row,
             )
             .map_err(|e| store.sql_error(e))?;
@@ -238,14 +256,22 @@ pub fn set_min_interval(store: &Store, name: &str, interval_ms: i64) -> Result<(
     })
 }
 
-/// Validates and saves new settings of a server (name, URL, username, interval), checked as
-/// [`add`] checks them. An absent interval keeps the current one.
+/// What an update leaves as it was: an absent interval or certificate choice keeps the
+/// server's current one.
+fn with_current(input: &NewServer, current: &Server) -> NewServer {
+    NewServer {
+        min_interval_ms: input.min_interval_ms.or(Some(current.min_interval_ms)),
+        trust_self_signed: input.trust_self_signed.or(Some(current.trust_self_signed)),
+        ..input.clone()
+    }
+}
+
+/// Validates and saves new settings of a server (name, URL, username, interval, certificate
+/// choice), checked as [`add`] checks them. An absent interval or certificate choice keeps
+/// the current one.
 pub fn update(store: &Store, id: i64, input: &NewServer) -> Result<Server, ServerError> {
     let current = get(store, id)?;
-    let valid = validate(&NewServer {
-        min_interval_ms: input.min_interval_ms.or(Some(current.min_interval_ms)),
-        ..input.clone()
-    })?;
+    let valid = validate(&with_current(input, &current))?;
     store.write(|tx| {
         let taken: bool = tx
             .query_row(
@@ -259,10 +285,17 @@ pub fn update(store: &Store, id: i64, input: &NewServer) -> Result<Server, Serve
         }
         tx.query_row(
             &format!(
-                "UPDATE servers SET name = ?2, url = ?3, username = ?4, min_interval_ms = ?5
+                "UPDATE servers SET name = ?2, url = ?3, username = ?4, min_interval_ms = ?5, trust_self_signed = ?6
                  WHERE id = ?1 RETURNING {COLUMNS}"
             ),
-            params![id, valid.name, valid.url.as_str(), valid.username, valid.min_interval_ms],
+            params![
+                id,
+                valid.name,
+                valid.url.as_str(),
+                valid.username,
+                valid.min_interval_ms,
+                valid.trust_self_signed
+            ],
             from_row,
         )
         .optional()
@@ -301,10 +334,7 @@ pub fn update_with_secret(
 ) -> Result<Server, crate::Error> {
     // Everything that can refuse the update is checked before the secret store changes.
     let current = get(store, id)?;
-    let valid = validate(&NewServer {
-        min_interval_ms: input.min_interval_ms.or(Some(current.min_interval_ms)),
-        ..input.clone()
-    })?;
+    let valid = validate(&with_current(input, &current))?;
     let taken: bool = store
         .read(|c| {
             c.query_row(
@@ -409,11 +439,13 @@ mod tests {
             url: " http://127.0.0.1:8080/opds ".into(),
             username: Some("  ".into()),
             min_interval_ms: None,
+            trust_self_signed: None,
         })
         .unwrap();
         assert_eq!(v.name, "Home");
         assert_eq!(v.url.as_str(), "http://127.0.0.1:8080/opds");
         assert_eq!(v.username, None);
+        assert!(!v.trust_self_signed, "certificates are checked unless the reader says otherwise");
     }
 
     #[test]
@@ -507,6 +539,27 @@ mod tests {
         resume(&s, home.id).unwrap();
         assert_eq!(get(&s, home.id).unwrap().paused_reason, None);
         assert!(matches!(resume(&s, 999), Err(ServerError::NotFound(_))));
+    }
+
+    #[test]
+    fn trusting_a_self_signed_certificate_is_chosen_per_server_and_kept_until_changed() {
+        let (_t, s) = store();
+        let plain = add(&s, &input("Plain", "https://a.example.org/opds")).unwrap();
+        assert!(!plain.trust_self_signed);
+        let own = add(&s, &NewServer { trust_self_signed: Some(true), ..input("Own", "https://nas.lan/opds") }).unwrap();
+        assert!(own.trust_self_signed);
+        assert!(!get(&s, plain.id).unwrap().trust_self_signed, "one server's choice is not another's");
+        let renamed = update(&s, own.id, &input("Own NAS", "https://nas.lan/opds")).unwrap();
+        assert!(renamed.trust_self_signed, "an absent choice keeps the current one");
+        let revoked = update(&s, own.id, &NewServer { trust_self_signed: Some(false), ..input("Own NAS", "https://nas.lan/opds") })
+            .unwrap();
+        assert!(!revoked.trust_self_signed);
+        assert_eq!(list(&s).unwrap().iter().filter(|v| v.trust_self_signed).count(), 0);
+        let refused = s.write(|tx| {
+            tx.execute("UPDATE servers SET trust_self_signed = 2 WHERE id = ?1", [own.id])
+                .map_err(|e| s.sql_error(e))
+        });
+        assert!(refused.is_err(), "the column holds a yes or a no only");
     }
 
     #[test]

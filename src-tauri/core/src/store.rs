@@ -23,6 +23,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0003_catalog_cache", include_str!("../migrations/0003_catalog_cache.sql")),
     ("0004_page_lists", include_str!("../migrations/0004_page_lists.sql")),
     ("0005_task_indexes", include_str!("../migrations/0005_task_indexes.sql")),
+    ("0006_server_tls", include_str!("../migrations/0006_server_tls.sql")),
 ];
 
 /// The schema version this build writes.

@@ -19,6 +19,7 @@ const saved: Server = {
   min_interval_ms: 0,
   created_at_ms: 1_700_000_000_000,
   paused_reason: null,
+  trust_self_signed: false,
 };
 
 function setup(props: Partial<{ onclose: () => void; onsaved: (s: Server) => void }> = {}) {
@@ -107,7 +108,14 @@ describe('ServerDialog (add)', () => {
 
     await waitFor(() => expect(onclose).toHaveBeenCalledTimes(1));
     expect(invokeMock).toHaveBeenCalledWith('add_server', {
-      input: { name: 'books.example.org', url: 'https://books.example.org/opds', username: 'ada', password: 'pa ss' },
+      input: {
+        name: 'books.example.org',
+        url: 'https://books.example.org/opds',
+        username: 'ada',
+        password: 'pa ss',
+        minIntervalMs: 0,
+        trustSelfSigned: false,
+      },
     });
     expect(invokeMock).toHaveBeenCalledWith('list_servers', undefined);
     expect(onsaved).toHaveBeenCalledWith(saved);
@@ -176,6 +184,104 @@ describe('ServerDialog (add)', () => {
     expect(invokeMock).not.toHaveBeenCalled();
   });
 
+  it('starts with no pause and the certificate checked, with no warning', () => {
+    setup();
+    const interval = screen.getByTestId('server-interval') as HTMLInputElement;
+    expect(interval.value).toBe('0');
+    expect(interval.getAttribute('inputmode')).toBe('numeric');
+    expect(screen.getByLabelText('Pause between requests')).toBe(interval);
+    const trust = screen.getByTestId('server-trust-self-signed') as HTMLInputElement;
+    expect(trust.type).toBe('checkbox');
+    expect(trust.checked).toBe(false);
+    expect(screen.getByLabelText('Trust this server’s certificate even if it is self-signed')).toBe(trust);
+    expect(screen.queryByTestId('server-trust-warning')).toBeNull();
+  });
+
+  it('warns while the certificate is trusted, and stops when unticked', async () => {
+    const { user } = setup();
+    const trust = screen.getByTestId('server-trust-self-signed');
+    await user.click(trust);
+    const warning = screen.getByTestId('server-trust-warning');
+    expect(warning.textContent?.trim()).toBe('Only for a server you run yourself: Carrel will not check who it is talking to.');
+    expect(trust.getAttribute('aria-describedby')).toBe('server-trust-warning');
+    await user.click(trust);
+    expect(screen.queryByTestId('server-trust-warning')).toBeNull();
+    expect(trust.getAttribute('aria-describedby')).toBeNull();
+  });
+
+  it('says at once when the pause cannot be right, and clears it once fixed', async () => {
+    const { user } = setup();
+    const interval = screen.getByTestId('server-interval');
+    await user.clear(interval);
+    expect(screen.queryByTestId('server-interval-error')).toBeNull();
+    await user.type(interval, '1.5');
+    const error = screen.getByTestId('server-interval-error');
+    expect(error.getAttribute('role')).toBe('alert');
+    expect(error.textContent).toMatch(/whole number of milliseconds/);
+    expect(interval.getAttribute('aria-invalid')).toBe('true');
+    expect(interval.getAttribute('aria-describedby')).toContain('server-interval-error');
+
+    await user.clear(interval);
+    await user.type(interval, '70000');
+    expect(screen.getByTestId('server-interval-error').textContent).toMatch(/at most 60000 ms/);
+
+    await user.clear(interval);
+    await user.type(interval, '60000');
+    expect(screen.queryByTestId('server-interval-error')).toBeNull();
+    expect(interval.getAttribute('aria-invalid')).toBeNull();
+
+    await user.clear(interval);
+    await user.tab();
+    expect(screen.getByTestId('server-interval-error').textContent).toMatch(/enter a number of milliseconds/i);
+  });
+
+  it('does not save a bad pause, and puts the focus on it', async () => {
+    const { user, onclose } = setup();
+    await user.type(screen.getByTestId('server-name'), 'Home');
+    await user.type(screen.getByTestId('server-url'), 'https://books.example.org/opds');
+    const interval = screen.getByTestId('server-interval');
+    await user.clear(interval);
+    await user.type(interval, '-5');
+    await user.click(screen.getByTestId('server-save'));
+    expect(screen.getByTestId('server-interval-error')).toBeTruthy();
+    expect(document.activeElement).toBe(interval);
+    expect(invokeMock).not.toHaveBeenCalled();
+    expect(onclose).not.toHaveBeenCalled();
+  });
+
+  it('sends the pause and the certificate choice with the new server', async () => {
+    const own = { ...saved, min_interval_ms: 500, trust_self_signed: true };
+    invokeMock.mockImplementation(async (command) => (command === 'add_server' ? own : [own]));
+    const { user, onclose, onsaved } = setup();
+    await user.type(screen.getByTestId('server-url'), 'https://nas.lan/opds');
+    const interval = screen.getByTestId('server-interval');
+    await user.clear(interval);
+    await user.type(interval, ' 500 ');
+    await user.click(screen.getByTestId('server-trust-self-signed'));
+    await user.click(screen.getByTestId('server-save'));
+
+    await waitFor(() => expect(onclose).toHaveBeenCalled());
+    expect(invokeMock).toHaveBeenCalledWith('add_server', {
+      input: { name: 'nas.lan', url: 'https://nas.lan/opds', username: null, password: null, minIntervalMs: 500, trustSelfSigned: true },
+    });
+    expect(onsaved).toHaveBeenCalledWith(own);
+  });
+
+  it('shows the backend’s complaint about the pause under it', async () => {
+    invokeMock.mockRejectedValueOnce({
+      kind: 'invalid_input',
+      message: 'the interval between requests must be between 0 and 60000 ms',
+      field: 'min_interval_ms',
+    });
+    const { user } = setup();
+    await user.type(screen.getByTestId('server-name'), 'Home');
+    await user.type(screen.getByTestId('server-url'), 'https://books.example.org/opds');
+    await user.click(screen.getByTestId('server-save'));
+    const error = await screen.findByTestId('server-interval-error');
+    expect(error.textContent).toBe('The interval between requests must be between 0 and 60000 ms.');
+    expect(document.activeElement).toBe(screen.getByTestId('server-interval'));
+  });
+
   it('keeps Tab inside the dialog', async () => {
     const { user } = setup();
     const save = screen.getByTestId('server-save');
@@ -229,7 +335,14 @@ describe('ServerDialog (edit)', () => {
     await waitFor(() => expect(onclose).toHaveBeenCalled());
     expect(invokeMock).toHaveBeenCalledWith('update_server', {
       id: 7,
-      input: { name: 'Attic', url: 'https://books.example.org/opds', username: 'ada', password: null },
+      input: {
+        name: 'Attic',
+        url: 'https://books.example.org/opds',
+        username: 'ada',
+        password: null,
+        minIntervalMs: 0,
+        trustSelfSigned: false,
+      },
     });
     expect(onsaved).toHaveBeenCalledWith(renamed);
     expect(servers.list).toEqual([renamed]);
@@ -247,8 +360,49 @@ describe('ServerDialog (edit)', () => {
     await waitFor(() => expect(onclose).toHaveBeenCalled());
     expect(invokeMock).toHaveBeenCalledWith('update_server', {
       id: 7,
-      input: { name: 'books.example.org', url: 'https://books.example.org/opds', username: null, password: '' },
+      input: {
+        name: 'books.example.org',
+        url: 'https://books.example.org/opds',
+        username: null,
+        password: '',
+        minIntervalMs: 0,
+        trustSelfSigned: false,
+      },
     });
+  });
+
+  it('shows the saved pause and certificate choice, and sends changes to them', async () => {
+    const own = { ...saved, min_interval_ms: 1500, trust_self_signed: true };
+    invokeMock.mockImplementation(async (command) => (command === 'update_server' ? { ...own, trust_self_signed: false } : [own]));
+    const { user, onclose } = edit(own);
+    const interval = screen.getByTestId('server-interval') as HTMLInputElement;
+    const trust = screen.getByTestId('server-trust-self-signed') as HTMLInputElement;
+    expect(interval.value).toBe('1500');
+    expect(trust.checked).toBe(true);
+    expect(screen.getByTestId('server-trust-warning')).toBeTruthy();
+
+    await user.clear(interval);
+    await user.type(interval, '250');
+    await user.click(trust);
+    await user.click(screen.getByTestId('server-save'));
+    await waitFor(() => expect(onclose).toHaveBeenCalled());
+    expect(invokeMock).toHaveBeenCalledWith('update_server', {
+      id: 7,
+      input: {
+        name: 'books.example.org',
+        url: 'https://books.example.org/opds',
+        username: 'ada',
+        password: null,
+        minIntervalMs: 250,
+        trustSelfSigned: false,
+      },
+    });
+  });
+
+  it('starts on the certificate choice when opened to trust the server', () => {
+    render(ServerDialog, { server: saved, focus: 'trust-self-signed', onclose: vi.fn() });
+    expect(document.activeElement).toBe(screen.getByTestId('server-trust-self-signed'));
+    expect(screen.getByTestId('server-name').hasAttribute('data-autofocus')).toBe(false);
   });
 
   it('sends a new password as typed', async () => {
@@ -259,7 +413,14 @@ describe('ServerDialog (edit)', () => {
     await waitFor(() => expect(onclose).toHaveBeenCalled());
     expect(invokeMock).toHaveBeenCalledWith('update_server', {
       id: 7,
-      input: { name: 'books.example.org', url: 'https://books.example.org/opds', username: 'ada', password: 'new pass' },
+      input: {
+        name: 'books.example.org',
+        url: 'https://books.example.org/opds',
+        username: 'ada',
+        password: 'new pass',
+        minIntervalMs: 0,
+        trustSelfSigned: false,
+      },
     });
   });
 });

@@ -47,6 +47,7 @@ const home: Server = {
   min_interval_ms: 0,
   created_at_ms: 1_700_000_000_000,
   paused_reason: null,
+  trust_self_signed: false,
 };
 
 describe('toCommandError', () => {
@@ -55,6 +56,14 @@ describe('toCommandError', () => {
       { kind: 'conflict', message: 'a server named "Home" exists already', field: 'name' },
     );
     expect(toCommandError({ kind: 'storage', message: 'disk full' })).toEqual({ kind: 'storage', message: 'disk full' });
+  });
+
+  it('knows a refused certificate and a complaint about the interval', () => {
+    const certificate = { kind: 'certificate', message: "the server's certificate is not trusted (self-signed?)" };
+    expect(toCommandError(certificate)).toEqual(certificate);
+    expect(isCommandError(certificate)).toBe(true);
+    const interval = { kind: 'invalid_input', message: 'the interval between requests must be between 0 and 60000 ms', field: 'min_interval_ms' };
+    expect(toCommandError(interval)).toEqual(interval);
   });
 
   it('drops fields it does not know and keeps the rest', () => {

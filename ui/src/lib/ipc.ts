@@ -5,11 +5,15 @@
  */
 import { Channel, convertFileSrc, invoke, type InvokeArgs } from '@tauri-apps/api/core';
 
-/** What kind of failure a command reported; the UI branches on this, never on messages. */
-export type CommandErrorKind = 'invalid_input' | 'not_found' | 'conflict' | 'storage' | 'server' | 'auth';
+/**
+ * What kind of failure a command reported; the UI branches on this, never on messages.
+ * `certificate`: the server's certificate is not trusted (self-signed?); the reader may
+ * choose to trust that server.
+ */
+export type CommandErrorKind = 'invalid_input' | 'not_found' | 'conflict' | 'storage' | 'server' | 'auth' | 'certificate';
 
 /** A form field a {@link CommandError} is about. */
-export type CommandErrorField = 'name' | 'url';
+export type CommandErrorField = 'name' | 'url' | 'min_interval_ms';
 
 /** A failed command, as the Rust side reports it. */
 export interface CommandError {
@@ -40,6 +44,8 @@ export interface Server {
   created_at_ms: number;
   /** Why downloads from this server are paused ("authentication needed"), if they are. */
   paused_reason?: string | null;
+  /** The reader chose to accept this server's certificate even if it is self-signed. */
+  trust_self_signed: boolean;
 }
 
 /** The fields of the "Add server" dialog. */
@@ -48,6 +54,10 @@ export interface AddServerInput {
   url: string;
   username?: string | null;
   password?: string | null;
+  /** Pause between two requests to the server, 0–60000 ms; absent means 0. */
+  minIntervalMs?: number;
+  /** Accept the server's certificate even if it is self-signed; absent means no. */
+  trustSelfSigned?: boolean;
 }
 
 /**
@@ -59,7 +69,10 @@ export interface UpdateServerInput {
   url: string;
   username: string | null;
   password?: string | null;
+  /** Absent keeps the saved interval. */
   minIntervalMs?: number;
+  /** Absent keeps the saved choice. */
+  trustSelfSigned?: boolean;
 }
 
 // ---- Catalog ----
@@ -212,8 +225,8 @@ export interface StorageUsage {
   per_server: Array<{ server_id: number; name: string; bytes: number }>;
 }
 
-const KINDS: readonly CommandErrorKind[] = ['invalid_input', 'not_found', 'conflict', 'storage', 'server', 'auth'];
-const FIELDS: readonly CommandErrorField[] = ['name', 'url'];
+const KINDS: readonly CommandErrorKind[] = ['invalid_input', 'not_found', 'conflict', 'storage', 'server', 'auth', 'certificate'];
+const FIELDS: readonly CommandErrorField[] = ['name', 'url', 'min_interval_ms'];
 
 /** The kind given to failures that did not come with one (a crash, a missing command). */
 export const FALLBACK_KIND: CommandErrorKind = 'storage';

@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_INTERVAL_MS,
   MAX_NAME_CHARS,
   displayHost,
+  emptyServerForm,
+  parseInterval,
+  validateInterval,
   serverFormValues,
   suggestName,
   toAddServerInput,
   toUpdateServerInput,
   validateCatalogUrl,
   validateName,
+  type ServerFormValues,
 } from './serverForm';
 
 describe('validateCatalogUrl', () => {
@@ -103,23 +108,69 @@ describe('displayHost', () => {
   });
 });
 
+describe('validateInterval', () => {
+  it.each(['0', '250', ' 1000 ', String(MAX_INTERVAL_MS)])('accepts %s', (raw) => {
+    expect(validateInterval(raw)).toBeNull();
+  });
+
+  it('asks for a number when there is none', () => {
+    expect(validateInterval('')).toMatch(/enter a number of milliseconds/i);
+    expect(validateInterval('  ')).toMatch(/0 for no pause/);
+  });
+
+  it.each(['-1', '1.5', '1e3', 'abc', '5 ms', '0x10'])('wants a whole number, not %s', (raw) => {
+    expect(validateInterval(raw)).toMatch(/whole number of milliseconds/);
+  });
+
+  it('refuses more than a minute', () => {
+    expect(validateInterval(String(MAX_INTERVAL_MS + 1))).toMatch(/at most 60000 ms/);
+    expect(validateInterval('99999999999999999999')).toMatch(/at most/);
+  });
+
+  it('returns whole sentences', () => {
+    for (const bad of ['', 'x', '70000']) {
+      expect(validateInterval(bad)).toMatch(/^[A-Z].*\.$/);
+    }
+  });
+
+  it('parses what it accepts', () => {
+    expect(parseInterval(' 250 ')).toBe(250);
+    expect(parseInterval('0')).toBe(0);
+    expect(parseInterval('nope')).toBe(0);
+  });
+});
+
 describe('toAddServerInput', () => {
+  it('starts with no pause and certificates checked', () => {
+    expect(emptyServerForm()).toEqual({ name: '', url: '', username: '', password: '', interval: '0', trustSelfSigned: false });
+  });
+
   it('trims, and sends empty optional fields as null', () => {
-    expect(toAddServerInput({ name: ' Home ', url: ' https://x.org/opds ', username: '  ', password: '' })).toEqual({
+    expect(toAddServerInput({ ...emptyServerForm(), name: ' Home ', url: ' https://x.org/opds ', username: '  ' })).toEqual({
       name: 'Home',
       url: 'https://x.org/opds',
       username: null,
       password: null,
+      minIntervalMs: 0,
+      trustSelfSigned: false,
     });
   });
 
   it('keeps a password exactly as typed', () => {
-    expect(toAddServerInput({ name: 'a', url: 'https://x.org', username: ' me ', password: ' s3cret ' })).toEqual({
+    expect(
+      toAddServerInput({ ...emptyServerForm(), name: 'a', url: 'https://x.org', username: ' me ', password: ' s3cret ' }),
+    ).toMatchObject({
       name: 'a',
       url: 'https://x.org',
       username: 'me',
       password: ' s3cret ',
     });
+  });
+
+  it('sends the pause as a number and the certificate choice', () => {
+    expect(
+      toAddServerInput({ ...emptyServerForm(), name: 'NAS', url: 'https://nas.lan/opds', interval: ' 500 ', trustSelfSigned: true }),
+    ).toMatchObject({ minIntervalMs: 500, trustSelfSigned: true });
   });
 });
 
@@ -132,29 +183,52 @@ describe('editing a saved server', () => {
     min_interval_ms: 0,
     created_at_ms: 0,
     paused_reason: null,
+    trust_self_signed: false,
   };
 
+  const form = (values: Partial<ServerFormValues>): ServerFormValues => ({ ...serverFormValues(saved), ...values });
+
   it('fills the form from the server, never with a password', () => {
-    expect(serverFormValues(saved)).toEqual({ name: 'Attic', url: 'https://a.example.org/opds', username: 'ada', password: '' });
+    expect(serverFormValues(saved)).toEqual({
+      name: 'Attic',
+      url: 'https://a.example.org/opds',
+      username: 'ada',
+      password: '',
+      interval: '0',
+      trustSelfSigned: false,
+    });
     expect(serverFormValues({ ...saved, username: null }).username).toBe('');
+    expect(serverFormValues({ ...saved, min_interval_ms: 1500, trust_self_signed: true })).toMatchObject({
+      interval: '1500',
+      trustSelfSigned: true,
+    });
   });
 
   it('keeps the saved password when the field is empty, and sends a new one as typed', () => {
-    expect(toUpdateServerInput({ name: ' Attic ', url: 'https://a.example.org/opds', username: 'ada', password: '' })).toEqual({
+    expect(toUpdateServerInput(form({ name: ' Attic ' }))).toEqual({
       name: 'Attic',
       url: 'https://a.example.org/opds',
       username: 'ada',
       password: null,
+      minIntervalMs: 0,
+      trustSelfSigned: false,
     });
-    expect(toUpdateServerInput({ name: 'Attic', url: 'https://a.example.org/opds', username: 'ada', password: ' p ' }).password).toBe(' p ');
+    expect(toUpdateServerInput(form({ password: ' p ' })).password).toBe(' p ');
   });
 
   it('forgets the password when the username goes', () => {
-    expect(toUpdateServerInput({ name: 'Attic', url: 'https://a.example.org/opds', username: '  ', password: 'x' })).toEqual({
+    expect(toUpdateServerInput(form({ username: '  ', password: 'x' }))).toMatchObject({
       name: 'Attic',
       url: 'https://a.example.org/opds',
       username: null,
       password: '',
+    });
+  });
+
+  it('sends the pause and the certificate choice as shown', () => {
+    expect(toUpdateServerInput(form({ interval: '2000', trustSelfSigned: true }))).toMatchObject({
+      minIntervalMs: 2000,
+      trustSelfSigned: true,
     });
   });
 });

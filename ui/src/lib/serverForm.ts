@@ -7,6 +7,9 @@ import type { AddServerInput, Server, UpdateServerInput } from './ipc';
 /** The longest name the library accepts, in characters. */
 export const MAX_NAME_CHARS = 80;
 
+/** The longest pause between two requests to a server the library accepts, in milliseconds. */
+export const MAX_INTERVAL_MS = 60_000;
+
 /** The example address shown in the form and in error messages. */
 export const EXAMPLE_URL = 'https://books.example.org/opds';
 
@@ -54,6 +57,24 @@ export function validateName(raw: string): string | null {
   return null;
 }
 
+/**
+ * Checks the pause between requests as typed (milliseconds). Returns a message for the
+ * reader, or `null` when it is a whole number from 0 to {@link MAX_INTERVAL_MS}.
+ */
+export function validateInterval(raw: string): string | null {
+  const text = raw.trim();
+  if (text === '') return 'Enter a number of milliseconds (0 for no pause).';
+  if (!/^\d+$/.test(text)) return 'Enter a whole number of milliseconds, such as 500.';
+  if (Number(text) > MAX_INTERVAL_MS) return `The pause can be at most ${MAX_INTERVAL_MS} ms (one minute).`;
+  return null;
+}
+
+/** The pause as a number, for a value {@link validateInterval} accepted (else 0). */
+export function parseInterval(raw: string): number {
+  const text = raw.trim();
+  return /^\d+$/.test(text) ? Math.min(Number(text), MAX_INTERVAL_MS) : 0;
+}
+
 function isIpOrLocal(hostname: string): boolean {
   return hostname === 'localhost' || hostname.startsWith('[') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(hostname);
 }
@@ -85,10 +106,18 @@ export interface ServerFormValues {
   url: string;
   username: string;
   password: string;
+  /** The pause between requests as typed, in milliseconds. */
+  interval: string;
+  trustSelfSigned: boolean;
+}
+
+/** A new server's form: no pause between requests, certificates checked. */
+export function emptyServerForm(): ServerFormValues {
+  return { name: '', url: '', username: '', password: '', interval: '0', trustSelfSigned: false };
 }
 
 /** The command input for the form's values: trimmed, with empty optional fields as `null`. */
-export function toAddServerInput(values: ServerFormValues): AddServerInput {
+export function toAddServerInput(values: ServerFormValues): Required<AddServerInput> {
   const username = values.username.trim();
   return {
     name: values.name.trim(),
@@ -96,12 +125,21 @@ export function toAddServerInput(values: ServerFormValues): AddServerInput {
     username: username === '' ? null : username,
     // A password is taken as typed: spaces may be part of it.
     password: values.password === '' ? null : values.password,
+    minIntervalMs: parseInterval(values.interval),
+    trustSelfSigned: values.trustSelfSigned,
   };
 }
 
 /** The form's values for a saved server; the password is never read back, so it starts empty. */
 export function serverFormValues(server: Server): ServerFormValues {
-  return { name: server.name, url: server.url, username: server.username ?? '', password: '' };
+  return {
+    name: server.name,
+    url: server.url,
+    username: server.username ?? '',
+    password: '',
+    interval: String(server.min_interval_ms),
+    trustSelfSigned: server.trust_self_signed,
+  };
 }
 
 /**
@@ -109,11 +147,13 @@ export function serverFormValues(server: Server): ServerFormValues {
  * username means no sign-in, and then the saved password is forgotten too.
  */
 export function toUpdateServerInput(values: ServerFormValues): UpdateServerInput {
-  const { name, url, username, password } = toAddServerInput(values);
+  const { name, url, username, password, minIntervalMs, trustSelfSigned } = toAddServerInput(values);
   return {
     name,
     url,
-    username: username ?? null,
-    password: username === null || username === undefined ? '' : (password ?? null),
+    username,
+    password: username === null ? '' : password,
+    minIntervalMs,
+    trustSelfSigned,
   };
 }

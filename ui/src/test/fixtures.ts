@@ -23,7 +23,7 @@ export const okStatus: AppStatus = {
 };
 
 export function server(id: number, name: string, url = `https://${name.toLowerCase()}.example.org/opds`, username: string | null = null): Server {
-  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null };
+  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null, trust_self_signed: false };
 }
 
 export function status(bookId: number, state: BookState = 'remote', parts: Partial<BookStatus> = {}): BookStatus {

@@ -421,7 +421,7 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
             name: "Locked".into(),
             url: fixture.url("/opds"),
             username: Some("reader".into()),
-            min_interval_ms: None,
+            ..Default::default()
         },
         Some(&carrel_core::credentials::Secret::new("open sesame")),
     )

@@ -8,6 +8,8 @@
 //! - `offline`: catalog pages and covers kept for offline use, with the server stopped.
 //! - `library`: moving a book to the top, cancelling, evicting, the downloads page, storage
 //!   usage.
+//! - `tls`: a self-signed certificate on a real TLS server, refused unless the reader trusts
+//!   that server.
 
 mod support;
 
@@ -15,3 +17,4 @@ mod executor;
 mod library;
 mod offline;
 mod stack;
+mod tls;

@@ -5,7 +5,8 @@ import type { Server } from '../ipc';
 
 export type Dialog =
   | { kind: 'add-server' }
-  | { kind: 'edit-server'; server: Server }
+  /** `focus`: start on the certificate choice (opened from a refused certificate). */
+  | { kind: 'edit-server'; server: Server; focus?: 'trust-self-signed' }
   | { kind: 'remove-server'; server: Server }
   /** The server refused the saved sign-in (or there is none); `reason` says what it said. */
   | { kind: 'credentials'; server: Server; reason: string | null }
@@ -22,8 +23,8 @@ class DialogsState {
     this.current = { kind: 'add-server' };
   }
 
-  editServer(server: Server): void {
-    this.current = { kind: 'edit-server', server };
+  editServer(server: Server, focus?: 'trust-self-signed'): void {
+    this.current = focus ? { kind: 'edit-server', server, focus } : { kind: 'edit-server', server };
   }
 
   confirmRemove(server: Server): void {

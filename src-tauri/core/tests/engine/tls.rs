@@ -1,0 +1,225 @@
+//! Certificates, against a real TLS server on loopback with a self-signed certificate made
+//! for the test: refused (with an error that says so) unless the reader chose to trust that
+//! server, and the choice can be taken back.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use carrel_core::{
+    catalog::{CatalogClient, CatalogError, CatalogViewItem},
+    http_fetch::{FetchError, HttpClient, HttpConfig},
+    servers::{self, NewServer, Server},
+    ErrorKind,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_rustls::rustls::{
+    self,
+    pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer},
+};
+use tokio_rustls::TlsAcceptor;
+
+use crate::support::Env;
+
+/// Every step of a test is bounded: a hung handshake fails the test instead of stalling it.
+const STEP: Duration = Duration::from_secs(20);
+
+const FEED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <id>urn:carrel:test:tls</id>
+  <title>Shelf behind TLS</title>
+  <updated>2024-05-01T10:00:00Z</updated>
+  <link rel="self" href="/opds" type="application/atom+xml;profile=opds-catalog;kind=navigation"/>
+  <link rel="start" href="/opds" type="application/atom+xml;profile=opds-catalog;kind=navigation"/>
+  <entry>
+    <title>Comics</title>
+    <id>urn:carrel:test:tls:comics</id>
+    <updated>2024-05-01T10:00:00Z</updated>
+    <content type="text">Every comic on the shelf</content>
+    <link rel="subsection" href="/opds/comics" type="application/atom+xml;profile=opds-catalog;kind=acquisition"/>
+  </entry>
+</feed>
+"#;
+
+/// An HTTPS server on 127.0.0.1 with a certificate nobody vouches for, answering every
+/// request with [`FEED`] and closing the connection. Stops when dropped.
+struct SelfSignedServer {
+    port: u16,
+    /// Requests read, counted before they are answered (a connection whose client refused the
+    /// certificate carries none).
+    served: Arc<AtomicUsize>,
+    accepting: JoinHandle<()>,
+}
+
+impl SelfSignedServer {
+    async fn start() -> SelfSignedServer {
+        let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+            .expect("a self-signed certificate");
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.signing_key.serialize_der()));
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(vec![made.cert.der().clone()], key)
+            .expect("a certificate rustls accepts");
+        let acceptor = TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+        let port = listener.local_addr().unwrap().port();
+        let served = Arc::new(AtomicUsize::new(0));
+        let counter = served.clone();
+        let accepting = tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else { return };
+                let acceptor = acceptor.clone();
+                let counter = counter.clone();
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(STEP, answer(acceptor, tcp, counter)).await;
+                });
+            }
+        });
+        SelfSignedServer { port, served, accepting }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("https://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn served(&self) -> usize {
+        self.served.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for SelfSignedServer {
+    fn drop(&mut self) {
+        self.accepting.abort();
+    }
+}
+
+/// One connection: the TLS handshake (which a client that refuses the certificate ends),
+/// the request head, one answer.
+async fn answer(acceptor: TlsAcceptor, tcp: tokio::net::TcpStream, served: Arc<AtomicUsize>) -> std::io::Result<()> {
+    let mut tls = acceptor.accept(tcp).await?;
+    let mut head = Vec::with_capacity(1024);
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = tls.read(&mut buf).await?;
+        if n == 0 || head.len() > 16 * 1024 {
+            return Ok(());
+        }
+        head.extend_from_slice(&buf[..n]);
+    }
+    served.fetch_add(1, Ordering::SeqCst);
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/atom+xml;profile=opds-catalog;kind=navigation\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{FEED}",
+        FEED.len()
+    );
+    tls.write_all(response.as_bytes()).await?;
+    tls.flush().await?;
+    tls.shutdown().await
+}
+
+fn set_trust(env: &Env, server: &Server, trust: bool) -> Server {
+    servers::update(
+        &env.store,
+        server.id,
+        &NewServer {
+            name: server.name.clone(),
+            url: server.url.clone(),
+            trust_self_signed: Some(trust),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+fn nav_titles(entries: &[CatalogViewItem]) -> Vec<String> {
+    entries
+        .iter()
+        .filter_map(|e| match e {
+            CatalogViewItem::Navigation { title, .. } => Some(title.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
+    let tls = SelfSignedServer::start().await;
+    let env = Env::new();
+    let server = env.add_server("Own NAS", &tls.url("/opds"));
+    assert!(!server.trust_self_signed, "certificates are checked by default");
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+
+    // Not trusted: the certificate is refused, and the error says so.
+    let err = tokio::time::timeout(STEP, client.browse(&server, None)).await.expect("bounded").unwrap_err();
+    match &err {
+        CatalogError::Fetch(FetchError::Certificate(message)) => {
+            assert!(message.contains("certificate is not trusted"), "{message}");
+            assert!(message.contains("127.0.0.1"), "says which server: {message}");
+        }
+        other => panic!("expected a certificate error, got {other:?}"),
+    }
+    assert_eq!(err.kind(), ErrorKind::Certificate);
+    let err = tokio::time::timeout(STEP, client.browse_view(server.id, None)).await.expect("bounded").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Certificate, "{err}");
+    assert_eq!(tls.served(), 0, "nothing was asked over a connection that was not trusted");
+
+    // Trusted: the same server's feed parses.
+    let trusted = set_trust(&env, &server, true);
+    assert!(trusted.trust_self_signed);
+    let page = tokio::time::timeout(STEP, client.browse_view(server.id, None)).await.expect("bounded").unwrap();
+    assert!(!page.offline);
+    assert_eq!(page.title, "Shelf behind TLS");
+    assert_eq!(nav_titles(&page.entries), ["Comics"]);
+    assert_eq!(tls.served(), 1);
+
+    // Taken back: refused again, with the kept copy not standing in for the server.
+    let untrusted = set_trust(&env, &trusted, false);
+    let err = tokio::time::timeout(STEP, client.browse_view(untrusted.id, None)).await.expect("bounded").unwrap_err();
+    assert!(matches!(err, CatalogError::Fetch(FetchError::Certificate(_))), "{err:?}");
+    assert_eq!(tls.served(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trusting_one_server_does_not_trust_another() {
+    let tls = SelfSignedServer::start().await;
+    let env = Env::new();
+    let own = servers::add(
+        &env.store,
+        &NewServer {
+            name: "Own".into(),
+            url: tls.url("/opds"),
+            trust_self_signed: Some(true),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let other = env.add_server("Other", &tls.url("/opds/"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let page = tokio::time::timeout(STEP, client.browse(&own, None)).await.expect("bounded").unwrap();
+    assert_eq!(page.title, "Shelf behind TLS");
+    // One client, the lenient half already made: still only for the server that chose it.
+    let err = tokio::time::timeout(STEP, client.browse(&other, None)).await.expect("bounded").unwrap_err();
+    assert!(matches!(err, CatalogError::Fetch(FetchError::Certificate(_))), "{err:?}");
+    let clone = http.clone();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &clone,
+    };
+    assert!(tokio::time::timeout(STEP, client.browse(&own, None)).await.expect("bounded").is_ok());
+    assert_eq!(tls.served(), 2);
+}
