@@ -19,6 +19,7 @@ const COMMANDS: &[&str] = &[
     "book_details",
     "store_book",
     "open_book",
+    "save_position",
     "remove_book",
     "retry_book",
     "list_on_device",

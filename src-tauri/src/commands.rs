@@ -165,7 +165,8 @@ pub async fn list_servers(app: AppHandle) -> CommandResult<Vec<Server>> {
 }
 
 /// The "Add server" dialog's fields.
-#[derive(Debug, Deserialize)]
+/// (No `Debug`: it holds a password.)
+#[derive(Deserialize)]
 pub struct AddServerInput {
     pub name: String,
     pub url: String,
@@ -213,7 +214,8 @@ pub async fn remove_server(app: AppHandle, name: String) -> CommandResult<()> {
 }
 
 /// The "Edit server" and sign-in dialogs' fields.
-#[derive(Debug, Deserialize)]
+/// (No `Debug`: it holds a password.)
+#[derive(Deserialize)]
 pub struct UpdateServerInput {
     pub name: String,
     pub url: String,
@@ -259,18 +261,34 @@ pub async fn resume_server(app: AppHandle, id: i64) -> CommandResult<()> {
 
 #[tauri::command]
 pub async fn browse_catalog(app: AppHandle, server_id: i64, feed_url: Option<String>) -> CommandResult<CatalogView> {
-    let (store, credentials) = handles(&app)?;
-    let http = crate::http_client::client()?;
-    let catalog = CatalogClient { store: &store, credentials: &credentials, http };
-    Ok(catalog.browse_view(server_id, feed_url.as_deref()).await?)
+    contained(async move {
+        let (store, credentials) = handles(&app)?;
+        let http = crate::http_client::client()?;
+        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        Ok(catalog.browse_view(server_id, feed_url.as_deref()).await?)
+    })
+    .await
 }
 
 #[tauri::command]
 pub async fn search_catalog(app: AppHandle, server_id: i64, query: String) -> CommandResult<CatalogView> {
-    let (store, credentials) = handles(&app)?;
-    let http = crate::http_client::client()?;
-    let catalog = CatalogClient { store: &store, credentials: &credentials, http };
-    Ok(catalog.search_view(server_id, &query).await?)
+    contained(async move {
+        let (store, credentials) = handles(&app)?;
+        let http = crate::http_client::client()?;
+        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        Ok(catalog.search_view(server_id, &query).await?)
+    })
+    .await
+}
+
+/// Runs a command's work as its own task, so that even a bug that panics on a server's answer
+/// reaches the window as an error instead of a request that never settles.
+async fn contained<T: Send + 'static>(
+    work: impl std::future::Future<Output = CommandResult<T>> + Send + 'static,
+) -> CommandResult<T> {
+    tauri::async_runtime::spawn(work)
+        .await
+        .map_err(|e| CommandError::new(ErrorKind::Server, format!("the catalog could not be read: {e}")))?
 }
 
 #[tauri::command]
@@ -291,6 +309,16 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
         Ok(())
     })
     .await
+}
+
+/// The reader turned to `page` (0-based): remembered as the book's position (and the book as
+/// opened now).
+#[tauri::command]
+pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
+    if page < 0 {
+        return Err(CommandError::new(ErrorKind::InvalidInput, format!("page {page} is not a page")));
+    }
+    with_core(app, move |core| Ok(carrel_core::books::mark_opened(&core.store, book_id, Some(page)).map_err(carrel_core::Error::from)?)).await
 }
 
 #[tauri::command]

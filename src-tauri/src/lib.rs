@@ -15,6 +15,8 @@
 //!   channels, and removing books no longer kept when a book completes.
 //! - [`http_client`]: the HTTP client shared by catalog pages and covers.
 //! - [`main_window`]: creating the library window and remembering its size and position.
+//! - [`page_protocol`]: the `carrel-page://localhost/<book id>/<page>` protocol that serves a
+//!   book's pages to the reader by id and index, fetching a missing page first.
 //! - [`notifications`]: desktop notifications about downloads (progress per book, ready to
 //!   read offline, paused while the server is away).
 
@@ -26,6 +28,7 @@ pub mod downloads_watch;
 pub mod http_client;
 pub mod main_window;
 pub mod notifications;
+pub mod page_protocol;
 
 use std::sync::{Arc, Mutex};
 
@@ -49,6 +52,7 @@ pub fn run() {
             commands::book_details,
             commands::store_book,
             commands::open_book,
+            commands::save_position,
             commands::remove_book,
             commands::retry_book,
             commands::list_on_device,
@@ -65,6 +69,7 @@ pub fn run() {
             commands::open_window,
         ])
         .register_asynchronous_uri_scheme_protocol(cover_protocol::SCHEME, cover_protocol::handle)
+        .register_asynchronous_uri_scheme_protocol(page_protocol::SCHEME, page_protocol::handle)
         .setup(|app| {
             let identifier = app.config().identifier.clone();
             let state = app_state::AppState::open(&identifier);

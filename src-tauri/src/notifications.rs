@@ -502,7 +502,8 @@ impl Desktop {
     fn notification(&self, note: &Note) -> notify_rust::Notification {
         use notify_rust::{Hint, Notification, Timeout, Urgency};
         let mut n = Notification::new();
-        n.appname(APP_NAME).icon(&self.icon).summary(&note.summary).body(&note.body);
+        // Notification servers read the body as markup: a title from a catalog is text.
+        n.appname(APP_NAME).icon(&self.icon).summary(&note.summary).body(&escape_markup(&note.body));
         match note.kind {
             NoteKind::Progress { percent } => {
                 n.hint(Hint::Category("transfer".into())).urgency(Urgency::Low);
@@ -867,5 +868,18 @@ mod tests {
         assert_eq!(bytes_note("T", 0, Some(8_400_000)).body, "T — 0.0 of 8.4 MB");
         assert_eq!(bytes_note("T", 1_500_000_000, Some(2_000_000_000)).body, "T — 1.50 of 2.00 GB");
         assert_eq!(pages_note(&progress(1, 1, 1)).body, "Saga #3 — 1 of 1 page");
+    }
+}
+
+/// Escapes the characters notification servers treat as markup in a body.
+fn escape_markup(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod markup_tests {
+    #[test]
+    fn titles_are_text_not_markup() {
+        assert_eq!(super::escape_markup("Tom & Jerry <b>#3</b>"), "Tom &amp; Jerry &lt;b&gt;#3&lt;/b&gt;");
     }
 }

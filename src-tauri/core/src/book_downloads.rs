@@ -149,6 +149,21 @@ pub fn open_book(store: &Store, book_id: i64, page: Option<i64>) -> Result<Optio
     Ok(Some(download_stack::push(store, &spec)?))
 }
 
+/// A window needs page `page` (0-based) of a page-streamed book now: pushes it prioritary,
+/// without touching the reader's position (a window may ask for pages ahead of the one read).
+/// The chain then brings the pages after it.
+pub fn push_page(store: &Store, book_id: i64, page: i64) -> Result<Pushed, DownloadRequestError> {
+    let book = books::get(store, book_id)?;
+    let count = if book.streams_pages() { book.page_count.unwrap_or(0) } else { 0 };
+    if page < 0 || page >= count {
+        return Err(DownloadRequestError::NoSuchPage { page, count });
+    }
+    let Some(spec) = page_spec(&book, page, true) else {
+        return Err(DownloadRequestError::NotDownloadable(book.title));
+    };
+    Ok(download_stack::push(store, &spec)?)
+}
+
 /// Queues (not prioritary) the first not-yet-stored book among the `n` most recently opened
 /// that has nothing queued yet. Returns its id.
 pub fn queue_latest_read(store: &Store, n: u32) -> Result<Option<i64>, DownloadRequestError> {

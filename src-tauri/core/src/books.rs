@@ -136,9 +136,10 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
     store.write(|tx| {
         tx.query_row(
             &format!(
-                "INSERT INTO books (server_id, catalog_id, title, authors, format, stream_template, page_count,
+                "INSERT INTO books (id, server_id, catalog_id, title, authors, format, stream_template, page_count,
                                     page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'books'),
+                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                  ON CONFLICT (server_id, catalog_id) DO UPDATE SET
                     title = excluded.title, authors = excluded.authors, format = excluded.format,
                     stream_template = excluded.stream_template, page_count = excluded.page_count,

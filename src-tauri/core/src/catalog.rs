@@ -171,7 +171,7 @@ impl CatalogClient<'_> {
             None => root.clone(),
             Some(f) => root.join(f).map_err(|_| CatalogError::BadFeedUrl(f.to_owned()))?,
         };
-        if url.host_str() != root.host_str() || url.port_or_known_default() != root.port_or_known_default() {
+        if !crate::http_fetch::same_origin(&url, &root) {
             // The server's credentials go only to the server.
             return Err(CatalogError::BadFeedUrl(feed.unwrap_or_default().to_owned()));
         }

@@ -79,6 +79,15 @@ pub fn find_local(dir: &DataDir, book_id: i64) -> Option<PathBuf> {
         .or_else(|| find_cached(&cache_dir(dir), book_id))
 }
 
+/// Deletes the kept cover of a book (its server was removed).
+pub fn forget(dir: &DataDir, book_id: i64) {
+    while let Some(path) = find_cached(&cache_dir(dir), book_id) {
+        if std::fs::remove_file(&path).is_err() {
+            break;
+        }
+    }
+}
+
 fn find_cached(covers: &Path, book_id: i64) -> Option<PathBuf> {
     TYPES
         .iter()

@@ -53,6 +53,8 @@ pub enum Backend {
 #[derive(Debug)]
 pub struct Credentials {
     service: String,
+    /// This installation's id: keyring entries of two data dirs never mix.
+    install_id: String,
     backend: Backend,
     file: PathBuf,
     /// Serialises read-modify-write of the fallback file within a process.
@@ -79,6 +81,7 @@ impl Credentials {
 
     fn with_backend(dir: &DataDir, service: &str, backend: Backend) -> Credentials {
         Credentials {
+            install_id: install_id(dir),
             service: service.to_owned(),
             backend,
             file: dir.secrets_file(),
@@ -140,9 +143,44 @@ impl Credentials {
     }
 }
 
-/// The keyring account under which a server's secret is kept.
-pub fn server_account(server_id: i64) -> String {
-    format!("server:{server_id}")
+impl Credentials {
+    /// The account under which a server's secret is kept, scoped to this installation so that
+    /// two data dirs sharing one keyring never hand each other's passwords out.
+    pub fn server_account(&self, server_id: i64) -> String {
+        format!("{}:server:{server_id}", self.install_id)
+    }
+}
+
+/// The data dir's installation id, made (randomly) the first time it is asked for. Without a
+/// writable file it falls back to a hash of the path, still distinct per data dir.
+fn install_id(dir: &DataDir) -> String {
+    let path = dir.root().join("install-id");
+    if let Ok(id) = fs::read_to_string(&path) {
+        let id = id.trim();
+        if !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return id.to_owned();
+        }
+    }
+    let fresh = format!("{:016x}", rand::random::<u64>());
+    let _ = fs::create_dir_all(dir.root());
+    match OpenOptions::new().write(true).create_new(true).open(&path) {
+        Ok(mut f) => {
+            if f.write_all(fresh.as_bytes()).and_then(|_| f.sync_all()).is_ok() {
+                return fresh;
+            }
+        }
+        // Another process made it first: use theirs.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if let Ok(id) = fs::read_to_string(&path) {
+                return id.trim().to_owned();
+            }
+        }
+        Err(_) => {}
+    }
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    dir.root().hash(&mut h);
+    format!("{:016x}", h.finish())
 }
 
 fn keyring_answers(service: &str) -> bool {
@@ -172,7 +210,8 @@ fn read_file(path: &Path) -> Result<BTreeMap<String, String>, CredentialError> {
 
 /// Writes the whole map to a 0600 temp file, syncs it and renames it over the old one.
 fn write_file(path: &Path, map: &BTreeMap<String, String>) -> Result<(), CredentialError> {
-    let tmp = path.with_extension("json.tmp");
+    // A temp name of our own: the app and the CLI may write at once.
+    let tmp = path.with_extension(format!("json.{}.{:08x}.tmp", std::process::id(), rand::random::<u32>()));
     let mut options = OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]

@@ -37,6 +37,8 @@
 //! - [`cover_cache`]: covers for the windows: the stored one, else fetched once and kept.
 //! - [`downloads_view`]: the downloads page (executor, download in flight with its speed, the
 //!   waiting books with estimates, failures) and the monitor of the executor's events behind it.
+//! - [`page_source`]: pages for the reader's window by book id and index: stored, else pushed
+//!   prioritary and waited for (bounded).
 //! - [`storage_usage`]: bytes used on the device, per server.
 //! - [`executor`]: the one consumer of the stack: lease, heartbeat, failure policy, backoff,
 //!   preemption, Range resume.
@@ -61,6 +63,7 @@ pub mod executor;
 pub mod executor_lease;
 pub mod http_fetch;
 pub mod opds;
+pub mod page_source;
 pub mod part_files;
 pub mod progress;
 pub mod server_throttle;

@@ -7,7 +7,7 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use crate::credentials::{server_account, Credentials, Secret};
+use crate::credentials::{Credentials, Secret};
 use crate::error::ErrorKind;
 use crate::store::{Store, StoreError};
 
@@ -178,8 +178,9 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
         let server = tx
             .query_row(
                 &format!(
-                    "INSERT INTO servers (name, url, username, min_interval_ms, created_at_ms, trust_self_signed)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING {COLUMNS}"
+                    "INSERT INTO servers (id, name, url, username, min_interval_ms, created_at_ms, trust_self_signed)
+                     VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'servers'), ?1, ?2, ?3, ?4, ?5, ?6)
+                     RETURNING {COLUMNS}"
                 ),
                 params![
                     valid.name,
@@ -349,8 +350,8 @@ pub fn update_with_secret(
     }
     match password {
         PasswordChange::Keep => {}
-        PasswordChange::Forget => credentials.delete(&server_account(id))?,
-        PasswordChange::Set(secret) => credentials.set(&server_account(id), secret)?,
+        PasswordChange::Forget => credentials.delete(&credentials.server_account(id))?,
+        PasswordChange::Set(secret) => credentials.set(&credentials.server_account(id), secret)?,
     }
     Ok(update(store, id, input)?)
 }
@@ -384,7 +385,7 @@ pub fn add_with_secret(
 ) -> Result<Server, crate::Error> {
     let server = add(store, input)?;
     if let Some(secret) = secret {
-        if let Err(e) = credentials.set(&server_account(server.id), secret) {
+        if let Err(e) = credentials.set(&credentials.server_account(server.id), secret) {
             remove(store, &server.name)?;
             return Err(e.into());
         }
@@ -392,16 +393,33 @@ pub fn add_with_secret(
     Ok(server)
 }
 
-/// Removes a server and forgets its password.
+/// Removes a server with everything it brought: its password first (a secret is never left
+/// behind a removed server), then its row (its books and downloads go with it), then the
+/// files of its books and their kept covers.
 pub fn remove_with_secret(store: &Store, credentials: &Credentials, name: &str) -> Result<Server, crate::Error> {
+    let server = get_by_name(store, name)?;
+    credentials.delete(&credentials.server_account(server.id))?;
+    let book_ids: Vec<i64> = store
+        .read(|c| {
+            let mut stmt = c.prepare_cached("SELECT id FROM books WHERE server_id = ?1")?;
+            let rows = stmt.query_map([server.id], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))?;
     let server = remove(store, name)?;
-    credentials.delete(&server_account(server.id))?;
+    let files = crate::part_files::PartFiles::new(store.data_dir().books());
+    for id in book_ids {
+        if let Err(e) = files.remove_book(id) {
+            tracing::warn!(book = id, cause = %e, "could not delete a removed server's book files; they are collected later");
+        }
+        crate::cover_cache::forget(store.data_dir(), id);
+    }
     Ok(server)
 }
 
 /// The password or token saved for a server, if any.
 pub fn secret(credentials: &Credentials, server: &Server) -> Result<Option<Secret>, crate::Error> {
-    Ok(credentials.get(&server_account(server.id))?)
+    Ok(credentials.get(&credentials.server_account(server.id))?)
 }
 
 #[cfg(test)]
@@ -560,6 +578,30 @@ mod tests {
                 .map_err(|e| s.sql_error(e))
         });
         assert!(refused.is_err(), "the column holds a yes or a no only");
+    }
+
+    #[test]
+    fn ids_of_removed_servers_are_never_given_again() {
+        let (_t, s) = store();
+        let creds = Credentials::file_only(s.data_dir(), "test");
+        add(&s, &input("A", "http://a/")).unwrap();
+        let b = add_with_secret(&s, &creds, &input("B", "http://b/"), Some(&Secret::new("for b only"))).unwrap();
+        remove_with_secret(&s, &creds, "B").unwrap();
+        let c = add(&s, &input("C", "http://c/")).unwrap();
+        assert!(c.id > b.id, "{} reused", c.id);
+        assert_eq!(secret(&creds, &c).unwrap(), None, "B's password never reaches C");
+    }
+
+    #[test]
+    fn two_data_dirs_never_share_a_secret() {
+        let t = tempfile::tempdir().unwrap();
+        let one = Store::open(&DataDir::new(t.path().join("one")), Arc::new(ManualClock::new(0))).unwrap();
+        let two = Store::open(&DataDir::new(t.path().join("two")), Arc::new(ManualClock::new(0))).unwrap();
+        let c1 = Credentials::file_only(one.data_dir(), "test");
+        let c2 = Credentials::file_only(two.data_dir(), "test");
+        assert_ne!(c1.server_account(1), c2.server_account(1));
+        // And an installation keeps its id across restarts.
+        assert_eq!(c1.server_account(1), Credentials::file_only(one.data_dir(), "test").server_account(1));
     }
 
     #[test]

@@ -24,6 +24,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0004_page_lists", include_str!("../migrations/0004_page_lists.sql")),
     ("0005_task_indexes", include_str!("../migrations/0005_task_indexes.sql")),
     ("0006_server_tls", include_str!("../migrations/0006_server_tls.sql")),
+    ("0007_id_high_water", include_str!("../migrations/0007_id_high_water.sql")),
 ];
 
 /// The schema version this build writes.

@@ -11,6 +11,8 @@ import { resetStores } from '../test/stores';
 import { downloads } from '../lib/stores/downloads.svelte';
 import { dialogs } from '../lib/stores/dialogs.svelte';
 import { toasts } from '../lib/stores/toasts.svelte';
+import { reader } from '../lib/stores/reader.svelte';
+import { router } from '../lib/stores/router.svelte';
 import { invoke } from '@tauri-apps/api/core';
 import type { DownloadsView } from '../lib/ipc';
 
@@ -165,9 +167,11 @@ describe('BookDetailsPanel', () => {
     expect(read.textContent).toContain('Continue reading');
     await user.click(read);
     expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12, page: 41 });
-    await waitFor(() => expect(toasts.list.map((t) => t.message)).toEqual(['Opening… downloading from page 42']));
-    // No reader yet: the panel stays.
-    expect(screen.getByTestId('book-details')).toBeTruthy();
+    // The reader opens on that page.
+    expect(router.route).toEqual({ view: 'reader', bookId: 12 });
+    await waitFor(() => expect(reader.phase).toBe('ready'));
+    expect(reader.index).toBe(41);
+    expect(reader.pageCount).toBe(160);
   });
 
   it('reads a new book from its first page', async () => {
@@ -175,7 +179,17 @@ describe('BookDetailsPanel', () => {
     const { user } = show();
     await user.click(await screen.findByTestId('read-book'));
     expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12 });
-    await waitFor(() => expect(toasts.list[0]?.message).toBe('Opening… downloading from page 1'));
+    expect(router.route).toEqual({ view: 'reader', bookId: 12 });
+    await waitFor(() => expect(reader.index).toBe(0));
+  });
+
+  it('opens a book read as one file where the reader left it, and says so', async () => {
+    backend({ book_details: { ...saga, page_count: null, file_type: 'application/epub+zip', last_page: 3 }, open_book: null });
+    const { user } = show();
+    await user.click(await screen.findByTestId('read-book'));
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12, page: 3 });
+    await waitFor(() => expect(toasts.list.map((t) => t.message)).toEqual(['Opening… downloading from page 4']));
+    expect(router.route).toEqual({ view: 'home' });
   });
 
   it('asks before removing a book from the device', async () => {

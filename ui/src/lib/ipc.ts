@@ -339,6 +339,19 @@ export function coverUrl(bookId: number): string | null {
   }
 }
 
+/**
+ * The address of page `index` (0-based) of a book, served by the app's `carrel-page` protocol
+ * (`carrel-page://localhost/<book id>/<index>`): the stored page, else fetched first (a 504
+ * with `offline-not-downloaded` when the server cannot be reached). `null` outside the app.
+ */
+export function pageUrl(bookId: number, index: number): string | null {
+  try {
+    return convertFileSrc(`${bookId}/${index}`, 'carrel-page');
+  } catch {
+    return null;
+  }
+}
+
 // ---- Books on this device ----
 
 /** Keeps a book on this device (and pins it). */
@@ -349,6 +362,11 @@ export function storeBook(bookId: number): Promise<'queued' | 'already_stored'> 
 /** Opens a book at `page` (0-based), or where the reader left it. */
 export async function openBook(bookId: number, page?: number | null): Promise<void> {
   await call<null>('open_book', page === undefined || page === null ? { bookId } : { bookId, page });
+}
+
+/** Remembers the reader's position in a book (0-based page). */
+export async function savePosition(bookId: number, page: number): Promise<void> {
+  await call<null>('save_position', { bookId, page });
 }
 
 export async function removeBook(bookId: number): Promise<void> {
@@ -368,10 +386,6 @@ export function listContinueReading(limit?: number): Promise<BookDetails[]> {
 }
 
 // ---- Downloads ----
-
-export function listDownloads(): Promise<DownloadsView> {
-  return call<DownloadsView>('list_downloads');
-}
 
 /**
  * Subscribes to the downloads: `onview` gets a view at once, then on every change. The

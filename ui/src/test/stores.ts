@@ -8,6 +8,7 @@ import { details } from '../lib/stores/details.svelte';
 import { downloads } from '../lib/stores/downloads.svelte';
 import { settings } from '../lib/stores/settings.svelte';
 import { toasts } from '../lib/stores/toasts.svelte';
+import { reader } from '../lib/stores/reader.svelte';
 import { resetChannels } from './tauri';
 
 export function resetStores(): void {
@@ -20,6 +21,7 @@ export function resetStores(): void {
   downloads.reset();
   settings.reset();
   toasts.reset();
+  reader.reset();
   resetChannels();
   delete document.documentElement.dataset.theme;
 }

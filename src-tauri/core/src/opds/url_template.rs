@@ -429,7 +429,7 @@ pub(crate) fn resolve_href(href: &str, base: &Url) -> Result<Url, OpdsError> {
 /// inline cover thumbnails.
 pub(crate) fn resolve_image_href(href: &str, base: &Url) -> Result<Url, OpdsError> {
     let trimmed = href.trim();
-    if trimmed.len() >= 5 && trimmed[..5].eq_ignore_ascii_case("data:") {
+    if trimmed.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:")) {
         return Url::parse(trimmed).map_err(|e| OpdsError::bad_url(href, e));
     }
     resolve_href(href, base)

@@ -6,6 +6,8 @@
 //!   reconcile, fencing of a stale holder, resume without re-download, Range resume across a
 //!   changed ETag, orphan collection, one request in flight, preemption.
 //! - `offline`: catalog pages and covers kept for offline use, with the server stopped.
+//! - `pages`: pages for the reader's window — stored, pushed and waited for, offline, out of
+//!   range.
 //! - `library`: moving a book to the top, cancelling, evicting, the downloads page, storage
 //!   usage.
 //! - `tls`: a self-signed certificate on a real TLS server, refused unless the reader trusts
@@ -16,5 +18,6 @@ mod support;
 mod executor;
 mod library;
 mod offline;
+mod pages;
 mod stack;
 mod tls;

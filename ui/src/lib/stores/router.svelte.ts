@@ -7,7 +7,8 @@ export type Route =
   | { view: 'server'; serverId: number }
   | { view: 'on-device' }
   | { view: 'downloads' }
-  | { view: 'settings' };
+  | { view: 'settings' }
+  | { view: 'reader'; bookId: number };
 
 /** Where a window opens: a view, and maybe a book's details over it. */
 export interface StartPoint {
@@ -17,7 +18,8 @@ export interface StartPoint {
 
 /**
  * The view a window was opened on, from its address's hash (`#/downloads`, `#/server/3`,
- * `#/book/12`, as `open_window` writes it); `null` when there is none or it is not one of those.
+ * `#/book/12`, as `open_window` writes it, and the reader: `#/reader/12` or `#/book/12/read`);
+ * `null` when there is none or it is not one of those.
  */
 export function parseStartHash(hash: string): StartPoint | null {
   const path = hash.replace(/^#\/?/, '');
@@ -30,6 +32,8 @@ export function parseStartHash(hash: string): StartPoint | null {
     case 'on-device':
       return { route: { view: path }, bookId: null };
   }
+  const reading = /^(?:reader\/([1-9][0-9]{0,15})|book\/([1-9][0-9]{0,15})\/read)$/.exec(path);
+  if (reading) return { route: { view: 'reader', bookId: Number(reading[1] ?? reading[2]) }, bookId: null };
   const match = /^(server|book)\/([1-9][0-9]{0,15})$/.exec(path);
   if (!match) return null;
   const id = Number(match[2]);
@@ -47,7 +51,9 @@ class RouterState {
   isAt(route: Route): boolean {
     const current = this.route;
     if (current.view !== route.view) return false;
-    return current.view !== 'server' || route.view !== 'server' || current.serverId === route.serverId;
+    if (current.view === 'server' && route.view === 'server') return current.serverId === route.serverId;
+    if (current.view === 'reader' && route.view === 'reader') return current.bookId === route.bookId;
+    return true;
   }
 
   /** The server being browsed, if any. */

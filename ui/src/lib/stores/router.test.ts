@@ -11,6 +11,14 @@ describe('parseStartHash', () => {
     expect(parseStartHash('#/book/12')).toEqual({ route: { view: 'home' }, bookId: 12 });
   });
 
+  it('opens the reader on a book', () => {
+    expect(parseStartHash('#/reader/12')).toEqual({ route: { view: 'reader', bookId: 12 }, bookId: null });
+    expect(parseStartHash('#/book/12/read')).toEqual({ route: { view: 'reader', bookId: 12 }, bookId: null });
+    for (const hash of ['#/reader/0', '#/reader/', '#/book/0/read', '#/book/12/read/1', '#/reader/1x']) {
+      expect(parseStartHash(hash)).toBeNull();
+    }
+  });
+
   it('ignores anything else', () => {
     for (const hash of ['', '#', '#/', '#/server/0', '#/server/-1', '#/book/1.5', '#/book/', '#/elsewhere', '#/server/3/x']) {
       expect(parseStartHash(hash)).toBeNull();

@@ -1,0 +1,131 @@
+//! Pages for the reader's window (`page_source`): a stored page is served from the device; a
+//! missing one is pushed prioritary and served once the executor stores it; with the server
+//! away it times out as offline-not-downloaded; pages outside the book are not found.
+
+use std::time::Duration;
+
+use carrel_core::{
+    book_downloads, books,
+    catalog::{CatalogClient, CatalogItem},
+    download_stack::TaskKind,
+    executor::{Finish, RunMode},
+    http_fetch::{HttpClient, HttpConfig},
+    page_source::{self, PageError, WaitPolicy},
+    progress::DownloadEvent,
+    servers::Server,
+};
+use fixture_server::{Config, RunningServer};
+
+use crate::support::{fast_config, Env};
+
+fn start_comic(pages: u32) -> RunningServer {
+    fixture_server::Server::start(Config {
+        books: 1,
+        comic_pages: [(1, pages)].into(),
+        ..Default::default()
+    })
+    .expect("the fixture server starts")
+}
+
+/// The local id of the fixture's only book.
+async fn register_comic(env: &Env, server: &Server) -> i64 {
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let page = client.browse(server, Some("/opds/books")).await.unwrap();
+    page.entries
+        .into_iter()
+        .find_map(|item| match item {
+            CatalogItem::Book { book_id, .. } => Some(book_id),
+            _ => None,
+        })
+        .expect("the fixture lists its comic")
+}
+
+fn quick(timeout_ms: u64) -> WaitPolicy {
+    WaitPolicy {
+        poll: Duration::from_millis(20),
+        timeout: Duration::from_millis(timeout_ms),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_page_is_served_from_the_device_with_its_sniffed_type() {
+    let fixture = start_comic(5);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let id = register_comic(&env, &server).await;
+    book_downloads::open_book(&env.store, id, Some(0)).unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    let expected = fixture.page_bytes(1, 3).unwrap();
+    fixture.stop();
+
+    let stored = page_source::stored_page(&env.store, id, 3).unwrap().expect("page 3 is on the device");
+    assert_eq!(stored.bytes, expected);
+    assert!(stored.content_type.starts_with("image/"), "{}", stored.content_type);
+    // With the server gone, the page is still served at once.
+    let served = page_source::page(&env.store, id, 3, quick(200)).await.unwrap();
+    assert_eq!(served.bytes, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_page_is_pushed_prioritary_and_served_once_stored() {
+    let fixture = start_comic(60);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let id = register_comic(&env, &server).await;
+    books::mark_opened(&env.store, id, Some(7)).unwrap();
+    assert!(page_source::stored_page(&env.store, id, 40).unwrap().is_none());
+
+    let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    let served = page_source::page(&env.store, id, 40, quick(10_000)).await.unwrap();
+    assert_eq!(served.bytes, fixture.page_bytes(1, 40).unwrap());
+    let first_page = sink.events().into_iter().find_map(|e| match e {
+        DownloadEvent::TaskDone { kind: TaskKind::Page, position, .. } => Some(position),
+        _ => None,
+    });
+    assert_eq!(first_page, Some(40), "the page asked for is fetched first");
+    // Asking for a page is not reading it: the reader's position stays.
+    assert_eq!(books::get(&env.store, id).unwrap().last_page, Some(7));
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_of_a_book_on_a_stopped_server_times_out_as_offline_not_downloaded() {
+    let fixture = start_comic(10);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let id = register_comic(&env, &server).await;
+    fixture.stop();
+
+    let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    let started = std::time::Instant::now();
+    let err = page_source::page(&env.store, id, 2, quick(600)).await.unwrap_err();
+    assert!(matches!(err, PageError::OfflineNotDownloaded), "{err:?}");
+    assert_eq!(err.to_string(), "offline-not-downloaded");
+    assert!(started.elapsed() >= Duration::from_millis(600));
+    assert!(started.elapsed() < Duration::from_secs(5), "the wait is bounded");
+    stop.send(true).unwrap();
+    run.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_outside_the_book_and_unknown_books_are_not_found() {
+    let fixture = start_comic(10);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let id = register_comic(&env, &server).await;
+    for page in [10, 11, -1] {
+        let err = page_source::page(&env.store, id, page, quick(100)).await.unwrap_err();
+        assert!(matches!(err, PageError::OutOfRange { count: 10, .. }), "{page}: {err:?}");
+    }
+    let err = page_source::page(&env.store, id + 100, 0, quick(100)).await.unwrap_err();
+    assert!(matches!(err, PageError::UnknownBook(_)), "{err:?}");
+    // Nothing was queued for any of them.
+    assert!(carrel_core::download_stack::tasks_of_book(&env.store, id).unwrap().is_empty());
+}

@@ -1,0 +1,181 @@
+//! The `carrel-page` protocol: `carrel-page://localhost/<book id>/<page>` (on Windows
+//! `http://carrel-page.localhost/<book id>/<page>`, the page 0-based) answers with that page of
+//! the book, so the reader's `<img>` shows it without any file path reaching the web page.
+//!
+//! A stored page is answered at once; a missing one is pushed prioritary and waited for (at
+//! most [`WAIT`]); if it does not come (the server is away) the answer is a 504 whose body says
+//! `offline-not-downloaded`. Anything but two non-negative integers is a 400, a page outside
+//! the book (or a book unknown or not read page by page) a 404. The work is
+//! [`carrel_core::page_source`]'s; this module only speaks HTTP to the webview.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use carrel_core::page_source::{self, PageError, PageImage, WaitPolicy};
+use tauri::http::{header, Method, Request, Response, StatusCode};
+use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
+
+use crate::app_state::AppState;
+
+/// The scheme the UI passes to `convertFileSrc`.
+pub const SCHEME: &str = "carrel-page";
+
+/// How long the webview may reuse a page without asking again (a stored page never changes).
+const MAX_AGE_S: u32 = 24 * 3600;
+
+/// How long a request waits for a page that is not on the device.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// The body of the 504 answered when a page is neither stored nor arriving.
+pub const OFFLINE_BODY: &str = "offline-not-downloaded";
+
+/// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
+pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>>, responder: UriSchemeResponder) {
+    let app = ctx.app_handle().clone();
+    let head = request.method() == Method::HEAD;
+    let asked = if request.method() == Method::GET || head {
+        book_page(request.uri().path()).ok_or(StatusCode::BAD_REQUEST)
+    } else {
+        Err(StatusCode::METHOD_NOT_ALLOWED)
+    };
+    tauri::async_runtime::spawn(async move {
+        let response = match asked {
+            Ok((id, index)) => match page(&app, id, index).await {
+                Ok(image) => image_response(image, head),
+                Err(e) => error_response(&e),
+            },
+            Err(code) => status(code, ""),
+        };
+        responder.respond(response);
+    });
+}
+
+/// The book id and page index of a request path: `/<positive integer>/<integer ≥ 0>`,
+/// nothing else. `convertFileSrc` escapes the slash between them, so `%2F` separates them too.
+pub fn book_page(path: &str) -> Option<(i64, i64)> {
+    let rest = path.strip_prefix('/')?;
+    let (id, index) = match rest.split_once('/') {
+        Some(parts) => parts,
+        None => {
+            let at = rest.to_ascii_lowercase().find("%2f")?;
+            (&rest[..at], &rest[at + 3..])
+        }
+    };
+    let id = number(id)?;
+    let index = number(index)?;
+    (id > 0).then_some((id, index))
+}
+
+fn number(digits: &str) -> Option<i64> {
+    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<i64>().ok()
+}
+
+async fn page<R: Runtime>(app: &AppHandle<R>, book_id: i64, index: i64) -> Result<PageImage, PageError> {
+    let Some(store) = app
+        .try_state::<AppState>()
+        .and_then(|state| state.core().ok().map(|core| core.store.clone()))
+    else {
+        return Err(PageError::Io("the library could not be opened".into()));
+    };
+    let wait = WaitPolicy {
+        timeout: WAIT,
+        ..WaitPolicy::default()
+    };
+    page_source::page(&store, book_id, index, wait).await
+}
+
+/// The status a failed page request answers with.
+pub fn error_status(e: &PageError) -> StatusCode {
+    match e {
+        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => StatusCode::NOT_FOUND,
+        PageError::OfflineNotDownloaded => StatusCode::GATEWAY_TIMEOUT,
+        PageError::Failed(_) => StatusCode::BAD_GATEWAY,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
+    let code = error_status(e);
+    match e {
+        PageError::OfflineNotDownloaded => status(code, OFFLINE_BODY),
+        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => status(code, ""),
+        e => {
+            tracing::warn!(cause = %e, "cannot serve a page");
+            status(code, "")
+        }
+    }
+}
+
+fn image_response(image: PageImage, head: bool) -> Response<Cow<'static, [u8]>> {
+    let len = image.bytes.len();
+    let body: Cow<'static, [u8]> = if head { Cow::Borrowed(&[]) } else { Cow::Owned(image.bytes) };
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, image.content_type)
+        .header(header::CONTENT_LENGTH, len)
+        .header(header::CACHE_CONTROL, format!("private, max-age={MAX_AGE_S}"))
+        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
+        .body(body)
+        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR, ""))
+}
+
+fn status(code: StatusCode, text: &'static str) -> Response<Cow<'static, [u8]>> {
+    let mut response = Response::new(Cow::Borrowed(text.as_bytes()));
+    *response.status_mut() = code;
+    let headers = response.headers_mut();
+    // A page missing now may be on the device later: never remember the miss.
+    headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+    if !text.is_empty() {
+        headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/plain; charset=utf-8"));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_book_id_and_a_page_index_are_a_request() {
+        assert_eq!(book_page("/42/0"), Some((42, 0)));
+        assert_eq!(book_page("/1/59"), Some((1, 59)));
+        assert_eq!(book_page("/7/007"), Some((7, 7)));
+        assert_eq!(book_page("/12%2F40"), Some((12, 40)));
+        assert_eq!(book_page("/12%2f0"), Some((12, 0)));
+        for bad in [
+            "", "/", "/42", "/42/", "//3", "/0/1", "/-1/2", "/1/-2", "/+1/2", "/1/+2", "/1.5/2", "/1/2.0", "/1/2/",
+            "/1/2/3", "/1/2?x=1", "/a/1", "/1/b", "/1/%32", "/ 1/2", "/1/ 2", "/..%2F1/2", "/1/99999999999999999999",
+            "42/1", "/12%2F", "/%2F3", "/1%2F2%2F3", "/1%2F2/3", "/1%2G2", "/1%252F2",
+        ] {
+            assert_eq!(book_page(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn offline_pages_are_a_504_and_pages_outside_the_book_a_404() {
+        assert_eq!(error_status(&PageError::OfflineNotDownloaded), StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(error_status(&PageError::OutOfRange { page: 60, count: 60 }), StatusCode::NOT_FOUND);
+        assert_eq!(error_status(&PageError::UnknownBook(3)), StatusCode::NOT_FOUND);
+        assert_eq!(error_status(&PageError::NotPaged(3)), StatusCode::NOT_FOUND);
+        assert_eq!(error_status(&PageError::Failed("404".into())), StatusCode::BAD_GATEWAY);
+        let response = error_response(&PageError::OfflineNotDownloaded);
+        assert_eq!(response.status(), StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(&response.body()[..], OFFLINE_BODY.as_bytes());
+        assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
+    }
+
+    #[test]
+    fn a_page_carries_its_sniffed_type_and_a_private_cache_lifetime() {
+        let image = PageImage {
+            bytes: b"\x89PNG\r\n\x1a\nrest".to_vec(),
+            content_type: "image/png",
+        };
+        let response = image_response(image, false);
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "image/png");
+        assert!(response.headers()[header::CACHE_CONTROL].to_str().unwrap().starts_with("private, max-age="));
+    }
+}

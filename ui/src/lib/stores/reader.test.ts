@@ -1,0 +1,223 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
+
+import { invoke } from '@tauri-apps/api/core';
+import { backend, details } from '../../test/fixtures';
+import { resetStores } from '../../test/stores';
+import { pageUrl } from '../ipc';
+import { reader, readerAction, SAVE_INTERVAL_MS, turnTowards, zoneAt } from './reader.svelte';
+import { router } from './router.svelte';
+
+const invokeMock = vi.mocked(invoke);
+
+const comic = details(12, { title: 'Akira 1', page_count: 60, last_page: 40 });
+
+function saves(): unknown[] {
+  return invokeMock.mock.calls.filter(([command]) => command === 'save_position').map(([, args]) => args);
+}
+
+function key(key: string, extra: Partial<KeyboardEvent> = {}) {
+  return { key, shiftKey: false, ctrlKey: false, altKey: false, metaKey: false, ...extra };
+}
+
+beforeEach(() => {
+  resetStores();
+  invokeMock.mockReset();
+  localStorage.clear();
+  backend({ book_details: comic, open_book: null, save_position: null });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('opening', () => {
+  it('starts at the last position, starts the download there and shows the reader', async () => {
+    router.go({ view: 'server', serverId: 3 });
+    await reader.open(12);
+    expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 12 });
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12, page: 40 });
+    expect(router.route).toEqual({ view: 'reader', bookId: 12 });
+    expect(reader.phase).toBe('ready');
+    expect([reader.index, reader.pageCount, reader.title]).toEqual([40, 60, 'Akira 1']);
+    expect(reader.url).toBe(pageUrl(12, 40));
+    expect(reader.url).toBe(`carrel-page://localhost/${encodeURIComponent('12/40')}`);
+
+    // Escape goes back where the reader came from.
+    reader.close();
+    expect(router.route).toEqual({ view: 'server', serverId: 3 });
+    expect(reader.bookId).toBeNull();
+  });
+
+  it('starts a book never opened at its first page', async () => {
+    backend({ book_details: { ...comic, last_page: null }, open_book: null });
+    await reader.open(12);
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12 });
+    expect(reader.index).toBe(0);
+  });
+
+  it('keeps a position beyond the end inside the book', async () => {
+    backend({ book_details: { ...comic, last_page: 99 }, open_book: null });
+    await reader.open(12);
+    expect(reader.index).toBe(59);
+  });
+
+  it('says why a book cannot be opened, and tries again', async () => {
+    let fail = true;
+    backend({
+      book_details: () => {
+        if (fail) throw { kind: 'not_found', message: 'no book with id 12 on this device' };
+        return comic;
+      },
+      open_book: null,
+    });
+    await reader.open(12);
+    expect(reader.phase).toBe('error');
+    expect(reader.error?.kind).toBe('not_found');
+    fail = false;
+    await reader.retry();
+    expect(reader.phase).toBe('ready');
+  });
+});
+
+describe('turning pages', () => {
+  beforeEach(async () => {
+    await reader.open(12);
+  });
+
+  it('moves within the book and never past its ends', () => {
+    reader.next();
+    expect(reader.index).toBe(41);
+    reader.previous();
+    reader.previous();
+    expect(reader.index).toBe(39);
+    reader.last();
+    expect(reader.index).toBe(59);
+    reader.next();
+    expect(reader.index).toBe(59);
+    expect(reader.atEnd).toBe(true);
+    reader.first();
+    reader.previous();
+    expect(reader.index).toBe(0);
+    expect(reader.atStart).toBe(true);
+    reader.goTo(1000);
+    expect(reader.index).toBe(59);
+    reader.goTo(-5);
+    expect(reader.index).toBe(0);
+  });
+
+  it('turns towards the right in left-to-right order and towards the left in manga order', () => {
+    reader.turn('right');
+    expect(reader.index).toBe(41);
+    reader.turn('left');
+    expect(reader.index).toBe(40);
+    reader.setDirection('rtl');
+    reader.turn('left');
+    expect(reader.index).toBe(41);
+    reader.turn('right');
+    expect(reader.index).toBe(40);
+  });
+
+  it('fetches the next three pages ahead, nearest first, within the book', () => {
+    expect(reader.preload).toEqual([41, 42, 43]);
+    reader.goTo(58);
+    expect(reader.preload).toEqual([59]);
+    reader.last();
+    expect(reader.preload).toEqual([]);
+    // Manga order changes which side turns, not which pages come next.
+    reader.setDirection('rtl');
+    reader.first();
+    expect(reader.preload).toEqual([1, 2, 3]);
+    expect(reader.urlOf(1)).toBe(pageUrl(12, 1));
+  });
+
+  it('remembers fit and direction per book', async () => {
+    reader.setFit('height');
+    reader.setDirection('rtl');
+    reader.close();
+    await reader.open(12);
+    expect([reader.fit, reader.direction]).toEqual(['height', 'rtl']);
+    backend({ book_details: details(13, { page_count: 5 }), open_book: null });
+    await reader.open(13);
+    expect([reader.fit, reader.direction]).toEqual(['width', 'ltr']);
+  });
+});
+
+describe('saving the position', () => {
+  it('saves at once, then at most once a second, and always the newest page', async () => {
+    await reader.open(12);
+    vi.useFakeTimers();
+    reader.next();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(saves()).toEqual([{ bookId: 12, page: 41 }]);
+    reader.next();
+    reader.next();
+    reader.next();
+    await vi.advanceTimersByTimeAsync(SAVE_INTERVAL_MS / 2);
+    expect(saves()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(SAVE_INTERVAL_MS / 2);
+    expect(saves()).toEqual([
+      { bookId: 12, page: 41 },
+      { bookId: 12, page: 44 },
+    ]);
+    // Back on a page already saved: nothing to say.
+    await vi.advanceTimersByTimeAsync(SAVE_INTERVAL_MS * 3);
+    expect(saves()).toHaveLength(2);
+  });
+
+  it('saves a waiting position when the reader closes', async () => {
+    await reader.open(12);
+    vi.useFakeTimers();
+    reader.next();
+    await vi.advanceTimersByTimeAsync(0);
+    reader.next();
+    reader.close();
+    expect(saves()).toEqual([
+      { bookId: 12, page: 41 },
+      { bookId: 12, page: 42 },
+    ]);
+  });
+
+  it('does not save the page it opened on', async () => {
+    await reader.open(12);
+    vi.useFakeTimers();
+    reader.next();
+    reader.previous();
+    await vi.advanceTimersByTimeAsync(SAVE_INTERVAL_MS * 2);
+    expect(saves()).toEqual([]);
+  });
+});
+
+describe('keys and click zones', () => {
+  it('map arrows by reading direction and the other keys the same in both', () => {
+    expect(readerAction(key('ArrowRight'), 'ltr')).toBe('next');
+    expect(readerAction(key('ArrowLeft'), 'ltr')).toBe('previous');
+    expect(readerAction(key('ArrowRight'), 'rtl')).toBe('previous');
+    expect(readerAction(key('ArrowLeft'), 'rtl')).toBe('next');
+    for (const direction of ['ltr', 'rtl'] as const) {
+      expect(readerAction(key(' '), direction)).toBe('next');
+      expect(readerAction(key(' ', { shiftKey: true }), direction)).toBe('previous');
+      expect(readerAction(key('PageDown'), direction)).toBe('next');
+      expect(readerAction(key('PageUp'), direction)).toBe('previous');
+      expect(readerAction(key('Home'), direction)).toBe('first');
+      expect(readerAction(key('End'), direction)).toBe('last');
+      expect(readerAction(key('f'), direction)).toBe('fullscreen');
+      expect(readerAction(key('F'), direction)).toBe('fullscreen');
+      expect(readerAction(key('Escape'), direction)).toBe('back');
+    }
+    expect(readerAction(key('ArrowRight', { ctrlKey: true }), 'ltr')).toBeNull();
+    expect(readerAction(key('a'), 'ltr')).toBeNull();
+  });
+
+  it('turn pages from the left and right thirds only', () => {
+    expect(zoneAt(10, 900)).toBe('left');
+    expect(zoneAt(299, 900)).toBe('left');
+    expect(zoneAt(450, 900)).toBeNull();
+    expect(zoneAt(600, 900)).toBe('right');
+    expect(zoneAt(899, 900)).toBe('right');
+    expect(zoneAt(5, 0)).toBeNull();
+    expect(turnTowards('right', 'ltr')).toBe('next');
+    expect(turnTowards('left', 'rtl')).toBe('next');
+  });
+});
