@@ -380,12 +380,32 @@ pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestEr
         if book.pinned {
             continue;
         }
-        let tasks = download_stack::tasks_of_book(store, book.id)?;
-        if tasks.iter().any(|t| matches!(t.state, TaskState::Pending | TaskState::Active)) {
-            continue;
+        // Decided and done in one write transaction: a "Keep offline" or a download started
+        // meanwhile (in another window or process) is never undone.
+        let evicted = store.write(|tx| {
+            let still_evictable: bool = tx
+                .query_row(
+                    "SELECT NOT EXISTS (SELECT 1 FROM books WHERE id = ?1 AND pinned = 1)
+                        AND NOT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND state IN ('pending', 'active'))",
+                    [book.id],
+                    |r| r.get(0),
+                )
+                .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
+            if still_evictable {
+                tx.execute("DELETE FROM tasks WHERE book_id = ?1", [book.id])
+                    .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
+            }
+            Ok::<_, DownloadRequestError>(still_evictable)
+        })?;
+        if evicted {
+            PartFiles::new(store.data_dir().books())
+                .remove_book(book.id)
+                .map_err(|e| DownloadRequestError::Files {
+                    book_id: book.id,
+                    reason: e.to_string(),
+                })?;
+            removed.push(book.id);
         }
-        remove_book(store, book.id)?;
-        removed.push(book.id);
     }
     if !removed.is_empty() {
         tracing::info!(books = ?removed, "removed books no longer kept on the device");

@@ -55,7 +55,10 @@ pub struct Credentials {
     service: String,
     /// This installation's id: keyring entries of two data dirs never mix.
     install_id: String,
-    backend: Backend,
+    /// Chosen on first use, so opening never waits on the keyring service (the app opens its
+    /// credentials on the main thread, before the window shows).
+    backend: std::sync::OnceLock<Backend>,
+    forced: Option<Backend>,
     file: PathBuf,
     /// Serialises read-modify-write of the fallback file within a process.
     file_lock: Mutex<()>,
@@ -67,34 +70,42 @@ impl Credentials {
     /// `service` names this installation in the keyring (the app identifier).
     pub fn open(dir: &DataDir, service: &str) -> Credentials {
         let forced_file = std::env::var("CARREL_SECRETS").is_ok_and(|v| v == "file");
-        let backend = if !forced_file && keyring_answers(service) { Backend::Keyring } else { Backend::File };
-        if backend == Backend::File && !forced_file {
-            tracing::warn!("no system keyring answered; server passwords are kept in a file only you can read");
-        }
-        Self::with_backend(dir, service, backend)
+        Self::with_backend(dir, service, forced_file.then_some(Backend::File))
     }
 
     /// Always the 0600 file (tests, and systems where the keyring must not be used).
     pub fn file_only(dir: &DataDir, service: &str) -> Credentials {
-        Self::with_backend(dir, service, Backend::File)
+        Self::with_backend(dir, service, Some(Backend::File))
     }
 
-    fn with_backend(dir: &DataDir, service: &str, backend: Backend) -> Credentials {
+    fn with_backend(dir: &DataDir, service: &str, forced: Option<Backend>) -> Credentials {
         Credentials {
             install_id: install_id(dir),
             service: service.to_owned(),
-            backend,
+            backend: std::sync::OnceLock::new(),
+            forced,
             file: dir.secrets_file(),
             file_lock: Mutex::new(()),
         }
     }
 
+    /// Where secrets are kept: asks the keyring once, on first use.
     pub fn backend(&self) -> Backend {
-        self.backend
+        *self.backend.get_or_init(|| {
+            if let Some(forced) = self.forced {
+                return forced;
+            }
+            if keyring_answers(&self.service) {
+                Backend::Keyring
+            } else {
+                tracing::warn!("no system keyring answered; server passwords are kept in a file only you can read");
+                Backend::File
+            }
+        })
     }
 
     pub fn set(&self, account: &str, secret: &Secret) -> Result<(), CredentialError> {
-        match self.backend {
+        match self.backend() {
             Backend::Keyring => self
                 .entry(account)?
                 .set_password(secret.expose())
@@ -106,7 +117,7 @@ impl Credentials {
     }
 
     pub fn get(&self, account: &str) -> Result<Option<Secret>, CredentialError> {
-        match self.backend {
+        match self.backend() {
             Backend::Keyring => match self.entry(account)?.get_password() {
                 Ok(pw) => Ok(Some(Secret(pw))),
                 Err(keyring::Error::NoEntry) => Ok(None),
@@ -120,7 +131,7 @@ impl Credentials {
     }
 
     pub fn delete(&self, account: &str) -> Result<(), CredentialError> {
-        match self.backend {
+        match self.backend() {
             Backend::Keyring => match self.entry(account)?.delete_credential() {
                 Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
                 Err(e) => Err(CredentialError::Keyring(e.to_string())),

@@ -10,7 +10,8 @@
 //! Owns no table: it reads [`crate::download_stack`], [`crate::executor_lease`],
 //! [`crate::book_downloads`] and [`crate::books`].
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{hash_map::DefaultHasher, HashMap, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -217,6 +218,10 @@ pub struct DownloadsView {
     /// Books waiting, in the order they will run.
     pub queue: Vec<QueuedBook>,
     pub failed: Vec<FailedBook>,
+    /// Changes whenever something the windows show beside the downloads changes — the servers,
+    /// the settings, the books kept on the device — whichever window or process changed it.
+    /// See [`library_revision`].
+    pub library_revision: String,
 }
 
 /// Who downloads, and what it is doing.
@@ -417,6 +422,7 @@ pub fn view(store: &Store, live: &LiveProgress, this_holder: Option<&str>) -> Re
     }
 
     Ok(DownloadsView {
+        library_revision: library_revision(store)?,
         paused,
         executor: ExecutorView {
             holder,
@@ -427,6 +433,51 @@ pub fn view(store: &Store, live: &LiveProgress, this_holder: Option<&str>) -> Re
         queue,
         failed,
     })
+}
+
+/// A fingerprint of what the windows show besides the downloads: every server as listed, the
+/// settings (but the windows' own geometry, saved as they move), how many books are pinned,
+/// and how many downloads there are with the newest id (books asked for, removed from the
+/// device, evicted). Downloads progressing do not change it. Only meant to be compared with
+/// an earlier value from the same process.
+pub fn library_revision(store: &Store) -> Result<String, crate::Error> {
+    let hash = store
+        .read(|c| -> rusqlite::Result<u64> {
+            let mut h = DefaultHasher::new();
+            let mut servers = c.prepare_cached(
+                "SELECT id, name, url, username, min_interval_ms, paused_reason, trust_self_signed
+                 FROM servers ORDER BY id",
+            )?;
+            let mut rows = servers.query([])?;
+            while let Some(r) = rows.next()? {
+                (
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, i64>(6)?,
+                )
+                    .hash(&mut h);
+            }
+            0xff_u8.hash(&mut h);
+            let mut settings = c.prepare_cached("SELECT key, value FROM settings WHERE key NOT LIKE 'window.%' ORDER BY key")?;
+            let mut rows = settings.query([])?;
+            while let Some(r) = rows.next()? {
+                (r.get::<_, String>(0)?, r.get::<_, String>(1)?).hash(&mut h);
+            }
+            0xff_u8.hash(&mut h);
+            let counts: (i64, i64, Option<i64>) = c.query_row(
+                "SELECT (SELECT count(*) FROM books WHERE pinned = 1), count(*), max(id) FROM tasks",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )?;
+            counts.hash(&mut h);
+            Ok(h.finish())
+        })
+        .map_err(|e| store.sql_error(e))?;
+    Ok(format!("{hash:016x}"))
 }
 
 fn remaining_parts(status: &BookStatus) -> u64 {
@@ -507,5 +558,52 @@ mod tests {
         assert!((live.page_seconds.unwrap() - 0.2).abs() < 1e-9);
         assert!((live.bytes_per_second.unwrap() - 250_000.0).abs() < 1e-6);
         assert_eq!(live.active, None);
+    }
+
+    #[test]
+    fn the_library_revision_follows_servers_and_settings_only() {
+        use crate::settings::{self, Theme, WindowGeometry};
+        use crate::{clock::ManualClock, data_dir::DataDir};
+        use std::sync::Arc;
+
+        let t = tempfile::tempdir().unwrap();
+        let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(7))).unwrap();
+        let input = |name: &str| servers::NewServer {
+            name: name.into(),
+            url: "http://127.0.0.1:8080/opds".into(),
+            ..Default::default()
+        };
+        let empty = library_revision(&store).unwrap();
+        assert_eq!(library_revision(&store).unwrap(), empty, "nothing changed");
+
+        let server = servers::add(&store, &input("Home")).unwrap();
+        let added = library_revision(&store).unwrap();
+        assert_ne!(added, empty);
+        assert_eq!(library_revision(&store).unwrap(), added);
+
+        servers::update(&store, server.id, &input("Attic")).unwrap();
+        let renamed = library_revision(&store).unwrap();
+        assert_ne!(renamed, added);
+        // Saved again unchanged: the same.
+        servers::update(&store, server.id, &input("Attic")).unwrap();
+        assert_eq!(library_revision(&store).unwrap(), renamed);
+
+        settings::set(&store, &Theme::Dark).unwrap();
+        let dark = library_revision(&store).unwrap();
+        assert_ne!(dark, renamed);
+        settings::set(&store, &Theme::Dark).unwrap();
+        assert_eq!(library_revision(&store).unwrap(), dark);
+
+        // A window moving is no change to the library.
+        let geometry = WindowGeometry { x: 1.0, y: 2.0, width: 800.0, height: 600.0, maximized: false };
+        settings::set(&store, &geometry).unwrap();
+        assert_eq!(library_revision(&store).unwrap(), dark);
+
+        servers::remove(&store, "Attic").unwrap();
+        assert_ne!(library_revision(&store).unwrap(), dark);
+
+        // It travels with every downloads view.
+        let view = view(&store, &LiveProgress::default(), None).unwrap();
+        assert_eq!(view.library_revision, library_revision(&store).unwrap());
     }
 }
