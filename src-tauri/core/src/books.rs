@@ -170,6 +170,24 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
     })
 }
 
+/// Records a catalog entry only if it is not known yet; a known book is returned unchanged.
+pub fn remember_if_new(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Book, BookError> {
+    let known = store
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM books WHERE server_id = ?1 AND catalog_id = ?2"),
+                params![server_id, entry.catalog_id],
+                from_row,
+            )
+            .optional()
+        })
+        .map_err(|e| BookError::Store(store.sql_error(e)))?;
+    match known {
+        Some(book) => Ok(book),
+        None => remember(store, server_id, entry),
+    }
+}
+
 pub fn get(store: &Store, id: i64) -> Result<Book, BookError> {
     store
         .read(|c| c.query_row(&format!("SELECT {COLUMNS} FROM books WHERE id = ?1"), [id], from_row).optional())

@@ -187,7 +187,7 @@ impl CatalogClient<'_> {
                     href: nav.href.to_string(),
                     summary: nav.summary,
                 },
-                Entry::Book(book) => self.remember(server, &book)?,
+                Entry::Book(book) => self.remember(server, &book, doc.freshness.offline)?,
             });
         }
         let page = CatalogPage {
@@ -342,16 +342,25 @@ impl CatalogClient<'_> {
         }
     }
 
-    fn remember(&self, server: &Server, entry: &BookEntry) -> Result<CatalogItem, CatalogError> {
+    /// Gives a book entry its local id. From a kept (offline) copy, only books not known yet are
+    /// recorded: an older copy never overwrites what a newer visit learnt.
+    fn remember(&self, server: &Server, entry: &BookEntry, from_kept_copy: bool) -> Result<CatalogItem, CatalogError> {
         let catalog = catalog_book(entry);
-        let book = books::remember(self.store, server.id, &catalog).map_err(crate::Error::from)?;
+        let book = if from_kept_copy {
+            books::remember_if_new(self.store, server.id, &catalog)
+        } else {
+            books::remember(self.store, server.id, &catalog)
+        }
+        .map_err(crate::Error::from)?;
         let meta = BookMeta {
             authors: entry.authors.clone(),
             series: entry.series.clone(),
             series_index: entry.series_index,
             summary: entry.summary.clone(),
         };
-        book_view::remember_meta(self.store, book.id, &meta)?;
+        if !from_kept_copy {
+            book_view::remember_meta(self.store, book.id, &meta)?;
+        }
         let file = entry.acquisitions.first();
         Ok(CatalogItem::Book {
             book_id: book.id,
