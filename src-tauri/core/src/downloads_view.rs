@@ -7,8 +7,12 @@
 //! flight, how fast parts arrive — comes from a [`DownloadsMonitor`] fed by this process's
 //! executor; it is used only while this process holds the lease.
 //!
+//! Every view also carries the [`library_revision`], for windows to notice servers, settings
+//! and books on the device changed by another window or process.
+//!
 //! Owns no table: it reads [`crate::download_stack`], [`crate::executor_lease`],
-//! [`crate::book_downloads`] and [`crate::books`].
+//! [`crate::book_downloads`] and [`crate::books`], and for the revision the servers and
+//! settings tables.
 
 use std::collections::{hash_map::DefaultHasher, HashMap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};

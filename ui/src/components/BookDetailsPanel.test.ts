@@ -166,10 +166,10 @@ describe('BookDetailsPanel', () => {
     const read = await screen.findByTestId('read-book');
     expect(read.textContent).toContain('Continue reading');
     await user.click(read);
-    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12, page: 41 });
     // The reader opens on that page.
     expect(router.route).toEqual({ view: 'reader', bookId: 12 });
     await waitFor(() => expect(reader.phase).toBe('ready'));
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12, page: 41 });
     expect(reader.index).toBe(41);
     expect(reader.pageCount).toBe(160);
   });
@@ -178,9 +178,10 @@ describe('BookDetailsPanel', () => {
     backend({ book_details: saga, open_book: null });
     const { user } = show();
     await user.click(await screen.findByTestId('read-book'));
-    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12 });
     expect(router.route).toEqual({ view: 'reader', bookId: 12 });
-    await waitFor(() => expect(reader.index).toBe(0));
+    await waitFor(() => expect(reader.phase).toBe('ready'));
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12 });
+    expect(reader.index).toBe(0);
   });
 
   it('opens a book read as one file where the reader left it, and says so', async () => {

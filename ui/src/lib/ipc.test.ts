@@ -225,6 +225,7 @@ describe('library commands', () => {
       active: null,
       queue: [],
       failed: [],
+      library_revision: '5f0c3a9e21d4b786',
     };
     channel.send(view);
     expect(views).toEqual([view]);

@@ -205,6 +205,11 @@ export interface DownloadsView {
   /** In the order the books will be downloaded; the book in flight is not listed again. */
   queue: QueuedBook[];
   failed: FailedBook[];
+  /**
+   * Changes when the servers, the settings or the books kept on the device change, in this
+   * window or elsewhere; only compared with the value before.
+   */
+  library_revision: string;
 }
 
 // ---- Settings ----

@@ -106,6 +106,7 @@ export function downloadsView(overrides: Partial<DownloadsView> = {}): Downloads
     active: null,
     queue: [],
     failed: [],
+    library_revision: 'r0',
     ...overrides,
   };
 }

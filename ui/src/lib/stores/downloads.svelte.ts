@@ -11,6 +11,12 @@
  * is the standing of a book this window asked for ("Keep offline", Retry) that no view
  * mentions: it may have been done before any view showed it (a small book, or another Carrel
  * process downloading, whose progress this window sees only once a second).
+ *
+ * Every view also carries the library's revision, which changes when a server, a setting or
+ * the books kept on the device change — in this window, another one, or another Carrel
+ * process. When it differs from the one seen before (not on the first view), the servers and
+ * the settings are read again and {@link DownloadsStore.revision} goes up, so the lists and
+ * the details panel read their books again, quietly.
  */
 import { SvelteMap } from 'svelte/reactivity';
 import {
@@ -31,6 +37,8 @@ import {
   type DownloadsView,
 } from '../ipc';
 import { bookBadge, bookPercent, isInProgress, type BookBadge } from '../bookState';
+import { servers } from './servers.svelte';
+import { settings } from './settings.svelte';
 
 export type Schedule = (flush: () => void) => void;
 
@@ -101,7 +109,10 @@ export class DownloadsStore {
   view = $state.raw<DownloadsView | null>(null);
   connection = $state<ConnectionState>('idle');
   error = $state<CommandError | null>(null);
-  /** Goes up whenever a book was stored on or removed from the device, for lists to reload. */
+  /**
+   * Goes up whenever a book was stored on or removed from the device, or the library changed
+   * elsewhere, for lists and the details panel to read their books again.
+   */
   revision = $state(0);
   /** How many views were applied (not received); for the curious and the tests. */
   applied = 0;
@@ -116,9 +127,13 @@ export class DownloadsStore {
   #shown = '';
   #subscription = 0;
   #schedule: Schedule;
+  /** The library revision of the last view applied; `null` before the first. */
+  #library: string | null = null;
+  #onLibraryChange: () => void;
 
-  constructor(schedule: Schedule = nextFrame) {
+  constructor(schedule: Schedule = nextFrame, onLibraryChange: () => void = () => {}) {
     this.#schedule = schedule;
+    this.#onLibraryChange = onLibraryChange;
   }
 
   /** Subscribes, unless already subscribed. Never rejects; a failure is kept in {@link error}. */
@@ -154,6 +169,7 @@ export class DownloadsStore {
     const view = this.#pending;
     this.#pending = null;
     if (!view) return;
+    this.#noteLibrary(view.library_revision);
     // Even an unchanged view may have missed a book learnt since.
     this.#recheck(view);
     const json = JSON.stringify(view);
@@ -166,6 +182,16 @@ export class DownloadsStore {
     this.view = view;
     this.applied++;
     this.#settle(before, previous, view);
+  }
+
+  /** Tells of a library changed since the last view (not of the first one). */
+  #noteLibrary(revision: string | undefined): void {
+    if (revision === undefined || revision === this.#library) return;
+    const first = this.#library === null;
+    this.#library = revision;
+    if (first) return;
+    this.revision++;
+    this.#onLibraryChange();
   }
 
   /** Asks for the standing of books the view no longer mentions: stored, cancelled or given up. */
@@ -313,7 +339,13 @@ export class DownloadsStore {
     this.#pending = null;
     this.#scheduled = false;
     this.#shown = '';
+    this.#library = null;
   }
 }
 
-export const downloads = new DownloadsStore();
+/** Reads again what changed elsewhere: the servers and the settings (with the theme). */
+export async function reloadLibrary(): Promise<void> {
+  await Promise.all([servers.refresh(true), settings.reload()]);
+}
+
+export const downloads = new DownloadsStore(nextFrame, () => void reloadLibrary());

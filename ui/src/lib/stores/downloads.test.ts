@@ -4,8 +4,10 @@ vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
 
 import { invoke } from '@tauri-apps/api/core';
 import { lastChannel, resetChannels } from '../../test/tauri';
-import { details, downloadsView, status } from '../../test/fixtures';
-import { DownloadsStore } from './downloads.svelte';
+import { backend, details, downloadsView, server, status } from '../../test/fixtures';
+import { DownloadsStore, reloadLibrary } from './downloads.svelte';
+import { servers } from './servers.svelte';
+import { settings } from './settings.svelte';
 import type { DownloadsView } from '../ipc';
 
 const invokeMock = vi.mocked(invoke);
@@ -298,3 +300,109 @@ describe('DownloadsStore', () => {
     expect(invokeMock).toHaveBeenLastCalledWith('open_book', { bookId: 5, page: 12 });
   });
 });
+
+describe('a library changed elsewhere', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    invokeMock.mockResolvedValue(null);
+    resetChannels();
+    servers.reset();
+    settings.reset();
+    localStorage.clear();
+    delete document.documentElement.dataset.theme;
+  });
+
+  it('is reloaded when the revision changes, not on the first view nor on an equal revision', async () => {
+    const reload = vi.fn();
+    const frames: Array<() => void> = [];
+    const downloads = new DownloadsStore((flush) => frames.push(flush), reload);
+    const frame = () => {
+      for (const flush of frames.splice(0)) flush();
+    };
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+
+    channel.send(downloadsView({ library_revision: 'a' }));
+    frame();
+    expect(reload).not.toHaveBeenCalled();
+    expect(downloads.revision).toBe(0);
+
+    // The downloads move on; the library does not.
+    channel.send(downloadsView({ library_revision: 'a', queue: queueOf(1) }));
+    frame();
+    channel.send(downloadsView({ library_revision: 'a', queue: queueOf(1, 2) }));
+    frame();
+    expect(downloads.applied).toBe(3);
+    expect(reload).not.toHaveBeenCalled();
+    expect(downloads.revision).toBe(0);
+
+    channel.send(downloadsView({ library_revision: 'b', queue: queueOf(1, 2) }));
+    frame();
+    expect(reload).toHaveBeenCalledTimes(1);
+    expect(downloads.revision).toBe(1);
+
+    // Views coalesced in one frame: one reload.
+    channel.send(downloadsView({ library_revision: 'c', queue: queueOf(1, 2) }));
+    channel.send(downloadsView({ library_revision: 'd', queue: queueOf(1, 2) }));
+    frame();
+    expect(reload).toHaveBeenCalledTimes(2);
+
+    // After a reset, the next view is a first one again.
+    downloads.reset();
+    await downloads.start();
+    lastChannel<DownloadsView>().send(downloadsView({ library_revision: 'e' }));
+    frame();
+    expect(reload).toHaveBeenCalledTimes(2);
+  });
+
+  it('reads the servers and the settings again, and applies the theme', async () => {
+    backend({
+      list_servers: [server(1, 'Home')],
+      get_settings: { books_kept: 6, notifications: true, theme: 'system' },
+    });
+    await servers.refresh();
+    await settings.load();
+    const shown = servers.list;
+
+    // Nothing changed: nothing is replaced.
+    await reloadLibrary();
+    expect(servers.list).toBe(shown);
+    expect(document.documentElement.hasAttribute('data-theme')).toBe(false);
+
+    backend({
+      list_servers: [server(1, 'Attic'), server(2, 'Office')],
+      get_settings: { books_kept: 3, notifications: false, theme: 'dark' },
+    });
+    await reloadLibrary();
+    expect(servers.list.map((s) => s.name)).toEqual(['Attic', 'Office']);
+    expect(settings.value).toEqual({ books_kept: 3, notifications: false, theme: 'dark' });
+    expect(document.documentElement.dataset.theme).toBe('dark');
+  });
+
+  it('keeps what is shown when reading again fails, and never undoes a change being saved', async () => {
+    backend({
+      list_servers: [server(1, 'Home')],
+      get_settings: { books_kept: 6, notifications: true, theme: 'system' },
+    });
+    await servers.refresh();
+    await settings.load();
+
+    let saved: (value: unknown) => void = () => {};
+    backend({
+      list_servers: () => {
+        throw { kind: 'storage', message: 'the disk is busy' };
+      },
+      get_settings: { books_kept: 6, notifications: true, theme: 'light' },
+      set_settings: () => new Promise((resolve) => (saved = resolve)),
+    });
+    const saving = settings.update({ theme: 'dark' });
+    await reloadLibrary();
+    expect(servers.list.map((s) => s.name)).toEqual(['Home']);
+    expect(servers.error).toBeNull();
+    expect(settings.value.theme).toBe('dark');
+    saved({ books_kept: 6, notifications: true, theme: 'dark' });
+    await saving;
+    expect(document.documentElement.dataset.theme).toBe('dark');
+  });
+});
+

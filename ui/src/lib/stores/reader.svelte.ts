@@ -11,7 +11,6 @@ import {
   pageUrl,
   savePosition,
   toCommandError,
-  type BookDetails,
   type CommandError,
 } from '../ipc';
 import { router, type Route } from './router.svelte';
@@ -150,23 +149,23 @@ class ReaderState {
   }
 
   /**
-   * Opens the reader on a book where the reader left it (`details.last_page`), starting its
-   * download from there, and shows it. `details`, when the caller has them, spares a lookup.
+   * Opens the reader on a book where the reader left it (its `last_page`, read afresh), starting
+   * its download from there, and shows it.
    */
-  async open(bookId: number, details?: BookDetails): Promise<void> {
+  async open(bookId: number): Promise<void> {
     this.flush();
     const generation = ++this.#generation;
     if (router.route.view !== 'reader') this.#returnTo = router.route;
     this.bookId = bookId;
     this.phase = 'loading';
     this.error = null;
-    this.title = details?.title ?? '';
+    this.title = '';
     const prefs = readPrefs(bookId);
     this.fit = prefs.fit ?? 'width';
     this.direction = prefs.direction ?? 'ltr';
     if (router.route.view !== 'reader' || router.route.bookId !== bookId) router.go({ view: 'reader', bookId });
     try {
-      const book = details ?? (await bookDetails(bookId));
+      const book = await bookDetails(bookId);
       if (generation !== this.#generation) return;
       this.title = book.title;
       this.pageCount = Math.max(0, book.page_count ?? 0);

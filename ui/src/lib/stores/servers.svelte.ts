@@ -28,18 +28,22 @@ class ServersState {
     return this.list.find((s) => s.id === id);
   }
 
-  /** Reads the list again. Never rejects; a failure is kept in {@link error}. */
-  async refresh(): Promise<void> {
+  /**
+   * Reads the list again; the list shown is replaced only when it differs. Never rejects; a
+   * failure is kept in {@link error}, unless `quiet` (a reload after a change elsewhere), when
+   * what is shown simply stays.
+   */
+  async refresh(quiet = false): Promise<void> {
     const generation = ++this.#generation;
     this.loading = true;
     try {
       const list = await listServers();
       if (generation !== this.#generation) return;
-      this.list = list;
+      if (JSON.stringify(list) !== JSON.stringify(this.list)) this.list = list;
       this.error = null;
     } catch (reason) {
       if (generation !== this.#generation) return;
-      this.error = toCommandError(reason);
+      if (!quiet) this.error = toCommandError(reason);
     } finally {
       if (generation === this.#generation) {
         this.loading = false;

@@ -42,6 +42,28 @@ class SettingsState {
   }
 
   /**
+   * Reads the settings again after they may have changed elsewhere (another window or
+   * process): applied, with the theme, only when they differ from those shown, and never over
+   * a change this window is saving. Never rejects; on failure what is shown stays.
+   */
+  async reload(): Promise<void> {
+    if (this.saving) return;
+    const saves = this.#saves;
+    try {
+      const value = { ...DEFAULT_SETTINGS, ...(await getSettings()) };
+      if (saves !== this.#saves || this.saving) return;
+      this.error = null;
+      this.loaded = true;
+      const before = this.value;
+      if (value.books_kept === before.books_kept && value.notifications === before.notifications && value.theme === before.theme) return;
+      this.value = value;
+      if (value.theme !== before.theme) applyTheme(value.theme);
+    } catch {
+      // What is shown stays; the next change tries again.
+    }
+  }
+
+  /**
    * Changes some settings: shown (and the theme applied) at once, then saved; when saving
    * fails, the previous values come back and {@link saveError} says why. Never rejects.
    */
