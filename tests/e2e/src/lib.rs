@@ -163,3 +163,18 @@ impl Drop for TestCase {
         }
     }
 }
+
+/// What a reader does in the "Add server" dialog: opens it from the sidebar, fills the fields
+/// given and presses Save. Whether the dialog then closes (or shows an error) is the caller's
+/// to check.
+pub fn submit_server_dialog(app: &App, name: &str, url: &str, login: Option<(&str, &str)>) -> Result<()> {
+    app.wait_for(&testid("add-server-button"))?.click()?;
+    app.wait_for_displayed(&testid("add-server-dialog"))?;
+    app.wait_for(&testid("server-name"))?.fill(name)?;
+    app.find(&testid("server-url"))?.fill(url)?;
+    if let Some((username, password)) = login {
+        app.find(&testid("server-username"))?.fill(username)?;
+        app.find(&testid("server-password"))?.fill(password)?;
+    }
+    app.find(&testid("server-save"))?.click()
+}

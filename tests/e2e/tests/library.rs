@@ -108,27 +108,7 @@ fn breadcrumbs(app: &App) -> Vec<String> {
 
 /// Adds a server through the "Add server" dialog and waits until the sidebar lists it.
 fn add_server(app: &App, name: &str, url: &str, login: Option<(&str, &str)>) {
-    app.wait_for(&sel("add-server-button"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("add-server-dialog")).unwrap();
-    app.wait_for(&sel("server-name"))
-        .unwrap()
-        .fill(name)
-        .unwrap();
-    app.find(&sel("server-url")).unwrap().fill(url).unwrap();
-    if let Some((username, password)) = login {
-        app.find(&sel("server-username"))
-            .unwrap()
-            .fill(username)
-            .unwrap();
-        app.find(&sel("server-password"))
-            .unwrap()
-            .fill(password)
-            .unwrap();
-    }
-    app.find(&sel("server-save")).unwrap().click().unwrap();
+    carrel_e2e::submit_server_dialog(app, name, url, login).unwrap();
     app.wait_for_hidden(&sel("add-server-dialog"))
         .unwrap_or_else(|e| {
             let error = texts(app, &sel("server-form-error"));
@@ -1020,9 +1000,14 @@ fn screenshots_of_the_library_light_and_dark() {
     });
     let reading_id = open_details(&app, &reading.title);
     app.find(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_text(&sel("toast"), "Opening").unwrap();
-    app.find(&sel("close-details")).unwrap().click().unwrap();
-    app.wait_for_absent(&sel("book-details")).unwrap();
+    // Reading starts at once: the reader opens on the comic while its pages download.
+    app.wait_for_displayed(&sel("comic-reader")).unwrap();
+    app.find(&sel("reader-back")).unwrap().click().unwrap();
+    app.wait_for_absent(&sel("comic-reader")).unwrap();
+    if app.exists(&sel("book-details")).unwrap() {
+        app.find(&sel("close-details")).unwrap().click().unwrap();
+        app.wait_for_absent(&sel("book-details")).unwrap();
+    }
     open_details(&app, &kept.title);
     app.find(&sel("keep-offline")).unwrap().click().unwrap();
     app.wait_until("the kept book to be queued", default_timeout(), |_| {

@@ -34,11 +34,7 @@ fn pages_asked(server: &RunningServer) -> Vec<u32> {
 }
 
 fn add_server(app: &App, name: &str, url: &str) {
-    app.wait_for(&sel("add-server-button")).unwrap().click().unwrap();
-    app.wait_for_displayed(&sel("add-server-dialog")).unwrap();
-    app.wait_for(&sel("server-name")).unwrap().fill(name).unwrap();
-    app.find(&sel("server-url")).unwrap().fill(url).unwrap();
-    app.find(&sel("server-save")).unwrap().click().unwrap();
+    carrel_e2e::submit_server_dialog(app, name, url, None).unwrap();
     app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
     app.wait_for_text(&sel("server-item"), name).unwrap();
 }

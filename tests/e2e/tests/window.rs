@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use carrel_e2e::{data, save_docs_screenshot, testid, App, TestCase};
+use carrel_e2e::{data, save_docs_screenshot, submit_server_dialog, testid, App, TestCase};
 
 const WINDOW_TITLES: [&str; 2] = ["Carrel", "Carrel (dev)"];
 
@@ -21,27 +21,7 @@ fn sel(id: &str) -> String {
 
 /// Opens the add-server dialog, fills the fields given, and presses Save.
 fn submit_server(app: &App, name: &str, url: &str, login: Option<(&str, &str)>) {
-    app.wait_for(&sel("add-server-button"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("add-server-dialog")).unwrap();
-    app.wait_for(&sel("server-name"))
-        .unwrap()
-        .fill(name)
-        .unwrap();
-    app.find(&sel("server-url")).unwrap().fill(url).unwrap();
-    if let Some((username, password)) = login {
-        app.find(&sel("server-username"))
-            .unwrap()
-            .fill(username)
-            .unwrap();
-        app.find(&sel("server-password"))
-            .unwrap()
-            .fill(password)
-            .unwrap();
-    }
-    app.find(&sel("server-save")).unwrap().click().unwrap();
+    submit_server_dialog(app, name, url, login).unwrap();
 }
 
 /// Fails when `secret` appears in the database or its journal files.

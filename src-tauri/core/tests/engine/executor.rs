@@ -48,6 +48,14 @@ async fn register_books(env: &Env, server: &Server) -> BTreeMap<u32, i64> {
     ids
 }
 
+/// A data dir with the fixture added as a server and its "All books" feed registered.
+async fn library(fixture: &RunningServer) -> (Env, Server, BTreeMap<u32, i64>) {
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let ids = register_books(&env, &server).await;
+    (env, server, ids)
+}
+
 fn done_positions(sink: &RecordingSink, kind: TaskKind) -> Vec<i64> {
     sink.events()
         .into_iter()
@@ -84,9 +92,7 @@ fn one_comic(pages: u32) -> Config {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opening_page_40_of_60_fetches_it_first_then_the_pages_after_it_then_the_rest() {
     let fixture = start(one_comic(60));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     fixture.reset_stats();
 
     book_downloads::open_book(&env.store, ids[&1], Some(40)).unwrap();
@@ -115,9 +121,7 @@ async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
         books: 6,
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     fixture.reset_stats();
     for id in ids.values() {
         book_downloads::store_book(&env.store, *id).unwrap();
@@ -154,9 +158,7 @@ async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_never_downloads_a_finished_part_again() {
     let fixture = start(one_comic(12));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     env.sync(fast_config()).await;
     fixture.reset_stats();
@@ -185,9 +187,7 @@ async fn a_broken_range_download_resumes_where_it_stopped_without_repeating_byte
         page_bytes: 64 * 1024,
         ..one_epub()
     });
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     let length = fixture.book(3).unwrap().length;
     fixture.reset_stats();
     fixture.set_faults(Faults {
@@ -214,9 +214,7 @@ async fn a_broken_range_download_resumes_where_it_stopped_without_repeating_byte
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_versions() {
     let fixture = start(one_epub());
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     fixture.set_faults(Faults {
         truncate_body: true,
         path_prefix: Some("/books/3/file".into()),
@@ -271,9 +269,7 @@ async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
         },
         ..one_epub()
     });
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&3]).unwrap();
     let (finish, _) = env.sync(ExecutorConfig {
         chunk_bytes: 4 * 1024,
@@ -292,9 +288,7 @@ async fn a_gone_book_fails_with_its_reason_and_the_executor_goes_on() {
         comic_pages: [(1, 3), (2, 3)].into(),
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     fixture.set_gone(1, true);
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     book_downloads::store_book(&env.store, ids[&2]).unwrap();
@@ -318,9 +312,7 @@ async fn a_gone_book_fails_with_its_reason_and_the_executor_goes_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() {
     let fixture = start(one_comic(3));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     fixture.set_faults(Faults {
         error_rate: 1.0,
         ..Default::default()
@@ -360,9 +352,7 @@ async fn a_push_wakes_a_backing_off_executor_at_once() {
         comic_pages: [(1, 2), (2, 2)].into(),
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     fixture.set_faults(Faults {
         error_rate: 1.0,
         path_prefix: Some("/books/1/".into()),
@@ -459,9 +449,7 @@ async fn background_downloads_never_move_the_servers_bookmark() {
         reading_positions: Some(BTreeMap::new()),
         ..one_comic(5)
     });
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     let book = books::get(&env.store, ids[&1]).unwrap();
     assert!(!book.stream_template.as_deref().unwrap().contains("markRead"), "{:?}", book.stream_template);
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
@@ -477,9 +465,7 @@ async fn a_prioritary_push_preempts_a_slow_background_file_download() {
         comic_pages: [(1, 2)].into(),
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     let length = fixture.book(3).unwrap().length;
     // A slow file: about three seconds for the EPUB.
     fixture.set_faults(Faults {
@@ -529,9 +515,7 @@ async fn orphaned_files_are_collected_when_the_executor_starts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn removing_a_book_deletes_its_tasks_and_files_together() {
     let fixture = start(one_comic(3));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     env.sync(fast_config()).await;
     let files = PartFiles::new(env.dir.books());
@@ -615,9 +599,7 @@ async fn the_readers_page_goes_ahead_of_a_running_chain() {
         },
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::UntilIdle);
     wait_for_event(&sink, "two pages of the stored book", |e| matches!(e, DownloadEvent::TaskDone { kind: TaskKind::Page, position: 1, .. })).await;
@@ -667,6 +649,7 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
             file_type: None,
             file_length: None,
             cover_url: None,
+            progression_url: None,
         },
     )
     .unwrap();
@@ -683,9 +666,7 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resuming_a_paused_server_wakes_the_executor() {
     let fixture = start(one_comic(2));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, server, ids) = library(&fixture).await;
     servers::set_paused(&env.store, server.id, Some("authentication needed")).unwrap();
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
@@ -699,9 +680,7 @@ async fn resuming_a_paused_server_wakes_the_executor() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_book_can_be_stored_again() {
     let fixture = start(one_comic(3));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     // Only the book's expansion runs: its first page waits.
     env.store
