@@ -69,7 +69,6 @@ impl Env {
                 file_type: None,
                 file_length: None,
                 cover_url: None,
-                progression_url: None,
             },
         )
         .unwrap()
