@@ -312,13 +312,16 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
 }
 
 /// The reader turned to `page` (0-based): remembered as the book's position (and the book as
-/// opened now).
+/// opened now), and queued for the server when the book has a progression document; the queue
+/// is sent a few seconds after the reader stops turning pages.
 #[tauri::command]
 pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
     if page < 0 {
         return Err(CommandError::new(ErrorKind::InvalidInput, format!("page {page} is not a page")));
     }
-    with_core(app, move |core| Ok(carrel_core::books::mark_opened(&core.store, book_id, Some(page)).map_err(carrel_core::Error::from)?)).await
+    with_core(app, move |core| Ok(carrel_core::position_sync::record(&core.store, book_id, page)?)).await?;
+    downloads::position_saved();
+    Ok(())
 }
 
 #[tauri::command]

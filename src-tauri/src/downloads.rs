@@ -4,6 +4,10 @@
 //!
 //! Progress goes to the [`ProgressSink`] the app assembles (the log, the windows, desktop
 //! notifications); only the lease holder reports, so two processes never notify twice.
+//!
+//! Beside it runs a small periodic task that sends saved reading positions to the servers
+//! ([`position_sync::flush`]): every 30 s while something waits, and 5 s after the reader
+//! stops turning pages.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -11,11 +15,67 @@ use std::time::Duration;
 use carrel_core::{
     credentials::Credentials,
     executor::{Executor, ExecutorConfig, Finish, RunMode},
-    executor_lease,
+    executor_lease, position_sync,
     progress::{DownloadEvent, ProgressSink},
     store::Store,
 };
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
+
+/// How often waiting reading positions are sent again.
+const POSITION_FLUSH_EVERY: Duration = Duration::from_secs(30);
+/// How long after the last saved position the positions are sent.
+const POSITION_DEBOUNCE: Duration = Duration::from_secs(5);
+
+fn position_saves() -> &'static Notify {
+    static SAVED: OnceLock<Notify> = OnceLock::new();
+    SAVED.get_or_init(Notify::new)
+}
+
+/// Tells the position sender that the reader saved a position.
+pub fn position_saved() {
+    position_saves().notify_one();
+}
+
+/// Sends waiting reading positions until `stop` turns true.
+async fn send_positions(store: Store, credentials: Arc<Credentials>, mut stop: watch::Receiver<bool>) {
+    let saved = position_saves();
+    loop {
+        tokio::select! {
+            _ = stop.changed() => return,
+            _ = tokio::time::sleep(POSITION_FLUSH_EVERY) => {}
+            _ = saved.notified() => loop {
+                // Debounced: the reader may still be turning pages.
+                tokio::select! {
+                    _ = stop.changed() => return,
+                    _ = tokio::time::sleep(POSITION_DEBOUNCE) => break,
+                    _ = saved.notified() => {}
+                }
+            },
+        }
+        if *stop.borrow() {
+            return;
+        }
+        match position_sync::pending(&store) {
+            Ok(waiting) if waiting.is_empty() => continue,
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(cause = %e, "cannot read the reading positions to send");
+                continue;
+            }
+        }
+        let http = match crate::http_client::client() {
+            Ok(http) => http,
+            Err(e) => {
+                tracing::warn!(cause = %e, "cannot send reading positions");
+                continue;
+            }
+        };
+        match position_sync::flush(&store, http, &credentials).await {
+            Ok(report) => tracing::debug!(?report, "reading positions sent"),
+            Err(e) => tracing::warn!(cause = %e, "cannot send reading positions"),
+        }
+    }
+}
 
 /// Logs the executor's events.
 pub struct LogSink;
@@ -44,10 +104,13 @@ pub fn holder_id() -> &'static str {
 pub struct DownloadService {
     stop: watch::Sender<bool>,
     task: tauri::async_runtime::JoinHandle<()>,
+    positions: tauri::async_runtime::JoinHandle<()>,
 }
 
 impl DownloadService {
     pub fn start(store: Store, credentials: Arc<Credentials>, sink: Arc<dyn ProgressSink>) -> Option<DownloadService> {
+        let positions_store = store.clone();
+        let positions_credentials = credentials.clone();
         let executor = match Executor::new(store, credentials, sink, ExecutorConfig::default(), holder_id().to_owned()) {
             Ok(e) => e,
             Err(e) => {
@@ -56,6 +119,8 @@ impl DownloadService {
             }
         };
         let (stop, rx) = watch::channel(false);
+        let positions =
+            tauri::async_runtime::spawn(send_positions(positions_store, positions_credentials, rx.clone()));
         let task = tauri::async_runtime::spawn(async move {
             loop {
                 match executor.run_waiting(RunMode::Forever, rx.clone()).await {
@@ -72,7 +137,7 @@ impl DownloadService {
                 }
             }
         });
-        Some(DownloadService { stop, task })
+        Some(DownloadService { stop, task, positions })
     }
 
     /// Stops the executor and waits (briefly) until it has put its task back and released the
@@ -82,5 +147,6 @@ impl DownloadService {
         let _ = tauri::async_runtime::block_on(async {
             tokio::time::timeout(Duration::from_secs(3), self.task).await
         });
+        self.positions.abort();
     }
 }

@@ -205,6 +205,7 @@ mod tests {
                 file_type: Some("application/epub+zip".into()),
                 file_length: Some(1234),
                 cover_url: Some("http://127.0.0.1:9/c/1".into()),
+                progression_url: None,
             },
         )
         .unwrap();

@@ -58,6 +58,9 @@ pub struct CatalogBook {
     pub file_type: Option<String>,
     pub file_length: Option<u64>,
     pub cover_url: Option<String>,
+    /// Where the server keeps the reading position (OPDS progression), if it offers one.
+    #[serde(default)]
+    pub progression_url: Option<String>,
 }
 
 /// A book on this device's list.
@@ -81,6 +84,8 @@ pub struct Book {
     pub pinned: bool,
     pub last_opened_ms: Option<i64>,
     pub last_page: Option<i64>,
+    /// Where the server keeps the reading position (OPDS progression), if it offers one.
+    pub progression_url: Option<String>,
 }
 
 impl Book {
@@ -92,7 +97,7 @@ impl Book {
 }
 
 const COLUMNS: &str = "id, server_id, catalog_id, title, authors, format, stream_template, page_count, \
-     page_base, file_url, file_type, file_length, cover_url, pinned, last_opened_ms, last_page, page_list";
+     page_base, file_url, file_type, file_length, cover_url, pinned, last_opened_ms, last_page, page_list, progression_url";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Book> {
     Ok(Book {
@@ -116,6 +121,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Book> {
             .get::<_, Option<String>>(16)?
             .and_then(|json| serde_json::from_str(&json).ok())
             .unwrap_or_default(),
+        progression_url: r.get(17)?,
     })
 }
 
@@ -137,15 +143,17 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
         tx.query_row(
             &format!(
                 "INSERT INTO books (id, server_id, catalog_id, title, authors, format, stream_template, page_count,
-                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list)
+                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list,
+                                    progression_url)
                  VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'books'),
-                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
                  ON CONFLICT (server_id, catalog_id) DO UPDATE SET
                     title = excluded.title, authors = excluded.authors, format = excluded.format,
                     stream_template = excluded.stream_template, page_count = excluded.page_count,
                     page_base = excluded.page_base, file_url = excluded.file_url,
                     file_type = excluded.file_type, file_length = excluded.file_length,
-                    cover_url = excluded.cover_url, page_list = excluded.page_list
+                    cover_url = excluded.cover_url, page_list = excluded.page_list,
+                    progression_url = excluded.progression_url
                  RETURNING {COLUMNS}"
             ),
             params![
@@ -163,6 +171,7 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
                 entry.cover_url,
                 now,
                 (!entry.page_list.is_empty()).then(|| serde_json::to_string(&entry.page_list).expect("a list of strings serialises")),
+                entry.progression_url,
             ],
             from_row,
         )
@@ -197,19 +206,22 @@ pub fn get(store: &Store, id: i64) -> Result<Book, BookError> {
 
 /// Notes that the reader opened the book at `page` now.
 pub fn mark_opened(store: &Store, id: i64, page: Option<i64>) -> Result<(), BookError> {
+    store.write(|tx| mark_opened_in(store, tx, id, page).map(|_| ()))
+}
+
+/// [`mark_opened`] inside a write transaction the caller holds; returns the time it noted.
+pub(crate) fn mark_opened_in(store: &Store, tx: &rusqlite::Transaction<'_>, id: i64, page: Option<i64>) -> Result<i64, BookError> {
     let now = store.now_ms();
-    store.write(|tx| {
-        let n = tx
-            .execute(
-                "UPDATE books SET last_opened_ms = ?2, last_page = coalesce(?3, last_page) WHERE id = ?1",
-                params![id, now, page],
-            )
-            .map_err(|e| BookError::Store(store.sql_error(e)))?;
-        if n == 0 {
-            return Err(BookError::NotFound(id));
-        }
-        Ok(())
-    })
+    let n = tx
+        .execute(
+            "UPDATE books SET last_opened_ms = ?2, last_page = coalesce(?3, last_page) WHERE id = ?1",
+            params![id, now, page],
+        )
+        .map_err(|e| BookError::Store(store.sql_error(e)))?;
+    if n == 0 {
+        return Err(BookError::NotFound(id));
+    }
+    Ok(now)
 }
 
 pub fn set_pinned(store: &Store, id: i64, pinned: bool) -> Result<(), BookError> {

@@ -360,6 +360,7 @@ impl CatalogClient<'_> {
         };
         if !from_kept_copy {
             book_view::remember_meta(self.store, book.id, &meta)?;
+            crate::position_sync::remember_page_stream(self.store, book.id, entry)?;
         }
         let file = entry.acquisitions.first();
         Ok(CatalogItem::Book {
@@ -406,6 +407,7 @@ pub fn catalog_book(entry: &BookEntry) -> CatalogBook {
         file_type: file.map(|a| a.media_type.clone()),
         file_length: file.and_then(|a| a.length),
         cover_url: entry.cover.as_ref().or(entry.thumbnail.as_ref()).map(|u| u.to_string()),
+        progression_url: entry.progression.as_ref().map(|u| u.to_string()),
     }
 }
 

@@ -168,13 +168,7 @@ impl HttpClient {
     ) -> Result<Fetching, FetchError> {
         let client = self.client_for(access)?;
         let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
-        let mut request = client.get(url.clone());
-        if let Some(secret) = access.secret.as_ref().filter(|_| same_origin(url, &access.origin)) {
-            request = match &access.username {
-                Some(user) => request.basic_auth(user, Some(secret.expose())),
-                None => request.bearer_auth(secret.expose()),
-            };
-        }
+        let mut request = authorize(client.get(url.clone()), url, access);
         for (name, value) in headers {
             request = request.header(name, value);
         }
@@ -232,6 +226,66 @@ impl HttpClient {
             content_type,
             final_url,
         })
+    }
+
+    /// Sends `body` with PUT through the server's slot and reads the (small) answer. A
+    /// `409 Conflict` is an answer, not an error: the caller decides what the conflict means;
+    /// every other status is sorted as for GET.
+    pub async fn put_bytes(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        content_type: &str,
+        body: Vec<u8>,
+        max_bytes: u64,
+    ) -> Result<Answer, FetchError> {
+        let client = self.client_for(access)?;
+        let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
+        let request = authorize(client.put(url.clone()), url, access)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(body);
+        let response = request.send().await.map_err(|e| request_failed(url, &e))?;
+        let status = response.status();
+        if status != StatusCode::CONFLICT {
+            match check_status(&response) {
+                Err(FetchError::Auth(status)) if !same_origin(response.url(), &access.origin) => {
+                    return Err(FetchError::Gone(format!("the server refused access to this ({})", status.as_u16())));
+                }
+                other => other?,
+            }
+        }
+        if response.content_length().is_some_and(|l| l > max_bytes) {
+            return Err(FetchError::TooLarge(max_bytes));
+        }
+        let bytes = response.bytes().await.map_err(|e| transient(url, &e))?;
+        if bytes.len() as u64 > max_bytes {
+            return Err(FetchError::TooLarge(max_bytes));
+        }
+        slot.release()?;
+        Ok(Answer {
+            status,
+            bytes: bytes.to_vec(),
+        })
+    }
+}
+
+/// The answer to a request that sent a body: its status (a success or `409 Conflict`) and
+/// its small body.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub bytes: Vec<u8>,
+}
+
+/// Adds the server's credentials to a request for its own origin only.
+fn authorize(request: reqwest::RequestBuilder, url: &Url, access: &ServerAccess) -> reqwest::RequestBuilder {
+    match access.secret.as_ref().filter(|_| same_origin(url, &access.origin)) {
+        Some(secret) => match &access.username {
+            Some(user) => request.basic_auth(user, Some(secret.expose())),
+            None => request.bearer_auth(secret.expose()),
+        },
+        None => request,
     }
 }
 

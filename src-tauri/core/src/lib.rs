@@ -40,6 +40,8 @@
 //! - [`page_source`]: pages for the reader's window by book id and index: stored, else pushed
 //!   prioritary and waited for (bounded).
 //! - [`storage_usage`]: bytes used on the device, per server.
+//! - [`position_sync`]: reading positions queued for the server (`position_outbox`) and sent to
+//!   its OPDS progression documents; the server's newer position when a book is opened.
 //! - [`executor`]: the one consumer of the stack: lease, heartbeat, failure policy, backoff,
 //!   preemption, Range resume.
 //! - [`http_fetch`]: the HTTP client, per-server auth, status triage, length checks.
@@ -65,6 +67,7 @@ pub mod http_fetch;
 pub mod opds;
 pub mod page_source;
 pub mod part_files;
+pub mod position_sync;
 pub mod progress;
 pub mod server_throttle;
 pub mod servers;

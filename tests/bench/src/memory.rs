@@ -92,6 +92,7 @@ pub fn probe(args: &[String]) -> Result<()> {
                 file_type: Some("application/vnd.comicbook+zip".into()),
                 file_length: Some(big_len),
                 cover_url: None,
+                progression_url: None,
             },
         )?;
         book_downloads::store_book(&env.store, big.id)?;

@@ -90,6 +90,7 @@ impl Stack {
                 file_type: None,
                 file_length: None,
                 cover_url: None,
+                progression_url: None,
             },
         )?;
         let holder = executor_lease::new_holder_id("carrel-bench");

@@ -274,7 +274,8 @@ fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate
          \x20   <content type=\"text\">{summary}</content>\n\
          \x20   <link rel=\"http://opds-spec.org/image\" type=\"image/png\" href=\"/books/{id}/cover\"/>\n\
          \x20   <link rel=\"http://opds-spec.org/image/thumbnail\" type=\"image/png\" href=\"/books/{id}/thumbnail\"/>\n\
-         \x20   <link rel=\"http://opds-spec.org/acquisition\" type=\"{mime}\" href=\"/books/{id}/file\" length=\"{length}\" title=\"{ext}\"/>\n",
+         \x20   <link rel=\"http://opds-spec.org/acquisition\" type=\"{mime}\" href=\"/books/{id}/file\" length=\"{length}\" title=\"{ext}\"/>\n\
+         \x20   <link rel=\"http://opds-spec.org/progression\" href=\"/books/{id}/progression\" type=\"application/vnd.readium.progression+json\"/>\n",
         title = xml_escape(&meta.title),
         updated = rfc3339(meta.modified(built.revision)),
         author = xml_escape(&meta.author),

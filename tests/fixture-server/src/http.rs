@@ -28,7 +28,7 @@ use tokio::time::{Instant, Sleep};
 use crate::content::{BookKind, BookMeta};
 use crate::feeds::{self, Listing};
 use crate::state::{BodyPlan, Ending, InFlight, State};
-use crate::util::{http_date, percent_encode, query_param};
+use crate::util::{http_date, parse_rfc3339_ms, percent_encode, query_param};
 use crate::{Behavior, Faults};
 
 /// Accepts connections until `shutdown` fires (or its sender is dropped).
@@ -380,6 +380,8 @@ async fn handle(
         )
     } else if let Some(denied) = check_auth(&state.behavior(), req.headers()) {
         denied
+    } else if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
+        progression(&state, &id, req).await
     } else {
         route(&state, &req)
     };
@@ -650,6 +652,65 @@ fn book_route(state: &State, req: &Request<Incoming>, id: &str, rest: &[&str]) -
             )
         }
         _ => Reply::text(StatusCode::NOT_FOUND, "not found"),
+    }
+}
+
+/// The book id of a `/books/ID/progression` path.
+fn progression_book(path: &str) -> Option<&str> {
+    let rest = path.trim_end_matches('/').strip_prefix("/books/")?;
+    rest.strip_suffix("/progression").filter(|id| !id.contains('/'))
+}
+
+const PROGRESSION_TYPE: &str = "application/vnd.readium.progression+json";
+
+/// `GET`/`PUT /books/ID/progression`: the book's Readium locator document. A PUT whose
+/// `modified` is older than the stored document's is refused with 409 (and the stored one).
+async fn progression(state: &State, id: &str, req: Request<Incoming>) -> Reply {
+    let Some(meta) = id.parse::<u32>().ok().and_then(|id| state.catalog.book(id)) else {
+        return Reply::text(StatusCode::NOT_FOUND, "no such book");
+    };
+    let document = |status: StatusCode, value: &serde_json::Value| {
+        Reply::new(
+            status,
+            PROGRESSION_TYPE,
+            serde_json::to_vec(value).unwrap_or_default(),
+        )
+    };
+    match req.method().clone() {
+        Method::GET | Method::HEAD => match state.progression(meta.id) {
+            Some(locator) => document(StatusCode::OK, &locator),
+            None => Reply::text(StatusCode::NOT_FOUND, "no reading position yet"),
+        },
+        Method::PUT => {
+            let body = match http_body_util::Limited::new(req.into_body(), 64 * 1024)
+                .collect()
+                .await
+            {
+                Ok(collected) => collected.to_bytes(),
+                Err(_) => {
+                    return Reply::text(StatusCode::PAYLOAD_TOO_LARGE, "progression too large")
+                }
+            };
+            let Ok(locator) = serde_json::from_slice::<serde_json::Value>(&body) else {
+                return Reply::text(StatusCode::BAD_REQUEST, "not a JSON document");
+            };
+            let Some(modified) = locator
+                .get("modified")
+                .and_then(|m| m.as_str())
+                .and_then(parse_rfc3339_ms)
+            else {
+                return Reply::text(
+                    StatusCode::BAD_REQUEST,
+                    "the document needs an RFC 3339 \"modified\"",
+                );
+            };
+            match state.put_progression(meta.id, locator, modified) {
+                Ok(stored) => document(StatusCode::OK, &stored),
+                Err(newer) => document(StatusCode::CONFLICT, &newer),
+            }
+        }
+        _ => Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
+            .with(header::ALLOW, "GET, HEAD, PUT"),
     }
 }
 

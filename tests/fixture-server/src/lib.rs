@@ -214,6 +214,9 @@ pub struct Stats {
     pub clients: BTreeMap<String, ClientStats>,
     /// Server-side reading positions by book id.
     pub reading_positions: BTreeMap<u32, ReadingPosition>,
+    /// OPDS progression documents (`/books/ID/progression`) by book id.
+    #[serde(default)]
+    pub progressions: BTreeMap<u32, ProgressionStats>,
 }
 
 impl Stats {
@@ -263,6 +266,17 @@ pub struct ReadingPosition {
     pub updated: String,
     /// How many page requests with the bookmark parameter moved it (since the last stats reset).
     pub moves: u64,
+}
+
+/// A book's OPDS progression document and what clients did to it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgressionStats {
+    /// The stored Readium locator document, as last accepted (`null` when none).
+    pub locator: serde_json::Value,
+    /// PUTs accepted (since the last stats reset).
+    pub puts: u64,
+    /// PUTs refused with 409 because they were older than the stored document.
+    pub conflicts: u64,
 }
 
 /// A book as the server currently serves it.
@@ -440,6 +454,16 @@ impl RunningServer {
 
     pub fn reading_position(&self, id: u32) -> Option<ReadingPosition> {
         self.state.position(id)
+    }
+
+    /// A book's stored OPDS progression document (what `GET /books/ID/progression` answers).
+    pub fn progression(&self, id: u32) -> Option<serde_json::Value> {
+        self.state.progression(id)
+    }
+
+    /// Stores (or clears) a book's progression document as if a client had sent it.
+    pub fn set_progression(&self, id: u32, locator: Option<serde_json::Value>) {
+        self.state.set_progression(id, locator);
     }
 
     /// Sets (by zero-based index) or clears a book's reading position without counting a move.

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use crate::content::{self, BookKind, BuiltBook, Catalog};
 use crate::util::{http_date, now_unix, rfc3339, Rng};
-use crate::{Behavior, BookInfo, ClientStats, Config, Faults, ReadingPosition, Stats};
+use crate::{
+    Behavior, BookInfo, ClientStats, Config, Faults, ProgressionStats, ReadingPosition, Stats,
+};
 
 /// Locks a mutex, carrying on with the data if another thread panicked while holding it.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -31,6 +33,7 @@ struct Books {
     revisions: HashMap<u32, u32>,
     gone: BTreeSet<u32>,
     positions: BTreeMap<u32, Position>,
+    progressions: BTreeMap<u32, ProgressionStats>,
     cache: HashMap<u32, Arc<BuiltBook>>,
 }
 
@@ -139,6 +142,7 @@ impl State {
                 revisions: HashMap::new(),
                 gone: config.gone.clone(),
                 positions,
+                progressions: BTreeMap::new(),
                 cache: HashMap::new(),
             }),
             accounting: Mutex::new(Accounting::default()),
@@ -347,6 +351,50 @@ impl State {
         }
     }
 
+    // ---- progression documents ----
+
+    pub(crate) fn progression(&self, id: u32) -> Option<serde_json::Value> {
+        lock(&self.books)
+            .progressions
+            .get(&id)
+            .map(|p| p.locator.clone())
+            .filter(|l| !l.is_null())
+    }
+
+    pub(crate) fn set_progression(&self, id: u32, locator: Option<serde_json::Value>) {
+        let mut b = lock(&self.books);
+        match locator {
+            Some(locator) => b.progressions.entry(id).or_default().locator = locator,
+            None => {
+                b.progressions.remove(&id);
+            }
+        }
+    }
+
+    /// Stores `locator` unless the stored one is newer (`modified`); `Err` gives the stored
+    /// document of a refused (409) update.
+    pub(crate) fn put_progression(
+        &self,
+        id: u32,
+        locator: serde_json::Value,
+        modified_ms: i64,
+    ) -> Result<serde_json::Value, serde_json::Value> {
+        let mut b = lock(&self.books);
+        let entry = b.progressions.entry(id).or_default();
+        let stored_ms = entry
+            .locator
+            .get("modified")
+            .and_then(|m| m.as_str())
+            .and_then(crate::util::parse_rfc3339_ms);
+        if stored_ms.is_some_and(|stored| modified_ms < stored) {
+            entry.conflicts += 1;
+            return Err(entry.locator.clone());
+        }
+        entry.locator = locator.clone();
+        entry.puts += 1;
+        Ok(locator)
+    }
+
     // ---- accounting ----
 
     pub(crate) fn stats(&self) -> Stats {
@@ -356,6 +404,7 @@ impl State {
             .iter()
             .map(|(id, p)| (*id, to_public(p, one_based)))
             .collect();
+        let progressions = lock(&self.books).progressions.clone();
         let a = lock(&self.accounting);
         Stats {
             global_in_flight: a.in_flight,
@@ -363,6 +412,7 @@ impl State {
             total_requests: a.total,
             clients: a.clients.clone(),
             reading_positions,
+            progressions,
         }
     }
 
@@ -378,8 +428,13 @@ impl State {
             c.bytes.clear();
         }
         drop(a);
-        for p in lock(&self.books).positions.values_mut() {
+        let mut b = lock(&self.books);
+        for p in b.positions.values_mut() {
             p.moves = 0;
+        }
+        for p in b.progressions.values_mut() {
+            p.puts = 0;
+            p.conflicts = 0;
         }
     }
 }

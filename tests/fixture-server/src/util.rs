@@ -96,6 +96,47 @@ pub(crate) fn rfc3339(unix: u64) -> String {
     )
 }
 
+/// Unix milliseconds of an RFC 3339 date-time (`Z` or a numeric offset, any fraction).
+pub(crate) fn parse_rfc3339_ms(text: &str) -> Option<i64> {
+    let num = |s: &str| -> Option<i64> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        s.parse().ok()
+    };
+    let (date, time) = text.trim().split_once(['T', 't'])?;
+    let mut d = date.split('-');
+    let (y, m, day) = (num(d.next()?)?, num(d.next()?)?, num(d.next()?)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let (clock, offset) = match time.strip_suffix(['Z', 'z']) {
+        Some(c) => (c, 0),
+        None => {
+            let at = time.rfind(['+', '-'])?;
+            let (c, off) = time.split_at(at);
+            let (oh, om) = off[1..].split_once(':')?;
+            let sign = if off.starts_with('-') { -1 } else { 1 };
+            (c, sign * (num(oh)? * 3600 + num(om)? * 60) * 1000)
+        }
+    };
+    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, ""));
+    let mut t = hms.split(':');
+    let (h, mi, s) = (num(t.next()?)?, num(t.next()?)?, num(t.next()?)?);
+    let millis = if fraction.is_empty() {
+        0
+    } else {
+        num(&fraction.chars().chain("000".chars()).take(3).collect::<String>())?
+    };
+    // Days from the civil date (proleptic Gregorian).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + day - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    Some((days * 86_400 + h * 3600 + mi * 60 + s) * 1000 + millis - offset)
+}
+
 /// `Mon, 01 Jan 2024 00:00:00 GMT` (the IMF-fixdate form HTTP uses).
 pub(crate) fn http_date(unix: u64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];

@@ -17,6 +17,7 @@ use super::url_template::{has_slot, resolve_href, resolve_image_href};
 use super::{input, ns, OpdsError, MAX_FEED_BYTES};
 
 pub(crate) const ACQUISITION_REL: &str = "http://opds-spec.org/acquisition";
+pub(crate) const PROGRESSION_REL: &str = "http://opds-spec.org/progression";
 const FACET_REL: &str = "http://opds-spec.org/facet";
 pub(crate) const IANA_REL_PREFIX: &str = "http://www.iana.org/assignments/relation/";
 pub(crate) const COVER_RELS: &[&str] =
@@ -167,6 +168,10 @@ pub struct BookEntry {
     /// see [`BookEntry::page_count`] and [`BookEntry::page_list_url`].
     #[serde(default, with = "super::serde_url::vec")]
     pub page_list: Vec<Url>,
+    /// Where the server keeps the reading position as a Readium locator
+    /// (`rel="http://opds-spec.org/progression"`), read and written with GET and PUT.
+    #[serde(default, with = "super::serde_url::option")]
+    pub progression: Option<Url>,
 }
 
 impl BookEntry {
@@ -427,6 +432,10 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         .filter(|l| l.rel == "alternate" && is_entry_type(l.media_type))
         .find_map(|l| resolve_href(l.href, &base_of(l.node, doc_url)).ok());
     let format = book_format(&acquisition_hints, stream.is_some());
+    let progression = links
+        .iter()
+        .filter(|l| l.rel == PROGRESSION_REL)
+        .find_map(|l| resolve_href(l.href, &base_of(l.node, doc_url)).ok());
     let (series, series_index) = series_of(node);
     let id = id
         .or_else(|| alternate.as_ref().map(Url::to_string))
@@ -450,6 +459,7 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         alternate,
         format,
         page_list: Vec::new(),
+        progression,
     }))
 }
 

@@ -36,7 +36,7 @@ use url::Url;
 use super::atom_feed::{
     book_format, collapse_whitespace, file_name, guess_media_type, html_to_text, is_feed_type, kind_of_type,
     media_essence, parse_series_index, tidy_paragraphs, Acquisition, BookEntry, Entry, Facet, Feed, FeedKind,
-    FeedLinks, FormatHint, NavEntry, SearchLink, ACQUISITION_REL, COVER_RELS, IANA_REL_PREFIX,
+    FeedLinks, FormatHint, NavEntry, SearchLink, ACQUISITION_REL, COVER_RELS, IANA_REL_PREFIX, PROGRESSION_REL,
     THUMBNAIL_RELS,
 };
 use super::open_search::SearchTemplate;
@@ -666,6 +666,7 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
         .find_map(|l| l.url(base));
     let alternate = manifest.filter(|url| url != base);
     let self_link = links.iter().filter(|l| l.has_rel("self")).find_map(|l| l.url(base));
+    let progression = links.iter().filter(|l| l.has_rel(PROGRESSION_REL)).find_map(|l| l.url(base));
 
     let images = images_of(publication, base);
     let cover = pick_cover(&images)
@@ -702,6 +703,7 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
         alternate,
         format,
         page_list,
+        progression,
     })
 }
 

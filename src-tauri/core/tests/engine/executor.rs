@@ -649,6 +649,7 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
             file_type: None,
             file_length: None,
             cover_url: None,
+            progression_url: None,
         },
     )
     .unwrap();

@@ -10,6 +10,8 @@
 //!   range.
 //! - `library`: moving a book to the top, cancelling, evicting, the downloads page, storage
 //!   usage.
+//! - `positions`: reading positions sent to the server's progression documents, kept while it
+//!   is away, conflicts (the newer wins), never moved by downloads, offered when opening.
 //! - `tls`: a self-signed certificate on a real TLS server, refused unless the reader trusts
 //!   that server.
 
@@ -19,5 +21,6 @@ mod executor;
 mod library;
 mod offline;
 mod pages;
+mod positions;
 mod stack;
 mod tls;

@@ -69,6 +69,7 @@ impl Env {
                 file_type: None,
                 file_length: None,
                 cover_url: None,
+                progression_url: None,
             },
         )
         .unwrap()

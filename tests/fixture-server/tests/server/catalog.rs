@@ -202,6 +202,11 @@ async fn entries_carry_acquisition_image_and_pse_links() {
         "/books/1/thumbnail".into(),
         "image/png".into()
     )));
+    assert!(l.contains(&(
+        "http://opds-spec.org/progression".into(),
+        "/books/1/progression".into(),
+        "application/vnd.readium.progression+json".into()
+    )));
     let stream = comic
         .children()
         .find(|n| n.attribute("rel") == Some("http://vaemendis.net/opds-pse/stream"))

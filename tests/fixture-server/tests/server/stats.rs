@@ -172,3 +172,40 @@ async fn abandoned_downloads_leave_flight() {
         waited += Duration::from_millis(20);
     }
 }
+
+#[tokio::test]
+async fn progression_documents_are_stored_and_older_updates_refused() {
+    let server = start(small_config());
+    let url = server.url("/books/1/progression");
+    let (status, _, _) = get_text(&url).await;
+    assert_eq!(status, 404, "no position yet");
+
+    let put = |modified: &str, position: u32| {
+        let body = serde_json::json!({
+            "modified": modified,
+            "device": { "id": "test", "name": "Test" },
+            "locator": { "locations": { "position": position } }
+        });
+        client().put(url.clone()).body(body.to_string()).send()
+    };
+    let first = put("2025-06-01T10:00:00Z", 4).await.unwrap();
+    assert_eq!(first.status(), 200);
+    let newer = put("2025-06-01T12:00:00.5+01:00", 6).await.unwrap();
+    assert_eq!(newer.status(), 200);
+    let older = put("2025-06-01T10:30:00Z", 5).await.unwrap();
+    assert_eq!(older.status(), 409);
+    let kept: serde_json::Value = serde_json::from_str(&older.text().await.unwrap()).unwrap();
+    assert_eq!(kept["locator"]["locations"]["position"], 6);
+
+    let (status, headers, text) = get_text(&url).await;
+    assert_eq!(status, 200);
+    assert_eq!(header(&headers, "content-type"), Some("application/vnd.readium.progression+json"));
+    assert!(text.contains("\"position\":6"), "{text}");
+    let bad = client().put(url.clone()).body("{}").send().await.unwrap();
+    assert_eq!(bad.status(), 400);
+
+    let stats: Stats = server.stats();
+    assert_eq!((stats.progressions[&1].puts, stats.progressions[&1].conflicts), (2, 1));
+    assert_eq!(stats.hits("/books/1/progression"), 6);
+    assert_eq!(server.progression(1).unwrap()["locator"]["locations"]["position"], 6);
+}

@@ -1,0 +1,486 @@
+//! Reading positions shared with the library server: the reader's saves are queued in the
+//! `position_outbox` table (one row per book, the newest save replacing the row) and sent to the
+//! book's OPDS progression document (`http://opds-spec.org/progression`, a Readium locator read
+//! with GET and written with PUT) through the server's request slot. A row leaves the outbox only
+//! once the server has it (or holds a newer position); an unreachable server keeps it, with the
+//! reason, for the next [`flush`].
+//!
+//! When a book is opened, [`newest`] tells whether the server knows a newer position than this
+//! device: from the progression document, else from the page stream's `pse:lastRead` remembered
+//! from the catalog (read-only; Carrel never writes a position that way).
+//!
+//! Only [`record`] queues anything: downloads, page fetches and catalog visits never move the
+//! server's position. Owns the `position_outbox` table and the books' `pse_last_read` columns.
+
+use std::collections::HashMap;
+
+use reqwest::StatusCode;
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+use serde_json::{json, Value};
+use url::Url;
+
+use crate::books::{self, Book};
+use crate::credentials::Credentials;
+use crate::http_fetch::{FetchError, HttpClient, ServerAccess};
+use crate::opds::BookEntry;
+use crate::servers;
+use crate::store::Store;
+use crate::error::Result;
+
+/// The media type of a progression document.
+pub const PROGRESSION_TYPE: &str = "application/vnd.readium.progression+json";
+
+/// Progression documents are a few hundred bytes.
+const MAX_PROGRESSION_BYTES: u64 = 64 * 1024;
+
+/// Where a server position comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PositionSource {
+    /// The book's OPDS progression document.
+    Progression,
+    /// The page stream's `pse:lastRead` in the catalog.
+    PageStream,
+}
+
+/// A reading position the server holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerPosition {
+    /// 0-based page index.
+    pub page: i64,
+    /// How far through the book (0.0–1.0), when the server says.
+    pub progression: Option<f64>,
+    /// When the server's position was set (unix milliseconds).
+    pub modified_ms: i64,
+    pub source: PositionSource,
+}
+
+/// What one [`flush`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct FlushReport {
+    /// Positions the server now has.
+    pub sent: u32,
+    /// Positions dropped because the server held a newer one (which this device then took).
+    pub server_newer: u32,
+    /// Positions kept for later (the server could not be reached or refused).
+    pub failed: u32,
+}
+
+/// Notes that the reader is at `page` (0-based) of the book now, and queues the position for
+/// the server when the book has a progression document — both in one transaction.
+pub fn record(store: &Store, book_id: i64, page: i64) -> Result<()> {
+    store.write(|tx| {
+        let now = books::mark_opened_in(store, tx, book_id, Some(page))?;
+        let (link, count): (Option<String>, Option<i64>) = tx
+            .query_row("SELECT progression_url, page_count FROM books WHERE id = ?1", [book_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(|e| store.sql_error(e))?;
+        if link.is_none() {
+            return Ok(());
+        }
+        let progression = count.filter(|c| *c > 0).map(|c| (page as f64 / c as f64).clamp(0.0, 1.0));
+        tx.execute(
+            "INSERT INTO position_outbox (book_id, page, progression, updated_at_ms, attempts, last_error)
+             VALUES (?1, ?2, ?3, ?4, 0, NULL)
+             ON CONFLICT (book_id) DO UPDATE SET
+                page = excluded.page, progression = excluded.progression,
+                updated_at_ms = excluded.updated_at_ms, attempts = 0, last_error = NULL",
+            params![book_id, page, progression, now],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// A position waiting in the outbox.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pending {
+    pub book_id: i64,
+    pub page: Option<i64>,
+    pub progression: Option<f64>,
+    pub updated_at_ms: i64,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+}
+
+/// The positions not yet sent, oldest first.
+pub fn pending(store: &Store) -> Result<Vec<Pending>> {
+    Ok(store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT book_id, page, progression, updated_at_ms, attempts, last_error
+                 FROM position_outbox ORDER BY updated_at_ms, book_id",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok(Pending {
+                    book_id: r.get(0)?,
+                    page: r.get(1)?,
+                    progression: r.get(2)?,
+                    updated_at_ms: r.get(3)?,
+                    attempts: r.get(4)?,
+                    last_error: r.get(5)?,
+                })
+            })?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))?)
+}
+
+/// Sends every queued position to its server, one request at a time through the server's slot.
+/// Sent rows are deleted (unless a newer save replaced them meanwhile); failures stay with their
+/// reason. Servers whose downloads are paused (authentication needed) are skipped.
+pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) -> Result<FlushReport> {
+    let mut report = FlushReport::default();
+    let mut accesses: HashMap<i64, Option<ServerAccess>> = HashMap::new();
+    for row in pending(store)? {
+        let book = match books::get(store, row.book_id) {
+            Ok(book) => book,
+            Err(books::BookError::NotFound(_)) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let Some(link) = book.progression_url.as_deref() else {
+            forget(store, row.book_id, row.updated_at_ms)?;
+            continue;
+        };
+        let access = match accesses.get(&book.server_id) {
+            Some(known) => known.clone(),
+            None => {
+                let loaded = match servers::get(store, book.server_id) {
+                    Ok(server) if server.paused_reason.is_none() => Some(ServerAccess::load(&server, credentials)?),
+                    Ok(_) => None,
+                    Err(e) => return Err(e.into()),
+                };
+                accesses.insert(book.server_id, loaded.clone());
+                loaded
+            }
+        };
+        let Some(access) = access else { continue };
+        match send(store, http, &access, &book, link, &row).await {
+            Ok(None) => {
+                forget(store, row.book_id, row.updated_at_ms)?;
+                report.sent += 1;
+            }
+            Ok(Some(theirs)) => {
+                forget(store, row.book_id, row.updated_at_ms)?;
+                adopt(store, &book, &theirs)?;
+                report.server_newer += 1;
+            }
+            Err(FetchError::Store(e)) => return Err(e.into()),
+            Err(e) => {
+                tracing::info!(book = row.book_id, cause = %e, "the reading position waits to be sent");
+                note_failure(store, row.book_id, row.updated_at_ms, &e.to_string())?;
+                report.failed += 1;
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// PUTs one position. `Ok(None)`: the server has it; `Ok(Some(theirs))`: the server refused it
+/// (409) because it holds a position at least as new.
+async fn send(
+    store: &Store,
+    http: &HttpClient,
+    access: &ServerAccess,
+    book: &Book,
+    link: &str,
+    row: &Pending,
+) -> Result<Option<ServerPosition>, FetchError> {
+    let url = Url::parse(link).map_err(|e| FetchError::Gone(format!("unusable progression address: {e}")))?;
+    let body = locator_document(store, row)?;
+    let mut retried = false;
+    loop {
+        let answer = http.put_bytes(store, access, &url, PROGRESSION_TYPE, body.clone(), MAX_PROGRESSION_BYTES).await?;
+        if answer.status != StatusCode::CONFLICT {
+            return Ok(None);
+        }
+        // The newest wins: look at the server's and keep whichever is newer.
+        let theirs = fetch(store, http, access, &url, book).await?;
+        match theirs {
+            Some(theirs) if theirs.modified_ms >= row.updated_at_ms || retried => return Ok(Some(theirs)),
+            None if retried => {
+                return Err(FetchError::Gone("the server refuses the reading position (409)".into()));
+            }
+            _ => retried = true,
+        }
+    }
+}
+
+/// GETs and reads a progression document; `None` when the server has no position (404, or a
+/// document without one).
+async fn fetch(
+    store: &Store,
+    http: &HttpClient,
+    access: &ServerAccess,
+    url: &Url,
+    book: &Book,
+) -> Result<Option<ServerPosition>, FetchError> {
+    match http.get_bytes(store, access, url, MAX_PROGRESSION_BYTES).await {
+        Ok(fetched) => Ok(parse_locator(&fetched.bytes, book.page_count)),
+        Err(FetchError::Gone(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The server's position of a book when it is newer than this device's (the book's
+/// `last_opened_ms`), so opening can start there. From the progression document when the book
+/// has one, else from the catalog's `pse:lastRead`. A server that cannot be reached (or refuses)
+/// gives `None`: opening never waits on it beyond one request.
+pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials, book_id: i64) -> Result<Option<ServerPosition>> {
+    let book = books::get(store, book_id)?;
+    let local = book.last_opened_ms;
+    let theirs = match book.progression_url.as_deref() {
+        Some(link) => {
+            let Ok(url) = Url::parse(link) else { return Ok(None) };
+            let server = servers::get(store, book.server_id)?;
+            let access = ServerAccess::load(&server, credentials)?;
+            match fetch(store, http, &access, &url, &book).await {
+                Ok(theirs) => theirs,
+                Err(FetchError::Store(e)) => return Err(e.into()),
+                Err(e) => {
+                    tracing::info!(book = book_id, cause = %e, "the server's reading position is not available");
+                    None
+                }
+            }
+        }
+        None => page_stream_position(store, &book)?,
+    };
+    Ok(theirs.filter(|t| local.map_or(true, |local| t.modified_ms > local)))
+}
+
+/// Remembers a catalog entry's `pse:lastRead` (and its date) for [`newest`].
+pub fn remember_page_stream(store: &Store, book_id: i64, entry: &BookEntry) -> Result<()> {
+    let stream = entry.stream.as_ref();
+    let last_read = stream.and_then(|s| s.last_read).map(i64::from);
+    let when = stream.and_then(|s| s.last_read_date.as_deref()).and_then(parse_rfc3339);
+    store.write(|tx| {
+        tx.execute(
+            "UPDATE books SET pse_last_read = ?2, pse_last_read_ms = ?3 WHERE id = ?1",
+            params![book_id, last_read, when],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+fn page_stream_position(store: &Store, book: &Book) -> Result<Option<ServerPosition>> {
+    let found: Option<(Option<i64>, Option<i64>)> = store
+        .read(|c| {
+            c.query_row("SELECT pse_last_read, pse_last_read_ms FROM books WHERE id = ?1", [book.id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    let Some((Some(shown), when)) = found else { return Ok(None) };
+    let page = (shown - book.page_base).max(0);
+    let page = match book.page_count {
+        Some(count) if count > 0 => page.min(count - 1),
+        _ => page,
+    };
+    // Without a date the position counts only for a book never opened here.
+    let modified_ms = when.unwrap_or(i64::MIN);
+    Ok(Some(ServerPosition {
+        page,
+        progression: book.page_count.filter(|c| *c > 0).map(|c| page as f64 / c as f64),
+        modified_ms,
+        source: PositionSource::PageStream,
+    }))
+}
+
+/// Takes the server's newer position as this device's last page.
+fn adopt(store: &Store, book: &Book, theirs: &ServerPosition) -> Result<()> {
+    store.write(|tx| {
+        tx.execute(
+            "UPDATE books SET last_page = ?2 WHERE id = ?1 AND coalesce(last_opened_ms, 0) <= ?3",
+            params![book.id, theirs.page, theirs.modified_ms],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// Deletes a row the server has dealt with, unless a newer save replaced it meanwhile.
+fn forget(store: &Store, book_id: i64, updated_at_ms: i64) -> Result<()> {
+    store.write(|tx| {
+        tx.execute(
+            "DELETE FROM position_outbox WHERE book_id = ?1 AND updated_at_ms = ?2",
+            params![book_id, updated_at_ms],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+fn note_failure(store: &Store, book_id: i64, updated_at_ms: i64, reason: &str) -> Result<()> {
+    store.write(|tx| {
+        tx.execute(
+            "UPDATE position_outbox SET attempts = attempts + 1, last_error = ?3
+             WHERE book_id = ?1 AND updated_at_ms = ?2",
+            params![book_id, updated_at_ms, reason],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// This installation's device id for progression documents, made on first use.
+fn device_id(store: &Store) -> Result<String, FetchError> {
+    store.write(|tx| {
+        let fresh = Value::String(format!("urn:carrel:device:{:016x}", rand::random::<u64>())).to_string();
+        tx.execute("INSERT OR IGNORE INTO settings (key, value) VALUES ('device_id', ?1)", [fresh])
+            .map_err(|e| store.sql_error(e))?;
+        let value: String = tx
+            .query_row("SELECT value FROM settings WHERE key = 'device_id'", [], |r| r.get(0))
+            .map_err(|e| store.sql_error(e))?;
+        Ok(serde_json::from_str::<String>(&value).unwrap_or(value))
+    })
+}
+
+fn locator_document(store: &Store, row: &Pending) -> Result<Vec<u8>, FetchError> {
+    let mut locations = serde_json::Map::new();
+    if let Some(page) = row.page {
+        locations.insert("position".into(), json!(page + 1));
+    }
+    if let Some(progression) = row.progression {
+        locations.insert("totalProgression".into(), json!(progression));
+    }
+    let document = json!({
+        "modified": format_rfc3339(row.updated_at_ms),
+        "device": { "id": device_id(store)?, "name": "Carrel" },
+        "locator": { "locations": locations },
+    });
+    Ok(serde_json::to_vec(&document).expect("a JSON value serialises"))
+}
+
+/// Reads a progression document: `locations.position` (1-based) gives the page, else
+/// `totalProgression` with the book's page count.
+pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosition> {
+    let doc: Value = serde_json::from_slice(bytes).ok()?;
+    let modified_ms = parse_rfc3339(doc.get("modified")?.as_str()?)?;
+    let locations = doc.get("locator")?.get("locations")?;
+    let progression = locations.get("totalProgression").and_then(Value::as_f64).filter(|p| (0.0..=1.0).contains(p));
+    let count = page_count.filter(|c| *c > 0);
+    let page = match locations.get("position").and_then(Value::as_i64) {
+        Some(position) => position - 1,
+        None => {
+            let (p, c) = (progression?, count?);
+            (p * c as f64).floor() as i64
+        }
+    };
+    let page = match count {
+        Some(c) => page.clamp(0, c - 1),
+        None => page.max(0),
+    };
+    Some(ServerPosition {
+        page,
+        progression,
+        modified_ms,
+        source: PositionSource::Progression,
+    })
+}
+
+/// `2026-01-02T03:04:05.678Z` for unix milliseconds.
+pub fn format_rfc3339(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// Unix milliseconds of an RFC 3339 date-time (`Z` or a numeric offset, any fraction).
+pub fn parse_rfc3339(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let num = |s: &str| -> Option<i64> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
+    };
+    let (date, time) = t.split_once(['T', 't', ' '])?;
+    let mut date_parts = date.split('-');
+    let (y, mo, d) = (num(date_parts.next()?)?, num(date_parts.next()?)?, num(date_parts.next()?)?);
+    if date_parts.next().is_some() || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (clock, offset_ms) = if let Some(c) = time.strip_suffix(['Z', 'z']) {
+        (c, 0)
+    } else {
+        let at = time.rfind(['+', '-'])?;
+        let (c, off) = time.split_at(at);
+        let sign = if off.starts_with('-') { -1 } else { 1 };
+        let (oh, om) = off[1..].split_once(':')?;
+        (c, sign * (num(oh)? * 3600 + num(om)? * 60) * 1000)
+    };
+    let (hms, fraction) = match clock.split_once('.') {
+        Some((hms, f)) => (hms, f),
+        None => (clock, ""),
+    };
+    let mut parts = hms.split(':');
+    let (h, mi, s) = (num(parts.next()?)?, num(parts.next()?)?, num(parts.next()?)?);
+    if parts.next().is_some() || h > 23 || mi > 59 || s > 60 {
+        return None;
+    }
+    let millis = if fraction.is_empty() {
+        0
+    } else {
+        let digits: String = fraction.chars().chain("000".chars()).take(3).collect();
+        num(&digits)?
+    };
+    let days = days_from_civil(y, mo, d);
+    Some((days * 86_400 + h * 3600 + mi * 60 + s) * 1000 + millis - offset_ms)
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_round_trip_and_offsets_count() {
+        let ms = 1_763_700_000_123;
+        assert_eq!(parse_rfc3339(&format_rfc3339(ms)), Some(ms));
+        assert_eq!(format_rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(parse_rfc3339("2024-02-29T12:00:00+02:00"), parse_rfc3339("2024-02-29T10:00:00Z"));
+        assert_eq!(parse_rfc3339("2024-02-29T10:00:00.5Z"), parse_rfc3339("2024-02-29T10:00:00Z").map(|m| m + 500));
+        assert_eq!(parse_rfc3339("yesterday"), None);
+        assert_eq!(parse_rfc3339("2024-13-01T00:00:00Z"), None);
+    }
+
+    #[test]
+    fn locators_give_pages() {
+        let doc = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"position":5,"totalProgression":0.2}}}"#;
+        let p = parse_locator(doc, Some(20)).unwrap();
+        assert_eq!((p.page, p.progression), (4, Some(0.2)));
+        let by_fraction = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"totalProgression":0.5}}}"#;
+        assert_eq!(parse_locator(by_fraction, Some(20)).unwrap().page, 10);
+        assert_eq!(parse_locator(by_fraction, None), None);
+        assert_eq!(parse_locator(b"{}", Some(3)), None);
+    }
+}

@@ -1,0 +1,219 @@
+//! Reading positions shared with the server's OPDS progression documents: sent after a save,
+//! kept in the outbox while the server is away, the newer of two positions winning a conflict,
+//! never moved by downloads, and the server's newer position offered when a book is opened.
+
+use std::collections::BTreeMap;
+
+use carrel_core::{
+    book_downloads, books,
+    catalog::{CatalogClient, CatalogItem},
+    http_fetch::{HttpClient, HttpConfig},
+    position_sync::{self, FlushReport, PositionSource},
+    servers::Server,
+};
+use fixture_server::{Config, RunningServer};
+use serde_json::json;
+
+use crate::support::{fast_config, Env};
+
+fn start(port: u16) -> RunningServer {
+    fixture_server::Server::start(Config {
+        port,
+        books: 2,
+        comic_pages: [(1, 20)].into(),
+        reading_positions: Some(BTreeMap::new()),
+        ..Config::default()
+    })
+    .expect("the fixture server starts")
+}
+
+fn http() -> HttpClient {
+    HttpClient::new(HttpConfig::default()).unwrap()
+}
+
+/// Browses the fixture's book list; returns the local id of its book 1 (a 20-page comic).
+async fn first_comic(env: &Env, server: &Server) -> i64 {
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let page = client.browse(server, Some("/opds/books")).await.unwrap();
+    page.entries
+        .into_iter()
+        .find_map(|item| match item {
+            CatalogItem::Book { book_id, .. } => {
+                let book = books::get(&env.store, book_id).unwrap();
+                book.catalog_id.ends_with(":1").then_some(book_id)
+            }
+            _ => None,
+        })
+        .expect("book 1 is listed")
+}
+
+async fn flush(env: &Env) -> FlushReport {
+    position_sync::flush(&env.store, &http(), &env.credentials).await.unwrap()
+}
+
+fn server_page(fixture: &RunningServer) -> Option<i64> {
+    fixture.progression(1)?["locator"]["locations"]["position"].as_i64().map(|p| p - 1)
+}
+
+fn locator(modified_ms: i64, position: i64) -> serde_json::Value {
+    json!({
+        "modified": position_sync::format_rfc3339(modified_ms),
+        "device": { "id": "another-reader", "name": "Elsewhere" },
+        "locator": { "locations": { "position": position, "totalProgression": 0.5 } }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_position_reaches_the_servers_progression_document() {
+    let fixture = start(0);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+    assert_eq!(
+        books::get(&env.store, book).unwrap().progression_url.as_deref(),
+        Some(fixture.url("/books/1/progression").as_str())
+    );
+
+    position_sync::record(&env.store, book, 6).unwrap();
+    position_sync::record(&env.store, book, 7).unwrap();
+    assert_eq!(position_sync::pending(&env.store).unwrap().len(), 1, "one row per book");
+    assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(7));
+
+    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(server_page(&fixture), Some(7));
+    let doc = fixture.progression(1).unwrap();
+    assert_eq!(doc["locator"]["locations"]["totalProgression"].as_f64(), Some(7.0 / 20.0));
+    assert!(doc["device"]["id"].as_str().is_some_and(|id| !id.is_empty()));
+    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+    let stats = fixture.stats();
+    assert_eq!(stats.hits("/books/1/progression"), 1);
+    assert_eq!(stats.progressions[&1].puts, 1);
+
+    // Nothing waits: a second flush sends nothing.
+    assert_eq!(flush(&env).await, FlushReport::default());
+    assert_eq!(fixture.stats().hits("/books/1/progression"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_position_saved_offline_waits_in_the_outbox_until_the_server_is_back() {
+    let fixture = start(0);
+    let port = fixture.port();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+    fixture.stop();
+
+    position_sync::record(&env.store, book, 11).unwrap();
+    assert_eq!(flush(&env).await, FlushReport { failed: 1, ..Default::default() });
+    assert_eq!(flush(&env).await, FlushReport { failed: 1, ..Default::default() });
+    let waiting = position_sync::pending(&env.store).unwrap();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!((waiting[0].book_id, waiting[0].page, waiting[0].attempts), (book, Some(11), 2));
+    assert!(waiting[0].last_error.is_some());
+
+    // The same server comes back on the same address.
+    let back = start(port);
+    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(server_page(&back), Some(11));
+    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_conflict_the_newer_position_wins() {
+    let fixture = start(0);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+
+    // Another device read further, later: its position stays and this device takes it.
+    let later = env.store.now_ms() + 3_600_000;
+    fixture.set_progression(1, Some(locator(later, 15)));
+    position_sync::record(&env.store, book, 3).unwrap();
+    assert_eq!(flush(&env).await, FlushReport { server_newer: 1, ..Default::default() });
+    assert_eq!(server_page(&fixture), Some(14));
+    assert_eq!(fixture.stats().progressions[&1].conflicts, 1);
+    assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
+    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+
+    // An older position on the server gives way to this device's.
+    fixture.set_progression(1, Some(locator(env.store.now_ms() - 86_400_000, 2)));
+    position_sync::record(&env.store, book, 9).unwrap();
+    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(server_page(&fixture), Some(9));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_downloads_never_touch_the_servers_position() {
+    let fixture = start(0);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+    fixture.reset_stats();
+
+    book_downloads::store_book(&env.store, book).unwrap();
+    book_downloads::open_book(&env.store, book, Some(5)).unwrap();
+    env.sync(fast_config()).await;
+    assert_eq!(flush(&env).await, FlushReport::default());
+
+    let stats = fixture.stats();
+    assert!(stats.hits("/books/1/file") + stats.hits("/books/1/pages/5") > 0, "the book was downloaded");
+    assert_eq!(stats.hits("/books/1/progression"), 0);
+    assert!(fixture.progression(1).is_none());
+    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opening_a_book_offers_the_servers_position_when_it_is_newer() {
+    let fixture = start(0);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+    let http = http();
+    let newest = || position_sync::newest(&env.store, &http, &env.credentials, book);
+
+    // No position anywhere yet.
+    assert_eq!(newest().await.unwrap(), None);
+
+    position_sync::record(&env.store, book, 4).unwrap();
+    fixture.set_progression(1, Some(locator(env.store.now_ms() - 60_000, 10)));
+    assert_eq!(newest().await.unwrap(), None, "the server's is older than this device's");
+
+    fixture.set_progression(1, Some(locator(env.store.now_ms() + 60_000, 17)));
+    let theirs = newest().await.unwrap().expect("the server's newer position");
+    assert_eq!((theirs.page, theirs.source), (16, PositionSource::Progression));
+
+    // Unreachable: opening goes on with this device's position.
+    fixture.stop();
+    assert_eq!(newest().await.unwrap(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_progression_document_the_page_streams_last_read_is_offered() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 2,
+        comic_pages: [(1, 20)].into(),
+        reading_positions: Some([(1, 12)].into()),
+        ..Config::default()
+    })
+    .unwrap();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+    let path = env.dir.database();
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute("UPDATE books SET progression_url = NULL WHERE id = ?1", [book])
+        .unwrap();
+
+    let theirs = position_sync::newest(&env.store, &http(), &env.credentials, book).await.unwrap().unwrap();
+    assert_eq!((theirs.page, theirs.source), (12, PositionSource::PageStream));
+    // Read-only: saving without a progression document queues nothing.
+    position_sync::record(&env.store, book, 13).unwrap();
+    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+    assert_eq!(position_sync::newest(&env.store, &http(), &env.credentials, book).await.unwrap(), None);
+}
