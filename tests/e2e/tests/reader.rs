@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use carrel_e2e::{default_timeout, testid, App, TestCase};
+use carrel_e2e::{default_timeout, save_docs_screenshot, testid, App, TestCase};
 use fixture_server::{Config, Faults, RunningServer, Server};
 use serde_json::json;
 
@@ -140,6 +140,205 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
     let asked = pages_asked(&server);
     assert!(asked.contains(&41), "page 41 was fetched: {asked:?}");
     assert!(!asked.contains(&0), "the pages before the reader's come last: {asked:?}");
+
+    app.close().unwrap();
+    server.stop();
+}
+
+/// The pages shown by the paged reader, in reading order, once every one of them has loaded:
+/// `(index, left edge on the screen)`.
+fn pages_on_screen(app: &App) -> Vec<(u32, f64)> {
+    let shown = app
+        .execute(
+            "const images = [...document.querySelectorAll('[data-testid=\"page-image\"]')];
+             if (images.some((img) => !img.complete || img.naturalWidth === 0 || img.classList.contains('hidden'))) return null;
+             return images
+               .map((img) => [Number(img.dataset.pageIndex), img.getBoundingClientRect().left]);",
+            vec![],
+        )
+        .unwrap();
+    shown
+        .as_array()
+        .map(|pages| {
+            pages
+                .iter()
+                .map(|p| (p[0].as_u64().unwrap() as u32, p[1].as_f64().unwrap()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Waits until the pages shown, in reading order, are `expected`; returns their left edges.
+fn wait_for_pages(app: &App, expected: &[u32]) -> Vec<f64> {
+    let mut last = Vec::new();
+    app.wait_until(&format!("pages {expected:?} on screen"), default_timeout(), |_| {
+        last = pages_on_screen(app);
+        let indices: Vec<u32> = last.iter().map(|(i, _)| *i).collect();
+        Ok((indices == expected).then(|| last.iter().map(|(_, left)| *left).collect()))
+    })
+    .unwrap_or_else(|e| panic!("{e}; on screen: {last:?}"))
+}
+
+/// Moves the page slider to `page` as a drag would, ending the drag when `release`.
+fn slide_to(app: &App, page: u32, release: bool) {
+    app.execute(
+        "const slider = document.querySelector('[data-testid=\"page-slider\"]');
+         slider.value = String(arguments[0]);
+         slider.dispatchEvent(new Event('input', { bubbles: true }));
+         if (arguments[1]) slider.dispatchEvent(new Event('change', { bubbles: true }));",
+        vec![json!(page), json!(release)],
+    )
+    .unwrap();
+}
+
+#[test]
+fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 1,
+        comic_pages: [(BOOK, 8)].into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    app.set_window_size(1280.0, 860.0).unwrap();
+
+    add_server(&app, "Fixture Library", &server.url("/opds"));
+    let id = open_details(&app, &title, |_| {});
+    app.find(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    wait_for_pages(&app, &[0]);
+
+    // Two pages, right to left: page index 1 comes first, on the right.
+    app.find(&sel("layout-spread")).unwrap().click().unwrap();
+    app.find(&sel("direction-rtl")).unwrap().click().unwrap();
+    slide_to(&app, 1, true);
+    let lefts = wait_for_pages(&app, &[1, 2]);
+    assert!(lefts[0] > lefts[1], "page 1 is right of page 2: {lefts:?}");
+    let indicator = app.find(&sel("page-indicator")).unwrap().inner_text().unwrap();
+    assert_eq!(indicator.trim(), "Pages 2–3 of 8");
+
+    // Left to right: the same spread, page index 1 on the left.
+    app.find(&sel("direction-ltr")).unwrap().click().unwrap();
+    let lefts = wait_for_pages(&app, &[1, 2]);
+    assert!(lefts[0] < lefts[1], "page 1 is left of page 2: {lefts:?}");
+
+    // The slider previews the page under it while it moves.
+    slide_to(&app, 5, false);
+    let thumbnail = app.wait_for_displayed(&sel("slider-thumbnail")).unwrap();
+    assert_eq!(thumbnail.attribute("data-page-index").unwrap().as_deref(), Some("5"));
+    slide_to(&app, 1, true);
+    app.wait_for_absent(&sel("slider-thumbnail")).unwrap();
+    wait_for_pages(&app, &[1, 2]);
+
+    // For the documentation: the spread fitted to the window, left to right in the light theme;
+    // right to left in the dark one, the pointer over the slider previewing a page.
+    app.find(&sel("fit-screen")).unwrap().click().unwrap();
+    app.execute("document.documentElement.dataset.theme = 'light';", vec![]).unwrap();
+    wait_for_pages(&app, &[1, 2]);
+    save_docs_screenshot(&app, "reader-comic-light.png").unwrap();
+    app.execute("document.documentElement.dataset.theme = 'dark';", vec![]).unwrap();
+    app.find(&sel("direction-rtl")).unwrap().click().unwrap();
+    app.wait_for(&format!("{}[aria-pressed=\"true\"]", sel("direction-rtl"))).unwrap();
+    wait_for_pages(&app, &[1, 2]);
+    app.execute(
+        "const slider = document.querySelector('[data-testid=\"page-slider\"]');
+         const rect = slider.getBoundingClientRect();
+         slider.dispatchEvent(new PointerEvent('pointermove', {
+           bubbles: true, clientX: rect.left + rect.width * 0.3, clientY: rect.top + rect.height / 2,
+         }));",
+        vec![],
+    )
+    .unwrap();
+    let thumbnail = app.wait_for_displayed(&sel("slider-thumbnail")).unwrap();
+    assert_eq!(thumbnail.attribute("data-page-index").unwrap().as_deref(), Some("5"), "30% from the left of a right-to-left slider");
+    app.wait_until("the preview to load", default_timeout(), |c| {
+        let loaded = c.execute(
+            "const img = document.querySelector('[data-testid=\"slider-thumbnail\"]');
+             return !!img && img.complete && img.naturalWidth > 0;",
+            vec![],
+        )?;
+        Ok((loaded == json!(true)).then_some(()))
+    })
+    .unwrap();
+    save_docs_screenshot(&app, "reader-comic-dark.png").unwrap();
+    app.execute(
+        "document.querySelector('[data-testid=\"page-slider\"]').dispatchEvent(new PointerEvent('pointerleave'));",
+        vec![],
+    )
+    .unwrap();
+    app.wait_for_absent(&sel("slider-thumbnail")).unwrap();
+    app.find(&sel("direction-ltr")).unwrap().click().unwrap();
+
+    // A page turn moves by a spread; the cover stands alone.
+    app.find("body").unwrap().send_keys("\u{E014}").unwrap(); // ArrowRight
+    wait_for_pages(&app, &[3, 4]);
+    app.find("body").unwrap().send_keys("\u{E011}").unwrap(); // Home
+    wait_for_pages(&app, &[0]);
+    let indicator = app.find(&sel("page-indicator")).unwrap().inner_text().unwrap();
+    assert_eq!(indicator.trim(), "Page 1 of 8");
+
+    app.close().unwrap();
+    server.stop();
+}
+
+#[test]
+fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view() {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 1,
+        comic_pages: [(BOOK, 30)].into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    app.set_window_size(1280.0, 860.0).unwrap();
+
+    add_server(&app, "Fixture Library", &server.url("/opds"));
+    let id = open_details(&app, &title, |_| {});
+    app.find(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    wait_for_pages(&app, &[0]);
+
+    app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel("page-strip")).unwrap();
+    app.wait_for(&format!("{}[data-page-index=\"0\"]", sel("strip-image"))).unwrap();
+    let asked = pages_asked(&server);
+    assert!(!asked.contains(&29), "the last page waits until it comes near: {asked:?}");
+
+    // Scrolled by hand to page index 12: the indicator follows, and the position is saved.
+    app.execute(
+        "document.querySelector('[data-strip-page=\"12\"]').scrollIntoView({ block: 'start' });",
+        vec![],
+    )
+    .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 13 of 30").unwrap();
+    app.wait_for(&format!("{}[data-page-index=\"12\"]", sel("strip-image"))).unwrap();
+    app.wait_until("the position to be saved", default_timeout(), |c| {
+        let page = c.execute_async(
+            "const done = arguments[arguments.length - 1];
+             window.__TAURI_INTERNALS__.invoke('book_details', { bookId: arguments[0] })
+               .then((book) => done(book.last_page), () => done(null));",
+            vec![json!(id)],
+        )?;
+        Ok((page == json!(12)).then_some(()))
+    })
+    .unwrap();
+
+    // The keys move the strip a page at a time.
+    app.find("body").unwrap().send_keys("\u{E014}").unwrap(); // ArrowRight
+    app.wait_for_text(&sel("page-indicator"), "Page 14 of 30").unwrap();
+    let top = app
+        .execute(
+            "const strip = document.querySelector('[data-testid=\"page-strip\"]');
+             const page = document.querySelector('[data-strip-page=\"13\"]');
+             return page.getBoundingClientRect().top - strip.getBoundingClientRect().top;",
+            vec![],
+        )
+        .unwrap();
+    assert!(top.as_f64().unwrap().abs() < 2.0, "page 14 is at the top of the strip: {top}");
 
     app.close().unwrap();
     server.stop();

@@ -79,6 +79,47 @@ describe('ComicReader', () => {
     expect(screen.queryByTestId('page-loading')).toBeNull();
   });
 
+  it('shows two facing pages, the first on the right in manga order, and turns by spread', async () => {
+    backend({ book_details: details(12, { title: 'Akira 1', page_count: 8, last_page: 1 }), open_book: null, save_position: null });
+    const user = await show();
+    await user.click(screen.getByTestId('layout-spread'));
+    expect(screen.getByTestId('comic-reader').dataset.layout).toBe('spread');
+    const shown = () => screen.getAllByTestId('page-image').map((img) => Number(img.dataset.pageIndex));
+    expect(shown()).toEqual([1, 2]);
+    expect(screen.getByTestId('page-indicator').textContent?.trim()).toBe('Pages 2–3 of 8');
+    expect(screen.getByTestId('page-spread').classList.contains('rtl')).toBe(false);
+    await user.click(screen.getByTestId('direction-rtl'));
+    expect(screen.getByTestId('page-spread').classList.contains('rtl')).toBe(true);
+    await user.keyboard('{ArrowLeft}');
+    expect(shown()).toEqual([3, 4]);
+    await user.keyboard('{Home}');
+    expect(shown()).toEqual([0]);
+    expect(screen.getByTestId('page-indicator').textContent?.trim()).toBe('Page 1 of 8');
+  });
+
+  it('previews the page under the slider while it moves', async () => {
+    await show();
+    expect(screen.queryByTestId('slider-thumbnail')).toBeNull();
+    const slider = screen.getByTestId('page-slider');
+    await fireEvent.input(slider, { target: { value: '12' } });
+    const thumbnail = screen.getByTestId('slider-thumbnail');
+    expect(thumbnail.getAttribute('src')).toBe(pageUrl(12, 12));
+    await fireEvent.change(slider);
+    expect(screen.queryByTestId('slider-thumbnail')).toBeNull();
+  });
+
+  it('stacks every page in the vertical strip, the indicator following the page in view', async () => {
+    backend({ book_details: details(12, { title: 'Akira 1', page_count: 6, last_page: 2 }), open_book: null, save_position: null });
+    const user = await show();
+    await user.click(screen.getByTestId('layout-webtoon'));
+    expect(screen.getByTestId('page-strip')).toBeTruthy();
+    expect(screen.queryByTestId('page-stage')).toBeNull();
+    await waitFor(() => expect(screen.getAllByTestId('strip-image')).toHaveLength(6));
+    expect(screen.getAllByTestId('strip-image')[4].getAttribute('src')).toBe(pageUrl(12, 4));
+    reader.scrolledTo(4);
+    await waitFor(() => expect(screen.getByTestId('page-indicator').textContent?.trim()).toBe('Page 5 of 6'));
+  });
+
   it('goes back to the library on Escape', async () => {
     router.go({ view: 'on-device' });
     const user = await show();

@@ -14,12 +14,19 @@ import {
   type CommandError,
 } from '../ipc';
 import { router, type Route } from './router.svelte';
+import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
+
+export type { Direction } from '../spreads';
 
 export type Fit = 'width' | 'height' | 'screen' | 'original';
 export const FITS: readonly Fit[] = ['width', 'height', 'screen', 'original'];
 
-/** `ltr`: western comics; `rtl`: manga, whose next page is on the left. */
-export type Direction = 'ltr' | 'rtl';
+/**
+ * `single`: one page at a time; `spread`: two facing pages (see `spreads.ts`); `webtoon`: every
+ * page stacked in one strip, scrolled.
+ */
+export type Layout = 'single' | 'spread' | 'webtoon';
+export const LAYOUTS: readonly Layout[] = ['single', 'spread', 'webtoon'];
 
 /** How many pages after the one shown are fetched ahead. */
 export const PRELOAD_AHEAD = 3;
@@ -75,35 +82,62 @@ export function zoneAt(x: number, width: number): Side | null {
   return null;
 }
 
-interface BookPrefs {
+/** How a book is read: kept per book, and once as the default for books not set otherwise. */
+export interface ReadingPrefs {
   fit: Fit;
   direction: Direction;
+  layout: Layout;
 }
 
-const PREFS_PREFIX = 'carrel.reader.';
+export const BUILTIN_PREFS: Readonly<ReadingPrefs> = { fit: 'width', direction: 'ltr', layout: 'single' };
 
-function readPrefs(bookId: number): Partial<BookPrefs> {
+const PREFS_PREFIX = 'carrel.reader.';
+const DEFAULTS_KEY = 'carrel.reader.defaults';
+
+function readStored(key: string): Partial<ReadingPrefs> {
   try {
-    const raw = globalThis.localStorage?.getItem(PREFS_PREFIX + bookId);
+    const raw = globalThis.localStorage?.getItem(key);
     if (!raw) return {};
     const value: unknown = JSON.parse(raw);
     if (typeof value !== 'object' || value === null) return {};
-    const { fit, direction } = value as Record<string, unknown>;
+    const { fit, direction, layout } = value as Record<string, unknown>;
     return {
       fit: FITS.includes(fit as Fit) ? (fit as Fit) : undefined,
       direction: direction === 'rtl' || direction === 'ltr' ? direction : undefined,
+      layout: LAYOUTS.includes(layout as Layout) ? (layout as Layout) : undefined,
     };
   } catch {
     return {};
   }
 }
 
-function writePrefs(bookId: number, prefs: BookPrefs): void {
+function writeStored(key: string, prefs: ReadingPrefs): void {
   try {
-    globalThis.localStorage?.setItem(PREFS_PREFIX + bookId, JSON.stringify(prefs));
+    globalThis.localStorage?.setItem(key, JSON.stringify(prefs));
   } catch {
     // Storage full or refused: the choice holds for this session only.
   }
+}
+
+/** The settings books start with until the reader changes them for one book. */
+export function readingDefaults(): ReadingPrefs {
+  const stored = readStored(DEFAULTS_KEY);
+  return {
+    fit: stored.fit ?? BUILTIN_PREFS.fit,
+    direction: stored.direction ?? BUILTIN_PREFS.direction,
+    layout: stored.layout ?? BUILTIN_PREFS.layout,
+  };
+}
+
+/** The settings a book opens with: its own where chosen, the defaults for the rest. */
+export function readingPrefs(bookId: number): ReadingPrefs {
+  const own = readStored(PREFS_PREFIX + bookId);
+  const defaults = readingDefaults();
+  return {
+    fit: own.fit ?? defaults.fit,
+    direction: own.direction ?? defaults.direction,
+    layout: own.layout ?? defaults.layout,
+  };
 }
 
 class ReaderState {
@@ -114,6 +148,11 @@ class ReaderState {
   index = $state(0);
   fit = $state<Fit>('width');
   direction = $state<Direction>('ltr');
+  layout = $state<Layout>('single');
+  /** The pages known to be wide (landscape), each shown alone in spreads. */
+  wide = $state<Record<number, true>>({});
+  /** How the book's pages pair up when shown two at a time. */
+  spreads: Spread[] = $derived(pairPages(this.pageCount, (page) => this.wide[page] === true));
   phase = $state<'idle' | 'loading' | 'ready' | 'error'>('idle');
   error = $state<CommandError | null>(null);
 
@@ -129,11 +168,24 @@ class ReaderState {
     return this.bookId === null ? null : pageUrl(this.bookId, this.index);
   }
 
-  /** The pages fetched ahead of the one shown, nearest first. */
+  /** The pages shown together, in reading order: the spread of the page in spreads, else that page. */
+  get shown(): readonly number[] {
+    if (this.pageCount === 0) return [];
+    return this.layout === 'spread' ? spreadOf(this.spreads, this.index) : [this.index];
+  }
+
+  /** The pages fetched ahead of those shown, nearest first. */
   get preload(): number[] {
     const pages: number[] = [];
-    for (let i = this.index + 1; i < this.pageCount && pages.length < PRELOAD_AHEAD; i++) pages.push(i);
+    const shown = this.shown;
+    const after = shown.length > 0 ? shown[shown.length - 1] : this.index;
+    for (let i = after + 1; i < this.pageCount && pages.length < PRELOAD_AHEAD; i++) pages.push(i);
     return pages;
+  }
+
+  /** Notes the shape of a page once its image is here: a wide page stands alone in spreads. */
+  measured(index: number, width: number, height: number): void {
+    if (width > height && this.wide[index] !== true) this.wide = { ...this.wide, [index]: true };
   }
 
   urlOf(index: number): string | null {
@@ -160,9 +212,11 @@ class ReaderState {
     this.phase = 'loading';
     this.error = null;
     this.title = '';
-    const prefs = readPrefs(bookId);
-    this.fit = prefs.fit ?? 'width';
-    this.direction = prefs.direction ?? 'ltr';
+    const prefs = readingPrefs(bookId);
+    this.fit = prefs.fit;
+    this.direction = prefs.direction;
+    this.layout = prefs.layout;
+    this.wide = {};
     if (router.route.view !== 'reader' || router.route.bookId !== bookId) router.go({ view: 'reader', bookId });
     try {
       const book = await bookDetails(bookId);
@@ -186,21 +240,37 @@ class ReaderState {
     return this.bookId === null ? Promise.resolve() : this.open(this.bookId);
   }
 
-  /** Shows page `index` (clamped to the book) and saves the position soon. */
+  /**
+   * Shows page `index` (clamped to the book) — in spreads, the spread that holds it, from its
+   * first page — and saves the position soon.
+   */
   goTo(index: number): void {
     if (this.pageCount === 0) return;
-    const page = Math.min(Math.max(0, Math.trunc(index)), this.pageCount - 1);
+    let page = Math.min(Math.max(0, Math.trunc(index)), this.pageCount - 1);
+    if (this.layout === 'spread') page = spreadOf(this.spreads, page)[0] ?? page;
+    this.#show(page);
+  }
+
+  /** Notes the page scrolled into view in the strip, without moving the strip. */
+  scrolledTo(index: number): void {
+    if (this.pageCount === 0 || index < 0 || index >= this.pageCount) return;
+    this.#show(Math.trunc(index));
+  }
+
+  #show(page: number): void {
     if (page === this.index) return;
     this.index = page;
     this.#scheduleSave();
   }
 
   next(): void {
-    this.goTo(this.index + 1);
+    if (this.layout === 'spread') this.goTo(nextSpreadStart(this.spreads, this.index));
+    else this.goTo(this.index + 1);
   }
 
   previous(): void {
-    this.goTo(this.index - 1);
+    if (this.layout === 'spread') this.goTo(previousSpreadStart(this.spreads, this.index));
+    else this.goTo(this.index - 1);
   }
 
   first(): void {
@@ -225,6 +295,16 @@ class ReaderState {
   setDirection(direction: Direction): void {
     this.direction = direction;
     this.#savePrefs();
+  }
+
+  setLayout(layout: Layout): void {
+    this.layout = layout;
+    this.#savePrefs();
+  }
+
+  /** Makes this book's fit, direction and layout those of every book not set otherwise. */
+  makeDefault(): void {
+    writeStored(DEFAULTS_KEY, this.#prefs());
   }
 
   /** Saves the position now if a save is waiting, and goes back where the reader came from. */
@@ -258,6 +338,8 @@ class ReaderState {
     this.index = 0;
     this.fit = 'width';
     this.direction = 'ltr';
+    this.layout = 'single';
+    this.wide = {};
     this.phase = 'idle';
     this.error = null;
   }
@@ -283,8 +365,12 @@ class ReaderState {
     });
   }
 
+  #prefs(): ReadingPrefs {
+    return { fit: this.fit, direction: this.direction, layout: this.layout };
+  }
+
   #savePrefs(): void {
-    if (this.bookId !== null) writePrefs(this.bookId, { fit: this.fit, direction: this.direction });
+    if (this.bookId !== null) writeStored(PREFS_PREFIX + this.bookId, this.#prefs());
   }
 }
 

@@ -6,7 +6,7 @@ import { invoke } from '@tauri-apps/api/core';
 import { backend, details } from '../../test/fixtures';
 import { resetStores } from '../../test/stores';
 import { pageUrl } from '../ipc';
-import { reader, readerAction, SAVE_INTERVAL_MS, turnTowards, zoneAt } from './reader.svelte';
+import { reader, readerAction, readingDefaults, SAVE_INTERVAL_MS, turnTowards, zoneAt } from './reader.svelte';
 import { router } from './router.svelte';
 
 const invokeMock = vi.mocked(invoke);
@@ -141,6 +141,89 @@ describe('turning pages', () => {
     backend({ book_details: details(13, { page_count: 5 }), open_book: null });
     await reader.open(13);
     expect([reader.fit, reader.direction]).toEqual(['width', 'ltr']);
+  });
+});
+
+describe('two pages at a time', () => {
+  beforeEach(async () => {
+    backend({ book_details: details(12, { page_count: 8, last_page: null }), open_book: null, save_position: null });
+    await reader.open(12);
+    reader.setLayout('spread');
+  });
+
+  it('shows the cover alone, then turns by spread', () => {
+    expect(reader.shown).toEqual([0]);
+    reader.next();
+    expect([reader.index, reader.shown]).toEqual([1, [1, 2]]);
+    reader.next();
+    expect(reader.shown).toEqual([3, 4]);
+    reader.previous();
+    expect(reader.shown).toEqual([1, 2]);
+    reader.last();
+    expect(reader.shown).toEqual([7]);
+    expect(reader.preload).toEqual([]);
+  });
+
+  it('lands a page chosen on the slider on its spread, from the spread’s first page', () => {
+    reader.goTo(4);
+    expect([reader.index, reader.shown]).toEqual([3, [3, 4]]);
+    expect(reader.preload).toEqual([5, 6, 7]);
+  });
+
+  it('shows a wide page alone once its shape is known, and pairs afresh after it', () => {
+    reader.measured(3, 1200, 800);
+    reader.measured(4, 800, 1200);
+    reader.goTo(3);
+    expect(reader.shown).toEqual([3]);
+    reader.next();
+    expect(reader.shown).toEqual([4, 5]);
+  });
+
+  it('turns by one page again in the other layouts', () => {
+    reader.next();
+    reader.setLayout('webtoon');
+    reader.next();
+    expect(reader.index).toBe(2);
+    expect(reader.shown).toEqual([2]);
+    reader.scrolledTo(6);
+    expect(reader.index).toBe(6);
+  });
+});
+
+describe('reading settings', () => {
+  it('keeps the layout per book and starts other books with the defaults', async () => {
+    await reader.open(12);
+    reader.setLayout('webtoon');
+    reader.close();
+    await reader.open(12);
+    expect(reader.layout).toBe('webtoon');
+    backend({ book_details: details(13, { page_count: 5 }), open_book: null });
+    await reader.open(13);
+    expect([reader.fit, reader.direction, reader.layout]).toEqual(['width', 'ltr', 'single']);
+  });
+
+  it('opens books not set otherwise as made default', async () => {
+    await reader.open(12);
+    reader.setLayout('spread');
+    reader.setDirection('rtl');
+    reader.setFit('screen');
+    reader.makeDefault();
+    expect(readingDefaults()).toEqual({ fit: 'screen', direction: 'rtl', layout: 'spread' });
+    backend({ book_details: details(13, { page_count: 5 }), open_book: null });
+    await reader.open(13);
+    expect([reader.fit, reader.direction, reader.layout]).toEqual(['screen', 'rtl', 'spread']);
+    // A book's own choice wins over the defaults, for what it chose.
+    reader.setLayout('single');
+    reader.close();
+    await reader.open(13);
+    expect([reader.fit, reader.direction, reader.layout]).toEqual(['screen', 'rtl', 'single']);
+  });
+
+  it('ignores settings that make no sense', async () => {
+    localStorage.setItem('carrel.reader.defaults', JSON.stringify({ fit: 'huge', layout: 'spiral', direction: 'up' }));
+    localStorage.setItem('carrel.reader.12', '{not json');
+    await reader.open(12);
+    expect([reader.fit, reader.direction, reader.layout]).toEqual(['width', 'ltr', 'single']);
   });
 });
 
