@@ -20,6 +20,8 @@ const COMMANDS: &[&str] = &[
     "store_book",
     "open_book",
     "save_position",
+    "save_epub_position",
+    "epub_position",
     "remove_book",
     "retry_book",
     "list_on_device",

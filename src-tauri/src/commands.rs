@@ -324,6 +324,27 @@ pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandRe
     Ok(())
 }
 
+/// The EPUB reader is at `cfi` (an EPUB CFI), `fraction` of the way through the book: kept
+/// as the book's EPUB position, restored exactly when it is opened again.
+#[tauri::command]
+pub async fn save_epub_position(app: AppHandle, book_id: i64, cfi: String, fraction: f64) -> CommandResult<()> {
+    with_core(app, move |core| {
+        carrel_core::book_source::save_position(&core.store, book_id, &cfi, fraction)
+            .map(|_| ())
+            .map_err(|e| CommandError::new(e.kind(), e.to_string()))
+    })
+    .await
+}
+
+/// Where the EPUB reader left a book (`null` when never saved).
+#[tauri::command]
+pub async fn epub_position(app: AppHandle, book_id: i64) -> CommandResult<Option<carrel_core::book_source::EpubPosition>> {
+    with_core(app, move |core| {
+        carrel_core::book_source::position(&core.store, book_id).map_err(|e| CommandError::new(ErrorKind::Storage, e.to_string()))
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn remove_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
     with_core(app, move |core| Ok(book_downloads::remove_book(&core.store, book_id)?)).await

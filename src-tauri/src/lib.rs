@@ -5,6 +5,8 @@
 //! # Layout
 //! - [`app_state`]: opening the core for this data dir at start-up, keeping the start-up error
 //!   (if any) for the UI to show.
+//! - [`book_protocol`]: the `carrel-book://localhost/<book id>` protocol that serves a stored
+//!   EPUB to the EPUB reader by id, fetching it first when it is not on the device.
 //! - [`commands`]: the `#[tauri::command]`s, named verb_noun as in the UI, and their
 //!   `{ kind, message }` error.
 //! - [`cover_protocol`]: the `carrel-cover://localhost/<book id>` protocol that serves covers
@@ -21,6 +23,7 @@
 //!   read offline, paused while the server is away).
 
 pub mod app_state;
+pub mod book_protocol;
 pub mod commands;
 pub mod cover_protocol;
 pub mod downloads;
@@ -53,6 +56,8 @@ pub fn run() {
             commands::store_book,
             commands::open_book,
             commands::save_position,
+            commands::save_epub_position,
+            commands::epub_position,
             commands::remove_book,
             commands::retry_book,
             commands::list_on_device,
@@ -70,6 +75,7 @@ pub fn run() {
         ])
         .register_asynchronous_uri_scheme_protocol(cover_protocol::SCHEME, cover_protocol::handle)
         .register_asynchronous_uri_scheme_protocol(page_protocol::SCHEME, page_protocol::handle)
+        .register_asynchronous_uri_scheme_protocol(book_protocol::SCHEME, book_protocol::handle)
         .setup(|app| {
             let identifier = app.config().identifier.clone();
             let state = app_state::AppState::open(&identifier);

@@ -39,6 +39,8 @@
 //!   waiting books with estimates, failures) and the monitor of the executor's events behind it.
 //! - [`page_source`]: pages for the reader's window by book id and index: stored, else pushed
 //!   prioritary and waited for (bounded).
+//! - [`book_source`]: a stored EPUB for the reader's window by book id (else queued prioritary
+//!   and waited for, bounded), and the EPUB reader's saved position (a CFI) per book.
 //! - [`storage_usage`]: bytes used on the device, per server.
 //! - [`position_sync`]: reading positions queued for the server (`position_outbox`) and sent to
 //!   its OPDS progression documents; the server's newer position when a book is opened.
@@ -50,6 +52,7 @@
 //! - [`error`]: the crate-wide error that wraps each module's own error enum.
 
 pub mod book_downloads;
+pub mod book_source;
 pub mod book_view;
 pub mod books;
 pub mod catalog;

@@ -357,6 +357,20 @@ export function pageUrl(bookId: number, index: number): string | null {
   }
 }
 
+/**
+ * The address of a book's whole EPUB, served by the app's `carrel-book` protocol
+ * (`carrel-book://localhost/<book id>`, `application/epub+zip`): the stored file, else fetched
+ * first (a 504 with `offline-not-downloaded` when the server cannot be reached). `null`
+ * outside the app.
+ */
+export function bookFileUrl(bookId: number): string | null {
+  try {
+    return convertFileSrc(String(bookId), 'carrel-book');
+  } catch {
+    return null;
+  }
+}
+
 // ---- Books on this device ----
 
 /** Keeps a book on this device (and pins it). */
@@ -372,6 +386,23 @@ export async function openBook(bookId: number, page?: number | null): Promise<vo
 /** Remembers the reader's position in a book (0-based page). */
 export async function savePosition(bookId: number, page: number): Promise<void> {
   await call<null>('save_position', { bookId, page });
+}
+
+/** Where the EPUB reader left a book: an EPUB CFI and the fraction of the book read. */
+export interface EpubPosition {
+  cfi: string;
+  fraction: number;
+  updatedAtMs: number;
+}
+
+/** Remembers the EPUB reader's position in a book (`cfi` exact, `fraction` 0…1 for progress). */
+export async function saveEpubPosition(bookId: number, cfi: string, fraction: number): Promise<void> {
+  await call<null>('save_epub_position', { bookId, cfi, fraction });
+}
+
+/** Where the EPUB reader left a book, `null` when it never saved one. */
+export async function epubPosition(bookId: number): Promise<EpubPosition | null> {
+  return await call<EpubPosition | null>('epub_position', { bookId });
 }
 
 export async function removeBook(bookId: number): Promise<void> {

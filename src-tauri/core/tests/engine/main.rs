@@ -8,6 +8,8 @@
 //! - `offline`: catalog pages and covers kept for offline use, with the server stopped.
 //! - `pages`: pages for the reader's window — stored, pushed and waited for, offline, out of
 //!   range.
+//! - `epub`: whole EPUBs for the EPUB reader's window — stored (byte-identical), queued and
+//!   waited for, offline; the reader's CFI per book.
 //! - `library`: moving a book to the top, cancelling, evicting, the downloads page, storage
 //!   usage.
 //! - `positions`: reading positions sent to the server's progression documents, kept while it
@@ -17,6 +19,7 @@
 
 mod support;
 
+mod epub;
 mod executor;
 mod library;
 mod offline;

@@ -8,7 +8,8 @@ export type Route =
   | { view: 'on-device' }
   | { view: 'downloads' }
   | { view: 'settings' }
-  | { view: 'reader'; bookId: number };
+  | { view: 'reader'; bookId: number }
+  | { view: 'epub'; bookId: number };
 
 /** Where a window opens: a view, and maybe a book's details over it. */
 export interface StartPoint {
@@ -18,7 +19,8 @@ export interface StartPoint {
 
 /**
  * The view a window was opened on, from its address's hash (`#/downloads`, `#/server/3`,
- * `#/book/12`, as `open_window` writes it, and the reader: `#/reader/12` or `#/book/12/read`);
+ * `#/book/12`, as `open_window` writes it, the reader: `#/reader/12` or `#/book/12/read`, and the
+ * EPUB reader: `#/epub/12`);
  * `null` when there is none or it is not one of those.
  */
 export function parseStartHash(hash: string): StartPoint | null {
@@ -34,6 +36,8 @@ export function parseStartHash(hash: string): StartPoint | null {
   }
   const reading = /^(?:reader\/([1-9][0-9]{0,15})|book\/([1-9][0-9]{0,15})\/read)$/.exec(path);
   if (reading) return { route: { view: 'reader', bookId: Number(reading[1] ?? reading[2]) }, bookId: null };
+  const epub = /^epub\/([1-9][0-9]{0,15})$/.exec(path);
+  if (epub) return { route: { view: 'epub', bookId: Number(epub[1]) }, bookId: null };
   const match = /^(server|book)\/([1-9][0-9]{0,15})$/.exec(path);
   if (!match) return null;
   const id = Number(match[2]);
@@ -53,6 +57,7 @@ class RouterState {
     if (current.view !== route.view) return false;
     if (current.view === 'server' && route.view === 'server') return current.serverId === route.serverId;
     if (current.view === 'reader' && route.view === 'reader') return current.bookId === route.bookId;
+    if (current.view === 'epub' && route.view === 'epub') return current.bookId === route.bookId;
     return true;
   }
 

@@ -11,6 +11,13 @@ describe('parseStartHash', () => {
     expect(parseStartHash('#/book/12')).toEqual({ route: { view: 'home' }, bookId: 12 });
   });
 
+  it('opens the EPUB reader on a book', () => {
+    expect(parseStartHash('#/epub/12')).toEqual({ route: { view: 'epub', bookId: 12 }, bookId: null });
+    for (const hash of ['#/epub/0', '#/epub/', '#/epub/12/1', '#/epub/1x', '#/epub/../1']) {
+      expect(parseStartHash(hash)).toBeNull();
+    }
+  });
+
   it('opens the reader on a book', () => {
     expect(parseStartHash('#/reader/12')).toEqual({ route: { view: 'reader', bookId: 12 }, bookId: null });
     expect(parseStartHash('#/book/12/read')).toEqual({ route: { view: 'reader', bookId: 12 }, bookId: null });

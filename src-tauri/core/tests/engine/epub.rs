@@ -1,0 +1,131 @@
+//! Whole EPUBs for the EPUB reader's window (`book_source`): a stored EPUB is served
+//! byte-identical from the device; a missing one is queued and served once stored; with the
+//! server away it times out as offline-not-downloaded; comics are not answered; the reader's
+//! CFI is kept per book.
+
+use std::time::Duration;
+
+use carrel_core::{
+    book_downloads, book_source,
+    books::BookFormat,
+    catalog::{CatalogClient, CatalogItem},
+    executor::{Finish, RunMode},
+    http_fetch::{HttpClient, HttpConfig},
+    page_source::{PageError, WaitPolicy},
+    servers::Server,
+};
+use fixture_server::{BookKind, Config, RunningServer};
+
+use crate::support::{fast_config, Env};
+
+fn start() -> RunningServer {
+    fixture_server::Server::start(Config {
+        books: 3,
+        ..Default::default()
+    })
+    .expect("the fixture server starts")
+}
+
+/// The local id and the fixture id of the fixture's first EPUB, and a comic's local id.
+async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, u32, i64) {
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let page = client.browse(server, Some("/opds/books")).await.unwrap();
+    let mut epub = None;
+    let mut comic = None;
+    for item in page.entries {
+        if let CatalogItem::Book { book_id, format, .. } = item {
+            match format {
+                BookFormat::Epub if epub.is_none() => epub = Some(book_id),
+                BookFormat::Comic if comic.is_none() => comic = Some(book_id),
+                _ => {}
+            }
+        }
+    }
+    let fixture_epub = fixture.books().into_iter().find(|b| b.kind == BookKind::Epub).expect("the fixture has an EPUB").id;
+    (epub.expect("the fixture lists an EPUB"), fixture_epub, comic.expect("the fixture lists a comic"))
+}
+
+fn quick(timeout_ms: u64) -> WaitPolicy {
+    WaitPolicy {
+        poll: Duration::from_millis(20),
+        timeout: Duration::from_millis(timeout_ms),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_epub_is_served_byte_identical_as_an_epub() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, fixture_id, comic) = register(&env, &server, &fixture).await;
+    assert!(book_source::stored_book(&env.store, id).unwrap().is_none());
+    book_downloads::open_book(&env.store, id, None).unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    let expected = fixture.book_bytes(fixture_id).unwrap();
+    fixture.stop();
+
+    let stored = book_source::stored_book(&env.store, id).unwrap().expect("the EPUB is on the device");
+    assert_eq!(stored.bytes, expected);
+    assert_eq!(stored.content_type, "application/epub+zip");
+    let served = book_source::book(&env.store, id, quick(200)).await.unwrap();
+    assert_eq!(served.bytes, expected);
+    // A comic is no EPUB, and an unknown book is unknown.
+    let err = book_source::book(&env.store, comic, quick(100)).await.unwrap_err();
+    assert!(matches!(err, PageError::NotPaged(_)), "{err:?}");
+    let err = book_source::book(&env.store, id + 1000, quick(100)).await.unwrap_err();
+    assert!(matches!(err, PageError::UnknownBook(_)), "{err:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_epub_is_queued_and_served_once_stored() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, fixture_id, _) = register(&env, &server, &fixture).await;
+    let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    let served = book_source::book(&env.store, id, quick(10_000)).await.unwrap();
+    assert_eq!(served.bytes, fixture.book_bytes(fixture_id).unwrap());
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_epub_of_a_stopped_server_times_out_as_offline_not_downloaded() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, _, _) = register(&env, &server, &fixture).await;
+    fixture.stop();
+    let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    let started = std::time::Instant::now();
+    let err = book_source::book(&env.store, id, quick(600)).await.unwrap_err();
+    assert!(matches!(err, PageError::OfflineNotDownloaded), "{err:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "the wait is bounded");
+    stop.send(true).unwrap();
+    run.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readers_cfi_is_kept_per_book_and_the_newest_wins() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, _, comic) = register(&env, &server, &fixture).await;
+    assert!(book_source::position(&env.store, id).unwrap().is_none());
+    book_source::save_position(&env.store, id, "epubcfi(/6/4!/4/2/1:0)", 0.1).unwrap();
+    book_source::save_position(&env.store, id, "epubcfi(/6/8!/4/10/1:17)", 0.42).unwrap();
+    let kept = book_source::position(&env.store, id).unwrap().unwrap();
+    assert_eq!(kept.cfi, "epubcfi(/6/8!/4/10/1:17)");
+    assert!((kept.fraction - 0.42).abs() < 1e-9);
+    assert!(book_source::position(&env.store, comic).unwrap().is_none());
+    for (cfi, fraction) in [("/6/4", 0.1), ("epubcfi(/6/4)", 1.5), ("epubcfi(/6/4)", f64::NAN)] {
+        assert!(book_source::save_position(&env.store, id, cfi, fraction).is_err(), "{cfi} {fraction}");
+    }
+    assert!(book_source::save_position(&env.store, id + 1000, "epubcfi(/6/4)", 0.0).is_err());
+}

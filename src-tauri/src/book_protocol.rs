@@ -1,0 +1,180 @@
+//! The `carrel-book` protocol: `carrel-book://localhost/<book id>` (on Windows
+//! `http://carrel-book.localhost/<book id>`) answers with that book's stored EPUB, so the EPUB
+//! reader fetches the whole file by id without any file path reaching the web page.
+//!
+//! A stored file is answered at once; a missing one is queued prioritary and waited for (at
+//! most [`WAIT`]); if it does not come the answer is a 504 whose body says
+//! `offline-not-downloaded`. Anything but one positive integer is a 400; a book unknown or not
+//! an EPUB is a 404. The type is always `application/epub+zip`, set here, never taken from the
+//! server. The work is [`carrel_core::book_source`]'s; this module only speaks HTTP.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use carrel_core::book_source::{self, BookFile};
+use carrel_core::page_source::{PageError, WaitPolicy};
+use tauri::http::{header, Method, Request, Response, StatusCode};
+use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
+
+use crate::app_state::AppState;
+use crate::page_protocol::{error_status, OFFLINE_BODY};
+
+/// The scheme the UI passes to `convertFileSrc`.
+pub const SCHEME: &str = "carrel-book";
+
+/// How long a request waits for a book that is not on the device.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
+pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>>, responder: UriSchemeResponder) {
+    let app = ctx.app_handle().clone();
+    let head = request.method() == Method::HEAD;
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .filter(|o| APP_ORIGINS.contains(o))
+        .map(str::to_string);
+    let asked = if request.method() == Method::GET || head {
+        book_id(request.uri().path()).ok_or(StatusCode::BAD_REQUEST)
+    } else {
+        Err(StatusCode::METHOD_NOT_ALLOWED)
+    };
+    tauri::async_runtime::spawn(async move {
+        let response = match asked {
+            Ok(id) => match book(&app, id).await {
+                Ok(file) => file_response(file, head),
+                Err(e) => error_response(&e),
+            },
+            Err(code) => status(code, ""),
+        };
+        responder.respond(allow_origin(response, origin.as_deref()));
+    });
+}
+
+/// The origins of the app's own pages (the embedded UI on each platform, and the dev server),
+/// the only ones allowed to read a book with `fetch`.
+const APP_ORIGINS: &[&str] = &[
+    "tauri://localhost",
+    "http://tauri.localhost",
+    "https://tauri.localhost",
+    "http://localhost:5173",
+];
+
+/// The app's pages fetch from another origin (this scheme's): the answer names the page's
+/// origin when it is the app's own, and nothing else may read it.
+fn allow_origin(mut response: Response<Cow<'static, [u8]>>, origin: Option<&str>) -> Response<Cow<'static, [u8]>> {
+    if let Some(value) = origin.and_then(|o| header::HeaderValue::from_str(o).ok()) {
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
+        headers.insert(header::VARY, header::HeaderValue::from_static("Origin"));
+    }
+    response
+}
+
+/// The book id of a request path: `/<positive integer>`, nothing else.
+pub fn book_id(path: &str) -> Option<i64> {
+    let digits = path.strip_prefix('/')?;
+    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let id = digits.parse::<i64>().ok()?;
+    (id > 0).then_some(id)
+}
+
+async fn book<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<BookFile, PageError> {
+    let Some(store) = app
+        .try_state::<AppState>()
+        .and_then(|state| state.core().ok().map(|core| core.store.clone()))
+    else {
+        return Err(PageError::Io("the library could not be opened".into()));
+    };
+    let wait = WaitPolicy {
+        timeout: WAIT,
+        ..WaitPolicy::default()
+    };
+    book_source::book(&store, book_id, wait).await
+}
+
+fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
+    let code = error_status(e);
+    match e {
+        PageError::OfflineNotDownloaded => status(code, OFFLINE_BODY),
+        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => status(code, ""),
+        e => {
+            tracing::warn!(cause = %e, "cannot serve a book file");
+            status(code, "")
+        }
+    }
+}
+
+fn file_response(file: BookFile, head: bool) -> Response<Cow<'static, [u8]>> {
+    let len = file.bytes.len();
+    let body: Cow<'static, [u8]> = if head { Cow::Borrowed(&[]) } else { Cow::Owned(file.bytes) };
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, file.content_type)
+        .header(header::CONTENT_LENGTH, len)
+        // The stored file may be replaced by a newer revision: never reuse it unasked.
+        .header(header::CACHE_CONTROL, "no-store")
+        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
+        .body(body)
+        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR, ""))
+}
+
+fn status(code: StatusCode, text: &'static str) -> Response<Cow<'static, [u8]>> {
+    let mut response = Response::new(Cow::Borrowed(text.as_bytes()));
+    *response.status_mut() = code;
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+    if !text.is_empty() {
+        headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/plain; charset=utf-8"));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_positive_book_id_is_a_request() {
+        assert_eq!(book_id("/42"), Some(42));
+        assert_eq!(book_id("/007"), Some(7));
+        for bad in [
+            "", "/", "42", "/0", "/-1", "/+1", "/1.5", "/1/", "/1/0", "/1?x=1", "/a", "/%31", "/ 1", "/..%2F1",
+            "/../books/1/book.epub", "/1%2F2", "/99999999999999999999",
+        ] {
+            assert_eq!(book_id(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn an_epub_is_answered_as_an_epub_and_offline_as_a_504() {
+        let response = file_response(
+            BookFile {
+                bytes: b"PK\x03\x04mimetypeapplication/epub+zip".to_vec(),
+                content_type: book_source::EPUB_TYPE,
+            },
+            false,
+        );
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/epub+zip");
+        assert_eq!(response.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        let offline = error_response(&PageError::OfflineNotDownloaded);
+        assert_eq!(offline.status(), StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(&offline.body()[..], OFFLINE_BODY.as_bytes());
+        assert_eq!(error_response(&PageError::NotPaged(3)).status(), StatusCode::NOT_FOUND);
+        assert_eq!(error_response(&PageError::UnknownBook(3)).status(), StatusCode::NOT_FOUND);
+    }
+
+    #[test]
+    fn only_the_apps_own_pages_may_read_a_book() {
+        let app = allow_origin(status(StatusCode::OK, ""), Some("tauri://localhost"));
+        assert_eq!(app.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN], "tauri://localhost");
+        let none = allow_origin(status(StatusCode::OK, ""), None);
+        assert!(none.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
+        assert!(!APP_ORIGINS.contains(&"null"));
+        assert!(!APP_ORIGINS.contains(&"http://127.0.0.1"));
+    }
+}

@@ -1,0 +1,266 @@
+/**
+ * The EPUB reader: which book, the look of its text (flow, font, size, line height, margins,
+ * theme — one set for every EPUB, remembered in local storage), its table of contents, where
+ * the reader is (an EPUB CFI and the fraction read), and that position saved as the reader
+ * moves (at most once per {@link EPUB_SAVE_INTERVAL_MS}, the latest always saved in the end).
+ *
+ * The book itself is rendered by foliate-js in EpubReader.svelte; this store knows nothing of it.
+ */
+import { bookDetails, epubPosition, saveEpubPosition, toCommandError, type CommandError } from '../ipc';
+import { router, type Route } from './router.svelte';
+
+export type Flow = 'paginated' | 'scrolled';
+export const FLOWS: readonly Flow[] = ['paginated', 'scrolled'];
+
+export type EpubTheme = 'light' | 'sepia' | 'dark';
+export const EPUB_THEMES: readonly EpubTheme[] = ['light', 'sepia', 'dark'];
+
+export type FontFamily = 'original' | 'serif' | 'sans-serif' | 'monospace';
+export const FONT_FAMILIES: readonly FontFamily[] = ['original', 'serif', 'sans-serif', 'monospace'];
+
+/** How the text looks. `fontSize` in percent of the book's own, `margin` in pixels. */
+export interface EpubPrefs {
+  flow: Flow;
+  theme: EpubTheme;
+  fontFamily: FontFamily;
+  fontSize: number;
+  lineHeight: number;
+  margin: number;
+}
+
+export const FONT_SIZE = { min: 60, max: 240, step: 10 } as const;
+export const LINE_HEIGHT = { min: 1, max: 2.4, step: 0.1 } as const;
+export const MARGIN = { min: 0, max: 120, step: 8 } as const;
+
+export const EPUB_DEFAULTS: EpubPrefs = {
+  flow: 'paginated',
+  theme: 'light',
+  fontFamily: 'original',
+  fontSize: 100,
+  lineHeight: 1.5,
+  margin: 48,
+};
+
+/** Position saves are at most this often while the reader moves. */
+export const EPUB_SAVE_INTERVAL_MS = 1000;
+
+const PREFS_KEY = 'carrel.epub.prefs';
+
+const THEME_COLOURS: Record<EpubTheme, { background: string; text: string; link: string }> = {
+  light: { background: '#ffffff', text: '#1b1b1b', link: '#1d4ed8' },
+  sepia: { background: '#f4ecd8', text: '#433422', link: '#8a4b0f' },
+  dark: { background: '#16181d', text: '#d8d8d8', link: '#8ab4f8' },
+};
+
+export function themeColours(theme: EpubTheme): { background: string; text: string; link: string } {
+  return THEME_COLOURS[theme];
+}
+
+function clamp(value: unknown, range: { min: number; max: number }, fallback: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return fallback;
+  return Math.min(range.max, Math.max(range.min, value));
+}
+
+/** Reads stored preferences, keeping only what is valid (the rest from the defaults). */
+export function parsePrefs(raw: unknown): EpubPrefs {
+  if (typeof raw !== 'object' || raw === null) return { ...EPUB_DEFAULTS };
+  const v = raw as Record<string, unknown>;
+  return {
+    flow: FLOWS.includes(v.flow as Flow) ? (v.flow as Flow) : EPUB_DEFAULTS.flow,
+    theme: EPUB_THEMES.includes(v.theme as EpubTheme) ? (v.theme as EpubTheme) : EPUB_DEFAULTS.theme,
+    fontFamily: FONT_FAMILIES.includes(v.fontFamily as FontFamily) ? (v.fontFamily as FontFamily) : EPUB_DEFAULTS.fontFamily,
+    fontSize: clamp(v.fontSize, FONT_SIZE, EPUB_DEFAULTS.fontSize),
+    lineHeight: clamp(v.lineHeight, LINE_HEIGHT, EPUB_DEFAULTS.lineHeight),
+    margin: clamp(v.margin, MARGIN, EPUB_DEFAULTS.margin),
+  };
+}
+
+function loadPrefs(): EpubPrefs {
+  try {
+    const raw = globalThis.localStorage?.getItem(PREFS_KEY);
+    return parsePrefs(raw ? JSON.parse(raw) : null);
+  } catch {
+    return { ...EPUB_DEFAULTS };
+  }
+}
+
+function storePrefs(prefs: EpubPrefs): void {
+  try {
+    globalThis.localStorage?.setItem(PREFS_KEY, JSON.stringify(prefs));
+  } catch {
+    // Storage full or refused: the choice holds for this session only.
+  }
+}
+
+/**
+ * The style sheet put into every section of the book: the theme's colours, the font, its size
+ * and the line height. Only plain CSS, never anything that loads.
+ */
+export function readerCss(prefs: EpubPrefs): string {
+  const { background, text, link } = THEME_COLOURS[prefs.theme];
+  const family = prefs.fontFamily === 'original' ? '' : `font-family: ${prefs.fontFamily} !important;`;
+  return [
+    `html { color-scheme: ${prefs.theme === 'dark' ? 'dark' : 'light'}; }`,
+    `html, body { background: ${background} !important; color: ${text} !important; }`,
+    `html { font-size: ${prefs.fontSize}% !important; }`,
+    `body { line-height: ${prefs.lineHeight} !important; ${family} }`,
+    `p, li, blockquote, dd, div, span { line-height: inherit !important; ${family} }`,
+    `a:any-link { color: ${link} !important; }`,
+    `img, svg, video { max-width: 100%; height: auto; }`,
+    prefs.theme === 'dark' ? `img { filter: brightness(0.85); }` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** An entry of the table of contents, flattened with its depth. */
+export interface TocEntry {
+  label: string;
+  href: string;
+  depth: number;
+}
+
+interface FoliateTocItem {
+  label?: unknown;
+  href?: unknown;
+  subitems?: unknown;
+}
+
+/** The book's table of contents (foliate-js's nested `toc`) as a flat list. */
+export function flattenToc(toc: unknown, depth = 0, into: TocEntry[] = []): TocEntry[] {
+  if (!Array.isArray(toc)) return into;
+  for (const item of toc as FoliateTocItem[]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const label = typeof item.label === 'string' ? item.label.trim() : '';
+    if (typeof item.href === 'string' && item.href !== '') into.push({ label: label || 'Untitled', href: item.href, depth });
+    flattenToc(item.subitems, depth + 1, into);
+  }
+  return into;
+}
+
+export type EpubPhase = 'idle' | 'loading' | 'ready' | 'error';
+
+class EpubReaderState {
+  bookId = $state<number | null>(null);
+  title = $state('');
+  phase = $state<EpubPhase>('idle');
+  error = $state<CommandError | null>(null);
+  prefs = $state<EpubPrefs>(loadPrefs());
+  toc = $state<TocEntry[]>([]);
+  /** Where the reader is now. */
+  cfi = $state<string | null>(null);
+  fraction = $state(0);
+  /** The chapter shown, from the table of contents. */
+  chapter = $state('');
+  /** The position the book opened at (saved last time), `null` for its start. */
+  startCfi = $state<string | null>(null);
+
+  #returnTo: Route = { view: 'home' };
+  #generation = 0;
+  #saved: string | null = null;
+  #lastSaveAt = Number.NEGATIVE_INFINITY;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #opened: Promise<void> = Promise.resolve();
+
+  /** Settles once the book's details and saved position of the last {@link open} are known. */
+  get opened(): Promise<void> {
+    return this.#opened;
+  }
+
+  /** Opens the EPUB reader on a book; the view loads the file and goes to {@link startCfi}. */
+  open(bookId: number): Promise<void> {
+    this.#opened = this.#open(bookId);
+    return this.#opened;
+  }
+
+  async #open(bookId: number): Promise<void> {
+    this.flush();
+    const generation = ++this.#generation;
+    if (router.route.view !== 'epub') this.#returnTo = router.route;
+    this.bookId = bookId;
+    this.phase = 'loading';
+    this.error = null;
+    this.title = '';
+    this.toc = [];
+    this.cfi = null;
+    this.fraction = 0;
+    this.chapter = '';
+    this.startCfi = null;
+    this.#saved = null;
+    if (router.route.view !== 'epub' || router.route.bookId !== bookId) router.go({ view: 'epub', bookId });
+    try {
+      const [book, position] = await Promise.all([bookDetails(bookId), epubPosition(bookId)]);
+      if (generation !== this.#generation) return;
+      this.title = book.title;
+      this.startCfi = position?.cfi ?? null;
+      this.fraction = position?.fraction ?? 0;
+      this.#saved = position?.cfi ?? null;
+    } catch (reason) {
+      if (generation !== this.#generation) return;
+      this.fail(toCommandError(reason));
+    }
+  }
+
+  /** The view has the book on screen. */
+  loaded(toc: TocEntry[]): void {
+    this.toc = toc;
+    if (this.phase === 'loading') this.phase = 'ready';
+  }
+
+  fail(error: CommandError): void {
+    this.error = error;
+    this.phase = 'error';
+  }
+
+  /** The view moved to `cfi`, `fraction` of the way through the book. */
+  relocated(cfi: string, fraction: number, chapter: string | null): void {
+    this.cfi = cfi;
+    this.fraction = Math.min(1, Math.max(0, fraction));
+    this.chapter = chapter ?? '';
+    this.#scheduleSave();
+  }
+
+  setPrefs(change: Partial<EpubPrefs>): void {
+    this.prefs = parsePrefs({ ...this.prefs, ...change });
+    storePrefs(this.prefs);
+  }
+
+  #scheduleSave(): void {
+    if (this.cfi === null || this.cfi === this.#saved) return;
+    const wait = this.#lastSaveAt + EPUB_SAVE_INTERVAL_MS - Date.now();
+    if (wait <= 0) {
+      this.flush();
+      return;
+    }
+    if (this.#timer === null) this.#timer = setTimeout(() => this.flush(), wait);
+  }
+
+  /** Saves a waiting position at once. */
+  flush(): void {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const bookId = this.bookId;
+    const cfi = this.cfi;
+    if (bookId === null || cfi === null || cfi === this.#saved) return;
+    this.#saved = cfi;
+    this.#lastSaveAt = Date.now();
+    saveEpubPosition(bookId, cfi, this.fraction).catch(() => {
+      // Saved again on the next move; a lost save costs at most one move.
+      if (this.#saved === cfi) this.#saved = null;
+    });
+  }
+
+  /** Saves the position and goes back where the reader came from. */
+  close(): void {
+    this.flush();
+    this.#generation++;
+    const back = this.#returnTo;
+    this.bookId = null;
+    this.phase = 'idle';
+    router.go(back);
+  }
+}
+
+export const epubReader = new EpubReaderState();
