@@ -457,7 +457,7 @@ fn browse_search_and_keep_a_book_offline() {
         .inner_text()
         .unwrap();
     assert_eq!(summary.trim(), book.summary, "the details' summary");
-    app.find(&sel("keep-offline")).unwrap().click().unwrap();
+    app.wait_for(&sel("keep-offline")).unwrap().click().unwrap();
 
     // The downloads show it moving; the details' badge ends on "On device".
     go(&app, "downloads-nav", "downloads-view");
@@ -697,7 +697,7 @@ fn two_app_processes_share_one_executor() {
     open_server(&second, "Shared");
     follow(&second, "All books");
     open_details(&second, &small.title);
-    second.find(&sel("keep-offline")).unwrap().click().unwrap();
+    second.wait_for(&sel("keep-offline")).unwrap().click().unwrap();
     let started = Instant::now();
     second
         .wait_until("the first book on the device", DOWNLOAD_TIMEOUT, |_| {
@@ -731,7 +731,7 @@ fn two_app_processes_share_one_executor() {
     });
     second.find(&sel("close-details")).unwrap().click().unwrap();
     open_details(&second, &big.title);
-    second.find(&sel("keep-offline")).unwrap().click().unwrap();
+    second.wait_for(&sel("keep-offline")).unwrap().click().unwrap();
     // The downloads beside the book's details: app 2 still stands by.
     go(&second, "downloads-nav", "downloads-view");
     assert_eq!(
@@ -999,7 +999,7 @@ fn screenshots_of_the_library_light_and_dark() {
         ..Faults::default()
     });
     let reading_id = open_details(&app, &reading.title);
-    app.find(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     // Reading starts at once: the reader opens on the comic while its pages download.
     app.wait_for_displayed(&sel("comic-reader")).unwrap();
     app.find(&sel("reader-back")).unwrap().click().unwrap();
@@ -1009,7 +1009,7 @@ fn screenshots_of_the_library_light_and_dark() {
         app.wait_for_absent(&sel("book-details")).unwrap();
     }
     open_details(&app, &kept.title);
-    app.find(&sel("keep-offline")).unwrap().click().unwrap();
+    app.wait_for(&sel("keep-offline")).unwrap().click().unwrap();
     app.wait_until("the kept book to be queued", default_timeout(), |_| {
         Ok(details_badge(&app)
             .filter(|(state, _)| state == "queued" || state == "downloading")

@@ -105,7 +105,7 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
     app.wait_for_text(&sel("read-book"), "Continue reading").unwrap();
     assert!(pages_asked(&server).is_empty(), "no page was asked for before reading");
 
-    app.find(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
 
     // The first page asked for is page 40.
@@ -206,7 +206,7 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
 
     add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &title, |_| {});
-    app.find(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
     wait_for_pages(&app, &[0]);
 
@@ -298,7 +298,7 @@ fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view
 
     add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &title, |_| {});
-    app.find(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
     wait_for_pages(&app, &[0]);
 
