@@ -17,6 +17,7 @@ use tauri::http::{header, Method, Request, Response, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
+use crate::protocol_replies::{self, book_id, status, Reply};
 use crate::page_protocol::{error_status, OFFLINE_BODY};
 
 /// The scheme the UI passes to `convertFileSrc`.
@@ -72,15 +73,6 @@ fn allow_origin(mut response: Response<Cow<'static, [u8]>>, origin: Option<&str>
     response
 }
 
-/// The book id of a request path: `/<positive integer>`, nothing else.
-pub fn book_id(path: &str) -> Option<i64> {
-    let digits = path.strip_prefix('/')?;
-    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let id = digits.parse::<i64>().ok()?;
-    (id > 0).then_some(id)
-}
 
 async fn book<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<BookFile, PageError> {
     let Some(store) = app
@@ -108,30 +100,11 @@ fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
     }
 }
 
-fn file_response(file: BookFile, head: bool) -> Response<Cow<'static, [u8]>> {
-    let len = file.bytes.len();
-    let body: Cow<'static, [u8]> = if head { Cow::Borrowed(&[]) } else { Cow::Owned(file.bytes) };
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, file.content_type)
-        .header(header::CONTENT_LENGTH, len)
-        // The stored file may be replaced by a newer revision: never reuse it unasked.
-        .header(header::CACHE_CONTROL, "no-store")
-        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
-        .body(body)
-        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR, ""))
+fn file_response(file: BookFile, head: bool) -> Reply {
+    // The stored file may be replaced by a newer revision: never reuse it unasked.
+    protocol_replies::bytes(file.bytes, file.content_type, "no-store", head)
 }
 
-fn status(code: StatusCode, text: &'static str) -> Response<Cow<'static, [u8]>> {
-    let mut response = Response::new(Cow::Borrowed(text.as_bytes()));
-    *response.status_mut() = code;
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
-    if !text.is_empty() {
-        headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/plain; charset=utf-8"));
-    }
-    response
-}
 
 #[cfg(test)]
 mod tests {

@@ -7,14 +7,14 @@
 //! from the bytes; the server's declared type never travels. The work is
 //! [`carrel_core::cover_cache`]'s; this module only speaks HTTP to the webview.
 
-use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use carrel_core::cover_cache::{Cover, CoverCache};
-use tauri::http::{header, Method, Request, Response, StatusCode};
+use tauri::http::{Method, Request, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
+use crate::protocol_replies::{self, book_id, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-cover";
@@ -35,23 +35,15 @@ pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>
         let response = match asked {
             Ok(id) => match cover(&app, id).await {
                 Ok(Some(cover)) => image(cover, head),
-                Ok(None) => status(StatusCode::NOT_FOUND),
-                Err(code) => status(code),
+                Ok(None) => protocol_replies::status(StatusCode::NOT_FOUND, ""),
+                Err(code) => protocol_replies::status(code, ""),
             },
-            Err(code) => status(code),
+            Err(code) => protocol_replies::status(code, ""),
         };
         responder.respond(response);
     });
 }
 
-/// The book id of a request path: `/<positive integer>`, nothing else.
-pub fn book_id(path: &str) -> Option<i64> {
-    let digits = path.strip_prefix('/')?;
-    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse::<i64>().ok().filter(|&id| id > 0)
-}
 
 async fn cover<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<Option<Cover>, StatusCode> {
     static COVERS: OnceLock<CoverCache> = OnceLock::new();
@@ -66,28 +58,10 @@ async fn cover<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<Option<Co
     })
 }
 
-fn image(cover: Cover, head: bool) -> Response<Cow<'static, [u8]>> {
-    let len = cover.bytes.len();
-    let body: Cow<'static, [u8]> = if head { Cow::Borrowed(&[]) } else { Cow::Owned(cover.bytes) };
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, cover.content_type)
-        .header(header::CONTENT_LENGTH, len)
-        .header(header::CACHE_CONTROL, format!("max-age={MAX_AGE_S}"))
-        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
-        .body(body)
-        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR))
+fn image(cover: Cover, head: bool) -> Reply {
+    protocol_replies::bytes(cover.bytes, cover.content_type, &format!("max-age={MAX_AGE_S}"), head)
 }
 
-fn status(code: StatusCode) -> Response<Cow<'static, [u8]>> {
-    let mut response = Response::new(Cow::Borrowed(&[][..]));
-    *response.status_mut() = code;
-    // A missing cover may be fetched later (the server was away): never remember the miss.
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
-    response
-}
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,7 @@
 //! - [`main_window`]: creating the library window and remembering its size and position.
 //! - [`page_protocol`]: the `carrel-page://localhost/<book id>/<page>` protocol that serves a
 //!   book's pages to the reader by id and index, fetching a missing page first.
+//! - [`protocol_replies`]: what the three protocols share: id parsing and their replies.
 //! - [`notifications`]: desktop notifications about downloads (progress per book, ready to
 //!   read offline, paused while the server is away).
 
@@ -32,6 +33,7 @@ pub mod http_client;
 pub mod main_window;
 pub mod notifications;
 pub mod page_protocol;
+pub mod protocol_replies;
 
 use std::sync::{Arc, Mutex};
 

@@ -12,10 +12,11 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use carrel_core::page_source::{self, PageError, PageImage, WaitPolicy};
-use tauri::http::{header, Method, Request, Response, StatusCode};
+use tauri::http::{Method, Request, Response, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
+use crate::protocol_replies::{self, number, status, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-page";
@@ -66,12 +67,6 @@ pub fn book_page(path: &str) -> Option<(i64, i64)> {
     (id > 0).then_some((id, index))
 }
 
-fn number(digits: &str) -> Option<i64> {
-    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse::<i64>().ok()
-}
 
 async fn page<R: Runtime>(app: &AppHandle<R>, book_id: i64, index: i64) -> Result<PageImage, PageError> {
     let Some(store) = app
@@ -109,34 +104,15 @@ fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
     }
 }
 
-fn image_response(image: PageImage, head: bool) -> Response<Cow<'static, [u8]>> {
-    let len = image.bytes.len();
-    let body: Cow<'static, [u8]> = if head { Cow::Borrowed(&[]) } else { Cow::Owned(image.bytes) };
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, image.content_type)
-        .header(header::CONTENT_LENGTH, len)
-        .header(header::CACHE_CONTROL, format!("private, max-age={MAX_AGE_S}"))
-        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
-        .body(body)
-        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR, ""))
+fn image_response(image: PageImage, head: bool) -> Reply {
+    protocol_replies::bytes(image.bytes, image.content_type, &format!("private, max-age={MAX_AGE_S}"), head)
 }
 
-fn status(code: StatusCode, text: &'static str) -> Response<Cow<'static, [u8]>> {
-    let mut response = Response::new(Cow::Borrowed(text.as_bytes()));
-    *response.status_mut() = code;
-    let headers = response.headers_mut();
-    // A page missing now may be on the device later: never remember the miss.
-    headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
-    if !text.is_empty() {
-        headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/plain; charset=utf-8"));
-    }
-    response
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tauri::http::header;
 
     #[test]
     fn only_a_book_id_and_a_page_index_are_a_request() {
