@@ -345,3 +345,127 @@ fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view
     app.close().unwrap();
     server.stop();
 }
+
+/// The page's picture on screen (a fitted image may be letterboxed): `[left, top, width, height]`.
+const PICTURE: &str = "const img = document.querySelector('[data-testid=\"page-image\"]');
+     const box = img.getBoundingClientRect();
+     const scale = Math.min(box.width / img.naturalWidth, box.height / img.naturalHeight);
+     const width = img.naturalWidth * scale;
+     const height = img.naturalHeight * scale;
+     return [box.left + (box.width - width) / 2, box.top + (box.height - height) / 2, width, height];";
+
+fn picture(app: &App) -> [f64; 4] {
+    let rect = app.execute(PICTURE, vec![]).unwrap();
+    let values: Vec<f64> = rect.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    [values[0], values[1], values[2], values[3]]
+}
+
+#[test]
+fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 1,
+        comic_pages: [(BOOK, 8)].into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    app.set_window_size(1280.0, 860.0).unwrap();
+
+    add_server(&app, "Fixture Library", &server.url("/opds"));
+    let id = open_details(&app, &title, |_| {});
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    wait_for_pages(&app, &[0]);
+
+    // The whole page in view: a wheel notch down turns to the next page.
+    app.find(&sel("fit-screen")).unwrap().click().unwrap();
+    app.wait_for(&format!("{}[aria-pressed=\"true\"]", sel("fit-screen"))).unwrap();
+    app.execute(
+        "const stage = document.querySelector('[data-testid=\"page-stage\"]');
+         const rect = stage.getBoundingClientRect();
+         stage.dispatchEvent(new WheelEvent('wheel', {
+           bubbles: true, cancelable: true, deltaY: 120, clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2,
+         }));",
+        vec![],
+    )
+    .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 2 of 8").unwrap();
+    wait_for_pages(&app, &[1]);
+
+    // Ctrl+wheel up zooms to 200 % about the pointer, a quarter of the way down the stage: the
+    // spot of the page under it stays under it. (Still narrower than the window at 200 %, the page
+    // stays centred sideways, so the pointer is at the middle.)
+    let before = picture(&app);
+    let pointer = app
+        .execute(
+            "const rect = document.querySelector('[data-testid=\"page-stage\"]').getBoundingClientRect();
+             return [rect.left + rect.width / 2, rect.top + rect.height / 4];",
+            vec![],
+        )
+        .unwrap();
+    let (px, py) = (pointer[0].as_f64().unwrap(), pointer[1].as_f64().unwrap());
+    app.execute(
+        "const stage = document.querySelector('[data-testid=\"page-stage\"]');
+         stage.dispatchEvent(new WheelEvent('wheel', {
+           bubbles: true, cancelable: true, ctrlKey: true, deltaY: -200, clientX: arguments[0], clientY: arguments[1],
+         }));",
+        vec![json!(px), json!(py)],
+    )
+    .unwrap();
+    app.wait_for_text(&sel("zoom-reset"), "200 %").unwrap();
+    app.wait_for(&format!("{}.zoomed", sel("page-stage"))).unwrap();
+    let after = picture(&app);
+    assert!((after[2] - 2.0 * before[2]).abs() < 1.5, "twice as wide: {before:?} -> {after:?}");
+    assert!((after[3] - 2.0 * before[3]).abs() < 1.5, "twice as tall: {before:?} -> {after:?}");
+    let (fx, fy) = ((px - before[0]) / before[2], (py - before[1]) / before[3]);
+    let (ax, ay) = (after[0] + fx * after[2], after[1] + fy * after[3]);
+    assert!((ax - px).abs() < 2.0 && (ay - py).abs() < 2.0, "the spot under the pointer moved to ({ax}, {ay}) from ({px}, {py})");
+
+    // A mouse drag pans the zoomed page, and the page never leaves the view.
+    let scrolled = app
+        .execute(
+            "const stage = document.querySelector('[data-testid=\"page-stage\"]');
+             const top = stage.scrollTop;
+             const at = (type, y) => stage.dispatchEvent(new PointerEvent(type, {
+               bubbles: true, cancelable: true, pointerId: 1, pointerType: 'mouse', button: 0, clientX: 600, clientY: y,
+             }));
+             at('pointerdown', 500);
+             at('pointermove', 5000);
+             at('pointerup', 5000);
+             return [top, stage.scrollTop];",
+            vec![],
+        )
+        .unwrap();
+    assert!(scrolled[0].as_f64().unwrap() > 0.0, "zoomed about a point low on the page, it scrolled: {scrolled}");
+    assert_eq!(scrolled[1].as_f64().unwrap(), 0.0, "dragged down as far as it goes: the page's top at the top");
+    let dragged = picture(&app);
+    let stage_top = app
+        .execute("return document.querySelector('[data-testid=\"page-stage\"]').getBoundingClientRect().top;", vec![])
+        .unwrap();
+    assert!((dragged[1] - stage_top.as_f64().unwrap()).abs() < 1.5, "the page's top meets the stage's: {dragged:?}");
+
+    // 0 goes back to the fit.
+    app.find("body").unwrap().send_keys("0").unwrap();
+    app.wait_for_text(&sel("zoom-reset"), "100 %").unwrap();
+    app.wait_for_absent(&format!("{}.zoomed", sel("page-stage"))).unwrap();
+
+    // A finger swiped to the left brings the page on the right: the next one.
+    app.execute(
+        "const stage = document.querySelector('[data-testid=\"page-stage\"]');
+         const at = (type, x) => stage.dispatchEvent(new PointerEvent(type, {
+           bubbles: true, cancelable: true, pointerId: 9, pointerType: 'touch', isPrimary: true, clientX: x, clientY: 400,
+         }));
+         at('pointerdown', 800);
+         at('pointermove', 700);
+         at('pointerup', 600);",
+        vec![],
+    )
+    .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 8").unwrap();
+    wait_for_pages(&app, &[2]);
+
+    app.close().unwrap();
+    server.stop();
+}

@@ -1,6 +1,7 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
+import { flushSync } from 'svelte';
 
 vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 
@@ -125,5 +126,238 @@ describe('ComicReader', () => {
     const user = await show();
     await user.keyboard('{Escape}');
     expect(router.route).toEqual({ view: 'on-device' });
+  });
+});
+
+/** jsdom has no PointerEvent: a mouse event with the pointer's id and type. */
+class TestPointerEvent extends MouseEvent {
+  readonly pointerId: number;
+  readonly pointerType: string;
+  constructor(type: string, init: PointerEventInit = {}) {
+    super(type, init);
+    this.pointerId = init.pointerId ?? 1;
+    this.pointerType = init.pointerType ?? 'mouse';
+  }
+}
+
+function stage(): HTMLElement {
+  return screen.getByTestId('page-stage');
+}
+
+function zoomShown(): string | undefined {
+  return screen.getByTestId('zoom-reset').textContent?.trim();
+}
+
+/** An event on the stage at time `at` (ms); whether it was swallowed. */
+function dispatchAt(event: Event, at: number, target: HTMLElement = stage()): boolean {
+  Object.defineProperty(event, 'timeStamp', { value: at });
+  target.dispatchEvent(event);
+  return event.defaultPrevented;
+}
+
+function wheel(deltaY: number, at: number, extra: WheelEventInit = {}): boolean {
+  return dispatchAt(new WheelEvent('wheel', { deltaY, bubbles: true, cancelable: true, clientX: 0, clientY: 0, ...extra }), at);
+}
+
+function pointer(type: string, pointerId: number, x: number, y: number, at: number, pointerType = 'touch'): void {
+  dispatchAt(new TestPointerEvent(type, { pointerId, pointerType, clientX: x, clientY: y, button: 0, bubbles: true, cancelable: true }), at);
+  flushSync();
+}
+
+/** Lays the stage out 900×600 and the page image 400×600 in its middle, as a browser would. */
+function layOut() {
+  vi.spyOn(stage(), 'getBoundingClientRect').mockReturnValue(new DOMRect(0, 0, 900, 600));
+  vi.spyOn(image(), 'getBoundingClientRect').mockReturnValue(new DOMRect(250, 0, 400, 600));
+}
+
+describe('ComicReader gestures', () => {
+  const hadPointerEvent = 'PointerEvent' in window;
+
+  beforeAll(() => {
+    if (!hadPointerEvent) Object.defineProperty(window, 'PointerEvent', { value: TestPointerEvent, configurable: true, writable: true });
+  });
+
+  afterAll(() => {
+    if (!hadPointerEvent) delete (window as { PointerEvent?: unknown }).PointerEvent;
+  });
+
+  async function showLoaded() {
+    const user = await show();
+    await fireEvent.load(image());
+    return user;
+  }
+
+  it('turns one page per wheel notch when the page fits, and swallows the rest of a fling', async () => {
+    await showLoaded();
+    expect(wheel(100, 1000)).toBe(true);
+    expect(reader.index).toBe(41);
+    // The fling goes on: held, the new page stays.
+    expect(wheel(40, 1100)).toBe(true);
+    expect(wheel(40, 1300)).toBe(true);
+    expect(reader.index).toBe(41);
+    // A notch after the wheel was still: the previous page.
+    expect(wheel(-100, 1600)).toBe(true);
+    expect(reader.index).toBe(40);
+    await waitFor(() => expect(screen.getByTestId('page-indicator').textContent?.trim()).toBe('Page 41 of 60'));
+  });
+
+  it('lets a tall page scroll with the wheel and turns it only from its bottom', async () => {
+    await showLoaded();
+    const view = stage();
+    Object.defineProperty(view, 'clientHeight', { value: 600, configurable: true });
+    Object.defineProperty(view, 'scrollHeight', { value: 1400, configurable: true });
+    view.scrollTop = 0;
+    expect(wheel(100, 1000)).toBe(false);
+    expect(reader.index).toBe(40);
+    // jsdom does not scroll by itself: the page is now at its bottom.
+    view.scrollTop = 800;
+    expect(wheel(100, 1050)).toBe(false); // the same gesture reached the edge
+    expect(reader.index).toBe(40);
+    expect(wheel(100, 1400)).toBe(true);
+    expect(reader.index).toBe(41);
+  });
+
+  it('zooms with Ctrl+wheel about the pointer, shows the zoom, and lays the page out larger', async () => {
+    await showLoaded();
+    layOut();
+    expect(zoomShown()).toBe('100 %');
+    expect((screen.getByTestId('zoom-reset') as HTMLButtonElement).disabled).toBe(true);
+    expect(wheel(-200, 1000, { ctrlKey: true, clientX: 450, clientY: 300 })).toBe(true);
+    expect(zoomShown()).toBe('200 %');
+    expect(screen.getByTestId('comic-reader').dataset.zoom).toBe('2');
+    expect(stage().classList.contains('zoomed')).toBe(true);
+    expect(image().style.getPropertyValue('--zoom-width')).toBe('800px');
+    expect(image().style.getPropertyValue('--zoom-height')).toBe('1200px');
+    // Zoomed, the wheel pans rather than turns.
+    expect(wheel(100, 2000)).toBe(false);
+    expect(reader.index).toBe(40);
+    // Out again as far as the fit, and no further.
+    wheel(400, 3000, { ctrlKey: true });
+    expect(zoomShown()).toBe('100 %');
+    expect(stage().classList.contains('zoomed')).toBe(false);
+    expect(image().style.getPropertyValue('--zoom-width')).toBe('');
+  });
+
+  it('zooms with + = - 0 and the toolbar, and goes back to the fit on the next page', async () => {
+    const user = await showLoaded();
+    await user.keyboard('+');
+    expect(zoomShown()).toBe('125 %');
+    await user.keyboard('=');
+    expect(zoomShown()).toBe('150 %');
+    await user.keyboard('-');
+    expect(zoomShown()).toBe('125 %');
+    await user.keyboard('0');
+    expect(zoomShown()).toBe('100 %');
+    await user.click(screen.getByTestId('zoom-in'));
+    await user.click(screen.getByTestId('zoom-in'));
+    await user.click(screen.getByTestId('zoom-out'));
+    expect(zoomShown()).toBe('125 %');
+    for (let i = 0; i < 10; i++) await user.keyboard('+');
+    expect(zoomShown()).toBe('500 %');
+    expect((screen.getByTestId('zoom-in') as HTMLButtonElement).disabled).toBe(true);
+    await user.click(screen.getByTestId('zoom-reset'));
+    expect(zoomShown()).toBe('100 %');
+    await user.keyboard('+');
+    await user.keyboard('{ArrowRight}');
+    expect(reader.index).toBe(41);
+    expect(zoomShown()).toBe('100 %');
+  });
+
+  it('does not zoom a page still on its way, nor the vertical strip', async () => {
+    const user = await show();
+    await user.keyboard('+');
+    expect(zoomShown()).toBe('100 %');
+    expect((screen.getByTestId('zoom-in') as HTMLButtonElement).disabled).toBe(true);
+    await user.click(screen.getByTestId('layout-webtoon'));
+    expect(screen.queryByTestId('zoom-reset')).toBeNull();
+  });
+
+  it('toggles 2× with a double-click in the middle third, not on the sides', async () => {
+    await showLoaded();
+    layOut();
+    await fireEvent.dblClick(stage(), { clientX: 100, clientY: 300 });
+    expect(zoomShown()).toBe('100 %');
+    await fireEvent.dblClick(stage(), { clientX: 450, clientY: 300 });
+    expect(zoomShown()).toBe('200 %');
+    await fireEvent.dblClick(stage(), { clientX: 450, clientY: 300 });
+    expect(zoomShown()).toBe('100 %');
+  });
+
+  it('turns pages with a click on a side, but not with a drag', async () => {
+    await showLoaded();
+    layOut();
+    await fireEvent.dblClick(stage(), { clientX: 450, clientY: 300 });
+    expect(zoomShown()).toBe('200 %');
+    // A drag of the zoomed page that ends over the right third pans; its click turns nothing.
+    pointer('pointerdown', 1, 500, 300, 0, 'mouse');
+    pointer('pointermove', 1, 700, 280, 50, 'mouse');
+    expect(stage().classList.contains('dragging')).toBe(true);
+    pointer('pointerup', 1, 700, 280, 100, 'mouse');
+    await fireEvent.click(stage(), { clientX: 700, clientY: 280 });
+    expect(reader.index).toBe(40);
+    expect(stage().classList.contains('dragging')).toBe(false);
+    // A press that barely moves is a click.
+    pointer('pointerdown', 1, 700, 280, 200, 'mouse');
+    pointer('pointermove', 1, 704, 283, 220, 'mouse');
+    pointer('pointerup', 1, 704, 283, 240, 'mouse');
+    await fireEvent.click(stage(), { clientX: 704, clientY: 283 });
+    expect(reader.index).toBe(41);
+    expect(zoomShown()).toBe('100 %');
+  });
+
+  it('turns towards the side a quick sideways swipe brings, in either reading direction', async () => {
+    const user = await showLoaded();
+    pointer('pointerdown', 7, 600, 300, 0);
+    pointer('pointermove', 7, 500, 305, 60);
+    pointer('pointerup', 7, 420, 310, 120);
+    expect(reader.index).toBe(41);
+    // The click after a swipe turns nothing more.
+    await fireEvent.click(stage(), { clientX: 420, clientY: 310 });
+    expect(reader.index).toBe(41);
+    pointer('pointerdown', 7, 300, 300, 1000);
+    pointer('pointerup', 7, 420, 300, 1100);
+    expect(reader.index).toBe(40);
+    await user.click(screen.getByTestId('direction-rtl'));
+    pointer('pointerdown', 7, 600, 300, 2000);
+    pointer('pointerup', 7, 420, 300, 2100);
+    expect(reader.index).toBe(39);
+  });
+
+  it('does not take slow, short or upright strokes for swipes', async () => {
+    await showLoaded();
+    pointer('pointerdown', 7, 600, 300, 0);
+    pointer('pointerup', 7, 420, 300, 700); // slow
+    pointer('pointerdown', 7, 600, 300, 1000);
+    pointer('pointerup', 7, 560, 300, 1100); // short
+    pointer('pointerdown', 7, 600, 300, 2000);
+    pointer('pointerup', 7, 500, 500, 2100); // mostly down
+    // A mouse drawn across the page is no swipe either.
+    pointer('pointerdown', 1, 600, 300, 3000, 'mouse');
+    pointer('pointerup', 1, 420, 300, 3100, 'mouse');
+    expect(reader.index).toBe(40);
+  });
+
+  it('zooms with a pinch, holds the zoom after, and settles on the fit when pinched back near it', async () => {
+    await showLoaded();
+    layOut();
+    pointer('pointerdown', 1, 400, 300, 0);
+    pointer('pointerdown', 2, 500, 300, 10);
+    pointer('pointermove', 2, 550, 300, 20);
+    expect(zoomShown()).toBe('150 %');
+    pointer('pointermove', 1, 350, 300, 30);
+    expect(zoomShown()).toBe('200 %');
+    pointer('pointerup', 2, 550, 300, 40);
+    pointer('pointerup', 1, 350, 300, 50);
+    expect(zoomShown()).toBe('200 %');
+    expect(reader.index).toBe(40);
+    // Back to 103 %: the fit.
+    pointer('pointerdown', 1, 300, 300, 100);
+    pointer('pointerdown', 2, 500, 300, 110);
+    pointer('pointermove', 2, 403, 300, 120);
+    expect(zoomShown()).toBe('103 %');
+    pointer('pointerup', 2, 403, 300, 130);
+    pointer('pointerup', 1, 300, 300, 140);
+    expect(zoomShown()).toBe('100 %');
+    expect(reader.index).toBe(40);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The comic reader: which book, which page, how pages fit and in which order they turn, and
+ * The comic reader: which book, which page, how pages fit (and how far they are zoomed beyond
+ * the fit) and in which order they turn, and
  * the reader's position saved as pages turn (at most once per {@link SAVE_INTERVAL_MS}, the
  * latest page always saved in the end).
  *
@@ -15,6 +16,7 @@ import {
 } from '../ipc';
 import { router, type Route } from './router.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
+import { clampZoom, MIN_ZOOM } from '../pageGestures';
 
 export type { Direction } from '../spreads';
 
@@ -35,7 +37,7 @@ export const PRELOAD_AHEAD = 3;
 export const SAVE_INTERVAL_MS = 1000;
 
 /** What a key asks of the reader. */
-export type ReaderAction = 'next' | 'previous' | 'first' | 'last' | 'fullscreen' | 'back';
+export type ReaderAction = 'next' | 'previous' | 'first' | 'last' | 'fullscreen' | 'back' | 'zoom-in' | 'zoom-out' | 'zoom-reset';
 
 /** The side of the window a key or click points at. */
 export type Side = 'left' | 'right';
@@ -69,6 +71,13 @@ export function readerAction(event: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'ct
     case 'f':
     case 'F':
       return 'fullscreen';
+    case '+':
+    case '=':
+      return 'zoom-in';
+    case '-':
+      return 'zoom-out';
+    case '0':
+      return 'zoom-reset';
     default:
       return null;
   }
@@ -149,6 +158,11 @@ class ReaderState {
   fit = $state<Fit>('width');
   direction = $state<Direction>('ltr');
   layout = $state<Layout>('single');
+  /**
+   * How far the pages shown are zoomed, relative to the fit (1: as fitted, up to 5). Back to 1
+   * whenever the page, fit, layout or direction changes.
+   */
+  zoom = $state(MIN_ZOOM);
   /** The pages known to be wide (landscape), each shown alone in spreads. */
   wide = $state<Record<number, true>>({});
   /** How the book's pages pair up when shown two at a time. */
@@ -216,6 +230,7 @@ class ReaderState {
     this.fit = prefs.fit;
     this.direction = prefs.direction;
     this.layout = prefs.layout;
+    this.zoom = MIN_ZOOM;
     this.wide = {};
     if (router.route.view !== 'reader' || router.route.bookId !== bookId) router.go({ view: 'reader', bookId });
     try {
@@ -260,6 +275,7 @@ class ReaderState {
   #show(page: number): void {
     if (page === this.index) return;
     this.index = page;
+    this.zoom = MIN_ZOOM;
     this.#scheduleSave();
   }
 
@@ -289,17 +305,30 @@ class ReaderState {
 
   setFit(fit: Fit): void {
     this.fit = fit;
+    this.zoom = MIN_ZOOM;
     this.#savePrefs();
   }
 
   setDirection(direction: Direction): void {
     this.direction = direction;
+    this.zoom = MIN_ZOOM;
     this.#savePrefs();
   }
 
   setLayout(layout: Layout): void {
     this.layout = layout;
+    this.zoom = MIN_ZOOM;
     this.#savePrefs();
+  }
+
+  /** Zooms the pages shown to `zoom` times their fitted size, kept within 1–5. */
+  setZoom(zoom: number): void {
+    this.zoom = clampZoom(zoom);
+  }
+
+  /** Whether the pages are zoomed beyond their fit. */
+  get zoomed(): boolean {
+    return this.zoom > MIN_ZOOM;
   }
 
   /** Makes this book's fit, direction and layout those of every book not set otherwise. */
@@ -339,6 +368,7 @@ class ReaderState {
     this.fit = 'width';
     this.direction = 'ltr';
     this.layout = 'single';
+    this.zoom = MIN_ZOOM;
     this.wide = {};
     this.phase = 'idle';
     this.error = null;

@@ -227,6 +227,46 @@ describe('reading settings', () => {
   });
 });
 
+describe('zoom', () => {
+  beforeEach(async () => {
+    await reader.open(12);
+  });
+
+  it('stays between the fit and five times it', () => {
+    expect([reader.zoom, reader.zoomed]).toEqual([1, false]);
+    reader.setZoom(2.5);
+    expect([reader.zoom, reader.zoomed]).toEqual([2.5, true]);
+    reader.setZoom(9);
+    expect(reader.zoom).toBe(5);
+    reader.setZoom(0.3);
+    expect([reader.zoom, reader.zoomed]).toEqual([1, false]);
+  });
+
+  it('goes back to the fit when the page turns or the way pages show changes', () => {
+    reader.setZoom(2);
+    reader.next();
+    expect([reader.index, reader.zoom]).toEqual([41, 1]);
+    reader.setZoom(2);
+    reader.goTo(41); // the same page: the zoom holds
+    expect(reader.zoom).toBe(2);
+    reader.setFit('screen');
+    expect(reader.zoom).toBe(1);
+    reader.setZoom(3);
+    reader.setLayout('spread');
+    expect(reader.zoom).toBe(1);
+    reader.setZoom(3);
+    reader.setDirection('rtl');
+    expect(reader.zoom).toBe(1);
+  });
+
+  it('opens every book at its fit', async () => {
+    reader.setZoom(4);
+    reader.close();
+    await reader.open(12);
+    expect(reader.zoom).toBe(1);
+  });
+});
+
 describe('saving the position', () => {
   it('saves at once, then at most once a second, and always the newest page', async () => {
     await reader.open(12);
@@ -291,6 +331,16 @@ describe('keys and click zones', () => {
     }
     expect(readerAction(key('ArrowRight', { ctrlKey: true }), 'ltr')).toBeNull();
     expect(readerAction(key('a'), 'ltr')).toBeNull();
+  });
+
+  it('zoom in with + or =, out with -, and back to the fit with 0, without Ctrl', () => {
+    expect(readerAction(key('+', { shiftKey: true }), 'ltr')).toBe('zoom-in');
+    expect(readerAction(key('='), 'rtl')).toBe('zoom-in');
+    expect(readerAction(key('-'), 'ltr')).toBe('zoom-out');
+    expect(readerAction(key('0'), 'ltr')).toBe('zoom-reset');
+    expect(readerAction(key('+', { ctrlKey: true }), 'ltr')).toBeNull();
+    expect(readerAction(key('0', { metaKey: true }), 'ltr')).toBeNull();
+    expect(readerAction(key('1'), 'ltr')).toBeNull();
   });
 
   it('turn pages from the left and right thirds only', () => {
