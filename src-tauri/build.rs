@@ -20,6 +20,7 @@ const COMMANDS: &[&str] = &[
     "store_book",
     "open_book",
     "save_position",
+    "take_server_position",
     "save_epub_position",
     "epub_position",
     "remove_book",

@@ -12,6 +12,7 @@ use carrel_core::{
     downloads_view::{self, DownloadsView},
     executor,
     http_fetch::FetchError,
+    position_sync::{self, ServerPosition},
     servers::{self, NewServer, PasswordChange, Server, ServerError},
     settings::{self, Settings, SettingsError},
     storage_usage::{self, StorageUsage},
@@ -319,9 +320,30 @@ pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandRe
     if page < 0 {
         return Err(CommandError::new(ErrorKind::InvalidInput, format!("page {page} is not a page")));
     }
-    with_core(app, move |core| Ok(carrel_core::position_sync::record(&core.store, book_id, page)?)).await?;
+    with_core(app, move |core| Ok(position_sync::record(&core.store, book_id, page)?)).await?;
     downloads::position_saved();
     Ok(())
+}
+
+/// How long opening a book waits at most for the server's reading position.
+const SERVER_POSITION_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The server's reading position of a book when it is newer than this device's and elsewhere
+/// in the book (read on another device): it becomes this device's position, and the reader
+/// moves there if the reader has not turned a page yet. `null` otherwise — also when the server
+/// cannot be reached or does not answer within [`SERVER_POSITION_WAIT`].
+#[tauri::command]
+pub async fn take_server_position(app: AppHandle, book_id: i64) -> CommandResult<Option<ServerPosition>> {
+    contained(async move {
+        let (store, credentials) = handles(&app)?;
+        let http = crate::http_client::client()?;
+        let asked = position_sync::take_newer(&store, http, &credentials, book_id);
+        match tokio::time::timeout(SERVER_POSITION_WAIT, asked).await {
+            Ok(found) => Ok(found?),
+            Err(_) => Ok(None),
+        }
+    })
+    .await
 }
 
 /// The EPUB reader is at `cfi` (an EPUB CFI), `fraction` of the way through the book: kept

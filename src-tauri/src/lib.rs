@@ -58,6 +58,7 @@ pub fn run() {
             commands::store_book,
             commands::open_book,
             commands::save_position,
+            commands::take_server_position,
             commands::save_epub_position,
             commands::epub_position,
             commands::remove_book,

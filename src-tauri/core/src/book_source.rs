@@ -138,7 +138,8 @@ pub fn valid_cfi(cfi: &str) -> bool {
         && !cfi.chars().any(char::is_control)
 }
 
-/// Saves where the reader is in an EPUB (the newest save wins).
+/// Saves where the reader is in an EPUB (the newest save wins), and queues it for the book's
+/// progression document when it has one (see [`crate::position_sync`]).
 pub fn save_position(store: &Store, book_id: i64, cfi: &str, fraction: f64) -> Result<EpubPosition, EpubPositionError> {
     if !valid_cfi(cfi) {
         return Err(EpubPositionError::Invalid("cfi"));
@@ -146,11 +147,11 @@ pub fn save_position(store: &Store, book_id: i64, cfi: &str, fraction: f64) -> R
     if !fraction.is_finite() || !(0.0..=1.0).contains(&fraction) {
         return Err(EpubPositionError::Invalid("fraction"));
     }
-    match books::get(store, book_id) {
-        Ok(_) => {}
+    let book = match books::get(store, book_id) {
+        Ok(book) => book,
         Err(books::BookError::NotFound(id)) => return Err(EpubPositionError::UnknownBook(id)),
         Err(books::BookError::Store(e)) => return Err(e.into()),
-    }
+    };
     let now = store.now_ms();
     store.write(|tx| {
         tx.execute(
@@ -160,6 +161,10 @@ pub fn save_position(store: &Store, book_id: i64, cfi: &str, fraction: f64) -> R
             params![book_id, cfi, fraction, now],
         )
         .map_err(|e| store.sql_error(e))?;
+        // Sent to the server's progression document too (Komga's read progress takes pages only).
+        if book.progression_url.is_some() {
+            crate::position_sync::queue_in(store, tx, book_id, None, Some(fraction), Some(cfi), now)?;
+        }
         Ok::<_, StoreError>(())
     })?;
     Ok(EpubPosition {

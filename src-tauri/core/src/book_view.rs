@@ -206,6 +206,7 @@ mod tests {
                 file_length: Some(1234),
                 cover_url: Some("http://127.0.0.1:9/c/1".into()),
                 progression_url: None,
+                read_progress_url: None,
             },
         )
         .unwrap();

@@ -61,6 +61,9 @@ pub struct CatalogBook {
     /// Where the server keeps the reading position (OPDS progression), if it offers one.
     #[serde(default)]
     pub progression_url: Option<String>,
+    /// Komga's read-progress address of the book, for books from a Komga server.
+    #[serde(default)]
+    pub read_progress_url: Option<String>,
 }
 
 /// A book on this device's list.
@@ -86,6 +89,10 @@ pub struct Book {
     pub last_page: Option<i64>,
     /// Where the server keeps the reading position (OPDS progression), if it offers one.
     pub progression_url: Option<String>,
+    /// Komga's read-progress address of the book (see [`crate::komga`]).
+    pub read_progress_url: Option<String>,
+    /// When `last_page` was last set by reading (here or on the server), unix milliseconds.
+    pub position_ms: Option<i64>,
 }
 
 impl Book {
@@ -97,7 +104,8 @@ impl Book {
 }
 
 const COLUMNS: &str = "id, server_id, catalog_id, title, authors, format, stream_template, page_count, \
-     page_base, file_url, file_type, file_length, cover_url, pinned, last_opened_ms, last_page, page_list, progression_url";
+     page_base, file_url, file_type, file_length, cover_url, pinned, last_opened_ms, last_page, page_list, progression_url, \
+     read_progress_url, position_ms";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Book> {
     Ok(Book {
@@ -122,6 +130,8 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Book> {
             .and_then(|json| serde_json::from_str(&json).ok())
             .unwrap_or_default(),
         progression_url: r.get(17)?,
+        read_progress_url: r.get(18)?,
+        position_ms: r.get(19)?,
     })
 }
 
@@ -144,16 +154,17 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
             &format!(
                 "INSERT INTO books (id, server_id, catalog_id, title, authors, format, stream_template, page_count,
                                     page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list,
-                                    progression_url)
+                                    progression_url, read_progress_url)
                  VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'books'),
-                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
                  ON CONFLICT (server_id, catalog_id) DO UPDATE SET
                     title = excluded.title, authors = excluded.authors, format = excluded.format,
                     stream_template = excluded.stream_template, page_count = excluded.page_count,
                     page_base = excluded.page_base, file_url = excluded.file_url,
                     file_type = excluded.file_type, file_length = excluded.file_length,
                     cover_url = excluded.cover_url, page_list = excluded.page_list,
-                    progression_url = excluded.progression_url
+                    progression_url = excluded.progression_url,
+                    read_progress_url = excluded.read_progress_url
                  RETURNING {COLUMNS}"
             ),
             params![
@@ -172,6 +183,7 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
                 now,
                 (!entry.page_list.is_empty()).then(|| serde_json::to_string(&entry.page_list).expect("a list of strings serialises")),
                 entry.progression_url,
+                entry.read_progress_url,
             ],
             from_row,
         )

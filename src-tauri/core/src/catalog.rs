@@ -179,6 +179,7 @@ impl CatalogClient<'_> {
         let doc = self.document(&access, &url, MAX_FEED).await?;
         let feed = opds::parse_feed(&doc.bytes, &doc.final_url)?;
         self.keep(&access, &url, &doc);
+        let from_komga = crate::komga::is_komga_feed(feed.authors.iter().map(String::as_str));
         let mut entries = Vec::with_capacity(feed.entries.len());
         for entry in feed.entries {
             entries.push(match entry {
@@ -187,7 +188,7 @@ impl CatalogClient<'_> {
                     href: nav.href.to_string(),
                     summary: nav.summary,
                 },
-                Entry::Book(book) => self.remember(server, &book, doc.freshness.offline)?,
+                Entry::Book(book) => self.remember(server, &book, doc.freshness.offline, from_komga)?,
             });
         }
         let page = CatalogPage {
@@ -344,8 +345,8 @@ impl CatalogClient<'_> {
 
     /// Gives a book entry its local id. From a kept (offline) copy, only books not known yet are
     /// recorded: an older copy never overwrites what a newer visit learnt.
-    fn remember(&self, server: &Server, entry: &BookEntry, from_kept_copy: bool) -> Result<CatalogItem, CatalogError> {
-        let catalog = catalog_book(entry);
+    fn remember(&self, server: &Server, entry: &BookEntry, from_kept_copy: bool, from_komga: bool) -> Result<CatalogItem, CatalogError> {
+        let catalog = catalog_book(entry, from_komga);
         let book = if from_kept_copy {
             books::remember_if_new(self.store, server.id, &catalog)
         } else {
@@ -381,7 +382,9 @@ impl CatalogClient<'_> {
 
 /// What Carrel keeps of a book entry: the page stream without bookmark-moving parameters,
 /// the preferred acquisition, the cover.
-pub fn catalog_book(entry: &BookEntry) -> CatalogBook {
+/// `from_komga`: the entry is from a Komga feed, whose books take positions through Komga's own
+/// read-progress API when they have no OPDS progression link.
+pub fn catalog_book(entry: &BookEntry, from_komga: bool) -> CatalogBook {
     let format = match &entry.format {
         opds::BookFormat::Comic => BookFormat::Comic,
         opds::BookFormat::Epub => BookFormat::Epub,
@@ -408,6 +411,11 @@ pub fn catalog_book(entry: &BookEntry) -> CatalogBook {
         file_length: file.and_then(|a| a.length),
         cover_url: entry.cover.as_ref().or(entry.thumbnail.as_ref()).map(|u| u.to_string()),
         progression_url: entry.progression.as_ref().map(|u| u.to_string()),
+        read_progress_url: entry
+            .stream
+            .as_ref()
+            .filter(|_| from_komga && entry.progression.is_none())
+            .and_then(|s| crate::komga::read_progress_url(&s.background_template())),
     }
 }
 

@@ -240,9 +240,24 @@ impl HttpClient {
         body: Vec<u8>,
         max_bytes: u64,
     ) -> Result<Answer, FetchError> {
+        self.send_bytes(store, access, reqwest::Method::PUT, url, content_type, body, max_bytes).await
+    }
+
+    /// As [`HttpClient::put_bytes`], with another method (e.g. PATCH).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn send_bytes(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        method: reqwest::Method,
+        url: &Url,
+        content_type: &str,
+        body: Vec<u8>,
+        max_bytes: u64,
+    ) -> Result<Answer, FetchError> {
         let client = self.client_for(access)?;
         let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
-        let request = authorize(client.put(url.clone()), url, access)
+        let request = authorize(client.request(method, url.clone()), url, access)
             .header(header::CONTENT_TYPE, content_type)
             .body(body);
         let response = request.send().await.map_err(|e| request_failed(url, &e))?;

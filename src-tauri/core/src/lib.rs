@@ -67,6 +67,7 @@ pub mod error;
 pub mod executor;
 pub mod executor_lease;
 pub mod http_fetch;
+pub mod komga;
 pub mod opds;
 pub mod page_source;
 pub mod part_files;

@@ -1,16 +1,20 @@
 //! Reading positions shared with the library server: the reader's saves are queued in the
-//! `position_outbox` table (one row per book, the newest save replacing the row) and sent to the
-//! book's OPDS progression document (`http://opds-spec.org/progression`, a Readium locator read
-//! with GET and written with PUT) through the server's request slot. A row leaves the outbox only
-//! once the server has it (or holds a newer position); an unreachable server keeps it, with the
-//! reason, for the next [`flush`].
+//! `position_outbox` table (one row per book, the newest save replacing the row) and sent
+//! through the server's request slot to the book's OPDS progression document
+//! (`http://opds-spec.org/progression`, a Readium locator read with GET and written with PUT;
+//! an EPUB's CFI travels in `locations.fragments`), or — for books of a Komga server without
+//! one — to Komga's read-progress API ([`crate::komga`]). A row leaves the outbox only once the
+//! server has it (or holds a newer position); an unreachable server keeps it, with the reason,
+//! for the next [`flush`]. The newest position wins, by timestamp, in both directions.
 //!
 //! When a book is opened, [`newest`] tells whether the server knows a newer position than this
-//! device: from the progression document, else from the page stream's `pse:lastRead` remembered
-//! from the catalog (read-only; Carrel never writes a position that way).
+//! device (and [`take_newer`] makes it this device's): from the progression document or Komga,
+//! else from the page stream's `pse:lastRead` remembered from the catalog (read-only; Carrel
+//! never writes a position that way).
 //!
-//! Only [`record`] queues anything: downloads, page fetches and catalog visits never move the
-//! server's position. Owns the `position_outbox` table and the books' `pse_last_read` columns.
+//! Only [`record`] and EPUB saves ([`crate::book_source::save_position`]) queue anything:
+//! downloads, page fetches and catalog visits never move the server's position. Owns the
+//! `position_outbox` table and the books' `position_ms` and `pse_last_read` columns.
 
 use std::collections::HashMap;
 
@@ -20,13 +24,16 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use url::Url;
 
-use crate::books::{self, Book};
+use crate::book_source;
+use crate::books::{self, Book, BookFormat};
 use crate::credentials::Credentials;
 use crate::http_fetch::{FetchError, HttpClient, ServerAccess};
 use crate::opds::BookEntry;
 use crate::servers;
 use crate::store::Store;
 use crate::error::Result;
+use crate::komga;
+use crate::store::StoreError;
 
 /// The media type of a progression document.
 pub const PROGRESSION_TYPE: &str = "application/vnd.readium.progression+json";
@@ -42,6 +49,8 @@ pub enum PositionSource {
     Progression,
     /// The page stream's `pse:lastRead` in the catalog.
     PageStream,
+    /// Komga's read-progress API.
+    ReadProgress,
 }
 
 /// A reading position the server holds.
@@ -51,6 +60,8 @@ pub struct ServerPosition {
     pub page: i64,
     /// How far through the book (0.0–1.0), when the server says.
     pub progression: Option<f64>,
+    /// The exact place in an EPUB (a CFI), when the server's locator carries one.
+    pub cfi: Option<String>,
     /// When the server's position was set (unix milliseconds).
     pub modified_ms: i64,
     pub source: PositionSource,
@@ -72,26 +83,43 @@ pub struct FlushReport {
 pub fn record(store: &Store, book_id: i64, page: i64) -> Result<()> {
     store.write(|tx| {
         let now = books::mark_opened_in(store, tx, book_id, Some(page))?;
-        let (link, count): (Option<String>, Option<i64>) = tx
-            .query_row("SELECT progression_url, page_count FROM books WHERE id = ?1", [book_id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+        let (has_target, count): (bool, Option<i64>) = tx
+            .query_row(
+                "UPDATE books SET position_ms = ?2 WHERE id = ?1
+                 RETURNING progression_url IS NOT NULL OR read_progress_url IS NOT NULL, page_count",
+                params![book_id, now],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .map_err(|e| store.sql_error(e))?;
-        if link.is_none() {
+        if !has_target {
             return Ok(());
         }
         let progression = count.filter(|c| *c > 0).map(|c| (page as f64 / c as f64).clamp(0.0, 1.0));
-        tx.execute(
-            "INSERT INTO position_outbox (book_id, page, progression, updated_at_ms, attempts, last_error)
-             VALUES (?1, ?2, ?3, ?4, 0, NULL)
-             ON CONFLICT (book_id) DO UPDATE SET
-                page = excluded.page, progression = excluded.progression,
-                updated_at_ms = excluded.updated_at_ms, attempts = 0, last_error = NULL",
-            params![book_id, page, progression, now],
-        )
-        .map_err(|e| store.sql_error(e))?;
+        queue_in(store, tx, book_id, Some(page), progression, None, now)?;
         Ok(())
     })
+}
+
+/// Queues a position in the outbox inside the caller's transaction, replacing the book's row.
+pub(crate) fn queue_in(
+    store: &Store,
+    tx: &rusqlite::Transaction<'_>,
+    book_id: i64,
+    page: Option<i64>,
+    progression: Option<f64>,
+    cfi: Option<&str>,
+    at_ms: i64,
+) -> std::result::Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO position_outbox (book_id, page, progression, cfi, updated_at_ms, attempts, last_error)
+         VALUES (?1, ?2, ?3, ?4, ?5, 0, NULL)
+         ON CONFLICT (book_id) DO UPDATE SET
+            page = excluded.page, progression = excluded.progression, cfi = excluded.cfi,
+            updated_at_ms = excluded.updated_at_ms, attempts = 0, last_error = NULL",
+        params![book_id, page, progression, cfi, at_ms],
+    )
+    .map_err(|e| store.sql_error(e))?;
+    Ok(())
 }
 
 /// A position waiting in the outbox.
@@ -100,6 +128,8 @@ pub struct Pending {
     pub book_id: i64,
     pub page: Option<i64>,
     pub progression: Option<f64>,
+    /// An EPUB position's CFI.
+    pub cfi: Option<String>,
     pub updated_at_ms: i64,
     pub attempts: i64,
     pub last_error: Option<String>,
@@ -110,7 +140,7 @@ pub fn pending(store: &Store) -> Result<Vec<Pending>> {
     Ok(store
         .read(|c| {
             let mut stmt = c.prepare_cached(
-                "SELECT book_id, page, progression, updated_at_ms, attempts, last_error
+                "SELECT book_id, page, progression, cfi, updated_at_ms, attempts, last_error
                  FROM position_outbox ORDER BY updated_at_ms, book_id",
             )?;
             let rows = stmt.query_map([], |r| {
@@ -118,9 +148,10 @@ pub fn pending(store: &Store) -> Result<Vec<Pending>> {
                     book_id: r.get(0)?,
                     page: r.get(1)?,
                     progression: r.get(2)?,
-                    updated_at_ms: r.get(3)?,
-                    attempts: r.get(4)?,
-                    last_error: r.get(5)?,
+                    cfi: r.get(3)?,
+                    updated_at_ms: r.get(4)?,
+                    attempts: r.get(5)?,
+                    last_error: r.get(6)?,
                 })
             })?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
@@ -140,7 +171,7 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
             Err(books::BookError::NotFound(_)) => continue,
             Err(e) => return Err(e.into()),
         };
-        let Some(link) = book.progression_url.as_deref() else {
+        let Some(target) = Target::of(&book).filter(|t| t.can_send(&row)) else {
             forget(store, row.book_id, row.updated_at_ms)?;
             continue;
         };
@@ -157,7 +188,11 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
             }
         };
         let Some(access) = access else { continue };
-        match send(store, http, &access, &book, link, &row).await {
+        let sent = match target {
+            Target::Progression(link) => send(store, http, &access, &book, link, &row).await,
+            Target::ReadProgress(link) => send_read_progress(store, http, &access, &book, link, &row).await,
+        };
+        match sent {
             Ok(None) => {
                 forget(store, row.book_id, row.updated_at_ms)?;
                 report.sent += 1;
@@ -176,6 +211,79 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
         }
     }
     Ok(report)
+}
+
+/// Where a book's position is kept on its server.
+#[derive(Debug, Clone, Copy)]
+enum Target<'a> {
+    /// An OPDS progression document.
+    Progression(&'a str),
+    /// Komga's read-progress API.
+    ReadProgress(&'a str),
+}
+
+impl<'a> Target<'a> {
+    fn of(book: &'a Book) -> Option<Self> {
+        match (&book.progression_url, &book.read_progress_url) {
+            (Some(link), _) => Some(Target::Progression(link)),
+            (None, Some(link)) => Some(Target::ReadProgress(link)),
+            (None, None) => None,
+        }
+    }
+
+    /// Komga's read progress is a page: an EPUB position cannot go there.
+    fn can_send(&self, row: &Pending) -> bool {
+        match self {
+            Target::Progression(_) => true,
+            Target::ReadProgress(_) => row.page.is_some(),
+        }
+    }
+}
+
+/// Sends one position to Komga, unless Komga's own is newer (then `Ok(Some(theirs))`).
+async fn send_read_progress(
+    store: &Store,
+    http: &HttpClient,
+    access: &ServerAccess,
+    book: &Book,
+    link: &str,
+    row: &Pending,
+) -> Result<Option<ServerPosition>, FetchError> {
+    let url = Url::parse(link).map_err(|e| FetchError::Gone(format!("unusable read-progress address: {e}")))?;
+    if let Some(theirs) = fetch_read_progress(store, http, access, &url, book).await? {
+        if theirs.modified_ms > row.updated_at_ms {
+            return Ok(Some(theirs));
+        }
+    }
+    let page = row.page.unwrap_or(0);
+    let body = komga::progress_body(page, book.page_count);
+    http.send_bytes(store, access, reqwest::Method::PATCH, &url, "application/json", body, MAX_PROGRESSION_BYTES)
+        .await?;
+    Ok(None)
+}
+
+/// Reads Komga's position of a book; `None` when it has none (or the book is gone).
+async fn fetch_read_progress(
+    store: &Store,
+    http: &HttpClient,
+    access: &ServerAccess,
+    read_progress: &Url,
+    book: &Book,
+) -> Result<Option<ServerPosition>, FetchError> {
+    let Some(book_url) = komga::book_url(read_progress.as_str()).and_then(|u| Url::parse(u).ok()) else {
+        return Ok(None);
+    };
+    match http.get_bytes(store, access, &book_url, MAX_PROGRESSION_BYTES).await {
+        Ok(fetched) => Ok(komga::parse_book(&fetched.bytes, book.page_count).map(|(page, modified_ms)| ServerPosition {
+            page,
+            progression: book.page_count.filter(|c| *c > 0).map(|c| page as f64 / c as f64),
+            cfi: None,
+            modified_ms,
+            source: PositionSource::ReadProgress,
+        })),
+        Err(FetchError::Gone(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// PUTs one position. `Ok(None)`: the server has it; `Ok(Some(theirs))`: the server refused it
@@ -224,19 +332,30 @@ async fn fetch(
     }
 }
 
-/// The server's position of a book when it is newer than this device's (the book's
-/// `last_opened_ms`), so opening can start there. From the progression document when the book
-/// has one, else from the catalog's `pse:lastRead`. A server that cannot be reached (or refuses)
-/// gives `None`: opening never waits on it beyond one request.
+/// The server's position of a book when it is newer than this device's (the time the reader
+/// last moved in it here) and elsewhere in the book, so opening can start there. From the
+/// progression document or Komga when the book has one, else from the catalog's `pse:lastRead`.
+/// A server that cannot be reached (or refuses) gives `None`: opening never waits on it beyond
+/// one request.
 pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials, book_id: i64) -> Result<Option<ServerPosition>> {
     let book = books::get(store, book_id)?;
-    let local = book.last_opened_ms;
-    let theirs = match book.progression_url.as_deref() {
-        Some(link) => {
+    let epub = if book.format == BookFormat::Epub { book_source::position(store, book_id)? } else { None };
+    let local_ms = match &epub {
+        Some(position) => Some(position.updated_at_ms),
+        None if book.format == BookFormat::Epub => None,
+        None => book.position_ms,
+    };
+    let theirs = match Target::of(&book) {
+        Some(target) => {
+            let (Target::Progression(link) | Target::ReadProgress(link)) = target;
             let Ok(url) = Url::parse(link) else { return Ok(None) };
             let server = servers::get(store, book.server_id)?;
             let access = ServerAccess::load(&server, credentials)?;
-            match fetch(store, http, &access, &url, &book).await {
+            let fetched = match target {
+                Target::Progression(_) => fetch(store, http, &access, &url, &book).await,
+                Target::ReadProgress(_) => fetch_read_progress(store, http, &access, &url, &book).await,
+            };
+            match fetched {
                 Ok(theirs) => theirs,
                 Err(FetchError::Store(e)) => return Err(e.into()),
                 Err(e) => {
@@ -247,7 +366,25 @@ pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials,
         }
         None => page_stream_position(store, &book)?,
     };
-    Ok(theirs.filter(|t| local.map_or(true, |local| t.modified_ms > local)))
+    let elsewhere = |t: &ServerPosition| match (&epub, book.format) {
+        (Some(here), _) => match (&t.cfi, t.progression) {
+            (Some(cfi), _) => *cfi != here.cfi,
+            (None, Some(fraction)) => (fraction - here.fraction).abs() > 0.001,
+            (None, None) => false,
+        },
+        (None, BookFormat::Epub) => t.cfi.is_some() || t.progression.is_some_and(|f| f > 0.0),
+        (None, _) => book.last_page != Some(t.page),
+    };
+    Ok(theirs.filter(|t| local_ms.map_or(true, |local| t.modified_ms > local) && elsewhere(t)))
+}
+
+/// As [`newest`], and the server's newer position becomes this device's: a comic's last page,
+/// an EPUB's CFI (a position given only as a fraction is left to the reader to find).
+pub async fn take_newer(store: &Store, http: &HttpClient, credentials: &Credentials, book_id: i64) -> Result<Option<ServerPosition>> {
+    let Some(theirs) = newest(store, http, credentials, book_id).await? else { return Ok(None) };
+    let book = books::get(store, book_id)?;
+    adopt(store, &book, &theirs)?;
+    Ok(Some(theirs))
 }
 
 /// Remembers a catalog entry's `pse:lastRead` (and its date) for [`newest`].
@@ -285,19 +422,32 @@ fn page_stream_position(store: &Store, book: &Book) -> Result<Option<ServerPosit
     Ok(Some(ServerPosition {
         page,
         progression: book.page_count.filter(|c| *c > 0).map(|c| page as f64 / c as f64),
+        cfi: None,
         modified_ms,
         source: PositionSource::PageStream,
     }))
 }
 
-/// Takes the server's newer position as this device's last page.
+/// Takes the server's newer position as this device's: the last page of a paged book, the CFI
+/// of an EPUB — each only where this device's is older.
 fn adopt(store: &Store, book: &Book, theirs: &ServerPosition) -> Result<()> {
     store.write(|tx| {
-        tx.execute(
-            "UPDATE books SET last_page = ?2 WHERE id = ?1 AND coalesce(last_opened_ms, 0) <= ?3",
-            params![book.id, theirs.page, theirs.modified_ms],
-        )
-        .map_err(|e| store.sql_error(e))?;
+        if book.format != BookFormat::Epub {
+            tx.execute(
+                "UPDATE books SET last_page = ?2, position_ms = ?3 WHERE id = ?1 AND coalesce(position_ms, 0) <= ?3",
+                params![book.id, theirs.page, theirs.modified_ms],
+            )
+            .map_err(|e| store.sql_error(e))?;
+        } else if let Some(cfi) = &theirs.cfi {
+            tx.execute(
+                "INSERT INTO epub_positions (book_id, cfi, fraction, updated_at_ms) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (book_id) DO UPDATE SET cfi = excluded.cfi, fraction = excluded.fraction,
+                     updated_at_ms = excluded.updated_at_ms
+                 WHERE epub_positions.updated_at_ms <= excluded.updated_at_ms",
+                params![book.id, cfi, theirs.progression.unwrap_or(0.0), theirs.modified_ms],
+            )
+            .map_err(|e| store.sql_error(e))?;
+        }
         Ok(())
     })
 }
@@ -347,6 +497,10 @@ fn locator_document(store: &Store, row: &Pending) -> Result<Vec<u8>, FetchError>
     if let Some(progression) = row.progression {
         locations.insert("totalProgression".into(), json!(progression));
     }
+    if let Some(cfi) = &row.cfi {
+        // An EPUB CFI is a fragment identifier of the publication (`book.epub#epubcfi(…)`).
+        locations.insert("fragments".into(), json!([cfi]));
+    }
     let document = json!({
         "modified": format_rfc3339(row.updated_at_ms),
         "device": { "id": device_id(store)?, "name": "Carrel" },
@@ -356,19 +510,28 @@ fn locator_document(store: &Store, row: &Pending) -> Result<Vec<u8>, FetchError>
 }
 
 /// Reads a progression document: `locations.position` (1-based) gives the page, else
-/// `totalProgression` with the book's page count.
+/// `totalProgression` with the book's page count; an EPUB CFI in `locations.fragments` is kept.
+/// A document without any of these holds no position.
 pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosition> {
     let doc: Value = serde_json::from_slice(bytes).ok()?;
     let modified_ms = parse_rfc3339(doc.get("modified")?.as_str()?)?;
     let locations = doc.get("locator")?.get("locations")?;
     let progression = locations.get("totalProgression").and_then(Value::as_f64).filter(|p| (0.0..=1.0).contains(p));
+    let cfi = locations
+        .get("fragments")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|f| f.trim_start_matches('#'))
+        .find(|f| book_source::valid_cfi(f))
+        .map(str::to_owned);
     let count = page_count.filter(|c| *c > 0);
-    let page = match locations.get("position").and_then(Value::as_i64) {
-        Some(position) => position - 1,
-        None => {
-            let (p, c) = (progression?, count?);
-            (p * c as f64).floor() as i64
-        }
+    let page = match (locations.get("position").and_then(Value::as_i64), progression, count) {
+        (Some(position), _, _) => position - 1,
+        (None, Some(p), Some(c)) => (p * c as f64).floor() as i64,
+        (None, _, _) if cfi.is_some() || (progression.is_some() && page_count.is_none()) => 0,
+        (None, _, _) => return None,
     };
     let page = match count {
         Some(c) => page.clamp(0, c - 1),
@@ -377,6 +540,7 @@ pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosi
     Some(ServerPosition {
         page,
         progression,
+        cfi,
         modified_ms,
         source: PositionSource::Progression,
     })
@@ -480,7 +644,12 @@ mod tests {
         assert_eq!((p.page, p.progression), (4, Some(0.2)));
         let by_fraction = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"totalProgression":0.5}}}"#;
         assert_eq!(parse_locator(by_fraction, Some(20)).unwrap().page, 10);
-        assert_eq!(parse_locator(by_fraction, None), None);
+        let epub = parse_locator(by_fraction, None).unwrap();
+        assert_eq!((epub.page, epub.progression, epub.cfi), (0, Some(0.5), None));
+        let with_cfi = br##"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"totalProgression":0.25,"fragments":["t=1","#epubcfi(/6/8!/4/2/1:10)"]}}}"##;
+        assert_eq!(parse_locator(with_cfi, None).unwrap().cfi.as_deref(), Some("epubcfi(/6/8!/4/2/1:10)"));
+        let hostile = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"fragments":["epubcfi(/6/8\n)"]}}}"#;
+        assert_eq!(parse_locator(hostile, None), None);
         assert_eq!(parse_locator(b"{}", Some(3)), None);
     }
 }

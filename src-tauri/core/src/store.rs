@@ -27,6 +27,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0007_id_high_water", include_str!("../migrations/0007_id_high_water.sql")),
     ("0008_position_sync", include_str!("../migrations/0008_position_sync.sql")),
     ("0009_epub_positions", include_str!("../migrations/0009_epub_positions.sql")),
+    ("0010_position_targets", include_str!("../migrations/0010_position_targets.sql")),
 ];
 
 /// The schema version this build writes.

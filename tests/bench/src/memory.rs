@@ -93,6 +93,7 @@ pub fn probe(args: &[String]) -> Result<()> {
                 file_length: Some(big_len),
                 cover_url: None,
                 progression_url: None,
+                read_progress_url: None,
             },
         )?;
         book_downloads::store_book(&env.store, big.id)?;

@@ -91,6 +91,7 @@ impl Stack {
                 file_length: None,
                 cover_url: None,
                 progression_url: None,
+                read_progress_url: None,
             },
         )?;
         let holder = executor_lease::new_holder_id("carrel-bench");

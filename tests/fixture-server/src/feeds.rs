@@ -25,14 +25,20 @@ fn latest_update(state: &State, books: &[&BookMeta]) -> String {
     rfc3339(latest)
 }
 
-fn feed_head(out: &mut String, id: &str, title: &str, updated: &str) {
+fn feed_head(state: &State, out: &mut String, id: &str, title: &str, updated: &str) {
+    // Komga signs its feeds with its own name (Carrel recognises Komga by it).
+    let author = if state.behavior().komga {
+        "<author><name>Komga</name><uri>https://komga.org</uri></author>"
+    } else {
+        "<author><name>Carrel fixture server</name><uri>/opds</uri></author>"
+    };
     let _ = write!(
         out,
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed {NAMESPACES}>\n\
          \x20 <id>urn:carrel-fixture:feed:{id}</id>\n\
          \x20 <title>{}</title>\n\
          \x20 <updated>{updated}</updated>\n\
-         \x20 <author><name>Carrel fixture server</name><uri>/opds</uri></author>\n",
+         \x20 {author}\n",
         xml_escape(title)
     );
 }
@@ -81,7 +87,7 @@ pub(crate) fn root(state: &State) -> String {
     let all: Vec<&BookMeta> = state.catalog.books.iter().collect();
     let updated = latest_update(state, &all);
     let mut out = String::new();
-    feed_head(&mut out, "root", "Carrel Fixture Library", &updated);
+    feed_head(state, &mut out, "root", "Carrel Fixture Library", &updated);
     link(&mut out, "self", "/opds", NAVIGATION);
     link(&mut out, "start", "/opds", NAVIGATION);
     link(&mut out, "search", "/opds/search.xml", OPENSEARCH);
@@ -132,7 +138,7 @@ pub(crate) fn series_navigation(state: &State) -> String {
     let all: Vec<&BookMeta> = state.catalog.books.iter().collect();
     let updated = latest_update(state, &all);
     let mut out = String::new();
-    feed_head(&mut out, "series", "Series", &updated);
+    feed_head(state, &mut out, "series", "Series", &updated);
     common_links(&mut out, "/opds/series", NAVIGATION);
     for s in &state.catalog.series {
         let books: Vec<&BookMeta> = all
@@ -209,7 +215,7 @@ pub(crate) fn acquisition(state: &State, listing: &Listing<'_>, page: usize) -> 
     let behavior = state.behavior();
 
     let mut out = String::new();
-    feed_head(&mut out, &listing.id, &listing.title, &updated);
+    feed_head(state, &mut out, &listing.id, &listing.title, &updated);
     common_links(&mut out, &page_href(listing, page), ACQUISITION);
     link(&mut out, "first", &page_href(listing, 1), ACQUISITION);
     link(&mut out, "last", &page_href(listing, pages), ACQUISITION);
@@ -274,8 +280,7 @@ fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate
          \x20   <content type=\"text\">{summary}</content>\n\
          \x20   <link rel=\"http://opds-spec.org/image\" type=\"image/png\" href=\"/books/{id}/cover\"/>\n\
          \x20   <link rel=\"http://opds-spec.org/image/thumbnail\" type=\"image/png\" href=\"/books/{id}/thumbnail\"/>\n\
-         \x20   <link rel=\"http://opds-spec.org/acquisition\" type=\"{mime}\" href=\"/books/{id}/file\" length=\"{length}\" title=\"{ext}\"/>\n\
-         \x20   <link rel=\"http://opds-spec.org/progression\" href=\"/books/{id}/progression\" type=\"application/vnd.readium.progression+json\"/>\n",
+         \x20   <link rel=\"http://opds-spec.org/acquisition\" type=\"{mime}\" href=\"/books/{id}/file\" length=\"{length}\" title=\"{ext}\"/>\n",
         title = xml_escape(&meta.title),
         updated = rfc3339(meta.modified(built.revision)),
         author = xml_escape(&meta.author),
@@ -288,8 +293,16 @@ fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate
         length = built.file.len(),
         ext = meta.kind.extension().to_uppercase(),
     );
+    if !behavior.komga {
+        let _ = writeln!(
+            out,
+            "    <link rel=\"http://opds-spec.org/progression\" href=\"/books/{id}/progression\" type=\"application/vnd.readium.progression+json\"/>"
+        );
+    }
     if meta.kind == BookKind::Comic {
-        let mut href = format!("/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}");
+        // Komga streams pages from under its OPDS route.
+        let prefix = if behavior.komga { "/opds/v1.2" } else { "" };
+        let mut href = format!("{prefix}/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}");
         if let Some(param) = &behavior.bookmark_param {
             let _ = write!(href, "&{}=true", percent_encode(param));
         }

@@ -382,6 +382,8 @@ async fn handle(
         denied
     } else if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
         progression(&state, &id, req).await
+    } else if let Some((id, what)) = komga_api(&state, req.uri().path()) {
+        read_progress(&state, &id, what, req).await
     } else {
         route(&state, &req)
     };
@@ -518,6 +520,9 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
             )
         }
         ["books", id, rest @ ..] => book_route(state, req, id, rest),
+        ["opds", "v1.2", "books", id, rest @ ..] if state.behavior().komga => {
+            book_route(state, req, id, rest)
+        }
         _ => Reply::text(StatusCode::NOT_FOUND, "not found"),
     }
 }
@@ -652,6 +657,75 @@ fn book_route(state: &State, req: &Request<Incoming>, id: &str, rest: &[&str]) -
             )
         }
         _ => Reply::text(StatusCode::NOT_FOUND, "not found"),
+    }
+}
+
+/// What a Komga API path names: the book document or its read progress.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KomgaApi {
+    Book,
+    ReadProgress,
+}
+
+/// The book id and target of `/api/v1/books/ID[/read-progress]`, when the server looks like Komga.
+fn komga_api(state: &State, path: &str) -> Option<(String, KomgaApi)> {
+    if !state.behavior().komga {
+        return None;
+    }
+    let rest = path.trim_end_matches('/').strip_prefix("/api/v1/books/")?;
+    match rest.split_once('/') {
+        None => Some((rest.to_owned(), KomgaApi::Book)),
+        Some((id, "read-progress")) => Some((id.to_owned(), KomgaApi::ReadProgress)),
+        Some(_) => None,
+    }
+}
+
+/// Komga's read progress: `GET /api/v1/books/ID` answers the book with its `readProgress`
+/// (pages from 1); `PATCH /api/v1/books/ID/read-progress` with `{"page": n}` moves it (204).
+async fn read_progress(state: &State, id: &str, what: KomgaApi, req: Request<Incoming>) -> Reply {
+    let Some(meta) = id.parse::<u32>().ok().and_then(|id| state.catalog.book(id)) else {
+        return Reply::text(StatusCode::NOT_FOUND, "no such book");
+    };
+    match (what, req.method().clone()) {
+        (KomgaApi::Book, Method::GET) => {
+            let progress = state.position_raw(meta.id).map(|(index, when)| {
+                let date = crate::util::rfc3339(when);
+                serde_json::json!({
+                    "page": index + 1,
+                    "completed": index + 1 >= meta.pages,
+                    "readDate": date,
+                    "created": date,
+                    "lastModified": date,
+                })
+            });
+            let book = serde_json::json!({
+                "id": meta.id.to_string(),
+                "name": meta.title,
+                "media": { "pagesCount": meta.pages },
+                "readProgress": progress,
+            });
+            Reply::new(StatusCode::OK, "application/json", serde_json::to_vec(&book).unwrap_or_default())
+        }
+        (KomgaApi::ReadProgress, Method::PATCH) => {
+            let body = match http_body_util::Limited::new(req.into_body(), 64 * 1024).collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(_) => return Reply::text(StatusCode::PAYLOAD_TOO_LARGE, "body too large"),
+            };
+            let page = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v.get("page")?.as_u64());
+            match page {
+                Some(page) if page >= 1 && page <= u64::from(meta.pages) => {
+                    state.patch_position(meta.id, page as u32 - 1);
+                    Reply::new(StatusCode::NO_CONTENT, "text/plain", Vec::new())
+                }
+                _ => Reply::text(StatusCode::BAD_REQUEST, "page must be between 1 and the page count"),
+            }
+        }
+        (KomgaApi::Book, _) => Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed").with(header::ALLOW, "GET"),
+        (KomgaApi::ReadProgress, _) => {
+            Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed").with(header::ALLOW, "PATCH")
+        }
     }
 }
 

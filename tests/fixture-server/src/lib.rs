@@ -165,6 +165,10 @@ pub struct Behavior {
     /// Name of a query parameter that, set to `true` on a page request, moves the book's
     /// server-side reading position to that page. Added to the PSE link template.
     pub bookmark_param: Option<String>,
+    /// Look like Komga: feeds signed by Komga, page streams under `/opds/v1.2/books/ID/pages/`,
+    /// no progression links, and Komga's read-progress API (`GET /api/v1/books/ID`,
+    /// `PATCH /api/v1/books/ID/read-progress`).
+    pub komga: bool,
 }
 
 impl Default for Behavior {
@@ -177,6 +181,7 @@ impl Default for Behavior {
             auth: None,
             bearer_token: None,
             bookmark_param: None,
+            komga: false,
         }
     }
 }
@@ -266,6 +271,9 @@ pub struct ReadingPosition {
     pub updated: String,
     /// How many page requests with the bookmark parameter moved it (since the last stats reset).
     pub moves: u64,
+    /// How many Komga read-progress PATCHes set it (since the last stats reset).
+    #[serde(default)]
+    pub read_progress_patches: u64,
 }
 
 /// A book's OPDS progression document and what clients did to it.

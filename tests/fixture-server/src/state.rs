@@ -27,6 +27,8 @@ struct Position {
     index: u32,
     updated: u64,
     moves: u64,
+    /// Komga read-progress PATCHes that set it.
+    patches: u64,
 }
 
 struct Books {
@@ -124,6 +126,7 @@ impl State {
                         index,
                         updated,
                         moves: 0,
+                        patches: 0,
                     },
                 )
             })
@@ -320,13 +323,29 @@ impl State {
 
     pub(crate) fn move_position(&self, id: u32, index: u32) {
         let mut b = lock(&self.books);
-        let moves = b.positions.get(&id).map(|p| p.moves).unwrap_or(0) + 1;
+        let (moves, patches) = b.positions.get(&id).map(|p| (p.moves, p.patches)).unwrap_or((0, 0));
+        b.positions.insert(
+            id,
+            Position {
+                index,
+                updated: now_unix(),
+                moves: moves + 1,
+                patches,
+            },
+        );
+    }
+
+    /// A Komga read-progress PATCH: the position moves to `index`, counted.
+    pub(crate) fn patch_position(&self, id: u32, index: u32) {
+        let mut b = lock(&self.books);
+        let (moves, patches) = b.positions.get(&id).map(|p| (p.moves, p.patches)).unwrap_or((0, 0));
         b.positions.insert(
             id,
             Position {
                 index,
                 updated: now_unix(),
                 moves,
+                patches: patches + 1,
             },
         );
     }
@@ -335,13 +354,14 @@ impl State {
         let mut b = lock(&self.books);
         match index {
             Some(index) => {
-                let moves = b.positions.get(&id).map(|p| p.moves).unwrap_or(0);
+                let (moves, patches) = b.positions.get(&id).map(|p| (p.moves, p.patches)).unwrap_or((0, 0));
                 b.positions.insert(
                     id,
                     Position {
                         index,
                         updated: now_unix(),
                         moves,
+                        patches,
                     },
                 );
             }
@@ -431,6 +451,7 @@ impl State {
         let mut b = lock(&self.books);
         for p in b.positions.values_mut() {
             p.moves = 0;
+            p.patches = 0;
         }
         for p in b.progressions.values_mut() {
             p.puts = 0;
@@ -445,6 +466,7 @@ fn to_public(p: &Position, one_based: bool) -> ReadingPosition {
         index: p.index,
         updated: rfc3339(p.updated),
         moves: p.moves,
+        read_progress_patches: p.patches,
     }
 }
 

@@ -388,6 +388,26 @@ export async function savePosition(bookId: number, page: number): Promise<void> 
   await call<null>('save_position', { bookId, page });
 }
 
+/** A reading position the server holds that is newer than this device's (read elsewhere). */
+export interface ServerPosition {
+  /** 0-based page. */
+  page: number;
+  /** 0…1 of the book, when the server says. */
+  progression: number | null;
+  /** The exact place in an EPUB, when the server's position carries one. */
+  cfi: string | null;
+  modified_ms: number;
+  source: 'progression' | 'page_stream' | 'read_progress';
+}
+
+/**
+ * The server's position of a book when it is newer than this device's and elsewhere in the
+ * book — it becomes this device's position too; `null` otherwise (or when the server is away).
+ */
+export async function takeServerPosition(bookId: number): Promise<ServerPosition | null> {
+  return await call<ServerPosition | null>('take_server_position', { bookId });
+}
+
 /** Where the EPUB reader left a book: an EPUB CFI and the fraction of the book read. */
 export interface EpubPosition {
   cfi: string;

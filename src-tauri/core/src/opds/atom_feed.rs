@@ -42,6 +42,9 @@ pub struct Feed {
     pub links: FeedLinks,
     /// `atom:updated`, as sent.
     pub updated: Option<String>,
+    /// The feed's own `atom:author` names (most servers name themselves there).
+    #[serde(default)]
+    pub authors: Vec<String>,
 }
 
 /// What a feed (or the feed a navigation entry leads to) lists.
@@ -264,6 +267,7 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
         entries,
         links,
         updated: child_text(root, "updated"),
+        authors: authors_of(root),
     })
 }
 

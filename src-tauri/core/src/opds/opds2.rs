@@ -127,6 +127,7 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
         entries,
         links: feed_links(links.unwrap_or_default(), facets.unwrap_or_default(), feed_url),
         updated: string(metadata.get("modified")),
+        authors: Vec::new(),
     })
 }
 

@@ -68,6 +68,16 @@ fn opds_komga_feed_header_and_paging() {
 }
 
 #[test]
+fn opds_a_komga_feed_names_komga_and_its_streams_lead_to_the_read_progress_api() {
+    let feed = komga();
+    assert!(crate::komga::is_komga_feed(feed.authors.iter().map(String::as_str)));
+    let stream = books(&feed)[0].stream.as_ref().unwrap().background_template();
+    let api = crate::komga::read_progress_url(&stream).expect("a Komga page stream");
+    assert!(api.starts_with("https://komga.example.net/api/v1/books/") && api.ends_with("/read-progress"), "{api}");
+    assert!(!crate::komga::is_komga_feed(kavita().authors.iter().map(String::as_str)));
+}
+
+#[test]
 fn opds_komga_books_stream_zero_based_pages() {
     let feed = komga();
     // The fourth entry has no pages and no download link: it is left out.

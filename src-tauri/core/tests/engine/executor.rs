@@ -572,7 +572,7 @@ async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
     });
     let base = url::Url::parse(&fixture.url("/manifest.json")).unwrap();
     let entry = carrel_core::opds::parse_publication(manifest.to_string().as_bytes(), &base).unwrap();
-    let catalog = carrel_core::catalog::catalog_book(&entry);
+    let catalog = carrel_core::catalog::catalog_book(&entry, false);
     assert_eq!((catalog.page_count, catalog.page_list.len()), (Some(4), 4));
     let book = books::remember(&env.store, server.id, &catalog).unwrap();
     assert!(book.streams_pages());
@@ -651,6 +651,7 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
             file_length: None,
             cover_url: None,
             progression_url: None,
+            read_progress_url: None,
         },
     )
     .unwrap();

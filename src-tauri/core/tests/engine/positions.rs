@@ -3,9 +3,11 @@
 //! never moved by downloads, and the server's newer position offered when a book is opened.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use carrel_core::{
-    book_downloads, books,
+    book_downloads, book_source, books,
+    clock::ManualClock,
     catalog::{CatalogClient, CatalogItem},
     http_fetch::{HttpClient, HttpConfig},
     position_sync::{self, FlushReport, PositionSource},
@@ -216,4 +218,147 @@ async fn without_a_progression_document_the_page_streams_last_read_is_offered() 
     position_sync::record(&env.store, book, 13).unwrap();
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
     assert_eq!(position_sync::newest(&env.store, &http(), &env.credentials, book).await.unwrap(), None);
+}
+
+/// The local id of the fixture's book `fixture_id` after browsing its book list.
+async fn listed_book(env: &Env, server: &Server, fixture_id: u32) -> i64 {
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let suffix = format!(":{fixture_id}");
+    client
+        .browse(server, Some("/opds/books"))
+        .await
+        .unwrap()
+        .entries
+        .into_iter()
+        .find_map(|item| match item {
+            CatalogItem::Book { book_id, .. } => {
+                books::get(&env.store, book_id).unwrap().catalog_id.ends_with(&suffix).then_some(book_id)
+            }
+            _ => None,
+        })
+        .expect("the book is listed")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_taken() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 3,
+        reading_positions: Some(BTreeMap::new()),
+        ..Config::default()
+    })
+    .unwrap();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let epub = listed_book(&env, &server, 3).await;
+    assert_eq!(books::get(&env.store, epub).unwrap().format, books::BookFormat::Epub);
+
+    book_source::save_position(&env.store, epub, "epubcfi(/6/8!/4/2/10/1:42)", 0.4).unwrap();
+    let waiting = position_sync::pending(&env.store).unwrap();
+    assert_eq!((waiting[0].page, waiting[0].cfi.as_deref()), (None, Some("epubcfi(/6/8!/4/2/10/1:42)")));
+    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    let sent = fixture.progression(3).expect("the server has the position");
+    assert_eq!(sent["locator"]["locations"]["fragments"], json!(["epubcfi(/6/8!/4/2/10/1:42)"]));
+    assert_eq!(sent["locator"]["locations"]["totalProgression"].as_f64(), Some(0.4));
+    assert!(sent["locator"]["locations"].get("position").is_none(), "an EPUB position has no page");
+
+    // The same position coming back is not "newer elsewhere".
+    let http = http();
+    assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, epub).await.unwrap(), None);
+
+    // Another device read on, later: opening takes its CFI.
+    fixture.set_progression(
+        3,
+        Some(json!({
+            "modified": position_sync::format_rfc3339(env.store.now_ms() + 60_000),
+            "device": { "id": "another-reader", "name": "Elsewhere" },
+            "locator": { "locations": { "totalProgression": 0.7, "fragments": ["epubcfi(/6/12!/4/2/1:0)"] } }
+        })),
+    );
+    let theirs = position_sync::take_newer(&env.store, &http, &env.credentials, epub).await.unwrap().expect("newer");
+    assert_eq!((theirs.cfi.as_deref(), theirs.progression), (Some("epubcfi(/6/12!/4/2/1:0)"), Some(0.7)));
+    let kept = book_source::position(&env.store, epub).unwrap().unwrap();
+    assert_eq!((kept.cfi.as_str(), kept.fraction), ("epubcfi(/6/12!/4/2/1:0)", 0.7));
+    assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, epub).await.unwrap(), None, "taken");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opening_a_book_without_reading_does_not_outdate_the_servers_position() {
+    let fixture = start(0);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+    position_sync::record(&env.store, book, 2).unwrap();
+    let read_at = books::get(&env.store, book).unwrap().position_ms.expect("reading sets the position's time");
+
+    // Another device moves on after this one read; this one then only opens the book.
+    fixture.set_progression(1, Some(locator(read_at + 1_000, 9)));
+    book_downloads::open_book(&env.store, book, None).unwrap();
+    let theirs = position_sync::take_newer(&env.store, &http(), &env.credentials, book).await.unwrap();
+    assert_eq!(theirs.map(|t| t.page), Some(8));
+    let now = books::get(&env.store, book).unwrap();
+    assert_eq!((now.last_page, now.position_ms), (Some(8), Some(read_at + 1_000)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_komga_server_gets_positions_through_its_read_progress_api() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 2,
+        comic_pages: [(1, 20)].into(),
+        reading_positions: Some(BTreeMap::new()),
+        behavior: fixture_server::Behavior { komga: true, ..Default::default() },
+        ..Config::default()
+    })
+    .unwrap();
+    {
+        // Pages stream from under Komga's OPDS route; reading is what moves Komga's position.
+        let env = Env::new();
+        let server = env.add_server("Komga", &fixture.url("/opds"));
+        let book = first_comic(&env, &server).await;
+        let known = books::get(&env.store, book).unwrap();
+        assert_eq!(known.progression_url, None);
+        assert_eq!(known.read_progress_url.as_deref(), Some(fixture.url("/api/v1/books/1/read-progress").as_str()));
+        book_downloads::open_book(&env.store, book, Some(5)).unwrap();
+        env.sync(fast_config()).await;
+        assert!(fixture.stats().hits("/opds/v1.2/books/1/pages/5") > 0);
+        assert_eq!(fixture.reading_position(1), None);
+    }
+
+    // Another device, reading two hours ago (its clock only moves forward).
+    let wall = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let clock = Arc::new(ManualClock::new(wall - 7_200_000));
+    let env = Env::with_clock(clock.clone());
+    let server = env.add_server("Komga", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+
+    // A page read here is sent, one-based.
+    position_sync::record(&env.store, book, 6).unwrap();
+    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    let theirs = fixture.reading_position(1).unwrap();
+    assert_eq!((theirs.index, theirs.read_progress_patches), (6, 1));
+    let http = http();
+    assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, book).await.unwrap(), None, "same page");
+
+    // Read further on another device: opening takes Komga's page.
+    fixture.set_reading_position(1, Some(14));
+    let taken = position_sync::take_newer(&env.store, &http, &env.credentials, book).await.unwrap().unwrap();
+    assert_eq!((taken.page, taken.source), (14, PositionSource::ReadProgress));
+    assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
+
+    // A save older than Komga's gives way to it; a newer one is sent.
+    clock.set_ms(wall - 3_600_000);
+    position_sync::record(&env.store, book, 3).unwrap();
+    assert_eq!(flush(&env).await, FlushReport { server_newer: 1, ..Default::default() });
+    assert_eq!(fixture.reading_position(1).unwrap().index, 14);
+    assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
+    clock.set_ms(wall + 3_600_000);
+    position_sync::record(&env.store, book, 19).unwrap();
+    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    let theirs = fixture.reading_position(1).unwrap();
+    assert_eq!((theirs.index, theirs.read_progress_patches), (19, 2));
+    assert!(position_sync::pending(&env.store).unwrap().is_empty());
 }

@@ -70,6 +70,7 @@ impl Env {
                 file_length: None,
                 cover_url: None,
                 progression_url: None,
+                read_progress_url: None,
             },
         )
         .unwrap()

@@ -6,8 +6,26 @@
  *
  * The book itself is rendered by foliate-js in EpubReader.svelte; this store knows nothing of it.
  */
-import { bookDetails, epubPosition, saveEpubPosition, toCommandError, type CommandError } from '../ipc';
+import {
+  bookDetails,
+  epubPosition,
+  saveEpubPosition,
+  takeServerPosition,
+  toCommandError,
+  type CommandError,
+  type ServerPosition,
+} from '../ipc';
 import { router, type Route } from './router.svelte';
+import { toasts } from './toasts.svelte';
+
+/** How long, at most, the book waits for the server's position once its file is ready. */
+export const SERVER_POSITION_WAIT_MS = 1500;
+
+/** Where the view starts: an exact CFI, or a fraction of the book when only that is known. */
+export interface StartAt {
+  cfi: string | null;
+  fraction: number | null;
+}
 
 export type Flow = 'paginated' | 'scrolled';
 export const FLOWS: readonly Flow[] = ['paginated', 'scrolled'];
@@ -161,6 +179,7 @@ class EpubReaderState {
   #lastSaveAt = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #opened: Promise<void> = Promise.resolve();
+  #server: Promise<ServerPosition | null> = Promise.resolve(null);
 
   /** Settles once the book's details and saved position of the last {@link open} are known. */
   get opened(): Promise<void> {
@@ -187,6 +206,8 @@ class EpubReaderState {
     this.chapter = '';
     this.startCfi = null;
     this.#saved = null;
+    // Asked at once, while the file loads: a newer position from another device wins.
+    this.#server = takeServerPosition(bookId).catch(() => null);
     if (router.route.view !== 'epub' || router.route.bookId !== bookId) router.go({ view: 'epub', bookId });
     try {
       const [book, position] = await Promise.all([bookDetails(bookId), epubPosition(bookId)]);
@@ -199,6 +220,31 @@ class EpubReaderState {
       if (generation !== this.#generation) return;
       this.fail(toCommandError(reason));
     }
+  }
+
+  /**
+   * Where the view should start: the server's position when it is newer than this device's
+   * and answers within `waitMs`, else {@link startCfi}.
+   */
+  async startAt(waitMs: number = SERVER_POSITION_WAIT_MS): Promise<StartAt> {
+    const generation = this.#generation;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), waitMs);
+    });
+    const theirs = await Promise.race([this.#server, late]);
+    clearTimeout(timer);
+    const own: StartAt = { cfi: this.startCfi, fraction: null };
+    if (theirs === null || generation !== this.#generation) return own;
+    if (theirs.cfi !== null) {
+      this.startCfi = theirs.cfi;
+      this.#saved = theirs.cfi; // already this device's position
+    } else if (theirs.progression === null) {
+      return own;
+    }
+    const percent = Math.round((theirs.progression ?? 0) * 100);
+    toasts.show(`Continued at ${percent}%, where you left off on another device`);
+    return { cfi: theirs.cfi, fraction: theirs.cfi === null ? theirs.progression : null };
   }
 
   /** The view has the book on screen. */

@@ -1,5 +1,56 @@
-import { describe, expect, it } from 'vitest';
-import { EPUB_DEFAULTS, FONT_SIZE, flattenToc, parsePrefs, readerCss } from './epubReader.svelte';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
+
+import { invoke } from '@tauri-apps/api/core';
+import { backend, details } from '../../test/fixtures';
+import { resetStores } from '../../test/stores';
+import { EPUB_DEFAULTS, FONT_SIZE, epubReader, flattenToc, parsePrefs, readerCss } from './epubReader.svelte';
+import { toasts } from './toasts.svelte';
+
+const book = details(7, { title: 'Dune', format: 'epub', page_count: null });
+const own = { cfi: 'epubcfi(/6/4!/4/2/1:0)', fraction: 0.1, updatedAtMs: 1 };
+
+describe('where an EPUB opens', () => {
+  beforeEach(() => {
+    resetStores();
+    vi.mocked(invoke).mockReset();
+  });
+
+  it("starts at the server's newer CFI, read on another device", async () => {
+    const theirs = { page: 0, progression: 0.62, cfi: 'epubcfi(/6/14!/4/2/1:0)', modified_ms: 2, source: 'progression' };
+    backend({ book_details: book, epub_position: own, take_server_position: theirs });
+    await epubReader.open(7);
+    expect(await epubReader.startAt(1000)).toEqual({ cfi: 'epubcfi(/6/14!/4/2/1:0)', fraction: null });
+    expect(epubReader.startCfi).toBe('epubcfi(/6/14!/4/2/1:0)');
+    expect(toasts.list.map((t) => t.message)).toEqual(['Continued at 62%, where you left off on another device']);
+  });
+
+  it('goes by the fraction when the server knows no CFI', async () => {
+    backend({
+      book_details: book,
+      epub_position: own,
+      take_server_position: { page: 0, progression: 0.5, cfi: null, modified_ms: 2, source: 'progression' },
+    });
+    await epubReader.open(7);
+    expect(await epubReader.startAt(1000)).toEqual({ cfi: null, fraction: 0.5 });
+  });
+
+  it("keeps this device's position when the server has nothing newer, fails, or is slow", async () => {
+    backend({ book_details: book, epub_position: own, take_server_position: null });
+    await epubReader.open(7);
+    expect(await epubReader.startAt(1000)).toEqual({ cfi: own.cfi, fraction: null });
+
+    backend({ book_details: book, epub_position: own, take_server_position: () => Promise.reject('offline') });
+    await epubReader.open(7);
+    expect(await epubReader.startAt(1000)).toEqual({ cfi: own.cfi, fraction: null });
+
+    backend({ book_details: book, epub_position: own, take_server_position: () => new Promise(() => {}) });
+    await epubReader.open(7);
+    expect(await epubReader.startAt(20)).toEqual({ cfi: own.cfi, fraction: null });
+    expect(toasts.list).toEqual([]);
+  });
+});
 
 describe('EPUB reader preferences', () => {
   it('keeps only valid stored choices', () => {

@@ -11,10 +11,12 @@ import {
   openBook,
   pageUrl,
   savePosition,
+  takeServerPosition,
   toCommandError,
   type CommandError,
 } from '../ipc';
 import { router, type Route } from './router.svelte';
+import { toasts } from './toasts.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
 import { clampZoom, MIN_ZOOM } from '../pageGestures';
 
@@ -244,11 +246,35 @@ class ReaderState {
       await openBook(bookId, book.last_page);
       if (generation !== this.#generation) return;
       this.phase = 'ready';
+      void this.#followServer(bookId, generation, this.index);
     } catch (reason) {
       if (generation !== this.#generation) return;
       this.error = toCommandError(reason);
       this.phase = 'error';
     }
+  }
+
+  /**
+   * Moves to the server's position when it is newer than this device's (the book was read on
+   * another device) — unless the reader has turned a page since opening. The download then
+   * starts there too. The server's answer is never waited for before showing the book.
+   */
+  async #followServer(bookId: number, generation: number, openedAt: number): Promise<void> {
+    let theirs;
+    try {
+      theirs = await takeServerPosition(bookId);
+    } catch {
+      return; // This device's position stands.
+    }
+    if (theirs === null || generation !== this.#generation || this.index !== openedAt) return;
+    const page = Math.min(Math.max(0, theirs.page), Math.max(0, this.pageCount - 1));
+    if (page === this.index) return;
+    this.index = this.layout === 'spread' ? (spreadOf(this.spreads, page)[0] ?? page) : page;
+    this.#saved = page; // already this device's position
+    toasts.show(`Continued from page ${page + 1}, where you left off on another device`);
+    openBook(bookId, page).catch(() => {
+      // The page protocol asks for the page anyway.
+    });
   }
 
   retry(): Promise<void> {

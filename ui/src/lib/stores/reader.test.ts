@@ -8,6 +8,7 @@ import { resetStores } from '../../test/stores';
 import { pageUrl } from '../ipc';
 import { reader, readerAction, readingDefaults, SAVE_INTERVAL_MS, turnTowards, zoneAt } from './reader.svelte';
 import { router } from './router.svelte';
+import { toasts } from './toasts.svelte';
 
 const invokeMock = vi.mocked(invoke);
 
@@ -48,6 +49,39 @@ describe('opening', () => {
     reader.close();
     expect(router.route).toEqual({ view: 'server', serverId: 3 });
     expect(reader.bookId).toBeNull();
+  });
+
+  it("moves to the server's newer page read on another device, and downloads from there", async () => {
+    let answer!: (position: unknown) => void;
+    backend({
+      book_details: comic,
+      open_book: null,
+      take_server_position: () => new Promise((resolve) => (answer = resolve)),
+    });
+    await reader.open(12);
+    expect(reader.index).toBe(40); // shown at once, without waiting for the server
+    answer({ page: 52, progression: 52 / 60, cfi: null, modified_ms: 1, source: 'progression' });
+    await vi.waitFor(() => expect(reader.index).toBe(52));
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12, page: 52 });
+    expect(toasts.list.map((t) => t.message)).toEqual(['Continued from page 53, where you left off on another device']);
+  });
+
+  it("keeps the reader's own page when a page was turned before the server answered", async () => {
+    let answer!: (position: unknown) => void;
+    backend({
+      book_details: comic,
+      open_book: null,
+      save_position: null,
+      take_server_position: () => new Promise((resolve) => (answer = resolve)),
+    });
+    await reader.open(12);
+    reader.next();
+    answer({ page: 52, progression: null, cfi: null, modified_ms: 1, source: 'read_progress' });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(reader.index).toBe(41);
+    expect(invokeMock).not.toHaveBeenCalledWith('open_book', { bookId: 12, page: 52 });
+    expect(toasts.list).toEqual([]);
   });
 
   it('starts a book never opened at its first page', async () => {
