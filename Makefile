@@ -3,7 +3,8 @@
 #   make run      install what is missing, build the UI and the app, open the Carrel window
 #   make test     the same set-up plus the test tools, then every test (core, shell, CLI, UI,
 #                 real-window); fails if anything fails or is skipped for lack of a tool
-#   make bench    benchmarks, printed as ratios against a baseline measured in the same run
+#   make bench    benchmarks of the engine and the real window, each against a baseline measured
+#                 in the same run
 #   make package  an installable .deb under target/release/bundle/deb/
 
 SHELL := /bin/bash
@@ -78,8 +79,15 @@ test-window:
 
 ## Benchmarks --------------------------------------------------------------------------------
 
-bench: setup
-	cargo run --release -p carrel-bench
+# The engine's benchmarks, then the real window's (page turns, cold start): the app in a release
+# build, driven like the window tests under Xvfb and a session bus. Missing tools fail the run.
+bench: setup-test ui
+	@echo "==> building the app (release) for the window benchmarks"
+	cargo build --release -p carrel
+	@echo "==> benchmarks: the engine, then the real window (Xvfb, session bus, tauri-driver)"
+	CARREL_APP=$(TARGET_DIR)/release/carrel TAURI_DRIVER=$(TAURI_DRIVER) \
+		xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- \
+		cargo run --release -p carrel-bench
 
 ## Packaging ---------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-//! `make bench`: Carrel's engine benchmarks.
+//! `make bench`: Carrel's benchmarks — the engine's, and the real window's.
 //!
 //! Speed and memory targets are checked by printing ratios against a baseline measured in the
 //! same run, never by timed assertions: every row gives the value (median and p95), the
@@ -6,15 +6,26 @@
 //! `target/bench/engine.json`.
 //!
 //! ```text
-//! carrel-bench [--only stack,download,memory] [--json PATH]
+//! carrel-bench [--only stack,download,memory,page-turn,cold-start] [--json PATH]
 //! ```
 //!
-//! `download` also runs the resume measurement, which reuses its data dirs.
+//! `download` also runs the resume measurement, which reuses its data dirs. `window` stands for
+//! `page-turn,cold-start`, which drive the real app (a release build) through the window tests'
+//! harness and need an X display, tauri-driver and WebKitWebDriver: `make bench` provides them.
+//!
+//! Layout:
+//! - [`stack`], [`engine`], [`memory`]: the engine without a window;
+//! - [`window`]: launching the app and reading the webview's clocks; [`page_turn`] and
+//!   [`cold_start`]: the window benchmarks;
+//! - [`report`]: summaries, the table and the JSON.
 
+mod cold_start;
 mod engine;
 mod memory;
+mod page_turn;
 mod report;
 mod stack;
+mod window;
 
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -24,7 +35,9 @@ use serde_json::json;
 
 use report::Report;
 
-const GROUPS: [&str; 3] = ["stack", "download", "memory"];
+const GROUPS: [&str; 5] = ["stack", "download", "memory", "page-turn", "cold-start"];
+/// The groups that need the app's window.
+const WINDOW_GROUPS: [&str; 2] = ["page-turn", "cold-start"];
 
 struct Args {
     only: Vec<String>,
@@ -49,9 +62,15 @@ fn parse_args(raw: &[String]) -> Result<Args> {
         match a.as_str() {
             "--only" => {
                 let v = it.next().context("--only needs a list, e.g. stack,download")?;
-                args.only = v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
+                args.only = v
+                    .split(',')
+                    .map(str::trim)
+                    .flat_map(|g| if g == "window" { WINDOW_GROUPS.to_vec() } else { vec![g] })
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect();
                 if let Some(bad) = args.only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
-                    bail!("unknown group {bad}; choose from {}", GROUPS.join(", "));
+                    bail!("unknown group {bad}; choose from {} (window = page-turn,cold-start)", GROUPS.join(", "));
                 }
             }
             "--json" => args.json = PathBuf::from(it.next().context("--json needs a path")?),
@@ -76,6 +95,11 @@ fn main() -> Result<()> {
         eprintln!("warning: a debug build; run `cargo run --release -p carrel-bench` for meaningful numbers");
     }
 
+    // The window groups need a display and the drivers: found (or failed on) before anything is
+    // measured.
+    let window_groups = WINDOW_GROUPS.iter().any(|g| wants(g));
+    let app = if window_groups { Some(window::require_tools()?) } else { None };
+
     let started = Instant::now();
     let mut report = Report::default();
 
@@ -93,10 +117,19 @@ fn main() -> Result<()> {
             memory::run(&mut report, &library)?;
         }
     }
+    if window_groups {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+        if wants("page-turn") {
+            page_turn::run(&mut report, &runtime)?;
+        }
+        if wants("cold-start") {
+            cold_start::run(&mut report, &runtime)?;
+        }
+    }
 
     let wall = started.elapsed();
     println!();
-    println!("Carrel engine benchmarks — ratio = median / baseline median (lower is better, except MB/s)");
+    println!("Carrel benchmarks — ratio = median / baseline median (lower is better, except MB/s)");
     println!();
     report.print();
     println!();
@@ -109,6 +142,7 @@ fn main() -> Result<()> {
         "groups": args.only,
         "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
         "ratio": "value median / baseline median",
+        "app": app.map(|p| p.display().to_string()),
     });
     report
         .write_json(&args.json, context)

@@ -1,8 +1,9 @@
 //! Samples, summaries (median and p95), the printed table and the JSON file.
 //!
 //! Every row compares a measured value with a baseline measured in the same run and gives
-//! their ratio; a goal, where one exists, is a bound on that ratio. Nothing here fails the run:
-//! a missed goal is printed, not asserted.
+//! their ratio; a goal, where one exists, is a bound on that ratio — or, where the product
+//! states a goal in absolute terms ("within 50 ms"), on the value's median and p95. Nothing here
+//! fails the run: a missed goal is printed, not asserted.
 
 use std::path::Path;
 use std::time::Duration;
@@ -53,10 +54,24 @@ pub fn millis(d: &[Duration]) -> Vec<f64> {
     d.iter().map(|d| d.as_secs_f64() * 1e3).collect()
 }
 
-/// An upper bound on a row's ratio.
+/// A row's goal: an upper bound on its ratio, or on its value itself (median and p95, in the
+/// row's unit) where the product states one in absolute terms, such as "within 50 ms".
 #[derive(Debug, Clone, Serialize)]
 pub struct Goal {
-    pub max_ratio: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_value: Option<f64>,
+}
+
+impl Goal {
+    fn text(&self, unit: &str) -> String {
+        match (self.max_ratio, self.max_value) {
+            (Some(r), _) => format!("≤ {}×", num(r)),
+            (None, Some(v)) => format!("≤ {} {unit}", num(v)),
+            (None, None) => "—".into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -87,13 +102,30 @@ impl Row {
         }
     }
 
+    /// A goal on the ratio.
     pub fn goal(mut self, max_ratio: f64) -> Row {
-        self.goal = Some(Goal { max_ratio });
+        self.goal = Some(Goal {
+            max_ratio: Some(max_ratio),
+            max_value: None,
+        });
+        self
+    }
+
+    /// A goal on the value itself: its median and its p95 at most `max` (in the row's unit).
+    /// Informational like every goal here: printed, never asserted.
+    pub fn goal_at_most(mut self, max: f64) -> Row {
+        self.goal = Some(Goal {
+            max_ratio: None,
+            max_value: Some(max),
+        });
         self
     }
 
     pub fn meets_goal(&self) -> Option<bool> {
-        self.goal.as_ref().map(|g| self.ratio <= g.max_ratio)
+        let within = |bound: Option<f64>, v: f64| bound.map_or(true, |b| v <= b);
+        self.goal.as_ref().map(|g| {
+            within(g.max_ratio, self.ratio) && within(g.max_value, self.value.median) && within(g.max_value, self.value.p95)
+        })
     }
 }
 
@@ -144,7 +176,7 @@ impl Report {
                 num(r.baseline.median),
                 num(r.baseline.p95),
                 format!("{}×", num(r.ratio)),
-                r.goal.as_ref().map(|g| format!("≤ {}×", num(g.max_ratio))).unwrap_or_else(|| "—".into()),
+                r.goal.as_ref().map(|g| g.text(&r.unit)).unwrap_or_else(|| "—".into()),
                 match r.meets_goal() {
                     Some(true) => "ok".into(),
                     Some(false) => "MISSED".into(),

@@ -1,0 +1,259 @@
+//! Page turns in the real comic reader with every page of the book on the device: the time from
+//! the key press to the new page painted, measured inside the webview.
+//!
+//! The book (one comic of [`PAGES`] pages of about [`PAGE_BYTES`] bytes each) is downloaded for
+//! real from a `fixture-server` on loopback by the core's executor, then the app is launched on
+//! that data dir and the reader opened on it. Three series of [`TURNS`] turns:
+//!
+//! - **from the store**: ← from the last page towards the front. The reader reads ahead only
+//!   forwards, so every page turned to here was never loaded in this webview: the bytes come from
+//!   the page file through the `carrel-page` protocol, and the image is decoded on the way.
+//! - **baseline, in memory**: the same ← turn (interleaved with the first series, one of each in
+//!   turn) to a page whose image the bench loaded and decoded in the webview just before, under
+//!   the very address the reader uses — so the same code runs, minus the store, the protocol and
+//!   the decoding. The ratio of the two is what those cost.
+//! - **at reading pace**: → from the first page, a pause after each page as a reader would make,
+//!   so the reader's own read-ahead has fetched the next pages by the time the key is pressed.
+//!
+//! A turn is timed from `performance.now()` right before a `keydown` is dispatched (the reader
+//! listens on the window) until the `<img data-page-index>` of the new page is loaded, no longer
+//! hidden, decoded, and the next frame has been painted (see [`crate::window`]).
+
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+use carrel_e2e::{testid, App};
+use fixture_server::{Config, RunningServer};
+
+use crate::engine::Env;
+use crate::report::{Report, Row, Summary};
+use crate::window::{self, AFTER_PAINT_JS, WINDOW};
+
+/// Turns per series.
+pub const TURNS: u32 = 40;
+/// Pages in the book: the forward series reads pages 0..=TURNS (and the reader reads three
+/// ahead), the backward series turns from the last page through 2 × TURNS pages before it.
+pub const PAGES: u32 = 3 * TURNS + 8;
+// The backward series stays clear of the pages the forward one showed or read ahead.
+const _: () = assert!(PAGES - 1 - 2 * TURNS > TURNS + 3);
+/// About 2 MiB a page: an uncompressed PNG of about 0.7 megapixels (836 × 1254).
+pub const PAGE_BYTES: usize = 2 << 20;
+/// The goal of the product: a page turn from the store painted within 50 ms (median and p95).
+pub const GOAL_MS: f64 = 50.0;
+/// The pause after each turn of the reading-pace series (and between all turns), so that
+/// saving the position and reading ahead are done before the next key.
+const PAUSE: Duration = Duration::from_millis(300);
+/// How long one turn may take before the benchmark gives up.
+const TURN_TIMEOUT_MS: u64 = 10_000;
+
+/// Dispatches a key on the page and answers once page `arguments[1]` is painted:
+/// `{ ms }` (from the key to the paint), or `{ error }`.
+const TURN_JS: &str = r#"
+  const [key, target, timeoutMs] = arguments;
+  const done = arguments[arguments.length - 1];
+  AFTER_PAINT
+  const selector = `[data-testid="page-image"][data-page-index="${target}"]`;
+  let seen = false;
+  let finished = false;
+  const finish = (value) => {
+    if (finished) return;
+    finished = true;
+    observer.disconnect();
+    document.removeEventListener('load', check, true);
+    clearTimeout(timer);
+    done(value);
+  };
+  const check = () => {
+    if (seen) return;
+    const image = document.querySelector(selector);
+    if (!image || !image.complete || image.naturalWidth === 0 || image.classList.contains('hidden')) return;
+    seen = true;
+    const loaded = performance.now() - started;
+    const painted = () => afterPaint((now) => finish({ ms: now - started, loaded }));
+    image.decode().then(painted, painted);
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class', 'src'] });
+  document.addEventListener('load', check, true);
+  const timer = setTimeout(() => {
+    const shown = [...document.querySelectorAll('[data-testid="page-image"]')]
+      .map((i) => `${i.dataset.pageIndex}:${i.complete}:${i.className}`);
+    finish({ error: `page ${target} was not painted within ${timeoutMs} ms; shown: ${shown.join(', ')}` });
+  }, timeoutMs);
+  const started = performance.now();
+  if (key !== null) {
+    document.body.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+  }
+  check();"#;
+
+/// Loads and decodes page `arguments[1]` of book `arguments[0]` in the webview under the address
+/// the reader uses, and keeps the image alive until the next call.
+const PRELOAD_JS: &str = r#"
+  const [bookId, page] = arguments;
+  const done = arguments[arguments.length - 1];
+  const url = window.__TAURI_INTERNALS__.convertFileSrc(`${bookId}/${page}`, 'carrel-page');
+  const image = new Image();
+  image.src = url;
+  image.decode().then(
+    () => { window.__carrelBenchHeld = image; done({ ok: image.naturalWidth }); },
+    (e) => done({ error: `page ${page} did not decode: ${e}` }),
+  );"#;
+
+fn turn_script() -> String {
+    TURN_JS.replace("AFTER_PAINT", AFTER_PAINT_JS)
+}
+
+/// One turn, in ms from the key: until the new page's image was loaded and shown (before its
+/// decoding and paint), and until it was painted.
+#[derive(Debug, Clone, Copy)]
+struct Turn {
+    loaded: f64,
+    painted: f64,
+}
+
+/// One turn: `key` (or none, to wait for what is opening), until `target` is painted.
+fn turn(app: &App, key: Option<&str>, target: u32) -> Result<Turn> {
+    let answer = app
+        .execute_async(&turn_script(), vec![json!(key), json!(target), json!(TURN_TIMEOUT_MS)])
+        .map_err(|e| anyhow::anyhow!("turning to page {target}: {e}"))?;
+    match (answer.get("loaded").and_then(Value::as_f64), answer.get("ms").and_then(Value::as_f64)) {
+        (Some(loaded), Some(painted)) => Ok(Turn { loaded, painted }),
+        _ => bail!("turning to page {target}: {}", answer.get("error").unwrap_or(&answer)),
+    }
+}
+
+fn preload(app: &App, book_id: i64, page: u32) -> Result<()> {
+    let answer = app
+        .execute_async(PRELOAD_JS, vec![json!(book_id), json!(page)])
+        .map_err(|e| anyhow::anyhow!("preloading page {page}: {e}"))?;
+    if answer.get("ok").is_none() {
+        bail!("preloading page {page}: {}", answer.get("error").unwrap_or(&answer));
+    }
+    Ok(())
+}
+
+/// Page requests the fixture saw since its last stats reset.
+fn page_requests(fixture: &RunningServer) -> u64 {
+    fixture
+        .stats()
+        .clients
+        .values()
+        .flat_map(|c| c.hits.iter())
+        .filter(|(url, _)| url.contains("/pages/"))
+        .map(|(_, n)| *n)
+        .sum()
+}
+
+/// A data dir whose one comic is stored in full, downloaded by the core's executor.
+async fn stored_book(fixture: &RunningServer) -> Result<(Env, i64)> {
+    let env = Env::new(&fixture.url("/opds"))?;
+    let ids = env.register_library().await?;
+    let [id] = ids[..] else {
+        bail!("the fixture should list one book, it lists {}", ids.len());
+    };
+    env.store_all(&ids)?;
+    env.sync().await?;
+    env.check_all_stored(&ids)?;
+    Ok((env, id))
+}
+
+pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
+    eprintln!("page turn: downloading a comic of {PAGES} pages of {} KiB ...", PAGE_BYTES / 1024);
+    let fixture = fixture_server::Server::start(Config {
+        books: 1,
+        page_bytes: PAGE_BYTES,
+        comic_pages: [(1, PAGES)].into(),
+        reading_positions: Some(Default::default()),
+        ..Config::default()
+    })
+    .context("starting the fixture server")?;
+    let started = Instant::now();
+    let (env, book_id) = runtime.block_on(stored_book(&fixture))?;
+    let download_s = started.elapsed().as_secs_f64();
+    let data_dir = env.store.data_dir().root().to_path_buf();
+
+    eprintln!("page turn: opening the reader in the app ...");
+    let app = window::launch(&data_dir, "bench-page-turn")?;
+    app.set_window_size(WINDOW.0, WINDOW.1).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The reader on the book, as a window opened on it would be.
+    app.execute(
+        "window.location.hash = `#/reader/${arguments[0]}`; window.location.reload();",
+        vec![json!(book_id)],
+    )
+    .map_err(|e| anyhow::anyhow!("opening the reader: {e}"))?;
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{book_id}\"]", testid("comic-reader")))
+        .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
+    turn(&app, None, 0)?;
+    std::thread::sleep(PAUSE * 2);
+    fixture.reset_stats();
+
+    eprintln!("page turn: {TURNS} turns forwards at reading pace ...");
+    let mut reading = Vec::new();
+    for page in 1..=TURNS {
+        reading.push(turn(&app, Some("ArrowRight"), page)?);
+        std::thread::sleep(PAUSE);
+    }
+
+    eprintln!("page turn: {TURNS} turns backwards from the store, each followed by one to a page in memory ...");
+    let last = PAGES - 1;
+    turn(&app, Some("End"), last)?;
+    std::thread::sleep(PAUSE);
+    let mut from_store = Vec::new();
+    let mut in_memory = Vec::new();
+    for i in 0..TURNS {
+        let fresh = last - 1 - 2 * i;
+        from_store.push(turn(&app, Some("ArrowLeft"), fresh)?);
+        std::thread::sleep(PAUSE);
+        let held = fresh - 1;
+        preload(&app, book_id, held)?;
+        in_memory.push(turn(&app, Some("ArrowLeft"), held)?);
+        std::thread::sleep(PAUSE);
+    }
+    let network = page_requests(&fixture);
+    app.close().map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
+    drop(env);
+    fixture.stop();
+
+    let painted = |t: &[Turn]| t.iter().map(|t| t.painted).collect::<Vec<_>>();
+    let loaded = |t: &[Turn]| Summary::of(&t.iter().map(|t| t.loaded).collect::<Vec<_>>()).median;
+    let (store_loaded, memory_loaded, reading_loaded) = (loaded(&from_store), loaded(&in_memory), loaded(&reading));
+    let (from_store, in_memory, reading) = (painted(&from_store), painted(&in_memory), painted(&reading));
+    let base = Summary::of(&in_memory);
+    let base_name = "same ← turn, page decoded in memory";
+    report.row(
+        Row::new("window", "page turn from the store (←, never loaded before)", "ms", Summary::of(&from_store), base_name, base)
+            .goal_at_most(GOAL_MS),
+    );
+    report.row(
+        Row::new("window", "page turn at reading pace (→, read ahead)", "ms", Summary::of(&reading), base_name, base)
+            .goal_at_most(GOAL_MS),
+    );
+    report.fact(
+        "window",
+        "page_turn_book",
+        json!({ "pages": PAGES, "page_bytes": PAGE_BYTES, "download_s": download_s, "window": [WINDOW.0, WINDOW.1] }),
+        format!(
+            "one comic of {PAGES} pages of {} KiB (PNG, about 836 × 1254), downloaded by the executor in {download_s:.1} s; window {} × {}, single page, the app's default fit",
+            PAGE_BYTES / 1024,
+            WINDOW.0,
+            WINDOW.1
+        ),
+    );
+    report.fact(
+        "window",
+        "page_turn_loaded_ms",
+        json!({ "from_store": store_loaded, "in_memory": memory_loaded, "reading_pace": reading_loaded }),
+        format!(
+            "key → image loaded and shown, before decoding and paint (medians): {store_loaded:.1} ms from the store, {memory_loaded:.1} ms in memory, {reading_loaded:.1} ms at reading pace"
+        ),
+    );
+    report.fact(
+        "window",
+        "page_turn_server_requests",
+        json!(network),
+        format!("{network} page requests reached the server during the turns (expected 0: every page came from the device)"),
+    );
+    Ok(())
+}
