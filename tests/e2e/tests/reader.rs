@@ -145,6 +145,58 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
     server.stop();
 }
 
+#[test]
+fn a_comic_read_further_on_another_device_opens_at_the_servers_page_and_sends_the_next_one_back() {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 1,
+        comic_pages: [(BOOK, PAGES)].into(),
+        reading_positions: Some(Default::default()),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+
+    add_server(&app, "Fixture Library", &server.url("/opds"));
+    open_details(&app, &title, |_| {
+        // Another device read up to page 31 a minute ago; this device never read the book.
+        let earlier = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64 - 60_000;
+        server.set_progression(
+            BOOK,
+            Some(json!({
+                "modified": carrel_core::position_sync::format_rfc3339(earlier),
+                "device": { "id": "urn:another-reader", "name": "Tablet" },
+                "locator": { "locations": { "position": 31, "totalProgression": 0.5 } }
+            })),
+        );
+    });
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 31 of 60").unwrap();
+    app.wait_for_text(&sel("toast"), "another device").unwrap();
+    app.wait_until("page 31 to show", default_timeout(), |c| {
+        let page = c.execute(
+            "const img = document.querySelector('[data-testid=\"page-image\"]');
+             return img && img.complete && img.naturalWidth > 0 ? img.dataset.page : null;",
+            vec![],
+        )?;
+        Ok((page == json!("30")).then_some(()))
+    })
+    .unwrap();
+
+    // Reading on from there: the server hears of the next page (sent a few seconds after).
+    app.find("body").unwrap().send_keys("\u{E014}").unwrap(); // ArrowRight
+    app.wait_for_text(&sel("page-indicator"), "Page 32 of 60").unwrap();
+    app.wait_until("the server to have page 32", Duration::from_secs(30), |_| {
+        let position = server.progression(BOOK).and_then(|d| d["locator"]["locations"]["position"].as_i64());
+        Ok((position == Some(32)).then_some(()))
+    })
+    .unwrap();
+
+    app.close().unwrap();
+    server.stop();
+}
+
 /// The pages shown by the paged reader, in reading order, once every one of them has loaded:
 /// `(index, left edge on the screen)`.
 fn pages_on_screen(app: &App) -> Vec<(u32, f64)> {
