@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use carrel_e2e::{default_timeout, testid, App, TestCase};
+use carrel_e2e::{default_timeout, save_docs_screenshot, testid, App, TestCase};
 use fixture_server::{BookKind, Config, Server};
 use serde_json::{json, Value};
 
@@ -121,6 +121,9 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
         app.find(&sel("epub-next")).unwrap().click().unwrap();
         std::thread::sleep(Duration::from_millis(300));
     }
+    app.execute("document.documentElement.dataset.theme = 'light';", vec![]).unwrap();
+    wait_for_section_text(&app, "Chapter");
+    save_docs_screenshot(&app, "reader-epub-light.png").unwrap();
     app.find(&sel("epub-settings-toggle")).unwrap().click().unwrap();
     app.wait_for_displayed(&sel("epub-theme-dark")).unwrap().click().unwrap();
     app.wait_for(&format!("{}[data-theme-choice=\"dark\"]", sel("epub-reader"))).unwrap();
@@ -135,6 +138,9 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
         })
         .unwrap();
     assert_eq!(background, "rgb(22, 24, 29)");
+    app.execute("document.documentElement.dataset.theme = 'dark';", vec![]).unwrap();
+    save_docs_screenshot(&app, "reader-epub-dark.png").unwrap();
+    app.execute("delete document.documentElement.dataset.theme;", vec![]).unwrap();
     let before_close = shown_cfi(&app);
     app.find(&sel("epub-back")).unwrap().click().unwrap();
     app.wait_for_hidden(&sel("epub-reader")).unwrap();

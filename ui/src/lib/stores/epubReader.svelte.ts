@@ -118,7 +118,8 @@ export function readerCss(prefs: EpubPrefs): string {
   const { background, text, link } = THEME_COLOURS[prefs.theme];
   const family = prefs.fontFamily === 'original' ? '' : `font-family: ${prefs.fontFamily} !important;`;
   return [
-    `html { color-scheme: ${prefs.theme === 'dark' ? 'dark' : 'light'}; }`,
+    // `--theme-bg-color` is what foliate-js paints behind the page's columns, also after a change.
+    `html { color-scheme: ${prefs.theme === 'dark' ? 'dark' : 'light'}; --theme-bg-color: ${background}; }`,
     `html, body { background: ${background} !important; color: ${text} !important; }`,
     `html { font-size: ${prefs.fontSize}% !important; }`,
     `body { line-height: ${prefs.lineHeight} !important; ${family} }`,

@@ -75,6 +75,7 @@ describe('EPUB reader preferences', () => {
   it('styles the book in the chosen theme, size and line height, loading nothing', () => {
     const dark = readerCss({ ...EPUB_DEFAULTS, theme: 'dark', fontSize: 130, lineHeight: 1.7, fontFamily: 'serif' });
     expect(dark).toContain('#16181d');
+    expect(dark).toContain('--theme-bg-color: #16181d');
     expect(dark).toContain('font-size: 130%');
     expect(dark).toContain('line-height: 1.7');
     expect(dark).toContain('font-family: serif');
