@@ -53,8 +53,15 @@ fn try_take(store: &Store, server_id: i64, holder: &str, min_interval_ms: i64) -
             )
             .optional()
             .map_err(|e| store.sql_error(e))?;
+        // A clock set back (by hand, or stepped by time sync) must not make the slot wait for
+        // it to catch up: an expiry further ahead than a slot ever lasts, or a start in the
+        // future, are from before the clock moved.
         let (busy, last_start) = match &row {
-            Some((Some(h), expires, last)) if *expires > now && !executor_lease::holder_is_dead(h) => (true, *last),
+            Some((Some(h), expires, last))
+                if *expires > now && *expires <= now + SLOT_TTL_MS && !executor_lease::holder_is_dead(h) =>
+            {
+                (true, *last)
+            }
             Some((_, _, last)) => (false, *last),
             None => (false, 0),
         };
@@ -62,7 +69,7 @@ fn try_take(store: &Store, server_id: i64, holder: &str, min_interval_ms: i64) -
             return Ok(TryTake::Wait(POLL));
         }
         let ready_at = last_start + min_interval_ms;
-        if ready_at > now {
+        if ready_at > now && last_start <= now {
             return Ok(TryTake::Wait(Duration::from_millis((ready_at - now) as u64).min(Duration::from_secs(1))));
         }
         tx.execute(
@@ -185,6 +192,17 @@ mod tests {
         assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Wait(_)));
         clock.advance_ms(SLOT_TTL_MS + 1);
         assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Taken));
+    }
+
+    #[test]
+    fn a_clock_set_back_does_not_hold_the_slot_until_it_catches_up() {
+        let (_t, clock, store, server) = store_with_server();
+        assert!(matches!(try_take(&store, server, "other[pid 1@elsewhere]#1/1", 60_000).unwrap(), TryTake::Taken));
+        clock.set_ms(1_000_000 - 3_600_000);
+        // The slot's expiry now lies beyond any slot's lifetime, and the interval's start in the future.
+        assert!(matches!(try_take(&store, server, "mine", 60_000).unwrap(), TryTake::Taken));
+        // From here on, time counts again from the new clock.
+        assert!(matches!(try_take(&store, server, "next", 0).unwrap(), TryTake::Wait(_)));
     }
 
     #[test]
