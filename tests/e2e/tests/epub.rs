@@ -158,6 +158,15 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
     assert_eq!(start, saved, "the reader opens at the saved position");
     assert_eq!(shown_cfi(&app), saved, "the position shown is exactly the one saved");
     assert!(!section_text(&app).is_empty());
+
+    // Going to a place by percent: back to the start of the book.
+    app.find(&sel("epub-progress")).unwrap().click().unwrap();
+    let field = app.wait_for_displayed(&sel("epub-goto")).unwrap();
+    field.send_keys("\u{E003}\u{E003}\u{E003}0\u{E007}").unwrap(); // Backspace ×3, 0, Enter
+    app.wait_until("the first chapter", default_timeout(), |_| {
+        Ok((shown_cfi(&app) != saved && section_text(&app).contains("Chapter 1")).then_some(()))
+    })
+    .unwrap();
     app.close().unwrap();
     server.stop();
 }
