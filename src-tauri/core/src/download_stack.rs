@@ -277,33 +277,46 @@ pub fn push_all(store: &Store, specs: &[TaskSpec]) -> Result<Vec<Pushed>, StoreE
 /// The SQL that picks the next task: top prioritary first, then top; skips servers paused
 /// for authentication. Served by the `tasks_stack` partial index.
 /// (`INDEXED BY`: the planner must never trade the stack index for a sort.)
+/// The next task: the top prioritary one, else the top one — of servers neither paused nor in
+/// `:skip` (a JSON array of server ids the executor is backing off from).
 pub const NEXT_TASK: &str = "SELECT t.id FROM tasks t INDEXED BY tasks_stack
      WHERE t.state = 'pending'
        AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
+       AND t.server_id NOT IN (SELECT value FROM json_each(:skip))
      ORDER BY t.prioritary DESC, t.seq DESC
      LIMIT 1";
 
-/// The task [`claim_next`] would take, without taking it.
-pub fn peek(store: &Store) -> Result<Option<Task>, StoreError> {
+/// `skip` as [`NEXT_TASK`]'s `:skip`.
+fn skip_json(skip: &[i64]) -> String {
+    serde_json::to_string(skip).expect("a list of numbers serialises")
+}
+
+/// The task [`claim_next`] would take (skipping the servers in `skip`), without taking it.
+pub fn peek(store: &Store, skip: &[i64]) -> Result<Option<Task>, StoreError> {
     store
         .read(|c| {
-            c.query_row(&format!("SELECT {COLUMNS} FROM tasks WHERE id = ({NEXT_TASK})"), [], from_row)
-                .optional()
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM tasks WHERE id = ({NEXT_TASK})"),
+                rusqlite::named_params! { ":skip": skip_json(skip) },
+                from_row,
+            )
+            .optional()
         })
         .map_err(|e| store.sql_error(e))
 }
 
 /// Pops: marks the next task active under `fence` and returns it, in one fenced statement.
-pub fn claim_next(store: &Store, fence: &Fence) -> Result<Option<Task>, StackError> {
+/// Tasks of the servers in `skip` stay where they are.
+pub fn claim_next(store: &Store, fence: &Fence, skip: &[i64]) -> Result<Option<Task>, StackError> {
     let now = store.now_ms();
     store.write(|tx| {
         fenced(store, fence, tx)?;
         tx.query_row(
             &format!(
-                "UPDATE tasks SET state = 'active', claimed_epoch = ?1, attempts = attempts + 1, updated_at_ms = ?2
+                "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
                  WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
             ),
-            params![fence.epoch, now],
+            rusqlite::named_params! { ":epoch": fence.epoch, ":now": now, ":skip": skip_json(skip) },
             from_row,
         )
         .optional()

@@ -7,8 +7,9 @@
 //! lease is lost it stops at once without touching the task.
 //!
 //! Failure policy: a failed `book`/`page`/`file` task goes back on the stack and the executor
-//! backs off (exponentially with jitter, 1 s up to 5 min, or at once when something new is
-//! pushed); a failed `resource` is recorded and skipped; 404/410 fail the task with its reason;
+//! backs off from its server (exponentially with jitter, 1 s up to 5 min, or at once when
+//! something new is pushed) while the other servers' tasks go on; a local failure (the disk)
+//! backs the whole run off; a failed `resource` is recorded and skipped; 404/410 fail the task with its reason;
 //! 401/403 pause that server with "authentication needed". A prioritary push preempts a
 //! non-prioritary whole-file download at its next chunk boundary (it is checkpointed and
 //! resumed later).
@@ -147,7 +148,67 @@ struct Run<'a> {
     fence: Fence,
     lost: Arc<AtomicBool>,
     access: HashMap<i64, (Instant, ServerAccess)>,
+    /// Failures in a row that were not a server's (the disk): the whole run backs off.
     failures: u32,
+    /// Servers that failed: their tasks wait, the other servers' go on.
+    backoffs: Backoffs,
+}
+
+/// A server the executor backs off from.
+#[derive(Debug, Clone)]
+struct ServerBackoff {
+    /// Failures in a row.
+    failures: u32,
+    retry_at: Instant,
+    reason: String,
+}
+
+/// The servers in backoff: a server that cannot be reached does not hold up the others.
+#[derive(Debug, Default)]
+struct Backoffs(HashMap<i64, ServerBackoff>);
+
+impl Backoffs {
+    /// Notes a failure of `server`; returns how long its tasks now wait.
+    fn failed(&mut self, server: i64, reason: &str, config: &ExecutorConfig) -> Duration {
+        let failures = self.0.get(&server).map_or(0, |b| b.failures) + 1;
+        let delay = backoff_delay(config.backoff_min, config.backoff_max, failures);
+        self.0.insert(
+            server,
+            ServerBackoff {
+                failures,
+                retry_at: Instant::now() + delay,
+                reason: reason.to_owned(),
+            },
+        );
+        delay
+    }
+
+    fn succeeded(&mut self, server: i64) {
+        self.0.remove(&server);
+    }
+
+    /// The servers whose tasks must still wait.
+    fn waiting(&self) -> Vec<i64> {
+        let now = Instant::now();
+        let mut ids: Vec<i64> = self.0.iter().filter(|(_, b)| b.retry_at > now).map(|(id, _)| *id).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// The server retried soonest among those still waiting.
+    fn next_retry(&self) -> Option<&ServerBackoff> {
+        let now = Instant::now();
+        self.0.values().filter(|b| b.retry_at > now).min_by_key(|b| b.retry_at)
+    }
+
+    /// Something new was asked for: every server is tried again at once (a failure then backs
+    /// off for longer, as the failures in a row are kept).
+    fn retry_now(&mut self) {
+        let now = Instant::now();
+        for b in self.0.values_mut() {
+            b.retry_at = b.retry_at.min(now);
+        }
+    }
 }
 
 impl Executor {
@@ -204,6 +265,7 @@ impl Executor {
             lost: lost.clone(),
             access: HashMap::new(),
             failures: 0,
+            backoffs: Backoffs::default(),
         };
         let result = run.work(mode, &mut shutdown).await;
         drop(heartbeat);
@@ -317,8 +379,9 @@ fn watch_now(store: &Store) -> Result<Watch, StoreError> {
     })
 }
 
-fn has_prioritary_pending(store: &Store) -> bool {
-    matches!(download_stack::peek(store), Ok(Some(t)) if t.prioritary)
+/// Whether a prioritary task of a server not in `skip` waits.
+fn has_prioritary_pending(store: &Store, skip: &[i64]) -> bool {
+    matches!(download_stack::peek(store, skip), Ok(Some(t)) if t.prioritary)
 }
 
 fn backoff_delay(min: Duration, max: Duration, failures: u32) -> Duration {
@@ -357,12 +420,25 @@ impl Run<'_> {
                 continue;
             }
             let fence = self.fence.clone();
-            let task = match self.ex.db(move |s| download_stack::claim_next(s, &fence)).await {
+            let skip = self.backoffs.waiting();
+            let task = match self.ex.db(move |s| download_stack::claim_next(s, &fence, &skip)).await {
                 Ok(t) => t,
                 Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
                 Err(e) => return Err(e.into()),
             };
             let Some(task) = task else {
+                if let Some(next) = self.backoffs.next_retry() {
+                    // Only servers in backoff have work left: wait for the first of them, or
+                    // for something new to try.
+                    let wait = next.retry_at.saturating_duration_since(Instant::now());
+                    let reason = next.reason.clone();
+                    let retry_at_ms = self.ex.store.now_ms() + wait.as_millis() as i64;
+                    self.ex.report(DownloadEvent::State(ExecutorState::Backoff { reason, retry_at_ms }));
+                    if self.wait_for_change(Some(wait), shutdown).await? == Wake::Changed {
+                        self.backoffs.retry_now();
+                    }
+                    continue;
+                }
                 match mode {
                     RunMode::UntilIdle => return Ok(Finish::Idle),
                     RunMode::Forever => {
@@ -484,6 +560,7 @@ impl Run<'_> {
         let result = match outcome {
             Ok((bytes, follow_ups)) => {
                 self.failures = 0;
+                self.backoffs.succeeded(task.server_id);
                 let r = self
                     .ex
                     .db(move |s| download_stack::complete(s, &fence, id, bytes as i64, &follow_ups))
@@ -556,6 +633,13 @@ impl Run<'_> {
                 };
                 if let Err(StackError::LeaseLost(_)) = r {
                     return Ok(Some(Finish::LeaseLost));
+                }
+                if let TaskError::Fetch(_) = &e {
+                    // The server's trouble: its tasks wait, the other servers' go on (the
+                    // loop's head waits once only servers in backoff have work left).
+                    let delay = self.backoffs.failed(task.server_id, &reason, &self.ex.config);
+                    tracing::warn!(task = id, server = task.server_id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off from the server");
+                    return Ok(None);
                 }
                 self.failures += 1;
                 let delay = backoff_delay(self.ex.config.backoff_min, self.ex.config.backoff_max, self.failures);
@@ -805,7 +889,8 @@ impl Run<'_> {
                 }
                 if preemptible && !whole_body && last_poll.elapsed() >= self.ex.config.wake_poll {
                     last_poll = Instant::now();
-                    if self.ex.db(has_prioritary_pending).await {
+                    let skip = self.backoffs.waiting();
+                    if self.ex.db(move |s| has_prioritary_pending(s, &skip)).await {
                         preempted = true;
                         break;
                     }

@@ -135,7 +135,7 @@ impl Stack {
         }
 
         let c = Instant::now();
-        let popped = download_stack::claim_next(&self.store, &self.fence)?;
+        let popped = download_stack::claim_next(&self.store, &self.fence, &[])?;
         let pop = c.elapsed();
         match popped {
             Some(task) if task.id == moved.task_id() => {}

@@ -384,6 +384,50 @@ async fn a_push_wakes_a_backing_off_executor_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downloads() {
+    let down = start(one_comic(3));
+    let up = start(one_comic(3));
+    let env = Env::new();
+    let away = env.add_server("Away", &down.url("/opds"));
+    let home = env.add_server("Home", &up.url("/opds"));
+    let away_ids = register_books(&env, &away).await;
+    let home_ids = register_books(&env, &home).await;
+    down.stop();
+    // The book of the server that is gone is on top of the stack; the other one under it.
+    book_downloads::store_book(&env.store, home_ids[&1]).unwrap();
+    book_downloads::store_book(&env.store, away_ids[&1]).unwrap();
+    let (sink, stop, run) = env.spawn_executor(
+        ExecutorConfig {
+            // Far longer than the test: a run-wide backoff would stall everything.
+            backoff_min: Duration::from_secs(300),
+            backoff_max: Duration::from_secs(300),
+            ..fast_config()
+        },
+        RunMode::Forever,
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while download_stack::done_pages(&env.store, home_ids[&1]).unwrap().len() < 3 {
+        assert!(Instant::now() < deadline, "the reachable server's book waited for the other server");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The server that is gone was tried once, then left alone; the executor now waits for it.
+    wait_for_event(&sink, "never said it backs off", |e| {
+        matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. }))
+    })
+    .await;
+    let retried = |book: i64| {
+        sink.events()
+            .iter()
+            .filter(|e| matches!(e, DownloadEvent::TaskFailed { book_id, will_retry: true, .. } if *book_id == book))
+            .count()
+    };
+    assert_eq!(retried(away_ids[&1]), 1, "one attempt at the server that is gone: {:?}", sink.events());
+    assert!(download_stack::done_pages(&env.store, away_ids[&1]).unwrap().is_empty());
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authentication_failures_pause_the_server_and_credentials_work() {
     let fixture = start(Config {
         behavior: Behavior {

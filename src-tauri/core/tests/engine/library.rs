@@ -52,7 +52,7 @@ fn pop_order(env: &Env) -> Vec<(i64, i64)> {
 
 /// Claims the top task, stores its page file and marks it done.
 fn store_next(env: &Env, fence: &Fence) -> (i64, i64) {
-    let t = download_stack::claim_next(&env.store, fence).unwrap().expect("a task to claim");
+    let t = download_stack::claim_next(&env.store, fence, &[]).unwrap().expect("a task to claim");
     let files = PartFiles::new(env.dir.books());
     part_files::write_atomically(&files.page_path(t.book_id, t.position, "png"), &[7; 100]).unwrap();
     download_stack::complete(&env.store, fence, t.id, 100, &[]).unwrap();
@@ -100,9 +100,9 @@ fn cancelling_a_book_drops_its_unfinished_downloads_and_keeps_what_is_stored() {
     }
     books::set_pinned(&env.store, a.id, true).unwrap();
     assert_eq!(store_next(&env, &fence), (a.id, 3));
-    let failed = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    let failed = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
     download_stack::fail(&env.store, &fence, failed.id, "gone (410)", &[]).unwrap();
-    let running = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    let running = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
     assert_eq!((running.book_id, running.position), (a.id, 1));
 
     book_downloads::cancel_book(&env.store, a.id).unwrap();
@@ -183,12 +183,12 @@ fn the_downloads_page_lists_books_in_the_order_they_will_run() {
     servers::set_paused(&env.store, paused.id, Some("authentication needed")).unwrap();
     let fence = lease(&env, "this-app");
     download_stack::push(&env.store, &page(e, 0, false)).unwrap();
-    let t = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    let t = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
     download_stack::fail(&env.store, &fence, t.id, "the server no longer has this (410 Gone)", &[]).unwrap();
     for spec in [page(a, 0, false), page(bb, 0, false), page(c, 0, false), page(&d, 0, false), page(bb, 1, true)] {
         download_stack::push(&env.store, &spec).unwrap();
     }
-    let running = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    let running = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
     assert_eq!((running.book_id, running.position), (bb.id, 1));
 
     // Pages took two seconds each, as this process's executor saw it.

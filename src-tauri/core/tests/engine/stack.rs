@@ -56,7 +56,7 @@ fn pop_takes_the_topmost_prioritary_task_first_then_the_top() {
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 2, false)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 3, false)).unwrap();
     let mut order = vec![];
-    while let Some(t) = download_stack::claim_next(&env.store, &fence).unwrap() {
+    while let Some(t) = download_stack::claim_next(&env.store, &fence, &[]).unwrap() {
         assert_eq!(t.state, TaskState::Active);
         order.push(t.position);
     }
@@ -71,7 +71,7 @@ fn a_prioritary_push_of_a_pending_task_makes_it_prioritary() {
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 6, true)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, true)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 7, false)).unwrap();
-    let t = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    let t = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
     assert_eq!((t.position, t.prioritary), (5, true));
 }
 
@@ -81,9 +81,9 @@ fn done_and_failed_tasks_are_not_pushed_again_but_a_retry_revives_a_failed_one()
     let fence = lease(&env, "A");
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, false)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
-    let t1 = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    let t1 = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
     download_stack::complete(&env.store, &fence, t1.id, 10, &[]).unwrap();
-    let t0 = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    let t0 = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
     download_stack::fail(&env.store, &fence, t0.id, "gone (404)", &[]).unwrap();
     assert_eq!(download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, true)).unwrap(), Pushed::AlreadyDone(t1.id));
     assert_eq!(download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, true)).unwrap(), Pushed::AlreadyFailed(t0.id));
@@ -91,7 +91,7 @@ fn done_and_failed_tasks_are_not_pushed_again_but_a_retry_revives_a_failed_one()
     let failed = download_stack::task(&env.store, t0.id).unwrap().unwrap();
     assert_eq!(failed.failure.as_deref(), Some("gone (404)"));
     download_stack::retry(&env.store, t0.id).unwrap();
-    assert_eq!(download_stack::claim_next(&env.store, &fence).unwrap().unwrap().id, t0.id);
+    assert_eq!(download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap().id, t0.id);
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
     let old = lease(&env, "A");
     download_stack::push(&env.store, &spec(book.id, server.id, TaskKind::Page, 0, false)).unwrap();
     download_stack::push(&env.store, &spec(book.id, server.id, TaskKind::Page, 1, false)).unwrap();
-    let claimed = download_stack::claim_next(&env.store, &old).unwrap().unwrap();
+    let claimed = download_stack::claim_next(&env.store, &old, &[]).unwrap().unwrap();
     // A dies (no heartbeat); B takes over after the TTL.
     clock.advance_ms(10_001);
     let new = match executor_lease::try_acquire(&other, "B", 10_000).unwrap() {
@@ -117,13 +117,13 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
     };
     // A wakes up: every write it tries is refused and changes nothing.
     assert!(matches!(download_stack::complete(&env.store, &old, claimed.id, 1, &[]), Err(StackError::LeaseLost(_))));
-    assert!(matches!(download_stack::claim_next(&env.store, &old), Err(StackError::LeaseLost(_))));
+    assert!(matches!(download_stack::claim_next(&env.store, &old, &[]), Err(StackError::LeaseLost(_))));
     assert_eq!(download_stack::task(&other, claimed.id).unwrap().unwrap().state, TaskState::Active);
     // B puts A's active task back and can take it.
     assert_eq!(download_stack::reconcile(&other, &new).unwrap(), 1);
     assert_eq!(download_stack::task(&other, claimed.id).unwrap().unwrap().state, TaskState::Pending);
     let mut seen = vec![];
-    while let Some(t) = download_stack::claim_next(&other, &new).unwrap() {
+    while let Some(t) = download_stack::claim_next(&other, &new, &[]).unwrap() {
         seen.push(t.id);
     }
     assert!(seen.contains(&claimed.id));
@@ -136,7 +136,7 @@ fn pop_is_served_by_the_stack_index_not_a_scan() {
         .store
         .read(|c| {
             let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", download_stack::NEXT_TASK))?;
-            let rows = stmt.query_map([], |r| r.get::<_, String>(3))?;
+            let rows = stmt.query_map(rusqlite::named_params! { ":skip": "[7]" }, |r| r.get::<_, String>(3))?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
         })
         .unwrap();
@@ -153,8 +153,8 @@ fn pushing_and_popping_stay_correct_with_100k_pending_tasks() {
     download_stack::push_all(&env.store, &specs).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 3, true)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Resource, 10, false)).unwrap();
-    assert_eq!(download_stack::claim_next(&env.store, &fence).unwrap().unwrap().position, 3);
-    let t = download_stack::claim_next(&env.store, &fence).unwrap().unwrap();
+    assert_eq!(download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap().position, 3);
+    let t = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
     assert_eq!((t.kind, t.position), (TaskKind::Resource, 10));
-    assert_eq!(download_stack::claim_next(&env.store, &fence).unwrap().unwrap().position, 99_999);
+    assert_eq!(download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap().position, 99_999);
 }
