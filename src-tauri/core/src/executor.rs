@@ -30,7 +30,7 @@ use url::Url;
 use crate::book_downloads;
 use crate::books::{self, Book};
 use crate::credentials::Credentials;
-use crate::download_stack::{self, FileCheckpoint, StackError, Task, TaskKind, TaskSpec};
+use crate::download_stack::{self, FileCheckpoint, StackError, Task, TaskKind, TaskSpec, TaskState};
 use crate::executor_lease::{self, Acquire, Fence, LeaseError};
 use crate::http_fetch::{self, FetchError, Fetching, HttpClient, HttpConfig, ServerAccess};
 use crate::part_files::{self, PartFiles, PartialFile};
@@ -887,12 +887,25 @@ impl Run<'_> {
                     last_alive = Instant::now();
                     slot.keep_alive()?;
                 }
-                if preemptible && !whole_body && last_poll.elapsed() >= self.ex.config.wake_poll {
+                if last_poll.elapsed() >= self.ex.config.wake_poll {
                     last_poll = Instant::now();
-                    let skip = self.backoffs.waiting();
-                    if self.ex.db(move |s| has_prioritary_pending(s, &skip)).await {
-                        preempted = true;
-                        break;
+                    // Cancelled or removed meanwhile: stop now, not at the end of the body.
+                    let id = task.id;
+                    let still_ours = self
+                        .ex
+                        .db(move |s| download_stack::task(s, id))
+                        .await
+                        .map_or(true, |t| t.is_some_and(|t| t.state == TaskState::Active));
+                    if !still_ours {
+                        tracing::info!(task = id, "the download was cancelled while it ran");
+                        return Err(TaskError::Stack(StackError::WrongState(id)));
+                    }
+                    if preemptible && !whole_body {
+                        let skip = self.backoffs.waiting();
+                        if self.ex.db(move |s| has_prioritary_pending(s, &skip)).await {
+                            preempted = true;
+                            break;
+                        }
                     }
                 }
             }

@@ -570,6 +570,39 @@ async fn removing_a_book_deletes_its_tasks_and_files_together() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn removing_a_book_stops_its_download_at_once_even_from_a_server_without_ranges() {
+    let fixture = start(Config {
+        behavior: Behavior {
+            range: false,
+            ..Default::default()
+        },
+        ..one_epub()
+    });
+    let (env, _, ids) = library(&fixture).await;
+    let length = fixture.book_bytes(3).unwrap().len() as u64;
+    // Slow enough that the whole body would take minutes.
+    fixture.set_faults(Faults {
+        bandwidth: Some((length / 120).max(1)),
+        path_prefix: Some("/books/3/file".into()),
+        ..Default::default()
+    });
+    book_downloads::store_book(&env.store, ids[&3]).unwrap();
+    let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    wait_for_event(&sink, "no bytes came", |e| matches!(e, DownloadEvent::TaskBytes { bytes, .. } if *bytes > 0)).await;
+
+    book_downloads::remove_book(&env.store, ids[&3]).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while fixture.stats().global_in_flight > 0 {
+        assert!(Instant::now() < deadline, "the download of a removed book went on");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!sink.events().iter().any(|e| matches!(e, DownloadEvent::BookStored(_))));
+    assert!(!PartFiles::new(env.dir.books()).book_dir(ids[&3]).exists());
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
     let env = Env::new();
     let other = carrel_core::store::Store::open(&env.dir, carrel_core::clock::system()).unwrap();
