@@ -95,6 +95,15 @@ fn find_cached(covers: &Path, book_id: i64) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Tells credentials apart without keeping them: a hash of the user name and secret, in memory.
+fn fingerprint(access: &ServerAccess) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    access.username.hash(&mut h);
+    access.secret.as_ref().map(|s| s.expose()).hash(&mut h);
+    h.finish()
+}
+
 fn extension_of(content_type: &str) -> Option<&'static str> {
     TYPES.iter().find(|(t, _)| *t == content_type).map(|(_, ext)| *ext)
 }
@@ -132,6 +141,9 @@ struct State {
     missing: HashMap<i64, i64>,
     /// Server id → until when not to fetch covers from it.
     away: HashMap<i64, i64>,
+    /// Server id → until when, and for which credentials (a fingerprint kept in memory only),
+    /// the server refused covers: new credentials are tried at once.
+    refused: HashMap<i64, (i64, u64)>,
     /// One fetch per book at a time: the second request waits and finds the file.
     in_flight: HashMap<i64, Arc<tokio::sync::Mutex<()>>>,
     swept: bool,
@@ -232,6 +244,15 @@ impl CoverCache {
                 return Ok(None);
             }
         };
+        let credentials_used = fingerprint(&access);
+        let refused = self
+            .state()
+            .refused
+            .get(&book.server_id)
+            .is_some_and(|&(until, with)| until > store.now_ms() && with == credentials_used);
+        if refused {
+            return Ok(None);
+        }
         let fetched = match http.get_bytes(store, &access, url, MAX_COVER_BYTES).await {
             Ok(f) => f,
             Err(FetchError::Store(e)) => return Err(e.into()),
@@ -241,10 +262,14 @@ impl CoverCache {
                 match e {
                     // A refused certificate is the whole server's, and may be trusted any time.
                     FetchError::Transient(_) | FetchError::Certificate(_) => {
-                        state.away.insert(book.server_id, now + SERVER_AWAY_MS)
+                        state.away.insert(book.server_id, now + SERVER_AWAY_MS);
                     }
-                    FetchError::Auth(_) => state.away.insert(book.server_id, now + MISSING_RETRY_MS),
-                    _ => state.missing.insert(book.id, now + MISSING_RETRY_MS),
+                    FetchError::Auth(_) => {
+                        state.refused.insert(book.server_id, (now + MISSING_RETRY_MS, credentials_used));
+                    }
+                    _ => {
+                        state.missing.insert(book.id, now + MISSING_RETRY_MS);
+                    }
                 };
                 tracing::debug!(book = book.id, cause = %e, "no cover");
                 return Ok(None);

@@ -125,3 +125,60 @@ async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
     assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[2]).await.unwrap(), None, "away: none for now");
     assert_eq!(covers.cover(&env.store, &env.credentials, &http, 999_999).await.unwrap(), None, "unknown book");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 4,
+        behavior: fixture_server::Behavior {
+            auth: Some("reader:open sesame".into()),
+            ..Default::default()
+        },
+        ..Config::default()
+    })
+    .expect("the fixture server starts");
+    let env = Env::new();
+    let server = carrel_core::servers::add_with_secret(
+        &env.store,
+        &env.credentials,
+        &carrel_core::servers::NewServer {
+            name: "Locked".into(),
+            url: fixture.url("/opds"),
+            username: Some("reader".into()),
+            ..Default::default()
+        },
+        Some(&carrel_core::credentials::Secret::new("open sesame")),
+    )
+    .unwrap();
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let ids = book_ids(&client.browse_view(server.id, Some("/opds/books")).await.unwrap().entries);
+    let covers = CoverCache::new(&env.dir);
+
+    // The password changes on the server: covers are refused, and not asked for again and again.
+    fixture.set_behavior(fixture_server::Behavior { auth: Some("reader:new words".into()), ..Default::default() });
+    fixture.reset_stats();
+    assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[0]).await.unwrap(), None);
+    assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[1]).await.unwrap(), None);
+    assert_eq!(fixture.stats().total_requests, 1, "one refusal is enough");
+
+    // The reader types the new password: the covers come at once.
+    carrel_core::servers::update_with_secret(
+        &env.store,
+        &env.credentials,
+        server.id,
+        &carrel_core::servers::NewServer {
+            name: "Locked".into(),
+            url: fixture.url("/opds"),
+            username: Some("reader".into()),
+            ..Default::default()
+        },
+        &carrel_core::servers::PasswordChange::Set(carrel_core::credentials::Secret::new("new words")),
+    )
+    .unwrap();
+    assert!(covers.cover(&env.store, &env.credentials, &http, ids[0]).await.unwrap().is_some());
+}
