@@ -164,6 +164,19 @@ describe('ServerDialog (add)', () => {
     expect((await screen.findByTestId('server-url-error')).textContent).toBe('The address has no server name.');
   });
 
+  it('shows a password the keyring could not keep under the password', async () => {
+    invokeMock.mockRejectedValueOnce({ kind: 'storage', message: 'the keyring is locked', field: 'password' });
+    const { user } = setup();
+    await user.type(screen.getByTestId('server-name'), 'Home');
+    await user.type(screen.getByTestId('server-url'), 'https://books.example.org/opds');
+    await user.type(screen.getByTestId('server-username'), 'reader');
+    await user.type(screen.getByTestId('server-password'), 'secret');
+    await user.click(screen.getByTestId('server-save'));
+    expect((await screen.findByTestId('server-password-error')).textContent).toBe('The keyring is locked.');
+    expect(document.activeElement).toBe(screen.getByTestId('server-password'));
+    expect(screen.queryByTestId('server-form-error')).toBeNull();
+  });
+
   it('shows other failures in the dialog', async () => {
     invokeMock.mockRejectedValueOnce({ kind: 'storage', message: 'the disk is full' });
     const { user } = setup();

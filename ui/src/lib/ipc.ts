@@ -13,7 +13,7 @@ import { Channel, convertFileSrc, invoke, type InvokeArgs } from '@tauri-apps/ap
 export type CommandErrorKind = 'invalid_input' | 'not_found' | 'conflict' | 'storage' | 'server' | 'auth' | 'certificate';
 
 /** A form field a {@link CommandError} is about. */
-export type CommandErrorField = 'name' | 'url' | 'min_interval_ms';
+export type CommandErrorField = 'name' | 'url' | 'password' | 'min_interval_ms';
 
 /** A failed command, as the Rust side reports it. */
 export interface CommandError {
@@ -231,7 +231,7 @@ export interface StorageUsage {
 }
 
 const KINDS: readonly CommandErrorKind[] = ['invalid_input', 'not_found', 'conflict', 'storage', 'server', 'auth', 'certificate'];
-const FIELDS: readonly CommandErrorField[] = ['name', 'url', 'min_interval_ms'];
+const FIELDS: readonly CommandErrorField[] = ['name', 'url', 'password', 'min_interval_ms'];
 
 /** The kind given to failures that did not come with one (a crash, a missing command). */
 export const FALLBACK_KIND: CommandErrorKind = 'storage';
