@@ -58,7 +58,7 @@ pub fn parse_book(bytes: &[u8], page_count: Option<i64>) -> Option<(i64, i64)> {
     let when = ["lastModified", "readDate"]
         .iter()
         .find_map(|key| progress.get(*key)?.as_str().and_then(parse_date))?;
-    let page = (shown - 1).max(0);
+    let page = shown.saturating_sub(1).max(0);
     let page = match page_count.filter(|c| *c > 0) {
         Some(count) => page.min(count - 1),
         None => page,
@@ -124,5 +124,7 @@ mod tests {
         assert_eq!(parse_book(br#"{"id":"42","readProgress":null}"#, Some(20)), None);
         assert_eq!(parse_book(br#"{"readProgress":{"page":3}}"#, Some(20)), None);
         assert_eq!(parse_book(b"<html>", Some(20)), None);
+        let hostile = format!(r#"{{"readProgress":{{"page":{},"readDate":"2026-01-02T10:00:00Z"}}}}"#, i64::MIN);
+        assert_eq!(parse_book(hostile.as_bytes(), Some(20)).unwrap().0, 0);
     }
 }

@@ -250,16 +250,44 @@ async fn send_read_progress(
     row: &Pending,
 ) -> Result<Option<ServerPosition>, FetchError> {
     let url = Url::parse(link).map_err(|e| FetchError::Gone(format!("unusable read-progress address: {e}")))?;
+    // Komga's clock stamps what it is sent: only a position another device set since (a stamp
+    // other than the echo of this device's last one) is compared, and the newer wins.
     if let Some(theirs) = fetch_read_progress(store, http, access, &url, book).await? {
-        if theirs.modified_ms > row.updated_at_ms {
+        if theirs.modified_ms > row.updated_at_ms && !is_echo(store, book.id, &theirs).map_err(FetchError::Store)? {
             return Ok(Some(theirs));
         }
     }
     let page = row.page.unwrap_or(0);
     let body = komga::progress_body(page, book.page_count);
-    http.send_bytes(store, access, reqwest::Method::PATCH, &url, "application/json", body, MAX_PROGRESSION_BYTES)
+    let answer = http
+        .send_bytes(store, access, reqwest::Method::PATCH, &url, "application/json", body, MAX_PROGRESSION_BYTES)
         .await?;
+    if !answer.status.is_success() {
+        return Err(FetchError::Gone(format!("the server refused the reading position ({})", answer.status.as_u16())));
+    }
+    // Remember the stamp Komga gave it, to know it when it comes back.
+    if let Some(echo) = fetch_read_progress(store, http, access, &url, book).await? {
+        remember_echo(store, book.id, echo.modified_ms)?;
+    }
     Ok(None)
+}
+
+/// Whether Komga's position is the one this device sent last (by the stamp Komga gave it).
+fn is_echo(store: &Store, book_id: i64, theirs: &ServerPosition) -> Result<bool, StoreError> {
+    let echo: Option<i64> = store
+        .read(|c| c.query_row("SELECT read_progress_echo_ms FROM books WHERE id = ?1", [book_id], |r| r.get(0)))
+        .map_err(|e| store.sql_error(e))?;
+    Ok(theirs.source == PositionSource::ReadProgress && echo == Some(theirs.modified_ms))
+}
+
+fn remember_echo(store: &Store, book_id: i64, stamp_ms: i64) -> Result<(), FetchError> {
+    store
+        .write(|tx| {
+            tx.execute("UPDATE books SET read_progress_echo_ms = ?2 WHERE id = ?1", params![book_id, stamp_ms])
+                .map_err(|e| store.sql_error(e))
+        })
+        .map_err(FetchError::Store)?;
+    Ok(())
 }
 
 /// Reads Komga's position of a book; `None` when it has none (or the book is gone).
@@ -375,7 +403,11 @@ pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials,
         (None, BookFormat::Epub) => t.cfi.is_some() || t.progression.is_some_and(|f| f > 0.0),
         (None, _) => book.last_page != Some(t.page),
     };
-    Ok(theirs.filter(|t| local_ms.map_or(true, |local| t.modified_ms > local) && elsewhere(t)))
+    let Some(theirs) = theirs else { return Ok(None) };
+    if is_echo(store, book_id, &theirs)? {
+        return Ok(None);
+    }
+    Ok(Some(theirs).filter(|t| local_ms.map_or(true, |local| t.modified_ms > local) && elsewhere(t)))
 }
 
 /// As [`newest`], and the server's newer position becomes this device's: a comic's last page,
@@ -431,11 +463,20 @@ fn page_stream_position(store: &Store, book: &Book) -> Result<Option<ServerPosit
 /// Takes the server's newer position as this device's: the last page of a paged book, the CFI
 /// of an EPUB — each only where this device's is older.
 fn adopt(store: &Store, book: &Book, theirs: &ServerPosition) -> Result<()> {
+    // Kept as of now at the latest: a server clock ahead of this one must not make every later
+    // save here look older. (An undated `pse:lastRead` counts as the oldest.)
+    let at = theirs.modified_ms.clamp(0, store.now_ms());
     store.write(|tx| {
+        // A save of this device's older than the position taken is not sent any more.
+        tx.execute(
+            "DELETE FROM position_outbox WHERE book_id = ?1 AND updated_at_ms <= ?2",
+            params![book.id, at],
+        )
+        .map_err(|e| store.sql_error(e))?;
         if book.format != BookFormat::Epub {
             tx.execute(
                 "UPDATE books SET last_page = ?2, position_ms = ?3 WHERE id = ?1 AND coalesce(position_ms, 0) <= ?3",
-                params![book.id, theirs.page, theirs.modified_ms],
+                params![book.id, theirs.page, at],
             )
             .map_err(|e| store.sql_error(e))?;
         } else if let Some(cfi) = &theirs.cfi {
@@ -444,7 +485,7 @@ fn adopt(store: &Store, book: &Book, theirs: &ServerPosition) -> Result<()> {
                  ON CONFLICT (book_id) DO UPDATE SET cfi = excluded.cfi, fraction = excluded.fraction,
                      updated_at_ms = excluded.updated_at_ms
                  WHERE epub_positions.updated_at_ms <= excluded.updated_at_ms",
-                params![book.id, cfi, theirs.progression.unwrap_or(0.0), theirs.modified_ms],
+                params![book.id, cfi, theirs.progression.unwrap_or(0.0), at],
             )
             .map_err(|e| store.sql_error(e))?;
         }
@@ -524,11 +565,13 @@ pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosi
         .flatten()
         .filter_map(Value::as_str)
         .map(|f| f.trim_start_matches('#'))
-        .find(|f| book_source::valid_cfi(f))
+        // A CFI of the whole publication (with its `!` step into a spine item); one relative to
+        // a single chapter file would land in the wrong place: the fraction stands then.
+        .find(|f| book_source::valid_cfi(f) && f.contains('!'))
         .map(str::to_owned);
     let count = page_count.filter(|c| *c > 0);
     let page = match (locations.get("position").and_then(Value::as_i64), progression, count) {
-        (Some(position), _, _) => position - 1,
+        (Some(position), _, _) => position.saturating_sub(1),
         (None, Some(p), Some(c)) => (p * c as f64).floor() as i64,
         (None, _, _) if cfi.is_some() || (progression.is_some() && page_count.is_none()) => 0,
         (None, _, _) => return None,
