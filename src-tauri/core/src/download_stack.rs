@@ -585,6 +585,21 @@ pub fn has_pending(store: &Store) -> Result<bool, StoreError> {
 }
 
 /// The highest stack position handed out so far; grows at every push.
+/// Whether a prioritary task of `server` was pushed (or moved to the top) after the push
+/// counter stood at `since`.
+pub fn prioritary_pushed_since(store: &Store, server: i64, since: i64) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM tasks INDEXED BY tasks_server_pending
+                 WHERE server_id = ?1 AND state = 'pending' AND prioritary = 1 AND seq > ?2)",
+                params![server, since],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
 pub fn push_counter(store: &Store) -> Result<i64, StoreError> {
     store
         .read(|c| c.query_row("SELECT seq FROM stack_counter WHERE id = 1", [], |r| r.get(0)))

@@ -152,6 +152,8 @@ struct Run<'a> {
     failures: u32,
     /// Servers that failed: their tasks wait, the other servers' go on.
     backoffs: Backoffs,
+    /// The push counter when the loop last looked, while servers are in backoff.
+    seen_pushes: Option<i64>,
 }
 
 /// A server the executor backs off from.
@@ -161,6 +163,8 @@ struct ServerBackoff {
     failures: u32,
     retry_at: Instant,
     reason: String,
+    /// The push counter when it failed: a prioritary push after it retries at once.
+    since_push: i64,
 }
 
 /// The servers in backoff: a server that cannot be reached does not hold up the others.
@@ -168,8 +172,9 @@ struct ServerBackoff {
 struct Backoffs(HashMap<i64, ServerBackoff>);
 
 impl Backoffs {
-    /// Notes a failure of `server`; returns how long its tasks now wait.
-    fn failed(&mut self, server: i64, reason: &str, config: &ExecutorConfig) -> Duration {
+    /// Notes a failure of `server` (`pushes`: the push counter then); returns how long its
+    /// tasks now wait.
+    fn failed(&mut self, server: i64, reason: &str, pushes: i64, config: &ExecutorConfig) -> Duration {
         let failures = self.0.get(&server).map_or(0, |b| b.failures) + 1;
         let delay = backoff_delay(config.backoff_min, config.backoff_max, failures);
         self.0.insert(
@@ -178,9 +183,25 @@ impl Backoffs {
                 failures,
                 retry_at: Instant::now() + delay,
                 reason: reason.to_owned(),
+                since_push: pushes,
             },
         );
         delay
+    }
+
+    /// The servers still waiting, with the push counter from when they last failed.
+    fn waiting_since(&self) -> Vec<(i64, i64)> {
+        let now = Instant::now();
+        self.0.iter().filter(|(_, b)| b.retry_at > now).map(|(id, b)| (*id, b.since_push)).collect()
+    }
+
+    /// The reader asked for something of `server`: it is tried again now (a failure then backs
+    /// off for longer, as the failures in a row are kept).
+    fn retry_server_now(&mut self, server: i64, pushes: i64) {
+        if let Some(b) = self.0.get_mut(&server) {
+            b.retry_at = Instant::now();
+            b.since_push = pushes;
+        }
     }
 
     fn succeeded(&mut self, server: i64) {
@@ -195,10 +216,13 @@ impl Backoffs {
         ids
     }
 
-    /// The server retried soonest among those still waiting.
-    fn next_retry(&self) -> Option<&ServerBackoff> {
-        let now = Instant::now();
-        self.0.values().filter(|b| b.retry_at > now).min_by_key(|b| b.retry_at)
+    /// The server retried soonest among `servers` (its time may have come already).
+    fn next_retry_among(&self, servers: &[i64]) -> Option<&ServerBackoff> {
+        servers.iter().filter_map(|id| self.0.get(id)).min_by_key(|b| b.retry_at)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// Something new was asked for: every server is tried again at once (a failure then backs
@@ -266,6 +290,7 @@ impl Executor {
             access: HashMap::new(),
             failures: 0,
             backoffs: Backoffs::default(),
+            seen_pushes: None,
         };
         let result = run.work(mode, &mut shutdown).await;
         drop(heartbeat);
@@ -419,15 +444,41 @@ impl Run<'_> {
                 self.wait_for_change(None, shutdown).await?;
                 continue;
             }
+            // The reader asked for something of a server in backoff (opened a book, a window
+            // wants a page): that server is tried again at once, even while others have work.
+            if !self.backoffs.is_empty() {
+                let pushes = self.ex.db(download_stack::push_counter).await?;
+                if self.seen_pushes != Some(pushes) {
+                    self.seen_pushes = Some(pushes);
+                    let waiting: Vec<(i64, i64)> = self.backoffs.waiting_since();
+                    let asked = self
+                        .ex
+                        .db(move |s| -> Result<Vec<i64>, StoreError> {
+                            let mut asked = Vec::new();
+                            for (server, since) in waiting {
+                                if download_stack::prioritary_pushed_since(s, server, since)? {
+                                    asked.push(server);
+                                }
+                            }
+                            Ok(asked)
+                        })
+                        .await?;
+                    for server in asked {
+                        self.backoffs.retry_server_now(server, pushes);
+                    }
+                }
+            }
             let fence = self.fence.clone();
             let skip = self.backoffs.waiting();
+            let skipped = skip.clone();
             let task = match self.ex.db(move |s| download_stack::claim_next(s, &fence, &skip)).await {
                 Ok(t) => t,
                 Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
                 Err(e) => return Err(e.into()),
             };
             let Some(task) = task else {
-                if let Some(next) = self.backoffs.next_retry() {
+                // Decided on the servers this claim skipped (a backoff may have ended since).
+                if let Some(next) = self.backoffs.next_retry_among(&skipped) {
                     // Only servers in backoff have work left: wait for the first of them, or
                     // for something new to try.
                     let wait = next.retry_at.saturating_duration_since(Instant::now());
@@ -637,7 +688,8 @@ impl Run<'_> {
                 if let TaskError::Fetch(_) = &e {
                     // The server's trouble: its tasks wait, the other servers' go on (the
                     // loop's head waits once only servers in backoff have work left).
-                    let delay = self.backoffs.failed(task.server_id, &reason, &self.ex.config);
+                    let pushes = self.ex.db(download_stack::push_counter).await.unwrap_or(i64::MAX);
+                    let delay = self.backoffs.failed(task.server_id, &reason, pushes, &self.ex.config);
                     tracing::warn!(task = id, server = task.server_id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off from the server");
                     return Ok(None);
                 }

@@ -28,7 +28,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0008_position_sync", include_str!("../migrations/0008_position_sync.sql")),
     ("0009_epub_positions", include_str!("../migrations/0009_epub_positions.sql")),
     ("0010_position_targets", include_str!("../migrations/0010_position_targets.sql")),
-    ("0011_read_progress_echo", include_str!("../migrations/0011_read_progress_echo.sql")),
+    ("0011_echo_and_server_tasks", include_str!("../migrations/0011_echo_and_server_tasks.sql")),
 ];
 
 /// The schema version this build writes.

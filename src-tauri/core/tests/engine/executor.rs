@@ -428,6 +428,44 @@ async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downlo
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reader_asking_for_a_book_retries_its_server_at_once_while_another_server_works() {
+    let flaky = start(one_comic(2));
+    let busy = start(Config {
+        faults: Faults { latency_ms: 100, ..Default::default() },
+        ..one_comic(60)
+    });
+    let env = Env::new();
+    let a = env.add_server("Flaky", &flaky.url("/opds"));
+    let b = env.add_server("Busy", &busy.url("/opds"));
+    let a_ids = register_books(&env, &a).await;
+    let b_ids = register_books(&env, &b).await;
+    // The flaky server fails its next request, then answers again.
+    flaky.set_faults(Faults { error_rate: 1.0, next_requests: Some(1), ..Default::default() });
+    book_downloads::store_book(&env.store, b_ids[&1]).unwrap();
+    book_downloads::open_book(&env.store, a_ids[&1], Some(0)).unwrap();
+    let (sink, stop, run) = env.spawn_executor(
+        ExecutorConfig {
+            backoff_min: Duration::from_secs(300),
+            backoff_max: Duration::from_secs(300),
+            ..fast_config()
+        },
+        RunMode::Forever,
+    );
+    wait_for_event(&sink, "the flaky server never failed", |e| matches!(e, DownloadEvent::TaskFailed { will_retry: true, .. })).await;
+    // The busy server's book goes on; the reader opens the flaky server's book again.
+    book_downloads::open_book(&env.store, a_ids[&1], Some(0)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !download_stack::done_pages(&env.store, a_ids[&1]).unwrap().contains(&0) {
+        assert!(Instant::now() < deadline, "the flaky server was not tried again when the reader asked");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let busy_done = download_stack::done_pages(&env.store, b_ids[&1]).unwrap().len();
+    assert!(busy_done < 60, "tried again while the other server still had work ({busy_done} of 60 done)");
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authentication_failures_pause_the_server_and_credentials_work() {
     let fixture = start(Config {
         behavior: Behavior {
