@@ -95,15 +95,6 @@ fn find_cached(covers: &Path, book_id: i64) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Tells credentials apart without keeping them: a hash of the user name and secret, in memory.
-fn fingerprint(access: &ServerAccess) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    access.username.hash(&mut h);
-    access.secret.as_ref().map(|s| s.expose()).hash(&mut h);
-    h.finish()
-}
-
 fn extension_of(content_type: &str) -> Option<&'static str> {
     TYPES.iter().find(|(t, _)| *t == content_type).map(|(_, ext)| *ext)
 }
@@ -141,8 +132,8 @@ struct State {
     missing: HashMap<i64, i64>,
     /// Server id → until when not to fetch covers from it.
     away: HashMap<i64, i64>,
-    /// Server id → until when, and for which credentials (a fingerprint kept in memory only),
-    /// the server refused covers: new credentials are tried at once.
+    /// Server id → until when, and with which credentials (their generation), the server
+    /// refused covers: covers are asked for again at once when a password is given.
     refused: HashMap<i64, (i64, u64)>,
     /// One fetch per book at a time: the second request waits and finds the file.
     in_flight: HashMap<i64, Arc<tokio::sync::Mutex<()>>>,
@@ -172,7 +163,7 @@ impl CoverCache {
         book_id: i64,
     ) -> Result<Option<Cover>, CoverError> {
         self.sweep_once(store);
-        let (book, url) = match self.plan(store, book_id).await? {
+        let (book, url) = match self.plan(store, credentials, book_id).await? {
             Plan::Serve(cover) => return Ok(Some(cover)),
             Plan::Nothing => return Ok(None),
             Plan::Fetch { book, url } => (book, url),
@@ -180,7 +171,7 @@ impl CoverCache {
         let gate = self.state().in_flight.entry(book_id).or_default().clone();
         let _one_per_book = gate.lock().await;
         // Another request may have fetched it while this one waited.
-        let result = match self.plan(store, book_id).await? {
+        let result = match self.plan(store, credentials, book_id).await? {
             Plan::Serve(cover) => Ok(Some(cover)),
             Plan::Nothing => Ok(None),
             Plan::Fetch { .. } => self.fetch(store, credentials, http, &book, &url).await,
@@ -189,7 +180,7 @@ impl CoverCache {
         result
     }
 
-    async fn plan(&self, store: &Store, book_id: i64) -> Result<Plan, CoverError> {
+    async fn plan(&self, store: &Store, credentials: &Credentials, book_id: i64) -> Result<Plan, CoverError> {
         let dir = self.dir.clone();
         let store = store.clone();
         let now = store.now_ms();
@@ -216,8 +207,13 @@ impl CoverCache {
             return Ok(Plan::Nothing);
         };
         let state = self.state();
+        let generation = credentials.generation();
         let blocked = state.missing.get(&book_id).is_some_and(|&until| until > now)
-            || state.away.get(&book.server_id).is_some_and(|&until| until > now);
+            || state.away.get(&book.server_id).is_some_and(|&until| until > now)
+            || state
+                .refused
+                .get(&book.server_id)
+                .is_some_and(|&(until, refused_with)| until > now && refused_with == generation);
         Ok(if blocked {
             Plan::Nothing
         } else {
@@ -234,6 +230,8 @@ impl CoverCache {
         url: &Url,
     ) -> Result<Option<Cover>, CoverError> {
         let _turn = self.fetching.acquire().await.map_err(|e| CoverError::Disk(io::Error::other(e)))?;
+        // Read before the secret is: a password given meanwhile is newer than this refusal.
+        let credentials_used = credentials.generation();
         let access = match servers::get(store, book.server_id)
             .map_err(crate::Error::from)
             .and_then(|server| ServerAccess::load(&server, credentials))
@@ -244,15 +242,6 @@ impl CoverCache {
                 return Ok(None);
             }
         };
-        let credentials_used = fingerprint(&access);
-        let refused = self
-            .state()
-            .refused
-            .get(&book.server_id)
-            .is_some_and(|&(until, with)| until > store.now_ms() && with == credentials_used);
-        if refused {
-            return Ok(None);
-        }
         let fetched = match http.get_bytes(store, &access, url, MAX_COVER_BYTES).await {
             Ok(f) => f,
             Err(FetchError::Store(e)) => return Err(e.into()),

@@ -62,6 +62,9 @@ pub struct Credentials {
     file: PathBuf,
     /// Serialises read-modify-write of the fallback file within a process.
     file_lock: Mutex<()>,
+    /// Counts the secrets set or deleted by this process: what was refused with older
+    /// credentials may be asked for again.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl Credentials {
@@ -86,6 +89,7 @@ impl Credentials {
             forced,
             file: dir.secrets_file(),
             file_lock: Mutex::new(()),
+            generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -104,7 +108,13 @@ impl Credentials {
         })
     }
 
+    /// How many secrets this process set or deleted so far.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     pub fn set(&self, account: &str, secret: &Secret) -> Result<(), CredentialError> {
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         match self.backend() {
             Backend::Keyring => self
                 .entry(account)?
@@ -131,6 +141,7 @@ impl Credentials {
     }
 
     pub fn delete(&self, account: &str) -> Result<(), CredentialError> {
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         match self.backend() {
             Backend::Keyring => match self.entry(account)?.delete_credential() {
                 Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
