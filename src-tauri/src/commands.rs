@@ -325,20 +325,24 @@ pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandRe
     Ok(())
 }
 
-/// How long opening a book waits at most for the server's reading position.
-const SERVER_POSITION_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long opening a book waits at most for the server's reading position (milliseconds), and
+/// the shortest wait a window may ask for.
+const SERVER_POSITION_WAIT_MS: u64 = 10_000;
+const SERVER_POSITION_WAIT_MIN_MS: u64 = 100;
 
 /// The server's reading position of a book when it is newer than this device's and elsewhere
 /// in the book (read on another device): it becomes this device's position, and the reader
 /// moves there if the reader has not turned a page yet. `null` otherwise — also when the server
-/// cannot be reached or does not answer within [`SERVER_POSITION_WAIT`].
+/// cannot be reached or does not answer within `waitMs` (default and most 10 s): then nothing
+/// is taken, so a window that stops waiting never finds the position moved behind its back.
 #[tauri::command]
-pub async fn take_server_position(app: AppHandle, book_id: i64) -> CommandResult<Option<ServerPosition>> {
+pub async fn take_server_position(app: AppHandle, book_id: i64, wait_ms: Option<u64>) -> CommandResult<Option<ServerPosition>> {
+    let wait = wait_ms.unwrap_or(SERVER_POSITION_WAIT_MS).clamp(SERVER_POSITION_WAIT_MIN_MS, SERVER_POSITION_WAIT_MS);
     contained(async move {
         let (store, credentials) = handles(&app)?;
         let http = crate::http_client::client()?;
         let asked = position_sync::take_newer(&store, http, &credentials, book_id);
-        match tokio::time::timeout(SERVER_POSITION_WAIT, asked).await {
+        match tokio::time::timeout(std::time::Duration::from_millis(wait), asked).await {
             Ok(found) => Ok(found?),
             Err(_) => Ok(None),
         }

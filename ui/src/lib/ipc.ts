@@ -404,8 +404,8 @@ export interface ServerPosition {
  * The server's position of a book when it is newer than this device's and elsewhere in the
  * book — it becomes this device's position too; `null` otherwise (or when the server is away).
  */
-export async function takeServerPosition(bookId: number): Promise<ServerPosition | null> {
-  return await call<ServerPosition | null>('take_server_position', { bookId });
+export async function takeServerPosition(bookId: number, waitMs?: number): Promise<ServerPosition | null> {
+  return await call<ServerPosition | null>('take_server_position', waitMs === undefined ? { bookId } : { bookId, waitMs });
 }
 
 /** Where the EPUB reader left a book: an EPUB CFI and the fraction of the book read. */

@@ -207,8 +207,9 @@ class EpubReaderState {
     this.chapter = '';
     this.startCfi = null;
     this.#saved = null;
-    // Asked at once, while the file loads: a newer position from another device wins.
-    this.#server = takeServerPosition(bookId).catch(() => null);
+    // Asked at once, while the file loads: a newer position from another device wins. The
+    // server is given as long as the book waits for it, so a late answer is not taken either.
+    this.#server = takeServerPosition(bookId, SERVER_POSITION_WAIT_MS).catch(() => null);
     if (router.route.view !== 'epub' || router.route.bookId !== bookId) router.go({ view: 'epub', bookId });
     try {
       const [book, position] = await Promise.all([bookDetails(bookId), epubPosition(bookId)]);
@@ -227,7 +228,7 @@ class EpubReaderState {
    * Where the view should start: the server's position when it is newer than this device's
    * and answers within `waitMs`, else {@link startCfi}.
    */
-  async startAt(waitMs: number = SERVER_POSITION_WAIT_MS): Promise<StartAt> {
+  async startAt(waitMs: number = SERVER_POSITION_WAIT_MS + 500): Promise<StartAt> {
     const generation = this.#generation;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<null>((resolve) => {

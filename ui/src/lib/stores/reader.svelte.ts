@@ -266,7 +266,8 @@ class ReaderState {
     } catch {
       return; // This device's position stands.
     }
-    if (theirs === null || generation !== this.#generation || this.index !== openedAt) return;
+    // Not once the reader turned a page or zoomed: the reader's own doing wins.
+    if (theirs === null || generation !== this.#generation || this.index !== openedAt || this.zoomed) return;
     const page = Math.min(Math.max(0, theirs.page), Math.max(0, this.pageCount - 1));
     if (page === this.index) return;
     this.index = this.layout === 'spread' ? (spreadOf(this.spreads, page)[0] ?? page) : page;

@@ -66,6 +66,22 @@ describe('opening', () => {
     expect(toasts.list.map((t) => t.message)).toEqual(['Continued from page 53, where you left off on another device']);
   });
 
+  it("keeps the reader's page when the reader zoomed in before the server answered", async () => {
+    let answer!: (position: unknown) => void;
+    backend({
+      book_details: comic,
+      open_book: null,
+      take_server_position: () => new Promise((resolve) => (answer = resolve)),
+    });
+    await reader.open(12);
+    reader.setZoom(2);
+    answer({ page: 52, progression: null, cfi: null, modified_ms: 1, source: 'progression' });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect([reader.index, reader.zoom]).toEqual([40, 2]);
+    expect(toasts.list).toEqual([]);
+  });
+
   it("keeps the reader's own page when a page was turned before the server answered", async () => {
     let answer!: (position: unknown) => void;
     backend({
