@@ -20,6 +20,8 @@
 //! - [`page_protocol`]: the `carrel-page://localhost/<book id>/<page>` protocol that serves a
 //!   book's pages to the reader by id and index, fetching a missing page first.
 //! - [`protocol_replies`]: what the three protocols share: id parsing and their replies.
+//! - [`webview_rendering`]: painting pages on the CPU on machines without a GPU, chosen before
+//!   GTK starts.
 //! - [`notifications`]: desktop notifications about downloads (progress per book, ready to
 //!   read offline, paused while the server is away).
 
@@ -34,6 +36,7 @@ pub mod main_window;
 pub mod notifications;
 pub mod page_protocol;
 pub mod protocol_replies;
+pub mod webview_rendering;
 
 use std::sync::{Arc, Mutex};
 
@@ -44,6 +47,7 @@ use tauri::{Manager, RunEvent};
 /// Builds and runs the app. Blocks until the last window closes.
 pub fn run() {
     install_logging();
+    webview_rendering::choose();
     let result = tauri::Builder::default()
         .invoke_handler(tauri::generate_handler![
             commands::app_status,

@@ -66,7 +66,37 @@ describe('App', () => {
     expect(dialog.textContent).toMatch(/nothing was changed/i);
     expect(screen.queryByTestId('add-server-button')).toBeNull();
     expect(screen.queryByTestId('empty-library')).toBeNull();
-    expect(invokeMock).toHaveBeenCalledTimes(1);
+    // Only the two reads asked at start: nothing else is asked of a library that cannot be opened.
+    expect(invokeMock.mock.calls.map(([command]) => command).sort()).toEqual(['app_status', 'list_servers']);
+  });
+
+  it('asks for the servers beside the status, and the rest only once both are in', async () => {
+    let answerStatus: (status: AppStatus) => void = () => {};
+    invokeMock.mockImplementation(async (command) => {
+      switch (command) {
+        case 'app_status':
+          return new Promise<AppStatus>((resolve) => (answerStatus = resolve));
+        case 'list_servers':
+          return [];
+        case 'get_settings':
+          return { books_kept: 6, notifications: true, theme: 'system' };
+        case 'watch_downloads':
+          return null;
+        default:
+          throw `unexpected command ${command}`;
+      }
+    });
+    render(App);
+
+    // One round trip before the first screen: the list is asked before the status has answered.
+    await waitFor(() => expect(invokeMock).toHaveBeenCalledWith('list_servers', undefined));
+    const asked = () => invokeMock.mock.calls.map(([command]) => command);
+    expect(asked().sort()).toEqual(['app_status', 'list_servers']);
+
+    answerStatus(okStatus);
+    await screen.findByTestId('empty-library');
+    await waitFor(() => expect(asked()).toContain('watch_downloads'));
+    expect(asked()).toContain('get_settings');
   });
 
   it('blocks everything when the backend cannot be reached', async () => {
