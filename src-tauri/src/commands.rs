@@ -206,9 +206,9 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
 }
 
 #[tauri::command]
-pub async fn remove_server(app: AppHandle, name: String) -> CommandResult<()> {
+pub async fn remove_server(app: AppHandle, id: i64) -> CommandResult<()> {
     with_core(app, move |core| {
-        servers::remove_with_secret(&core.store, &core.credentials, &name)?;
+        servers::remove_with_secret(&core.store, &core.credentials, id)?;
         Ok(())
     })
     .await

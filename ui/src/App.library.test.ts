@@ -480,8 +480,8 @@ describe('the rest of the window', () => {
       feeds: { '': feed([book(1)]) },
       extra: {
         list_servers: () => list,
-        remove_server: ({ name }) => {
-          list = list.filter((s) => s.name !== name);
+        remove_server: ({ id }) => {
+          list = list.filter((s) => s.id !== id);
           return null;
         },
       },

@@ -27,8 +27,8 @@ function backend(status: AppStatus, initial: Server[] = []) {
       case 'list_servers':
         return list;
       case 'remove_server': {
-        const { name } = args as { name: string };
-        list = list.filter((s) => s.name !== name);
+        const { id } = args as { id: number };
+        list = list.filter((s) => s.id !== id);
         return null;
       }
       case 'get_settings':
@@ -169,7 +169,7 @@ describe('App', () => {
     await user.click(remove);
     await user.click(screen.getByTestId('remove-server-confirm'));
     await waitFor(() => expect(screen.getAllByTestId('server-item')).toHaveLength(1));
-    expect(invokeMock).toHaveBeenCalledWith('remove_server', { name: 'Attic' });
+    expect(invokeMock).toHaveBeenCalledWith('remove_server', { id: 1 });
     expect(screen.queryByTestId('remove-server-dialog')).toBeNull();
     expect(screen.getByTestId('server-item').textContent).toContain('Club');
     // The button that opened the dialog is gone; focus lands on the main area.

@@ -245,7 +245,8 @@ fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
             }
         }
         ServerCommand::Remove { name } => {
-            servers::remove_with_secret(&ctx.store, &ctx.credentials, &name)?;
+            let id = servers::get_by_name(&ctx.store, &name)?.id;
+            servers::remove_with_secret(&ctx.store, &ctx.credentials, id)?;
             if ctx.json {
                 print_json(json!({ "removed": name }));
             } else {

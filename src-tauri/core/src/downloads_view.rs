@@ -603,7 +603,7 @@ mod tests {
         settings::set(&store, &geometry).unwrap();
         assert_eq!(library_revision(&store).unwrap(), dark);
 
-        servers::remove(&store, "Attic").unwrap();
+        servers::remove(&store, servers::get_by_name(&store, "Attic").unwrap().id).unwrap();
         assert_ne!(library_revision(&store).unwrap(), dark);
 
         // It travels with every downloads view.

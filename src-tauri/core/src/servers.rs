@@ -365,12 +365,12 @@ pub fn resume(store: &Store, id: i64) -> Result<(), ServerError> {
 }
 
 /// Removes a server by name and returns what was removed.
-pub fn remove(store: &Store, name: &str) -> Result<Server, ServerError> {
+pub fn remove(store: &Store, id: i64) -> Result<Server, ServerError> {
     store.write(|tx| {
-        tx.query_row(&format!("DELETE FROM servers WHERE name = ?1 RETURNING {COLUMNS}"), [name], from_row)
+        tx.query_row(&format!("DELETE FROM servers WHERE id = ?1 RETURNING {COLUMNS}"), [id], from_row)
             .optional()
             .map_err(|e| store.sql_error(e))?
-            .ok_or_else(|| ServerError::NotFound(name.to_owned()))
+            .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
     })
 }
 
@@ -386,7 +386,7 @@ pub fn add_with_secret(
     let server = add(store, input)?;
     if let Some(secret) = secret {
         if let Err(e) = credentials.set(&credentials.server_account(server.id), secret) {
-            remove(store, &server.name)?;
+            remove(store, server.id)?;
             return Err(e.into());
         }
     }
@@ -396,8 +396,8 @@ pub fn add_with_secret(
 /// Removes a server with everything it brought: its password first (a secret is never left
 /// behind a removed server), then its row (its books and downloads go with it), then the
 /// files of its books and their kept covers.
-pub fn remove_with_secret(store: &Store, credentials: &Credentials, name: &str) -> Result<Server, crate::Error> {
-    let server = get_by_name(store, name)?;
+pub fn remove_with_secret(store: &Store, credentials: &Credentials, id: i64) -> Result<Server, crate::Error> {
+    let server = get(store, id)?;
     credentials.delete(&credentials.server_account(server.id))?;
     let book_ids: Vec<i64> = store
         .read(|c| {
@@ -406,7 +406,7 @@ pub fn remove_with_secret(store: &Store, credentials: &Credentials, name: &str) 
             rows.collect::<rusqlite::Result<Vec<i64>>>()
         })
         .map_err(|e| store.sql_error(e))?;
-    let server = remove(store, name)?;
+    let server = remove(store, server.id)?;
     let files = crate::part_files::PartFiles::new(store.data_dir().books());
     for id in book_ids {
         if let Err(e) = files.remove_book(id) {
@@ -485,9 +485,9 @@ mod tests {
             add(&s, &input("Komga", "http://other/")),
             Err(ServerError::DuplicateName(_))
         ));
-        assert_eq!(remove(&s, "Komga").unwrap().id, a.id);
+        assert_eq!(remove(&s, a.id).unwrap().id, a.id);
         assert!(matches!(get_by_name(&s, "Komga"), Err(ServerError::NotFound(_))));
-        assert!(matches!(remove(&s, "Komga"), Err(ServerError::NotFound(_))));
+        assert!(matches!(remove(&s, a.id), Err(ServerError::NotFound(_))));
     }
 
     #[test]
@@ -506,7 +506,7 @@ mod tests {
             }
         }
         let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(0))).unwrap();
-        remove_with_secret(&s, &creds, "Home").unwrap();
+        remove_with_secret(&s, &creds, server.id).unwrap();
         assert_eq!(secret(&creds, &server).unwrap(), None);
     }
 
@@ -586,7 +586,7 @@ mod tests {
         let creds = Credentials::file_only(s.data_dir(), "test");
         add(&s, &input("A", "http://a/")).unwrap();
         let b = add_with_secret(&s, &creds, &input("B", "http://b/"), Some(&Secret::new("for b only"))).unwrap();
-        remove_with_secret(&s, &creds, "B").unwrap();
+        remove_with_secret(&s, &creds, b.id).unwrap();
         let c = add(&s, &input("C", "http://c/")).unwrap();
         assert!(c.id > b.id, "{} reused", c.id);
         assert_eq!(secret(&creds, &c).unwrap(), None, "B's password never reaches C");

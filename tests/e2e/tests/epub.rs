@@ -211,10 +211,12 @@ fn hostile_epub(trap: u16) -> Vec<u8> {
          <img src=\"http://127.0.0.1:{trap}/img\" alt=\"\"/>\
          <script>\n//<![CDATA[\n\
          document.body.setAttribute('data-ran', '1');\n\
-         try {{ if (window.__TAURI__) window.__TAURI__.core.invoke('remove_server', {{ name: 'Hostile Library' }}); }} catch (e) {{}}\n\
-         try {{ if (window.parent.__TAURI__) window.parent.__TAURI__.core.invoke('remove_server', {{ name: 'Hostile Library' }}); }} catch (e) {{}}\n\
-         try {{ window.parent.__TAURI_INTERNALS__.invoke('remove_server', {{ name: 'Hostile Library' }}); }} catch (e) {{}}\n\
-         try {{ window.top.__TAURI_INTERNALS__.invoke('remove_server', {{ name: 'Hostile Library' }}); }} catch (e) {{}}\n\
+         for (const id of [1, 2, 3]) {{\n\
+         try {{ if (window.__TAURI__) window.__TAURI__.core.invoke('remove_server', {{ id }}); }} catch (e) {{}}\n\
+         try {{ if (window.parent.__TAURI__) window.parent.__TAURI__.core.invoke('remove_server', {{ id }}); }} catch (e) {{}}\n\
+         try {{ window.parent.__TAURI_INTERNALS__.invoke('remove_server', {{ id }}); }} catch (e) {{}}\n\
+         try {{ window.top.__TAURI_INTERNALS__.invoke('remove_server', {{ id }}); }} catch (e) {{}}\n\
+         }}\n\
          try {{ fetch('http://127.0.0.1:{trap}/leak'); }} catch (e) {{}}\n\
          try {{ new Image().src = 'http://127.0.0.1:{trap}/script-img'; }} catch (e) {{}}\n\
          //]]>\n</script></body></html>\n"

@@ -127,16 +127,16 @@ describe('commands', () => {
     expect(invokeMock).toHaveBeenLastCalledWith('add_server', { input });
 
     invokeMock.mockResolvedValueOnce(null);
-    await expect(removeServer('Home')).resolves.toBeUndefined();
-    expect(invokeMock).toHaveBeenLastCalledWith('remove_server', { name: 'Home' });
+    await expect(removeServer(4)).resolves.toBeUndefined();
+    expect(invokeMock).toHaveBeenLastCalledWith('remove_server', { id: 4 });
   });
 
   it('rejects with a CommandError whatever the backend threw', async () => {
     invokeMock.mockRejectedValueOnce('Command list_servers not found');
     await expect(listServers()).rejects.toEqual({ kind: FALLBACK_KIND, message: 'Command list_servers not found' });
 
-    invokeMock.mockRejectedValueOnce({ kind: 'not_found', message: 'no server named "x"' });
-    await expect(removeServer('x')).rejects.toEqual({ kind: 'not_found', message: 'no server named "x"' });
+    invokeMock.mockRejectedValueOnce({ kind: 'not_found', message: 'no server #9' });
+    await expect(removeServer(9)).rejects.toEqual({ kind: 'not_found', message: 'no server #9' });
   });
 
   it('turns a failing app_status into a status that carries the error', async () => {

@@ -304,8 +304,8 @@ export function addServer(input: AddServerInput): Promise<Server> {
   return call<Server>('add_server', { input });
 }
 
-export async function removeServer(name: string): Promise<void> {
-  await call<null>('remove_server', { name });
+export async function removeServer(id: number): Promise<void> {
+  await call<null>('remove_server', { id });
 }
 
 export function updateServer(id: number, input: UpdateServerInput): Promise<Server> {

@@ -485,7 +485,7 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
     };
     let err = client.browse(&server, None).await.unwrap_err();
     assert!(err.to_string().contains("authentication"), "{err}");
-    servers::remove(&env.store, "Locked").unwrap();
+    servers::remove(&env.store, server.id).unwrap();
     let server = servers::add_with_secret(
         &env.store,
         &env.credentials,

@@ -79,11 +79,11 @@ class ServersState {
   }
 
   /** Forgets a server (and its saved password), then reads the list again. */
-  async remove(name: string): Promise<void> {
-    await removeServer(name);
+  async remove(id: number): Promise<void> {
+    await removeServer(id);
     await this.refresh();
     if (this.error) {
-      this.list = this.list.filter((s) => s.name !== name);
+      this.list = this.list.filter((s) => s.id !== id);
     }
   }
 
