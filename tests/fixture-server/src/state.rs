@@ -321,22 +321,27 @@ impl State {
             .map(|p| (p.index, p.updated))
     }
 
+    /// A page request with the bookmark parameter: the position moves to `index`, counted.
     pub(crate) fn move_position(&self, id: u32, index: u32) {
-        let mut b = lock(&self.books);
-        let (moves, patches) = b.positions.get(&id).map(|p| (p.moves, p.patches)).unwrap_or((0, 0));
-        b.positions.insert(
-            id,
-            Position {
-                index,
-                updated: now_unix(),
-                moves: moves + 1,
-                patches,
-            },
-        );
+        self.put_position(id, index, 1, 0);
     }
 
     /// A Komga read-progress PATCH: the position moves to `index`, counted.
     pub(crate) fn patch_position(&self, id: u32, index: u32) {
+        self.put_position(id, index, 0, 1);
+    }
+
+    pub(crate) fn set_position(&self, id: u32, index: Option<u32>) {
+        match index {
+            Some(index) => self.put_position(id, index, 0, 0),
+            None => {
+                lock(&self.books).positions.remove(&id);
+            }
+        }
+    }
+
+    /// Sets a book's position to `index` as of now, adding to what moved it.
+    fn put_position(&self, id: u32, index: u32, more_moves: u64, more_patches: u64) {
         let mut b = lock(&self.books);
         let (moves, patches) = b.positions.get(&id).map(|p| (p.moves, p.patches)).unwrap_or((0, 0));
         b.positions.insert(
@@ -344,31 +349,10 @@ impl State {
             Position {
                 index,
                 updated: now_unix(),
-                moves,
-                patches: patches + 1,
+                moves: moves + more_moves,
+                patches: patches + more_patches,
             },
         );
-    }
-
-    pub(crate) fn set_position(&self, id: u32, index: Option<u32>) {
-        let mut b = lock(&self.books);
-        match index {
-            Some(index) => {
-                let (moves, patches) = b.positions.get(&id).map(|p| (p.moves, p.patches)).unwrap_or((0, 0));
-                b.positions.insert(
-                    id,
-                    Position {
-                        index,
-                        updated: now_unix(),
-                        moves,
-                        patches,
-                    },
-                );
-            }
-            None => {
-                b.positions.remove(&id);
-            }
-        }
     }
 
     // ---- progression documents ----

@@ -35,23 +35,7 @@ fn http() -> HttpClient {
 
 /// Browses the fixture's book list; returns the local id of its book 1 (a 20-page comic).
 async fn first_comic(env: &Env, server: &Server) -> i64 {
-    let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
-    let page = client.browse(server, Some("/opds/books")).await.unwrap();
-    page.entries
-        .into_iter()
-        .find_map(|item| match item {
-            CatalogItem::Book { book_id, .. } => {
-                let book = books::get(&env.store, book_id).unwrap();
-                book.catalog_id.ends_with(":1").then_some(book_id)
-            }
-            _ => None,
-        })
-        .expect("book 1 is listed")
+    listed_book(env, server, 1).await
 }
 
 async fn flush(env: &Env) -> FlushReport {
