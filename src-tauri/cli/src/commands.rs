@@ -15,6 +15,7 @@ use carrel_core::{
     executor::{self, Executor, ExecutorConfig, Finish, RunMode},
     executor_lease,
     http_fetch::{FetchError, HttpClient, HttpConfig},
+    library_search::{self, SearchError, ServerOutcome},
     part_files::PartFiles,
     progress::ProgressSink,
     servers::{self, NewServer},
@@ -23,7 +24,7 @@ use carrel_core::{
 };
 use serde_json::json;
 
-use crate::{sync_progress::TerminalProgress, Cli, Command, ServerCommand, SyncArgs};
+use crate::{sync_progress::TerminalProgress, Cli, Command, SearchArgs, ServerCommand, SyncArgs};
 
 /// A failure: its exit code and its one line.
 #[derive(Debug)]
@@ -137,13 +138,7 @@ pub async fn run(cli: Cli) -> CliResult {
             print_page(&ctx, &page);
             Ok(())
         }
-        Command::Search { name, query } => {
-            let server = servers::get_by_name(&ctx.store, &name)?;
-            let http = http_client()?;
-            let page = catalog(&ctx, &http).search(&server, &query).await?;
-            print_page(&ctx, &page);
-            Ok(())
-        }
+        Command::Search(args) => search(&ctx, args).await,
         Command::Store { book_id } => {
             let outcome = book_downloads::store_book(&ctx.store, book_id)?;
             if ctx.json {
@@ -292,6 +287,77 @@ fn print_page(ctx: &Context, page: &CatalogPage) {
     }
     if let Some(next) = &page.next {
         println!("  more: {next}");
+    }
+}
+
+impl From<SearchError> for CliError {
+    fn from(e: SearchError) -> Self {
+        CliError::new(code_for(e.kind()), e.to_string())
+    }
+}
+
+/// `search NAME QUERY`, `search --all QUERY`, `search --on-device QUERY`.
+async fn search(ctx: &Context, args: SearchArgs) -> CliResult {
+    let everywhere = args.all || args.on_device;
+    let (name, query) = match (everywhere, args.words.as_slice()) {
+        (false, [name, query]) => (Some(name.as_str()), query.as_str()),
+        (true, [query]) => (None, query.as_str()),
+        (false, _) => return Err(CliError::new(2, "search takes a server's name and a query (or --all QUERY)")),
+        (true, _) => return Err(CliError::new(2, "with --all or --on-device, search takes the query alone")),
+    };
+    if let Some(name) = name {
+        let server = servers::get_by_name(&ctx.store, name)?;
+        let http = http_client()?;
+        let page = catalog(ctx, &http).search(&server, query).await?;
+        print_page(ctx, &page);
+        return Ok(());
+    }
+    let local = library_search::on_device(&ctx.store, query, None)?;
+    if !ctx.json {
+        println!("On this device ({} found)", local.len());
+        for d in &local {
+            let by = if d.authors.is_empty() { String::new() } else { format!(" — {}", d.authors.join(", ")) };
+            let series = d.series.as_deref().map(|s| format!(" [{s}]")).unwrap_or_default();
+            println!("  [{}] {}{by}{series} ({})", d.book_id, d.title, d.server_name);
+        }
+    }
+    let mut answers = Vec::new();
+    if args.all {
+        let http = http_client()?;
+        let client = catalog(ctx, &http);
+        library_search::across_servers(&client, query, |answer| {
+            if !ctx.json {
+                print_server_answer(&answer);
+            }
+            answers.push(answer);
+        })
+        .await?;
+    }
+    if ctx.json {
+        print_json(json!({ "query": query, "on_device": local, "servers": answers }));
+    }
+    Ok(())
+}
+
+fn print_server_answer(answer: &library_search::ServerAnswer) {
+    match &answer.outcome {
+        ServerOutcome::Results { view } => {
+            let books: Vec<_> = view
+                .entries
+                .iter()
+                .filter_map(|e| match e {
+                    carrel_core::catalog::CatalogViewItem::Book { book_id, title, .. } => Some((book_id, title)),
+                    _ => None,
+                })
+                .collect();
+            let offline = if view.offline { ", offline: kept results" } else { "" };
+            println!("{} ({} found{offline})", answer.server_name, books.len());
+            for (id, title) in books {
+                println!("  [{id}] {title}");
+            }
+        }
+        ServerOutcome::NoSearch => println!("{}: this catalog offers no search", answer.server_name),
+        ServerOutcome::Failed { message, .. } => println!("{}: {message}", answer.server_name),
     }
 }
 

@@ -32,8 +32,10 @@ enum Command {
     Server(ServerCommand),
     /// List one feed of a server's catalog (its root by default).
     Browse { name: String, feed_url: Option<String> },
-    /// Search a server's catalog.
-    Search { name: String, query: String },
+    /// Search a server's catalog (`search NAME QUERY`), every server at once and the books on
+    /// this device (`search --all QUERY`), or only the books on this device
+    /// (`search --on-device QUERY`).
+    Search(SearchArgs),
     /// Keep a book on this device (queued first).
     Store { book_id: i64 },
     /// Open a book at a page: that page is downloaded first, then the ones after it.
@@ -83,6 +85,20 @@ enum ServerCommand {
     },
     List,
     Remove { name: String },
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("where").args(["all", "on_device"]))]
+struct SearchArgs {
+    /// Search every server at once (answers as they come) and the books on this device.
+    #[arg(long)]
+    all: bool,
+    /// Search only the books on this device, by title, author and series (no server asked).
+    #[arg(long)]
+    on_device: bool,
+    /// The server's name and the query; with --all or --on-device, the query alone.
+    #[arg(required = true, num_args = 1..=2, value_name = "NAME] [QUERY")]
+    words: Vec<String>,
 }
 
 #[derive(Debug, Args)]

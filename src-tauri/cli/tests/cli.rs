@@ -330,3 +330,55 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn one_search_asks_every_server_and_the_device_answers_without_any() {
+    let one = fixture(Config { books: 4, seed: 1, ..Default::default() });
+    let two = fixture(Config { books: 4, seed: 2, ..Default::default() });
+    let cli = Cli::new();
+    cli.ok(&["server", "add", "one", &one.url("/opds")]);
+    cli.ok(&["server", "add", "two", &two.url("/opds")]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    cli.ok(&["server", "add", "away", &format!("http://127.0.0.1:{port}/opds")]);
+    // A word of a title of the first server's (the fixture matches titles and authors).
+    let wanted = one.books()[0].title.clone();
+    let word = wanted.split_whitespace().max_by_key(|w| w.len()).unwrap().to_owned();
+    let all = cli.json(&["search", "--all", &word]);
+    let answers = all["servers"].as_array().unwrap();
+    assert_eq!(answers.len(), 3, "{all}");
+    let answer = |name: &str| answers.iter().find(|a| a["server_name"] == name).unwrap().clone();
+    let found = |a: &Value| -> Vec<String> {
+        a["view"]["entries"].as_array().unwrap().iter().filter(|e| e["type"] == "book").map(|e| e["title"].as_str().unwrap().to_owned()).collect()
+    };
+    let from_one = answer("one");
+    assert_eq!(from_one["outcome"], "results", "{from_one}");
+    assert!(found(&from_one).contains(&wanted), "{from_one}");
+    assert_eq!(from_one["view"]["offline"], false);
+    let expected_two: Vec<String> = two.books().iter().filter(|b| b.title.to_lowercase().contains(&word.to_lowercase()) || b.author.to_lowercase().contains(&word.to_lowercase())).map(|b| b.title.clone()).collect();
+    let mut from_two = found(&answer("two"));
+    from_two.sort();
+    let mut expected_two_sorted = expected_two.clone();
+    expected_two_sorted.sort();
+    assert_eq!(from_two, expected_two_sorted);
+    let away = answer("away");
+    assert_eq!((away["outcome"].as_str(), away["kind"].as_str()), (Some("failed"), Some("server")), "{away}");
+    // The books the search found are known on this device now: found without any server, by
+    // any case and without accents mattering.
+    drop(one);
+    drop(two);
+    let local = cli.json(&["search", "--on-device", &word.to_uppercase()]);
+    let titles: Vec<&str> = local["on_device"].as_array().unwrap().iter().map(|b| b["title"].as_str().unwrap()).collect();
+    assert!(titles.contains(&wanted.as_str()), "{local}");
+    assert!(local["servers"].as_array().unwrap().is_empty());
+    // With the servers gone, --all answers from the kept results and says so.
+    let offline = cli.json(&["search", "--all", &word]);
+    let kept = offline["servers"].as_array().unwrap().iter().find(|a| a["server_name"] == "one").unwrap();
+    assert_eq!((kept["outcome"].as_str(), kept["view"]["offline"].as_bool()), (Some("results"), Some(true)), "{kept}");
+    assert!(found(kept).contains(&wanted));
+    // The text output groups by server; usage errors exit 2.
+    let text = cli.ok(&["search", "--on-device", &word]);
+    assert!(text.starts_with("On this device ("), "{text}");
+    assert_eq!(code(&cli.run(&["search", "--all", "a", "b"])), 2);
+    assert_eq!(code(&cli.run(&["search", "--on-device", "  "])), 2);
+    assert_eq!(code(&cli.run(&["search", "onlyone"])), 2);
+}

@@ -41,6 +41,8 @@
 //!   prioritary and waited for (bounded).
 //! - [`book_source`]: a stored EPUB for the reader's window by book id (else queued prioritary
 //!   and waited for, bounded), and the EPUB reader's saved position (a CFI) per book.
+//! - [`library_search`]: finding books by title, author or series on this device (no server
+//!   needed) and across every server's search at once, answers as they come.
 //! - [`storage_usage`]: bytes used on the device, per server.
 //! - [`position_sync`]: reading positions queued for the server (`position_outbox`) and sent to
 //!   its OPDS progression documents; the server's newer position when a book is opened.
@@ -68,6 +70,7 @@ pub mod executor;
 pub mod executor_lease;
 pub mod http_fetch;
 pub mod komga;
+pub mod library_search;
 pub mod opds;
 pub mod page_source;
 pub mod part_files;
