@@ -37,6 +37,8 @@ const COMMANDS: &[&str] = &[
     "set_settings",
     "storage_usage",
     "open_window",
+    "search_on_device",
+    "search_everywhere",
 ];
 
 fn main() {

@@ -12,6 +12,7 @@ use carrel_core::{
     downloads_view::{self, DownloadsView},
     executor,
     http_fetch::FetchError,
+    library_search::{self, SearchError, ServerAnswer},
     position_sync::{self, ServerPosition},
     servers::{self, NewServer, PasswordChange, Server, ServerError},
     settings::{self, Settings, SettingsError},
@@ -91,6 +92,15 @@ impl From<CatalogError> for CommandError {
     fn from(e: CatalogError) -> Self {
         match e {
             CatalogError::Other(e) => e.into(),
+            e => CommandError::new(e.kind(), e.to_string()),
+        }
+    }
+}
+
+impl From<SearchError> for CommandError {
+    fn from(e: SearchError) -> Self {
+        match e {
+            SearchError::Other(e) => e.into(),
             e => CommandError::new(e.kind(), e.to_string()),
         }
     }
@@ -278,6 +288,29 @@ pub async fn search_catalog(app: AppHandle, server_id: i64, query: String) -> Co
         let http = crate::http_client::client()?;
         let catalog = CatalogClient { store: &store, credentials: &credentials, http };
         Ok(catalog.search_view(server_id, &query).await?)
+    })
+    .await
+}
+
+/// Books known on this device whose title, authors or series match `query`; no server is asked.
+#[tauri::command]
+pub async fn search_on_device(app: AppHandle, query: String) -> CommandResult<Vec<BookDetails>> {
+    with_core(app, move |core| Ok(library_search::on_device(&core.store, &query, None)?)).await
+}
+
+/// Every server's own search at once; each server's answer is sent on `on_answer` as soon as it
+/// comes. Returns how many servers were asked.
+#[tauri::command]
+pub async fn search_everywhere(app: AppHandle, query: String, on_answer: Channel<ServerAnswer>) -> CommandResult<usize> {
+    contained(async move {
+        let (store, credentials) = handles(&app)?;
+        let http = crate::http_client::client()?;
+        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        Ok(library_search::across_servers(&catalog, &query, |answer| {
+            // A window closed meanwhile no longer listens: nothing to do.
+            let _ = on_answer.send(answer);
+        })
+        .await?)
     })
     .await
 }

@@ -58,6 +58,8 @@ pub fn run() {
             commands::resume_server,
             commands::browse_catalog,
             commands::search_catalog,
+            commands::search_on_device,
+            commands::search_everywhere,
             commands::book_details,
             commands::store_book,
             commands::open_book,

@@ -362,13 +362,18 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     assert_eq!(from_two, expected_two_sorted);
     let away = answer("away");
     assert_eq!((away["outcome"].as_str(), away["kind"].as_str()), (Some("failed"), Some("server")), "{away}");
-    // The books the search found are known on this device now: found without any server, by
-    // any case and without accents mattering.
+    // Only books on the device are found without a server: none yet. Kept offline, the book is
+    // found by any case, with no server answering.
+    let none = cli.json(&["search", "--on-device", &word]);
+    assert_eq!(none["on_device"].as_array().unwrap().len(), 0, "{none}");
+    let id = found_id(&from_one, &wanted);
+    cli.ok(&["store", &id.to_string()]);
+    cli.ok(&["sync", "--until-idle"]);
     drop(one);
     drop(two);
     let local = cli.json(&["search", "--on-device", &word.to_uppercase()]);
     let titles: Vec<&str> = local["on_device"].as_array().unwrap().iter().map(|b| b["title"].as_str().unwrap()).collect();
-    assert!(titles.contains(&wanted.as_str()), "{local}");
+    assert_eq!(titles, [wanted.as_str()], "{local}");
     assert!(local["servers"].as_array().unwrap().is_empty());
     // With the servers gone, --all answers from the kept results and says so.
     let offline = cli.json(&["search", "--all", &word]);
@@ -381,4 +386,9 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     assert_eq!(code(&cli.run(&["search", "--all", "a", "b"])), 2);
     assert_eq!(code(&cli.run(&["search", "--on-device", "  "])), 2);
     assert_eq!(code(&cli.run(&["search", "onlyone"])), 2);
+}
+
+/// The local id of the book titled `title` in a server's answer to `search --all`.
+fn found_id(answer: &Value, title: &str) -> i64 {
+    answer["view"]["entries"].as_array().unwrap().iter().find(|e| e["title"] == title).unwrap()["book_id"].as_i64().unwrap()
 }

@@ -1,8 +1,9 @@
 //! Finding a book by what the reader remembers of it, in two places at once:
 //!
-//! - **on this device** ([`on_device`]): every book Carrel knows (seen in a catalog, opened,
-//!   kept) matched by title, authors and series, with no server asked — it answers offline and
-//!   in a few milliseconds for tens of thousands of books;
+//! - **on this device** ([`on_device`]): the books the reader can open without a server — kept
+//!   offline, opened here, or with something stored — matched by title, authors and series
+//!   (what their catalog entry said), with no server asked, in a few milliseconds for tens of
+//!   thousands of books;
 //! - **across every server** ([`across_servers`]): each server's own catalog search, all started
 //!   together (each request still goes through its own server's request slot, so no server gets
 //!   more than one request at a time), each answer handed over as soon as it comes; a server
@@ -103,9 +104,10 @@ fn score(words: &[String], title: &str, series: &str, authors: &str) -> Option<u
     Some(score)
 }
 
-/// Books known on this device whose title, authors or series hold every word of `query`, best
-/// match first (books with something stored before the others among equals, then the most
-/// recently opened), at most `limit` ([`DEFAULT_LIMIT`], at most [`MAX_LIMIT`]).
+/// Books on this device (kept offline, opened here, or with a part stored) whose title, authors
+/// or series hold every word of `query`, best match first (whole books before partly stored ones
+/// among equals, then the most recently opened), at most `limit` ([`DEFAULT_LIMIT`], at most
+/// [`MAX_LIMIT`]).
 pub fn on_device(store: &Store, query: &str, limit: Option<u32>) -> Result<Vec<BookDetails>, SearchError> {
     let words = query_words(query)?;
     let limit = limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
@@ -114,7 +116,10 @@ pub fn on_device(store: &Store, query: &str, limit: Option<u32>) -> Result<Vec<B
         .read(|c| {
             let mut stmt = c.prepare(
                 "SELECT b.id, b.title, b.authors, m.authors, m.series, b.last_opened_ms
-                 FROM books b LEFT JOIN book_meta m ON m.book_id = b.id",
+                 FROM books b LEFT JOIN book_meta m ON m.book_id = b.id
+                 WHERE b.pinned = 1 OR b.last_opened_ms IS NOT NULL
+                    OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id AND t.state = 'done'
+                               AND t.kind IN ('page', 'file'))",
             )?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?;
             rows.collect()
@@ -130,7 +135,7 @@ pub fn on_device(store: &Store, query: &str, limit: Option<u32>) -> Result<Vec<B
         })
         .collect();
     hits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-    // Looked at a few more than asked for, so books on the device can come first among equals.
+    // Looked at a few more than asked for, so whole books can come first among equals.
     let mut details = Vec::new();
     for (s, _, id) in hits.into_iter().take(limit.saturating_mul(2)) {
         details.push((s, book_view::details(store, id)?));

@@ -1104,3 +1104,79 @@ fn wait_for_covers(app: &App, scope: &str) {
     )
     .unwrap_or_else(|e| panic!("{e}; covers on screen: {last}"));
 }
+
+/// "Search everywhere": one query asks every server at once; a quick server's books show while a
+/// slow one is still searching; the books Carrel knows are found on the device; a result opens
+/// its details.
+#[test]
+fn one_search_asks_every_server_and_shows_answers_as_they_come() {
+    let case = TestCase::start();
+    let quick = start_server(Config { books: 6, seed: 1, ..Config::default() });
+    // Each answer from the slow server takes seconds: its group says "Searching…" meanwhile.
+    let slow = start_server(Config {
+        books: 6,
+        seed: 2,
+        faults: Faults { latency_ms: 2_500, ..Faults::default() },
+        ..Config::default()
+    });
+    let book = quick.books()[0].clone();
+    let word = search_word(&book.title);
+    let app = launch(&case);
+    add_server(&app, "Quick", &quick.url("/opds"), None);
+    add_server(&app, "Slow", &slow.url("/opds"), None);
+
+    go(&app, "search-nav", "search-view");
+    app.wait_until("the search box to have focus", default_timeout(), |c| {
+        let id = c.execute("return document.activeElement && document.activeElement.id", vec![])?;
+        Ok((id.as_str() == Some("everywhere-search")).then_some(()))
+    })
+    .unwrap();
+    let input = app.find(&sel("everywhere-search-input")).unwrap();
+    input.send_keys(&format!("{word}\u{E007}")).unwrap();
+
+    let group = |name: &str| format!("{}[data-server-id=\"{}\"]", sel("search-group"), server_id(&app, name));
+    // The quick server has answered while the slow one still searches.
+    app.wait_until("the quick server's answer", default_timeout(), |c| {
+        let Some(g) = c.try_find(&group("Quick"))? else { return Ok(None) };
+        Ok((g.attribute("data-state")?.as_deref() == Some("results")).then_some(()))
+    })
+    .unwrap();
+    let slow_state = app.find(&group("Slow")).unwrap().attribute("data-state").unwrap();
+    assert_eq!(slow_state.as_deref(), Some("searching"), "the slow server was still searching");
+    let quick_titles: Vec<String> = texts(&app, &format!("{} {}", group("Quick"), sel("search-server-book")))
+        .iter()
+        .map(|t| first_line(t))
+        .collect();
+    assert!(quick_titles.contains(&book.title), "{quick_titles:?}");
+    app.wait_until("the slow server's answer", Duration::from_secs(30), |c| {
+        let g = c.find(&group("Slow"))?;
+        Ok((g.attribute("data-state")?.as_deref() == Some("results")).then_some(()))
+    })
+    .unwrap();
+    save_docs_screenshot(&app, "search-everywhere-light.png").unwrap();
+
+    // Kept offline, the book is found on the device even with its server gone.
+    let tile = wait_for_element(&app, &format!("{} {}", group("Quick"), sel("search-server-book")), "the quick server's book", |t| first_line(t) == book.title);
+    tile.click().unwrap();
+    app.wait_for_text(&sel("details-title"), &book.title).unwrap();
+    app.wait_for(&sel("keep-offline")).unwrap().click().unwrap();
+    app.wait_until("the book to be stored", DOWNLOAD_TIMEOUT, |_| {
+        Ok(details_badge(&app).filter(|(state, _)| state == "stored").map(|_| ()))
+    })
+    .unwrap();
+    drop(quick);
+    let input = app.find(&sel("everywhere-search-input")).unwrap();
+    input.clear().unwrap();
+    input.send_keys(&format!("{word}\u{E007}")).unwrap();
+    let local = wait_for_element(&app, &sel("search-local-book"), "the book found on the device", |t| t.lines().any(|l| l.trim() == book.title));
+    local.click().unwrap();
+    app.wait_for_text(&sel("details-title"), &book.title).unwrap();
+    // The quick server is gone: its group answers from the kept results and says so.
+    app.wait_for_displayed(&format!("{} {}", group("Quick"), sel("search-offline"))).unwrap();
+}
+
+/// The id the sidebar gives the server named `name`.
+fn server_id(app: &App, name: &str) -> String {
+    let item = wait_for_element(app, &sel("server-item"), "the server in the sidebar", |t| t.contains(name));
+    item.attribute("data-server-id").unwrap().expect("a server item has data-server-id")
+}

@@ -492,3 +492,27 @@ export function storageUsage(): Promise<StorageUsage> {
 export function openWindow(view: string): Promise<string> {
   return call<string>('open_window', { view });
 }
+
+// ---- Search everywhere ----
+
+/** One server's answer to a search across servers. */
+export type ServerAnswer = { server_id: number; server_name: string } & (
+  | { outcome: 'results'; view: CatalogView }
+  | { outcome: 'no_search' }
+  | { outcome: 'failed'; kind: CommandErrorKind; message: string }
+);
+
+/** Books known on this device whose title, authors or series match `query`; no server is asked. */
+export function searchOnDevice(query: string): Promise<BookDetails[]> {
+  return call<BookDetails[]>('search_on_device', { query });
+}
+
+/**
+ * Asks every server's search at once: `onanswer` gets each server's answer as it comes.
+ * Resolves with how many servers were asked, once all have answered.
+ */
+export async function searchEverywhere(query: string, onanswer: (answer: ServerAnswer) => void): Promise<number> {
+  const channel = new Channel<ServerAnswer>();
+  channel.onmessage = onanswer;
+  return call<number>('search_everywhere', { query, onAnswer: channel });
+}

@@ -6,6 +6,7 @@ export type Route =
   | { view: 'home' }
   | { view: 'server'; serverId: number }
   | { view: 'on-device' }
+  | { view: 'search' }
   | { view: 'downloads' }
   | { view: 'settings' }
   | { view: 'reader'; bookId: number }
@@ -32,6 +33,7 @@ export function parseStartHash(hash: string): StartPoint | null {
     case 'downloads':
     case 'settings':
     case 'on-device':
+    case 'search':
       return { route: { view: path }, bookId: null };
   }
   const reading = /^(?:reader\/([1-9][0-9]{0,15})|book\/([1-9][0-9]{0,15})\/read)$/.exec(path);
