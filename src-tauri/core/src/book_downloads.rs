@@ -4,6 +4,8 @@
 //!   book is stored already;
 //! - **open book at page N**: page N, prioritary; each page then pushes the next one not yet
 //!   stored (N+1, …, the last, then 0, …, N−1), so the reader's page comes first, not page 0;
+//! - **keep many offline** ([`keep_books`]): a whole series, feed or search, not prioritary,
+//!   in the list's order;
 //! - **latest read**: the first not-yet-stored book among the N most recently opened;
 //! - **chained parts**: each finished part pushes the next ([`next_parts`]).
 //!
@@ -39,6 +41,17 @@ pub enum DownloadRequestError {
     Files { book_id: i64, reason: String },
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl DownloadRequestError {
+    pub fn kind(&self) -> crate::ErrorKind {
+        use crate::ErrorKind;
+        match self {
+            DownloadRequestError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
+            DownloadRequestError::NoSuchPage { .. } | DownloadRequestError::NotDownloadable(_) => ErrorKind::InvalidInput,
+            _ => ErrorKind::Storage,
+        }
+    }
 }
 
 /// What a store request did.
@@ -124,6 +137,50 @@ pub fn store_book(store: &Store, book_id: i64) -> Result<StoreRequest, DownloadR
     }
     download_stack::push(store, &book_spec(&book, true))?;
     Ok(StoreRequest::Queued)
+}
+
+/// What [`keep_books`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct KeepOutcome {
+    /// Books queued (not prioritary), the first of the list on top.
+    pub queued: usize,
+    /// Books already whole on the device.
+    pub already_stored: usize,
+    /// Books the server gives no way to download (kept in the list, never queued).
+    pub not_downloadable: usize,
+}
+
+/// The reader keeps many books offline at once ("Keep all offline" on a series, a feed or a
+/// search): pins every one and queues, **not** prioritary, those not stored yet, in one
+/// transaction, so that `ids[0]` is taken first and the rest follow in the list's order — the
+/// book being read and the pages a window waits for still come before them.
+pub fn keep_books(store: &Store, ids: &[i64]) -> Result<KeepOutcome, DownloadRequestError> {
+    let mut outcome = KeepOutcome::default();
+    let mut specs = Vec::new();
+    for &id in ids {
+        let book = books::get(store, id)?;
+        if progress(store, &book)?.is_complete() {
+            outcome.already_stored += 1;
+        } else if !book.streams_pages() && book.file_url.is_none() {
+            outcome.not_downloadable += 1;
+        } else {
+            specs.push(book_spec(&book, false));
+        }
+    }
+    outcome.queued = specs.len();
+    // `push_all` leaves its last task on top: the list's first book goes in last.
+    specs.reverse();
+    let now = store.now_ms();
+    store.write(|tx| {
+        for &id in ids {
+            tx.execute("UPDATE books SET pinned = 1 WHERE id = ?1", [id]).map_err(|e| store.sql_error(e))?;
+        }
+        for spec in &specs {
+            download_stack::push_in(tx, spec, now).map_err(|e| store.sql_error(e))?;
+        }
+        Ok::<_, StoreError>(())
+    })?;
+    Ok(outcome)
 }
 
 /// The reader opens a book at `page` (0-based): that page first, prioritary; the chain

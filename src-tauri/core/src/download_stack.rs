@@ -519,6 +519,21 @@ pub fn drop_unfinished(store: &Store, book_id: i64) -> Result<usize, StoreError>
     })
 }
 
+/// Drops the background work of some books: their unfinished tasks that are not prioritary
+/// (what the reader asked for just now — a page a window waits for — stays). A running one is
+/// dropped too: the executor finds it gone and chains nothing after it. Returns how many.
+pub fn drop_background(store: &Store, book_ids: &[i64]) -> Result<usize, StoreError> {
+    store.write(|tx| {
+        let mut n = 0;
+        for id in book_ids {
+            n += tx
+                .execute("DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done' AND prioritary = 0", [id])
+                .map_err(|e| store.sql_error(e))?;
+        }
+        Ok(n)
+    })
+}
+
 /// Tasks matching `filter` (a `WHERE … ORDER BY … LIMIT …` tail over `tasks`).
 fn select_tasks(store: &Store, filter: &str, params: impl rusqlite::Params) -> Result<Vec<Task>, StoreError> {
     store

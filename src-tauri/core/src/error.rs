@@ -54,11 +54,7 @@ impl Error {
             Error::Credential(_) => ErrorKind::Storage,
             Error::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
             Error::Book(_) => ErrorKind::Storage,
-            Error::DownloadRequest(e) => match e {
-                DownloadRequestError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
-                DownloadRequestError::NoSuchPage { .. } | DownloadRequestError::NotDownloadable(_) => ErrorKind::InvalidInput,
-                _ => ErrorKind::Storage,
-            },
+            Error::DownloadRequest(e) => e.kind(),
         }
     }
 }

@@ -22,6 +22,9 @@
 //!   and the reader's relation to them (opened, last page, pinned).
 //! - [`download_stack`]: the persistent stack of download tasks — push-to-top, prioritary pop,
 //!   fenced claims and settlements, file checkpoints.
+//! - [`download_batches`]: "Keep all offline" — a series, a feed (with its next pages) or a
+//!   search kept as one batch in reading order, with its progress, pause, resume, cancel and
+//!   move to top.
 //! - [`executor_lease`]: the lease row that makes one process the executor, with its epoch
 //!   fence.
 //! - [`part_files`]: where parts live on disk; atomic writes, resumable partial files, orphan
@@ -63,6 +66,7 @@ pub mod clock;
 pub mod cover_cache;
 pub mod credentials;
 pub mod data_dir;
+pub mod download_batches;
 pub mod download_stack;
 pub mod downloads_view;
 pub mod error;

@@ -1,6 +1,8 @@
 //! The download engine's tests, as one integration-test binary against real SQLite files and
 //! a real HTTP server on loopback (`fixture-server`).
 //!
+//! - `batches`: "Keep all offline" on a feed of several pages or a search, in reading
+//!   order, paused, resumed, cancelled, moved up, and kept across a new store handle.
 //! - `stack`: push-to-top dedupe, prioritary pop, the pop order's index, retry.
 //! - `executor`: page-N-first order, chained parts, the failure policy, backoff, start-up
 //!   reconcile, fencing of a stale holder, resume without re-download, Range resume across a
@@ -19,6 +21,7 @@
 
 mod support;
 
+mod batches;
 mod epub;
 mod executor;
 mod library;

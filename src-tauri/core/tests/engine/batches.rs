@@ -1,0 +1,159 @@
+//! "Keep all offline": a feed with several pages, kept as one batch in reading order; books
+//! already stored skipped; pause, resume, move to top and cancel; the batch and its queue
+//! surviving a new process (a new store handle on the same data dir).
+
+use carrel_core::{
+    book_downloads::{self, BookState},
+    books,
+    catalog::{CatalogClient, CatalogItem},
+    download_batches::{self, BatchError},
+    download_stack::{self, TaskKind},
+    http_fetch::{HttpClient, HttpConfig},
+    store::Store,
+};
+use fixture_server::{Config, RunningServer};
+
+use crate::support::{fast_config, Env};
+
+fn start(config: Config) -> RunningServer {
+    fixture_server::Server::start(config).expect("the fixture server starts")
+}
+
+/// The `book` tasks waiting, in pop order.
+fn queued_books(store: &Store) -> Vec<i64> {
+    download_stack::pending_in_pop_order(store, 10_000)
+        .unwrap()
+        .into_iter()
+        .filter(|t| t.kind == TaskKind::Book)
+        .map(|t| t.book_id)
+        .collect()
+}
+
+/// The local ids of a feed's books, every page followed, in the server's order.
+async fn feed_ids(client: &CatalogClient<'_>, server: &carrel_core::servers::Server, feed: &str) -> Vec<i64> {
+    let mut ids = Vec::new();
+    let mut next = Some(feed.to_owned());
+    while let Some(url) = next {
+        let page = client.browse(server, Some(&url)).await.unwrap();
+        ids.extend(page.entries.iter().filter_map(|e| match e {
+            CatalogItem::Book { book_id, .. } => Some(*book_id),
+            _ => None,
+        }));
+        next = page.next;
+    }
+    ids
+}
+
+#[tokio::test]
+async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
+    // 23 books, 5 a page: the batch follows four `next` links.
+    let fixture = start(Config {
+        books: 23,
+        feed_page_size: 5,
+        ..Default::default()
+    });
+    let env = Env::new();
+    let server = env.add_server("lib", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let order = feed_ids(&client, &server, "/opds/books").await;
+    assert_eq!(order.len(), 23);
+
+    // One book is already on the device: it is skipped, not fetched again.
+    book_downloads::store_book(&env.store, order[3]).unwrap();
+    env.sync(fast_config()).await;
+    let hits_before = fixture.stats().total_requests;
+
+    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books")).await.unwrap();
+    assert_eq!((batch.books, batch.stored, batch.waiting), (23, 1, 22), "{batch:?}");
+    let made = batch.made.clone().unwrap();
+    assert_eq!((made.queued, made.already_stored), (22, 1));
+    let mut expected: Vec<i64> = order.clone();
+    expected.remove(3);
+    assert_eq!(queued_books(&env.store), expected, "the first book on top, then the server's order");
+    for id in &order {
+        assert!(books::get(&env.store, *id).unwrap().pinned, "every book of the batch is kept offline");
+    }
+
+    // The reader opens another book meanwhile: its page comes before the whole batch.
+    let other = order[20];
+    book_downloads::open_book(&env.store, other, Some(0)).unwrap();
+    let top = download_stack::pending_in_pop_order(&env.store, 1).unwrap();
+    assert_eq!((top[0].book_id, top[0].prioritary), (other, true));
+
+    // A new process on the same data dir sees the same batch and queue.
+    let reopened = Store::open(&env.dir, env.store.clock().clone()).unwrap();
+    let listed = download_batches::list(&reopened).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!((listed[0].books, listed[0].title.as_str()), (23, "All books"));
+
+    // Paused: no background task of the batch is left; the reader's page stays.
+    let paused = download_batches::pause(&env.store, batch.id).unwrap();
+    assert!(paused.paused);
+    assert_eq!(queued_books(&env.store), Vec::<i64>::new());
+    let left: Vec<_> = download_stack::pending_in_pop_order(&env.store, 100).unwrap();
+    assert!(left.iter().all(|t| t.book_id == other && t.prioritary), "{left:?}");
+
+    // Resumed: queued again in reading order; then everything arrives, once.
+    let resumed = download_batches::resume(&env.store, batch.id).unwrap();
+    assert!(!resumed.paused);
+    assert_eq!(queued_books(&env.store), expected);
+    env.sync(fast_config()).await;
+    let done = download_batches::view(&env.store, batch.id).unwrap();
+    assert_eq!((done.stored, done.waiting, done.failed), (23, 0, 0), "{done:?}");
+    for id in &order {
+        let book = books::get(&env.store, *id).unwrap();
+        assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+    }
+    let stats = fixture.stats();
+    assert!(stats.total_requests > hits_before);
+    assert!(stats.global_max_in_flight <= 1, "one request at a time: {}", stats.global_max_in_flight);
+}
+
+#[tokio::test]
+async fn cancelling_a_batch_stops_its_downloads_and_unkeeps_only_its_unfinished_books() {
+    let fixture = start(Config { books: 6, ..Default::default() });
+    let env = Env::new();
+    let server = env.add_server("lib", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let order = feed_ids(&client, &server, "/opds/books").await;
+    book_downloads::store_book(&env.store, order[0]).unwrap();
+    env.sync(fast_config()).await;
+
+    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books")).await.unwrap();
+    assert_eq!(queued_books(&env.store).len(), 5);
+    download_batches::cancel(&env.store, batch.id).unwrap();
+    assert!(queued_books(&env.store).is_empty());
+    assert!(download_batches::list(&env.store).unwrap().is_empty());
+    assert!(books::get(&env.store, order[0]).unwrap().pinned, "a whole book stays kept");
+    for id in &order[1..] {
+        assert!(!books::get(&env.store, *id).unwrap().pinned, "an unfinished book is no longer kept");
+    }
+    assert!(matches!(download_batches::view(&env.store, batch.id), Err(BatchError::NotFound(_))));
+    assert!(matches!(download_batches::pause(&env.store, 999), Err(BatchError::NotFound(999))));
+}
+
+#[tokio::test]
+async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
+    let fixture = start(Config { books: 12, ..Default::default() });
+    let env = Env::new();
+    let server = env.add_server("lib", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let first = download_batches::keep_feed(&client, &server, Some("/opds/books")).await.unwrap();
+    let wanted = fixture.books()[0].title.clone();
+    let word = wanted.split_whitespace().max_by_key(|w| w.len()).unwrap().to_owned();
+    let found = download_batches::keep_search(&client, &server, &word).await.unwrap();
+    assert_eq!(found.title, format!("Search: {word}"));
+    assert!(found.books >= 1 && found.books < 12, "{found:?}");
+    // The search's books (already in the first batch) went to the top; moving the first batch
+    // up puts its first book back on top.
+    download_batches::move_to_top(&env.store, first.id).unwrap();
+    let order = feed_ids(&client, &server, "/opds/books").await;
+    assert_eq!(queued_books(&env.store)[0], order[0]);
+    // A search that finds nothing makes no batch.
+    let none = download_batches::keep_search(&client, &server, "zzzqqqxx").await;
+    assert!(matches!(none, Err(BatchError::NoBooks(_))), "{none:?}");
+    assert_eq!(download_batches::list(&env.store).unwrap().len(), 2);
+}
