@@ -11,6 +11,7 @@ use carrel_core::{
     clock,
     credentials::{Credentials, Secret},
     data_dir::{self, DataDir},
+    download_batches::{self, BatchError, BatchView},
     download_stack,
     executor::{self, Executor, ExecutorConfig, Finish, RunMode},
     executor_lease,
@@ -24,7 +25,7 @@ use carrel_core::{
 };
 use serde_json::json;
 
-use crate::{sync_progress::TerminalProgress, Cli, Command, SearchArgs, ServerCommand, SyncArgs};
+use crate::{sync_progress::TerminalProgress, BatchCommand, Cli, Command, SearchArgs, ServerCommand, StoreArgs, SyncArgs};
 
 /// A failure: its exit code and its one line.
 #[derive(Debug)]
@@ -139,18 +140,8 @@ pub async fn run(cli: Cli) -> CliResult {
             Ok(())
         }
         Command::Search(args) => search(&ctx, args).await,
-        Command::Store { book_id } => {
-            let outcome = book_downloads::store_book(&ctx.store, book_id)?;
-            if ctx.json {
-                print_json(json!({ "book_id": book_id, "outcome": outcome }));
-            } else {
-                match outcome {
-                    StoreRequest::Queued => println!("book {book_id} queued to be kept on this device"),
-                    StoreRequest::AlreadyStored => println!("book {book_id} is already on this device"),
-                }
-            }
-            Ok(())
-        }
+        Command::Store(args) => store(&ctx, args).await,
+        Command::Batch(cmd) => batch(&ctx, cmd),
         Command::Open { book_id, page } => {
             let index = page.map(|p| p - 1);
             if index.is_some_and(|i| i < 0) {
@@ -361,6 +352,91 @@ fn print_server_answer(answer: &library_search::ServerAnswer) {
     }
 }
 
+impl From<BatchError> for CliError {
+    fn from(e: BatchError) -> Self {
+        match e {
+            BatchError::Catalog(e) => e.into(),
+            e => CliError::new(code_for(e.kind()), e.to_string()),
+        }
+    }
+}
+
+/// `store BOOK_ID`, `store --feed SERVER FEED_URL`, `store --search SERVER QUERY`.
+async fn store(ctx: &Context, args: StoreArgs) -> CliResult {
+    let what = args.what.unwrap_or_default();
+    let batch = match (args.feed, args.search) {
+        (Some(name), None) => {
+            let server = servers::get_by_name(&ctx.store, &name)?;
+            let http = http_client()?;
+            let feed = (what != "/").then_some(what.as_str());
+            download_batches::keep_feed(&catalog(ctx, &http), &server, feed).await?
+        }
+        (None, Some(name)) => {
+            let server = servers::get_by_name(&ctx.store, &name)?;
+            let http = http_client()?;
+            download_batches::keep_search(&catalog(ctx, &http), &server, &what).await?
+        }
+        _ => {
+            let book_id: i64 = what
+                .parse()
+                .map_err(|_| CliError::new(2, format!("\"{what}\" is not a book id (or use --feed / --search)")))?;
+            let outcome = book_downloads::store_book(&ctx.store, book_id)?;
+            if ctx.json {
+                print_json(json!({ "book_id": book_id, "outcome": outcome }));
+            } else {
+                match outcome {
+                    StoreRequest::Queued => println!("book {book_id} queued to be kept on this device"),
+                    StoreRequest::AlreadyStored => println!("book {book_id} is already on this device"),
+                }
+            }
+            return Ok(());
+        }
+    };
+    if ctx.json {
+        print_json(json!(batch));
+    } else {
+        let made = batch.made.clone().unwrap_or_default();
+        println!(
+            "batch {}: \"{}\" — {} books, {} queued, {} already on this device{}",
+            batch.id,
+            batch.title,
+            batch.books,
+            made.queued,
+            made.already_stored,
+            if made.not_downloadable > 0 { format!(", {} cannot be downloaded", made.not_downloadable) } else { String::new() }
+        );
+    }
+    Ok(())
+}
+
+fn batch(ctx: &Context, cmd: BatchCommand) -> CliResult {
+    let shown: Vec<BatchView> = match cmd {
+        BatchCommand::List => download_batches::list(&ctx.store)?,
+        BatchCommand::Pause { id } => vec![download_batches::pause(&ctx.store, id)?],
+        BatchCommand::Resume { id } => vec![download_batches::resume(&ctx.store, id)?],
+        BatchCommand::Top { id } => vec![download_batches::move_to_top(&ctx.store, id)?],
+        BatchCommand::Cancel { id } => {
+            download_batches::cancel(&ctx.store, id)?;
+            if ctx.json {
+                print_json(json!({ "cancelled": id }));
+            } else {
+                println!("batch {id} cancelled");
+            }
+            return Ok(());
+        }
+    };
+    if ctx.json {
+        print_json(json!(shown));
+        return Ok(());
+    }
+    for b in shown {
+        let state = if b.paused { ", paused" } else { "" };
+        let failed = if b.failed > 0 { format!(", {} failed", b.failed) } else { String::new() };
+        println!("  batch {} ({}): \"{}\" — {}/{} books on this device, {} waiting{failed}{state}", b.id, b.server_name, b.title, b.stored, b.books, b.waiting);
+    }
+    Ok(())
+}
+
 fn format_name(f: books::BookFormat) -> &'static str {
     f.as_str()
 }
@@ -439,8 +515,10 @@ fn status(ctx: &Context) -> CliResult {
         .map(|b| book_downloads::status(&ctx.store, b).map(|s| (b, s)))
         .collect::<Result<Vec<_>, _>>()?;
     let paused = executor::is_paused(&ctx.store)?;
+    let batches = download_batches::list(&ctx.store)?;
     if ctx.json {
         print_json(json!({
+            "batches": batches,
             "lease": { "holder": if held { lease.holder.clone() } else { None }, "epoch": lease.epoch, "expires_at_ms": lease.expires_at_ms },
             "paused": paused,
             "stack": stack,
@@ -468,6 +546,13 @@ fn status(ctx: &Context) -> CliResult {
     }
     if stack.len() > 50 {
         println!("  … and {} more", stack.len() - 50);
+    }
+    if !batches.is_empty() {
+        println!("batches:");
+        for b in &batches {
+            let state = if b.paused { ", paused" } else { "" };
+            println!("  batch {}: \"{}\" — {}/{} books on this device{state}", b.id, b.title, b.stored, b.books);
+        }
     }
     println!("books:");
     for (b, s) in statuses {

@@ -36,8 +36,12 @@ enum Command {
     /// this device (`search --all QUERY`), or only the books on this device
     /// (`search --on-device QUERY`).
     Search(SearchArgs),
-    /// Keep a book on this device (queued first).
-    Store { book_id: i64 },
+    /// Keep a book on this device (queued first), or every book of a feed (`--feed SERVER
+    /// FEED_URL`, its next pages too) or a search (`--search SERVER QUERY`) as one batch.
+    Store(StoreArgs),
+    /// Batches of "keep all offline": list, pause, resume, cancel or move one to the top.
+    #[command(subcommand)]
+    Batch(BatchCommand),
     /// Open a book at a page: that page is downloaded first, then the ones after it.
     Open {
         book_id: i64,
@@ -99,6 +103,33 @@ struct SearchArgs {
     /// The server's name and the query; with --all or --on-device, the query alone.
     #[arg(required = true, num_args = 1..=2, value_name = "NAME] [QUERY")]
     words: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("many").args(["feed", "search"]))]
+struct StoreArgs {
+    /// Keep every book of a feed of this server (with its next pages), in reading order.
+    #[arg(long, value_name = "SERVER", requires = "what")]
+    feed: Option<String>,
+    /// Keep every book a search of this server finds.
+    #[arg(long, value_name = "SERVER", requires = "what")]
+    search: Option<String>,
+    /// The book's id; with --feed, the feed's address (the root when "/"); with --search, the
+    /// query.
+    #[arg(value_name = "BOOK_ID|FEED_URL|QUERY", id = "what")]
+    what: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum BatchCommand {
+    /// Every batch with its progress.
+    List,
+    Pause { id: i64 },
+    Resume { id: i64 },
+    /// Stop the batch's downloads; its unfinished books are no longer kept.
+    Cancel { id: i64 },
+    /// Its waiting books first.
+    Top { id: i64 },
 }
 
 #[derive(Debug, Args)]

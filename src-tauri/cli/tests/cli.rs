@@ -392,3 +392,43 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
 fn found_id(answer: &Value, title: &str) -> i64 {
     answer["view"]["entries"].as_array().unwrap().iter().find(|e| e["title"] == title).unwrap()["book_id"].as_i64().unwrap()
 }
+
+#[test]
+fn a_whole_feed_is_kept_offline_as_one_batch_and_managed_by_its_id() {
+    let server = fixture(Config { books: 9, feed_page_size: 4, ..Default::default() });
+    let cli = Cli::new();
+    cli.ok(&["server", "add", "lib", &server.url("/opds")]);
+    let batch = cli.json(&["store", "--feed", "lib", "/opds/books"]);
+    assert_eq!((batch["books"].as_u64(), batch["made"]["queued"].as_u64()), (Some(9), Some(9)), "{batch}");
+    let id = batch["id"].as_i64().unwrap().to_string();
+    // Paused, nothing of it is left to download; resumed, a sync brings every book.
+    cli.ok(&["batch", "pause", &id]);
+    let status = cli.json(&["status"]);
+    assert!(status["stack"].as_array().unwrap().is_empty(), "{status}");
+    assert_eq!(status["batches"][0]["paused"], true);
+    cli.ok(&["batch", "resume", &id]);
+    cli.ok(&["sync", "--until-idle"]);
+    let listed = cli.json(&["batch", "list"]);
+    assert_eq!((listed[0]["stored"].as_u64(), listed[0]["waiting"].as_u64()), (Some(9), Some(0)), "{listed}");
+    let text = cli.ok(&["batch", "list"]);
+    assert!(text.contains("9/9 books on this device"), "{text}");
+    // Byte-identical to what the server serves.
+    for b in server.books() {
+        let shown = cli.json(&["search", "--on-device", &b.title]);
+        let id = shown["on_device"].as_array().unwrap().iter().find(|x| x["title"] == b.title.as_str()).unwrap()["book_id"].as_i64().unwrap();
+        // Comics are kept page by page, EPUBs as their file.
+        let (path, bytes) = match server.page_bytes(b.id, 0) {
+            Some(page) => (cli.ok(&["path", &id.to_string(), "--page", "1"]), page),
+            None => (cli.ok(&["path", &id.to_string()]), server.book_bytes(b.id).unwrap()),
+        };
+        assert_eq!(std::fs::read(path.trim()).unwrap(), bytes, "{}", b.title);
+    }
+    // Keeping it again queues nothing; a search with no result makes no batch (exit 2).
+    let again = cli.json(&["store", "--feed", "lib", "/opds/books"]);
+    assert_eq!((again["made"]["queued"].as_u64(), again["made"]["already_stored"].as_u64()), (Some(0), Some(9)));
+    assert_eq!(code(&cli.run(&["store", "--search", "lib", "zzqqxxnothing"])), 2);
+    assert_eq!(code(&cli.run(&["batch", "cancel", "999"])), 3);
+    assert_eq!(code(&cli.run(&["store", "--feed", "lib"])), 2);
+    cli.ok(&["batch", "cancel", &id]);
+    assert!(cli.json(&["batch", "list"]).as_array().unwrap().len() == 1);
+}
