@@ -38,7 +38,7 @@ impl AppState {
             };
         };
         let dir = DataDir::new(root);
-        let core = Store::open(&dir, clock::system())
+        let core = carrel_core::open_library(&dir, clock::system())
             .map(|store| Core {
                 credentials: Arc::new(Credentials::open(&dir, identifier)),
                 store,

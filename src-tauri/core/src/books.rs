@@ -8,6 +8,7 @@
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
+use crate::book_identity;
 use crate::store::{Store, StoreError};
 
 /// How a book is read, and so how it is downloaded.
@@ -145,68 +146,94 @@ pub enum BookError {
 }
 
 /// Records (or refreshes) a catalog entry and returns its local book. The local id of an entry
-/// never changes once given.
+/// never changes once given, and an entry reached through another view of the catalog (another
+/// sort, filter or search) is the same book: see [`crate::book_identity`].
 pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Book, BookError> {
     let now = store.now_ms();
     let authors = entry.authors.join(", ");
+    let identity = book_identity::canonical_id(&entry.catalog_id);
+    let key = match_key_of(entry);
     store.write(|tx| {
-        tx.query_row(
-            &format!(
-                "INSERT INTO books (id, server_id, catalog_id, title, authors, format, stream_template, page_count,
-                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list,
-                                    progression_url, read_progress_url)
-                 VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'books'),
-                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-                 ON CONFLICT (server_id, catalog_id) DO UPDATE SET
-                    title = excluded.title, authors = excluded.authors, format = excluded.format,
-                    stream_template = excluded.stream_template, page_count = excluded.page_count,
-                    page_base = excluded.page_base, file_url = excluded.file_url,
-                    file_type = excluded.file_type, file_length = excluded.file_length,
-                    cover_url = excluded.cover_url, page_list = excluded.page_list,
-                    progression_url = excluded.progression_url,
-                    read_progress_url = excluded.read_progress_url
+        let known = known_in(tx, server_id, &identity, key.as_deref()).map_err(|e| BookError::Store(store.sql_error(e)))?;
+        let page_list = (!entry.page_list.is_empty()).then(|| serde_json::to_string(&entry.page_list).expect("a list of strings serialises"));
+        let values = params![
+            server_id,
+            identity,
+            entry.title,
+            authors,
+            entry.format.as_str(),
+            entry.stream_template,
+            entry.page_count,
+            entry.page_base,
+            entry.file_url,
+            entry.file_type,
+            entry.file_length.map(|l| l as i64),
+            entry.cover_url,
+            now,
+            page_list,
+            entry.progression_url,
+            entry.read_progress_url,
+            key,
+            known,
+        ];
+        let sql = match known {
+            // Refreshed in place: its local id (and the id it was first seen under) stay.
+            Some(_) => format!(
+                "UPDATE books SET title = ?3, authors = ?4, format = ?5, stream_template = ?6, page_count = ?7,
+                    page_base = ?8, file_url = ?9, file_type = ?10, file_length = ?11, cover_url = ?12,
+                    page_list = ?14, progression_url = ?15, read_progress_url = ?16, match_key = ?17, identity_v = 1
+                 WHERE id = ?18 AND server_id = ?1 AND ?2 IS NOT NULL AND ?13 IS NOT NULL
                  RETURNING {COLUMNS}"
             ),
-            params![
-                server_id,
-                entry.catalog_id,
-                entry.title,
-                authors,
-                entry.format.as_str(),
-                entry.stream_template,
-                entry.page_count,
-                entry.page_base,
-                entry.file_url,
-                entry.file_type,
-                entry.file_length.map(|l| l as i64),
-                entry.cover_url,
-                now,
-                (!entry.page_list.is_empty()).then(|| serde_json::to_string(&entry.page_list).expect("a list of strings serialises")),
-                entry.progression_url,
-                entry.read_progress_url,
-            ],
-            from_row,
-        )
-        .map_err(|e| BookError::Store(store.sql_error(e)))
+            None => format!(
+                "INSERT INTO books (id, server_id, catalog_id, title, authors, format, stream_template, page_count,
+                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list,
+                                    progression_url, read_progress_url, match_key, identity_v)
+                 SELECT (SELECT last + 1 FROM id_high_water WHERE name = 'books'),
+                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 1
+                 WHERE ?18 IS NULL
+                 RETURNING {COLUMNS}"
+            ),
+        };
+        tx.query_row(&sql, values, from_row).map_err(|e| BookError::Store(store.sql_error(e)))
     })
 }
 
 /// Records a catalog entry only if it is not known yet; a known book is returned unchanged.
 pub fn remember_if_new(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Book, BookError> {
+    let identity = book_identity::canonical_id(&entry.catalog_id);
+    let key = match_key_of(entry);
     let known = store
         .read(|c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM books WHERE server_id = ?1 AND catalog_id = ?2"),
-                params![server_id, entry.catalog_id],
-                from_row,
-            )
-            .optional()
+            let Some(id) = known_in(c, server_id, &identity, key.as_deref())? else { return Ok(None) };
+            c.query_row(&format!("SELECT {COLUMNS} FROM books WHERE id = ?1"), [id], from_row).optional()
         })
         .map_err(|e| BookError::Store(store.sql_error(e)))?;
     match known {
         Some(book) => Ok(book),
         None => remember(store, server_id, entry),
     }
+}
+
+fn match_key_of(entry: &CatalogBook) -> Option<String> {
+    book_identity::match_key(entry.stream_template.as_deref(), entry.file_url.as_deref(), entry.page_list.first().map(String::as_str))
+}
+
+/// The book of `server_id` with this canonical id, else with this match key.
+fn known_in(c: &rusqlite::Connection, server_id: i64, identity: &str, key: Option<&str>) -> rusqlite::Result<Option<i64>> {
+    let by_id = c
+        .query_row("SELECT id FROM books WHERE server_id = ?1 AND catalog_id = ?2", params![server_id, identity], |r| r.get(0))
+        .optional()?;
+    if by_id.is_some() {
+        return Ok(by_id);
+    }
+    let Some(key) = key else { return Ok(None) };
+    c.query_row(
+        "SELECT id FROM books WHERE server_id = ?1 AND match_key = ?2 ORDER BY id LIMIT 1",
+        params![server_id, key],
+        |r| r.get(0),
+    )
+    .optional()
 }
 
 pub fn get(store: &Store, id: i64) -> Result<Book, BookError> {

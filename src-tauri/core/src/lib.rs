@@ -20,6 +20,9 @@
 //!   parsed from bytes into navigation entries and books; no HTTP here.
 //! - [`books`]: books known on this device under a local id: what is needed to download them
 //!   and the reader's relation to them (opened, last page, pinned).
+//! - [`book_identity`]: one book, one local id, whichever view of a catalog it was reached
+//!   through (view-only parameters of entry ids, the address of what is downloaded); merging
+//!   the copies remembered before.
 //! - [`download_stack`]: the persistent stack of download tasks — push-to-top, prioritary pop,
 //!   fenced claims and settlements, file checkpoints.
 //! - [`download_batches`]: "Keep all offline" — a series, a feed (with its next pages) or a
@@ -57,6 +60,7 @@
 //! - [`error`]: the crate-wide error that wraps each module's own error enum.
 
 pub mod book_downloads;
+pub mod book_identity;
 pub mod book_source;
 pub mod book_view;
 pub mod books;
@@ -87,3 +91,15 @@ pub mod storage_usage;
 pub mod store;
 
 pub use error::{Error, ErrorKind};
+
+/// Opens the library of `dir` for a front end: the store with its schema up to date, then the
+/// upgrades that take more than SQL — merging the copies of one book remembered under several
+/// ids ([`book_identity::merge_duplicates`]; a failure there is logged and retried at the next
+/// start, the library stays usable).
+pub fn open_library(dir: &data_dir::DataDir, clock: clock::SharedClock) -> Result<store::Store, store::StoreError> {
+    let store = store::Store::open(dir, clock)?;
+    if let Err(e) = book_identity::merge_duplicates(&store) {
+        tracing::warn!(cause = %e, "could not merge copies of books yet");
+    }
+    Ok(store)
+}

@@ -29,6 +29,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0009_epub_positions", include_str!("../migrations/0009_epub_positions.sql")),
     ("0010_position_targets", include_str!("../migrations/0010_position_targets.sql")),
     ("0011_echo_and_server_tasks", include_str!("../migrations/0011_echo_and_server_tasks.sql")),
+    ("0013_book_identity", include_str!("../migrations/0013_book_identity.sql")),
     ("0014_download_batches", include_str!("../migrations/0014_download_batches.sql")),
 ];
 

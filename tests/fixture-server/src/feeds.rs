@@ -249,17 +249,23 @@ pub(crate) fn acquisition(state: &State, listing: &Listing<'_>, page: usize) -> 
         );
     }
     for meta in slice {
-        book_entry(state, &mut out, meta, &behavior);
+        book_entry(state, &mut out, meta, &behavior, listing);
     }
     out.push_str("</feed>\n");
     Some(out)
 }
 
-fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate::Behavior) {
+fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate::Behavior, listing: &Listing<'_>) {
     let Some(built) = state.built(meta.id) else {
         return;
     };
     let id = meta.id;
+    let entry_id = if behavior.view_in_entry_ids {
+        let search = listing.query.as_deref().map(|q| format!("&amp;{}", xml_escape(q))).unwrap_or_default();
+        format!("/opds/v1.2/comics/{id}?topCollection={}&amp;orderBy=sort_name{search}", xml_escape(&listing.id))
+    } else {
+        format!("urn:carrel-fixture:book:{id}")
+    };
     let series = state
         .catalog
         .series(meta.series_id)
@@ -269,7 +275,7 @@ fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate
         out,
         "  <entry>\n\
          \x20   <title>{title}</title>\n\
-         \x20   <id>urn:carrel-fixture:book:{id}</id>\n\
+         \x20   <id>{entry_id}</id>\n\
          \x20   <updated>{updated}</updated>\n\
          \x20   <author><name>{author}</name></author>\n\
          \x20   <dcterms:issued>{year}</dcterms:issued>\n\

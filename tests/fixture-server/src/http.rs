@@ -369,6 +369,7 @@ async fn handle(
         .map(|pq| pq.as_str().to_string())
         .unwrap_or(path);
     let guard = InFlight::begin(state.clone(), client_id(req.headers()), url.clone());
+    let signs_in = signs_in(&state, &state.behavior(), req.headers());
     let plan = state.plan(&url);
     if !plan.latency.is_zero() {
         tokio::time::sleep(plan.latency).await;
@@ -378,7 +379,7 @@ async fn handle(
             StatusCode::SERVICE_UNAVAILABLE,
             "fixture fault: service unavailable",
         )
-    } else if let Some(denied) = check_auth(&state.behavior(), req.headers()) {
+    } else if let Err(denied) = check_auth(&state, &state.behavior(), req.headers()) {
         denied
     } else if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
         progression(&state, &id, req).await
@@ -387,12 +388,26 @@ async fn handle(
     } else {
         route(&state, &req)
     };
+    let reply = if signs_in && reply.status.is_success() {
+        let id = state.sessions.open();
+        reply.with(
+            header::SET_COOKIE,
+            &format!("{}={id}; HttpOnly; Path=/; SameSite=Lax", crate::sessions::COOKIE),
+        )
+    } else {
+        reply
+    };
     reply.into_response(plan.body, Some(guard), Some(reset))
 }
 
-fn check_auth(behavior: &Behavior, headers: &HeaderMap) -> Option<Reply> {
+/// Lets a request in (`Ok`) or answers 401. With sessions, a live session cookie lets it in
+/// without a password check; every Basic credential compared counts as one password check.
+fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result<(), Reply> {
     if behavior.auth.is_none() && behavior.bearer_token.is_none() {
-        return None;
+        return Ok(());
+    }
+    if behavior.sessions && session_cookie(headers).is_some_and(|c| state.sessions.is_live(&c)) {
+        return Ok(());
     }
     let given = headers
         .get(header::AUTHORIZATION)
@@ -401,6 +416,7 @@ fn check_auth(behavior: &Behavior, headers: &HeaderMap) -> Option<Reply> {
     let (scheme, credentials) = given.split_once(' ').unwrap_or((given.as_str(), ""));
     let credentials = credentials.trim();
     let ok = if scheme.eq_ignore_ascii_case("basic") {
+        state.sessions.password_checked();
         match (
             &behavior.auth,
             base64::engine::general_purpose::STANDARD.decode(credentials),
@@ -417,13 +433,26 @@ fn check_auth(behavior: &Behavior, headers: &HeaderMap) -> Option<Reply> {
         false
     };
     if ok {
-        None
+        Ok(())
     } else {
-        Some(
-            Reply::text(StatusCode::UNAUTHORIZED, "authentication required")
-                .with(header::WWW_AUTHENTICATE, "Basic realm=\"fixture\""),
-        )
+        Err(Reply::text(StatusCode::UNAUTHORIZED, "authentication required")
+            .with(header::WWW_AUTHENTICATE, "Basic realm=\"fixture\""))
     }
+}
+
+fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::COOKIE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
+/// Whether a request signs in with its password (not with a live session): if it is let in,
+/// a session is opened for it.
+fn signs_in(state: &State, behavior: &Behavior, headers: &HeaderMap) -> bool {
+    behavior.sessions
+        && behavior.auth.is_some()
+        && headers.contains_key(header::AUTHORIZATION)
+        && !session_cookie(headers).is_some_and(|c| state.sessions.is_live(&c))
 }
 
 // ---------------------------------------------------------------------------------------------

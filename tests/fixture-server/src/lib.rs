@@ -26,6 +26,7 @@ mod content;
 mod feeds;
 mod http;
 mod png;
+mod sessions;
 mod state;
 mod util;
 
@@ -169,6 +170,14 @@ pub struct Behavior {
     /// no progression links, and Komga's read-progress API (`GET /api/v1/books/ID`,
     /// `PATCH /api/v1/books/ID/read-progress`).
     pub komga: bool,
+    /// Look like Codex's OPDS 1.2 entry ids: each `<id>` is the book's address with the feed's
+    /// own view in its query (`/opds/v1.2/comics/5?topCollection=…&orderBy=…`, and the search
+    /// terms in a search), so the same book has another id in every feed that lists it.
+    pub view_in_entry_ids: bool,
+    /// With `auth`: keep sign-ins in sessions, as Codex does — a request that passes the
+    /// password check gets `Set-Cookie: sessionid=…`, and the cookie lets later requests in
+    /// without a password check (see `Stats::password_checks`).
+    pub sessions: bool,
 }
 
 impl Default for Behavior {
@@ -182,6 +191,8 @@ impl Default for Behavior {
             bearer_token: None,
             bookmark_param: None,
             komga: false,
+            view_in_entry_ids: false,
+            sessions: false,
         }
     }
 }
@@ -222,6 +233,9 @@ pub struct Stats {
     /// OPDS progression documents (`/books/ID/progression`) by book id.
     #[serde(default)]
     pub progressions: BTreeMap<u32, ProgressionStats>,
+    /// Passwords checked (Basic credentials compared), since the start or the last reset.
+    #[serde(default)]
+    pub password_checks: u64,
 }
 
 impl Stats {
@@ -390,6 +404,11 @@ impl RunningServer {
     }
 
     /// Zeroes the counters (requests still in flight stay counted as in flight).
+    /// Forgets every sign-in session: the next request must sign in again.
+    pub fn expire_sessions(&self) {
+        self.state.sessions.expire_all();
+    }
+
     pub fn reset_stats(&self) {
         self.state.reset_stats()
     }

@@ -91,6 +91,7 @@ pub(crate) struct State {
     settings: Mutex<Settings>,
     books: Mutex<Books>,
     accounting: Mutex<Accounting>,
+    pub(crate) sessions: crate::sessions::Sessions,
 }
 
 impl State {
@@ -148,6 +149,7 @@ impl State {
                 progressions: BTreeMap::new(),
                 cache: HashMap::new(),
             }),
+            sessions: crate::sessions::Sessions::default(),
             accounting: Mutex::new(Accounting::default()),
         }
     }
@@ -417,6 +419,7 @@ impl State {
             clients: a.clients.clone(),
             reading_positions,
             progressions,
+            password_checks: self.sessions.password_checks(),
         }
     }
 
@@ -425,6 +428,7 @@ impl State {
         a.max_in_flight = a.in_flight;
         a.total = 0;
         a.clients.retain(|_, c| c.in_flight > 0);
+        self.sessions.reset_counts();
         for c in a.clients.values_mut() {
             c.max_in_flight = c.in_flight;
             c.requests = 0;

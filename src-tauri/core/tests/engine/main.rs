@@ -3,6 +3,8 @@
 //!
 //! - `batches`: "Keep all offline" on a feed of several pages or a search, in reading
 //!   order, paused, resumed, cancelled, moved up, and kept across a new store handle.
+//! - `identity`: one book per book whichever view listed it (ids carrying the feed's view),
+//!   and copies remembered before merged once, keeping files, position, pins and the outbox.
 //! - `stack`: push-to-top dedupe, prioritary pop, the pop order's index, retry.
 //! - `executor`: page-N-first order, chained parts, the failure policy, backoff, start-up
 //!   reconcile, fencing of a stale holder, resume without re-download, Range resume across a
@@ -22,6 +24,7 @@
 mod support;
 
 mod batches;
+mod identity;
 mod epub;
 mod executor;
 mod library;
