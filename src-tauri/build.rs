@@ -39,6 +39,13 @@ const COMMANDS: &[&str] = &[
     "open_window",
     "search_on_device",
     "search_everywhere",
+    "keep_feed_offline",
+    "keep_search_offline",
+    "list_batches",
+    "pause_batch",
+    "resume_batch",
+    "move_batch_to_top",
+    "cancel_batch",
 ];
 
 fn main() {

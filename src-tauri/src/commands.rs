@@ -9,6 +9,7 @@ use carrel_core::{
     book_view::{self, BookDetails},
     catalog::{CatalogClient, CatalogError, CatalogView},
     credentials::{self, Backend, Credentials, Secret},
+    download_batches::{self, BatchError, BatchView},
     downloads_view::{self, DownloadsView},
     executor,
     http_fetch::FetchError,
@@ -101,6 +102,16 @@ impl From<SearchError> for CommandError {
     fn from(e: SearchError) -> Self {
         match e {
             SearchError::Other(e) => e.into(),
+            e => CommandError::new(e.kind(), e.to_string()),
+        }
+    }
+}
+
+impl From<BatchError> for CommandError {
+    fn from(e: BatchError) -> Self {
+        match e {
+            BatchError::Catalog(e) => e.into(),
+            BatchError::Other(e) => e.into(),
             e => CommandError::new(e.kind(), e.to_string()),
         }
     }
@@ -313,6 +324,58 @@ pub async fn search_everywhere(app: AppHandle, query: String, on_answer: Channel
         .await?)
     })
     .await
+}
+
+/// "Keep all offline" on a feed of a server (its root when `feed_url` is absent), following its
+/// next pages: one batch, in reading order.
+#[tauri::command]
+pub async fn keep_feed_offline(app: AppHandle, server_id: i64, feed_url: Option<String>) -> CommandResult<BatchView> {
+    contained(async move {
+        let (store, credentials) = handles(&app)?;
+        let http = crate::http_client::client()?;
+        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        let server = servers::get(&store, server_id)?;
+        Ok(download_batches::keep_feed(&catalog, &server, feed_url.as_deref()).await?)
+    })
+    .await
+}
+
+/// "Keep all offline" on a search's results.
+#[tauri::command]
+pub async fn keep_search_offline(app: AppHandle, server_id: i64, query: String) -> CommandResult<BatchView> {
+    contained(async move {
+        let (store, credentials) = handles(&app)?;
+        let http = crate::http_client::client()?;
+        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        let server = servers::get(&store, server_id)?;
+        Ok(download_batches::keep_search(&catalog, &server, &query).await?)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn list_batches(app: AppHandle) -> CommandResult<Vec<BatchView>> {
+    with_core(app, |core| Ok(download_batches::list(&core.store)?)).await
+}
+
+#[tauri::command]
+pub async fn pause_batch(app: AppHandle, id: i64) -> CommandResult<BatchView> {
+    with_core(app, move |core| Ok(download_batches::pause(&core.store, id)?)).await
+}
+
+#[tauri::command]
+pub async fn resume_batch(app: AppHandle, id: i64) -> CommandResult<BatchView> {
+    with_core(app, move |core| Ok(download_batches::resume(&core.store, id)?)).await
+}
+
+#[tauri::command]
+pub async fn move_batch_to_top(app: AppHandle, id: i64) -> CommandResult<BatchView> {
+    with_core(app, move |core| Ok(download_batches::move_to_top(&core.store, id)?)).await
+}
+
+#[tauri::command]
+pub async fn cancel_batch(app: AppHandle, id: i64) -> CommandResult<()> {
+    with_core(app, move |core| Ok(download_batches::cancel(&core.store, id)?)).await
 }
 
 /// Runs a command's work as its own task, so that even a bug that panics on a server's answer

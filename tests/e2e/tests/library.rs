@@ -1180,3 +1180,42 @@ fn server_id(app: &App, name: &str) -> String {
     let item = wait_for_element(app, &sel("server-item"), "the server in the sidebar", |t| t.contains(name));
     item.attribute("data-server-id").unwrap().expect("a server item has data-server-id")
 }
+
+/// "Keep all offline" on a feed of several pages: one batch in Downloads, paused and resumed
+/// there, until every book of the feed is on the device.
+#[test]
+fn keep_a_whole_feed_offline_as_one_batch() {
+    let case = TestCase::start();
+    // Slow enough to pause the batch before it ends.
+    let server = start_server(Config {
+        books: 7,
+        feed_page_size: 3,
+        faults: Faults { latency_ms: 150, ..Faults::default() },
+        ..Config::default()
+    });
+    let app = launch(&case);
+    add_server(&app, "Fixture Library", &server.url("/opds"), None);
+    open_server(&app, "Fixture Library");
+    follow(&app, "All books");
+    app.wait_for(&sel("keep-all-offline")).unwrap().click().unwrap();
+    app.wait_for_text(&sel("toast"), "of “All books” offline").unwrap();
+
+    go(&app, "downloads-nav", "downloads-view");
+    let batch = sel("download-batch");
+    app.wait_for_text(&format!("{batch} {}", sel("batch-line")), "of 7 books on this device").unwrap();
+    app.wait_for(&sel("batch-pause")).unwrap().click().unwrap();
+    app.wait_until("the batch to be paused", default_timeout(), |c| {
+        let b = c.find(&batch)?;
+        Ok((b.attribute("data-paused")?.as_deref() == Some("true")).then_some(()))
+    })
+    .unwrap();
+    let paused_line = app.find(&format!("{batch} {}", sel("batch-line"))).unwrap().inner_text().unwrap();
+    assert!(paused_line.contains("paused"), "{paused_line}");
+    app.wait_for(&sel("batch-resume")).unwrap().click().unwrap();
+    app.wait_until("every book of the feed on the device", DOWNLOAD_TIMEOUT, |c| {
+        let line = c.find(&format!("{batch} {}", sel("batch-line")))?.inner_text()?;
+        Ok(line.contains("7 of 7 books on this device").then_some(()))
+    })
+    .unwrap();
+    assert!(server.stats().global_max_in_flight <= 1, "one request at a time");
+}

@@ -516,3 +516,60 @@ export async function searchEverywhere(query: string, onanswer: (answer: ServerA
   channel.onmessage = onanswer;
   return call<number>('search_everywhere', { query, onAnswer: channel });
 }
+
+// ---- Keep all offline ----
+
+/** What making a batch found. */
+export interface KeepOutcome {
+  queued: number;
+  already_stored: number;
+  not_downloadable: number;
+}
+
+/** A series, feed or search kept offline as one batch. */
+export interface BatchView {
+  id: number;
+  server_id: number;
+  server_name: string;
+  title: string;
+  source_url: string;
+  created_at_ms: number;
+  paused: boolean;
+  books: number;
+  stored: number;
+  waiting: number;
+  failed: number;
+  bytes: number;
+  /** Only when the batch was just made. */
+  made?: KeepOutcome;
+}
+
+/** Keeps every book of a feed (its next pages too) offline as one batch; the root when `feedUrl` is null. */
+export function keepFeedOffline(serverId: number, feedUrl: string | null): Promise<BatchView> {
+  return call<BatchView>('keep_feed_offline', feedUrl === null ? { serverId } : { serverId, feedUrl });
+}
+
+/** Keeps every book a search finds offline as one batch. */
+export function keepSearchOffline(serverId: number, query: string): Promise<BatchView> {
+  return call<BatchView>('keep_search_offline', { serverId, query });
+}
+
+export function listBatches(): Promise<BatchView[]> {
+  return call<BatchView[]>('list_batches');
+}
+
+export function pauseBatch(id: number): Promise<BatchView> {
+  return call<BatchView>('pause_batch', { id });
+}
+
+export function resumeBatch(id: number): Promise<BatchView> {
+  return call<BatchView>('resume_batch', { id });
+}
+
+export function moveBatchToTop(id: number): Promise<BatchView> {
+  return call<BatchView>('move_batch_to_top', { id });
+}
+
+export async function cancelBatch(id: number): Promise<void> {
+  await call<null>('cancel_batch', { id });
+}
