@@ -3,16 +3,12 @@
 //! most four a second) and at least once a second, so changes made by another Carrel process
 //! show too. One background task sends to every channel; a channel whose window is gone (or
 //! whose sending fails) is dropped.
-//!
-//! Also the sink's follow-up of a completed book: the books no longer kept on the device are
-//! removed ([`book_downloads::evict_per_setting`]), off the executor's task.
+//! (Removing the books no longer kept once a book completes is the executor's, in the core.)
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use carrel_core::{
-    book_downloads,
     downloads_view::{self, DownloadsMonitor, DownloadsView, LiveProgress},
     progress::{DownloadEvent, ProgressSink},
     store::Store,
@@ -34,7 +30,6 @@ pub struct DownloadsWatch {
     monitor: DownloadsMonitor,
     watchers: Mutex<Vec<Watcher>>,
     changed: tokio::sync::Notify,
-    book_stored: AtomicBool,
 }
 
 struct Watcher {
@@ -49,7 +44,6 @@ pub fn install<R: Runtime>(app: &AppHandle<R>, store: Option<Store>) -> Arc<dyn 
         monitor: DownloadsMonitor::new(),
         watchers: Mutex::new(Vec::new()),
         changed: tokio::sync::Notify::new(),
-        book_stored: AtomicBool::new(false),
     });
     app.manage(watch.clone());
     if let Some(store) = store {
@@ -60,9 +54,6 @@ pub fn install<R: Runtime>(app: &AppHandle<R>, store: Option<Store>) -> Arc<dyn 
 
 impl ProgressSink for DownloadsWatch {
     fn report(&self, event: DownloadEvent) {
-        if matches!(event, DownloadEvent::BookStored(_)) {
-            self.book_stored.store(true, Ordering::SeqCst);
-        }
         self.monitor.observe(&event);
         self.changed.notify_one();
     }
@@ -106,7 +97,7 @@ impl DownloadsWatch {
     }
 }
 
-/// The one background task: views for the channels, and eviction after a book completes.
+/// The one background task: views for the channels.
 async fn run<R: Runtime>(app: AppHandle<R>, watch: Arc<DownloadsWatch>, store: Store) {
     let mut last_sent = Instant::now() - MIN_GAP;
     loop {
@@ -117,13 +108,6 @@ async fn run<R: Runtime>(app: AppHandle<R>, watch: Arc<DownloadsWatch>, store: S
         let wait = MIN_GAP.saturating_sub(last_sent.elapsed());
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
-        }
-        if watch.book_stored.swap(false, Ordering::SeqCst) {
-            let store = store.clone();
-            let evicted = tauri::async_runtime::spawn_blocking(move || book_downloads::evict_per_setting(&store)).await;
-            if let Ok(Err(e)) = evicted {
-                tracing::warn!(cause = %e, "could not remove the books no longer kept");
-            }
         }
         last_sent = Instant::now();
         if !watch.has_watchers() {

@@ -735,6 +735,13 @@ impl Run<'_> {
         let Ok(progress) = progress else { return };
         if progress.is_complete() {
             self.ex.report(DownloadEvent::BookStored(progress));
+            // "Books kept on the device" holds for every front end that downloads (the app and
+            // `carrel-cli sync` alike): a stored book may push an older one out.
+            match self.ex.db(book_downloads::evict_per_setting).await {
+                Ok(evicted) if !evicted.is_empty() => tracing::info!(?evicted, "removed books no longer kept"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(cause = %e, "could not remove the books no longer kept"),
+            }
             self.queue_latest_read().await;
         } else {
             self.ex.report(DownloadEvent::Book(progress));

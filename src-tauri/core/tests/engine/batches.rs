@@ -1,6 +1,7 @@
 //! "Keep all offline": a feed with several pages, kept as one batch in reading order; books
 //! already stored skipped; pause, resume, move to top and cancel; the batch and its queue
-//! surviving a new process (a new store handle on the same data dir).
+//! surviving a new process (a new store handle on the same data dir). Also "books kept on the
+//! device", which the executor applies when a book completes.
 
 use carrel_core::{
     book_downloads::{self, BookState},
@@ -156,4 +157,30 @@ async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
     let none = download_batches::keep_search(&client, &server, "zzzqqqxx").await;
     assert!(matches!(none, Err(BatchError::NoBooks(_))), "{none:?}");
     assert_eq!(download_batches::list(&env.store).unwrap().len(), 2);
+}
+
+/// "Books kept on the device" is applied by the executor itself when a book completes, so every
+/// front end that downloads (the app, `carrel-cli sync`) keeps to it.
+#[tokio::test]
+async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
+    use carrel_core::settings::{self, BooksKept};
+    let fixture = start(Config { books: 3, comic_pages: [(1, 3), (2, 3), (3, 3)].into(), ..Default::default() });
+    let env = Env::new();
+    let server = env.add_server("lib", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let ids = feed_ids(&client, &server, "/opds/comics").await;
+    assert!(ids.len() >= 2, "{ids:?}");
+    settings::set(&env.store, &BooksKept(1)).unwrap();
+    let stored = |id: i64| book_downloads::progress(&env.store, &books::get(&env.store, id).unwrap()).unwrap().stored_parts;
+
+    book_downloads::open_book(&env.store, ids[0], Some(0)).unwrap();
+    env.sync(fast_config()).await;
+    assert_eq!(stored(ids[0]), 3, "the first book read is on the device");
+    // A second book read (a moment later): only one is kept, the most recent.
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    book_downloads::open_book(&env.store, ids[1], Some(0)).unwrap();
+    env.sync(fast_config()).await;
+    assert_eq!(stored(ids[1]), 3);
+    assert_eq!(stored(ids[0]), 0, "the older book left the device when the newer one completed");
 }
