@@ -23,7 +23,7 @@ const saga = details(12, {
   authors: ['Brian K. Vaughan', 'Fiona Staples'],
   series: 'Saga',
   series_index: 1,
-  summary: '<p>When two soldiers from opposite sides of a never-ending galactic war fall in love…</p>',
+  summary: 'When two soldiers from opposite sides of a never-ending galactic war fall in love…',
   page_count: 160,
   file_length: 84_500_000,
   file_type: 'application/x-cbz',

@@ -138,22 +138,14 @@ export function formatAgo(thenMs: number, nowMs: number = Date.now()): string {
 }
 
 /**
- * A catalog summary as plain text. Feeds sometimes carry HTML; the tags go (paragraphs and line
- * breaks become new lines), entities are decoded, and runs of blank lines shrink to one.
+ * A catalog summary, tidied for display. The core sends summaries as plain text (feeds' HTML is
+ * turned into text there, once, by one set of rules), so nothing here is parsed as markup: text
+ * that reads `<b>` shows `<b>`. Only whitespace is tidied: runs of spaces shrink to one and
+ * runs of blank lines to one.
  */
 export function plainText(summary: string | null | undefined): string {
   if (!summary) return '';
-  let text = summary;
-  if (/<[a-z/!][^>]*>/i.test(text) || /&[#a-z0-9]+;/i.test(text)) {
-    const marked = text
-      .replace(/<br\s*\/?>/gi, '\n')
-      .replace(/<\/(p|div|li|h[1-6])\s*>/gi, '\n\n')
-      .replace(/<li[^>]*>/gi, '• ');
-    // A parsed document runs no scripts and loads nothing; only its text is kept.
-    const doc = new DOMParser().parseFromString(marked, 'text/html');
-    text = doc.body.textContent ?? '';
-  }
-  return text
+  return summary
     .replace(/\r\n?/g, '\n')
     .replace(/[ \t\f\v]+/g, ' ')
     .replace(/ *\n */g, '\n')

@@ -619,54 +619,11 @@ pub(crate) fn html_to_text(html: &str) -> String {
     decode_char_refs(&text)
 }
 
+/// Character references decoded: every HTML5 named reference (`&eacute;`, `&hellip;`, …) and
+/// numeric ones; an unknown or malformed one stays as written. A no-break space is a space in
+/// a summary's plain text.
 fn decode_char_refs(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        let after = &rest[amp + 1..];
-        let decoded = after.find(';').filter(|end| *end <= 10).and_then(|end| {
-            let name = &after[..end];
-            let c = match name {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                "nbsp" => Some(' '),
-                "middot" => Some('\u{b7}'),
-                "ndash" => Some('\u{2013}'),
-                "mdash" => Some('\u{2014}'),
-                "hellip" => Some('\u{2026}'),
-                "lsquo" => Some('\u{2018}'),
-                "rsquo" => Some('\u{2019}'),
-                "ldquo" => Some('\u{201c}'),
-                "rdquo" => Some('\u{201d}'),
-                "laquo" => Some('\u{ab}'),
-                "raquo" => Some('\u{bb}'),
-                "copy" => Some('\u{a9}'),
-                _ => name
-                    .strip_prefix("#x")
-                    .or_else(|| name.strip_prefix("#X"))
-                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-                    .or_else(|| name.strip_prefix('#').and_then(|dec| dec.parse().ok()))
-                    .and_then(char::from_u32),
-            }?;
-            Some((c, end))
-        });
-        match decoded {
-            Some((c, end)) => {
-                out.push(c);
-                rest = &after[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    html_escape::decode_html_entities(text).replace('\u{a0}', " ")
 }
 
 /// All runs of whitespace become one space; leading and trailing whitespace goes.
@@ -926,6 +883,14 @@ pub(crate) fn kind_of_type(media_type: &str) -> FeedKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_named_reference_is_decoded_and_escaped_markup_stays_text() {
+        assert_eq!(html_to_text("Caf&eacute; &amp; cr&egrave;me &euro;5 &#x2603; &#9731;"), "Café & crème €5 ☃ ☃");
+        // Markup written as text (escaped) is text: it reaches the reader as written.
+        assert_eq!(html_to_text("a &lt;b&gt;bold&lt;/b&gt; claim"), "a <b>bold</b> claim");
+        assert_eq!(html_to_text("&unknownentity; &amp"), "&unknownentity; &amp");
+    }
 
     #[test]
     fn opds_html_to_text_strips_tags_and_decodes_references() {
