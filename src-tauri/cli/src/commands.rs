@@ -90,8 +90,8 @@ impl From<CatalogError> for CliError {
 
 impl From<executor::ExecutorError> for CliError {
     fn from(e: executor::ExecutorError) -> Self {
-        let code = match e {
-            executor::ExecutorError::Store(_) => 5,
+        let code = match e.kind() {
+            ErrorKind::Storage => 5,
             _ => 4,
         };
         CliError::new(code, e.to_string())

@@ -91,6 +91,7 @@ pub(crate) struct State {
     settings: Mutex<Settings>,
     books: Mutex<Books>,
     accounting: Mutex<Accounting>,
+    pub(crate) length_lies: crate::length_lies::LengthLies,
 }
 
 impl State {
@@ -149,6 +150,7 @@ impl State {
                 cache: HashMap::new(),
             }),
             accounting: Mutex::new(Accounting::default()),
+            length_lies: Default::default(),
         }
     }
 
