@@ -283,10 +283,12 @@ fn print_page(ctx: &Context, page: &CatalogPage) {
                 title,
                 format,
                 page_count,
+                not_streamable,
                 ..
             } => {
                 let pages = page_count.map(|p| format!(", {p} pages")).unwrap_or_default();
-                println!("  [{book_id}] {title} ({}{pages})", format_name(*format));
+                let why = not_streamable.as_deref().map(|w| format!(" — {w}")).unwrap_or_default();
+                println!("  [{book_id}] {title} ({}{pages}){why}", format_name(*format));
             }
         }
     }

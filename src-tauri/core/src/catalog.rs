@@ -88,6 +88,8 @@ pub enum CatalogItem {
         series: Option<String>,
         series_index: Option<f64>,
         summary: Option<String>,
+        /// Why the server's page stream is not used (an absurd page count).
+        not_streamable: Option<String>,
     },
 }
 
@@ -129,6 +131,8 @@ pub enum CatalogViewItem {
         summary: Option<String>,
         has_cover: bool,
         status: BookStatus,
+        /// Why the server's page stream is not used (an absurd page count).
+        not_streamable: Option<String>,
     },
 }
 
@@ -264,6 +268,7 @@ impl CatalogClient<'_> {
                     series,
                     series_index,
                     summary,
+                    not_streamable,
                     ..
                 } => {
                     let book = books::get(self.store, book_id).map_err(crate::Error::from)?;
@@ -280,6 +285,7 @@ impl CatalogClient<'_> {
                         summary,
                         has_cover: cover_cache::has_cover(self.store, &book),
                         status: book_downloads::status(self.store, &book)?,
+                        not_streamable,
                     }
                 }
             });
@@ -376,6 +382,7 @@ impl CatalogClient<'_> {
             series: entry.series.clone(),
             series_index: entry.series_index,
             summary: entry.summary.clone(),
+            not_streamable: entry.not_streamable.clone(),
         })
     }
 }
