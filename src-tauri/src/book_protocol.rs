@@ -138,6 +138,8 @@ mod tests {
         assert_eq!(offline.status(), StatusCode::GATEWAY_TIMEOUT);
         assert_eq!(&offline.body()[..], OFFLINE_BODY.as_bytes());
         assert_eq!(error_response(&PageError::NotPaged(3)).status(), StatusCode::NOT_FOUND);
+        let huge = PageError::TooLarge { bytes: 1 << 40, limit: book_source::MAX_EPUB_BYTES };
+        assert_eq!(error_response(&huge).status(), StatusCode::PAYLOAD_TOO_LARGE);
         assert_eq!(error_response(&PageError::UnknownBook(3)).status(), StatusCode::NOT_FOUND);
     }
 

@@ -88,6 +88,7 @@ pub fn error_status(e: &PageError) -> StatusCode {
         PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => StatusCode::NOT_FOUND,
         PageError::OfflineNotDownloaded => StatusCode::GATEWAY_TIMEOUT,
         PageError::Failed(_) => StatusCode::BAD_GATEWAY,
+        PageError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

@@ -92,8 +92,8 @@ impl From<CatalogError> for CliError {
 
 impl From<executor::ExecutorError> for CliError {
     fn from(e: executor::ExecutorError) -> Self {
-        let code = match e {
-            executor::ExecutorError::Store(_) => 5,
+        let code = match e.kind() {
+            ErrorKind::Storage => 5,
             _ => 4,
         };
         CliError::new(code, e.to_string())
@@ -269,10 +269,12 @@ fn print_page(ctx: &Context, page: &CatalogPage) {
                 title,
                 format,
                 page_count,
+                not_streamable,
                 ..
             } => {
                 let pages = page_count.map(|p| format!(", {p} pages")).unwrap_or_default();
-                println!("  [{book_id}] {title} ({}{pages})", format_name(*format));
+                let why = not_streamable.as_deref().map(|w| format!(" — {w}")).unwrap_or_default();
+                println!("  [{book_id}] {title} ({}{pages}){why}", format_name(*format));
             }
         }
     }

@@ -5,6 +5,8 @@
 //!   commands;
 //! - several processes: six `sync --wait` on one data dir — one request in flight, every part
 //!   fetched once, every book complete;
+//! - a full disk: `sync --until-idle` on a small tmpfs stops with the work left, says so and
+//!   exits 5;
 //! - crashes: `kill -9` of the executor at random points, then finish — identical files and at
 //!   most one repeated part per kill.
 
@@ -431,4 +433,48 @@ fn a_whole_feed_is_kept_offline_as_one_batch_and_managed_by_its_id() {
     assert_eq!(code(&cli.run(&["store", "--feed", "lib"])), 2);
     cli.ok(&["batch", "cancel", &id]);
     assert!(cli.json(&["batch", "list"]).as_array().unwrap().len() == 1);
+/// A tmpfs of a few MB on a temp folder, unmounted when dropped (needs root: a test that
+/// cannot mount fails rather than check nothing).
+struct SmallDisk(tempfile::TempDir);
+
+impl SmallDisk {
+    fn mount(megabytes: u32) -> SmallDisk {
+        let dir = tempfile::tempdir().unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m,mode=0700"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("`mount` runs (this test mounts a small tmpfs; run it as root)");
+        assert!(status.success(), "mounting a {megabytes} MB tmpfs failed: this test needs root");
+        SmallDisk(dir)
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn a_sync_that_fills_the_disk_stops_with_work_left_and_exits_5() {
+    let server = fixture(Config {
+        books: 1,
+        comic_pages: [(1, 120)].into(),
+        page_bytes: 64 * 1024,
+        ..Default::default()
+    });
+    let disk = SmallDisk::mount(4);
+    let cli = Cli {
+        _tmp: tempfile::tempdir_in(disk.0.path()).unwrap(),
+        data: disk.0.path().join("data"),
+    };
+    let ids = register(&cli, &server);
+    cli.ok(&["store", &ids[&1].to_string()]);
+    let out = cli.run(&["sync", "--until-idle"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("work left") && !stderr.contains("nothing left"), "{stderr}");
+    drop(cli);
+    drop(disk);
 }

@@ -22,6 +22,9 @@ use crate::store::{Store, StoreError};
 /// The one type a book file is answered with.
 pub const EPUB_TYPE: &str = "application/epub+zip";
 
+/// The largest EPUB handed to a window: the reader holds the whole file in memory.
+pub const MAX_EPUB_BYTES: u64 = 512 << 20;
+
 /// A stored book file ready to hand to the reader.
 #[derive(Debug, Clone)]
 pub struct BookFile {
@@ -61,6 +64,15 @@ fn read_stored(store: &Store, book_id: i64) -> Result<Option<BookFile>, BookFile
         return Ok(None);
     }
     let Some(path) = PartFiles::new(store.data_dir().books()).find_book_file(book_id) else { return Ok(None) };
+    // Sized before it is read: never a whole oversized file in memory.
+    if let Ok(meta) = std::fs::metadata(&path) {
+        if meta.len() > MAX_EPUB_BYTES {
+            return Err(PageError::TooLarge {
+                bytes: meta.len(),
+                limit: MAX_EPUB_BYTES,
+            });
+        }
+    }
     match std::fs::read(&path) {
         Ok(bytes) => Ok(Some(BookFile { bytes, content_type: EPUB_TYPE })),
         // Removed meanwhile (the book left the device): as if never stored.

@@ -88,6 +88,8 @@ pub enum CatalogItem {
         series: Option<String>,
         series_index: Option<f64>,
         summary: Option<String>,
+        /// Why the server's page stream is not used (an absurd page count).
+        not_streamable: Option<String>,
     },
 }
 
@@ -129,6 +131,8 @@ pub enum CatalogViewItem {
         summary: Option<String>,
         has_cover: bool,
         status: BookStatus,
+        /// Why the server's page stream is not used (an absurd page count).
+        not_streamable: Option<String>,
     },
 }
 
@@ -264,6 +268,7 @@ impl CatalogClient<'_> {
                     series,
                     series_index,
                     summary,
+                    not_streamable,
                     ..
                 } => {
                     let book = books::get(self.store, book_id).map_err(crate::Error::from)?;
@@ -280,6 +285,7 @@ impl CatalogClient<'_> {
                         summary,
                         has_cover: cover_cache::has_cover(self.store, &book),
                         status: book_downloads::status(self.store, &book)?,
+                        not_streamable,
                     }
                 }
             });
@@ -346,7 +352,10 @@ impl CatalogClient<'_> {
     /// Gives a book entry its local id. From a kept (offline) copy, only books not known yet are
     /// recorded: an older copy never overwrites what a newer visit learnt.
     fn remember(&self, server: &Server, entry: &BookEntry, from_kept_copy: bool, from_komga: bool) -> Result<CatalogItem, CatalogError> {
-        let catalog = catalog_book(entry, from_komga);
+        let mut catalog = catalog_book(entry, from_komga);
+        // Positions are written to these addresses: only the library's own origin is kept.
+        catalog.progression_url = only_on_origin(catalog.progression_url.take(), &server.url);
+        catalog.read_progress_url = only_on_origin(catalog.read_progress_url.take(), &server.url);
         let book = if from_kept_copy {
             books::remember_if_new(self.store, server.id, &catalog)
         } else {
@@ -376,6 +385,7 @@ impl CatalogClient<'_> {
             series: entry.series.clone(),
             series_index: entry.series_index,
             summary: entry.summary.clone(),
+            not_streamable: entry.not_streamable.clone(),
         })
     }
 }
@@ -419,6 +429,12 @@ pub fn catalog_book(entry: &BookEntry, from_komga: bool) -> CatalogBook {
     }
 }
 
+/// `link` if it is on the origin of the server's catalog address.
+fn only_on_origin(link: Option<String>, server_url: &str) -> Option<String> {
+    let origin = Url::parse(server_url).ok()?;
+    link.filter(|l| Url::parse(l).is_ok_and(|u| crate::http_fetch::same_origin(&u, &origin)))
+}
+
 /// EPUB before PDF before comic archives before anything else.
 fn preferred_acquisition(entry: &BookEntry) -> Option<&opds::Acquisition> {
     let rank = |t: &str| match t.split(';').next().unwrap_or("").trim() {
@@ -428,4 +444,25 @@ fn preferred_acquisition(entry: &BookEntry) -> Option<&opds::Acquisition> {
         _ => 3,
     };
     entry.acquisitions.iter().min_by_key(|a| rank(&a.media_type))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn position_addresses_are_kept_only_on_the_servers_origin() {
+        let server = "https://books.example.org/opds";
+        let keep = |l: &str| only_on_origin(Some(l.to_owned()), server);
+        assert!(keep("https://books.example.org/books/1/progression").is_some());
+        for other in [
+            "http://books.example.org/books/1/progression",
+            "https://books.example.org:8443/books/1/progression",
+            "https://127.0.0.1/api/v1/books/1/read-progress",
+            "http://192.168.1.1/admin",
+            "not a url",
+        ] {
+            assert_eq!(keep(other), None, "{other}");
+        }
+    }
 }

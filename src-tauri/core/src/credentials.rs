@@ -1,6 +1,12 @@
 //! Server passwords and tokens. They live in the OS keyring (Secret Service on Linux); where no
 //! keyring answers, in a file of the data dir readable only by its owner (0600). They are never
 //! written to SQLite and never printed: [`Secret`] hides itself from `Debug` and `Display`.
+//!
+//! The app and `carrel-cli` may change the file at once: every read-modify-write holds an
+//! advisory lock (`flock`) on `secrets.json.lock` beside it, across processes and handles, and
+//! ends with the new file renamed into place and the folder synced. Every read checks the file
+//! is a map of non-empty account names to strings. The installation id is made under the same
+//! lock and written whole (temp file, rename), so no handle ever sees it empty.
 
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
@@ -135,6 +141,7 @@ impl Credentials {
             },
             Backend::File => {
                 let _guard = self.file_lock.lock().unwrap_or_else(|p| p.into_inner());
+                let _lock = FileLock::shared(&self.file)?;
                 Ok(read_file(&self.file)?.remove(account).map(Secret))
             }
         }
@@ -159,6 +166,7 @@ impl Credentials {
 
     fn edit_file(&self, f: impl FnOnce(&mut BTreeMap<String, String>)) -> Result<(), CredentialError> {
         let _guard = self.file_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _lock = FileLock::exclusive(&self.file)?;
         let mut map = read_file(&self.file)?;
         f(&mut map);
         write_file(&self.file, &map)
@@ -173,36 +181,80 @@ impl Credentials {
     }
 }
 
-/// The data dir's installation id, made (randomly) the first time it is asked for. Without a
-/// writable file it falls back to a hash of the path, still distinct per data dir.
+/// The data dir's installation id, made (randomly) the first time it is asked for, under the
+/// secrets lock and written whole, so every handle of every process agrees on it. Without a
+/// writable data dir it falls back to a hash of the path, still distinct per data dir.
 fn install_id(dir: &DataDir) -> String {
     let path = dir.root().join("install-id");
-    if let Ok(id) = fs::read_to_string(&path) {
-        let id = id.trim();
-        if !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return id.to_owned();
-        }
+    let valid = |id: &str| !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric());
+    let read = || fs::read_to_string(&path).ok().map(|id| id.trim().to_owned()).filter(|id| valid(id));
+    if let Some(id) = read() {
+        return id;
     }
-    let fresh = format!("{:016x}", rand::random::<u64>());
     let _ = fs::create_dir_all(dir.root());
-    match OpenOptions::new().write(true).create_new(true).open(&path) {
-        Ok(mut f) => {
-            if f.write_all(fresh.as_bytes()).and_then(|_| f.sync_all()).is_ok() {
-                return fresh;
-            }
+    if let Ok(_lock) = FileLock::exclusive(&dir.secrets_file()) {
+        // Another process may have made it while this one waited for the lock.
+        if let Some(id) = read() {
+            return id;
         }
-        // Another process made it first: use theirs.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            if let Ok(id) = fs::read_to_string(&path) {
-                return id.trim().to_owned();
-            }
+        let fresh = format!("{:016x}", rand::random::<u64>());
+        let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+        let written = fs::write(&tmp, fresh.as_bytes())
+            .and_then(|_| OpenOptions::new().write(true).open(&tmp)?.sync_all())
+            .and_then(|_| fs::rename(&tmp, &path))
+            .and_then(|_| crate::part_files::sync_dir(dir.root()));
+        if written.is_ok() {
+            return fresh;
         }
-        Err(_) => {}
+        let _ = fs::remove_file(&tmp);
     }
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     dir.root().hash(&mut h);
     format!("{:016x}", h.finish())
+}
+
+/// An advisory lock on `<secrets file>.lock`, held until dropped: one writer (or several
+/// readers) at a time across processes and handles.
+struct FileLock {
+    _file: fs::File,
+}
+
+impl FileLock {
+    fn exclusive(secrets: &Path) -> Result<FileLock, CredentialError> {
+        Self::take(secrets, true)
+    }
+
+    fn shared(secrets: &Path) -> Result<FileLock, CredentialError> {
+        Self::take(secrets, false)
+    }
+
+    fn take(secrets: &Path, exclusive: bool) -> Result<FileLock, CredentialError> {
+        let path = secrets.with_extension("json.lock");
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let file = options.open(&path).map_err(|e| file_error(&path, e))?;
+        #[cfg(unix)]
+        {
+            use rustix::fs::{flock, FlockOperation};
+            let op = if exclusive { FlockOperation::LockExclusive } else { FlockOperation::LockShared };
+            loop {
+                match flock(&file, op) {
+                    Ok(()) => break,
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(e) => return Err(file_error(&path, std::io::Error::from(e))),
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = exclusive;
+        Ok(FileLock { _file: file })
+    }
 }
 
 fn keyring_answers(service: &str) -> bool {
@@ -224,7 +276,13 @@ fn file_error(path: &Path, e: impl std::fmt::Display) -> CredentialError {
 
 fn read_file(path: &Path) -> Result<BTreeMap<String, String>, CredentialError> {
     match fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| file_error(path, e)),
+        Ok(bytes) => {
+            let map: BTreeMap<String, String> = serde_json::from_slice(&bytes).map_err(|e| file_error(path, e))?;
+            if map.keys().any(|k| k.is_empty() || k.starts_with(':')) {
+                return Err(file_error(path, "an account without a name"));
+            }
+            Ok(map)
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
         Err(e) => Err(file_error(path, e)),
     }
@@ -252,7 +310,12 @@ fn write_file(path: &Path, map: &BTreeMap<String, String>) -> Result<(), Credent
     let json = serde_json::to_vec(map).expect("a string map serialises");
     file.write_all(&json).map_err(|e| file_error(&tmp, e))?;
     file.sync_all().map_err(|e| file_error(&tmp, e))?;
-    fs::rename(&tmp, path).map_err(|e| file_error(path, e))
+    fs::rename(&tmp, path).map_err(|e| file_error(path, e))?;
+    // The rename itself must survive a crash, or a removed secret could come back.
+    match path.parent() {
+        Some(dir) => crate::part_files::sync_dir(dir).map_err(|e| file_error(dir, e)),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -293,5 +356,90 @@ mod tests {
         let creds = Credentials::file_only(&dir, "test");
         assert!(creds.set("server:1", &Secret::new("x")).is_err());
         assert_eq!(fs::read(dir.secrets_file()).unwrap(), b"{not json");
+    }
+
+    #[test]
+    fn two_handles_writing_at_once_lose_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(t.path());
+        let writers: Vec<_> = (0..2)
+            .map(|w| {
+                let dir = dir.clone();
+                std::thread::spawn(move || {
+                    // Each writer has its own handle, as the app and the CLI do.
+                    let creds = Credentials::file_only(&dir, "test");
+                    for i in 0..100 {
+                        creds.set(&format!("w{w}:{i}"), &Secret::new(format!("secret-{w}-{i}"))).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let creds = Credentials::file_only(&dir, "test");
+        for w in 0..2 {
+            for i in 0..100 {
+                let got = creds.get(&format!("w{w}:{i}")).unwrap();
+                assert_eq!(got.map(|s| s.expose().to_owned()), Some(format!("secret-{w}-{i}")), "w{w}:{i}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_removed_secret_does_not_come_back_through_another_handle() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(t.path());
+        let a = Credentials::file_only(&dir, "test");
+        let b = Credentials::file_only(&dir, "test");
+        a.set("gone", &Secret::new("x")).unwrap();
+        let adder = {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                let c = Credentials::file_only(&dir, "test");
+                for i in 0..200 {
+                    c.set(&format!("k{i}"), &Secret::new("v")).unwrap();
+                }
+            })
+        };
+        b.delete("gone").unwrap();
+        adder.join().unwrap();
+        assert_eq!(a.get("gone").unwrap(), None);
+    }
+
+    #[test]
+    fn an_empty_install_id_is_never_an_account_prefix() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(t.path());
+        // Left empty by a process that died between creating and writing it.
+        fs::write(dir.root().join("install-id"), b"").unwrap();
+        let creds = Credentials::file_only(&dir, "test");
+        let account = creds.server_account(1);
+        assert!(!account.starts_with(':'), "{account}");
+        assert_eq!(Credentials::file_only(&dir, "test").server_account(1), account, "the same id for every handle");
+        // Many handles made at once agree on one id.
+        let fresh = tempfile::tempdir().unwrap();
+        let fresh_dir = DataDir::new(fresh.path());
+        let ids: Vec<String> = (0..8)
+            .map(|_| {
+                let d = fresh_dir.clone();
+                std::thread::spawn(move || Credentials::file_only(&d, "test").server_account(1))
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect();
+        assert!(ids.iter().all(|id| id == &ids[0] && !id.starts_with(':')), "{ids:?}");
+    }
+
+    #[test]
+    fn a_secrets_file_that_is_not_a_map_of_strings_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(t.path());
+        for bad in [&br#"{"":"x"}"#[..], br#"{"a":1}"#, br#"["a"]"#] {
+            fs::write(dir.secrets_file(), bad).unwrap();
+            let creds = Credentials::file_only(&dir, "test");
+            assert!(creds.get("a").is_err(), "{}", String::from_utf8_lossy(bad));
+        }
     }
 }

@@ -52,6 +52,27 @@ impl DataDir {
     pub fn books(&self) -> PathBuf {
         self.root.join("books")
     }
+    /// Creates the root if needed and makes the installation private to this user: the folder
+    /// 0700, the database and its WAL and shared-memory files 0600 (the database is created
+    /// empty with that mode first, so SQLite gives its side files the same).
+    pub fn make_private(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.root)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            std::fs::set_permissions(&self.root, std::fs::Permissions::from_mode(0o700))?;
+            std::fs::OpenOptions::new().append(true).create(true).mode(0o600).open(self.database())?;
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let path = self.root.join(format!("carrel.db{suffix}"));
+                match std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The fallback secret file, used only where no OS keyring answers.
     pub fn secrets_file(&self) -> PathBuf {
         self.root.join("secrets.json")

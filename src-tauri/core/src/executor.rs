@@ -30,6 +30,7 @@ use url::Url;
 use crate::book_downloads;
 use crate::books::{self, Book};
 use crate::credentials::Credentials;
+use crate::download_limits::{self, ByteCap, MaxBookSize};
 use crate::download_stack::{self, FileCheckpoint, StackError, Task, TaskKind, TaskSpec, TaskState};
 use crate::executor_lease::{self, Acquire, Fence, LeaseError};
 use crate::http_fetch::{self, FetchError, Fetching, HttpClient, HttpConfig, ServerAccess};
@@ -99,6 +100,23 @@ pub enum ExecutorError {
     Fetch(#[from] FetchError),
     #[error(transparent)]
     Stack(#[from] StackError),
+    /// A run until idle stopped with work left because of this device (the disk): the tasks
+    /// stay queued.
+    #[error("downloads stopped with work left: {0}")]
+    Storage(String),
+}
+
+impl ExecutorError {
+    pub fn kind(&self) -> crate::ErrorKind {
+        match self {
+            ExecutorError::Store(_) | ExecutorError::Storage(_) => crate::ErrorKind::Storage,
+            ExecutorError::Fetch(FetchError::Store(_)) => crate::ErrorKind::Storage,
+            ExecutorError::Fetch(FetchError::Auth(_)) => crate::ErrorKind::Auth,
+            ExecutorError::Fetch(FetchError::Certificate(_)) => crate::ErrorKind::Certificate,
+            ExecutorError::Fetch(_) => crate::ErrorKind::Server,
+            ExecutorError::Stack(_) => crate::ErrorKind::Storage,
+        }
+    }
 }
 
 /// How long the executor reuses a server's address and credentials before reading them again.
@@ -112,6 +130,8 @@ pub type Shutdown = watch::Receiver<bool>;
 enum TaskError {
     Fetch(FetchError),
     Disk(std::io::Error),
+    /// No room on this device for the file (a local failure, the task waits).
+    NoRoom(String),
     Preempted,
     Stack(StackError),
 }
@@ -150,6 +170,8 @@ struct Run<'a> {
     access: HashMap<i64, (Instant, ServerAccess)>,
     /// Failures in a row that were not a server's (the disk): the whole run backs off.
     failures: u32,
+    /// A run until idle stops at a local failure (with the task queued) rather than wait.
+    mode: RunMode,
     /// Servers that failed: their tasks wait, the other servers' go on.
     backoffs: Backoffs,
     /// The push counter when the loop last looked, while servers are in backoff.
@@ -291,6 +313,7 @@ impl Executor {
             failures: 0,
             backoffs: Backoffs::default(),
             seen_pushes: None,
+            mode,
         };
         let result = run.work(mode, &mut shutdown).await;
         drop(heartbeat);
@@ -491,7 +514,14 @@ impl Run<'_> {
                     continue;
                 }
                 match mode {
-                    RunMode::UntilIdle => return Ok(Finish::Idle),
+                    RunMode::UntilIdle => {
+                        // Idle means nothing left: a task still active here was stranded.
+                        let active = self.ex.db(|s| download_stack::in_state(s, TaskState::Active, 100)).await?;
+                        if !active.is_empty() {
+                            return Err(ExecutorError::Storage(format!("{} downloads were left unfinished", active.len())));
+                        }
+                        return Ok(Finish::Idle);
+                    }
                     RunMode::Forever => {
                         self.ex.report(DownloadEvent::State(ExecutorState::Idle));
                         self.wait_for_change(None, shutdown).await?;
@@ -648,7 +678,7 @@ impl Run<'_> {
                 r.await
             }
             Err(TaskError::Fetch(e))
-                if task.kind == TaskKind::Resource || matches!(e, FetchError::Gone(_) | FetchError::TooLarge(_)) =>
+                if task.kind == TaskKind::Resource || matches!(e, FetchError::Gone(_) | FetchError::TooLarge(_) | FetchError::Oversized(_)) =>
             {
                 // For good: a missing page, an oversized one, or a failed extra. A page's
                 // chain goes on past it.
@@ -674,6 +704,7 @@ impl Run<'_> {
                 let reason = match &e {
                     TaskError::Disk(io) if part_files::is_disk_full(io) => "the disk is full".to_owned(),
                     TaskError::Disk(io) => format!("cannot write the download: {io}"),
+                    TaskError::NoRoom(reason) => reason.clone(),
                     TaskError::Fetch(f) => f.to_string(),
                     _ => "interrupted".to_owned(),
                 };
@@ -682,8 +713,13 @@ impl Run<'_> {
                     let reason = reason.clone();
                     self.ex.db(move |s| download_stack::requeue(s, &fence, id, Some(&reason))).await
                 };
-                if let Err(StackError::LeaseLost(_)) = r {
-                    return Ok(Some(Finish::LeaseLost));
+                match r {
+                    Err(StackError::LeaseLost(_)) => return Ok(Some(Finish::LeaseLost)),
+                    // The task could not be put back (the database's disk is full too): stop
+                    // rather than leave it active behind an executor that looks idle; the next
+                    // run puts it back.
+                    Err(other) => return Err(ExecutorError::Storage(format!("{reason}; {other}"))),
+                    Ok(()) => {}
                 }
                 if let TaskError::Fetch(_) = &e {
                     // The server's trouble: its tasks wait, the other servers' go on (the
@@ -692,6 +728,9 @@ impl Run<'_> {
                     let delay = self.backoffs.failed(task.server_id, &reason, pushes, &self.ex.config);
                     tracing::warn!(task = id, server = task.server_id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off from the server");
                     return Ok(None);
+                }
+                if self.mode == RunMode::UntilIdle {
+                    return Err(ExecutorError::Storage(reason));
                 }
                 self.failures += 1;
                 let delay = backoff_delay(self.ex.config.backoff_min, self.ex.config.backoff_max, self.failures);
@@ -841,7 +880,65 @@ impl Run<'_> {
         // The partial file is the task's own: two tasks (or a stale holder) never share one.
         let partial_path = self.ex.files.book_partial_path(book.id, task.id);
         let resume_at = if saved.validator.is_some() { saved.offset } else { 0 };
+        let max_book = self
+            .ex
+            .db(|s| settings::get::<MaxBookSize>(s))
+            .await?
+            .unwrap_or_default()
+            .0;
+        let cap = ByteCap::new(book.file_length.and_then(|l| u64::try_from(l).ok()), max_book);
+        if let Some(d) = cap.declared {
+            // What the catalog declared must fit before anything is asked of the server.
+            self.ensure_room(&partial_path, d.saturating_sub(resume_at)).await?;
+        }
         let mut partial = PartialFile::open_at(&partial_path, resume_at).map_err(TaskError::Disk)?;
+        let result = self.fetch_file_into(task, &url, &access, &mut partial, saved, cap).await;
+        match result {
+            Ok(()) => {}
+            Err(TaskError::Fetch(FetchError::Oversized(reason))) => {
+                // Nothing of a file refused for its size is kept, nor its checkpoint.
+                partial.restart().map_err(TaskError::Disk)?;
+                self.save_checkpoint(task.id, &partial, None, None).await?;
+                partial.discard().map_err(TaskError::Disk)?;
+                return Err(FetchError::Oversized(reason).into());
+            }
+            Err(e) => return Err(e),
+        }
+        // A holder that lost its lease (or a task removed meanwhile) must not put a file in place.
+        let fence = self.fence.clone();
+        self.ex.db(move |s| download_stack::ensure_active(s, &fence, task_id)).await?;
+        let len = partial.len();
+        tokio::task::spawn_blocking(move || partial.finish(&final_path))
+            .await
+            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+            .map_err(TaskError::Disk)?;
+        Ok(len)
+    }
+
+    /// Refuses a download that needs more room than the data dir's filesystem has.
+    async fn ensure_room(&self, partial_path: &std::path::Path, needed: u64) -> Result<(), TaskError> {
+        let dir = partial_path.parent().unwrap_or(partial_path).to_owned();
+        let refusal = tokio::task::spawn_blocking(move || download_limits::refuse_without_room(&dir, needed))
+            .await
+            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+            .map_err(TaskError::Disk)?;
+        match refusal {
+            Some(reason) => Err(TaskError::NoRoom(reason)),
+            None => Ok(()),
+        }
+    }
+
+    /// Streams a file into `partial` in checkpointed Range chunks (or whole), never past `cap`.
+    async fn fetch_file_into(
+        &mut self,
+        task: &Task,
+        url: &Url,
+        access: &ServerAccess,
+        partial: &mut PartialFile,
+        saved: FileCheckpoint,
+        cap: ByteCap,
+    ) -> Result<(), TaskError> {
+        let book_id = task.book_id;
         let mut validator = saved.validator.filter(|_| !partial.is_empty());
         let mut total = saved.total.filter(|_| !partial.is_empty());
         let mut use_range = true;
@@ -864,13 +961,13 @@ impl Run<'_> {
                     headers.push((header::IF_RANGE, v.clone()));
                 }
             }
-            let fetching = match self.ex.http.get(&self.ex.store, &access, &url, &headers).await {
+            let fetching = match self.ex.http.get(&self.ex.store, access, url, &headers).await {
                 // Asked past the end of a file of unknown length: it is complete.
                 Err(FetchError::RangeNotSatisfiable) if start > 0 && total.is_none() => break,
                 Err(FetchError::RangeNotSatisfiable) if start > 0 && !restarted => {
                     // The file shrank since the checkpoint: another version.
                     restarted = true;
-                    self.start_over(task.id, &mut partial, &mut validator, &mut total).await?;
+                    self.start_over(task.id, partial, &mut validator, &mut total).await?;
                     continue;
                 }
                 other => other?,
@@ -891,7 +988,7 @@ impl Run<'_> {
                     }
                     tracing::info!(task = task.id, "the book changed on the server; downloading it again from the start");
                     restarted = true;
-                    self.start_over(task.id, &mut partial, &mut validator, &mut total).await?;
+                    self.start_over(task.id, partial, &mut validator, &mut total).await?;
                     continue;
                 }
                 if fresh_validator.is_none() {
@@ -917,7 +1014,23 @@ impl Run<'_> {
                 return Err(FetchError::Transient(format!("unexpected answer {status}")).into());
             };
             let chunk_start = partial.len();
+            // A lie about the size ends here: a terabyte announced is refused before its
+            // first byte, and a file that cannot fit waits for room instead of filling the disk.
+            let announced = total.or(expected.map(|x| chunk_start.saturating_add(x)));
+            if let Some(a) = announced {
+                if let Some(reason) = cap.refuse_announced(a) {
+                    drop(response);
+                    slot.release()?;
+                    return Err(FetchError::Oversized(reason).into());
+                }
+                if let Err(e) = self.ensure_room(partial.path(), a.saturating_sub(chunk_start)).await {
+                    drop(response);
+                    slot.release()?;
+                    return Err(e);
+                }
+            }
             let mut body = response.bytes_stream();
+            let mut oversized = false;
             let mut preempted = false;
             let mut last_poll = Instant::now();
             let mut last_alive = Instant::now();
@@ -926,18 +1039,22 @@ impl Run<'_> {
                 match piece {
                     Ok(bytes) => partial.append(&bytes).map_err(TaskError::Disk)?,
                     Err(e) => {
-                        body_error = Some(FetchError::Transient(format!("{}: the download broke off ({e})", http_fetch::redact(&url))));
+                        body_error = Some(FetchError::Transient(format!("{}: the download broke off ({e})", http_fetch::redact(url))));
                         break;
                     }
                 }
                 if expected.is_some_and(|x| partial.len() - chunk_start > x) {
                     break; // more than announced: checked below
                 }
+                if partial.len() > cap.bytes {
+                    oversized = true; // a body without end (or longer than the catalog said)
+                    break;
+                }
                 if last_bytes_report.elapsed() >= Duration::from_millis(250) {
                     last_bytes_report = Instant::now();
                     self.ex.report(DownloadEvent::TaskBytes {
                         task_id: task.id,
-                        book_id: book.id,
+                        book_id,
                         bytes: partial.len(),
                         total,
                     });
@@ -970,6 +1087,9 @@ impl Run<'_> {
             }
             drop(body);
             slot.release()?;
+            if oversized {
+                return Err(FetchError::Oversized(cap.overflow_reason()).into());
+            }
             let got = partial.len() - chunk_start;
             if let Some(expected) = expected.filter(|x| got > *x) {
                 // Never keep bytes nobody announced.
@@ -1012,15 +1132,7 @@ impl Run<'_> {
                 total = Some(partial.len());
             }
         }
-        // A holder that lost its lease (or a task removed meanwhile) must not put a file in place.
-        let fence = self.fence.clone();
-        self.ex.db(move |s| download_stack::ensure_active(s, &fence, task_id)).await?;
-        let len = partial.len();
-        tokio::task::spawn_blocking(move || partial.finish(&final_path))
-            .await
-            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
-            .map_err(TaskError::Disk)?;
-        Ok(len)
+        Ok(())
     }
 
     /// Forgets what was downloaded of a file (another version is on the server).

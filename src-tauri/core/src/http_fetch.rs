@@ -63,6 +63,9 @@ pub enum FetchError {
     /// More bytes than we accept for this kind of resource.
     #[error("the server sent more than {0} bytes")]
     TooLarge(u64),
+    /// A whole file larger than allowed (announced, or sent): the task fails with this reason.
+    #[error("{0}")]
+    Oversized(String),
     /// The server's certificate was refused (self-signed, unknown authority, expired, for
     /// another name): the reader may choose to trust this server.
     #[error("{0}")]
@@ -413,7 +416,13 @@ impl WithoutUrl for reqwest::Error {
     }
 }
 
-/// A URL fit for messages and logs: no userinfo, no query (tokens travel there).
+/// A URL fit for messages and logs: no userinfo, no query (tokens travel there), and no
+/// secret that a known server keeps in its path.
+///
+/// Kavita puts the reader's API key in every OPDS address, `…/api/opds/{apiKey}/…` (its
+/// `OpdsController` routes `[HttpGet("{apiKey}")]` and friends under the prefix
+/// `baseUrl + "api/opds/"`, Kareadita/Kavita `API/Controllers/OPDSController.cs`): the segment
+/// after `api/opds` becomes `…`, whatever base path the server is under.
 pub fn redact(url: &Url) -> String {
     let mut u = url.clone();
     let _ = u.set_username("");
@@ -421,7 +430,20 @@ pub fn redact(url: &Url) -> String {
     if u.query().is_some() {
         u.set_query(Some("…"));
     }
-    u.to_string()
+    if let Some(segments) = u.path_segments() {
+        let mut segments: Vec<String> = segments.map(str::to_owned).collect();
+        let mut changed = false;
+        for i in 2..segments.len() {
+            if segments[i - 2].eq_ignore_ascii_case("api") && segments[i - 1].eq_ignore_ascii_case("opds") && !segments[i].is_empty() {
+                segments[i] = "…".to_owned();
+                changed = true;
+            }
+        }
+        if changed {
+            u.set_path(&segments.join("/"));
+        }
+    }
+    u.to_string().replace("%E2%80%A6", "…")
 }
 
 /// The validator a response carries: its strong ETag, else its Last-Modified.
@@ -531,6 +553,21 @@ mod tests {
         assert_eq!(certificate_problem(&tls).as_deref(), Some("invalid peer certificate: UnknownIssuer"));
         let refused = Layer("error sending request", Some(Box::new(Layer("Connection refused (os error 111)", None))));
         assert_eq!(certificate_problem(&refused), None);
+    }
+
+    #[test]
+    fn redaction_drops_kavitas_api_key_from_the_path() {
+        for raw in [
+            "https://kavita.example.org/api/opds/7f3c2a1e-90ab-4cde-8f00-123456789abc/series/4",
+            "https://kavita.example.org/api/opds/7f3c2a1e-90ab-4cde-8f00-123456789abc",
+            "https://example.org/kavita/API/OPDS/7f3c2a1e-90ab-4cde-8f00-123456789abc/image?libraryId=1",
+        ] {
+            let r = redact(&Url::parse(raw).unwrap());
+            assert!(!r.contains("7f3c2a1e"), "{r}");
+            assert!(r.to_ascii_lowercase().contains("/opds/…"), "{r}");
+        }
+        let komga = Url::parse("https://komga.example.org/opds/v1.2/books/0A1B/file").unwrap();
+        assert_eq!(redact(&komga), komga.as_str(), "other servers' paths are kept");
     }
 
     #[test]

@@ -52,6 +52,8 @@
 //! - [`storage_usage`]: bytes used on the device, per server.
 //! - [`position_sync`]: reading positions queued for the server (`position_outbox`) and sent to
 //!   its OPDS progression documents; the server's newer position when a book is opened.
+//! - [`download_limits`]: what a whole-file download may take — the largest book, the
+//!   catalog's declared length plus slack, the free space of the data dir's filesystem.
 //! - [`executor`]: the one consumer of the stack: lease, heartbeat, failure policy, backoff,
 //!   preemption, Range resume.
 //! - [`http_fetch`]: the HTTP client, per-server auth, status triage, length checks.
@@ -72,6 +74,7 @@ pub mod credentials;
 pub mod data_dir;
 pub mod download_batches;
 pub mod download_stack;
+pub mod download_limits;
 pub mod downloads_view;
 pub mod error;
 pub mod executor;

@@ -59,6 +59,9 @@ pub enum PageError {
     Failed(String),
     #[error("cannot read the stored page: {0}")]
     Io(String),
+    /// A stored file too large to hand to a window in one piece.
+    #[error("the stored file is too large to open ({bytes} bytes, at most {limit})")]
+    TooLarge { bytes: u64, limit: u64 },
     #[error(transparent)]
     Store(#[from] StoreError),
 }

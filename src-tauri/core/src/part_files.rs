@@ -264,6 +264,20 @@ impl PartialFile {
         Ok(())
     }
 
+    /// Where the partial file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Deletes the partial file (a download refused for good).
+    pub fn discard(self) -> io::Result<()> {
+        drop(self.file);
+        match fs::remove_file(&self.path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// Starts over (the server's version changed).
     pub fn restart(&mut self) -> io::Result<()> {
         self.file.set_len(0)?;

@@ -188,6 +188,14 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
             }
         };
         let Some(access) = access else { continue };
+        let (Target::Progression(link) | Target::ReadProgress(link)) = target;
+        if on_server_origin(link, &access).is_none() {
+            // A feed may name any host (this machine, the LAN): positions go to the library's
+            // own origin or nowhere.
+            tracing::warn!(book = row.book_id, "the position address is not on the server's origin; not sent");
+            forget(store, row.book_id, row.updated_at_ms)?;
+            continue;
+        }
         let sent = match target {
             Target::Progression(link) => send(store, http, &access, &book, link, &row).await,
             Target::ReadProgress(link) => send_read_progress(store, http, &access, &book, link, &row).await,
@@ -211,6 +219,11 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
         }
     }
     Ok(report)
+}
+
+/// A position address, if it is on the server's own origin (scheme, host, port).
+fn on_server_origin(link: &str, access: &ServerAccess) -> Option<Url> {
+    Url::parse(link).ok().filter(|u| crate::http_fetch::same_origin(u, &access.origin))
 }
 
 /// Where a book's position is kept on its server.
@@ -376,9 +389,9 @@ pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials,
     let theirs = match Target::of(&book) {
         Some(target) => {
             let (Target::Progression(link) | Target::ReadProgress(link)) = target;
-            let Ok(url) = Url::parse(link) else { return Ok(None) };
             let server = servers::get(store, book.server_id)?;
             let access = ServerAccess::load(&server, credentials)?;
+            let Some(url) = on_server_origin(link, &access) else { return Ok(None) };
             let fetched = match target {
                 Target::Progression(_) => fetch(store, http, &access, &url, &book).await,
                 Target::ReadProgress(_) => fetch_read_progress(store, http, &access, &url, &book).await,

@@ -100,7 +100,7 @@ impl Store {
     /// Opens (creating if needed) the database of `dir` and brings its schema up to date.
     pub fn open(dir: &DataDir, clock: SharedClock) -> Result<Store, StoreError> {
         let root = dir.root();
-        std::fs::create_dir_all(root).map_err(|e| StoreError::Unwritable {
+        dir.make_private().map_err(|e| StoreError::Unwritable {
             path: root.to_owned(),
             reason: e.to_string(),
         })?;
@@ -370,5 +370,22 @@ mod tests {
         let s = Store::open(&dir, clock::system()).unwrap();
         let r = s.read(|c| c.execute("INSERT INTO settings(key, value) VALUES ('a', 'b')", []));
         assert!(r.is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_data_dir_and_the_database_files_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_t, d) = temp();
+        // A folder and a database left readable by an older version are tightened too.
+        std::fs::create_dir_all(d.root()).unwrap();
+        std::fs::set_permissions(d.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let store = Store::open(&d, clock::system()).unwrap();
+        crate::settings::set(&store, &crate::settings::DownloadsPaused(true)).unwrap();
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(d.root()), 0o700);
+        for name in ["carrel.db", "carrel.db-wal", "carrel.db-shm"] {
+            assert_eq!(mode(&d.root().join(name)), 0o600, "{name}");
+        }
     }
 }

@@ -147,6 +147,8 @@ pub(crate) struct FixtureBody {
     sleep: Option<Pin<Box<Sleep>>>,
     reset: Option<Arc<AtomicBool>>,
     guard: Option<InFlight>,
+    /// Zeros after the data, until the client hangs up (see [`crate::length_lies`]).
+    endless: bool,
 }
 
 impl FixtureBody {
@@ -168,7 +170,15 @@ impl FixtureBody {
             data,
             reset,
             guard,
+            endless: false,
         }
+    }
+
+    /// Zeros without end and no announced size.
+    pub(crate) fn endless_zeros(guard: InFlight) -> Self {
+        let mut body = FixtureBody::new(Bytes::new(), BodyPlan::clean(), Some(guard), None);
+        body.endless = true;
+        body
     }
 
     fn limit(&self) -> usize {
@@ -210,6 +220,13 @@ impl Body for FixtureBody {
                 }
                 this.sleep = Some(Box::pin(tokio::time::sleep(stall)));
                 continue;
+            }
+            if this.endless {
+                static ZEROS: [u8; CHUNK] = [0; CHUNK];
+                if let Some(guard) = &this.guard {
+                    guard.sent(CHUNK as u64);
+                }
+                return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(&ZEROS)))));
             }
             let limit = this.limit();
             if this.pos >= limit {
@@ -263,13 +280,17 @@ impl Body for FixtureBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.plan.ending == Ending::Complete
+        !self.endless
+            && self.plan.ending == Ending::Complete
             && self.pos >= self.data.len()
             && self.sleep.is_none()
             && !self.stall_pending
     }
 
     fn size_hint(&self) -> SizeHint {
+        if self.endless {
+            return SizeHint::default();
+        }
         SizeHint::with_exact((self.data.len() - self.pos.min(self.data.len())) as u64)
     }
 }
@@ -381,6 +402,8 @@ async fn handle(
         )
     } else if let Err(denied) = check_auth(&state, &state.behavior(), req.headers()) {
         denied
+    } else if let Some(lie) = state.length_lies.matching(&url) {
+        return crate::length_lies::respond(lie, guard);
     } else if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
         progression(&state, &id, req).await
     } else if let Some((id, what)) = komga_api(&state, req.uri().path()) {

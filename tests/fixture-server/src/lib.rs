@@ -25,12 +25,14 @@ use tokio::sync::oneshot;
 mod content;
 mod feeds;
 mod http;
+mod length_lies;
 mod png;
 mod sessions;
 mod state;
 mod util;
 
 pub use content::BookKind;
+pub use length_lies::{LengthLie, CLAIMED_TOTAL};
 
 use state::State;
 
@@ -420,6 +422,11 @@ impl RunningServer {
     /// Replaces the injected faults (this also restarts the 503 sequence).
     pub fn set_faults(&self, faults: Faults) {
         self.state.set_faults(faults)
+    }
+
+    /// Makes file answers under `path_prefix` lie about their length (`None` stops lying).
+    pub fn set_length_lie(&self, lie: Option<(&str, LengthLie)>) {
+        self.state.length_lies.set(lie.map(|(p, l)| (p.to_owned(), l)))
     }
 
     /// Removes every injected fault.

@@ -92,6 +92,7 @@ pub(crate) struct State {
     books: Mutex<Books>,
     accounting: Mutex<Accounting>,
     pub(crate) sessions: crate::sessions::Sessions,
+    pub(crate) length_lies: crate::length_lies::LengthLies,
 }
 
 impl State {
@@ -151,6 +152,7 @@ impl State {
             }),
             sessions: crate::sessions::Sessions::default(),
             accounting: Mutex::new(Accounting::default()),
+            length_lies: Default::default(),
         }
     }
 

@@ -114,6 +114,8 @@ export interface BookItem {
   summary: string | null;
   has_cover: boolean;
   status: BookStatus;
+  /** Why the server's page stream is not used (an absurd page count). */
+  not_streamable?: string | null;
 }
 
 export type CatalogItem = NavigationItem | BookItem;

@@ -175,6 +175,10 @@ pub struct BookEntry {
     /// (`rel="http://opds-spec.org/progression"`), read and written with GET and PUT.
     #[serde(default, with = "super::serde_url::option")]
     pub progression: Option<Url>,
+    /// Why the book's page stream is not used though the server offers one (an absurd page
+    /// count), for the windows to say; `None` otherwise.
+    #[serde(default)]
+    pub not_streamable: Option<String>,
 }
 
 impl BookEntry {
@@ -245,7 +249,7 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
         }
     }
     if skipped > 0 {
-        tracing::debug!(skipped, feed = %feed_url, "entries with no usable link were left out");
+        tracing::debug!(skipped, feed = %crate::http_fetch::redact(feed_url), "entries with no usable link were left out");
     }
 
     let (links, declared_kind) = read_feed_links(root, feed_url);
@@ -383,6 +387,7 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
     let mut acquisitions = Vec::new();
     let mut acquisition_hints = Vec::new();
     let mut stream = None;
+    let mut not_streamable = None;
     for link in &links {
         if link.rel == ACQUISITION_REL || link.rel.starts_with("http://opds-spec.org/acquisition/") {
             let base = base_of(link.node, doc_url);
@@ -412,6 +417,9 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
             }
         } else if link.rel == STREAM_REL && stream.is_none() {
             stream = PageStream::from_link(link.node, &base_of(link.node, doc_url));
+            if stream.is_none() && not_streamable.is_none() {
+                not_streamable = PageStream::refusal_of_link(link.node);
+            }
         }
     }
 
@@ -419,7 +427,7 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
     let thumbnail = first_image(&links, THUMBNAIL_RELS, doc_url);
     let summary = summary_of(node);
 
-    if acquisitions.is_empty() && stream.is_none() {
+    if acquisitions.is_empty() && stream.is_none() && not_streamable.is_none() {
         let nav = pick_navigation_link(&links, doc_url)?;
         return Some(Entry::Navigation(NavEntry {
             id: id.unwrap_or_else(|| nav.0.to_string()),
@@ -435,7 +443,7 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         .iter()
         .filter(|l| l.rel == "alternate" && is_entry_type(l.media_type))
         .find_map(|l| resolve_href(l.href, &base_of(l.node, doc_url)).ok());
-    let format = book_format(&acquisition_hints, stream.is_some());
+    let format = book_format(&acquisition_hints, stream.is_some() || not_streamable.is_some());
     let progression = links
         .iter()
         .filter(|l| l.rel == PROGRESSION_REL)
@@ -464,6 +472,7 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         format,
         page_list: Vec::new(),
         progression,
+        not_streamable,
     }))
 }
 

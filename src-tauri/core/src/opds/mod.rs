@@ -46,7 +46,7 @@ pub use atom_feed::{
 };
 pub use image_type::sniff_image_type;
 pub use open_search::{parse_open_search, SearchTemplate};
-pub use page_stream::{PageBase, PageStream};
+pub use page_stream::{PageBase, PageStream, MAX_PAGE_COUNT};
 pub use url_template::{strip_bookmark_params, strip_bookmark_params_with, BOOKMARK_PARAMS};
 
 use url::Url;

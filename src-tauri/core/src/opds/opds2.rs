@@ -103,7 +103,7 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
     }
     let EntryReader { entries, skipped, .. } = reader;
     if skipped > 0 {
-        tracing::debug!(skipped, feed = %feed_url, "navigation links or publications with no usable link were left out");
+        tracing::debug!(skipped, feed = %crate::http_fetch::redact(feed_url), "navigation links or publications with no usable link were left out");
     }
 
     let kind = if entries.iter().any(|e| matches!(e, Entry::Book(_))) {
@@ -632,6 +632,7 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
     let mut acquisitions = Vec::new();
     let mut hints = Vec::new();
     let mut stream = None;
+    let mut not_streamable = None;
     for link in &links {
         if let Some(rel) = acquisition_rel(link) {
             let Some(href) = link.url(base) else { continue };
@@ -652,10 +653,13 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
             });
         } else if link.has_rel(STREAM_REL) && stream.is_none() {
             stream = page_stream(link, metadata, base);
+            if stream.is_none() && not_streamable.is_none() {
+                not_streamable = stream_link(link, metadata).count_refusal();
+            }
         }
     }
     let page_list = image_reading_order(publication, base);
-    if acquisitions.is_empty() && stream.is_none() && page_list.is_empty() {
+    if acquisitions.is_empty() && stream.is_none() && page_list.is_empty() && not_streamable.is_none() {
         return None;
     }
 
@@ -679,7 +683,7 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
     let (series, series_index) = series_of(metadata, &languages);
     let mut authors = Vec::new();
     contributors(metadata.get("author"), &mut authors);
-    let format = book_format(&hints, stream.is_some() || !page_list.is_empty());
+    let format = book_format(&hints, stream.is_some() || !page_list.is_empty() || not_streamable.is_some());
     let id = string(metadata.get("identifier"))
         .or_else(|| self_link.as_ref().map(Url::to_string))
         .or_else(|| alternate.as_ref().map(Url::to_string))
@@ -705,13 +709,19 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
         format,
         page_list,
         progression,
+        not_streamable,
     })
 }
 
 /// A PSE link as a page stream. The count comes from the link's properties (`pse:count` or
 /// `count`), else from the publication's `numberOfPages`.
 fn page_stream(link: &Link<'_>, metadata: &Object, base: &Url) -> Option<PageStream> {
-    let parts = StreamLink {
+    PageStream::from_parts(&stream_link(link, metadata), base)
+}
+
+/// The parts of a PSE link as the page stream reads them.
+fn stream_link<'a>(link: &Link<'a>, metadata: &'a Object) -> StreamLink<'a> {
+    StreamLink {
         href: link.href,
         count: link
             .property(&["pse:count", "count"])
@@ -722,8 +732,7 @@ fn page_stream(link: &Link<'_>, metadata: &Object, base: &Url) -> Option<PageStr
         last_read_date: link
             .property(&["pse:lastReadDate", "lastReadDate", "pse:lastReadUpdate", "lastReadUpdate"])
             .and_then(Value::as_str),
-    };
-    PageStream::from_parts(&parts, base)
+    }
 }
 
 /// The page URLs of a `readingOrder` made only of images; empty when there is none, when any

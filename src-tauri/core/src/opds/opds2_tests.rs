@@ -690,3 +690,28 @@ fn opds2_types_round_trip_through_json() {
     assert!(read.page_list.is_empty());
     assert_eq!(read.page_count(), Some(30));
 }
+
+#[test]
+fn opds2_an_absurd_page_count_makes_the_book_not_streamable_with_a_reason() {
+    let doc = br#"{"metadata":{"title":"t"},"links":[],"publications":[
+      {"metadata":{"title":"Endless","identifier":"urn:endless","numberOfPages":4294967295},
+       "links":[{"rel":"http://vaemendis.net/opds-pse/stream","type":"image/jpeg","href":"/p/1/{pageNumber}"}]},
+      {"metadata":{"title":"Endless too","identifier":"urn:endless2"},
+       "links":[{"rel":"http://vaemendis.net/opds-pse/stream","type":"image/jpeg","href":"/p/2/{pageNumber}","properties":{"pse:count":10001}}]}
+    ]}"#;
+    let feed = parse_feed(doc, &url("https://h/opds/v2")).unwrap();
+    let books: Vec<&BookEntry> = feed
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Book(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(books.len(), 2, "kept, not dropped");
+    for b in books {
+        assert!(b.stream.is_none(), "{b:?}");
+        let reason = b.not_streamable.as_deref().expect("a reason");
+        assert!(reason.contains("pages") && reason.contains("10000"), "{reason}");
+    }
+}

@@ -32,6 +32,11 @@ pub enum PageBase {
     OneBased,
 }
 
+/// The most pages a streamed book may have. Real books stay far below; a count above this is a
+/// server's mistake (or hostile), and windows that lay pages out side by side would build
+/// arrays of that length.
+pub const MAX_PAGE_COUNT: u32 = 10_000;
+
 /// The parts of a stream link, read from whatever document carried it.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct StreamLink<'a> {
@@ -62,7 +67,25 @@ pub struct PageStream {
     pub last_read_date: Option<String>,
 }
 
+impl StreamLink<'_> {
+    /// Why this link cannot be streamed though it has a count: the count is absurd.
+    pub(crate) fn count_refusal(&self) -> Option<String> {
+        self.count
+            .filter(|c| *c > MAX_PAGE_COUNT)
+            .map(|c| format!("not streamable: the server says it has {c} pages, and at most {MAX_PAGE_COUNT} are read page by page"))
+    }
+}
+
 impl PageStream {
+    /// Why the stream link `link` is refused for its page count, if it is.
+    pub(crate) fn refusal_of_link(link: Node<'_, '_>) -> Option<String> {
+        StreamLink {
+            count: pse_attribute(link, "count").and_then(parse_number),
+            ..Default::default()
+        }
+        .count_refusal()
+    }
+
     /// Reads a stream link. `None` when the link is not usable: no `{pageNumber}` in its href,
     /// an href that cannot be resolved, or no positive `pse:count`.
     pub(crate) fn from_link(link: Node<'_, '_>, base: &Url) -> Option<PageStream> {
@@ -97,6 +120,10 @@ impl PageStream {
             tracing::debug!(href, "ignoring a page stream link without a page count");
             return None;
         };
+        if let Some(reason) = link.count_refusal() {
+            tracing::debug!(href, %reason, "ignoring a page stream link");
+            return None;
+        }
         let text = |value: Option<&str>| value.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
         Some(PageStream {
             template,

@@ -583,3 +583,24 @@ fn opds_error_kinds() {
         "the response is too large (20 bytes; at most 10 are accepted)"
     );
 }
+
+#[test]
+fn opds_an_absurd_page_count_makes_the_book_not_streamable_with_a_reason() {
+    let doc = br#"<feed xmlns="http://www.w3.org/2005/Atom" xmlns:pse="http://vaemendis.net/opds-pse/ns">
+      <title>t</title><id>f</id>
+      <entry><title>Endless</title><id>urn:endless</id>
+        <link rel="http://vaemendis.net/opds-pse/stream" type="image/jpeg" href="/p/1/{pageNumber}" pse:count="4294967295"/>
+      </entry>
+      <entry><title>Long</title><id>urn:long</id>
+        <link rel="http://vaemendis.net/opds-pse/stream" type="image/jpeg" href="/p/2/{pageNumber}" pse:count="10000"/>
+      </entry>
+    </feed>"#;
+    let feed = parse_feed(doc, &url("http://h/opds")).unwrap();
+    let b = books(&feed);
+    assert_eq!(b.len(), 2, "the book with an absurd count is kept, not dropped");
+    assert!(b[0].stream.is_none() && b[0].page_count().is_none());
+    let reason = b[0].not_streamable.as_deref().expect("a reason");
+    assert!(reason.contains("4294967295") && reason.contains("10000"), "{reason}");
+    assert_eq!(b[1].page_count(), Some(MAX_PAGE_COUNT));
+    assert!(b[1].not_streamable.is_none());
+}

@@ -129,3 +129,19 @@ async fn the_readers_cfi_is_kept_per_book_and_the_newest_wins() {
     }
     assert!(book_source::save_position(&env.store, id + 1000, "epubcfi(/6/4)", 0.0).is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_file_larger_than_the_window_may_hold_is_refused_not_read() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, _, _) = register(&env, &server, &fixture).await;
+    book_downloads::open_book(&env.store, id, None).unwrap();
+    assert_eq!(env.sync(fast_config()).await.0, Finish::Idle);
+    let path = carrel_core::part_files::PartFiles::new(env.dir.books()).find_book_file(id).unwrap();
+    // Grown past the cap without using the disk (a sparse file).
+    std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(book_source::MAX_EPUB_BYTES + 1).unwrap();
+    let err = book_source::book(&env.store, id, quick(100)).await.unwrap_err();
+    assert!(matches!(err, PageError::TooLarge { .. }), "{err:?}");
+    assert!(err.to_string().contains("too large"), "{err}");
+}

@@ -18,6 +18,9 @@
 //!   usage.
 //! - `positions`: reading positions sent to the server's progression documents, kept while it
 //!   is away, conflicts (the newer wins), never moved by downloads, offered when opening.
+//! - `limits`: hostile lengths (a 206 claiming a terabyte, a 200 without end, more than the
+//!   catalog declared) stopped at a cap with the partial file deleted; a book larger than the
+//!   free space refused before a byte is written, on a real small filesystem.
 //! - `tls`: a self-signed certificate on a real TLS server, refused unless the reader trusts
 //!   that server.
 
@@ -28,6 +31,7 @@ mod identity;
 mod epub;
 mod executor;
 mod library;
+mod limits;
 mod offline;
 mod pages;
 mod positions;

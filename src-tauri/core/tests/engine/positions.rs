@@ -360,3 +360,46 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
     assert_eq!((theirs.index, theirs.read_progress_patches), (19, 3));
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn positions_never_go_to_an_address_off_the_servers_origin() {
+    let library = start(0);
+    // Another machine on the network that a hostile feed points at.
+    let elsewhere = start(0);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &library.url("/opds"));
+    let remember = |id: &str, progression: Option<String>, read_progress: Option<String>| {
+        books::remember(
+            &env.store,
+            server.id,
+            &books::CatalogBook {
+                catalog_id: id.into(),
+                title: id.into(),
+                authors: vec![],
+                format: books::BookFormat::Comic,
+                stream_template: Some(library.url("/books/1/pages/{pageNumber}")),
+                page_count: Some(20),
+                page_base: 0,
+                page_list: Vec::new(),
+                file_url: None,
+                file_type: None,
+                file_length: None,
+                cover_url: None,
+                progression_url: progression,
+                read_progress_url: read_progress,
+            },
+        )
+        .unwrap()
+        .id
+    };
+    let progression = remember("urn:p", Some(elsewhere.url("/books/1/progression")), None);
+    let komga = remember("urn:k", None, Some(elsewhere.url("/api/v1/books/1/read-progress")));
+    elsewhere.reset_stats();
+    position_sync::record(&env.store, progression, 5).unwrap();
+    position_sync::record(&env.store, komga, 6).unwrap();
+    flush(&env).await;
+    assert!(position_sync::newest(&env.store, &http(), &env.credentials, progression).await.unwrap().is_none());
+    assert!(position_sync::newest(&env.store, &http(), &env.credentials, komga).await.unwrap().is_none());
+    assert_eq!(elsewhere.stats().total_requests, 0, "nothing was sent to another host");
+    assert!(position_sync::pending(&env.store).unwrap().is_empty(), "nothing kept to retry forever");
+}

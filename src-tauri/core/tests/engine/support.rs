@@ -27,7 +27,18 @@ impl Env {
     }
 
     pub fn with_clock(clock: SharedClock) -> Env {
-        let tmp = tempfile::tempdir().unwrap();
+        Self::at(tempfile::tempdir().unwrap(), clock)
+    }
+
+    /// A data dir on a filesystem of its own of `megabytes` MB (a tmpfs mount, removed when
+    /// the returned mount is dropped — drop it after the env).
+    pub fn on_small_disk(megabytes: u32) -> (Env, SmallDisk) {
+        let disk = SmallDisk::mount(megabytes);
+        let tmp = tempfile::tempdir_in(disk.path()).unwrap();
+        (Self::at(tmp, clock::system()), disk)
+    }
+
+    fn at(tmp: tempfile::TempDir, clock: SharedClock) -> Env {
         let dir = DataDir::new(tmp.path().join("data"));
         let store = Store::open(&dir, clock).unwrap();
         let credentials = Arc::new(Credentials::file_only(&dir, "test"));
@@ -125,5 +136,34 @@ pub async fn wait_for_event(sink: &RecordingSink, description: &str, what: impl 
     while !sink.events().iter().any(&what) {
         assert!(std::time::Instant::now() < deadline, "timed out waiting for {description}");
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+/// A tmpfs of a few MB mounted on a temp folder for the length of a test (needs root: a test
+/// that cannot mount fails rather than pass without checking anything).
+pub struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    pub fn mount(megabytes: u32) -> SmallDisk {
+        let dir = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m,mode=0700"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("`mount` runs (tests of a full disk mount a small tmpfs; run them as root)");
+        assert!(status.success(), "mounting a {megabytes} MB tmpfs failed: these tests need root");
+        SmallDisk { dir }
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg("-l").arg(self.dir.path()).status();
     }
 }
