@@ -22,10 +22,10 @@ export PATH := $(TOOLS)/node/bin:$(PATH)
 # What Tauri needs to build and run on Debian 12 / Ubuntu 24.04.
 APP_PACKAGES := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev \
 	libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libdbus-1-dev build-essential pkg-config \
-	libssl-dev curl file
+	libssl-dev curl file libarchive-dev
 # What the tests need besides: a virtual display, a session bus, the WebDriver for WebKitGTK
 # and a real notification daemon.
-TEST_PACKAGES := xvfb xauth dbus-x11 webkit2gtk-driver dunst libnotify-bin
+TEST_PACKAGES := xvfb xauth dbus-x11 webkit2gtk-driver dunst libnotify-bin zip p7zip-full python3
 
 .PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean
 

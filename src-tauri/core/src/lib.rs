@@ -43,6 +43,8 @@
 //! - [`cover_cache`]: covers for the windows: the stored one, else fetched once and kept.
 //! - [`downloads_view`]: the downloads page (executor, download in flight with its speed, the
 //!   waiting books with estimates, failures) and the monitor of the executor's events behind it.
+//! - [`comic_archive`]: CBZ, CBR (RAR 4/5), CB7 and CBT comics read page by page from the
+//!   archive (natural order, ComicInfo.xml), hostile archives refused.
 //! - [`page_source`]: pages for the reader's window by book id and index: stored, else pushed
 //!   prioritary and waited for (bounded).
 //! - [`book_source`]: a stored EPUB for the reader's window by book id (else queued prioritary
@@ -69,6 +71,7 @@ pub mod books;
 pub mod catalog;
 pub mod catalog_cache;
 pub mod clock;
+pub mod comic_archive;
 pub mod cover_cache;
 pub mod credentials;
 pub mod data_dir;

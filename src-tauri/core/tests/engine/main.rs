@@ -1,6 +1,8 @@
 //! The download engine's tests, as one integration-test binary against real SQLite files and
 //! a real HTTP server on loopback (`fixture-server`).
 //!
+//! - `archives`: CBZ, CB7 and CBT made by real tools and genuine RAR 4 and RAR 5 files read
+//!   page by page; hostile archives refused with clear errors.
 //! - `batches`: "Keep all offline" on a feed of several pages or a search, in reading
 //!   order, paused, resumed, cancelled, moved up, and kept across a new store handle.
 //! - `identity`: one book per book whichever view listed it (ids carrying the feed's view),
@@ -26,6 +28,7 @@
 
 mod support;
 
+mod archives;
 mod batches;
 mod identity;
 mod epub;
