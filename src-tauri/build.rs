@@ -46,6 +46,7 @@ const COMMANDS: &[&str] = &[
     "resume_batch",
     "move_batch_to_top",
     "cancel_batch",
+    "open_comic",
 ];
 
 fn main() {

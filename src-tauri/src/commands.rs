@@ -5,6 +5,8 @@
 use std::sync::Arc;
 
 use carrel_core::{
+    archive_pages,
+    page_source::{PageError, WaitPolicy},
     book_downloads::{self, BookStatus, DownloadRequestError, StoreRequest},
     book_view::{self, BookDetails},
     catalog::{CatalogClient, CatalogError, CatalogView},
@@ -376,6 +378,31 @@ pub async fn move_batch_to_top(app: AppHandle, id: i64) -> CommandResult<BatchVi
 #[tauri::command]
 pub async fn cancel_batch(app: AppHandle, id: i64) -> CommandResult<()> {
     with_core(app, move |core| Ok(download_batches::cancel(&core.store, id)?)).await
+}
+
+/// Opens a comic kept as one archive file: its page count and reading direction once its file
+/// is on the device (waited for at most [`OPEN_COMIC_WAIT`]; then `offline-not-downloaded`,
+/// and the window asks again while the download goes on).
+#[tauri::command]
+pub async fn open_comic(app: AppHandle, book_id: i64) -> CommandResult<archive_pages::ArchiveComic> {
+    contained(async move {
+        let (store, _) = handles(&app)?;
+        let wait = WaitPolicy { poll: std::time::Duration::from_millis(100), timeout: OPEN_COMIC_WAIT };
+        archive_pages::open(&store, book_id, wait).await.map_err(page_error)
+    })
+    .await
+}
+
+const OPEN_COMIC_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+fn page_error(e: PageError) -> CommandError {
+    let kind = match &e {
+        PageError::UnknownBook(_) => ErrorKind::NotFound,
+        PageError::NotPaged(_) | PageError::OutOfRange { .. } => ErrorKind::InvalidInput,
+        PageError::OfflineNotDownloaded | PageError::Failed(_) => ErrorKind::Server,
+        _ => ErrorKind::Storage,
+    };
+    CommandError::new(kind, e.to_string())
 }
 
 /// Runs a command's work as its own task, so that even a bug that panics on a server's answer

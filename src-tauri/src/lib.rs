@@ -67,6 +67,7 @@ pub fn run() {
             commands::resume_batch,
             commands::move_batch_to_top,
             commands::cancel_batch,
+            commands::open_comic,
             commands::book_details,
             commands::store_book,
             commands::open_book,

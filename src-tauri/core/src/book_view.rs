@@ -105,12 +105,17 @@ pub struct BookDetails {
     pub last_opened_ms: Option<i64>,
     pub has_cover: bool,
     pub status: BookStatus,
+    /// A comic downloaded as one archive file (CBZ, CBR, CB7, CBT): the reader asks its pages
+    /// from the archive, whose page count is known once the file is on the device.
+    pub archive_comic: bool,
 }
 
 fn details_of(store: &Store, book: Book, server_name: String) -> Result<BookDetails, crate::Error> {
     let meta = meta(store, &book)?;
     let status = book_downloads::status(store, &book)?;
+    let archive_comic = crate::archive_pages::is_archive_comic(&book);
     Ok(BookDetails {
+        archive_comic,
         book_id: book.id,
         server_id: book.server_id,
         server_name,

@@ -179,7 +179,8 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
         let sql = match known {
             // Refreshed in place: its local id (and the id it was first seen under) stay.
             Some(_) => format!(
-                "UPDATE books SET title = ?3, authors = ?4, format = ?5, stream_template = ?6, page_count = ?7,
+                "UPDATE books SET title = ?3, authors = ?4, format = ?5, stream_template = ?6,
+                    page_count = coalesce(?7, CASE WHEN ?6 IS NULL THEN page_count END),
                     page_base = ?8, file_url = ?9, file_type = ?10, file_length = ?11, cover_url = ?12,
                     page_list = ?14, progression_url = ?15, read_progress_url = ?16, match_key = ?17, identity_v = 1
                  WHERE id = ?18 AND server_id = ?1 AND ?2 IS NOT NULL AND ?13 IS NOT NULL
@@ -261,6 +262,19 @@ pub(crate) fn mark_opened_in(store: &Store, tx: &rusqlite::Transaction<'_>, id: 
         return Err(BookError::NotFound(id));
     }
     Ok(now)
+}
+
+/// Records how many pages a book has, when only its file says (a comic archive).
+pub fn set_page_count(store: &Store, id: i64, count: i64) -> Result<(), BookError> {
+    store.write(|tx| {
+        let n = tx
+            .execute("UPDATE books SET page_count = ?2 WHERE id = ?1", params![id, count])
+            .map_err(|e| BookError::Store(store.sql_error(e)))?;
+        if n == 0 {
+            return Err(BookError::NotFound(id));
+        }
+        Ok(())
+    })
 }
 
 pub fn set_pinned(store: &Store, id: i64, pinned: bool) -> Result<(), BookError> {

@@ -43,6 +43,9 @@
 //! - [`cover_cache`]: covers for the windows: the stored one, else fetched once and kept.
 //! - [`downloads_view`]: the downloads page (executor, download in flight with its speed, the
 //!   waiting books with estimates, failures) and the monitor of the executor's events behind it.
+//! - [`archive_pages`]: pages of comics kept as one archive file (CBZ, CBR, CB7, CBT), for
+//!   the reader's window by book id and index: the file stored or waited for, pages read from
+//!   it, the page count recorded.
 //! - [`comic_archive`]: CBZ, CBR (RAR 4/5), CB7 and CBT comics read page by page from the
 //!   archive (natural order, ComicInfo.xml), hostile archives refused.
 //! - [`page_source`]: pages for the reader's window by book id and index: stored, else pushed
@@ -63,6 +66,7 @@
 //!   interval between request starts.
 //! - [`error`]: the crate-wide error that wraps each module's own error enum.
 
+pub mod archive_pages;
 pub mod book_downloads;
 pub mod book_identity;
 pub mod book_source;

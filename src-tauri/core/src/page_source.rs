@@ -2,6 +2,9 @@
 //! is on the device, else the page pushed prioritary and waited for (bounded), so opening a
 //! book anywhere shows its page as soon as the server sends it.
 //!
+//! Comics a server offers only as one archive file are served the same way, from the archive
+//! ([`crate::archive_pages`]).
+//!
 //! A page counts as stored only once its task is done (the file is moved into place before the
 //! task is marked done, so a done task's file is whole). The image type is sniffed from the
 //! bytes. Owns no table; speaks through [`crate::books`], [`crate::book_downloads`],
@@ -118,6 +121,10 @@ fn read_stored(store: &Store, book_id: i64, page: i64) -> Result<Option<PageImag
 /// The page: from the device, else pushed prioritary (the executor, in this process or
 /// another, fetches it) and waited for at most `wait.timeout`.
 pub async fn page(store: &Store, book_id: i64, page: i64, wait: WaitPolicy) -> Result<PageImage, PageError> {
+    // A comic kept as one archive file is read from the archive.
+    if crate::archive_pages::is_archive_comic(&books::get(store, book_id)?) {
+        return crate::archive_pages::page(store, book_id, page, wait).await;
+    }
     check_page(store, book_id, page)?;
     if let Some(image) = read_stored(store, book_id, page)? {
         return Ok(image);

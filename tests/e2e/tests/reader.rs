@@ -521,3 +521,51 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
     app.close().unwrap();
     server.stop();
 }
+
+/// A comic a server offers only as a CBZ file (calibre, Calibre-Web: no page streaming) opens
+/// in the comic reader: the file downloads, the first page paints, "Page 1 of N", keys turn
+/// pages, and closing and reopening comes back to the same page.
+#[test]
+fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 1,
+        comic_pages: [(BOOK, 9)].into(),
+        behavior: fixture_server::Behavior { whole_file_comics: true, ..Default::default() },
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    add_server(&app, "calibre", &server.url("/opds"));
+    let id = open_details(&app, &title, |_| {});
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    let painted = |app: &App, page: u32| {
+        app.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
+            let shown = c.execute(
+                "const img = document.querySelector('[data-testid=\"page-image\"]');
+                 return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
+                vec![],
+            )?;
+            Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
+        })
+        .unwrap();
+    };
+    painted(&app, 0);
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 9").unwrap();
+    app.find("body").unwrap().send_keys("\u{E014}\u{E014}").unwrap(); // ArrowRight twice
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 9").unwrap();
+    painted(&app, 2);
+    // The file came once, whole; no page was asked of the server one by one.
+    assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1);
+    assert!(pages_asked(&server).is_empty());
+    // Closed and opened again: back at page 3.
+    app.find("body").unwrap().send_keys("\u{E00C}").unwrap(); // Escape
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details"))).unwrap();
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 9").unwrap();
+    painted(&app, 2);
+    app.close().unwrap();
+    server.stop();
+}

@@ -305,7 +305,7 @@ fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate
             "    <link rel=\"http://opds-spec.org/progression\" href=\"/books/{id}/progression\" type=\"application/vnd.readium.progression+json\"/>"
         );
     }
-    if meta.kind == BookKind::Comic {
+    if meta.kind == BookKind::Comic && !behavior.whole_file_comics {
         // Komga streams pages from under its OPDS route.
         let prefix = if behavior.komga { "/opds/v1.2" } else { "" };
         let mut href = format!("{prefix}/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}");

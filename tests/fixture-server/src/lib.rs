@@ -180,6 +180,9 @@ pub struct Behavior {
     /// password check gets `Set-Cookie: sessionid=…`, and the cookie lets later requests in
     /// without a password check (see `Stats::password_checks`).
     pub sessions: bool,
+    /// Look like calibre's content server and Calibre-Web: comics come only as whole CBZ
+    /// files (a plain acquisition link), with no page streaming.
+    pub whole_file_comics: bool,
 }
 
 impl Default for Behavior {
@@ -195,6 +198,7 @@ impl Default for Behavior {
             komga: false,
             view_in_entry_ids: false,
             sessions: false,
+            whole_file_comics: false,
         }
     }
 }

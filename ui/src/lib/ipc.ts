@@ -153,6 +153,8 @@ export interface BookDetails {
   last_opened_ms: number | null;
   has_cover: boolean;
   status: BookStatus;
+  /** A comic downloaded as one archive file (CBZ, CBR, CB7, CBT): see {@link openComic}. */
+  archive_comic?: boolean;
 }
 
 // ---- Downloads ----
@@ -574,4 +576,32 @@ export function moveBatchToTop(id: number): Promise<BatchView> {
 
 export async function cancelBatch(id: number): Promise<void> {
   await call<null>('cancel_batch', { id });
+}
+
+// ---- Comics kept as one archive ----
+
+/** What `ComicInfo.xml` said. */
+export interface ComicInfo {
+  title: string | null;
+  series: string | null;
+  number: string | null;
+  page_count: number | null;
+  right_to_left: boolean;
+}
+
+/** A comic kept as one archive file, once its file is on the device. */
+export interface ArchiveComic {
+  book_id: number;
+  page_count: number;
+  right_to_left: boolean;
+  info: ComicInfo;
+}
+
+/**
+ * Opens a comic kept as one archive: its page count once its file is stored. Rejects with
+ * `offline-not-downloaded` when the file did not arrive within a few seconds (ask again while
+ * the download goes on).
+ */
+export function openComic(bookId: number): Promise<ArchiveComic> {
+  return call<ArchiveComic>('open_comic', { bookId });
 }

@@ -60,8 +60,9 @@ describe('ComicReader', () => {
   it('fits pages as chosen', async () => {
     const user = await show();
     const root = screen.getByTestId('comic-reader');
-    expect(root.dataset.fit).toBe('width');
-    for (const fit of ['height', 'screen', 'original', 'width']) {
+    // A whole page on screen by default; width-fit stays a choice.
+    expect(root.dataset.fit).toBe('screen');
+    for (const fit of ['height', 'width', 'original', 'screen']) {
       await user.click(screen.getByTestId(`fit-${fit}`));
       expect(root.dataset.fit).toBe(fit);
       expect(screen.getByTestId(`fit-${fit}`).getAttribute('aria-pressed')).toBe('true');

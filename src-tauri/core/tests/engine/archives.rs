@@ -153,3 +153,66 @@ fn hostile_archives_get_clear_errors() {
     std::fs::write(&text, b"hello, this is no comic").unwrap();
     assert!(matches!(ComicArchive::open(&text), Err(ArchiveError::UnknownContainer)));
 }
+
+/// A comic a server offers only as a CBZ file (as calibre and Calibre-Web do): opening it
+/// queues the file, then its pages come from the archive by index, through the same page path
+/// as page-streamed comics; the page count is recorded on the book.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
+    use carrel_core::{
+        archive_pages, books,
+        catalog::{CatalogClient, CatalogItem},
+        executor::{Finish, RunMode},
+        http_fetch::{HttpClient, HttpConfig},
+        page_source::{self, PageError, WaitPolicy},
+    };
+    use fixture_server::{Behavior, Config};
+    use std::time::Duration;
+
+    let fixture = fixture_server::Server::start(Config {
+        books: 4,
+        comic_pages: [(1, 14)].into(),
+        behavior: Behavior { whole_file_comics: true, ..Behavior::default() },
+        ..Default::default()
+    })
+    .unwrap();
+    let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
+    let env = crate::support::Env::new();
+    let server = env.add_server("calibre", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let page = client.browse(&server, Some("/opds/books")).await.unwrap();
+    let id = page
+        .entries
+        .iter()
+        .find_map(|e| match e {
+            CatalogItem::Book { book_id, title, .. } if *title == meta.title => Some(*book_id),
+            _ => None,
+        })
+        .unwrap();
+    let book = books::get(&env.store, id).unwrap();
+    assert!(!book.streams_pages() && archive_pages::is_archive_comic(&book), "{book:?}");
+
+    // Not stored and nobody downloading: a bounded wait, then "offline, not downloaded".
+    let quick = WaitPolicy { poll: Duration::from_millis(20), timeout: Duration::from_millis(200) };
+    assert!(matches!(archive_pages::open(&env.store, id, quick).await, Err(PageError::OfflineNotDownloaded)));
+
+    let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
+    let wait = WaitPolicy { poll: Duration::from_millis(20), timeout: Duration::from_secs(20) };
+    let opened = archive_pages::open(&env.store, id, wait).await.unwrap();
+    assert_eq!(opened.page_count, 14);
+    assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(14), "the count is recorded");
+    for i in [0u32, 1, 9, 13] {
+        let image = page_source::page(&env.store, id, i as i64, wait).await.unwrap();
+        assert_eq!(image.bytes, fixture.page_bytes(1, i).unwrap(), "page {i}");
+        assert_eq!(image.content_type, "image/png");
+    }
+    assert!(matches!(page_source::page(&env.store, id, 14, wait).await, Err(PageError::OutOfRange { page: 14, count: 14 })));
+    // Browsing again (the catalog gives no count) keeps the archive's.
+    client.browse(&server, Some("/opds/books")).await.unwrap();
+    assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(14));
+    // The file was downloaded once.
+    assert_eq!(fixture.stats().hits(&format!("/books/{}/file", meta.id)), 1);
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}

@@ -9,12 +9,15 @@
 import {
   bookDetails,
   openBook,
+  openComic,
   pageUrl,
   savePosition,
   takeServerPosition,
   toCommandError,
+  type ArchiveComic,
   type CommandError,
 } from '../ipc';
+import { downloads } from './downloads.svelte';
 import { router, type Route } from './router.svelte';
 import { toasts } from './toasts.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
@@ -100,7 +103,7 @@ export interface ReadingPrefs {
   layout: Layout;
 }
 
-export const BUILTIN_PREFS: Readonly<ReadingPrefs> = { fit: 'width', direction: 'ltr', layout: 'single' };
+export const BUILTIN_PREFS: Readonly<ReadingPrefs> = { fit: 'screen', direction: 'ltr', layout: 'single' };
 
 const PREFS_PREFIX = 'carrel.reader.';
 const DEFAULTS_KEY = 'carrel.reader.defaults';
@@ -169,7 +172,7 @@ class ReaderState {
   wide = $state<Record<number, true>>({});
   /** How the book's pages pair up when shown two at a time. */
   spreads: Spread[] = $derived(pairPages(this.pageCount, (page) => this.wide[page] === true));
-  phase = $state<'idle' | 'loading' | 'ready' | 'error'>('idle');
+  phase = $state<'idle' | 'loading' | 'downloading' | 'ready' | 'error'>('idle');
   error = $state<CommandError | null>(null);
 
   /** Where Escape goes back to. */
@@ -239,6 +242,15 @@ class ReaderState {
       const book = await bookDetails(bookId);
       if (generation !== this.#generation) return;
       this.title = book.title;
+      if (book.archive_comic) {
+        // A comic kept as one archive: its pages (and their count) come from the file, which
+        // is downloaded first; the download's progress shows meanwhile.
+        await openBook(bookId, book.last_page);
+        const comic = await this.#waitForArchive(bookId, generation);
+        if (comic === null) return;
+        book.page_count = comic.page_count;
+        if (comic.right_to_left && readStored(PREFS_PREFIX + bookId).direction === undefined) this.direction = 'rtl';
+      }
       this.pageCount = Math.max(0, book.page_count ?? 0);
       this.index = Math.min(Math.max(0, book.last_page ?? 0), Math.max(0, this.pageCount - 1));
       this.#saved = book.last_page;
@@ -251,6 +263,27 @@ class ReaderState {
       if (generation !== this.#generation) return;
       this.error = toCommandError(reason);
       this.phase = 'error';
+    }
+  }
+
+  /**
+   * Asks for an archive comic's pages until its file is on the device: while the download goes
+   * on the phase is `downloading` (its progress is the downloads' own); a download that failed
+   * or stopped ends in the error with its reason. `null` when another book was opened meanwhile.
+   */
+  async #waitForArchive(bookId: number, generation: number): Promise<ArchiveComic | null> {
+    for (;;) {
+      try {
+        return await openComic(bookId);
+      } catch (reason) {
+        const error = toCommandError(reason);
+        if (generation !== this.#generation) return null;
+        if (!/offline-not-downloaded/.test(error.message)) throw error;
+        const status = downloads.statusOf(bookId);
+        // Still coming: wait on. Nothing under way (the server is away, downloads paused): say so.
+        if (status && status.state !== 'queued' && status.state !== 'downloading') throw error;
+        this.phase = 'downloading';
+      }
     }
   }
 

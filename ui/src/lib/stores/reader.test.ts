@@ -190,7 +190,7 @@ describe('turning pages', () => {
     expect([reader.fit, reader.direction]).toEqual(['height', 'rtl']);
     backend({ book_details: details(13, { page_count: 5 }), open_book: null });
     await reader.open(13);
-    expect([reader.fit, reader.direction]).toEqual(['width', 'ltr']);
+    expect([reader.fit, reader.direction]).toEqual(['screen', 'ltr']);
   });
 });
 
@@ -249,7 +249,7 @@ describe('reading settings', () => {
     expect(reader.layout).toBe('webtoon');
     backend({ book_details: details(13, { page_count: 5 }), open_book: null });
     await reader.open(13);
-    expect([reader.fit, reader.direction, reader.layout]).toEqual(['width', 'ltr', 'single']);
+    expect([reader.fit, reader.direction, reader.layout]).toEqual(['screen', 'ltr', 'single']);
   });
 
   it('opens books not set otherwise as made default', async () => {
@@ -273,7 +273,7 @@ describe('reading settings', () => {
     localStorage.setItem('carrel.reader.defaults', JSON.stringify({ fit: 'huge', layout: 'spiral', direction: 'up' }));
     localStorage.setItem('carrel.reader.12', '{not json');
     await reader.open(12);
-    expect([reader.fit, reader.direction, reader.layout]).toEqual(['width', 'ltr', 'single']);
+    expect([reader.fit, reader.direction, reader.layout]).toEqual(['screen', 'ltr', 'single']);
   });
 });
 
@@ -402,5 +402,43 @@ describe('keys and click zones', () => {
     expect(zoneAt(5, 0)).toBeNull();
     expect(turnTowards('right', 'ltr')).toBe('next');
     expect(turnTowards('left', 'rtl')).toBe('next');
+  });
+});
+
+describe('comics kept as one archive', () => {
+  beforeEach(() => {
+    localStorage.clear();
+  });
+
+  it('wait for the file, then take their page count and direction from the archive', async () => {
+    let asked = 0;
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'book_details') return details(21, { page_count: null, archive_comic: true, last_page: null });
+      if (command === 'open_book') return null;
+      if (command === 'open_comic') {
+        asked += 1;
+        if (asked < 3) throw { kind: 'server', message: 'offline-not-downloaded' };
+        return { book_id: 21, page_count: 30, right_to_left: true, info: { title: null, series: null, number: null, page_count: null, right_to_left: true } };
+      }
+      if (command === 'take_server_position') return null;
+      throw `unexpected ${command}`;
+    });
+    await reader.open(21);
+    expect(asked).toBe(3);
+    expect(reader.phase).toBe('ready');
+    expect(reader.pageCount).toBe(30);
+    expect(reader.direction).toBe('rtl');
+  });
+
+  it('say why when the file cannot come', async () => {
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'book_details') return details(22, { page_count: null, archive_comic: true });
+      if (command === 'open_book') return null;
+      if (command === 'open_comic') throw { kind: 'server', message: 'the page could not be downloaded: 404 not found' };
+      throw `unexpected ${command}`;
+    });
+    await reader.open(22);
+    expect(reader.phase).toBe('error');
+    expect(reader.error?.message).toContain('404');
   });
 });
