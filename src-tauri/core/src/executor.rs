@@ -708,6 +708,12 @@ impl Run<'_> {
                     TaskError::Fetch(f) => f.to_string(),
                     _ => "interrupted".to_owned(),
                 };
+                // Read before the failure is reported: a push made as soon as it is seen (the
+                // reader asking again) must count as newer than the failure.
+                let pushes = match &e {
+                    TaskError::Fetch(_) => self.ex.db(download_stack::push_counter).await.unwrap_or(i64::MAX),
+                    _ => 0,
+                };
                 self.report_failed(task, &reason, true);
                 let r = {
                     let reason = reason.clone();
@@ -724,7 +730,6 @@ impl Run<'_> {
                 if let TaskError::Fetch(_) = &e {
                     // The server's trouble: its tasks wait, the other servers' go on (the
                     // loop's head waits once only servers in backoff have work left).
-                    let pushes = self.ex.db(download_stack::push_counter).await.unwrap_or(i64::MAX);
                     let delay = self.backoffs.failed(task.server_id, &reason, pushes, &self.ex.config);
                     tracing::warn!(task = id, server = task.server_id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off from the server");
                     return Ok(None);
