@@ -880,7 +880,7 @@ impl Run<'_> {
         let resume_at = if saved.validator.is_some() { saved.offset } else { 0 };
         let max_book = self
             .ex
-            .db(|s| settings::get::<MaxBookSize>(s))
+            .db(settings::get::<MaxBookSize>)
             .await?
             .unwrap_or_default()
             .0;
@@ -1093,7 +1093,7 @@ impl Run<'_> {
                 // Never keep bytes nobody announced.
                 partial.truncate_to(chunk_start + expected).map_err(TaskError::Disk)?;
                 if !whole_body {
-                    self.save_checkpoint(task.id, &partial, total, validator.clone()).await?;
+                    self.save_checkpoint(task.id, partial, total, validator.clone()).await?;
                 }
                 return Err(FetchError::Transient(format!("the server sent more than the {expected} bytes it announced")).into());
             }
@@ -1101,7 +1101,7 @@ impl Run<'_> {
                 // Every byte of a validated 206 is the right byte at the right place: keep what
                 // arrived even when the body broke off.
                 partial.sync().map_err(TaskError::Disk)?;
-                self.save_checkpoint(task.id, &partial, total, validator.clone()).await?;
+                self.save_checkpoint(task.id, partial, total, validator.clone()).await?;
             }
             if let Some(e) = body_error {
                 return Err(e.into());

@@ -45,7 +45,10 @@ fn check_feed(feed: &Feed) {
 fn check_book(book: &BookEntry) {
     if let Some(count) = book.page_count() {
         if book.stream.is_some() {
-            assert!(count <= MAX_PAGE_COUNT, "a page count of {count} got through");
+            assert!(
+                count <= MAX_PAGE_COUNT,
+                "a page count of {count} got through"
+            );
         }
     }
     if let Some(stream) = &book.stream {
@@ -53,7 +56,10 @@ fn check_book(book: &BookEntry) {
         // Filling the template for the last page works and stays proportionate.
         let last = stream.count - 1;
         if let Ok(url) = stream.page_url(last, PageBase::ZeroBased, Some(1600)) {
-            assert!(url.as_str().len() <= stream.template.len() * 4 + 64, "{url}");
+            assert!(
+                url.as_str().len() <= stream.template.len() * 4 + 64,
+                "{url}"
+            );
         }
     }
 }
@@ -81,7 +87,9 @@ fn wild_value() -> impl Strategy<Value = String> {
 }
 
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('"', "&quot;")
 }
 
 prop_compose! {
@@ -115,7 +123,9 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)),
+        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)),
         wild_value().prop_map(Value::from),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
