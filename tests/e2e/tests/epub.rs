@@ -327,7 +327,7 @@ fn a_hostile_epub_renders_without_reaching_the_ipc_or_the_network() {
 
 /// An EPUB whose chapter points at other books through Carrel's own protocols: pages of books
 /// 1 to 4 in `<img>`, their covers in CSS.
-fn book_reaching_other_books() -> Vec<u8> {
+fn book_reaching_other_books(trap: u16) -> Vec<u8> {
     let container = "<?xml version=\"1.0\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\n\
         <rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles>\n</container>\n";
     let opf = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
@@ -352,6 +352,7 @@ fn book_reaching_other_books() -> Vec<u8> {
          <head><title>One</title><link rel=\"stylesheet\" href=\"style.css\"/>\
          <style>.s {{ background-image: url(carrel-page://localhost/2/2); }}</style></head>\
          <body><h1>Chapter One</h1><p class=\"s\">{REACHING_TEXT}.</p>{images}\
+         <p><a id=\"out\" href=\"http://127.0.0.1:{trap}/followed\">a link to the web</a></p>\
          <div class=\"c1\">a</div><div class=\"c2\">b</div><div class=\"c3\">c</div><div class=\"c4\">d</div>\
          </body></html>\n"
     );
@@ -383,7 +384,8 @@ fn a_book_cannot_make_carrel_download_another_book() {
         ..Default::default()
     })
     .unwrap();
-    let port = hostile_server(book_reaching_other_books());
+    let (trap, hits) = tripwire();
+    let port = hostile_server(book_reaching_other_books(trap));
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     add_server(&app, "Fixture", &server.url("/opds"));
     let comic = open_details(&app, "", true);
@@ -423,6 +425,21 @@ fn a_book_cannot_make_carrel_download_another_book() {
     let stats = server.stats();
     let reached: Vec<&String> = stats.clients.values().flat_map(|c| c.hits.keys()).filter(|u| u.starts_with("/books/")).collect();
     assert!(reached.is_empty(), "the book made Carrel fetch another book's parts: {reached:?}");
+    // A link to the web in the book is not followed: no request, no new window.
+    let windows = || app.command("GET", "/window/handles", None, "window handles").unwrap().as_array().map_or(0, Vec::len);
+    let windows_before = windows();
+    let url_before = app.url().unwrap();
+    app.execute(
+        "const doc = document.querySelector('foliate-view').renderer.getContents()[0].doc;
+         doc.getElementById('out').click();
+         return null;",
+        vec![],
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "the book's link was followed");
+    assert_eq!(windows(), windows_before, "the book's link opened a window");
+    assert_eq!(app.url().unwrap(), url_before, "the book's link navigated the window");
     let downloads = invoke(&app, "list_downloads", json!({}));
     let queued = downloads["ok"]["queue"].as_array().map(Vec::len).unwrap_or(0);
     assert_eq!(queued, 0, "nothing queued: {downloads}");
