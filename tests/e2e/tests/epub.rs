@@ -429,14 +429,24 @@ fn a_book_cannot_make_carrel_download_another_book() {
     let windows = || app.command("GET", "/window/handles", None, "window handles").unwrap().as_array().map_or(0, Vec::len);
     let windows_before = windows();
     let url_before = app.url().unwrap();
-    app.execute(
-        "const doc = document.querySelector('foliate-view').renderer.getContents()[0].doc;
-         doc.getElementById('out').click();
-         return null;",
-        vec![],
-    )
-    .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
+    // What the reader does with the link is seen: the link event, and any window.open.
+    let seen = app
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const view = document.querySelector('foliate-view');
+             const links = [];
+             const opened = [];
+             view.addEventListener('external-link', (e) => links.push(e.detail.href));
+             const open = window.open;
+             window.open = (url) => { opened.push(String(url)); return null; };
+             view.renderer.getContents()[0].doc.getElementById('out').click();
+             setTimeout(() => { window.open = open; done({ links, opened }); }, 1000);",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(seen["links"].as_array().map(Vec::len), Some(1), "the click reached the reader: {seen}");
+    assert_eq!(seen["opened"], json!([]), "the reader opened the book's link: {seen}");
+    std::thread::sleep(Duration::from_secs(1));
     assert_eq!(hits.load(Ordering::SeqCst), 0, "the book's link was followed");
     assert_eq!(windows(), windows_before, "the book's link opened a window");
     assert_eq!(app.url().unwrap(), url_before, "the book's link navigated the window");
