@@ -25,7 +25,7 @@ APP_PACKAGES := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev 
 	libssl-dev curl file libarchive-dev
 # What the tests need besides: a virtual display, a session bus, the WebDriver for WebKitGTK
 # and a real notification daemon.
-TEST_PACKAGES := xvfb xauth dbus-x11 webkit2gtk-driver dunst libnotify-bin zip p7zip-full python3
+TEST_PACKAGES := xvfb xauth dbus-x11 webkit2gtk-driver dunst libnotify-bin mount zip p7zip-full python3
 
 .PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean
 

@@ -53,12 +53,14 @@ pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>
     });
 }
 
-/// The origins of the app's own pages (the embedded UI on each platform, and the dev server),
-/// the only ones allowed to read a book with `fetch`.
+/// The origins of the app's own pages (the embedded UI on each platform, and in debug builds
+/// the dev server), the only ones allowed to read a book with `fetch`. A release build never
+/// trusts `localhost:5173`: any local process could serve a page there.
 const APP_ORIGINS: &[&str] = &[
     "tauri://localhost",
     "http://tauri.localhost",
     "https://tauri.localhost",
+    #[cfg(debug_assertions)]
     "http://localhost:5173",
 ];
 
@@ -109,6 +111,12 @@ fn file_response(file: BookFile, head: bool) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_dev_server_is_trusted_only_by_debug_builds() {
+        assert_eq!(APP_ORIGINS.contains(&"http://localhost:5173"), cfg!(debug_assertions));
+        assert!(APP_ORIGINS.contains(&"tauri://localhost"));
+    }
 
     #[test]
     fn only_a_positive_book_id_is_a_request() {

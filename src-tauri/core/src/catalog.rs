@@ -112,6 +112,8 @@ pub struct CatalogView {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+// Built once per feed page and serialised for the window at once: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum CatalogViewItem {
     Navigation {
         title: String,

@@ -203,7 +203,14 @@ impl CoverCache {
             (None, None) => return Ok(Plan::Nothing),
             (Some(book), None) => book,
         };
-        let Some(url) = book.cover_url.as_deref().and_then(|u| Url::parse(u).ok()) else {
+        // Only a server's address is asked for (a `data:` or other cover is not fetched, and
+        // its failure never marks the whole server away).
+        let Some(url) = book
+            .cover_url
+            .as_deref()
+            .and_then(|u| Url::parse(u).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+        else {
             return Ok(Plan::Nothing);
         };
         let state = self.state();

@@ -78,8 +78,15 @@ impl ByteCap {
     /// Why a body that went past the cap is refused.
     pub fn overflow_reason(&self) -> String {
         match self.declared {
-            Some(d) => format!("the server sent more than {} where the catalog declared {}", human_bytes(self.bytes), human_bytes(d)),
-            None => format!("the server sent more than the {} allowed for one book", human_bytes(self.bytes)),
+            Some(d) => format!(
+                "the server sent more than {} where the catalog declared {}",
+                human_bytes(self.bytes),
+                human_bytes(d)
+            ),
+            None => format!(
+                "the server sent more than the {} allowed for one book",
+                human_bytes(self.bytes)
+            ),
         }
     }
 }
@@ -109,7 +116,14 @@ pub fn refuse_without_room(dir: &Path, needed: u64) -> io::Result<Option<String>
         }
     }
     let free = free_bytes(probe)?;
-    Ok((needed > free).then(|| format!("needs {}, {} free on {}", human_bytes(needed), human_bytes(free), probe.display())))
+    Ok((needed > free).then(|| {
+        format!(
+            "needs {}, {} free on {}",
+            human_bytes(needed),
+            human_bytes(free),
+            probe.display()
+        )
+    }))
 }
 
 /// A size as people read it, in decimal units with one decimal: "4.3 GB", "100.0 kB".
@@ -143,10 +157,25 @@ mod tests {
 
     #[test]
     fn the_cap_follows_the_catalog_within_the_largest_book() {
-        assert_eq!(ByteCap::new(Some(100_000), 4 << 30).bytes, 100_000 + (1 << 20));
+        assert_eq!(
+            ByteCap::new(Some(100_000), 4 << 30).bytes,
+            100_000 + (1 << 20)
+        );
         assert_eq!(ByteCap::new(Some(80 << 20), 4 << 30).bytes, 90 << 20);
-        assert_eq!(ByteCap::new(Some(5 << 30), 4 << 30), ByteCap { bytes: 4 << 30, declared: None });
-        assert_eq!(ByteCap::new(None, 7), ByteCap { bytes: 7, declared: None });
+        assert_eq!(
+            ByteCap::new(Some(5 << 30), 4 << 30),
+            ByteCap {
+                bytes: 4 << 30,
+                declared: None
+            }
+        );
+        assert_eq!(
+            ByteCap::new(None, 7),
+            ByteCap {
+                bytes: 7,
+                declared: None
+            }
+        );
         assert_eq!(ByteCap::new(Some(u64::MAX), u64::MAX).bytes, u64::MAX);
         assert!(ByteCap::new(None, 10).refuse_announced(10).is_none());
         assert!(ByteCap::new(None, 10).refuse_announced(11).is_some());

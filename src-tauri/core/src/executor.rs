@@ -708,6 +708,12 @@ impl Run<'_> {
                     TaskError::Fetch(f) => f.to_string(),
                     _ => "interrupted".to_owned(),
                 };
+                // Read before the failure is reported: a push made as soon as it is seen (the
+                // reader asking again) must count as newer than the failure.
+                let pushes = match &e {
+                    TaskError::Fetch(_) => self.ex.db(download_stack::push_counter).await.unwrap_or(i64::MAX),
+                    _ => 0,
+                };
                 self.report_failed(task, &reason, true);
                 let r = {
                     let reason = reason.clone();
@@ -724,7 +730,6 @@ impl Run<'_> {
                 if let TaskError::Fetch(_) = &e {
                     // The server's trouble: its tasks wait, the other servers' go on (the
                     // loop's head waits once only servers in backoff have work left).
-                    let pushes = self.ex.db(download_stack::push_counter).await.unwrap_or(i64::MAX);
                     let delay = self.backoffs.failed(task.server_id, &reason, pushes, &self.ex.config);
                     tracing::warn!(task = id, server = task.server_id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off from the server");
                     return Ok(None);
@@ -882,7 +887,7 @@ impl Run<'_> {
         let resume_at = if saved.validator.is_some() { saved.offset } else { 0 };
         let max_book = self
             .ex
-            .db(|s| settings::get::<MaxBookSize>(s))
+            .db(settings::get::<MaxBookSize>)
             .await?
             .unwrap_or_default()
             .0;
@@ -1095,7 +1100,7 @@ impl Run<'_> {
                 // Never keep bytes nobody announced.
                 partial.truncate_to(chunk_start + expected).map_err(TaskError::Disk)?;
                 if !whole_body {
-                    self.save_checkpoint(task.id, &partial, total, validator.clone()).await?;
+                    self.save_checkpoint(task.id, partial, total, validator.clone()).await?;
                 }
                 return Err(FetchError::Transient(format!("the server sent more than the {expected} bytes it announced")).into());
             }
@@ -1103,7 +1108,7 @@ impl Run<'_> {
                 // Every byte of a validated 206 is the right byte at the right place: keep what
                 // arrived even when the body broke off.
                 partial.sync().map_err(TaskError::Disk)?;
-                self.save_checkpoint(task.id, &partial, total, validator.clone()).await?;
+                self.save_checkpoint(task.id, partial, total, validator.clone()).await?;
             }
             if let Some(e) = body_error {
                 return Err(e.into());

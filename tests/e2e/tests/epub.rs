@@ -322,3 +322,138 @@ fn a_hostile_epub_renders_without_reaching_the_ipc_or_the_network() {
     assert_eq!(servers_after, servers_before, "the server list changed");
     app.close().unwrap();
 }
+
+// ---- a book reaching other books -------------------------------------------------------------
+
+/// An EPUB whose chapter points at other books through Carrel's own protocols: pages of books
+/// 1 to 4 in `<img>`, their covers in CSS.
+fn book_reaching_other_books(trap: u16) -> Vec<u8> {
+    let container = "<?xml version=\"1.0\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\n\
+        <rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles>\n</container>\n";
+    let opf = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+        <package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\" unique-identifier=\"uid\">\n\
+        <metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:identifier id=\"uid\">urn:reacher:1</dc:identifier>\
+        <dc:title>Reaching Book</dc:title><dc:language>en</dc:language>\
+        <meta property=\"dcterms:modified\">2026-01-01T00:00:00Z</meta></metadata>\n\
+        <manifest><item id=\"nav\" href=\"nav.xhtml\" media-type=\"application/xhtml+xml\" properties=\"nav\"/>\
+        <item id=\"css\" href=\"style.css\" media-type=\"text/css\"/>\
+        <item id=\"c1\" href=\"chapter.xhtml\" media-type=\"application/xhtml+xml\"/></manifest>\n\
+        <spine><itemref idref=\"c1\"/></spine>\n</package>\n";
+    let nav = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">\
+        <head><title>Contents</title></head><body><nav epub:type=\"toc\"><ol><li><a href=\"chapter.xhtml\">One</a></li></ol></nav></body></html>\n";
+    let mut images = String::new();
+    let mut css = String::new();
+    for id in 1..=4 {
+        images.push_str(&format!("<img src=\"carrel-page://localhost/{id}/0\" alt=\"\"/><img src=\"carrel-page://localhost/{id}/1\" alt=\"\"/>"));
+        css.push_str(&format!(".c{id} {{ background-image: url(carrel-cover://localhost/{id}); }}\n"));
+    }
+    let chapter = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\
+         <head><title>One</title><link rel=\"stylesheet\" href=\"style.css\"/>\
+         <style>.s {{ background-image: url(carrel-page://localhost/2/2); }}</style></head>\
+         <body><h1>Chapter One</h1><p class=\"s\">{REACHING_TEXT}.</p>{images}\
+         <p><a id=\"out\" href=\"http://127.0.0.1:{trap}/followed\">a link to the web</a></p>\
+         <div class=\"c1\">a</div><div class=\"c2\">b</div><div class=\"c3\">c</div><div class=\"c4\">d</div>\
+         </body></html>\n"
+    );
+    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, data) in [
+        ("mimetype", "application/epub+zip".as_bytes()),
+        ("META-INF/container.xml", container.as_bytes()),
+        ("OEBPS/content.opf", opf.as_bytes()),
+        ("OEBPS/nav.xhtml", nav.as_bytes()),
+        ("OEBPS/style.css", css.as_bytes()),
+        ("OEBPS/chapter.xhtml", chapter.as_bytes()),
+    ] {
+        writer.start_file(name, options).unwrap();
+        writer.write_all(data).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+const REACHING_TEXT: &str = "This chapter reaches for other books";
+
+#[test]
+fn a_book_cannot_make_carrel_download_another_book() {
+    let case = TestCase::start();
+    // The other books: comics on the fixture server, listed (so they have ids) but never opened.
+    let server = Server::start(Config {
+        books: 3,
+        comic_pages: [(1, 4), (2, 4)].into(),
+        ..Default::default()
+    })
+    .unwrap();
+    let (trap, hits) = tripwire();
+    let port = hostile_server(book_reaching_other_books(trap));
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    add_server(&app, "Fixture", &server.url("/opds"));
+    let comic = open_details(&app, "", true);
+    assert!(comic > 0);
+    add_server(&app, "Hostile Library", &format!("http://127.0.0.1:{port}/opds"));
+    let servers = invoke(&app, "list_servers", json!({}));
+    let hostile = servers["ok"]
+        .as_array()
+        .and_then(|all| all.iter().find(|s| s["name"] == "Hostile Library"))
+        .and_then(|s| s["id"].as_i64())
+        .expect("the hostile server is listed");
+    // The app's own requests (covers of the grid) are done; from here on nothing may reach
+    // the fixture server's books.
+    std::thread::sleep(Duration::from_secs(2));
+    server.reset_stats();
+    app.wait_for(&format!("{}[data-server-id=\"{hostile}\"] {}", sel("server-item"), sel("server-open")))
+        .unwrap()
+        .click()
+        .unwrap();
+    let tile = app
+        .wait_until("the reaching book in the grid", default_timeout(), |_| {
+            for tile in app.find_all(&sel("catalog-book"))? {
+                if tile.inner_text()?.contains("Hostile Book") {
+                    return Ok(Some(tile));
+                }
+            }
+            Ok(None)
+        })
+        .unwrap();
+    let id: i64 = tile.attribute("data-book-id").unwrap().expect("a tile has data-book-id").parse().unwrap();
+    tile.click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details"))).unwrap();
+    open_reader(&app, id);
+    wait_for_section_text(&app, REACHING_TEXT);
+    // Whatever the chapter could have started has had time to arrive.
+    std::thread::sleep(Duration::from_secs(4));
+    let stats = server.stats();
+    let reached: Vec<&String> = stats.clients.values().flat_map(|c| c.hits.keys()).filter(|u| u.starts_with("/books/")).collect();
+    assert!(reached.is_empty(), "the book made Carrel fetch another book's parts: {reached:?}");
+    // A link to the web in the book is not followed: no request, no new window.
+    let windows = || app.command("GET", "/window/handles", None, "window handles").unwrap().as_array().map_or(0, Vec::len);
+    let windows_before = windows();
+    let url_before = app.url().unwrap();
+    // What the reader does with the link is seen: the link event, and any window.open.
+    let seen = app
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const view = document.querySelector('foliate-view');
+             const links = [];
+             const opened = [];
+             view.addEventListener('external-link', (e) => links.push(e.detail.href));
+             const open = window.open;
+             window.open = (url) => { opened.push(String(url)); return null; };
+             view.renderer.getContents()[0].doc.getElementById('out').click();
+             setTimeout(() => { window.open = open; done({ links, opened }); }, 1000);",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(seen["links"].as_array().map(Vec::len), Some(1), "the click reached the reader: {seen}");
+    assert_eq!(seen["opened"], json!([]), "the reader opened the book's link: {seen}");
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "the book's link was followed");
+    assert_eq!(windows(), windows_before, "the book's link opened a window");
+    assert_eq!(app.url().unwrap(), url_before, "the book's link navigated the window");
+    let downloads = invoke(&app, "list_downloads", json!({}));
+    let queued = downloads["ok"]["queue"].as_array().map(Vec::len).unwrap_or(0);
+    assert_eq!(queued, 0, "nothing queued: {downloads}");
+    assert!(downloads["ok"]["active"].is_null(), "nothing downloading: {downloads}");
+    app.close().unwrap();
+    server.stop();
+}

@@ -42,7 +42,10 @@ impl LengthLies {
 
     pub(crate) fn matching(&self, url: &str) -> Option<LengthLie> {
         let current = self.current.lock().unwrap_or_else(|p| p.into_inner());
-        current.as_ref().filter(|(prefix, _)| url.starts_with(prefix.as_str())).map(|(_, lie)| *lie)
+        current
+            .as_ref()
+            .filter(|(prefix, _)| url.starts_with(prefix.as_str()))
+            .map(|(_, lie)| *lie)
     }
 }
 
@@ -54,14 +57,20 @@ pub(crate) fn respond(lie: LengthLie, guard: InFlight) -> Response<FixtureBody> 
         LengthLie::EndlessWhole => StatusCode::OK,
     };
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/epub+zip"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/epub+zip"),
+    );
     headers.insert(header::SERVER, HeaderValue::from_static("carrel-fixture"));
     match lie {
         LengthLie::EndlessPartial => {
             headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
             headers.insert(header::ETAG, HeaderValue::from_static("\"endless\""));
             let range = format!("bytes 0-{}/{}", CLAIMED_TOTAL - 1, CLAIMED_TOTAL);
-            headers.insert(header::CONTENT_RANGE, HeaderValue::from_str(&range).expect("ASCII"));
+            headers.insert(
+                header::CONTENT_RANGE,
+                HeaderValue::from_str(&range).expect("ASCII"),
+            );
             headers.insert(header::CONTENT_LENGTH, HeaderValue::from(CLAIMED_TOTAL));
         }
         LengthLie::EndlessWhole => {}

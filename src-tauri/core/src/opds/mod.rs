@@ -40,6 +40,8 @@ mod url_template;
 mod opds2_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod hostile_input_tests;
 
 pub use atom_feed::{
     Acquisition, BookEntry, BookFormat, Entry, Facet, Feed, FeedKind, FeedLinks, NavEntry, SearchLink,

@@ -75,7 +75,9 @@ fn file_task(env: &Env, book_id: i64) -> Task {
 /// Every file under `dir`, recursively.
 fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -97,11 +99,26 @@ async fn a_partial_answer_claiming_a_terabyte_fails_for_good_and_keeps_nothing()
     book_downloads::store_book(&env.store, book).unwrap();
     assert_eq!(run_until_idle(&env).await.unwrap(), Finish::Idle);
     let task = file_task(&env, book);
-    assert_eq!(task.state, TaskState::Failed, "refused for good, not retried: {task:?}");
+    assert_eq!(
+        task.state,
+        TaskState::Failed,
+        "refused for good, not retried: {task:?}"
+    );
     let reason = task.failure.unwrap();
-    assert!(reason.contains("1.1 TB") && reason.contains("4.3 GB"), "{reason}");
-    assert!(files_under(&env.dir.books()).is_empty(), "nothing kept: {:?}", files_under(&env.dir.books()));
-    assert_eq!(fixture.stats().hits("/books/3/file"), 1, "asked once, not again and again");
+    assert!(
+        reason.contains("1.1 TB") && reason.contains("4.3 GB"),
+        "{reason}"
+    );
+    assert!(
+        files_under(&env.dir.books()).is_empty(),
+        "nothing kept: {:?}",
+        files_under(&env.dir.books())
+    );
+    assert_eq!(
+        fixture.stats().hits("/books/3/file"),
+        1,
+        "asked once, not again and again"
+    );
     drop(env);
     drop(disk);
 }
@@ -119,8 +136,14 @@ async fn an_answer_without_a_length_stops_at_the_largest_book_allowed() {
     let task = file_task(&env, book);
     assert_eq!(task.state, TaskState::Failed, "{task:?}");
     let reason = task.failure.unwrap();
-    assert!(reason.contains("more than") && reason.contains("2.1 MB"), "{reason}");
-    assert!(files_under(&env.dir.books()).is_empty(), "the partial file is deleted");
+    assert!(
+        reason.contains("more than") && reason.contains("2.1 MB"),
+        "{reason}"
+    );
+    assert!(
+        files_under(&env.dir.books()).is_empty(),
+        "the partial file is deleted"
+    );
     drop(env);
     drop(disk);
 }
@@ -137,8 +160,14 @@ async fn a_body_longer_than_the_catalog_declared_is_refused() {
     let task = file_task(&env, book);
     assert_eq!(task.state, TaskState::Failed, "{task:?}");
     let reason = task.failure.unwrap();
-    assert!(reason.contains("more than") && reason.contains("the catalog declared 100.0 kB"), "{reason}");
-    assert!(files_under(&env.dir.books()).is_empty(), "the partial file is deleted");
+    assert!(
+        reason.contains("more than") && reason.contains("the catalog declared 100.0 kB"),
+        "{reason}"
+    );
+    assert!(
+        files_under(&env.dir.books()).is_empty(),
+        "the partial file is deleted"
+    );
     drop(env);
     drop(disk);
 }
@@ -151,11 +180,20 @@ async fn a_book_larger_than_the_free_space_is_refused_before_any_byte_and_stays_
     let book = epub(&env, &server, &fixture, Some(20_000_000));
     fixture.reset_stats();
     book_downloads::store_book(&env.store, book).unwrap();
-    let err = run_until_idle(&env).await.expect_err("a sync that stops with work left says so");
+    let err = run_until_idle(&env)
+        .await
+        .expect_err("a sync that stops with work left says so");
     let message = err.to_string();
-    assert!(message.contains("needs 20.0 MB") && message.contains("MB free on"), "{message}");
+    assert!(
+        message.contains("needs 20.0 MB") && message.contains("MB free on"),
+        "{message}"
+    );
     assert_eq!(err.kind(), carrel_core::ErrorKind::Storage);
-    assert_eq!(fixture.stats().hits("/books/3/file"), 0, "nothing asked of the server");
+    assert_eq!(
+        fixture.stats().hits("/books/3/file"),
+        0,
+        "nothing asked of the server"
+    );
     let task = file_task(&env, book);
     assert_eq!(task.state, TaskState::Pending, "kept for later: {task:?}");
     assert!(files_under(&env.dir.books()).is_empty(), "nothing written");
@@ -170,5 +208,8 @@ fn free_space_is_read_from_the_filesystem() {
     assert!(free > 3 << 20 && free <= 4 << 20, "{free}");
     std::fs::write(disk.path().join("fill"), vec![1u8; 2 << 20]).unwrap();
     let after = carrel_core::download_limits::free_bytes(disk.path()).unwrap();
-    assert!(after <= free - (2 << 20), "{after} after writing 2 MiB into {free}");
+    assert!(
+        after <= free - (2 << 20),
+        "{after} after writing 2 MiB into {free}"
+    );
 }

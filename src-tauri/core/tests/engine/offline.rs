@@ -182,3 +182,28 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
     .unwrap();
     assert!(covers.cover(&env.store, &env.credentials, &http, ids[0]).await.unwrap().is_some());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_data_cover_never_marks_the_server_away() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let ids = book_ids(&client.browse_view(server.id, Some("/opds/books")).await.unwrap().entries);
+    // One book's catalog entry names its cover inline.
+    env.store
+        .write(|tx| {
+            tx.execute("UPDATE books SET cover_url = 'data:image/png;base64,iVBORw0KGgo=' WHERE id = ?1", [ids[0]])
+                .map_err(|e| env.store.sql_error(e))
+        })
+        .unwrap();
+    let covers = CoverCache::new(&env.dir);
+    assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[0]).await.unwrap(), None);
+    let other = covers.cover(&env.store, &env.credentials, &http, ids[1]).await.unwrap();
+    assert!(other.is_some(), "the server's other covers still come");
+}
