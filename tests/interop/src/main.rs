@@ -11,3 +11,6 @@
 
 mod support;
 mod calibre_server;
+mod codex;
+mod calibre_web;
+mod codex_server_behaviours;
