@@ -114,6 +114,15 @@ pub fn codex_pk(url: &str) -> u64 {
     after.split('/').next().unwrap().parse().unwrap_or_else(|_| panic!("no comic pk in {url}"))
 }
 
+/// The URL Codex streams page `page` (from 1) of local book `id` at, from the template Carrel
+/// keeps (bookmark-moving parameters already removed).
+fn page_url(cli: &Cli, codex: &Codex, id: i64, page: u32) -> String {
+    let template = cli.book_column(id, "stream_template").expect("Codex gave no page-streaming link");
+    let base: u32 = cli.book_column(id, "page_base").unwrap().parse().unwrap();
+    let url = template.replace("{pageNumber}", &(base + page - 1).to_string()).replace("{maxWidth}", "1024");
+    if url.starts_with("http") { url } else { format!("{}{url}", codex.base) }
+}
+
 #[test]
 fn codex_walk_search_keep_offline_pages_and_bookmarks() {
     let installed = Installed::load();
@@ -151,30 +160,35 @@ fn codex_walk_search_keep_offline_pages_and_bookmarks() {
     let pk = codex_pk(&cli.book_column(first, "file_url").expect("no acquisition URL"));
     let before = codex.bookmark(pk);
 
-    // Kept offline: byte-identical to what Codex serves at the same acquisition URL.
+    // Kept offline: Codex streams its comics by page, so Carrel keeps the pages; each page is
+    // byte-identical to what Codex serves at the same page URL.
     let ids: Vec<i64> = per_title.iter().map(|(_, id)| *id).collect();
-    let stored = cli.keep_offline(&ids);
-    for (id, path) in &stored {
-        let url = cli.book_column(*id, "file_url").unwrap();
-        let (status, reference) = support::fetch(&url, Some(ADMIN));
-        assert_eq!(status, 200, "GET {url}");
-        let ours = support::read(path);
-        assert!(ours == reference, "book {id} differs from {url}: {} vs {} bytes", ours.len(), reference.len());
-        assert_eq!(&ours[..2], b"PK", "book {id} is not a CBZ");
+    for id in &ids[..2] {
+        cli.ok(&["store", &id.to_string()]);
+    }
+    cli.ok(&["sync", "--until-idle"]);
+    for id in &ids[..2] {
+        let pages: u32 = cli.book_column(*id, "page_count").expect("no page count").parse().unwrap();
+        assert_eq!(pages, 6, "book {id}");
+        for p in 1..=pages {
+            let page = cli.json(&["path", &id.to_string(), "--page", &p.to_string()]);
+            let ours = support::read(Path::new(page["path"].as_str().unwrap()));
+            let url = page_url(&cli, &codex, *id, p);
+            let (status, reference) = support::fetch(&url, Some(ADMIN));
+            assert_eq!(status, 200, "GET {url}");
+            assert!(ours == reference, "book {id} page {p} differs from {url}: {} vs {} bytes", ours.len(), reference.len());
+        }
     }
 
     // A page opened through page streaming: the page file is what Codex streams for that page.
-    let other = per_title[1].1;
-    let template = cli.book_column(other, "stream_template").expect("Codex gave no page-streaming link");
-    let base: u32 = cli.book_column(other, "page_base").unwrap().parse().unwrap();
+    let other = per_title[2].1;
     let other_pk = codex_pk(&cli.book_column(other, "file_url").unwrap());
     let other_before = codex.bookmark(other_pk);
     cli.ok(&["open", &other.to_string(), "--page", "3"]);
     cli.ok(&["sync", "--until-idle"]);
     let page = cli.json(&["path", &other.to_string(), "--page", "3"]);
     let ours = support::read(Path::new(page["path"].as_str().unwrap()));
-    let url = template.replace("{pageNumber}", &(base + 2).to_string()).replace("{maxWidth}", "1024");
-    let url = if url.starts_with("http") { url } else { format!("{}{url}", codex.base) };
+    let url = page_url(&cli, &codex, other, 3);
     let (status, reference) = support::fetch(&url, Some(ADMIN));
     assert_eq!(status, 200, "GET {url}");
     assert!(ours == reference, "page 3 differs from {url}: {} vs {} bytes", ours.len(), reference.len());

@@ -299,11 +299,20 @@ impl Cli {
         for id in book_ids {
             self.ok(&["store", &id.to_string()]);
         }
-        self.ok(&["sync", "--until-idle"]);
+        let synced = self.ok(&["--json", "sync", "--until-idle"]);
         book_ids
             .iter()
             .map(|id| {
-                let v = self.json(&["path", &id.to_string()]);
+                let out = self.run(&["--json", "path", &id.to_string()]);
+                if !out.status.success() {
+                    panic!(
+                        "book {id} is not stored after `sync --until-idle` ({}): {}\nsync: {synced}\nstatus: {}",
+                        out.status,
+                        String::from_utf8_lossy(&out.stderr).trim(),
+                        self.ok(&["--json", "status"])
+                    );
+                }
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
                 (*id, PathBuf::from(v["path"].as_str().unwrap()))
             })
             .collect()
