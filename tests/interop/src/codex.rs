@@ -101,6 +101,13 @@ impl Codex {
         std::fs::write(&self.checks, "").unwrap();
     }
 
+    /// Sets Codex's bookmark of comic `pk` for admin through its OPDS 2 progression (a fraction).
+    pub fn set_bookmark(&self, pk: u64, progression: f64) {
+        let url = format!("{}/opds/v2.0/comics/{pk}/position", self.base);
+        let (status, body) = support::put_json(&url, ADMIN, &serde_json::json!({ "progression": progression }));
+        assert_eq!(status, 200, "PUT {url}: {body}");
+    }
+
     /// Codex's own bookmark of comic `pk` for admin, as its OPDS 2 progression answers it.
     pub fn bookmark(&self, pk: u64) -> (u16, String) {
         let (status, body) = support::fetch(&format!("{}/opds/v2.0/comics/{pk}/position", self.base), Some(ADMIN));
@@ -158,7 +165,9 @@ fn codex_walk_search_keep_offline_pages_and_bookmarks() {
     per_title.sort();
     let first = per_title[0].1;
     let pk = codex_pk(&cli.book_column(first, "file_url").expect("no acquisition URL"));
+    codex.set_bookmark(pk, 0.4);
     let before = codex.bookmark(pk);
+    assert!(before.0 == 200 && before.1.contains("Page 3"), "Codex did not keep the bookmark: {before:?}");
 
     // Kept offline: Codex streams its comics by page, so Carrel keeps the pages; each page is
     // byte-identical to what Codex serves at the same page URL.
@@ -183,7 +192,9 @@ fn codex_walk_search_keep_offline_pages_and_bookmarks() {
     // A page opened through page streaming: the page file is what Codex streams for that page.
     let other = per_title[2].1;
     let other_pk = codex_pk(&cli.book_column(other, "file_url").unwrap());
+    codex.set_bookmark(other_pk, 0.2);
     let other_before = codex.bookmark(other_pk);
+    assert!(other_before.1.contains("Page 2"), "{other_before:?}");
     cli.ok(&["open", &other.to_string(), "--page", "3"]);
     cli.ok(&["sync", "--until-idle"]);
     let page = cli.json(&["path", &other.to_string(), "--page", "3"]);

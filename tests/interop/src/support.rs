@@ -160,6 +160,15 @@ pub fn fetch(url: &str, basic: Option<(&str, &str)>) -> (u16, Vec<u8>) {
     })
 }
 
+/// PUTs a JSON document with HTTP Basic credentials: the status and the body.
+pub fn put_json(url: &str, basic: (&str, &str), body: &Value) -> (u16, String) {
+    runtime().block_on(async {
+        let resp = client().put(url).basic_auth(basic.0, Some(basic.1)).json(body).send().await.unwrap_or_else(|e| panic!("PUT {url}: {e}"));
+        let status = resp.status().as_u16();
+        (status, resp.text().await.unwrap_or_default())
+    })
+}
+
 /// Makes `count` comic books (CBZ of `pages` PNG pages each, every page's pixels distinct) with
 /// Python's zipfile and zlib: `<dir>/Interop Comic NN.cbz`.
 pub fn make_comics(python: &Path, dir: &Path, count: u32, pages: u32) -> Vec<PathBuf> {
