@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::support::{self, Cli, Installed, ServerProcess};
 
 pub struct CalibreServer {
-    pub process: ServerProcess,
+    _process: ServerProcess,
     pub base: String,
     _dir: tempfile::TempDir,
 }
@@ -31,7 +31,7 @@ pub fn start(installed: &Installed, epubs: u32, comics: u32) -> CalibreServer {
     let mut process = ServerProcess::spawn("calibre-server", cmd, dir.path().join("server.log"));
     let base = format!("http://127.0.0.1:{port}");
     process.wait_ready(&format!("{base}/opds"), Duration::from_secs(120), |s| s == 200);
-    CalibreServer { process, base, _dir: dir }
+    CalibreServer { _process: process, base, _dir: dir }
 }
 
 #[test]

@@ -66,10 +66,6 @@ impl ServerProcess {
         ServerProcess { name, child, log }
     }
 
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     pub fn log_tail(&self) -> String {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
@@ -237,7 +233,7 @@ pub fn cli_binary() -> PathBuf {
 
 /// `carrel-cli` on a data dir of its own, with secrets in a 0600 file.
 pub struct Cli {
-    pub tmp: tempfile::TempDir,
+    _tmp: tempfile::TempDir,
     pub data: PathBuf,
     bin: PathBuf,
 }
@@ -246,7 +242,7 @@ impl Cli {
     pub fn new() -> Cli {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("data");
-        Cli { tmp, data, bin: cli_binary() }
+        Cli { _tmp: tmp, data, bin: cli_binary() }
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
@@ -334,7 +330,6 @@ pub struct SeenBook {
     pub book_id: i64,
     pub title: String,
     pub format: String,
-    pub page_count: Option<u64>,
 }
 
 /// What a bounded walk of a catalog saw.
@@ -375,7 +370,6 @@ pub fn walk(cli: &Cli, server: &str, bound: usize) -> Walk {
                         book_id: e["book_id"].as_i64().unwrap(),
                         title: e["title"].as_str().unwrap().to_owned(),
                         format: e["format"].as_str().unwrap_or_default().to_owned(),
-                        page_count: e["page_count"].as_u64(),
                     };
                     walk.ids_by_title.entry(b.title.clone()).or_default().insert(b.book_id);
                     walk.books.insert(b.book_id, b);
