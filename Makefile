@@ -28,6 +28,7 @@ APP_PACKAGES := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev 
 TEST_PACKAGES := xvfb xauth dbus-x11 webkit2gtk-driver dunst libnotify-bin mount zip p7zip-full python3
 
 .PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean
+.PHONY: test-interop
 
 ## Set-up ------------------------------------------------------------------------------------
 
@@ -62,10 +63,11 @@ test: setup-test ui
 	@echo "==> building"
 	cargo build -p carrel -p carrel-cli -p fixture-server
 	@$(MAKE) --no-print-directory test-core test-ui test-window
+	@$(MAKE) --no-print-directory test-interop
 
 test-core:
 	@echo "==> core, CLI, shell and test-server tests"
-	cargo test --workspace --exclude carrel-e2e
+	cargo test --workspace --exclude carrel-e2e --exclude carrel-interop
 
 test-ui:
 	@echo "==> UI unit tests"
@@ -76,6 +78,14 @@ test-window:
 	CARREL_APP=$(TARGET_DIR)/debug/carrel TAURI_DRIVER=$(TAURI_DRIVER) \
 		xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- \
 		cargo test -p carrel-e2e -- --test-threads=1
+
+# Carrel's CLI against real servers (Codex, Calibre-Web, calibre's content server) on loopback.
+# The servers are installed and cached under ~/.cache/carrel/interop/ by the script.
+test-interop:
+	@$(ROOT)/scripts/ensure-interop-servers
+	@echo "==> interop tests against real servers"
+	cargo build -p carrel-cli
+	cargo test -p carrel-interop
 
 ## Benchmarks --------------------------------------------------------------------------------
 

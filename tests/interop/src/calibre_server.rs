@@ -1,0 +1,76 @@
+//! calibre's content server (Debian's `calibre`): a library made with `calibredb add`, served by
+//! `calibre-server` on a free loopback port, OPDS at /opds. calibre allows one content server per
+//! user at a time, so this module starts exactly one, and only this module starts one.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::support::{self, Cli, Installed, ServerProcess};
+
+pub struct CalibreServer {
+    _process: ServerProcess,
+    pub base: String,
+    _dir: tempfile::TempDir,
+}
+
+/// Makes a library of `epubs` EPUBs and `comics` CBZs and serves it.
+pub fn start(installed: &Installed, epubs: u32, comics: u32) -> CalibreServer {
+    let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
+    let server = installed.get("CARREL_INTEROP_CALIBRE_SERVER");
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    let mut books = support::make_epubs(Path::new("python3"), &files, epubs);
+    books.extend(support::make_comics(Path::new("python3"), &files, comics, 4));
+    let lib = dir.path().join("library");
+    support::calibre_library(&calibredb, &lib, &books);
+    let port = support::free_port();
+    let mut cmd = Command::new(server);
+    cmd.arg("--listen-on").arg("127.0.0.1").arg("--port").arg(port.to_string()).arg(&lib);
+    cmd.env("QT_QPA_PLATFORM", "offscreen").env("HOME", dir.path()).env("CALIBRE_CONFIG_DIRECTORY", dir.path().join("config"));
+    let mut process = ServerProcess::spawn("calibre-server", cmd, dir.path().join("server.log"));
+    let base = format!("http://127.0.0.1:{port}");
+    process.wait_ready(&format!("{base}/opds"), Duration::from_secs(120), |s| s == 200);
+    CalibreServer { _process: process, base, _dir: dir }
+}
+
+#[test]
+fn calibre_content_server_walk_search_and_keep_offline() {
+    let installed = Installed::load();
+    let server = start(&installed, 3, 2);
+    let cli = Cli::new();
+    cli.add_server("calibre", &format!("{}/opds", server.base), None);
+
+    // Every feed reachable from the root parses; every book is found, each with one identity
+    // whichever view (newest, by title, by author, by series…) it was seen through.
+    let walk = support::walk(&cli, "calibre", 80);
+    assert!(walk.feeds > 3, "only {} feeds walked", walk.feeds);
+    for n in 1..=3 {
+        let title = format!("Interop Novel {n:02}");
+        let ids = walk.ids_by_title.get(&title).unwrap_or_else(|| panic!("{title} not found in {} feeds: {:?}", walk.feeds, walk.ids_by_title.keys()));
+        assert_eq!(ids.len(), 1, "{title} has several local identities: {ids:?}");
+    }
+    for n in 1..=2 {
+        let title = format!("Interop Comic {n:02}");
+        let ids = walk.ids_by_title.get(&title).unwrap_or_else(|| panic!("{title} not found: {:?}", walk.ids_by_title.keys()));
+        assert_eq!(ids.len(), 1, "{title} has several local identities: {ids:?}");
+    }
+    assert_eq!(cli.local_book_count(), 5, "the walk made more local books than the library has");
+
+    // Search: the server's own OpenSearch.
+    let found = cli.json(&["search", "calibre", "Novel 02"]);
+    let titles: Vec<&str> = found["entries"].as_array().unwrap().iter().filter(|e| e["type"] == "book").map(|e| e["title"].as_str().unwrap()).collect();
+    assert!(titles.contains(&"Interop Novel 02"), "search found {titles:?}");
+    assert!(!titles.contains(&"Interop Novel 01"), "search found {titles:?}");
+
+    // Kept offline: byte-identical to what the server serves at the same acquisition URL.
+    let ids: Vec<i64> = walk.books.keys().copied().collect();
+    let stored = cli.keep_offline(&ids);
+    for (id, path) in &stored {
+        let url = cli.book_column(*id, "file_url").expect("a calibre book without an acquisition URL");
+        let (status, reference) = support::fetch(&url, None);
+        assert_eq!(status, 200, "GET {url}");
+        let ours = support::read(path);
+        assert!(ours == reference, "book {id} differs from {url}: {} vs {} bytes", ours.len(), reference.len());
+    }
+}

@@ -1,0 +1,72 @@
+//! Calibre-Web (PyPI, pinned by scripts/ensure-interop-servers) over a calibre library made with
+//! `calibredb add`. Its first start writes its settings database (app.db, user admin/admin123);
+//! the test then sets the library path in app.db and starts it again on the same free port.
+//! OPDS at /opds, HTTP Basic sign-in.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::support::{self, Cli, Installed, ServerProcess};
+
+const ADMIN: (&str, &str) = ("admin", "admin123");
+
+fn spawn(venv: &Path, dir: &Path, port: u16, run: u32) -> ServerProcess {
+    let mut cmd = Command::new(venv.join("bin/cps"));
+    cmd.arg("-p").arg(dir.join("app.db")).arg("-i").arg("127.0.0.1");
+    cmd.env("CALIBRE_PORT", port.to_string()).env("HOME", dir).env("CACHE_DIRECTORY", dir.join("cache")).env("CALIBRE_DBPATH", dir);
+    ServerProcess::spawn("calibre-web", cmd, dir.join(format!("calibre-web-{run}.log")))
+}
+
+#[test]
+fn calibre_web_walk_search_and_keep_offline_signed_in() {
+    let installed = Installed::load();
+    let venv = installed.get("CARREL_INTEROP_CALIBREWEB_VENV");
+    let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    let mut books = support::make_epubs(Path::new("python3"), &files, 3);
+    books.extend(support::make_comics(Path::new("python3"), &files, 1, 3));
+    let lib = dir.path().join("library");
+    support::calibre_library(&calibredb, &lib, &books);
+
+    // First start: app.db is created; then the library path is set and the server started again.
+    let port = support::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    {
+        let mut first = spawn(&venv, dir.path(), port, 1);
+        first.wait_ready(&format!("{base}/login"), Duration::from_secs(180), |s| s == 200);
+    }
+    {
+        let db = rusqlite::Connection::open(dir.path().join("app.db")).unwrap();
+        let changed = db.execute("UPDATE settings SET config_calibre_dir = ?1", [lib.to_str().unwrap()]).unwrap();
+        assert_eq!(changed, 1, "Calibre-Web's app.db has no settings row");
+    }
+    let mut server = spawn(&venv, dir.path(), port, 2);
+    server.wait_ready(&format!("{base}/login"), Duration::from_secs(180), |s| s == 200);
+    let (status, _) = support::fetch(&format!("{base}/opds"), None);
+    assert_eq!(status, 401, "Calibre-Web's OPDS answered without a sign-in");
+
+    let cli = Cli::new();
+    cli.add_server("cw", &format!("{base}/opds"), Some(ADMIN));
+    let walk = support::walk(&cli, "cw", 60);
+    assert!(walk.feeds > 5, "only {} feeds walked", walk.feeds);
+    for title in ["Interop Novel 01", "Interop Novel 02", "Interop Novel 03", "Interop Comic 01"] {
+        let ids = walk.ids_by_title.get(title).unwrap_or_else(|| panic!("{title} not found in {} feeds: {:?}", walk.feeds, walk.ids_by_title.keys()));
+        assert_eq!(ids.len(), 1, "{title} has several local identities: {ids:?}");
+    }
+
+    let found = cli.json(&["search", "cw", "Novel 03"]);
+    let titles: Vec<&str> = found["entries"].as_array().unwrap().iter().filter(|e| e["type"] == "book").map(|e| e["title"].as_str().unwrap()).collect();
+    assert!(titles.contains(&"Interop Novel 03"), "search found {titles:?}");
+
+    let ids: Vec<i64> = walk.ids_by_title.values().map(|ids| *ids.iter().next().unwrap()).collect();
+    let stored = cli.keep_offline(&ids);
+    for (id, path) in &stored {
+        let url = cli.book_column(*id, "file_url").expect("a Calibre-Web book without an acquisition URL");
+        let (status, reference) = support::fetch(&url, Some(ADMIN));
+        assert_eq!(status, 200, "GET {url}");
+        let ours = support::read(path);
+        assert!(ours == reference, "book {id} differs from {url}: {} vs {} bytes", ours.len(), reference.len());
+    }
+}

@@ -1,0 +1,16 @@
+//! Carrel against real library servers on loopback: each module starts its server with a library
+//! made at test time, drives the real `carrel-cli` on a temp data dir, and stops the server on
+//! drop. A server that is not installed fails the test (run scripts/ensure-interop-servers, or
+//! `make test-interop`), it is never skipped.
+//!
+//! - `calibre_server`: calibre's content server (Debian's calibre);
+//! - `calibre_web`: Calibre-Web (PyPI) over a calibre library;
+//! - `codex`: Codex (PyPI), OPDS 1.2 and 2.0 with page streaming, bookmarks;
+//! - `codex_server_behaviours`: adding Codex by its plain address, one identity per comic across
+//!   all its views, and a signed-in download that checks the password a bounded number of times.
+
+mod support;
+mod calibre_server;
+mod codex;
+mod calibre_web;
+mod codex_server_behaviours;
