@@ -6,7 +6,7 @@
 //! `target/bench/engine.json`.
 //!
 //! ```text
-//! carrel-bench [--only stack,download,memory,page-turn,cold-start] [--json PATH]
+//! carrel-bench [--only stack,download,memory,archive,page-turn,cold-start] [--json PATH]
 //! ```
 //!
 //! `download` also runs the resume measurement, which reuses its data dirs. `window` stands for
@@ -14,11 +14,13 @@
 //! harness and need an X display, tauri-driver and WebKitWebDriver: `make bench` provides them.
 //!
 //! Layout:
-//! - [`stack`], [`engine`], [`memory`]: the engine without a window;
+//! - [`stack`], [`engine`], [`memory`]: the engine without a window; [`archives`]: pages read
+//!   from comics kept as one archive file;
 //! - [`window`]: launching the app and reading the webview's clocks; [`page_turn`] and
 //!   [`cold_start`]: the window benchmarks;
 //! - [`report`]: summaries, the table and the JSON.
 
+mod archives;
 mod cold_start;
 mod engine;
 mod memory;
@@ -35,7 +37,7 @@ use serde_json::json;
 
 use report::Report;
 
-const GROUPS: [&str; 5] = ["stack", "download", "memory", "page-turn", "cold-start"];
+const GROUPS: [&str; 6] = ["stack", "download", "memory", "archive", "page-turn", "cold-start"];
 /// The groups that need the app's window.
 const WINDOW_GROUPS: [&str; 2] = ["page-turn", "cold-start"];
 
@@ -116,6 +118,9 @@ fn main() -> Result<()> {
         if wants("memory") {
             memory::run(&mut report, &library)?;
         }
+    }
+    if wants("archive") {
+        archives::run_group(&mut report)?;
     }
     if window_groups {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
