@@ -49,9 +49,12 @@
 //! - [`http_fetch`]: the HTTP client, per-server auth, status triage, length checks.
 //! - [`server_throttle`]: one request in flight per server across processes, plus a minimum
 //!   interval between request starts.
+//! - [`book_identity`]: one book, one local id on a server: the keys an entry is matched on
+//!   whichever feed, sort or search it came through, and the merge of older duplicates.
 //! - [`error`]: the crate-wide error that wraps each module's own error enum.
 
 pub mod book_downloads;
+pub mod book_identity;
 pub mod book_source;
 pub mod book_view;
 pub mod books;
