@@ -47,6 +47,7 @@
 //! - [`executor`]: the one consumer of the stack: lease, heartbeat, failure policy, backoff,
 //!   preemption, Range resume.
 //! - [`http_fetch`]: the HTTP client, per-server auth, status triage, length checks.
+//! - [`server_discovery`]: finding a server's catalog from a host, host:port or web address.
 //! - [`server_sessions`]: the sessions servers give after a password was accepted, kept in
 //!   memory per server and origin so the password is not sent with every request.
 //! - [`server_throttle`]: one request in flight per server across processes, plus a minimum
@@ -78,6 +79,7 @@ pub mod page_source;
 pub mod part_files;
 pub mod position_sync;
 pub mod progress;
+pub mod server_discovery;
 pub mod server_sessions;
 pub mod server_throttle;
 pub mod servers;

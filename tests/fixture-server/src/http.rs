@@ -453,6 +453,21 @@ fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result
 // ---------------------------------------------------------------------------------------------
 // Library routes
 
+/// The web home page, as a library server's is: it points to the catalog with an alternate link
+/// unless `home_without_catalog_link` (then the catalog is only at its well-known path, /opds).
+fn home_page(behavior: &Behavior) -> Reply {
+    let link = if behavior.home_without_catalog_link {
+        ""
+    } else {
+        r#"<link rel="alternate" type="application/atom+xml;profile=opds-catalog;kind=navigation" href="/opds" title="Catalog">"#
+    };
+    Reply::new(
+        StatusCode::OK,
+        "text/html; charset=utf-8",
+        format!("<!DOCTYPE html><html><head><title>Carrel fixture library</title>{link}</head><body><p>Carrel fixture library server. Statistics at /_stats.</p></body></html>"),
+    )
+}
+
 fn route(state: &State, req: &Request<Incoming>) -> Reply {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
@@ -462,10 +477,7 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
     let query = req.uri().query();
     let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
     match segments.as_slice() {
-        [] => Reply::text(
-            StatusCode::OK,
-            "Carrel fixture library server. The OPDS catalog is at /opds, statistics at /_stats.",
-        ),
+        [] => home_page(&state.behavior()),
         ["opds"] => Reply::new(StatusCode::OK, feeds::NAVIGATION, feeds::root(state)),
         ["opds", "series"] => Reply::new(
             StatusCode::OK,

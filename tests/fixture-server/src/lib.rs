@@ -176,6 +176,8 @@ pub struct Behavior {
     pub sessions: bool,
     /// With `sessions`: a session expires after answering this many requests.
     pub session_max_uses: Option<u32>,
+    /// The web home page (`/`) does not link to the catalog: it is found only at `/opds`.
+    pub home_without_catalog_link: bool,
 }
 
 impl Default for Behavior {
@@ -191,6 +193,7 @@ impl Default for Behavior {
             komga: false,
             sessions: false,
             session_max_uses: None,
+            home_without_catalog_link: false,
         }
     }
 }
