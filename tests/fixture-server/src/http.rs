@@ -390,7 +390,6 @@ async fn handle(
         .map(|pq| pq.as_str().to_string())
         .unwrap_or(path);
     let guard = InFlight::begin(state.clone(), client_id(req.headers()), url.clone());
-    let signs_in = signs_in(&state, &state.behavior(), req.headers());
     let plan = state.plan(&url);
     if !plan.latency.is_zero() {
         tokio::time::sleep(plan.latency).await;
@@ -400,37 +399,43 @@ async fn handle(
             StatusCode::SERVICE_UNAVAILABLE,
             "fixture fault: service unavailable",
         )
-    } else if let Err(denied) = check_auth(&state, &state.behavior(), req.headers()) {
-        denied
     } else if let Some(lie) = state.length_lies.matching(&url) {
         return crate::length_lies::respond(lie, guard);
-    } else if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
-        progression(&state, &id, req).await
-    } else if let Some((id, what)) = komga_api(&state, req.uri().path()) {
-        read_progress(&state, &id, what, req).await
     } else {
-        route(&state, &req)
-    };
-    let reply = if signs_in && reply.status.is_success() {
-        let id = state.sessions.open();
-        reply.with(
-            header::SET_COOKIE,
-            &format!("{}={id}; HttpOnly; Path=/; SameSite=Lax", crate::sessions::COOKIE),
-        )
-    } else {
-        reply
+        match check_auth(&state, &state.behavior(), req.headers()) {
+            Err(denied) => denied,
+            Ok(new_session) => {
+                let reply = if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
+                    progression(&state, &id, req).await
+                } else if let Some((id, what)) = komga_api(&state, req.uri().path()) {
+                    read_progress(&state, &id, what, req).await
+                } else {
+                    route(&state, &req)
+                };
+                match new_session {
+                    Some(id) => reply.with(header::SET_COOKIE, &format!("sessionid={id}; HttpOnly; Path=/")),
+                    None => reply,
+                }
+            }
+        }
     };
     reply.into_response(plan.body, Some(guard), Some(reset))
 }
 
-/// Lets a request in (`Ok`) or answers 401. With sessions, a live session cookie lets it in
-/// without a password check; every Basic credential compared counts as one password check.
-fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result<(), Reply> {
+/// `Ok` with a new session id to hand out (session mode, after a good password), `Ok(None)` to
+/// go on, `Err` with the refusal.
+fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result<Option<String>, Reply> {
     if behavior.auth.is_none() && behavior.bearer_token.is_none() {
-        return Ok(());
+        return Ok(None);
     }
-    if behavior.sessions && session_cookie(headers).is_some_and(|c| state.sessions.is_live(&c)) {
-        return Ok(());
+    if behavior.sessions {
+        let cookie = headers
+            .get(header::COOKIE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).to_string())
+            .unwrap_or_default();
+        if state.sessions.accept(&cookie, behavior.session_max_uses) {
+            return Ok(None);
+        }
     }
     let given = headers
         .get(header::AUTHORIZATION)
@@ -439,11 +444,13 @@ fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result
     let (scheme, credentials) = given.split_once(' ').unwrap_or((given.as_str(), ""));
     let credentials = credentials.trim();
     let ok = if scheme.eq_ignore_ascii_case("basic") {
-        state.sessions.password_checked();
         match (
             &behavior.auth,
             base64::engine::general_purpose::STANDARD.decode(credentials),
         ) {
+            (Some(expected), Ok(decoded)) if behavior.sessions => {
+                state.sessions.check_password(&decoded, expected.as_bytes())
+            }
             (Some(expected), Ok(decoded)) => decoded == expected.as_bytes(),
             _ => false,
         }
@@ -456,30 +463,33 @@ fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result
         false
     };
     if ok {
-        Ok(())
+        let basic = scheme.eq_ignore_ascii_case("basic");
+        Ok((behavior.sessions && basic).then(|| state.sessions.open()))
     } else {
-        Err(Reply::text(StatusCode::UNAUTHORIZED, "authentication required")
-            .with(header::WWW_AUTHENTICATE, "Basic realm=\"fixture\""))
+        Err(
+            Reply::text(StatusCode::UNAUTHORIZED, "authentication required")
+                .with(header::WWW_AUTHENTICATE, "Basic realm=\"fixture\""),
+        )
     }
-}
-
-fn session_cookie(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(header::COOKIE)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-}
-
-/// Whether a request signs in with its password (not with a live session): if it is let in,
-/// a session is opened for it.
-fn signs_in(state: &State, behavior: &Behavior, headers: &HeaderMap) -> bool {
-    behavior.sessions
-        && behavior.auth.is_some()
-        && headers.contains_key(header::AUTHORIZATION)
-        && !session_cookie(headers).is_some_and(|c| state.sessions.is_live(&c))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Library routes
+
+/// The web home page, as a library server's is: it points to the catalog with an alternate link
+/// unless `home_without_catalog_link` (then the catalog is only at its well-known path, /opds).
+fn home_page(behavior: &Behavior) -> Reply {
+    let link = if behavior.home_without_catalog_link {
+        ""
+    } else {
+        r#"<link rel="alternate" type="application/atom+xml;profile=opds-catalog;kind=navigation" href="/opds" title="Catalog">"#
+    };
+    Reply::new(
+        StatusCode::OK,
+        "text/html; charset=utf-8",
+        format!("<!DOCTYPE html><html><head><title>Carrel fixture library</title>{link}</head><body><p>Carrel fixture library server. Statistics at /_stats.</p></body></html>"),
+    )
+}
 
 fn route(state: &State, req: &Request<Incoming>) -> Reply {
     if req.method() != Method::GET && req.method() != Method::HEAD {
@@ -490,10 +500,7 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
     let query = req.uri().query();
     let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
     match segments.as_slice() {
-        [] => Reply::text(
-            StatusCode::OK,
-            "Carrel fixture library server. The OPDS catalog is at /opds, statistics at /_stats.",
-        ),
+        [] => home_page(&state.behavior()),
         ["opds"] => Reply::new(StatusCode::OK, feeds::NAVIGATION, feeds::root(state)),
         ["opds", "series"] => Reply::new(
             StatusCode::OK,

@@ -176,13 +176,17 @@ pub struct Behavior {
     /// own view in its query (`/opds/v1.2/comics/5?topCollection=…&orderBy=…`, and the search
     /// terms in a search), so the same book has another id in every feed that lists it.
     pub view_in_entry_ids: bool,
-    /// With `auth`: keep sign-ins in sessions, as Codex does — a request that passes the
-    /// password check gets `Set-Cookie: sessionid=…`, and the cookie lets later requests in
-    /// without a password check (see `Stats::password_checks`).
-    pub sessions: bool,
     /// Look like calibre's content server and Calibre-Web: comics come only as whole CBZ
     /// files (a plain acquisition link), with no page streaming.
     pub whole_file_comics: bool,
+    /// Sign clients in with a session: a Basic password (checked slowly, counted in
+    /// `Stats::password_checks`) answers with `Set-Cookie: sessionid=…`, and that cookie is
+    /// accepted instead of the password afterwards.
+    pub sessions: bool,
+    /// With `sessions`: a session expires after answering this many requests.
+    pub session_max_uses: Option<u32>,
+    /// The web home page (`/`) does not link to the catalog: it is found only at `/opds`.
+    pub home_without_catalog_link: bool,
 }
 
 impl Default for Behavior {
@@ -197,8 +201,10 @@ impl Default for Behavior {
             bookmark_param: None,
             komga: false,
             view_in_entry_ids: false,
-            sessions: false,
             whole_file_comics: false,
+            sessions: false,
+            session_max_uses: None,
+            home_without_catalog_link: false,
         }
     }
 }
@@ -239,7 +245,7 @@ pub struct Stats {
     /// OPDS progression documents (`/books/ID/progression`) by book id.
     #[serde(default)]
     pub progressions: BTreeMap<u32, ProgressionStats>,
-    /// Passwords checked (Basic credentials compared), since the start or the last reset.
+    /// Passwords checked (in session mode, each a slow hash) since the start.
     #[serde(default)]
     pub password_checks: u64,
 }
@@ -410,11 +416,6 @@ impl RunningServer {
     }
 
     /// Zeroes the counters (requests still in flight stay counted as in flight).
-    /// Forgets every sign-in session: the next request must sign in again.
-    pub fn expire_sessions(&self) {
-        self.state.sessions.expire_all();
-    }
-
     pub fn reset_stats(&self) {
         self.state.reset_stats()
     }

@@ -1,66 +1,77 @@
-//! Sign-in sessions, as Codex, Komga and most servers keep them: a request that passes the
-//! (deliberately slow) password check gets a session cookie, and later requests that carry it
-//! are let in without the password being checked again.
+//! Session mode: the fixture signs a client in the way Codex, Komga and Calibre-Web do — a
+//! Basic password checked with a deliberately slow hash, then a `sessionid` cookie the client
+//! may send instead. Counts password checks (shown on `/_stats`) so tests can tell a client
+//! that keeps its session from one that sends the password every time.
 //!
-//! Codex (Django) answers a successful Basic sign-in with `Set-Cookie: sessionid=…; HttpOnly;
-//! Path=/` and checks passwords with PBKDF2 (Django's default hasher, hundreds of thousands of
-//! iterations): every password check costs the server real CPU, which is what this module
-//! counts (`Stats::password_checks`). Sessions can be expired at will to test the way back.
+//! Owns the session table and the password-check counter; knows nothing of routes.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use crate::state::lock;
-
-/// The cookie's name, Django's (and so Codex's) default.
-pub(crate) const COOKIE: &str = "sessionid";
+/// How many rounds the slow hash runs: slow enough to be a real cost, as a server's is.
+const HASH_ROUNDS: u32 = 20_000;
 
 #[derive(Default)]
 pub(crate) struct Sessions {
-    inner: Mutex<Inner>,
-}
-
-#[derive(Default)]
-struct Inner {
-    live: HashSet<String>,
-    made: u64,
-    password_checks: u64,
+    /// Session id → requests it has answered.
+    live: Mutex<HashMap<String, u32>>,
+    password_checks: AtomicU64,
+    next: AtomicU64,
 }
 
 impl Sessions {
-    /// Counts one password check (a Basic `Authorization` compared with the password).
-    pub(crate) fn password_checked(&self) {
-        lock(&self.inner).password_checks += 1;
+    /// Checks a password the slow way, counting the check.
+    pub(crate) fn check_password(&self, given: &[u8], expected: &[u8]) -> bool {
+        self.password_checks.fetch_add(1, Ordering::Relaxed);
+        slow_hash(given) == slow_hash(expected)
     }
 
     pub(crate) fn password_checks(&self) -> u64 {
-        lock(&self.inner).password_checks
+        self.password_checks.load(Ordering::Relaxed)
     }
 
-    /// A new session after a successful sign-in; the value goes in `Set-Cookie`.
+    /// A new session id, valid for `max_uses` requests (unlimited when `None`).
     pub(crate) fn open(&self) -> String {
-        let mut inner = lock(&self.inner);
-        inner.made += 1;
-        let id = format!("s{:016x}{:08x}", crate::util::now_unix().wrapping_mul(0x9e37_79b9_7f4a_7c15), inner.made);
-        inner.live.insert(id.clone());
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let id = format!("s{n:08x}{:016x}", slow_hash(&n.to_le_bytes()));
+        self.live.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), 0);
         id
     }
 
-    /// Whether the request's `Cookie` header holds a live session.
-    pub(crate) fn is_live(&self, cookie_header: &str) -> bool {
-        let inner = lock(&self.inner);
-        cookie_header
+    /// Whether the `Cookie` header carries a live session; a session that answered
+    /// `max_uses` requests expires.
+    pub(crate) fn accept(&self, cookie_header: &str, max_uses: Option<u32>) -> bool {
+        let Some(id) = cookie_header
             .split(';')
-            .filter_map(|pair| pair.trim().split_once('='))
-            .any(|(name, value)| name == COOKIE && inner.live.contains(value))
+            .filter_map(|c| c.trim().split_once('='))
+            .find(|(name, _)| *name == "sessionid")
+            .map(|(_, v)| v.to_string())
+        else {
+            return false;
+        };
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        match live.get_mut(&id) {
+            Some(uses) if max_uses.is_none_or(|m| *uses < m) => {
+                *uses += 1;
+                true
+            }
+            Some(_) => {
+                live.remove(&id);
+                false
+            }
+            None => false,
+        }
     }
+}
 
-    /// Forgets every session (as a server restart or an expiry would).
-    pub(crate) fn expire_all(&self) {
-        lock(&self.inner).live.clear();
+fn slow_hash(bytes: &[u8]) -> u64 {
+    let mut h = 0u64;
+    for round in 0..HASH_ROUNDS {
+        let mut s = DefaultHasher::new();
+        (h, round, bytes).hash(&mut s);
+        h = s.finish();
     }
-
-    pub(crate) fn reset_counts(&self) {
-        lock(&self.inner).password_checks = 0;
-    }
+    h
 }

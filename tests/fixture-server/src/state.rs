@@ -430,7 +430,6 @@ impl State {
         a.max_in_flight = a.in_flight;
         a.total = 0;
         a.clients.retain(|_, c| c.in_flight > 0);
-        self.sessions.reset_counts();
         for c in a.clients.values_mut() {
             c.max_in_flight = c.in_flight;
             c.requests = 0;

@@ -23,6 +23,7 @@
 //! - `limits`: hostile lengths (a 206 claiming a terabyte, a 200 without end, more than the
 //!   catalog declared) stopped at a cap with the partial file deleted; a book larger than the
 //!   free space refused before a byte is written, on a real small filesystem.
+//! - `sessions`: signing in once against a server with sessions; an expired session.
 //! - `tls`: a self-signed certificate on a real TLS server, refused unless the reader trusts
 //!   that server.
 
@@ -38,5 +39,6 @@ mod limits;
 mod offline;
 mod pages;
 mod positions;
+mod sessions;
 mod stack;
 mod tls;
