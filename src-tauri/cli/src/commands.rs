@@ -131,7 +131,7 @@ fn print_json(value: serde_json::Value) {
 pub async fn run(cli: Cli) -> CliResult {
     let ctx = open(&cli)?;
     match cli.command {
-        Command::Server(cmd) => server(&ctx, cmd),
+        Command::Server(cmd) => server(&ctx, cmd).await,
         Command::Browse { name, feed_url } => {
             let server = servers::get_by_name(&ctx.store, &name)?;
             let http = http_client()?;
@@ -181,7 +181,7 @@ pub async fn run(cli: Cli) -> CliResult {
     }
 }
 
-fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
+async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
     match cmd {
         ServerCommand::Add {
             name,
@@ -201,6 +201,17 @@ fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
             } else {
                 None
             };
+            // A host, host:port or web address leads to the catalog; what was found is said.
+            let found = carrel_core::server_discovery::discover(&url, username.as_deref(), secret.as_ref(), trust_self_signed).await;
+            let url = match &found {
+                Ok(d) => d.catalog_url.clone(),
+                // Not an address at all: the server's validation says so below.
+                Err(carrel_core::server_discovery::DiscoveryError::InvalidAddress(_)) => url,
+                Err(e) => {
+                    eprintln!("note: {e}; the address is kept as given");
+                    url
+                }
+            };
             let new = NewServer {
                 name,
                 url,
@@ -210,8 +221,15 @@ fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
             };
             let server = servers::add_with_secret(&ctx.store, &ctx.credentials, &new, secret.as_ref())?;
             if ctx.json {
-                print_json(json!(server));
+                let mut value = json!(server);
+                if let (Some(map), Ok(d)) = (value.as_object_mut(), &found) {
+                    map.insert("found".into(), json!({ "description": d.describe(), "catalog": d }));
+                }
+                print_json(value);
             } else {
+                if let Ok(d) = &found {
+                    println!("found {} ({})", d.describe(), d.found_by);
+                }
                 println!("added {} ({})", server.name, server.url);
             }
         }

@@ -70,7 +70,7 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum ServerCommand {
-    /// Add a server by its OPDS catalog URL.
+    /// Add a server by its OPDS catalog URL, its web address, or host:port (the catalog is found).
     Add {
         name: String,
         url: String,

@@ -477,4 +477,17 @@ fn a_sync_that_fills_the_disk_stops_with_work_left_and_exits_5() {
     assert!(stderr.contains("work left") && !stderr.contains("nothing left"), "{stderr}");
     drop(cli);
     drop(disk);
+fn a_server_added_by_its_plain_address_is_saved_with_its_catalog_and_says_what_was_found() {
+    let server = fixture(Config {
+        books: 2,
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let out = cli.ok(&["server", "add", "home", &format!("127.0.0.1:{}", server.port())]);
+    assert!(out.contains("found OPDS 1.2 at /opds (web page)"), "{out}");
+    let added = cli.json(&["server", "add", "again", &server.base_url()]);
+    assert_eq!(added["url"], server.url("/opds"));
+    assert_eq!(added["found"]["description"], "OPDS 1.2 at /opds");
+    let list = cli.json(&["server", "list"]);
+    assert_eq!(list[0]["url"], server.url("/opds"), "{list}");
 }

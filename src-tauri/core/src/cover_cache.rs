@@ -88,6 +88,24 @@ pub fn forget(dir: &DataDir, book_id: i64) {
     }
 }
 
+/// A stored page whose address is the cover's: some servers give page 0 (or 1) as the
+/// thumbnail, and one URL is fetched once.
+fn stored_page_for_cover(dir: &DataDir, book: &Book) -> Option<PathBuf> {
+    let cover = book.cover_url.as_deref()?;
+    let files = PartFiles::new(dir.books());
+    (0..book.page_count.unwrap_or(0).min(2))
+        .find(|&p| crate::book_downloads::page_url(book, p).is_some_and(|u| same_address(&u, cover)))
+        .and_then(|p| files.find_page(book.id, p))
+}
+
+/// Whether two addresses name the same resource once bookmark parameters are set aside.
+fn same_address(a: &str, b: &str) -> bool {
+    match (Url::parse(a), Url::parse(b)) {
+        (Ok(a), Ok(b)) => crate::opds::strip_bookmark_params(&a) == crate::opds::strip_bookmark_params(&b),
+        _ => a == b,
+    }
+}
+
 fn find_cached(covers: &Path, book_id: i64) -> Option<PathBuf> {
     TYPES
         .iter()
@@ -190,7 +208,7 @@ impl CoverCache {
                 Err(books::BookError::NotFound(_)) => return Ok((None, None)),
                 Err(books::BookError::Store(e)) => return Err(e.into()),
             };
-            let cover = match find_local(&dir, book_id) {
+            let cover = match find_local(&dir, book_id).or_else(|| stored_page_for_cover(&dir, &book)) {
                 Some(path) => read_cover(&path)?,
                 None => None,
             };
@@ -365,5 +383,49 @@ mod tests {
         // Bytes that are no image are not served.
         part_files::write_atomically(&cache_dir(&dir).join("8.png"), b"<html>").unwrap();
         assert_eq!(read_cover(&find_local(&dir, 8).unwrap()).unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_cover_whose_address_is_a_stored_page_is_that_page_not_a_second_fetch() {
+        use crate::books::{BookFormat, CatalogBook};
+        use crate::clock::ManualClock;
+        let t = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(t.path());
+        let store = Store::open(&dir, std::sync::Arc::new(ManualClock::new(1))).unwrap();
+        // A dead server: any fetch would fail, so a cover can only come from the device.
+        let server = servers::add(
+            &store,
+            &servers::NewServer { name: "S".into(), url: "http://127.0.0.1:9/opds".into(), ..Default::default() },
+        )
+        .unwrap();
+        let book = books::remember(
+            &store,
+            server.id,
+            &CatalogBook {
+                catalog_id: "urn:c".into(),
+                title: "C".into(),
+                authors: vec![],
+                format: BookFormat::Comic,
+                stream_template: Some("http://127.0.0.1:9/p/{pageNumber}".into()),
+                page_count: Some(3),
+                page_base: 0,
+                page_list: vec![],
+                file_url: None,
+                file_type: None,
+                file_length: None,
+                cover_url: Some("http://127.0.0.1:9/p/0".into()),
+                progression_url: None,
+                read_progress_url: None,
+            },
+        )
+        .unwrap();
+        let png = b"\x89PNG\r\n\x1a\n0000";
+        part_files::write_atomically(&PartFiles::new(dir.books()).page_path(book.id, 0, "png"), png).unwrap();
+        let cache = CoverCache::new(&dir);
+        let http = HttpClient::new(crate::http_fetch::HttpConfig::default()).unwrap();
+        let credentials = Credentials::file_only(&dir, "org.carrel.test");
+        let cover = cache.cover(&store, &credentials, &http, book.id).await.unwrap().expect("the stored page");
+        assert_eq!(cover.bytes, png);
+        assert!(!cache_dir(&dir).join(format!("{}.png", book.id)).exists(), "no second copy");
     }
 }

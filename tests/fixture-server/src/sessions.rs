@@ -32,7 +32,7 @@ impl Sessions {
         self.password_checks.load(Ordering::Relaxed)
     }
 
-    /// A new session id, valid for `max_uses` requests (unlimited when `None`).
+    /// A new session id.
     pub(crate) fn open(&self) -> String {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let id = format!("s{n:08x}{:016x}", slow_hash(&n.to_le_bytes()));
@@ -53,7 +53,7 @@ impl Sessions {
         };
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         match live.get_mut(&id) {
-            Some(uses) if max_uses.is_none_or(|m| *uses < m) => {
+            Some(uses) if max_uses.map_or(true, |m| *uses < m) => {
                 *uses += 1;
                 true
             }
