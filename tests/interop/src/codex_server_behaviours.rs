@@ -28,7 +28,7 @@ fn codex_walked_catalog_has_one_local_book_per_comic() {
     let server = codex::start(&installed, 3, 3);
     let cli = Cli::new();
     cli.add_server("codex", &server.opds1(), Some(ADMIN));
-    let walk = support::walk(&cli, "codex", 80);
+    let walk = support::walk(&cli, "codex", 40);
     assert!(walk.feeds >= 10, "only {} feeds walked", walk.feeds);
     let count = cli.local_book_count();
     assert_eq!(count, server.comics.len() as i64, "walking {} feeds made {count} local books for {} comics: {:?}", walk.feeds, server.comics.len(), walk.ids_by_title);
