@@ -145,30 +145,41 @@ pub enum BookError {
 }
 
 /// Records (or refreshes) a catalog entry and returns its local book. The local id of an entry
-/// never changes once given.
+/// never changes once given, and an entry that is a known book reached through another feed,
+/// sort, filter or search (same identity or content key, see [`crate::book_identity`]) is that
+/// book, not a new one.
 pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Book, BookError> {
     let now = store.now_ms();
     let authors = entry.authors.join(", ");
+    let (identity, content) = crate::book_identity::keys_of(entry);
     store.write(|tx| {
-        tx.query_row(
-            &format!(
-                "INSERT INTO books (id, server_id, catalog_id, title, authors, format, stream_template, page_count,
-                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list,
-                                    progression_url, read_progress_url)
-                 VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'books'),
-                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-                 ON CONFLICT (server_id, catalog_id) DO UPDATE SET
-                    title = excluded.title, authors = excluded.authors, format = excluded.format,
-                    stream_template = excluded.stream_template, page_count = excluded.page_count,
-                    page_base = excluded.page_base, file_url = excluded.file_url,
-                    file_type = excluded.file_type, file_length = excluded.file_length,
-                    cover_url = excluded.cover_url, page_list = excluded.page_list,
-                    progression_url = excluded.progression_url,
-                    read_progress_url = excluded.read_progress_url
+        let known = crate::book_identity::find_known(tx, server_id, &entry.catalog_id, &identity, content.as_deref())
+            .map_err(|e| BookError::Store(store.sql_error(e)))?;
+        let page_list =
+            (!entry.page_list.is_empty()).then(|| serde_json::to_string(&entry.page_list).expect("a list of strings serialises"));
+        let sql = match known {
+            Some(_) => format!(
+                "UPDATE books SET
+                    title = ?3, authors = ?4, format = ?5, stream_template = ?6, page_count = ?7,
+                    page_base = ?8, file_url = ?9, file_type = ?10, file_length = ?11,
+                    cover_url = ?12, page_list = ?14, progression_url = ?15, read_progress_url = ?16,
+                    identity_key = ?17, content_key = ?18
+                 WHERE id = ?1
                  RETURNING {COLUMNS}"
             ),
+            None => format!(
+                "INSERT INTO books (id, server_id, catalog_id, title, authors, format, stream_template, page_count,
+                                    page_base, file_url, file_type, file_length, cover_url, created_at_ms, page_list,
+                                    progression_url, read_progress_url, identity_key, content_key)
+                 VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'books'),
+                         ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                 RETURNING {COLUMNS}"
+            ),
+        };
+        tx.query_row(
+            &sql,
             params![
-                server_id,
+                known.unwrap_or(server_id),
                 entry.catalog_id,
                 entry.title,
                 authors,
@@ -181,9 +192,11 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
                 entry.file_length.map(|l| l as i64),
                 entry.cover_url,
                 now,
-                (!entry.page_list.is_empty()).then(|| serde_json::to_string(&entry.page_list).expect("a list of strings serialises")),
+                page_list,
                 entry.progression_url,
                 entry.read_progress_url,
+                identity,
+                content,
             ],
             from_row,
         )
@@ -191,16 +204,16 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
     })
 }
 
-/// Records a catalog entry only if it is not known yet; a known book is returned unchanged.
+/// Records a catalog entry only if it is not known yet (by catalog id, identity or content key);
+/// a known book is returned unchanged.
 pub fn remember_if_new(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Book, BookError> {
+    let (identity, content) = crate::book_identity::keys_of(entry);
     let known = store
         .read(|c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM books WHERE server_id = ?1 AND catalog_id = ?2"),
-                params![server_id, entry.catalog_id],
-                from_row,
-            )
-            .optional()
+            let Some(id) = crate::book_identity::find_known(c, server_id, &entry.catalog_id, &identity, content.as_deref())? else {
+                return Ok(None);
+            };
+            c.query_row(&format!("SELECT {COLUMNS} FROM books WHERE id = ?1"), [id], from_row).optional()
         })
         .map_err(|e| BookError::Store(store.sql_error(e)))?;
     match known {

@@ -119,6 +119,8 @@ pub struct HttpClient {
     /// Accepts any certificate; made the first time a server trusted though self-signed is
     /// asked, and shared by the clones of this client.
     lenient: Arc<OnceLock<reqwest::Client>>,
+    /// Sessions the servers gave after a password was accepted (see [`crate::server_sessions`]).
+    sessions: crate::server_sessions::ServerSessions,
 }
 
 /// A response whose body is still to be read, holding the server's request slot.
@@ -141,6 +143,7 @@ impl HttpClient {
             config,
             client: build_client(config, false)?,
             lenient: Arc::new(OnceLock::new()),
+            sessions: Default::default(),
         })
     }
 
@@ -168,11 +171,14 @@ impl HttpClient {
     ) -> Result<Fetching, FetchError> {
         let client = self.client_for(access)?;
         let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
-        let mut request = authorize(client.get(url.clone()), url, access);
-        for (name, value) in headers {
-            request = request.header(name, value);
-        }
-        let response = request.send().await.map_err(|e| request_failed(url, &e))?;
+        let build = || {
+            let mut request = client.get(url.clone());
+            for (name, value) in headers {
+                request = request.header(name, value);
+            }
+            request
+        };
+        let response = self.send_signed_in(build, url, access).await?;
         match check_status(&response) {
             // Only the library server itself asking for credentials means the reader must sign
             // in (again); a refusal from elsewhere (a CDN, a signed URL) is about that address.
@@ -257,10 +263,13 @@ impl HttpClient {
     ) -> Result<Answer, FetchError> {
         let client = self.client_for(access)?;
         let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
-        let request = authorize(client.request(method, url.clone()), url, access)
-            .header(header::CONTENT_TYPE, content_type)
-            .body(body);
-        let response = request.send().await.map_err(|e| request_failed(url, &e))?;
+        let build = || {
+            client
+                .request(method.clone(), url.clone())
+                .header(header::CONTENT_TYPE, content_type)
+                .body(body.clone())
+        };
+        let response = self.send_signed_in(build, url, access).await?;
         let status = response.status();
         if status != StatusCode::CONFLICT {
             match check_status(&response) {
@@ -291,6 +300,43 @@ impl HttpClient {
 pub struct Answer {
     pub status: StatusCode,
     pub bytes: Vec<u8>,
+}
+
+impl HttpClient {
+    /// Sends the request `build` makes, signed in: with the server's session when one is kept,
+    /// else with the password. A refused session is dropped and the request sent once more with
+    /// the password; the session a password-signed answer carries is kept.
+    async fn send_signed_in(
+        &self,
+        build: impl Fn() -> reqwest::RequestBuilder,
+        url: &Url,
+        access: &ServerAccess,
+    ) -> Result<Response, FetchError> {
+        let password = access
+            .secret
+            .as_ref()
+            .filter(|_| access.username.is_some() && same_origin(url, &access.origin));
+        if let Some(secret) = password {
+            if let Some(session) = self.sessions.for_request(access.server_id, url, secret) {
+                let response = session.apply(build()).send().await.map_err(|e| request_failed(url, &e))?;
+                let refused = matches!(response.status(), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
+                if !(refused && same_origin(response.url(), &access.origin)) {
+                    return Ok(response);
+                }
+                self.sessions.forget(access.server_id);
+            }
+        }
+        let response = authorize(build(), url, access).send().await.map_err(|e| request_failed(url, &e))?;
+        if let Some(secret) = password.filter(|_| response.status().is_success()) {
+            self.sessions.keep_from(access.server_id, response.url(), secret, response.headers());
+        }
+        Ok(response)
+    }
+
+    /// Drops the session kept for a server (its password changed, it was removed).
+    pub fn forget_session(&self, server_id: i64) {
+        self.sessions.forget(server_id);
+    }
 }
 
 /// Adds the server's credentials to a request for its own origin only.

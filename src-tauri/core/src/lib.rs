@@ -47,11 +47,16 @@
 //! - [`executor`]: the one consumer of the stack: lease, heartbeat, failure policy, backoff,
 //!   preemption, Range resume.
 //! - [`http_fetch`]: the HTTP client, per-server auth, status triage, length checks.
+//! - [`server_sessions`]: the sessions servers give after a password was accepted, kept in
+//!   memory per server and origin so the password is not sent with every request.
 //! - [`server_throttle`]: one request in flight per server across processes, plus a minimum
 //!   interval between request starts.
+//! - [`book_identity`]: one book, one local id on a server: the keys an entry is matched on
+//!   whichever feed, sort or search it came through, and the merge of older duplicates.
 //! - [`error`]: the crate-wide error that wraps each module's own error enum.
 
 pub mod book_downloads;
+pub mod book_identity;
 pub mod book_source;
 pub mod book_view;
 pub mod books;
@@ -73,6 +78,7 @@ pub mod page_source;
 pub mod part_files;
 pub mod position_sync;
 pub mod progress;
+pub mod server_sessions;
 pub mod server_throttle;
 pub mod servers;
 pub mod settings;

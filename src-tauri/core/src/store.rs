@@ -29,6 +29,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0009_epub_positions", include_str!("../migrations/0009_epub_positions.sql")),
     ("0010_position_targets", include_str!("../migrations/0010_position_targets.sql")),
     ("0011_echo_and_server_tasks", include_str!("../migrations/0011_echo_and_server_tasks.sql")),
+    ("0013_book_identity", include_str!("../migrations/0013_book_identity.sql")),
 ];
 
 /// The schema version this build writes.
@@ -107,14 +108,16 @@ impl Store {
         let writer = open_connection(&path, false)?;
         migrate(&writer, &path)?;
         let reader = open_connection(&path, true)?;
-        Ok(Store {
+        let store = Store {
             inner: Arc::new(Inner {
                 dir: dir.clone(),
                 writer: Mutex::new(writer),
                 reader: Mutex::new(reader),
                 clock,
             }),
-        })
+        };
+        crate::book_identity::merge_duplicates(&store)?;
+        Ok(store)
     }
 
     pub fn data_dir(&self) -> &DataDir {

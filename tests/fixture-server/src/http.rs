@@ -378,21 +378,41 @@ async fn handle(
             StatusCode::SERVICE_UNAVAILABLE,
             "fixture fault: service unavailable",
         )
-    } else if let Some(denied) = check_auth(&state.behavior(), req.headers()) {
-        denied
-    } else if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
-        progression(&state, &id, req).await
-    } else if let Some((id, what)) = komga_api(&state, req.uri().path()) {
-        read_progress(&state, &id, what, req).await
     } else {
-        route(&state, &req)
+        match check_auth(&state, &state.behavior(), req.headers()) {
+            Err(denied) => denied,
+            Ok(new_session) => {
+                let reply = if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
+                    progression(&state, &id, req).await
+                } else if let Some((id, what)) = komga_api(&state, req.uri().path()) {
+                    read_progress(&state, &id, what, req).await
+                } else {
+                    route(&state, &req)
+                };
+                match new_session {
+                    Some(id) => reply.with(header::SET_COOKIE, &format!("sessionid={id}; HttpOnly; Path=/")),
+                    None => reply,
+                }
+            }
+        }
     };
     reply.into_response(plan.body, Some(guard), Some(reset))
 }
 
-fn check_auth(behavior: &Behavior, headers: &HeaderMap) -> Option<Reply> {
+/// `Ok` with a new session id to hand out (session mode, after a good password), `Ok(None)` to
+/// go on, `Err` with the refusal.
+fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result<Option<String>, Reply> {
     if behavior.auth.is_none() && behavior.bearer_token.is_none() {
-        return None;
+        return Ok(None);
+    }
+    if behavior.sessions {
+        let cookie = headers
+            .get(header::COOKIE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).to_string())
+            .unwrap_or_default();
+        if state.sessions.accept(&cookie, behavior.session_max_uses) {
+            return Ok(None);
+        }
     }
     let given = headers
         .get(header::AUTHORIZATION)
@@ -405,6 +425,9 @@ fn check_auth(behavior: &Behavior, headers: &HeaderMap) -> Option<Reply> {
             &behavior.auth,
             base64::engine::general_purpose::STANDARD.decode(credentials),
         ) {
+            (Some(expected), Ok(decoded)) if behavior.sessions => {
+                state.sessions.check_password(&decoded, expected.as_bytes())
+            }
             (Some(expected), Ok(decoded)) => decoded == expected.as_bytes(),
             _ => false,
         }
@@ -417,9 +440,10 @@ fn check_auth(behavior: &Behavior, headers: &HeaderMap) -> Option<Reply> {
         false
     };
     if ok {
-        None
+        let basic = scheme.eq_ignore_ascii_case("basic");
+        Ok((behavior.sessions && basic).then(|| state.sessions.open()))
     } else {
-        Some(
+        Err(
             Reply::text(StatusCode::UNAUTHORIZED, "authentication required")
                 .with(header::WWW_AUTHENTICATE, "Basic realm=\"fixture\""),
         )

@@ -27,6 +27,7 @@ mod feeds;
 mod http;
 mod png;
 mod state;
+mod sessions;
 mod util;
 
 pub use content::BookKind;
@@ -169,6 +170,12 @@ pub struct Behavior {
     /// no progression links, and Komga's read-progress API (`GET /api/v1/books/ID`,
     /// `PATCH /api/v1/books/ID/read-progress`).
     pub komga: bool,
+    /// Sign clients in with a session: a Basic password (checked slowly, counted in
+    /// `Stats::password_checks`) answers with `Set-Cookie: sessionid=…`, and that cookie is
+    /// accepted instead of the password afterwards.
+    pub sessions: bool,
+    /// With `sessions`: a session expires after answering this many requests.
+    pub session_max_uses: Option<u32>,
 }
 
 impl Default for Behavior {
@@ -182,6 +189,8 @@ impl Default for Behavior {
             bearer_token: None,
             bookmark_param: None,
             komga: false,
+            sessions: false,
+            session_max_uses: None,
         }
     }
 }
@@ -222,6 +231,9 @@ pub struct Stats {
     /// OPDS progression documents (`/books/ID/progression`) by book id.
     #[serde(default)]
     pub progressions: BTreeMap<u32, ProgressionStats>,
+    /// Passwords checked (in session mode, each a slow hash) since the start.
+    #[serde(default)]
+    pub password_checks: u64,
 }
 
 impl Stats {

@@ -88,6 +88,8 @@ fn parse_args(args: Vec<String>) -> Result<Option<Config>, String> {
             "--one-based-pages" => config.behavior.one_based_pages = true,
             "--auth" => config.behavior.auth = Some(value()?),
             "--token" => config.behavior.bearer_token = Some(value()?),
+            "--sessions" => config.behavior.sessions = true,
+            "--session-max-uses" => config.behavior.session_max_uses = Some(value()?.parse().map_err(|_| "--session-max-uses takes a number".to_string())?),
             "--bookmark-param" => config.behavior.bookmark_param = Some(value()?),
             "--latency-ms" => config.faults.latency_ms = parse_number(&flag, &value()?)?,
             "--bandwidth" => config.faults.bandwidth = Some(parse_number(&flag, &value()?)?),

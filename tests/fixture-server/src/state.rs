@@ -91,6 +91,7 @@ pub(crate) struct State {
     settings: Mutex<Settings>,
     books: Mutex<Books>,
     accounting: Mutex<Accounting>,
+    pub(crate) sessions: crate::sessions::Sessions,
 }
 
 impl State {
@@ -149,6 +150,7 @@ impl State {
                 cache: HashMap::new(),
             }),
             accounting: Mutex::new(Accounting::default()),
+            sessions: crate::sessions::Sessions::default(),
         }
     }
 
@@ -417,6 +419,7 @@ impl State {
             clients: a.clients.clone(),
             reading_positions,
             progressions,
+            password_checks: self.sessions.password_checks(),
         }
     }
 

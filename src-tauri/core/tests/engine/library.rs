@@ -22,7 +22,10 @@ use carrel_core::{
 
 use crate::support::Env;
 
-const TEMPLATE: &str = "http://127.0.0.1:9/p/{pageNumber}";
+/// Each book's own page stream: one stream is one book (see `book_identity`).
+fn template(id: &str) -> String {
+    format!("http://127.0.0.1:9/p/{id}/{{pageNumber}}")
+}
 
 fn page(book: &Book, position: i64, prioritary: bool) -> TaskSpec {
     TaskSpec {
@@ -62,7 +65,7 @@ fn store_next(env: &Env, fence: &Fence) -> (i64, i64) {
 fn setup(books: &[(&str, u32)]) -> (Env, Server, Vec<Book>) {
     let env = Env::with_clock(Arc::new(ManualClock::new(1_000_000)));
     let server = env.add_server("S", "http://127.0.0.1:9/opds");
-    let made = books.iter().map(|(id, pages)| env.comic(&server, id, *pages, TEMPLATE)).collect();
+    let made = books.iter().map(|(id, pages)| env.comic(&server, id, *pages, &template(id))).collect();
     (env, server, made)
 }
 
@@ -137,7 +140,7 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
     let mut opened = Vec::new();
     for i in 1..=5 {
         let pages = if i == 2 { 2 } else { 1 };
-        let book = env.comic(&server, &format!("b{i}"), pages, TEMPLATE);
+        let book = env.comic(&server, &format!("b{i}"), pages, &template(&format!("b{i}")));
         clock.advance_ms(1_000);
         book_downloads::open_book(&env.store, book.id, Some(0)).unwrap();
         assert_eq!(store_next(&env, &fence), (book.id, 0));
@@ -147,7 +150,7 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
     // b2 still has a page waiting: it was asked for, it stays.
     download_stack::push(&env.store, &page(&opened[1], 1, false)).unwrap();
     // Never opened, stored through a finished task.
-    let stray = env.comic(&server, "stray", 1, TEMPLATE);
+    let stray = env.comic(&server, "stray", 1, &template("stray"));
     download_stack::push(&env.store, &page(&stray, 0, false)).unwrap();
     store_next(&env, &fence);
     let ids: Vec<i64> = opened.iter().map(|b| b.id).collect();
@@ -248,8 +251,8 @@ fn storage_usage_counts_books_covers_and_kept_pages_per_server() {
     let one = env.add_server("One", "http://127.0.0.1:9/opds");
     let two = env.add_server("Two", "http://127.0.0.1:8/opds");
     let empty = env.add_server("Empty", "http://127.0.0.1:7/opds");
-    let x = env.comic(&one, "x", 3, TEMPLATE);
-    let y = env.comic(&two, "y", 3, TEMPLATE);
+    let x = env.comic(&one, "x", 3, &template("x"));
+    let y = env.comic(&two, "y", 3, &template("y"));
     let files = PartFiles::new(env.dir.books());
     part_files::write_atomically(&files.page_path(x.id, 0, "png"), &[0; 100]).unwrap();
     part_files::write_atomically(&files.book_file_path(y.id, "epub"), &[0; 250]).unwrap();

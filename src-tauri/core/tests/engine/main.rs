@@ -14,6 +14,7 @@
 //!   usage.
 //! - `positions`: reading positions sent to the server's progression documents, kept while it
 //!   is away, conflicts (the newer wins), never moved by downloads, offered when opening.
+//! - `sessions`: signing in once against a server with sessions; an expired session.
 //! - `tls`: a self-signed certificate on a real TLS server, refused unless the reader trusts
 //!   that server.
 
@@ -25,5 +26,6 @@ mod library;
 mod offline;
 mod pages;
 mod positions;
+mod sessions;
 mod stack;
 mod tls;
