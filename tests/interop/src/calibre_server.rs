@@ -37,6 +37,7 @@ pub fn start(installed: &Installed, epubs: u32, comics: u32) -> CalibreServer {
 #[test]
 fn calibre_content_server_walk_search_and_keep_offline() {
     let installed = Installed::load();
+    let _calibre = support::calibre_lock();
     let server = start(&installed, 3, 2);
     let cli = Cli::new();
     cli.add_server("calibre", &format!("{}/opds", server.base), None);

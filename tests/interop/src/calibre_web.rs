@@ -28,7 +28,10 @@ fn calibre_web_walk_search_and_keep_offline_signed_in() {
     let mut books = support::make_epubs(Path::new("python3"), &files, 3);
     books.extend(support::make_comics(Path::new("python3"), &files, 1, 3));
     let lib = dir.path().join("library");
-    support::calibre_library(&calibredb, &lib, &books);
+    {
+        let _calibre = support::calibre_lock();
+        support::calibre_library(&calibredb, &lib, &books);
+    }
 
     // First start: app.db is created; then the library path is set and the server started again.
     let port = support::free_port();

@@ -16,10 +16,10 @@ fn codex_added_by_its_plain_address_discovers_the_catalog() {
     let server = codex::start(&installed, 2, 3);
     let cli = Cli::new();
     let added = cli.add_server("codex", &format!("{}/", server.base), Some(ADMIN));
-    let url = added["url"].as_str().unwrap_or_default().to_owned();
-    assert!(url.contains("/opds/"), "the plain address was kept as the catalog URL: {added}");
+    // Discovery may happen when the server is added or when it is first browsed: either way the
+    // catalog must be reached from the plain address.
     let walk = support::walk(&cli, "codex", 40);
-    assert!(walk.books.len() >= 2, "no comics reached from the discovered catalog {url}: {:?}", walk.ids_by_title.keys());
+    assert!(walk.books.len() >= 2, "no comics reached from the plain address ({added}): {:?}", walk.ids_by_title.keys());
 }
 
 #[test]
@@ -28,7 +28,7 @@ fn codex_walked_catalog_has_one_local_book_per_comic() {
     let server = codex::start(&installed, 3, 3);
     let cli = Cli::new();
     cli.add_server("codex", &server.opds1(), Some(ADMIN));
-    let walk = support::walk(&cli, "codex", 80);
+    let walk = support::walk(&cli, "codex", 40);
     assert!(walk.feeds >= 10, "only {} feeds walked", walk.feeds);
     let count = cli.local_book_count();
     assert_eq!(count, server.comics.len() as i64, "walking {} feeds made {count} local books for {} comics: {:?}", walk.feeds, server.comics.len(), walk.ids_by_title);

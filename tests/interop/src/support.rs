@@ -203,6 +203,13 @@ pub fn make_epubs(python: &Path, dir: &Path, count: u32) -> Vec<PathBuf> {
     files
 }
 
+/// calibre refuses `calibredb add` while a calibre content server runs as the same user: the
+/// content server's test holds this for its whole run, others while they call `calibredb`.
+pub fn calibre_lock() -> std::sync::MutexGuard<'static, ()> {
+    static CALIBRE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    CALIBRE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The calibre library at `lib` with `books` added by Debian's `calibredb`.
 pub fn calibre_library(calibredb: &Path, lib: &Path, books: &[PathBuf]) {
     std::fs::create_dir_all(lib).unwrap();
