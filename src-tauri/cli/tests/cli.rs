@@ -433,6 +433,8 @@ fn a_whole_feed_is_kept_offline_as_one_batch_and_managed_by_its_id() {
     assert_eq!(code(&cli.run(&["store", "--feed", "lib"])), 2);
     cli.ok(&["batch", "cancel", &id]);
     assert!(cli.json(&["batch", "list"]).as_array().unwrap().len() == 1);
+}
+
 /// A tmpfs of a few MB on a temp folder, unmounted when dropped (needs root: a test that
 /// cannot mount fails rather than check nothing).
 struct SmallDisk(tempfile::TempDir);
@@ -477,6 +479,9 @@ fn a_sync_that_fills_the_disk_stops_with_work_left_and_exits_5() {
     assert!(stderr.contains("work left") && !stderr.contains("nothing left"), "{stderr}");
     drop(cli);
     drop(disk);
+}
+
+#[test]
 fn a_server_added_by_its_plain_address_is_saved_with_its_catalog_and_says_what_was_found() {
     let server = fixture(Config {
         books: 2,

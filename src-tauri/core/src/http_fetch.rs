@@ -331,9 +331,37 @@ impl HttpClient {
         }
         let response = authorize(build(), url, access).send().await.map_err(|e| request_failed(url, &e))?;
         if let Some(secret) = password.filter(|_| response.status().is_success()) {
-            self.sessions.keep_from(access.server_id, response.url(), secret, response.headers());
+            if is_codex(response.headers()) {
+                // Codex checks a Basic password on every request and the cookie such an answer
+                // carries is not a signed-in session: Codex's own sign-in gives one.
+                self.sign_in_to_codex(access, secret).await;
+            } else {
+                self.sessions.keep_from(access.server_id, response.url(), secret, response.headers());
+            }
         }
         Ok(response)
+    }
+
+    /// Signs in to Codex through its own login (`POST <prefix>/api/v4/auth/login`, Codex's
+    /// `urls/api/v4/auth.py`, django-rest-registration's `LoginView`): the `sessionid` it answers
+    /// with is a signed-in Django session, which Codex's OPDS views accept (their
+    /// `SessionAuthentication`, `views/opds/auth.py`). Best effort: without it the password is
+    /// sent as before. Runs inside the caller's request slot.
+    async fn sign_in_to_codex(&self, access: &ServerAccess, secret: &Secret) {
+        let Some(user) = access.username.as_deref() else { return };
+        // Codex may live under a path prefix: its API sits beside its OPDS root.
+        let path = access.origin.path();
+        let prefix = path.find("/opds/").map_or("", |at| &path[..at]);
+        let Ok(login) = access.origin.join(&format!("{prefix}/api/v4/auth/login")) else { return };
+        let Ok(client) = self.client_for(access) else { return };
+        let body = serde_json::json!({ "login": user, "password": secret.expose() });
+        match client.post(login.clone()).json(&body).send().await {
+            Ok(answer) if answer.status().is_success() => {
+                self.sessions.keep_from(access.server_id, answer.url(), secret, answer.headers());
+            }
+            Ok(answer) => tracing::info!(status = answer.status().as_u16(), "Codex's sign-in refused; the password is sent with each request"),
+            Err(e) => tracing::info!(cause = %e, "Codex's sign-in failed; the password is sent with each request"),
+        }
     }
 
     /// Drops the session kept for a server (its password changed, it was removed).
@@ -351,6 +379,14 @@ fn authorize(request: reqwest::RequestBuilder, url: &Url, access: &ServerAccess)
         },
         None => request,
     }
+}
+
+/// Whether an answer comes from Codex (its `Server: codex/<version>` header).
+fn is_codex(headers: &header::HeaderMap) -> bool {
+    headers
+        .get(header::SERVER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("codex/"))
 }
 
 /// Both clients are made here, so they differ in certificate checking only.
