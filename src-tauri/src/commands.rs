@@ -220,9 +220,23 @@ impl AddServerInput {
 
 #[tauri::command]
 pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<Server> {
+    // A host, host:port or web address leads to the server's catalog, which is what is saved.
+    let password = input.password.clone().filter(|p| !p.is_empty()).map(Secret::new);
+    let (url, _) = carrel_core::server_discovery::catalog_address(
+        &input.url,
+        input.username.as_deref(),
+        password.as_ref(),
+        input.trust_self_signed.unwrap_or(false),
+    )
+    .await
+    .map_err(|e| CommandError {
+        kind: ErrorKind::InvalidInput,
+        message: e.to_string(),
+        field: Some("url"),
+    })?;
     with_core(app, move |core| {
-        let new = input.new_server();
-        let password = input.password.filter(|p| !p.is_empty()).map(Secret::new);
+        let mut new = input.new_server();
+        new.url = url;
         Ok(servers::add_with_secret(&core.store, &core.credentials, &new, password.as_ref())?)
     })
     .await

@@ -85,6 +85,27 @@ enum Answer {
 }
 
 /// Finds the catalog behind `address`, signing in with `username`/`secret` when given.
+/// The address to save for a server the reader typed as `typed`: the catalog found from it,
+/// else a full address as it was typed (the server's own validation then says what is wrong
+/// with it, or the catalog is checked when it is first browsed — a server away today can still
+/// be added). A bare host from which no catalog was found is an error: there is no address to
+/// save. Used by the window.
+pub async fn catalog_address(
+    typed: &str,
+    username: Option<&str>,
+    secret: Option<&Secret>,
+    trust_self_signed: bool,
+) -> Result<(String, Option<Discovered>), DiscoveryError> {
+    match discover(typed, username, secret, trust_self_signed).await {
+        Ok(found) => Ok((found.catalog_url.clone(), Some(found))),
+        Err(e) if typed.contains("://") || matches!(e, DiscoveryError::InvalidAddress(_)) => {
+            tracing::info!(cause = %e, "no catalog found from the address typed; it is kept as given");
+            Ok((typed.trim().to_owned(), None))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 pub async fn discover(
     address: &str,
     username: Option<&str>,

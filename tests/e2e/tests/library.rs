@@ -1219,3 +1219,25 @@ fn keep_a_whole_feed_offline_as_one_batch() {
     .unwrap();
     assert!(server.stats().global_max_in_flight <= 1, "one request at a time");
 }
+
+/// A server added by what a person knows — its host and port — is saved with the catalog its
+/// web page links, and browses at once.
+#[test]
+fn a_server_added_by_its_host_and_port_finds_its_catalog() {
+    let case = TestCase::start();
+    let server = start_server(Config { books: 3, ..Config::default() });
+    let app = launch(&case);
+    add_server(&app, "Home", &format!("127.0.0.1:{}", server.port()), None);
+    open_server(&app, "Home");
+    let sections: Vec<String> = texts(&app, &sel("catalog-nav-entry")).iter().map(|t| first_line(t)).collect();
+    assert!(sections.contains(&"All books".to_string()), "the root feed: {sections:?}");
+    // Saved with the catalog's address, not the one typed.
+    let listed = app
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             window.__TAURI_INTERNALS__.invoke('list_servers').then((s) => done(s[0].url), (e) => done(JSON.stringify(e)));",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(listed.as_str(), Some(server.url("/opds").as_str()));
+}

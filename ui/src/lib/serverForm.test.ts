@@ -28,8 +28,8 @@ describe('validateCatalogUrl', () => {
   });
 
   it('asks for an address when there is none', () => {
-    expect(validateCatalogUrl('')).toMatch(/enter the address/i);
-    expect(validateCatalogUrl('   ')).toMatch(/enter the address/i);
+    expect(validateCatalogUrl('')).toMatch(/enter the server's address/i);
+    expect(validateCatalogUrl('   ')).toMatch(/enter the server's address/i);
   });
 
   it('rejects what is not a web address', () => {
@@ -37,10 +37,11 @@ describe('validateCatalogUrl', () => {
     expect(validateCatalogUrl('http://')).toMatch(/not a web address/i);
   });
 
-  it('asks for a scheme when only a host was typed', () => {
-    expect(validateCatalogUrl('books.example.org/opds')).toMatch(/start the address with https:\/\//i);
-    expect(validateCatalogUrl('localhost:8080')).toMatch(/start the address with https:\/\//i);
-    expect(validateCatalogUrl('komga')).toMatch(/start the address with https:\/\//i);
+  it('takes a bare host or host:port: the catalog is found from there', () => {
+    expect(validateCatalogUrl('books.example.org/opds')).toBeNull();
+    expect(validateCatalogUrl('localhost:8080')).toBeNull();
+    expect(validateCatalogUrl('nas:9810')).toBeNull();
+    expect(validateCatalogUrl('komga')).toBeNull();
   });
 
   it.each(['ftp://example.org/opds', 'file:///etc/passwd', 'javascript:alert(1)', 'mailto:me@example.org'])(

@@ -17,19 +17,22 @@ export const EXAMPLE_URL = 'https://books.example.org/opds';
 const LOOKS_LIKE_BARE_HOST = /^(?:[a-z0-9-]+\.)*[a-z0-9-]+(?::\d+)?(?:[/?#]|$)/i;
 
 /**
- * Checks a catalog address as typed. Returns a message for the reader, or `null` when the
- * address is usable: it parses as a URL, uses http or https, names a host, and carries no
- * username or password (those have their own fields).
+ * Checks a server's address as typed. Returns a message for the reader, or `null` when the
+ * address is usable: a catalog's URL, a web address, or just a host or host:port (Carrel finds
+ * the catalog from there when saving) — http or https, naming a host, with no username or
+ * password (those have their own fields).
  */
 export function validateCatalogUrl(raw: string): string | null {
   const text = raw.trim();
   if (text === '') {
-    return "Enter the address of the server's OPDS catalog.";
+    return "Enter the server's address, or its OPDS catalog's.";
   }
   const missingScheme = !text.includes('://') && LOOKS_LIKE_BARE_HOST.test(text);
   let url: URL;
   try {
-    url = new URL(text);
+    // A bare host (`nas:9810`, `books.example.org/opds`) is checked as the http address
+    // Carrel tries first.
+    url = new URL(missingScheme ? `http://${text}` : text);
   } catch {
     return missingScheme
       ? `Start the address with https:// or http://, as in ${EXAMPLE_URL}.`
