@@ -47,6 +47,8 @@ const COMMANDS: &[&str] = &[
     "move_batch_to_top",
     "cancel_batch",
     "open_comic",
+    "record_pdf_pages",
+    "open_in_another_app",
 ];
 
 fn main() {

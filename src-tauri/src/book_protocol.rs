@@ -1,12 +1,13 @@
 //! The `carrel-book` protocol: `carrel-book://localhost/<book id>` (on Windows
-//! `http://carrel-book.localhost/<book id>`) answers with that book's stored EPUB, so the EPUB
-//! reader fetches the whole file by id without any file path reaching the web page.
+//! `http://carrel-book.localhost/<book id>`) answers with that book's stored EPUB or PDF, so
+//! the EPUB and PDF readers fetch the whole file by id without any file path reaching the web
+//! page (and without the book's bytes crossing the IPC).
 //!
 //! A stored file is answered at once; a missing one is queued prioritary and waited for (at
 //! most [`WAIT`]); if it does not come the answer is a 504 whose body says
 //! `offline-not-downloaded`. Anything but one positive integer is a 400; a book unknown or not
-//! an EPUB is a 404. The type is always `application/epub+zip`, set here, never taken from the
-//! server. The work is [`carrel_core::book_source`]'s; this module only speaks HTTP.
+//! an EPUB or a PDF is a 404. The type is `application/epub+zip` or `application/pdf` as the
+//! bytes prove, never taken from the server. The work is [`carrel_core::book_source`]'s; this module only speaks HTTP.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -146,7 +147,7 @@ mod tests {
         assert_eq!(offline.status(), StatusCode::GATEWAY_TIMEOUT);
         assert_eq!(&offline.body()[..], OFFLINE_BODY.as_bytes());
         assert_eq!(error_response(&PageError::NotPaged(3)).status(), StatusCode::NOT_FOUND);
-        let huge = PageError::TooLarge { bytes: 1 << 40, limit: book_source::MAX_EPUB_BYTES };
+        let huge = PageError::TooLarge { bytes: 1 << 40, limit: book_source::MAX_BOOK_BYTES };
         assert_eq!(error_response(&huge).status(), StatusCode::PAYLOAD_TOO_LARGE);
         assert_eq!(error_response(&PageError::UnknownBook(3)).status(), StatusCode::NOT_FOUND);
     }

@@ -409,6 +409,37 @@ pub async fn open_comic(app: AppHandle, book_id: i64) -> CommandResult<archive_p
 
 const OPEN_COMIC_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
+/// Records how many pages a whole-file PDF has, as the PDF reader counted them, so its
+/// positions are pages of a known count (saved and synced like a comic's).
+#[tauri::command]
+pub async fn record_pdf_pages(app: AppHandle, book_id: i64, pages: i64) -> CommandResult<()> {
+    contained(async move {
+        let (store, _) = handles(&app)?;
+        carrel_core::book_source::record_pdf_pages(&store, book_id, pages).map_err(page_error)
+    })
+    .await
+}
+
+/// Hands a book's stored file to the system's default application for its kind (a format
+/// Carrel does not show: MOBI, AZW3, DJVU, …). The file is downloaded first when it is not on
+/// the device (waited for at most [`OPEN_ELSEWHERE_WAIT`]). The window names a book, never a
+/// path; the path goes no further than the system's opener.
+#[tauri::command]
+pub async fn open_in_another_app(app: AppHandle, book_id: i64) -> CommandResult<()> {
+    contained(async move {
+        let (store, _) = handles(&app)?;
+        let wait = WaitPolicy { poll: std::time::Duration::from_millis(100), timeout: OPEN_ELSEWHERE_WAIT };
+        let path = carrel_core::book_source::book_path(&store, book_id, wait).await.map_err(page_error)?;
+        open::that_detached(&path).map_err(|e| {
+            tracing::warn!(book_id, cause = %e, "no application opened a book file");
+            CommandError::new(ErrorKind::Storage, "No application on this system opens this kind of file".to_string())
+        })
+    })
+    .await
+}
+
+const OPEN_ELSEWHERE_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 fn page_error(e: PageError) -> CommandError {
     let kind = match &e {
         PageError::UnknownBook(_) => ErrorKind::NotFound,

@@ -68,6 +68,8 @@ pub fn run() {
             commands::move_batch_to_top,
             commands::cancel_batch,
             commands::open_comic,
+            commands::record_pdf_pages,
+            commands::open_in_another_app,
             commands::book_details,
             commands::store_book,
             commands::open_book,

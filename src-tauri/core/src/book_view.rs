@@ -108,14 +108,18 @@ pub struct BookDetails {
     /// A comic downloaded as one archive file (CBZ, CBR, CB7, CBT): the reader asks its pages
     /// from the archive, whose page count is known once the file is on the device.
     pub archive_comic: bool,
+    /// The reader the book opens in (see [`crate::book_reader`]).
+    pub reader: crate::book_reader::BookReader,
 }
 
 fn details_of(store: &Store, book: Book, server_name: String) -> Result<BookDetails, crate::Error> {
     let meta = meta(store, &book)?;
     let status = book_downloads::status(store, &book)?;
     let archive_comic = crate::archive_pages::is_archive_comic(&book);
+    let reader = crate::book_reader::reader_for(&book);
     Ok(BookDetails {
         archive_comic,
+        reader,
         book_id: book.id,
         server_id: book.server_id,
         server_name,

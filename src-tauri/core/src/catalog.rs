@@ -133,6 +133,8 @@ pub enum CatalogViewItem {
         summary: Option<String>,
         has_cover: bool,
         status: BookStatus,
+        /// The reader the book opens in.
+        reader: crate::book_reader::BookReader,
         /// Why the server's page stream is not used (an absurd page count).
         not_streamable: Option<String>,
     },
@@ -287,6 +289,7 @@ impl CatalogClient<'_> {
                         summary,
                         has_cover: cover_cache::has_cover(self.store, &book),
                         status: book_downloads::status(self.store, &book)?,
+                        reader: crate::book_reader::reader_for(&book),
                         not_streamable,
                     }
                 }

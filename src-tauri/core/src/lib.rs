@@ -50,8 +50,11 @@
 //!   archive (natural order, ComicInfo.xml), hostile archives refused.
 //! - [`page_source`]: pages for the reader's window by book id and index: stored, else pushed
 //!   prioritary and waited for (bounded).
-//! - [`book_source`]: a stored EPUB for the reader's window by book id (else queued prioritary
-//!   and waited for, bounded), and the EPUB reader's saved position (a CFI) per book.
+//! - [`book_reader`]: which reader opens a book — comic, EPUB, PDF, or none (another app) —
+//!   decided once from the page stream, media type and file name.
+//! - [`book_source`]: a stored EPUB or PDF for the reader's window by book id (else queued
+//!   prioritary and waited for, bounded), any stored file for another app, a PDF's page count,
+//!   and the EPUB reader's saved position (a CFI) per book.
 //! - [`library_search`]: finding books by title, author or series on this device (no server
 //!   needed) and across every server's search at once, answers as they come.
 //! - [`storage_usage`]: bytes used on the device, per server.
@@ -73,6 +76,7 @@
 
 pub mod archive_pages;
 pub mod book_downloads;
+pub mod book_reader;
 pub mod book_identity;
 pub mod book_source;
 pub mod book_view;

@@ -569,3 +569,226 @@ fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
     app.close().unwrap();
     server.stop();
 }
+
+/// A PDF made by `scripts/make-test-pdf.py` (ReportLab, or object by object for the hostile one).
+fn make_pdf(kind: &str, arg: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("book.pdf");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/make-test-pdf.py");
+    // Debian's Python, which has Debian's ReportLab (the Makefile installs python3-reportlab).
+    let status = std::process::Command::new("/usr/bin/python3")
+        .arg(script)
+        .args([kind, out.to_str().unwrap(), arg])
+        .status()
+        .expect("run /usr/bin/python3 (make setup-test installs it)");
+    assert!(status.success(), "make-test-pdf.py {kind} failed: {status}");
+    std::fs::read(&out).unwrap()
+}
+
+fn given(media_type: &str, extension: &str, bytes: Vec<u8>) -> fixture_server::GivenFile {
+    fixture_server::GivenFile { media_type: media_type.into(), extension: extension.into(), bytes }
+}
+
+/// Waits until page `page` (0-based) is the one painted in single-page mode.
+fn painted(app: &App, page: u32) {
+    app.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
+        let shown = c.execute(
+            "const img = document.querySelector('[data-testid=\"page-image\"]');
+             return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
+            vec![],
+        )?;
+        Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
+    })
+    .unwrap();
+}
+
+/// The colour at the middle of the picture's left margin (where the page's own colour is), as
+/// [r, g, b]: the page was drawn, not only given a size.
+fn page_colour(app: &App) -> [u8; 3] {
+    let got = app
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const img = document.querySelector('[data-testid=\"page-image\"]');
+             const c = document.createElement('canvas');
+             c.width = img.naturalWidth; c.height = img.naturalHeight;
+             const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+             const d = g.getImageData(Math.floor(c.width * 0.05), Math.floor(c.height / 2), 1, 1).data;
+             done([d[0], d[1], d[2]]);",
+            vec![],
+        )
+        .unwrap();
+    let v: Vec<u8> = serde_json::from_value(got).unwrap();
+    [v[0], v[1], v[2]]
+}
+
+#[test]
+fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
+    let case = TestCase::start();
+    let pdf = make_pdf("book", "6");
+    let server = Server::start(Config {
+        books: 3,
+        files: [(BOOK, given("application/pdf", "pdf", pdf.clone()))].into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    add_server(&app, "calibre", &server.url("/opds"));
+    let id = open_details(&app, &title, |_| {});
+    assert_eq!(app.wait_for(&sel("read-book")).unwrap().inner_text().unwrap().trim(), "Read");
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    painted(&app, 0);
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6").unwrap();
+    let first = page_colour(&app);
+    app.find("body").unwrap().send_keys("\u{E014}\u{E014}").unwrap(); // ArrowRight twice
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 6").unwrap();
+    painted(&app, 2);
+    let third = page_colour(&app);
+    assert_ne!(first, third, "each page is drawn in its own colour");
+    assert!(first.iter().all(|&c| c > 100), "a pale page colour, not an empty picture: {first:?}");
+
+    // The outline is the book's contents: chapters and the parts under them.
+    app.wait_for(&sel("reader-contents")).unwrap().click().unwrap();
+    let list = app.wait_for_text(&sel("reader-contents-list"), "Chapter 3").unwrap();
+    for entry in ["Chapter 1", "Part 2", "Chapter 2", "Part 6"] {
+        assert!(list.contains(entry), "{entry} in {list:?}");
+    }
+    let chapter3 = app
+        .find_all(&format!("{} button", sel("reader-contents-list")))
+        .unwrap()
+        .into_iter()
+        .find(|b| b.inner_text().unwrap().contains("Chapter 3"))
+        .expect("Chapter 3 in the contents");
+    chapter3.click().unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 5 of 6").unwrap();
+    painted(&app, 4);
+    app.wait_for_hidden(&sel("reader-contents-list")).unwrap();
+
+    // The file came once, whole, and no page was asked of the server.
+    assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1);
+    assert!(pages_asked(&server).is_empty());
+    // Closed and opened again: back at page 5.
+    app.find("body").unwrap().send_keys("\u{E00C}").unwrap(); // Escape
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details"))).unwrap();
+    app.wait_for_text(&sel("read-book"), "Continue reading").unwrap();
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 5 of 6").unwrap();
+    painted(&app, 4);
+    save_docs_screenshot(&app, "reader-pdf.png").unwrap();
+    app.close().unwrap();
+    // The page count measured by the reader is the book's, and its position a page of it.
+    let db = carrel_e2e::data::open_database(case.data_dir());
+    let (count, last): (i64, i64) = db
+        .query_row("SELECT page_count, last_page FROM books WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert_eq!((count, last), (6, 4));
+    assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1, "opened again from the device");
+    server.stop();
+}
+
+#[test]
+fn a_hostile_pdf_shows_its_page_and_runs_nothing_it_carries() {
+    let case = TestCase::start();
+    // The address the file's links and forms point at: the server itself, so a request would show.
+    let probe = Server::start(Config { books: 1, ..Config::default() }).expect("start the probe server");
+    let pdf = make_pdf("hostile", &probe.url("/pwned"));
+    let server = Server::start(Config {
+        books: 3,
+        files: [(BOOK, given("application/pdf", "pdf", pdf))].into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    add_server(&app, "calibre", &server.url("/opds"));
+    let id = open_details(&app, &title, |_| {});
+    let window_title = app.execute("return document.title;", vec![]).unwrap();
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    painted(&app, 0);
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 1").unwrap();
+    // Time for anything the file carries to run, and a click on its links.
+    std::thread::sleep(Duration::from_millis(1500));
+    app.find(&sel("page-image")).unwrap().click().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // An alert raised by the file would make this call fail.
+    let ran = app
+        .execute(
+            "return { marker: window.__carrelHostilePdf ?? null, title: document.title,
+                      eval: (() => { try { return new Function('return 1')() === 1; } catch { return false; } })() };",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(ran["marker"], serde_json::Value::Null, "a script in the PDF ran: {ran}");
+    assert_eq!(ran["title"], window_title, "a script in the PDF changed the window: {ran}");
+    assert_eq!(ran["eval"], false, "the window may compile code from strings: {ran}");
+    let probed: Vec<String> = probe
+        .stats()
+        .clients
+        .values()
+        .flat_map(|c| c.hits.keys().cloned())
+        .filter(|u| u.starts_with("/pwned"))
+        .collect();
+    assert!(probed.is_empty(), "the PDF's links or forms reached out: {probed:?}");
+    assert!(!app.log_text().contains("pdf script ran"));
+    app.close().unwrap();
+    server.stop();
+    probe.stop();
+}
+
+#[test]
+fn a_format_carrel_cannot_show_is_offered_to_the_systems_app_for_it() {
+    let case = TestCase::start();
+    // A Mobipocket file's header (a Palm database of type BOOK, creator MOBI), then a body.
+    let mut mobi = vec![0u8; 78];
+    mobi[..12].copy_from_slice(b"Carrel_test\0");
+    mobi[60..68].copy_from_slice(b"BOOKMOBI");
+    mobi.extend(std::iter::repeat_n(b'x', 4096));
+    let server = Server::start(Config {
+        books: 3,
+        files: [(BOOK, given("application/x-mobipocket-ebook", "mobi", mobi.clone()))].into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    // The system's default application for the file, as xdg-open finds it: a desktop entry that
+    // copies what it is given next to the test.
+    let home = tempfile::tempdir().unwrap();
+    let opened = home.path().join("opened");
+    let apps = home.path().join("share/applications");
+    std::fs::create_dir_all(&apps).unwrap();
+    std::fs::create_dir_all(home.path().join("config")).unwrap();
+    std::fs::write(
+        apps.join("carrel-e2e-opener.desktop"),
+        format!("[Desktop Entry]\nType=Application\nName=Opener\nExec=/bin/cp %f {}\nMimeType=application/x-mobipocket-ebook;application/octet-stream;\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::write(
+        home.path().join("config/mimeapps.list"),
+        "[Default Applications]\napplication/x-mobipocket-ebook=carrel-e2e-opener.desktop\napplication/octet-stream=carrel-e2e-opener.desktop\n",
+    )
+    .unwrap();
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(
+        case.options()
+            .env("CARREL_SECRETS", "file")
+            .env("XDG_DATA_HOME", home.path().join("share"))
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_CURRENT_DESKTOP", "X-Generic"),
+    );
+    add_server(&app, "calibre", &server.url("/opds"));
+    open_details(&app, &title, |_| {});
+    assert!(app.find_all(&sel("read-book")).unwrap().is_empty(), "no Read button that would do nothing");
+    app.wait_for_text(&sel("other-format-note"), "Carrel can’t show MOBI books").unwrap();
+    app.wait_for(&sel("open-in-another-app")).unwrap().click().unwrap();
+    let got = app
+        .wait_until("the other app to be given the file", default_timeout(), |_| {
+            Ok(std::fs::read(&opened).ok().filter(|b| b.len() == mobi.len()))
+        })
+        .unwrap();
+    assert_eq!(got, mobi, "the other app got the file as the server sent it");
+    assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1);
+    assert!(app.find_all(&sel("details-action-error")).unwrap().is_empty());
+    app.close().unwrap();
+    server.stop();
+}

@@ -524,6 +524,18 @@ pub(crate) fn build_shared(
     built
 }
 
+/// A built book whose file is `file` instead (its pages, cover and revision kept).
+pub(crate) fn with_file(built: &BuiltBook, file: &[u8]) -> BuiltBook {
+    BuiltBook {
+        revision: built.revision,
+        file: Bytes::copy_from_slice(file),
+        pages: Vec::new(),
+        cover: built.cover.clone(),
+        thumbnail: built.thumbnail.clone(),
+        etag: format!("\"g-r{}-{:08x}\"", built.revision, crc32fast::hash(file)),
+    }
+}
+
 pub(crate) fn build(
     catalog: &Catalog,
     meta: &BookMeta,

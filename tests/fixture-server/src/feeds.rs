@@ -295,9 +295,9 @@ fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate
         series = xml_escape(series),
         number = meta.number,
         summary = xml_escape(&meta.summary),
-        mime = meta.kind.mime(),
+        mime = state.file_type(meta).0,
         length = built.file.len(),
-        ext = meta.kind.extension().to_uppercase(),
+        ext = state.file_type(meta).1.to_uppercase(),
     );
     if !behavior.komga {
         let _ = writeln!(
@@ -305,7 +305,7 @@ fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate
             "    <link rel=\"http://opds-spec.org/progression\" href=\"/books/{id}/progression\" type=\"application/vnd.readium.progression+json\"/>"
         );
     }
-    if meta.kind == BookKind::Comic && !behavior.whole_file_comics {
+    if meta.kind == BookKind::Comic && !behavior.whole_file_comics && !state.is_given(id) {
         // Komga streams pages from under its OPDS route.
         let prefix = if behavior.komga { "/opds/v1.2" } else { "" };
         let mut href = format!("{prefix}/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}");

@@ -644,7 +644,7 @@ fn book_route(state: &State, req: &Request<Incoming>, id: &str, rest: &[&str]) -
                 "{} {:03}.{}",
                 series_name,
                 meta.number,
-                meta.kind.extension()
+                state.file_type(meta).1
             );
             let ascii: String = filename
                 .chars()
@@ -664,7 +664,7 @@ fn book_route(state: &State, req: &Request<Incoming>, id: &str, rest: &[&str]) -
                 state,
                 headers,
                 built.file.clone(),
-                meta.kind.mime(),
+                state.file_type(meta).0,
                 built.etag.clone(),
                 modified,
             )
@@ -687,7 +687,7 @@ fn book_route(state: &State, req: &Request<Incoming>, id: &str, rest: &[&str]) -
             modified,
         ),
         ["pages", n] => {
-            if meta.kind != BookKind::Comic {
+            if meta.kind != BookKind::Comic || state.is_given(meta.id) {
                 return Reply::text(StatusCode::NOT_FOUND, "this book has no pages to stream");
             }
             let behavior = state.behavior();

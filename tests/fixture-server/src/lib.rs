@@ -51,6 +51,9 @@ pub struct Config {
     pub feed_page_size: usize,
     /// Page counts for particular books (by id); a book listed here is always a comic.
     pub comic_pages: BTreeMap<u32, u32>,
+    /// Books served as a file the caller made (a PDF, a MOBI, …) instead of the generated CBZ or
+    /// EPUB: no page stream, the given type and bytes. Their ids must be in `1..=books`.
+    pub files: BTreeMap<u32, GivenFile>,
     /// Books that answer `410 Gone` (they are still listed in the feeds).
     pub gone: BTreeSet<u32>,
     /// Server-side reading positions, book id to zero-based page index. `None` gives roughly
@@ -71,6 +74,7 @@ impl Default for Config {
             page_bytes: 40 * 1024,
             feed_page_size: 20,
             comic_pages: BTreeMap::new(),
+            files: BTreeMap::new(),
             gone: BTreeSet::new(),
             reading_positions: None,
             behavior: Behavior::default(),
@@ -93,6 +97,26 @@ impl Config {
         }
         self.behavior.validate()?;
         self.faults.validate()
+    }
+}
+
+/// A book file made by the caller, served as that book's acquisition.
+#[derive(Clone, PartialEq, Eq)]
+pub struct GivenFile {
+    /// The media type the feed and the file's answer give.
+    pub media_type: String,
+    /// The file name's extension (without the dot), as in the answer's file name.
+    pub extension: String,
+    pub bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for GivenFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GivenFile")
+            .field("media_type", &self.media_type)
+            .field("extension", &self.extension)
+            .field("bytes", &self.bytes.len())
+            .finish()
     }
 }
 

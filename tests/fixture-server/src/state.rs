@@ -86,6 +86,8 @@ pub(crate) struct Plan {
 pub(crate) struct State {
     pub(crate) seed: u64,
     pub(crate) page_bytes: usize,
+    /// Books served as a file the caller made (see [`crate::Config::files`]).
+    given: BTreeMap<u32, crate::GivenFile>,
     pub(crate) feed_page_size: usize,
     pub(crate) catalog: Catalog,
     settings: Mutex<Settings>,
@@ -136,6 +138,7 @@ impl State {
         State {
             seed: config.seed,
             page_bytes: config.page_bytes.max(256),
+            given: config.files.clone(),
             feed_page_size: config.feed_page_size.max(1),
             catalog,
             settings: Mutex::new(Settings {
@@ -258,14 +261,30 @@ impl State {
             revision
         };
         // Built outside the lock; two racing builders produce identical bytes.
-        let built =
+        let mut built =
             content::build_shared(&self.catalog, meta, self.seed, revision, self.page_bytes);
+        if let Some(given) = self.given.get(&id) {
+            built = Arc::new(content::with_file(&built, &given.bytes));
+        }
         let mut b = lock(&self.books);
         let current = b.revisions.get(&id).copied().unwrap_or(0);
         if current == revision {
             b.cache.insert(id, built.clone());
         }
         Some(built)
+    }
+
+    /// The media type and file-name extension a book's file is served with.
+    pub(crate) fn file_type<'a>(&'a self, meta: &crate::content::BookMeta) -> (&'a str, &'a str) {
+        match self.given.get(&meta.id) {
+            Some(given) => (&given.media_type, &given.extension),
+            None => (meta.kind.mime(), meta.kind.extension()),
+        }
+    }
+
+    /// Whether a book's file is one the caller gave (never streamed page by page).
+    pub(crate) fn is_given(&self, id: u32) -> bool {
+        self.given.contains_key(&id)
     }
 
     pub(crate) fn revise(&self, id: u32) -> Option<BookInfo> {
@@ -297,7 +316,7 @@ impl State {
             author: meta.author.clone(),
             summary: meta.summary.clone(),
             pages: meta.pages,
-            mime: meta.kind.mime().to_string(),
+            mime: self.file_type(meta).0.to_string(),
             length: built.file.len() as u64,
             etag: built.etag.clone(),
             last_modified: http_date(modified),

@@ -184,13 +184,38 @@ describe('BookDetailsPanel', () => {
     expect(reader.index).toBe(0);
   });
 
-  it('opens a book read as one file where the reader left it, and says so', async () => {
-    backend({ book_details: { ...saga, page_count: null, file_type: 'application/epub+zip', last_page: 3 }, open_book: null });
+  it('offers a format it cannot show to another app, and says so', async () => {
+    backend({
+      book_details: { ...saga, page_count: null, format: 'other', file_type: 'application/x-mobipocket-ebook', reader: 'other' },
+      open_in_another_app: null,
+    });
+    const { user } = show();
+    expect((await screen.findByTestId('other-format-note')).textContent).toContain('Carrel can’t show MOBI books');
+    expect(screen.queryByTestId('read-book')).toBeNull();
+    await user.click(await screen.findByTestId('open-in-another-app'));
+    expect(invokeMock).toHaveBeenCalledWith('open_in_another_app', { bookId: 12 });
+    expect(router.route).toEqual({ view: 'home' });
+    expect(screen.queryByTestId('details-action-error')).toBeNull();
+  });
+
+  it('says why another app could not be given the book', async () => {
+    backend({
+      book_details: { ...saga, page_count: null, format: 'other', file_type: 'image/vnd.djvu', reader: 'other' },
+      open_in_another_app: () => {
+        throw { kind: 'storage', message: 'No application on this system opens this kind of file' };
+      },
+    });
+    const { user } = show();
+    await user.click(await screen.findByTestId('open-in-another-app'));
+    expect((await screen.findByTestId('details-action-error')).textContent).toBe('No application on this system opens this kind of file.');
+  });
+
+  it('opens a PDF in the page reader', async () => {
+    backend({ book_details: { ...saga, page_count: null, format: 'pdf', file_type: 'application/pdf', reader: 'pdf' }, open_book: null });
     const { user } = show();
     await user.click(await screen.findByTestId('read-book'));
-    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12, page: 3 });
-    await waitFor(() => expect(toasts.list.map((t) => t.message)).toEqual(['Opening… downloading from page 4']));
-    expect(router.route).toEqual({ view: 'home' });
+    expect(router.route).toEqual({ view: 'reader', bookId: 12 });
+    await waitFor(() => expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 12 }));
   });
 
   it('asks before removing a book from the device', async () => {

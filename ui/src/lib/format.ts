@@ -112,6 +112,11 @@ export function fileTypeLabel(fileType: string | null | undefined): string | nul
     'application/vnd.comicbook-rar': 'CBR',
     'application/x-cb7': 'CB7',
     'application/x-mobipocket-ebook': 'MOBI',
+    'application/vnd.amazon.ebook': 'AZW',
+    'application/x-mobi8-ebook': 'AZW3',
+    'image/vnd.djvu': 'DJVU',
+    'image/x-djvu': 'DJVU',
+    'application/x-fictionbook+xml': 'FB2',
     'application/zip': 'ZIP',
   };
   if (known[type]) return known[type];

@@ -155,7 +155,15 @@ export interface BookDetails {
   status: BookStatus;
   /** A comic downloaded as one archive file (CBZ, CBR, CB7, CBT): see {@link openComic}. */
   archive_comic?: boolean;
+  /**
+   * The reader the book opens in: pages (streamed, or from a comic archive), the EPUB reader,
+   * the PDF reader, or none (`other`: a format Carrel does not show, offered to another app).
+   */
+  reader: BookReader;
 }
+
+/** Which of the app's readers shows a book (decided by the core, once). */
+export type BookReader = 'comic' | 'epub' | 'pdf' | 'other';
 
 // ---- Downloads ----
 
@@ -362,8 +370,8 @@ export function pageUrl(bookId: number, index: number): string | null {
 }
 
 /**
- * The address of a book's whole EPUB, served by the app's `carrel-book` protocol
- * (`carrel-book://localhost/<book id>`, `application/epub+zip`): the stored file, else fetched
+ * The address of a book's whole EPUB or PDF, served by the app's `carrel-book` protocol
+ * (`carrel-book://localhost/<book id>`, `application/epub+zip` or `application/pdf`): the stored file, else fetched
  * first (a 504 with `offline-not-downloaded` when the server cannot be reached). `null`
  * outside the app.
  */
@@ -604,4 +612,17 @@ export interface ArchiveComic {
  */
 export function openComic(bookId: number): Promise<ArchiveComic> {
   return call<ArchiveComic>('open_comic', { bookId });
+}
+
+/** Records how many pages a whole-file PDF has, as the PDF reader counted them. */
+export function recordPdfPages(bookId: number, pages: number): Promise<void> {
+  return call<void>('record_pdf_pages', { bookId, pages });
+}
+
+/**
+ * Opens a book's stored file in the system's default application for its kind (downloaded
+ * first when it is not on the device).
+ */
+export function openInAnotherApp(bookId: number): Promise<void> {
+  return call<void>('open_in_another_app', { bookId });
 }

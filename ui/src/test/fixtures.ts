@@ -77,7 +77,9 @@ export function feed(entries: CatalogItem[], overrides: Partial<CatalogView> = {
 }
 
 export function details(id: number, overrides: Partial<BookDetails> = {}): BookDetails {
+  const format = overrides.format ?? 'comic';
   return {
+    reader: format === 'epub' ? 'epub' : format === 'pdf' ? 'pdf' : 'comic',
     book_id: id,
     server_id: 1,
     server_name: 'Attic',

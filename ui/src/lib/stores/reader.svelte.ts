@@ -8,9 +8,11 @@
  */
 import {
   bookDetails,
+  bookFileUrl,
   openBook,
   openComic,
   pageUrl,
+  recordPdfPages,
   savePosition,
   takeServerPosition,
   toCommandError,
@@ -22,6 +24,7 @@ import { router, type Route } from './router.svelte';
 import { toasts } from './toasts.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
 import { clampZoom, MIN_ZOOM } from '../pageGestures';
+import type { OutlineItem, PdfPages } from '../pdfPages.svelte';
 
 export type { Direction } from '../spreads';
 
@@ -174,6 +177,10 @@ class ReaderState {
   spreads: Spread[] = $derived(pairPages(this.pageCount, (page) => this.wide[page] === true));
   phase = $state<'idle' | 'loading' | 'downloading' | 'ready' | 'error'>('idle');
   error = $state<CommandError | null>(null);
+  /** A whole-file PDF's pages, drawn as they are needed; null for other books. */
+  pdf = $state<PdfPages | null>(null);
+  /** The PDF's outline (its contents), once read; empty when it has none. */
+  outline = $state<OutlineItem[]>([]);
 
   /** Where Escape goes back to. */
   #returnTo: Route = { view: 'home' };
@@ -208,7 +215,13 @@ class ReaderState {
   }
 
   urlOf(index: number): string | null {
-    return this.bookId === null ? null : pageUrl(this.bookId, index);
+    if (this.bookId === null) return null;
+    return this.pdf !== null ? this.pdf.url(index) : pageUrl(this.bookId, index);
+  }
+
+  /** Why page `index` of a PDF could not be drawn, if it could not. */
+  failureOf(index: number): string | null {
+    return this.pdf?.failures[index] ?? null;
   }
 
   get atStart(): boolean {
@@ -237,6 +250,7 @@ class ReaderState {
     this.layout = prefs.layout;
     this.zoom = MIN_ZOOM;
     this.wide = {};
+    this.#dropPdf();
     if (router.route.view !== 'reader' || router.route.bookId !== bookId) router.go({ view: 'reader', bookId });
     try {
       const book = await bookDetails(bookId);
@@ -250,11 +264,24 @@ class ReaderState {
         if (comic === null) return;
         book.page_count = comic.page_count;
         if (comic.right_to_left && readStored(PREFS_PREFIX + bookId).direction === undefined) this.direction = 'rtl';
+      } else if (book.reader === 'pdf') {
+        // A PDF: the file is downloaded first (its progress shows meanwhile), then its pages
+        // are drawn here as they are needed; their count is the file's, kept on the book.
+        await openBook(bookId, book.last_page);
+        const pdf = await this.#waitForPdf(bookId, generation);
+        if (pdf === null) return;
+        this.pdf = pdf;
+        book.page_count = pdf.pageCount;
+        await recordPdfPages(bookId, pdf.pageCount);
+        void pdf.outline().then((items) => {
+          if (generation === this.#generation) this.outline = items;
+        });
       }
       this.pageCount = Math.max(0, book.page_count ?? 0);
       this.index = Math.min(Math.max(0, book.last_page ?? 0), Math.max(0, this.pageCount - 1));
       this.#saved = book.last_page;
       this.#lastSaveAt = Number.NEGATIVE_INFINITY;
+      this.pdf?.focusOn(this.index);
       await openBook(bookId, book.last_page);
       if (generation !== this.#generation) return;
       this.phase = 'ready';
@@ -288,6 +315,58 @@ class ReaderState {
   }
 
   /**
+   * Fetches a PDF's file until it is on the device and parses it: while the download goes on
+   * the phase is `downloading`; a download that failed or stopped, or a file that is not a
+   * PDF, ends in the error with its reason. `null` when another book was opened meanwhile.
+   */
+  async #waitForPdf(bookId: number, generation: number): Promise<PdfPages | null> {
+    const url = bookFileUrl(bookId);
+    if (url === null) throw { kind: 'storage', message: 'PDFs can only be read in the app' } satisfies CommandError;
+    const { PdfPages } = await import('../pdfPages.svelte');
+    for (;;) {
+      const response = await fetch(url);
+      if (generation !== this.#generation) return null;
+      if (response.ok) {
+        const bytes = await response.arrayBuffer();
+        if (generation !== this.#generation) return null;
+        let pdf: PdfPages;
+        try {
+          pdf = await PdfPages.load(bytes);
+        } catch (reason) {
+          const why = reason instanceof Error ? reason.message : String(reason);
+          throw { kind: 'invalid_input', message: `This file could not be read as a PDF (${why})` } satisfies CommandError;
+        }
+        if (generation !== this.#generation) {
+          pdf.destroy();
+          return null;
+        }
+        if (pdf.pageCount < 1) {
+          pdf.destroy();
+          throw { kind: 'invalid_input', message: 'This PDF has no pages' } satisfies CommandError;
+        }
+        return pdf;
+      }
+      const body = await response.text();
+      if (generation !== this.#generation) return null;
+      if (body !== 'offline-not-downloaded') {
+        throw { kind: 'server', message: `The book could not be opened (${response.status}${body ? `: ${body}` : ''})` } satisfies CommandError;
+      }
+      const status = downloads.statusOf(bookId);
+      // Still coming: wait on. Nothing under way (the server is away, downloads paused): say so.
+      if (status && status.state !== 'queued' && status.state !== 'downloading') {
+        throw { kind: 'server', message: 'This book is not on the device and the server cannot be reached' } satisfies CommandError;
+      }
+      this.phase = 'downloading';
+    }
+  }
+
+  #dropPdf(): void {
+    this.pdf?.destroy();
+    this.pdf = null;
+    this.outline = [];
+  }
+
+  /**
    * Moves to the server's position when it is newer than this device's (the book was read on
    * another device) — unless the reader has turned a page since opening. The download then
    * starts there too. The server's answer is never waited for before showing the book.
@@ -304,6 +383,7 @@ class ReaderState {
     const page = Math.min(Math.max(0, theirs.page), Math.max(0, this.pageCount - 1));
     if (page === this.index) return;
     this.index = this.layout === 'spread' ? (spreadOf(this.spreads, page)[0] ?? page) : page;
+    this.pdf?.focusOn(this.index);
     this.#saved = page; // already this device's position
     toasts.show(`Continued from page ${page + 1}, where you left off on another device`);
     openBook(bookId, page).catch(() => {
@@ -335,6 +415,7 @@ class ReaderState {
   #show(page: number): void {
     if (page === this.index) return;
     this.index = page;
+    this.pdf?.focusOn(page);
     this.zoom = MIN_ZOOM;
     this.#scheduleSave();
   }
@@ -403,6 +484,7 @@ class ReaderState {
     const back = this.#returnTo;
     this.bookId = null;
     this.phase = 'idle';
+    this.#dropPdf();
     router.go(back);
   }
 
@@ -432,6 +514,7 @@ class ReaderState {
     this.wide = {};
     this.phase = 'idle';
     this.error = null;
+    this.#dropPdf();
   }
 
   #scheduleSave(): void {

@@ -1,0 +1,216 @@
+/**
+ * A whole-file PDF's pages as pictures for the page reader, so a PDF reads with everything the
+ * comic reader has (fits, spreads, the strip, zoom, keys, the slider, positions saved and
+ * synced as pages). The file comes by book id from the app's `carrel-book` protocol; pdf.js
+ * parses it in its worker and draws each page once, into a canvas the size the screen needs,
+ * kept as a `blob:` address. The pages nearest the one read are kept, the farthest dropped.
+ *
+ * The PDF is untrusted, so pdf.js runs locked down: no script in the file ever runs (pdf.js
+ * runs none without its scripting sandbox, which is not loaded, and XFA forms are off); nothing
+ * is compiled from the file (`isEvalSupported: false`, and the window's CSP has no
+ * 'unsafe-eval' to fall back on); fonts and images come only from the file (no standard-font,
+ * CMap or WebAssembly address is given, so pdf.js fetches nothing else); links, forms and
+ * other annotations are not drawn as controls — only the page's picture reaches the window.
+ */
+import { AnnotationMode, getDocument, GlobalWorkerOptions, type PDFDocumentProxy } from 'pdfjs-dist';
+import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+
+GlobalWorkerOptions.workerSrc = workerUrl;
+
+/** How many drawn pages are kept (each a few MB decoded). */
+export const KEPT_PAGES = 12;
+/** The longest side a page is drawn at, in pixels. */
+export const MAX_SIDE = 4096;
+/** The most pixels one drawn page may have. */
+export const MAX_PIXELS = 16_000_000;
+
+/** One line of a PDF's outline (its table of contents), flattened. */
+export interface OutlineItem {
+  title: string;
+  /** 0-based page, or null when its destination leads nowhere in this file. */
+  page: number | null;
+  depth: number;
+}
+
+/** The scale that draws a page `width`×`height` (PDF points) `longest` pixels on its long side, within the limits. */
+export function drawScale(width: number, height: number, longest: number): number {
+  if (!(width > 0) || !(height > 0)) return 1;
+  const side = Math.min(MAX_SIDE, Math.max(256, longest));
+  let scale = side / Math.max(width, height);
+  const pixels = width * height * scale * scale;
+  if (pixels > MAX_PIXELS) scale *= Math.sqrt(MAX_PIXELS / pixels);
+  return scale;
+}
+
+/** The page to drop from `kept` to make room: the farthest from `focus`. */
+export function farthest(kept: Iterable<number>, focus: number): number | null {
+  let worst: number | null = null;
+  for (const page of kept) {
+    if (worst === null || Math.abs(page - focus) > Math.abs(worst - focus)) worst = page;
+  }
+  return worst;
+}
+
+export class PdfPages {
+  /** Drawn pages' addresses by 0-based index. */
+  urls = $state<Record<number, string>>({});
+  /** Pages that could not be drawn, with why. */
+  failures = $state<Record<number, string>>({});
+  readonly pageCount: number;
+
+  #doc: PDFDocumentProxy;
+  /** The pages asked for and not drawn yet. */
+  #wanted = new Set<number>();
+  #drawing = false;
+  #focus = 0;
+  #destroyed = false;
+
+  private constructor(doc: PDFDocumentProxy) {
+    this.#doc = doc;
+    this.pageCount = doc.numPages;
+  }
+
+  /** Parses a PDF's bytes (rejects on a file that is not a PDF, or a damaged one). */
+  static async load(bytes: ArrayBuffer): Promise<PdfPages> {
+    const task = getDocument({
+      data: new Uint8Array(bytes),
+      isEvalSupported: false,
+      enableXfa: false,
+      stopAtErrors: false,
+      useWasm: false,
+      // Fonts are the file's own; a font it names but lacks is drawn with a font of this system.
+      useSystemFonts: true,
+    });
+    return new PdfPages(await task.promise);
+  }
+
+  /**
+   * The address of page `index` drawn, or null while it is drawn (it is asked for by this
+   * call; the address appears in `urls` when it is ready).
+   */
+  url(index: number): string | null {
+    const url = this.urls[index];
+    if (url !== undefined) return url;
+    if (index >= 0 && index < this.pageCount && this.failures[index] === undefined && !this.#wanted.has(index)) {
+      this.#wanted.add(index);
+      // Drawn after the current update: never state changed while the window reads it.
+      queueMicrotask(() => void this.#drawNext());
+    }
+    return null;
+  }
+
+  /** The page read now: pages nearest it are drawn first and kept longest. */
+  focusOn(index: number): void {
+    this.#focus = index;
+  }
+
+  /** Lets a page that failed be asked for again. */
+  forget(index: number): void {
+    if (this.failures[index] === undefined) return;
+    const { [index]: _, ...rest } = this.failures;
+    this.failures = rest;
+  }
+
+  /** The file's outline, flattened in order; empty when it has none. */
+  async outline(): Promise<OutlineItem[]> {
+    const items: OutlineItem[] = [];
+    let top;
+    try {
+      top = await this.#doc.getOutline();
+    } catch {
+      return items;
+    }
+    type Node = NonNullable<typeof top>[number];
+    const walk = async (nodes: Node[], depth: number) => {
+      for (const node of nodes) {
+        if (items.length >= 2000) return;
+        items.push({ title: (node.title ?? '').trim() || 'Untitled', page: await this.#pageOf(node.dest), depth });
+        if (node.items?.length && depth < 8) await walk(node.items, depth + 1);
+      }
+    };
+    await walk(top ?? [], 0);
+    return items;
+  }
+
+  async #pageOf(dest: string | unknown[] | null): Promise<number | null> {
+    try {
+      const explicit = typeof dest === 'string' ? await this.#doc.getDestination(dest) : dest;
+      if (!Array.isArray(explicit) || explicit.length === 0) return null;
+      const target = explicit[0];
+      const page = typeof target === 'number' ? target : await this.#doc.getPageIndex(target as never);
+      return Number.isInteger(page) && page >= 0 && page < this.pageCount ? page : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Stops drawing and lets go of every page and of the file. */
+  destroy(): void {
+    this.#destroyed = true;
+    this.#wanted.clear();
+    for (const url of Object.values(this.urls)) URL.revokeObjectURL(url);
+    this.urls = {};
+    void this.#doc.destroy();
+  }
+
+  async #drawNext(): Promise<void> {
+    if (this.#drawing || this.#destroyed) return;
+    this.#drawing = true;
+    try {
+      while (this.#wanted.size > 0 && !this.#destroyed) {
+        // The nearest page to the one read first; the others may no longer be wanted.
+        const index = [...this.#wanted].reduce((a, b) => (Math.abs(b - this.#focus) < Math.abs(a - this.#focus) ? b : a));
+        this.#wanted.delete(index);
+        try {
+          const url = await this.#draw(index);
+          if (this.#destroyed) {
+            URL.revokeObjectURL(url);
+            return;
+          }
+          this.#keep(index, url);
+        } catch (reason) {
+          if (this.#destroyed) return;
+          this.failures = { ...this.failures, [index]: reason instanceof Error ? reason.message : String(reason) };
+        }
+      }
+    } finally {
+      this.#drawing = false;
+    }
+  }
+
+  #keep(index: number, url: string): void {
+    const urls = { ...this.urls, [index]: url };
+    const kept = Object.keys(urls).map(Number);
+    if (kept.length > KEPT_PAGES) {
+      const drop = farthest(kept, this.#focus);
+      if (drop !== null && drop !== index) {
+        URL.revokeObjectURL(urls[drop]);
+        delete urls[drop];
+      }
+    }
+    this.urls = urls;
+  }
+
+  async #draw(index: number): Promise<string> {
+    const page = await this.#doc.getPage(index + 1);
+    try {
+      const base = page.getViewport({ scale: 1 });
+      const longest = Math.max(window.screen.width, window.screen.height, 1200) * Math.max(1, window.devicePixelRatio || 1);
+      const viewport = page.getViewport({ scale: drawScale(base.width, base.height, longest) });
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.max(1, Math.floor(viewport.width));
+      canvas.height = Math.max(1, Math.floor(viewport.height));
+      const context = canvas.getContext('2d');
+      if (context === null) throw new Error('no canvas to draw the page on');
+      await page.render({ canvas, canvasContext: context, viewport, annotationMode: AnnotationMode.ENABLE, background: '#ffffff' }).promise;
+      const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/png'));
+      // The canvas's memory goes at once, not when it is collected.
+      canvas.width = 0;
+      canvas.height = 0;
+      if (blob === null) throw new Error('the page could not be turned into a picture');
+      return URL.createObjectURL(blob);
+    } finally {
+      page.cleanup();
+    }
+  }
+}
