@@ -126,6 +126,7 @@ fn main() -> Result<()> {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
         if wants("page-turn") {
             page_turn::run(&mut report, &runtime)?;
+            page_turn::run_pdf(&mut report, &runtime)?;
         }
         if wants("cold-start") {
             cold_start::run(&mut report, &runtime)?;

@@ -257,3 +257,114 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
     );
     Ok(())
 }
+
+/// Pages in the PDF of the PDF page-turn series.
+pub const PDF_PAGES: u32 = 2 * TURNS + 8;
+
+/// A PDF of `pages` pages made by ReportLab (the window tests' script, Debian's python3-reportlab).
+fn reportlab_pdf(pages: u32) -> Result<Vec<u8>> {
+    let dir = tempfile::tempdir()?;
+    let out = dir.path().join("book.pdf");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../e2e/scripts/make-test-pdf.py");
+    let status = std::process::Command::new("/usr/bin/python3")
+        .arg(script)
+        .args(["book", out.to_str().context("a UTF-8 temp path")?, &pages.to_string()])
+        .status()
+        .context("running /usr/bin/python3 (make setup-test installs it and ReportLab)")?;
+    if !status.success() {
+        bail!("make-test-pdf.py failed: {status}");
+    }
+    Ok(std::fs::read(&out)?)
+}
+
+/// Page turns in a stored PDF (ReportLab, one colour and a title a page), drawn by pdf.js in the
+/// window: ← to a page never drawn before (parse done, page drawn, made a picture, decoded),
+/// each followed by → back to the page just left, whose picture the reader kept (the baseline:
+/// the same code minus the drawing); and → at reading pace, where the reader drew ahead.
+pub fn run_pdf(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
+    eprintln!("page turn: downloading a PDF of {PDF_PAGES} pages ...");
+    let pdf = reportlab_pdf(PDF_PAGES)?;
+    let fixture = fixture_server::Server::start(Config {
+        books: 1,
+        files: [(1, fixture_server::GivenFile { media_type: "application/pdf".into(), extension: "pdf".into(), bytes: pdf.clone() })].into(),
+        reading_positions: Some(Default::default()),
+        ..Config::default()
+    })
+    .context("starting the fixture server")?;
+    let (env, book_id) = runtime.block_on(async {
+        let env = Env::new(&fixture.url("/opds"))?;
+        let ids = env.register_library().await?;
+        let [id] = ids[..] else {
+            bail!("the fixture should list one book, it lists {}", ids.len());
+        };
+        env.store_all(&ids)?;
+        env.sync().await?;
+        Ok((env, id))
+    })?;
+    let data_dir = env.store.data_dir().root().to_path_buf();
+    let app = window::launch(&data_dir, "bench-page-turn-pdf")?;
+    app.set_window_size(WINDOW.0, WINDOW.1).map_err(|e| anyhow::anyhow!("{e}"))?;
+    app.execute(
+        "window.location.hash = `#/reader/${arguments[0]}`; window.location.reload();",
+        vec![json!(book_id)],
+    )
+    .map_err(|e| anyhow::anyhow!("opening the reader: {e}"))?;
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{book_id}\"]", testid("comic-reader")))
+        .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
+    turn(&app, None, 0)?;
+    std::thread::sleep(PAUSE * 2);
+
+    eprintln!("page turn: {TURNS} PDF turns forwards at reading pace ...");
+    let mut reading = Vec::new();
+    for page in 1..=TURNS {
+        reading.push(turn(&app, Some("ArrowRight"), page)?);
+        std::thread::sleep(PAUSE);
+    }
+    eprintln!("page turn: {TURNS} PDF turns backwards to pages never drawn, each followed by one back ...");
+    let last = PDF_PAGES - 1;
+    turn(&app, Some("End"), last)?;
+    std::thread::sleep(PAUSE);
+    let mut fresh_turns = Vec::new();
+    let mut kept_turns = Vec::new();
+    let mut at = last;
+    for _ in 0..TURNS {
+        if at <= TURNS + 4 {
+            break;
+        }
+        fresh_turns.push(turn(&app, Some("ArrowLeft"), at - 1)?);
+        std::thread::sleep(PAUSE);
+        kept_turns.push(turn(&app, Some("ArrowRight"), at)?);
+        std::thread::sleep(PAUSE);
+        // The page just drawn (at - 1) is kept now; the next fresh one is before it.
+        turn(&app, Some("ArrowLeft"), at - 1)?;
+        std::thread::sleep(PAUSE);
+        at -= 1;
+    }
+    app.close().map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
+    drop(env);
+    fixture.stop();
+
+    let painted = |t: &[Turn]| t.iter().map(|t| t.painted).collect::<Vec<_>>();
+    let base = Summary::of(&painted(&kept_turns));
+    let base_name = "same PDF, → back to a page already drawn";
+    report.row(
+        Row::new("window", "PDF page turn to a page never drawn (←)", "ms", Summary::of(&painted(&fresh_turns)), base_name, base)
+            .goal_at_most(GOAL_MS),
+    );
+    report.row(
+        Row::new("window", "PDF page turn at reading pace (→, drawn ahead)", "ms", Summary::of(&painted(&reading)), base_name, base)
+            .goal_at_most(GOAL_MS),
+    );
+    report.fact(
+        "window",
+        "page_turn_pdf",
+        json!({ "pages": PDF_PAGES, "bytes": pdf.len(), "window": [WINDOW.0, WINDOW.1] }),
+        format!(
+            "one PDF of {PDF_PAGES} A5 pages ({} KiB, ReportLab: a full-page colour and large type a page); window {} × {}, single page, fitted to the screen",
+            pdf.len() / 1024,
+            WINDOW.0,
+            WINDOW.1
+        ),
+    );
+    Ok(())
+}

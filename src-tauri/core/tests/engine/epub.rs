@@ -140,7 +140,7 @@ async fn a_stored_file_larger_than_the_window_may_hold_is_refused_not_read() {
     assert_eq!(env.sync(fast_config()).await.0, Finish::Idle);
     let path = carrel_core::part_files::PartFiles::new(env.dir.books()).find_book_file(id).unwrap();
     // Grown past the cap without using the disk (a sparse file).
-    std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(book_source::MAX_EPUB_BYTES + 1).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(book_source::MAX_BOOK_BYTES + 1).unwrap();
     let err = book_source::book(&env.store, id, quick(100)).await.unwrap_err();
     assert!(matches!(err, PageError::TooLarge { .. }), "{err:?}");
     assert!(err.to_string().contains("too large"), "{err}");

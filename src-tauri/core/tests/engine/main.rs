@@ -37,6 +37,7 @@ mod executor;
 mod library;
 mod limits;
 mod offline;
+mod pdf;
 mod pages;
 mod positions;
 mod sessions;

@@ -1,0 +1,144 @@
+//! Whole PDFs and other whole files for the windows (`book_source`, `book_reader`): a PDF made
+//! by a real tool (ReportLab) is routed to the PDF reader and served byte-identical as
+//! `application/pdf`; a file that is not what its type says is refused with a clear error; the
+//! page count the reader measured is kept within bounds and survives the next browse; a format
+//! no reader shows (MOBI) is routed to another app, whose stored file `book_path` finds.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::time::Duration;
+
+use carrel_core::{
+    book_downloads, book_reader::BookReader, book_source, book_view, books,
+    catalog::{CatalogClient, CatalogItem},
+    executor::Finish,
+    http_fetch::{HttpClient, HttpConfig},
+    page_source::{PageError, WaitPolicy},
+    servers::Server,
+};
+use fixture_server::{Config, GivenFile, RunningServer};
+
+use crate::support::{fast_config, Env};
+
+/// A 5-page PDF made by ReportLab (Debian's python3-reportlab).
+fn reportlab_pdf() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("book.pdf");
+    let script = "import sys\nfrom reportlab.pdfgen import canvas\nc = canvas.Canvas(sys.argv[1])\nfor n in range(5):\n    c.drawString(72, 720, 'Page %d' % (n + 1)); c.showPage()\nc.save()";
+    let out_status = Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&out)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run /usr/bin/python3: {e} (install it: see the Makefile)"));
+    assert!(out_status.status.success(), "ReportLab failed: {}", String::from_utf8_lossy(&out_status.stderr));
+    std::fs::read(&out).unwrap()
+}
+
+fn start(files: BTreeMap<u32, GivenFile>) -> RunningServer {
+    fixture_server::Server::start(Config { books: 3, files, ..Default::default() }).expect("the fixture server starts")
+}
+
+fn given(media_type: &str, extension: &str, bytes: Vec<u8>) -> GivenFile {
+    GivenFile { media_type: media_type.into(), extension: extension.into(), bytes }
+}
+
+/// The local id of the fixture's book 1, as the catalog lists it.
+async fn book_one(env: &Env, server: &Server) -> (i64, BookReader) {
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let page = client.browse(server, Some("/opds/books")).await.unwrap();
+    for item in page.entries {
+        if let CatalogItem::Book { book_id, .. } = item {
+            let book = books::get(&env.store, book_id).unwrap();
+            if book.file_url.as_deref().is_some_and(|u| u.ends_with("/books/1/file")) {
+                return (book_id, book_view::details(&env.store, book_id).unwrap().reader);
+            }
+        }
+    }
+    panic!("book 1 is not listed");
+}
+
+fn quick(timeout_ms: u64) -> WaitPolicy {
+    WaitPolicy { poll: Duration::from_millis(20), timeout: Duration::from_millis(timeout_ms) }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pdf_is_read_by_the_pdf_reader_and_served_byte_identical() {
+    let pdf = reportlab_pdf();
+    let fixture = start([(1, given("application/pdf", "pdf", pdf.clone()))].into());
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, reader) = book_one(&env, &server).await;
+    assert_eq!(reader, BookReader::Pdf);
+    assert!(book_source::stored_book(&env.store, id).unwrap().is_none());
+    book_downloads::open_book(&env.store, id, None).unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    fixture.stop();
+    let served = book_source::book(&env.store, id, quick(200)).await.unwrap();
+    assert_eq!(served.bytes, pdf);
+    assert_eq!(served.content_type, "application/pdf");
+
+    // The count the reader measured: kept, bounded, and only for PDFs.
+    book_source::record_pdf_pages(&env.store, id, 5).unwrap();
+    assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(5));
+    for bad in [0, -1, book_source::MAX_PDF_PAGES + 1] {
+        let err = book_source::record_pdf_pages(&env.store, id, bad).unwrap_err();
+        assert!(matches!(err, PageError::OutOfRange { .. }), "{bad}: {err:?}");
+    }
+    assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(5));
+    let err = book_source::record_pdf_pages(&env.store, id + 1000, 5).unwrap_err();
+    assert!(matches!(err, PageError::UnknownBook(_)), "{err:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_measured_page_count_survives_the_next_browse() {
+    let fixture = start([(1, given("application/pdf", "pdf", reportlab_pdf()))].into());
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, _) = book_one(&env, &server).await;
+    book_source::record_pdf_pages(&env.store, id, 5).unwrap();
+    // The feed gives no count for a whole file; the reader's stays.
+    let (again, _) = book_one(&env, &server).await;
+    assert_eq!(again, id);
+    assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(5));
+    fixture.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_page_sent_as_a_pdf_is_refused_with_a_clear_error() {
+    let page = b"<!DOCTYPE html><html><body>Please sign in</body></html>".to_vec();
+    let fixture = start([(1, given("application/pdf", "pdf", page))].into());
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, _) = book_one(&env, &server).await;
+    book_downloads::open_book(&env.store, id, None).unwrap();
+    env.sync(fast_config()).await;
+    fixture.stop();
+    let err = book_source::book(&env.store, id, quick(200)).await.unwrap_err();
+    assert!(matches!(&err, PageError::Failed(why) if why.contains("not a PDF")), "{err:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_format_no_reader_shows_goes_to_another_app_from_the_device() {
+    let mut mobi = vec![0u8; 78];
+    mobi[60..68].copy_from_slice(b"BOOKMOBI");
+    let fixture = start([(1, given("application/x-mobipocket-ebook", "mobi", mobi.clone()))].into());
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (id, reader) = book_one(&env, &server).await;
+    assert_eq!(reader, BookReader::Other);
+    // Not for the readers' windows…
+    let err = book_source::book(&env.store, id, quick(100)).await.unwrap_err();
+    assert!(matches!(err, PageError::NotPaged(_)), "{err:?}");
+    let err = book_source::record_pdf_pages(&env.store, id, 3).unwrap_err();
+    assert!(matches!(err, PageError::NotPaged(_)), "{err:?}");
+    // …but its file is found (fetched first) for another app.
+    book_downloads::open_book(&env.store, id, None).unwrap();
+    env.sync(fast_config()).await;
+    fixture.stop();
+    let path = book_source::book_path(&env.store, id, quick(200)).await.unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), mobi);
+    assert!(path.starts_with(env.store.data_dir().books()), "{}", path.display());
+}
