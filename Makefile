@@ -81,13 +81,16 @@ test-window:
 		xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- \
 		cargo test -p carrel-e2e -- --test-threads=1
 
-# Carrel's CLI against real servers (Codex, Calibre-Web, calibre's content server) on loopback.
-# The servers are installed and cached under ~/.cache/carrel/interop/ by the script.
-test-interop:
+# Carrel's CLI and window against real servers (Codex, Calibre-Web, calibre's content server) on
+# loopback. The servers are installed and cached under ~/.cache/carrel/interop/ by the script;
+# the window tests among them run like the other window tests.
+test-interop: setup-test ui
 	@$(ROOT)/scripts/ensure-interop-servers
 	@echo "==> interop tests against real servers"
-	cargo build -p carrel-cli
-	cargo test -p carrel-interop
+	cargo build -p carrel-cli -p carrel
+	CARREL_APP=$(TARGET_DIR)/debug/carrel TAURI_DRIVER=$(TAURI_DRIVER) \
+		xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- \
+		cargo test -p carrel-interop
 
 ## Benchmarks --------------------------------------------------------------------------------
 

@@ -16,12 +16,18 @@ pub struct CalibreServer {
 
 /// Makes a library of `epubs` EPUBs and `comics` CBZs and serves it.
 pub fn start(installed: &Installed, epubs: u32, comics: u32) -> CalibreServer {
-    let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
-    let server = installed.get("CARREL_INTEROP_CALIBRE_SERVER");
     let dir = tempfile::tempdir().unwrap();
     let files = dir.path().join("files");
     let mut books = support::make_epubs(Path::new("python3"), &files, epubs);
     books.extend(support::make_comics(Path::new("python3"), &files, comics, 4));
+    serve(installed, dir, &books)
+}
+
+/// Makes a library of `books` (files made by the caller) in `dir` and serves it.
+pub fn serve(installed: &Installed, dir: tempfile::TempDir, books: &[std::path::PathBuf]) -> CalibreServer {
+    let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
+    let server = installed.get("CARREL_INTEROP_CALIBRE_SERVER");
+    let books = books.to_vec();
     let lib = dir.path().join("library");
     support::calibre_library(&calibredb, &lib, &books);
     let port = support::free_port();

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::support::{self, Cli, Installed, ServerProcess};
 
-const ADMIN: (&str, &str) = ("admin", "admin123");
+pub const ADMIN: (&str, &str) = ("admin", "admin123");
 
 fn spawn(venv: &Path, dir: &Path, port: u16, run: u32) -> ServerProcess {
     let mut cmd = Command::new(venv.join("bin/cps"));
@@ -18,15 +18,18 @@ fn spawn(venv: &Path, dir: &Path, port: u16, run: u32) -> ServerProcess {
     ServerProcess::spawn("calibre-web", cmd, dir.join(format!("calibre-web-{run}.log")))
 }
 
-#[test]
-fn calibre_web_walk_search_and_keep_offline_signed_in() {
-    let installed = Installed::load();
+/// A Calibre-Web serving a calibre library, signed in as [`ADMIN`].
+pub struct CalibreWeb {
+    _process: ServerProcess,
+    pub base: String,
+    _dir: tempfile::TempDir,
+}
+
+/// Makes a calibre library of `books` (files made by the caller) in `dir`, and serves it with
+/// Calibre-Web once its first start wrote its settings.
+pub fn serve(installed: &Installed, dir: tempfile::TempDir, books: &[std::path::PathBuf]) -> CalibreWeb {
     let venv = installed.get("CARREL_INTEROP_CALIBREWEB_VENV");
     let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
-    let dir = tempfile::tempdir().unwrap();
-    let files = dir.path().join("files");
-    let mut books = support::make_epubs(Path::new("python3"), &files, 3);
-    books.extend(support::make_comics(Path::new("python3"), &files, 1, 3));
     let lib = dir.path().join("library");
     {
         let _calibre = support::calibre_lock();
@@ -47,6 +50,18 @@ fn calibre_web_walk_search_and_keep_offline_signed_in() {
     }
     let mut server = spawn(&venv, dir.path(), port, 2);
     server.wait_ready(&format!("{base}/login"), Duration::from_secs(180), |s| s == 200);
+    CalibreWeb { _process: server, base, _dir: dir }
+}
+
+#[test]
+fn calibre_web_walk_search_and_keep_offline_signed_in() {
+    let installed = Installed::load();
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    let mut books = support::make_epubs(Path::new("python3"), &files, 3);
+    books.extend(support::make_comics(Path::new("python3"), &files, 1, 3));
+    let server = serve(&installed, dir, &books);
+    let base = server.base.clone();
     let (status, _) = support::fetch(&format!("{base}/opds"), None);
     assert_eq!(status, 401, "Calibre-Web's OPDS answered without a sign-in");
 

@@ -7,10 +7,13 @@
 //! - `calibre_web`: Calibre-Web (PyPI) over a calibre library;
 //! - `codex`: Codex (PyPI), OPDS 1.2 and 2.0 with page streaming, bookmarks;
 //! - `codex_server_behaviours`: adding Codex by its plain address, one identity per comic across
-//!   all its views, and a signed-in download that checks the password a bounded number of times.
+//!   all its views, and a signed-in download that checks the password a bounded number of times;
+//! - `reading_window`: a CBZ and a PDF from calibre's content server and from Calibre-Web read
+//!   through the real window (page 1 and the last page painted).
 
 mod support;
 mod calibre_server;
 mod codex;
 mod calibre_web;
 mod codex_server_behaviours;
+mod reading_window;
