@@ -217,9 +217,9 @@ pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
         }
     }
     let mut groups: BTreeMap<usize, Vec<&Row>> = BTreeMap::new();
-    for i in 0..rows.len() {
+    for (i, row) in rows.iter().enumerate() {
         let r = root(&mut parent, i);
-        groups.entry(r).or_default().push(&rows[i]);
+        groups.entry(r).or_default().push(row);
     }
 
     // Every group in one transaction: the first run after an upgrade checks every book.

@@ -33,7 +33,7 @@ pub fn serve(installed: &Installed, dir: tempfile::TempDir, books: &[std::path::
     let lib = dir.path().join("library");
     {
         let _calibre = support::calibre_lock();
-        support::calibre_library(&calibredb, &lib, &books);
+        support::calibre_library(&calibredb, &lib, books);
     }
 
     // First start: app.db is created; then the library path is set and the server started again.
