@@ -1,7 +1,7 @@
 //! The comic reader, end to end: the real window reading a comic from a real library server (the
 //! in-process `fixture-server`) with nothing downloaded yet.
 //!
-//! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e --test reader -- --test-threads=1`
+//! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e reader:: -- --test-threads=1`
 //! after `npm run --prefix ui build && cargo build -p carrel`.
 
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! servers on loopback — the fixture server's, and a hostile one built here whose chapter tries
 //! to reach the app's IPC and the network.
 //!
-//! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e --test epub -- --test-threads=1`
+//! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e epub:: -- --test-threads=1`
 //! after `npm run --prefix ui build && cargo build -p carrel`.
 
 use std::io::{Cursor, Read, Write};

@@ -1,10 +1,5 @@
-//! Window tests: the real Carrel window, driven through tauri-driver and WebKitWebDriver.
+//! The library window itself: start-up, its geometry, more windows, the keyboard.
 //!
-//! Each test has a fresh data dir and holds the display for its whole run (see
-//! `carrel_e2e::lock`), so they never overlap even without `--test-threads=1`. A failing test
-//! leaves a screenshot, the DOM and the log in `tests/e2e/artifacts/<test>.*`.
-//!
-//! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e -- --test-threads=1`.
 //! Under `dbus-run-session` no keyring service runs, so the app keeps passwords in the data
 //! dir's `secrets.json`; the tests rely on that.
 

@@ -1,0 +1,22 @@
+//! Window tests: the real Carrel window, driven through tauri-driver and WebKitWebDriver, as
+//! one test binary (one link step) with a module per area.
+//!
+//! Each test has a fresh data dir and holds the display for its whole run (see
+//! `carrel_e2e::lock`), so they never overlap even without `--test-threads=1`. A failing test
+//! leaves a screenshot, the DOM and the log in `tests/e2e/artifacts/<test>.*`.
+//!
+//! Run all: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e -- --test-threads=1`
+//! after `npm run --prefix ui build && cargo build -p carrel`; one area: add its module name as
+//! a filter (`… cargo test -p carrel-e2e reader:: -- --test-threads=1`).
+//!
+//! - `app_window`: the library window itself — start-up, geometry, more windows, keyboard.
+//! - `library`: servers, browsing, details, downloads, settings, search, offline.
+//! - `reader`: the comic reader (streamed pages, archives, PDFs, other formats).
+//! - `epub`: the EPUB reader, and hostile books.
+//! - `notifications`: desktop notifications through a real notification daemon.
+
+mod app_window;
+mod epub;
+mod library;
+mod notifications;
+mod reader;
