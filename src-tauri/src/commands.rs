@@ -6,22 +6,21 @@ use std::sync::Arc;
 
 use carrel_core::{
     archive_pages,
-    page_source::{PageError, WaitPolicy},
-    book_downloads::{self, BookStatus, DownloadRequestError, StoreRequest},
+    page_source::WaitPolicy,
+    book_downloads::{self, BookStatus, StoreRequest},
     book_view::{self, BookDetails},
-    catalog::{CatalogClient, CatalogError, CatalogView},
-    credentials::{self, Backend, Credentials, Secret},
-    download_batches::{self, BatchError, BatchView},
+    catalog::{CatalogClient, CatalogView},
+    credentials::{Backend, Credentials, Secret},
+    download_batches::{self, BatchView},
     downloads_view::{self, DownloadsView},
     executor,
-    http_fetch::FetchError,
-    library_search::{self, SearchError, ServerAnswer},
+    library_search::{self, ServerAnswer},
     position_sync::{self, ServerPosition},
-    servers::{self, NewServer, PasswordChange, Server, ServerError},
-    settings::{self, Settings, SettingsError},
+    servers::{self, NewServer, PasswordChange, Server},
+    settings::{self, Settings},
     storage_usage::{self, StorageUsage},
-    store::{Store, StoreError},
-    ErrorKind,
+    store::Store,
+    ErrorField, ErrorKind, Failure,
 };
 use serde::{Deserialize, Serialize};
 use tauri::{ipc::Channel, AppHandle, Manager, Webview};
@@ -37,7 +36,7 @@ pub struct CommandError {
     pub message: String,
     /// The form field the error is about, when it is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<&'static str>,
+    pub field: Option<ErrorField>,
 }
 
 impl CommandError {
@@ -50,87 +49,14 @@ impl CommandError {
     }
 }
 
-impl From<carrel_core::Error> for CommandError {
-    fn from(e: carrel_core::Error) -> Self {
-        let field = match &e {
-            carrel_core::Error::Server(ServerError::EmptyName | ServerError::NameTooLong | ServerError::DuplicateName(_)) => Some("name"),
-            carrel_core::Error::Server(ServerError::InvalidUrl(_)) => Some("url"),
-            carrel_core::Error::Server(ServerError::InvalidInterval) => Some("min_interval_ms"),
-            carrel_core::Error::Credential(_) => Some("password"),
-            _ => None,
-        };
+/// Every core error reaches the window as its kind, its message and the form field it is
+/// about: the one conversion, so the window and the CLI agree on what a failure is.
+impl<E: Failure> From<E> for CommandError {
+    fn from(e: E) -> Self {
         CommandError {
             kind: e.kind(),
             message: e.to_string(),
-            field,
-        }
-    }
-}
-
-impl From<ServerError> for CommandError {
-    fn from(e: ServerError) -> Self {
-        carrel_core::Error::from(e).into()
-    }
-}
-
-impl From<credentials::CredentialError> for CommandError {
-    fn from(e: credentials::CredentialError) -> Self {
-        carrel_core::Error::from(e).into()
-    }
-}
-
-impl From<DownloadRequestError> for CommandError {
-    fn from(e: DownloadRequestError) -> Self {
-        carrel_core::Error::from(e).into()
-    }
-}
-
-impl From<StoreError> for CommandError {
-    fn from(e: StoreError) -> Self {
-        carrel_core::Error::from(e).into()
-    }
-}
-
-impl From<CatalogError> for CommandError {
-    fn from(e: CatalogError) -> Self {
-        match e {
-            CatalogError::Other(e) => e.into(),
-            e => CommandError::new(e.kind(), e.to_string()),
-        }
-    }
-}
-
-impl From<SearchError> for CommandError {
-    fn from(e: SearchError) -> Self {
-        match e {
-            SearchError::Other(e) => e.into(),
-            e => CommandError::new(e.kind(), e.to_string()),
-        }
-    }
-}
-
-impl From<BatchError> for CommandError {
-    fn from(e: BatchError) -> Self {
-        match e {
-            BatchError::Catalog(e) => e.into(),
-            BatchError::Other(e) => e.into(),
-            e => CommandError::new(e.kind(), e.to_string()),
-        }
-    }
-}
-
-impl From<FetchError> for CommandError {
-    fn from(e: FetchError) -> Self {
-        CatalogError::from(e).into()
-    }
-}
-
-impl From<SettingsError> for CommandError {
-    fn from(e: SettingsError) -> Self {
-        CommandError {
-            kind: e.kind(),
             field: e.field(),
-            message: e.to_string(),
         }
     }
 }
@@ -232,7 +158,7 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
     .map_err(|e| CommandError {
         kind: ErrorKind::InvalidInput,
         message: e.to_string(),
-        field: Some("url"),
+        field: Some(ErrorField::Url),
     })?;
     with_core(app, move |core| {
         let mut new = input.new_server();
@@ -402,7 +328,7 @@ pub async fn open_comic(app: AppHandle, book_id: i64) -> CommandResult<archive_p
     contained(async move {
         let (store, _) = handles(&app)?;
         let wait = WaitPolicy { poll: std::time::Duration::from_millis(100), timeout: OPEN_COMIC_WAIT };
-        archive_pages::open(&store, book_id, wait).await.map_err(page_error)
+        archive_pages::open(&store, book_id, wait).await.map_err(CommandError::from)
     })
     .await
 }
@@ -415,7 +341,7 @@ const OPEN_COMIC_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 pub async fn record_pdf_pages(app: AppHandle, book_id: i64, pages: i64) -> CommandResult<()> {
     contained(async move {
         let (store, _) = handles(&app)?;
-        carrel_core::book_source::record_pdf_pages(&store, book_id, pages).map_err(page_error)
+        carrel_core::book_source::record_pdf_pages(&store, book_id, pages).map_err(CommandError::from)
     })
     .await
 }
@@ -429,7 +355,7 @@ pub async fn open_in_another_app(app: AppHandle, book_id: i64) -> CommandResult<
     contained(async move {
         let (store, _) = handles(&app)?;
         let wait = WaitPolicy { poll: std::time::Duration::from_millis(100), timeout: OPEN_ELSEWHERE_WAIT };
-        let path = carrel_core::book_source::book_path(&store, book_id, wait).await.map_err(page_error)?;
+        let path = carrel_core::book_source::book_path(&store, book_id, wait).await.map_err(CommandError::from)?;
         open::that_detached(&path).map_err(|e| {
             tracing::warn!(book_id, cause = %e, "no application opened a book file");
             CommandError::new(ErrorKind::Storage, "No application on this system opens this kind of file".to_string())
@@ -439,16 +365,6 @@ pub async fn open_in_another_app(app: AppHandle, book_id: i64) -> CommandResult<
 }
 
 const OPEN_ELSEWHERE_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
-
-fn page_error(e: PageError) -> CommandError {
-    let kind = match &e {
-        PageError::UnknownBook(_) => ErrorKind::NotFound,
-        PageError::NotPaged(_) | PageError::OutOfRange { .. } => ErrorKind::InvalidInput,
-        PageError::OfflineNotDownloaded | PageError::Failed(_) => ErrorKind::Server,
-        _ => ErrorKind::Storage,
-    };
-    CommandError::new(kind, e.to_string())
-}
 
 /// Runs a command's work as its own task, so that even a bug that panics on a server's answer
 /// reaches the window as an error instead of a request that never settles.
@@ -663,6 +579,8 @@ mod tests {
         assert_eq!((new.min_interval_ms, new.trust_self_signed), (None, Some(true)), "absent keeps the interval");
     }
 
+    use carrel_core::{http_fetch::FetchError, servers::ServerError};
+
     #[test]
     fn a_refused_certificate_reaches_the_window_as_its_own_kind() {
         let e = CommandError::from(FetchError::Certificate(
@@ -680,6 +598,17 @@ mod tests {
     #[test]
     fn an_interval_out_of_range_is_reported_beside_its_field() {
         let e = CommandError::from(ServerError::InvalidInterval);
-        assert_eq!((e.kind, e.field), (ErrorKind::InvalidInput, Some("min_interval_ms")));
+        assert_eq!((e.kind, e.field), (ErrorKind::InvalidInput, Some(ErrorField::MinIntervalMs)));
+        assert_eq!(serde_json::to_value(&e).unwrap()["field"], "min_interval_ms");
+    }
+
+    #[test]
+    fn every_core_error_reaches_the_window_with_its_kind_and_field() {
+        let e = CommandError::from(carrel_core::credentials::CredentialError::Keyring("locked".into()));
+        assert_eq!((e.kind, e.field), (ErrorKind::Storage, Some(ErrorField::Password)));
+        let e = CommandError::from(carrel_core::page_source::PageError::OfflineNotDownloaded);
+        assert_eq!((e.kind, e.field), (ErrorKind::Server, None));
+        let e = CommandError::from(carrel_core::settings::SettingsError::BooksKept);
+        assert_eq!(serde_json::to_value(&e).unwrap()["field"], "books_kept");
     }
 }

@@ -7,21 +7,21 @@ use std::time::Duration;
 use carrel_core::{
     book_downloads::{self, StoreRequest},
     books,
-    catalog::{CatalogClient, CatalogError, CatalogItem, CatalogPage},
+    catalog::{CatalogClient, CatalogItem, CatalogPage},
     clock,
     credentials::{Credentials, Secret},
     data_dir::{self, DataDir},
-    download_batches::{self, BatchError, BatchView},
+    download_batches::{self, BatchView},
     download_stack,
     executor::{self, Executor, ExecutorConfig, Finish, RunMode},
     executor_lease,
-    http_fetch::{FetchError, HttpClient, HttpConfig},
-    library_search::{self, SearchError, ServerOutcome},
+    http_fetch::{HttpClient, HttpConfig},
+    library_search::{self, ServerOutcome},
     part_files::PartFiles,
     progress::ProgressSink,
     servers::{self, NewServer},
     store::Store,
-    Error, ErrorKind,
+    ErrorKind, Failure,
 };
 use serde_json::json;
 
@@ -52,51 +52,16 @@ fn code_for(kind: ErrorKind) -> u8 {
     }
 }
 
-impl From<Error> for CliError {
-    fn from(e: Error) -> Self {
-        CliError::new(code_for(e.kind()), e.to_string())
-    }
-}
-
-macro_rules! via_core_error {
-    ($($t:ty),*) => {$(
-        impl From<$t> for CliError {
-            fn from(e: $t) -> Self {
-                Error::from(e).into()
-            }
-        }
-    )*};
-}
-via_core_error!(
-    carrel_core::store::StoreError,
-    carrel_core::servers::ServerError,
-    carrel_core::books::BookError,
-    carrel_core::book_downloads::DownloadRequestError
-);
-
-impl From<CatalogError> for CliError {
-    fn from(e: CatalogError) -> Self {
-        let code = match &e {
-            CatalogError::Fetch(FetchError::Gone(_)) | CatalogError::BadFeedUrl(_) | CatalogError::NoSearch => 3,
-            CatalogError::Fetch(FetchError::Store(_)) | CatalogError::Store(_) => 5,
-            CatalogError::Other(e) => code_for(e.kind()),
-            _ => 4,
-        };
+/// Every core error becomes its one line and the exit code of its kind: the CLI decides
+/// nothing of its own about what a failure is.
+impl<E: Failure> From<E> for CliError {
+    fn from(e: E) -> Self {
+        let kind = e.kind();
         let mut message = e.to_string();
-        if e.kind() == ErrorKind::Certificate {
+        if kind == ErrorKind::Certificate {
             message.push_str("; a server you run yourself can be added with --trust-self-signed");
         }
-        CliError::new(code, message)
-    }
-}
-
-impl From<executor::ExecutorError> for CliError {
-    fn from(e: executor::ExecutorError) -> Self {
-        let code = match e.kind() {
-            ErrorKind::Storage => 5,
-            _ => 4,
-        };
-        CliError::new(code, e.to_string())
+        CliError::new(code_for(kind), message)
     }
 }
 
@@ -301,12 +266,6 @@ fn print_page(ctx: &Context, page: &CatalogPage) {
     }
 }
 
-impl From<SearchError> for CliError {
-    fn from(e: SearchError) -> Self {
-        CliError::new(code_for(e.kind()), e.to_string())
-    }
-}
-
 /// `search NAME QUERY`, `search --all QUERY`, `search --on-device QUERY`.
 async fn search(ctx: &Context, args: SearchArgs) -> CliResult {
     let everywhere = args.all || args.on_device;
@@ -369,15 +328,6 @@ fn print_server_answer(answer: &library_search::ServerAnswer) {
         }
         ServerOutcome::NoSearch => println!("{}: this catalog offers no search", answer.server_name),
         ServerOutcome::Failed { message, .. } => println!("{}: {message}", answer.server_name),
-    }
-}
-
-impl From<BatchError> for CliError {
-    fn from(e: BatchError) -> Self {
-        match e {
-            BatchError::Catalog(e) => e.into(),
-            e => CliError::new(code_for(e.kind()), e.to_string()),
-        }
     }
 }
 
@@ -613,6 +563,7 @@ fn path(ctx: &Context, book_id: i64, page: Option<i64>) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use carrel_core::{catalog::CatalogError, http_fetch::FetchError};
 
     #[test]
     fn a_refused_certificate_exits_with_the_server_code_and_says_what_to_do() {
@@ -625,5 +576,16 @@ mod tests {
         let away = CliError::from(CatalogError::Fetch(FetchError::Transient("cannot reach the server".into())));
         assert_eq!(away.code, 4);
         assert!(!away.message.contains("--trust-self-signed"));
+    }
+
+    #[test]
+    fn the_exit_code_is_the_kinds_whatever_the_error() {
+        // A feed address that is not one, and a catalog without search: the reader's input.
+        assert_eq!(CliError::from(CatalogError::BadFeedUrl("nope".into())).code, 2);
+        assert_eq!(CliError::from(CatalogError::NoSearch).code, 2);
+        // A server that says a feed is gone: the server's answer.
+        assert_eq!(CliError::from(CatalogError::Fetch(FetchError::Gone("410 Gone".into()))).code, 4);
+        assert_eq!(CliError::from(carrel_core::servers::ServerError::NotFound("x".into())).code, 3);
+        assert_eq!(CliError::from(carrel_core::store::StoreError::DiskFull).code, 5);
     }
 }

@@ -43,8 +43,8 @@ pub enum DownloadRequestError {
     Store(#[from] StoreError),
 }
 
-impl DownloadRequestError {
-    pub fn kind(&self) -> crate::ErrorKind {
+impl crate::Failure for DownloadRequestError {
+    fn kind(&self) -> crate::ErrorKind {
         use crate::ErrorKind;
         match self {
             DownloadRequestError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,

@@ -205,8 +205,8 @@ pub enum EpubPositionError {
     Store(#[from] StoreError),
 }
 
-impl EpubPositionError {
-    pub fn kind(&self) -> crate::ErrorKind {
+impl crate::Failure for EpubPositionError {
+    fn kind(&self) -> crate::ErrorKind {
         match self {
             EpubPositionError::UnknownBook(_) => crate::ErrorKind::NotFound,
             EpubPositionError::Invalid(_) => crate::ErrorKind::InvalidInput,

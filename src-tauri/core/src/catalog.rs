@@ -41,10 +41,10 @@ pub enum CatalogError {
     Other(#[from] crate::Error),
 }
 
-impl CatalogError {
+impl crate::Failure for CatalogError {
     /// The coarse kind front ends branch on: `auth` when the server wants credentials,
     /// `certificate` when its certificate was refused.
-    pub fn kind(&self) -> ErrorKind {
+    fn kind(&self) -> crate::ErrorKind {
         match self {
             CatalogError::Fetch(FetchError::Auth(_)) => ErrorKind::Auth,
             CatalogError::Fetch(FetchError::Certificate(_)) => ErrorKind::Certificate,

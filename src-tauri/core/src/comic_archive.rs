@@ -54,6 +54,17 @@ pub enum ArchiveError {
     Io(String),
 }
 
+impl crate::Failure for ArchiveError {
+    fn kind(&self) -> crate::ErrorKind {
+        match self {
+            ArchiveError::Io(_) => crate::ErrorKind::Storage,
+            ArchiveError::NoSuchPage { .. } => crate::ErrorKind::InvalidInput,
+            // What the server sent is not a comic this reader can show.
+            _ => crate::ErrorKind::Server,
+        }
+    }
+}
+
 /// How the archive is packed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

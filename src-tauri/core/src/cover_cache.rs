@@ -62,6 +62,13 @@ pub enum CoverError {
     Disk(#[from] io::Error),
 }
 
+impl crate::Failure for CoverError {
+    /// A lost lease, a task in another state or a disk that failed: this device's storage.
+    fn kind(&self) -> crate::ErrorKind {
+        crate::ErrorKind::Storage
+    }
+}
+
 /// The covers folder of a data dir.
 pub fn cache_dir(dir: &DataDir) -> PathBuf {
     dir.root().join("covers")

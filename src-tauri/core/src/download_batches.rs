@@ -48,8 +48,8 @@ pub enum BatchError {
     Other(#[from] crate::Error),
 }
 
-impl BatchError {
-    pub fn kind(&self) -> ErrorKind {
+impl crate::Failure for BatchError {
+    fn kind(&self) -> crate::ErrorKind {
         match self {
             BatchError::Catalog(e) => e.kind(),
             BatchError::NoBooks(_) => ErrorKind::InvalidInput,

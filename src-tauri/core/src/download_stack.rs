@@ -148,6 +148,13 @@ pub enum StackError {
     Store(#[from] StoreError),
 }
 
+impl crate::Failure for StackError {
+    /// A lost lease, a task in another state or a disk that failed: this device's storage.
+    fn kind(&self) -> crate::ErrorKind {
+        crate::ErrorKind::Storage
+    }
+}
+
 fn fenced(store: &Store, fence: &Fence, tx: &Transaction<'_>) -> Result<(), StackError> {
     fence.check(tx).map_err(|e| match e {
         FenceError::Lost(l) => StackError::LeaseLost(l),

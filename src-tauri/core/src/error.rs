@@ -1,5 +1,9 @@
-//! The crate-wide error: one variant per module error, plus a coarse [`ErrorKind`] that front
-//! ends branch on (the app's dialogs, the CLI's exit codes) without parsing messages.
+//! One error story for every module: each module's error implements [`Failure`] — its coarse
+//! [`ErrorKind`], which front ends branch on (the app's dialogs, the CLI's exit codes) without
+//! parsing messages, and the form field it is about, if any ([`ErrorField`]). The shell turns any
+//! `Failure` into its command error with one `From`; the CLI derives its exit code from the
+//! kind alone. [`Error`] gathers the errors of the library's records for functions that touch
+//! several of them.
 
 use serde::Serialize;
 
@@ -46,16 +50,82 @@ pub enum ErrorKind {
     Certificate,
 }
 
-impl Error {
-    pub fn kind(&self) -> ErrorKind {
+/// A form field an error is about, so a dialog can show the message beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorField {
+    Name,
+    Url,
+    Password,
+    MinIntervalMs,
+    BooksKept,
+}
+
+impl ErrorField {
+    pub fn as_str(self) -> &'static str {
         match self {
-            Error::Store(_) => ErrorKind::Storage,
+            ErrorField::Name => "name",
+            ErrorField::Url => "url",
+            ErrorField::Password => "password",
+            ErrorField::MinIntervalMs => "min_interval_ms",
+            ErrorField::BooksKept => "books_kept",
+        }
+    }
+}
+
+/// What every error of the core tells a front end besides its message.
+pub trait Failure: std::error::Error + Send + Sync + 'static {
+    /// What kind of failure it is.
+    fn kind(&self) -> ErrorKind;
+    /// The form field it is about, when it is about one.
+    fn field(&self) -> Option<ErrorField> {
+        None
+    }
+}
+
+impl Failure for Error {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Store(e) => e.kind(),
             Error::Server(e) => e.kind(),
-            Error::Credential(_) => ErrorKind::Storage,
-            Error::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
-            Error::Book(_) => ErrorKind::Storage,
+            Error::Credential(e) => e.kind(),
+            Error::Book(e) => e.kind(),
             Error::DownloadRequest(e) => e.kind(),
         }
+    }
+
+    fn field(&self) -> Option<ErrorField> {
+        match self {
+            Error::Server(e) => e.field(),
+            Error::Credential(e) => e.field(),
+            _ => None,
+        }
+    }
+}
+
+impl Failure for StoreError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Storage
+    }
+}
+
+impl Failure for BookError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            BookError::NotFound(_) => ErrorKind::NotFound,
+            BookError::Store(_) => ErrorKind::Storage,
+        }
+    }
+}
+
+impl Failure for CredentialError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Storage
+    }
+
+    fn field(&self) -> Option<ErrorField> {
+        Some(ErrorField::Password)
     }
 }
 

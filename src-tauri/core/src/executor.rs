@@ -106,8 +106,8 @@ pub enum ExecutorError {
     Storage(String),
 }
 
-impl ExecutorError {
-    pub fn kind(&self) -> crate::ErrorKind {
+impl crate::Failure for ExecutorError {
+    fn kind(&self) -> crate::ErrorKind {
         match self {
             ExecutorError::Store(_) | ExecutorError::Storage(_) => crate::ErrorKind::Storage,
             ExecutorError::Fetch(FetchError::Store(_)) => crate::ErrorKind::Storage,

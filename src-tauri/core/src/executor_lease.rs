@@ -34,6 +34,13 @@ pub enum LeaseError {
     Store(#[from] StoreError),
 }
 
+impl crate::Failure for LeaseError {
+    /// A lost lease, a task in another state or a disk that failed: this device's storage.
+    fn kind(&self) -> crate::ErrorKind {
+        crate::ErrorKind::Storage
+    }
+}
+
 /// Proof of holding the lease at a given epoch. Cheap to clone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fence {

@@ -74,6 +74,22 @@ pub enum FetchError {
     Store(#[from] StoreError),
 }
 
+impl crate::Failure for FetchError {
+    fn kind(&self) -> crate::ErrorKind {
+        use crate::ErrorKind;
+        match self {
+            FetchError::Auth(_) => ErrorKind::Auth,
+            FetchError::Certificate(_) => ErrorKind::Certificate,
+            FetchError::Store(_) => ErrorKind::Storage,
+            FetchError::Gone(_)
+            | FetchError::Transient(_)
+            | FetchError::RangeNotSatisfiable
+            | FetchError::TooLarge(_)
+            | FetchError::Oversized(_) => ErrorKind::Server,
+        }
+    }
+}
+
 /// A server as the fetcher needs it: where, who, how politely.
 #[derive(Clone)]
 pub struct ServerAccess {

@@ -111,7 +111,7 @@ pub mod settings;
 pub mod storage_usage;
 pub mod store;
 
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorField, ErrorKind, Failure};
 
 /// Opens the library of `dir` for a front end: the store with its schema up to date, then the
 /// upgrades that take more than SQL — merging the copies of one book remembered under several

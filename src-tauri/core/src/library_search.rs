@@ -23,7 +23,7 @@ use unicode_normalization::{char::is_combining_mark, UnicodeNormalization};
 use crate::book_downloads::BookState;
 use crate::book_view::{self, BookDetails};
 use crate::catalog::{CatalogClient, CatalogError, CatalogView};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Failure};
 use crate::servers;
 use crate::store::{Store, StoreError};
 
@@ -47,8 +47,8 @@ pub enum SearchError {
     Other(#[from] crate::Error),
 }
 
-impl SearchError {
-    pub fn kind(&self) -> ErrorKind {
+impl crate::Failure for SearchError {
+    fn kind(&self) -> crate::ErrorKind {
         match self {
             SearchError::EmptyQuery | SearchError::QueryTooLong => ErrorKind::InvalidInput,
             SearchError::Store(_) => ErrorKind::Storage,

@@ -69,6 +69,18 @@ pub enum PageError {
     Store(#[from] StoreError),
 }
 
+impl crate::Failure for PageError {
+    fn kind(&self) -> crate::ErrorKind {
+        use crate::ErrorKind;
+        match self {
+            PageError::UnknownBook(_) => ErrorKind::NotFound,
+            PageError::NotPaged(_) | PageError::OutOfRange { .. } => ErrorKind::InvalidInput,
+            PageError::OfflineNotDownloaded | PageError::Failed(_) => ErrorKind::Server,
+            PageError::Io(_) | PageError::TooLarge { .. } | PageError::Store(_) => ErrorKind::Storage,
+        }
+    }
+}
+
 impl From<BookError> for PageError {
     fn from(e: BookError) -> Self {
         match e {

@@ -67,8 +67,22 @@ pub enum DiscoveryError {
     Unreachable(String),
 }
 
+impl crate::Failure for DiscoveryError {
+    fn kind(&self) -> crate::ErrorKind {
+        match self {
+            DiscoveryError::InvalidAddress(_) => crate::ErrorKind::InvalidInput,
+            DiscoveryError::NoCatalog | DiscoveryError::Unreachable(_) => crate::ErrorKind::Server,
+        }
+    }
+
+    fn field(&self) -> Option<crate::ErrorField> {
+        Some(crate::ErrorField::Url)
+    }
+}
+
 impl DiscoveryError {
-    pub fn kind(&self) -> &'static str {
+    /// What went wrong, as a stable word (for scripts reading the CLI's JSON).
+    pub fn code(&self) -> &'static str {
         match self {
             DiscoveryError::InvalidAddress(_) => "invalid_address",
             DiscoveryError::NoCatalog => "no_catalog",
@@ -315,7 +329,7 @@ mod tests {
     async fn a_locked_catalog_is_found_with_the_password_and_not_without() {
         let f = fixture(fixture_server::Behavior { auth: Some("reader:pw".into()), ..Default::default() });
         let err = discover(&f.url("/opds"), None, None, false).await.unwrap_err();
-        assert_eq!(err.kind(), "no_catalog");
+        assert_eq!(err.code(), "no_catalog");
         let d = discover(&f.url("/opds"), Some("reader"), Some(&Secret::new("pw")), false).await.unwrap();
         assert_eq!(d.catalog_url, f.url("/opds"));
     }
@@ -324,6 +338,6 @@ mod tests {
     async fn a_dead_address_says_so() {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let err = discover(&format!("127.0.0.1:{port}"), None, None, false).await.unwrap_err();
-        assert_eq!(err.kind(), "unreachable");
+        assert_eq!(err.code(), "unreachable");
     }
 }

@@ -35,8 +35,8 @@ pub enum ServerError {
     Store(#[from] StoreError),
 }
 
-impl ServerError {
-    pub fn kind(&self) -> ErrorKind {
+impl crate::Failure for ServerError {
+    fn kind(&self) -> crate::ErrorKind {
         match self {
             ServerError::EmptyName | ServerError::NameTooLong | ServerError::InvalidUrl(_) | ServerError::InvalidInterval => {
                 ErrorKind::InvalidInput
@@ -44,6 +44,15 @@ impl ServerError {
             ServerError::DuplicateName(_) => ErrorKind::Conflict,
             ServerError::NotFound(_) => ErrorKind::NotFound,
             ServerError::Store(_) => ErrorKind::Storage,
+        }
+    }
+
+    fn field(&self) -> Option<crate::ErrorField> {
+        match self {
+            ServerError::EmptyName | ServerError::NameTooLong | ServerError::DuplicateName(_) => Some(crate::ErrorField::Name),
+            ServerError::InvalidUrl(_) => Some(crate::ErrorField::Url),
+            ServerError::InvalidInterval => Some(crate::ErrorField::MinIntervalMs),
+            ServerError::NotFound(_) | ServerError::Store(_) => None,
         }
     }
 }

@@ -125,19 +125,18 @@ pub enum SettingsError {
     Store(#[from] StoreError),
 }
 
-impl SettingsError {
-    /// The settings field the error is about, when it is about one.
-    pub fn field(&self) -> Option<&'static str> {
-        match self {
-            SettingsError::BooksKept => Some("books_kept"),
-            SettingsError::Store(_) => None,
-        }
-    }
-
-    pub fn kind(&self) -> crate::ErrorKind {
+impl crate::Failure for SettingsError {
+    fn kind(&self) -> crate::ErrorKind {
         match self {
             SettingsError::BooksKept => crate::ErrorKind::InvalidInput,
             SettingsError::Store(_) => crate::ErrorKind::Storage,
+        }
+    }
+
+    fn field(&self) -> Option<crate::ErrorField> {
+        match self {
+            SettingsError::BooksKept => Some(crate::ErrorField::BooksKept),
+            SettingsError::Store(_) => None,
         }
     }
 }
@@ -184,7 +183,7 @@ mod tests {
         );
         for bad in [-1, 51, i64::MAX] {
             let err = apply(&s, &Settings { books_kept: bad, ..defaults }).unwrap_err();
-            assert_eq!(err.field(), Some("books_kept"));
+            assert_eq!(crate::Failure::field(&err), Some(crate::ErrorField::BooksKept));
         }
         assert_eq!(load(&s).unwrap(), defaults, "a refused page saves nothing");
         let new = Settings { books_kept: 0, notifications: false, theme: Theme::Dark };

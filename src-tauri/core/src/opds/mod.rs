@@ -153,9 +153,9 @@ pub enum OpdsError {
     NoCatalogSearch,
 }
 
-impl OpdsError {
+impl crate::Failure for OpdsError {
     /// The coarse kind front ends branch on.
-    pub fn kind(&self) -> ErrorKind {
+    fn kind(&self) -> crate::ErrorKind {
         match self {
             OpdsError::PageOutOfRange { .. } => ErrorKind::InvalidInput,
             // The HTTP status (401, 403) tells an authentication failure apart; a web page alone
@@ -163,7 +163,9 @@ impl OpdsError {
             _ => ErrorKind::Server,
         }
     }
+}
 
+impl OpdsError {
     pub(crate) fn bad_url(href: &str, reason: impl std::fmt::Display) -> Self {
         let mut href = href.to_owned();
         if href.len() > 200 {

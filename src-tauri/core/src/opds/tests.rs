@@ -1,6 +1,7 @@
 //! Tests of the whole module on sample documents in `tests/feeds/`, written in the styles of
 //! the servers Carrel talks to, plus the malformed-input guarantees.
 
+use crate::Failure;
 use url::Url;
 
 use super::*;

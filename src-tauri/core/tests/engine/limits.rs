@@ -2,6 +2,7 @@
 //! download stops at a cap, fails with a reason a reader understands, and leaves no partial
 //! file behind; a book that cannot fit is refused before a byte is written.
 
+use carrel_core::Failure;
 use std::path::Path;
 use std::time::Duration;
 

@@ -1,6 +1,7 @@
 //! Catalog pages and covers kept for offline use, against a fixture server that is then
 //! stopped: what was seen stays browsable, marked offline; covers are fetched once.
 
+use carrel_core::Failure;
 use carrel_core::{
     book_downloads::BookState,
     books,

@@ -2,6 +2,7 @@
 //! for the test: refused (with an error that says so) unless the reader chose to trust that
 //! server, and the choice can be taken back.
 
+use carrel_core::Failure;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
