@@ -401,9 +401,6 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
 /// is sent a few seconds after the reader stops turning pages.
 #[tauri::command]
 pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
-    if page < 0 {
-        return Err(CommandError::new(ErrorKind::InvalidInput, format!("page {page} is not a page")));
-    }
     with_core(app, move |core| Ok(position_sync::record(&core.store, book_id, page)?)).await?;
     downloads::position_saved();
     Ok(())

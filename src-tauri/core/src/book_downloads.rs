@@ -35,6 +35,8 @@ pub enum DownloadRequestError {
     Book(#[from] BookError),
     #[error("page {page} does not exist: the book has {count} pages")]
     NoSuchPage { page: i64, count: i64 },
+    #[error("{0} is not a page number")]
+    NotAPage(i64),
     #[error("the server gives no way to download \"{0}\"")]
     NotDownloadable(String),
     #[error("cannot remove the files of book {book_id}: {reason}")]
@@ -48,7 +50,9 @@ impl crate::Failure for DownloadRequestError {
         use crate::ErrorKind;
         match self {
             DownloadRequestError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
-            DownloadRequestError::NoSuchPage { .. } | DownloadRequestError::NotDownloadable(_) => ErrorKind::InvalidInput,
+            DownloadRequestError::NoSuchPage { .. } | DownloadRequestError::NotAPage(_) | DownloadRequestError::NotDownloadable(_) => {
+                ErrorKind::InvalidInput
+            }
             _ => ErrorKind::Storage,
         }
     }

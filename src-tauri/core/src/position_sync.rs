@@ -24,6 +24,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use url::Url;
 
+use crate::book_downloads::DownloadRequestError;
 use crate::book_source;
 use crate::books::{self, Book, BookFormat};
 use crate::credentials::Credentials;
@@ -79,8 +80,13 @@ pub struct FlushReport {
 }
 
 /// Notes that the reader is at `page` (0-based) of the book now, and queues the position for
-/// the server when the book has a progression document — both in one transaction.
+/// the server when the book has a progression document — both in one transaction. A page that
+/// is not one of the book's (negative, or past its known count) changes nothing and is an
+/// invalid-input error, whichever front end sent it.
 pub fn record(store: &Store, book_id: i64, page: i64) -> Result<()> {
+    if page < 0 {
+        return Err(DownloadRequestError::NotAPage(page).into());
+    }
     store.write(|tx| {
         let now = books::mark_opened_in(store, tx, book_id, Some(page))?;
         let (has_target, count): (bool, Option<i64>) = tx
@@ -91,6 +97,10 @@ pub fn record(store: &Store, book_id: i64, page: i64) -> Result<()> {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(|e| store.sql_error(e))?;
+        if let Some(count) = count.filter(|&c| c > 0 && page >= c) {
+            // Rolled back with the transaction: the book keeps its position.
+            return Err(DownloadRequestError::NoSuchPage { page, count }.into());
+        }
         if !has_target {
             return Ok(());
         }

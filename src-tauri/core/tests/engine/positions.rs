@@ -86,6 +86,25 @@ async fn a_saved_position_reaches_the_servers_progression_document() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_is_not_the_books_is_refused_and_changes_nothing() {
+    use carrel_core::Failure;
+    let fixture = start(0);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+    position_sync::record(&env.store, book, 5).unwrap();
+    let count = books::get(&env.store, book).unwrap().page_count.unwrap();
+    for page in [-1, count, count + 100, i64::MIN] {
+        let err = position_sync::record(&env.store, book, page).unwrap_err();
+        assert_eq!(err.kind(), carrel_core::ErrorKind::InvalidInput, "{page}: {err}");
+    }
+    assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(5), "the position stays");
+    assert_eq!(position_sync::pending(&env.store).unwrap().len(), 1);
+    assert_eq!(position_sync::pending(&env.store).unwrap()[0].page, Some(5));
+    fixture.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_position_saved_offline_waits_in_the_outbox_until_the_server_is_back() {
     let fixture = start(0);
     let port = fixture.port();
