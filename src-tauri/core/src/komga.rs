@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use crate::position_sync::parse_rfc3339;
+use crate::timestamps::parse_rfc3339;
 
 /// The feed-level author name Komga writes into its OPDS feeds.
 const AUTHOR_NAME: &str = "Komga";

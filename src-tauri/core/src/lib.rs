@@ -7,6 +7,7 @@
 //! # Layout
 //! - [`clock`]: the injected notion of "now" (system or manual), used for every timestamp and
 //!   lease expiry so time-dependent rules are testable.
+//! - [`timestamps`]: RFC 3339 dates to and from unix milliseconds (impossible dates refused).
 //! - [`data_dir`]: where a Carrel installation keeps its data (`CARREL_DATA_DIR` or the platform
 //!   data dir) and the files inside it.
 //! - [`store`]: the SQLite database: opening, pragmas, compiled-in migrations, the single writer
@@ -110,6 +111,7 @@ pub mod servers;
 pub mod settings;
 pub mod storage_usage;
 pub mod store;
+pub mod timestamps;
 
 pub use error::{Error, ErrorField, ErrorKind, Failure};
 

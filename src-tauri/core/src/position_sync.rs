@@ -34,6 +34,7 @@ use crate::servers;
 use crate::store::Store;
 use crate::error::Result;
 use crate::komga;
+use crate::timestamps::{format_rfc3339, parse_rfc3339};
 use crate::store::StoreError;
 
 /// The media type of a progression document.
@@ -612,96 +613,9 @@ pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosi
     })
 }
 
-/// `2026-01-02T03:04:05.678Z` for unix milliseconds.
-pub fn format_rfc3339(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-/// Unix milliseconds of an RFC 3339 date-time (`Z` or a numeric offset, any fraction).
-pub fn parse_rfc3339(text: &str) -> Option<i64> {
-    let t = text.trim();
-    let num = |s: &str| -> Option<i64> {
-        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
-    };
-    let (date, time) = t.split_once(['T', 't', ' '])?;
-    let mut date_parts = date.split('-');
-    let (y, mo, d) = (num(date_parts.next()?)?, num(date_parts.next()?)?, num(date_parts.next()?)?);
-    if date_parts.next().is_some() || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let (clock, offset_ms) = if let Some(c) = time.strip_suffix(['Z', 'z']) {
-        (c, 0)
-    } else {
-        let at = time.rfind(['+', '-'])?;
-        let (c, off) = time.split_at(at);
-        let sign = if off.starts_with('-') { -1 } else { 1 };
-        let (oh, om) = off[1..].split_once(':')?;
-        (c, sign * (num(oh)? * 3600 + num(om)? * 60) * 1000)
-    };
-    let (hms, fraction) = match clock.split_once('.') {
-        Some((hms, f)) => (hms, f),
-        None => (clock, ""),
-    };
-    let mut parts = hms.split(':');
-    let (h, mi, s) = (num(parts.next()?)?, num(parts.next()?)?, num(parts.next()?)?);
-    if parts.next().is_some() || h > 23 || mi > 59 || s > 60 {
-        return None;
-    }
-    let millis = if fraction.is_empty() {
-        0
-    } else {
-        let digits: String = fraction.chars().chain("000".chars()).take(3).collect();
-        num(&digits)?
-    };
-    let days = days_from_civil(y, mo, d);
-    Some((days * 86_400 + h * 3600 + mi * 60 + s) * 1000 + millis - offset_ms)
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_round_trip_and_offsets_count() {
-        let ms = 1_763_700_000_123;
-        assert_eq!(parse_rfc3339(&format_rfc3339(ms)), Some(ms));
-        assert_eq!(format_rfc3339(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(parse_rfc3339("2024-02-29T12:00:00+02:00"), parse_rfc3339("2024-02-29T10:00:00Z"));
-        assert_eq!(parse_rfc3339("2024-02-29T10:00:00.5Z"), parse_rfc3339("2024-02-29T10:00:00Z").map(|m| m + 500));
-        assert_eq!(parse_rfc3339("yesterday"), None);
-        assert_eq!(parse_rfc3339("2024-13-01T00:00:00Z"), None);
-    }
 
     #[test]
     fn locators_give_pages() {

@@ -11,6 +11,7 @@ use carrel_core::{
     catalog::{CatalogClient, CatalogItem},
     http_fetch::{HttpClient, HttpConfig},
     position_sync::{self, FlushReport, PositionSource},
+    timestamps,
     servers::Server,
 };
 use fixture_server::{Config, RunningServer};
@@ -48,7 +49,7 @@ fn server_page(fixture: &RunningServer) -> Option<i64> {
 
 fn locator(modified_ms: i64, position: i64) -> serde_json::Value {
     json!({
-        "modified": position_sync::format_rfc3339(modified_ms),
+        "modified": timestamps::format_rfc3339(modified_ms),
         "device": { "id": "another-reader", "name": "Elsewhere" },
         "locator": { "locations": { "position": position, "totalProgression": 0.5 } }
     })
@@ -277,7 +278,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
     fixture.set_progression(
         3,
         Some(json!({
-            "modified": position_sync::format_rfc3339(env.store.now_ms() + 60_000),
+            "modified": timestamps::format_rfc3339(env.store.now_ms() + 60_000),
             "device": { "id": "another-reader", "name": "Elsewhere" },
             "locator": { "locations": { "totalProgression": 0.7, "fragments": ["epubcfi(/6/12!/4/2/1:0)"] } }
         })),
