@@ -47,125 +47,47 @@ impl Rng {
     }
 }
 
-/// Converts days since 1970-01-01 to a (year, month, day) civil date.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-struct Civil {
-    year: i64,
-    month: u32,
-    day: u32,
-    hour: u32,
-    minute: u32,
-    second: u32,
-    weekday: usize,
-}
-
-fn civil(unix: u64) -> Civil {
-    let days = (unix / 86_400) as i64;
-    let secs = unix % 86_400;
-    let (year, month, day) = civil_from_days(days);
-    Civil {
-        year,
-        month,
-        day,
-        hour: (secs / 3600) as u32,
-        minute: (secs / 60 % 60) as u32,
-        second: (secs % 60) as u32,
-        // 1970-01-01 was a Thursday.
-        weekday: ((days + 4).rem_euclid(7)) as usize,
-    }
+fn at(unix: u64) -> time::OffsetDateTime {
+    time::OffsetDateTime::from_unix_timestamp(i64::try_from(unix).unwrap_or(i64::MAX))
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
 }
 
 /// `2024-01-01T00:00:00Z`
 pub(crate) fn rfc3339(unix: u64) -> String {
-    let c = civil(unix);
+    let t = at(unix);
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        c.year, c.month, c.day, c.hour, c.minute, c.second
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
     )
 }
 
-/// Unix milliseconds of an RFC 3339 date-time (`Z` or a numeric offset, any fraction).
+/// Unix milliseconds of an RFC 3339 date-time (`Z` or a numeric offset, any fraction); `None`
+/// for anything else, an impossible date included.
 pub(crate) fn parse_rfc3339_ms(text: &str) -> Option<i64> {
-    let num = |s: &str| -> Option<i64> {
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        s.parse().ok()
-    };
-    let (date, time) = text.trim().split_once(['T', 't'])?;
-    let mut d = date.split('-');
-    let (y, m, day) = (num(d.next()?)?, num(d.next()?)?, num(d.next()?)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let (clock, offset) = match time.strip_suffix(['Z', 'z']) {
-        Some(c) => (c, 0),
-        None => {
-            let at = time.rfind(['+', '-'])?;
-            let (c, off) = time.split_at(at);
-            let (oh, om) = off[1..].split_once(':')?;
-            let sign = if off.starts_with('-') { -1 } else { 1 };
-            (c, sign * (num(oh)? * 3600 + num(om)? * 60) * 1000)
-        }
-    };
-    let (hms, fraction) = clock.split_once('.').unwrap_or((clock, ""));
-    let mut t = hms.split(':');
-    let (h, mi, s) = (num(t.next()?)?, num(t.next()?)?, num(t.next()?)?);
-    let millis = if fraction.is_empty() {
-        0
-    } else {
-        num(&fraction.chars().chain("000".chars()).take(3).collect::<String>())?
-    };
-    // Days from the civil date (proleptic Gregorian).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + day - 1;
-    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
-    Some((days * 86_400 + h * 3600 + mi * 60 + s) * 1000 + millis - offset)
+    let t = time::OffsetDateTime::parse(text.trim(), &time::format_description::well_known::Rfc3339).ok()?;
+    i64::try_from(t.unix_timestamp_nanos().div_euclid(1_000_000)).ok()
 }
 
 /// `Mon, 01 Jan 2024 00:00:00 GMT` (the IMF-fixdate form HTTP uses).
 pub(crate) fn http_date(unix: u64) -> String {
-    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let c = civil(unix);
-    format!(
-        "{}, {:02} {} {:04} {:02}:{:02}:{:02} GMT",
-        DAYS[c.weekday],
-        c.day,
-        MONTHS[(c.month - 1) as usize],
-        c.year,
-        c.hour,
-        c.minute,
-        c.second
-    )
+    httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix))
 }
 
 /// (year, month, day, hour, minute, second) for zip timestamps.
 pub(crate) fn ymdhms(unix: u64) -> (u16, u8, u8, u8, u8, u8) {
-    let c = civil(unix);
+    let t = at(unix);
     (
-        c.year.clamp(1980, 2107) as u16,
-        c.month as u8,
-        c.day as u8,
-        c.hour as u8,
-        c.minute as u8,
-        c.second as u8,
+        t.year().clamp(1980, 2107) as u16,
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
     )
 }
 
@@ -192,59 +114,20 @@ pub(crate) fn xml_escape(s: &str) -> String {
     out
 }
 
-fn hex_value(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
+/// Decodes one `application/x-www-form-urlencoded` component (`+` is a space); invalid UTF-8
+/// is replaced.
+pub(crate) fn percent_decode(s: &str) -> String {
+    let spaced = s.replace('+', " ");
+    percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy().into_owned()
 }
 
-/// Decodes one `application/x-www-form-urlencoded` component (`+` is a space). Invalid escapes
-/// are kept as they are; invalid UTF-8 is replaced.
-pub(crate) fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b'%' if i + 2 < bytes.len() => {
-                match (hex_value(bytes[i + 1]), hex_value(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h * 16 + l);
-                        i += 3;
-                    }
-                    _ => {
-                        out.push(b'%');
-                        i += 1;
-                    }
-                }
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
+/// Everything but the unreserved characters of RFC 3986 (letters, digits, `-._~`).
+const RESERVED: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
 /// Percent-encodes everything but unreserved characters.
 pub(crate) fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, RESERVED).to_string()
 }
 
 /// The decoded value of the first query parameter called `name`.
@@ -285,5 +168,15 @@ mod tests {
         assert_eq!(query_param(Some("q=%zz%4"), "q").as_deref(), Some("%zz%4"));
         assert_eq!(query_param(None, "q"), None);
         assert_eq!(percent_encode("café & co"), "caf%C3%A9%20%26%20co");
+        // An escape at the very end is an escape.
+        assert_eq!(query_param(Some("q=a%41"), "q").as_deref(), Some("aA"));
+    }
+
+    #[test]
+    fn impossible_dates_are_refused() {
+        assert_eq!(parse_rfc3339_ms("2026-02-31T00:00:00Z"), None);
+        assert_eq!(parse_rfc3339_ms("2026-01-01T24:00:00Z"), None);
+        assert_eq!(parse_rfc3339_ms("2024-02-29T12:00:00+02:00"), Some(1_709_200_800_000));
+        assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00.250Z"), Some(250));
     }
 }

@@ -918,7 +918,7 @@ fn a_server_that_wants_a_password_prompts_for_it() {
         "carrel-e2e: looked for the password in {} log lines ({debug_lines} at debug level)",
         log.lines().count()
     );
-    let basic = base64_of(&format!("{USER}:{PASSWORD}"));
+    let basic = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, format!("{USER}:{PASSWORD}"));
     for needle in [PASSWORD, basic.as_str()] {
         assert!(
             !log.contains(needle),
@@ -946,29 +946,6 @@ fn a_server_that_wants_a_password_prompts_for_it() {
         secrets.is_file() && data::mode(&secrets) == 0o600,
         "the password is not kept in a private secrets.json"
     );
-}
-
-/// Standard base64 with padding, as in an `Authorization: Basic` header.
-fn base64_of(text: &str) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let bytes = text.as_bytes();
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[test]
