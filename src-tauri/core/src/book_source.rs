@@ -249,6 +249,7 @@ pub fn save_position(store: &Store, book_id: i64, cfi: &str, fraction: f64) -> R
             params![book_id, cfi, fraction, now],
         )
         .map_err(|e| store.sql_error(e))?;
+        crate::kosync::queue_in(store, tx, book_id, now)?;
         // Sent to the server's progression document too (Komga's read progress takes pages only).
         if book.progression_url.is_some() {
             crate::position_sync::queue_in(store, tx, book_id, None, Some(fraction), Some(cfi), now)?;

@@ -179,6 +179,11 @@ impl Credentials {
     pub fn server_account(&self, server_id: i64) -> String {
         format!("{}:server:{server_id}", self.install_id)
     }
+
+    /// The account under which the KOReader sync key is kept.
+    pub fn kosync_account(&self) -> String {
+        format!("{}:kosync", self.install_id)
+    }
 }
 
 /// The data dir's installation id, made (randomly) the first time it is asked for, under the

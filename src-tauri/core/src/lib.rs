@@ -61,6 +61,8 @@
 //! - [`storage_usage`]: bytes used on the device, per server.
 //! - [`position_sync`]: reading positions queued for the server (`position_outbox`) and sent to
 //!   its OPDS progression documents; the server's newer position when a book is opened.
+//! - [`kosync`]: KOReader sync — positions of books kept as files shared with KOReader devices
+//!   and the servers that speak its protocol (document id, outbox, newer-wins).
 //! - [`download_limits`]: what a whole-file download may take — the largest book, the
 //!   catalog's declared length plus slack, the free space of the data dir's filesystem.
 //! - [`executor`]: the one consumer of the stack: lease, heartbeat, failure policy, backoff,
@@ -98,6 +100,7 @@ pub mod executor;
 pub mod executor_lease;
 pub mod http_fetch;
 pub mod komga;
+pub mod kosync;
 pub mod library_search;
 pub mod opds;
 pub mod page_source;

@@ -53,6 +53,8 @@ pub enum PositionSource {
     PageStream,
     /// Komga's read-progress API.
     ReadProgress,
+    /// A KOReader sync server (another device's position for the stored file).
+    Kosync,
 }
 
 /// A reading position the server holds.
@@ -78,6 +80,8 @@ pub struct FlushReport {
     pub server_newer: u32,
     /// Positions kept for later (the server could not be reached or refused).
     pub failed: u32,
+    /// What was sent to the KOReader sync server, when one is set up.
+    pub kosync: crate::kosync::KosyncReport,
 }
 
 /// Notes that the reader is at `page` (0-based) of the book now, and queues the position for
@@ -102,6 +106,7 @@ pub fn record(store: &Store, book_id: i64, page: i64) -> Result<()> {
             // Rolled back with the transaction: the book keeps its position.
             return Err(DownloadRequestError::NoSuchPage { page, count }.into());
         }
+        crate::kosync::queue_in(store, tx, book_id, now)?;
         if !has_target {
             return Ok(());
         }
@@ -228,6 +233,16 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
                 report.failed += 1;
             }
         }
+    }
+    // The KOReader sync server, when one is set up: its failures wait in its own queue and never
+    // hold the library's positions back.
+    match crate::kosync::KosyncClient::shared() {
+        Ok(client) => match crate::kosync::flush(store, credentials, client).await {
+            Ok(sent) => report.kosync = sent,
+            Err(crate::kosync::KosyncError::Store(e)) => return Err(e.into()),
+            Err(e) => tracing::info!(cause = %e, "reading positions wait for the KOReader sync server"),
+        },
+        Err(e) => tracing::info!(cause = %e, "no client for the KOReader sync server"),
     }
     Ok(report)
 }
@@ -417,6 +432,29 @@ pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials,
             }
         }
         None => page_stream_position(store, &book)?,
+    };
+    // Another device's position on the KOReader sync server competes: the newer one wins.
+    let kosync = match crate::kosync::KosyncClient::shared() {
+        Ok(client) => match crate::kosync::newest(store, credentials, client, &book).await {
+            Ok(found) => found,
+            Err(crate::kosync::KosyncError::Store(e)) => return Err(e.into()),
+            Err(e) => {
+                tracing::info!(book = book_id, cause = %e, "the KOReader sync position is not available");
+                None
+            }
+        },
+        Err(_) => None,
+    };
+    let theirs = match (theirs, kosync) {
+        (Some(library), Some(k)) if library.modified_ms >= k.modified_ms => Some(library),
+        (_, Some(k)) => Some(ServerPosition {
+            page: k.page.unwrap_or(0),
+            progression: Some(k.percentage),
+            cfi: k.cfi,
+            modified_ms: k.modified_ms,
+            source: PositionSource::Kosync,
+        }),
+        (library, None) => library,
     };
     let elsewhere = |t: &ServerPosition| match (&epub, book.format) {
         (Some(here), _) => match (&t.cfi, t.progression) {

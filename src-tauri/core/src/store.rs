@@ -31,6 +31,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0011_echo_and_server_tasks", include_str!("../migrations/0011_echo_and_server_tasks.sql")),
     ("0013_book_identity", include_str!("../migrations/0013_book_identity.sql")),
     ("0014_download_batches", include_str!("../migrations/0014_download_batches.sql")),
+    ("0015_kosync", include_str!("../migrations/0015_kosync.sql")),
 ];
 
 /// The schema version this build writes.

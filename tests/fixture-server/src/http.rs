@@ -305,7 +305,7 @@ pub(crate) struct Reply {
 }
 
 impl Reply {
-    fn new(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Reply {
+    pub(crate) fn new(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Reply {
         let mut r = Reply {
             status,
             headers: Vec::new(),
@@ -319,7 +319,7 @@ impl Reply {
         Reply::new(status, "text/plain; charset=utf-8", format!("{text}\n"))
     }
 
-    fn json(status: StatusCode, value: &impl serde::Serialize) -> Reply {
+    pub(crate) fn json(status: StatusCode, value: &impl serde::Serialize) -> Reply {
         let body = serde_json::to_vec_pretty(value).unwrap_or_else(|_| b"{}".to_vec());
         Reply::new(status, "application/json", body)
     }
@@ -390,6 +390,10 @@ async fn handle(
         .map(|pq| pq.as_str().to_string())
         .unwrap_or(path);
     let guard = InFlight::begin(state.clone(), client_id(req.headers()), url.clone());
+    // A KOReader sync server beside the library, with its own sign-in (see `kosync`).
+    if path_is_kosync(&url) {
+        return crate::kosync::handle(&state, req).await.into_response(BodyPlan::clean(), Some(guard), Some(reset));
+    }
     let plan = state.plan(&url);
     if !plan.latency.is_zero() {
         tokio::time::sleep(plan.latency).await;
@@ -420,6 +424,10 @@ async fn handle(
         }
     };
     reply.into_response(plan.body, Some(guard), Some(reset))
+}
+
+fn path_is_kosync(url: &str) -> bool {
+    url == "/kosync" || url.starts_with("/kosync/")
 }
 
 /// `Ok` with a new session id to hand out (session mode, after a good password), `Ok(None)` to

@@ -25,6 +25,7 @@ use tokio::sync::oneshot;
 mod content;
 mod feeds;
 mod http;
+mod kosync;
 mod length_lies;
 mod png;
 mod sessions;
@@ -209,6 +210,9 @@ pub struct Behavior {
     pub sessions: bool,
     /// With `sessions`: a session expires after answering this many requests.
     pub session_max_uses: Option<u32>,
+    /// Serve a KOReader sync (KOSync) server under `/kosync` for this user and key (the key as
+    /// KOReader sends it: the MD5 of the password, in hex).
+    pub kosync_user: Option<(String, String)>,
     /// The web home page (`/`) does not link to the catalog: it is found only at `/opds`.
     pub home_without_catalog_link: bool,
 }
@@ -229,6 +233,7 @@ impl Default for Behavior {
             sessions: false,
             session_max_uses: None,
             home_without_catalog_link: false,
+            kosync_user: None,
         }
     }
 }
@@ -522,6 +527,11 @@ impl RunningServer {
     /// A book's stored OPDS progression document (what `GET /books/ID/progression` answers).
     pub fn progression(&self, id: u32) -> Option<serde_json::Value> {
         self.state.progression(id)
+    }
+
+    /// What the KOSync server holds for `user` and `document` (with its `timestamp`).
+    pub fn kosync_progress(&self, user: &str, document: &str) -> Option<serde_json::Value> {
+        crate::state::lock(&self.state.kosync).get(&(user.to_string(), document.to_string())).cloned()
     }
 
     /// Stores (or clears) a book's progression document as if a client had sent it.

@@ -94,6 +94,8 @@ pub(crate) struct State {
     books: Mutex<Books>,
     accounting: Mutex<Accounting>,
     pub(crate) sessions: crate::sessions::Sessions,
+    /// The KOSync server's reading positions, by user and document id.
+    pub(crate) kosync: Mutex<HashMap<(String, String), serde_json::Value>>,
     pub(crate) length_lies: crate::length_lies::LengthLies,
 }
 
@@ -154,6 +156,7 @@ impl State {
                 cache: HashMap::new(),
             }),
             sessions: crate::sessions::Sessions::default(),
+            kosync: Mutex::new(HashMap::new()),
             accounting: Mutex::new(Accounting::default()),
             length_lies: Default::default(),
         }

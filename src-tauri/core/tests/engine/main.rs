@@ -32,6 +32,7 @@ mod support;
 mod archives;
 mod batches;
 mod identity;
+mod kosync;
 mod epub;
 mod executor;
 mod library;
