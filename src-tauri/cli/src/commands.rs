@@ -25,7 +25,7 @@ use carrel_core::{
 };
 use serde_json::json;
 
-use crate::{sync_progress::TerminalProgress, BatchCommand, Cli, Command, SearchArgs, ServerCommand, StoreArgs, SyncArgs};
+use crate::{sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, SearchArgs, ServerCommand, StoreArgs, SyncArgs};
 
 /// A failure: its exit code and its one line.
 #[derive(Debug)]
@@ -107,6 +107,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Search(args) => search(&ctx, args).await,
         Command::Store(args) => store(&ctx, args).await,
         Command::Batch(cmd) => batch(&ctx, cmd),
+        Command::Kosync(cmd) => kosync_command(&ctx, cmd).await,
         Command::Open { book_id, page } => {
             let index = page.map(|p| p - 1);
             if index.is_some_and(|i| i < 0) {
@@ -375,6 +376,65 @@ async fn store(ctx: &Context, args: StoreArgs) -> CliResult {
             made.already_stored,
             if made.not_downloadable > 0 { format!(", {} cannot be downloaded", made.not_downloadable) } else { String::new() }
         );
+    }
+    Ok(())
+}
+
+/// `kosync login|show|push|logout`.
+async fn kosync_command(ctx: &Context, cmd: KosyncCommand) -> CliResult {
+    use carrel_core::kosync::{self, KosyncClient};
+    match cmd {
+        KosyncCommand::Login { url, username } => {
+            let mut password = String::new();
+            std::io::stdin()
+                .read_to_string(&mut password)
+                .map_err(|e| CliError::new(2, format!("cannot read the password from standard input: {e}")))?;
+            let password = Secret::new(password.trim_end_matches(['\n', '\r']));
+            let account = kosync::sign_in(&ctx.store, &ctx.credentials, &KosyncClient::new()?, &url, &username, &password).await?;
+            if ctx.json {
+                print_json(json!({ "url": account.url, "username": account.username, "device_id": account.device_id }));
+            } else {
+                println!("signed in to {} as {}", account.url, account.username);
+            }
+        }
+        KosyncCommand::Show => {
+            let account = kosync::account(&ctx.store)?;
+            let pending = kosync::pending(&ctx.store)?;
+            if ctx.json {
+                let waiting: Vec<_> = pending
+                    .iter()
+                    .map(|(book, attempts, error)| json!({ "book_id": book, "attempts": attempts, "last_error": error }))
+                    .collect();
+                print_json(json!({ "account": account, "waiting": waiting }));
+            } else {
+                match &account {
+                    Some(a) => println!("{} as {} (device {})", a.url, a.username, a.device_id),
+                    None => println!("no KOReader sync account"),
+                }
+                for (book, attempts, error) in &pending {
+                    println!("  book {book} waits{}", error.as_deref().map(|e| format!(" ({attempts} tries: {e})")).unwrap_or_default());
+                }
+            }
+        }
+        KosyncCommand::Push => {
+            let report = kosync::flush(&ctx.store, &ctx.credentials, &KosyncClient::new()?).await?;
+            if ctx.json {
+                print_json(json!(report));
+            } else {
+                println!("{} sent, {} waiting", report.sent, report.failed);
+            }
+            if report.failed > 0 {
+                return Err(CliError::new(4, "some positions could not be sent; they wait for the next try"));
+            }
+        }
+        KosyncCommand::Logout => {
+            kosync::sign_out(&ctx.store, &ctx.credentials)?;
+            if ctx.json {
+                print_json(json!({ "signed_out": true }));
+            } else {
+                println!("signed out of KOReader sync");
+            }
+        }
     }
     Ok(())
 }

@@ -59,6 +59,10 @@ enum Command {
     Sync(SyncArgs),
     /// The executor lease, the stack in the order it will run, and each book's state.
     Status,
+    /// KOReader sync: share reading positions of books kept as files with KOReader devices and
+    /// any KOSync server (sign in, show, send now, sign out).
+    #[command(subcommand)]
+    Kosync(KosyncCommand),
     /// The local file of a stored book or page.
     Path {
         book_id: i64,
@@ -130,6 +134,23 @@ enum BatchCommand {
     Cancel { id: i64 },
     /// Its waiting books first.
     Top { id: i64 },
+}
+
+#[derive(Debug, Subcommand)]
+enum KosyncCommand {
+    /// Sign in to a KOSync server (checked before it is kept); the password is read from
+    /// standard input.
+    Login {
+        url: String,
+        #[arg(long)]
+        username: String,
+    },
+    /// The account and the positions waiting to be sent.
+    Show,
+    /// Send the waiting positions now.
+    Push,
+    /// Forget the account; nothing more is sent.
+    Logout,
 }
 
 #[derive(Debug, Args)]

@@ -496,3 +496,46 @@ fn a_server_added_by_its_plain_address_is_saved_with_its_catalog_and_says_what_w
     let list = cli.json(&["server", "list"]);
     assert_eq!(list[0]["url"], server.url("/opds"), "{list}");
 }
+
+#[test]
+fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out() {
+    let server = fixture(Config {
+        books: 1,
+        behavior: fixture_server::Behavior {
+            // md5("pass-phrase-42"), as KOReader would send it.
+            kosync_user: Some(("reader".into(), "48936158b437f3e9796257c86a5cdd6c".into())),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let login = |password: &str| {
+        use std::io::Write;
+        let mut child = cli
+            .command(&["kosync", "login", &server.url("/kosync"), "--username", "reader"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(password.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let refused = login("wrong\n");
+    assert_eq!(code(&refused), 4, "{}", String::from_utf8_lossy(&refused.stderr));
+    assert_eq!(cli.json(&["kosync", "show"])["account"], Value::Null);
+    let accepted = login("pass-phrase-42\n");
+    assert!(accepted.status.success(), "{}", String::from_utf8_lossy(&accepted.stderr));
+    let shown = cli.json(&["kosync", "show"]);
+    assert_eq!(shown["account"]["username"], "reader");
+    assert_eq!(shown["waiting"].as_array().map(Vec::len), Some(0));
+    for entry in std::fs::read_dir(&cli.data).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap().to_string_lossy().starts_with("carrel.db") {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(!bytes.windows(32).any(|w| w == b"48936158b437f3e9796257c86a5cdd6c"), "the key in {path:?}");
+        }
+    }
+    cli.ok(&["kosync", "logout"]);
+    assert_eq!(cli.json(&["kosync", "show"])["account"], Value::Null);
+}
