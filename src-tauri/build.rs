@@ -48,6 +48,9 @@ const COMMANDS: &[&str] = &[
     "cancel_batch",
     "open_comic",
     "record_pdf_pages",
+    "kosync_account",
+    "kosync_sign_in",
+    "kosync_sign_out",
     "open_in_another_app",
 ];
 

@@ -346,6 +346,44 @@ pub async fn record_pdf_pages(app: AppHandle, book_id: i64, pages: i64) -> Comma
     .await
 }
 
+/// The KOReader sync account, if one is set up (its key never leaves the credential store).
+#[tauri::command]
+pub async fn kosync_account(app: AppHandle) -> CommandResult<Option<KosyncAccountView>> {
+    with_core(app, |core| Ok(carrel_core::kosync::account(&core.store)?.map(KosyncAccountView::from))).await
+}
+
+/// What the window is told of the KOReader sync account.
+#[derive(Debug, Clone, Serialize)]
+pub struct KosyncAccountView {
+    pub url: String,
+    pub username: String,
+}
+
+impl From<carrel_core::kosync::KosyncAccount> for KosyncAccountView {
+    fn from(a: carrel_core::kosync::KosyncAccount) -> Self {
+        KosyncAccountView { url: a.url, username: a.username }
+    }
+}
+
+/// Signs in to a KOReader sync server: the user and password are checked with it first, then
+/// kept (the key in the credential store).
+#[tauri::command]
+pub async fn kosync_sign_in(app: AppHandle, url: String, username: String, password: String) -> CommandResult<KosyncAccountView> {
+    contained(async move {
+        let (store, credentials) = handles(&app)?;
+        let client = carrel_core::kosync::KosyncClient::shared()?;
+        let account = carrel_core::kosync::sign_in(&store, &credentials, client, &url, &username, &Secret::new(password)).await?;
+        Ok(account.into())
+    })
+    .await
+}
+
+/// Forgets the KOReader sync account and its key.
+#[tauri::command]
+pub async fn kosync_sign_out(app: AppHandle) -> CommandResult<()> {
+    with_core(app, |core| Ok(carrel_core::kosync::sign_out(&core.store, &core.credentials)?)).await
+}
+
 /// Hands a book's stored file to the system's default application for its kind (a format
 /// Carrel does not show: MOBI, AZW3, DJVU, …). The file is downloaded first when it is not on
 /// the device (waited for at most [`OPEN_ELSEWHERE_WAIT`]). The window names a book, never a

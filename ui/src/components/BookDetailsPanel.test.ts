@@ -10,7 +10,6 @@ import { lastChannel } from '../test/tauri';
 import { resetStores } from '../test/stores';
 import { downloads } from '../lib/stores/downloads.svelte';
 import { dialogs } from '../lib/stores/dialogs.svelte';
-import { toasts } from '../lib/stores/toasts.svelte';
 import { reader } from '../lib/stores/reader.svelte';
 import { router } from '../lib/stores/router.svelte';
 import { invoke } from '@tauri-apps/api/core';

@@ -13,7 +13,7 @@ import { Channel, convertFileSrc, invoke, type InvokeArgs } from '@tauri-apps/ap
 export type CommandErrorKind = 'invalid_input' | 'not_found' | 'conflict' | 'storage' | 'server' | 'auth' | 'certificate';
 
 /** A form field a {@link CommandError} is about. */
-export type CommandErrorField = 'name' | 'url' | 'password' | 'min_interval_ms';
+export type CommandErrorField = 'name' | 'url' | 'password' | 'min_interval_ms' | 'books_kept';
 
 /** A failed command, as the Rust side reports it. */
 export interface CommandError {
@@ -612,6 +612,27 @@ export interface ArchiveComic {
  */
 export function openComic(bookId: number): Promise<ArchiveComic> {
   return call<ArchiveComic>('open_comic', { bookId });
+}
+
+/** The KOReader sync account (its key stays in the credential store). */
+export interface KosyncAccount {
+  url: string;
+  username: string;
+}
+
+/** The KOReader sync account, or null when none is set up. */
+export function kosyncAccount(): Promise<KosyncAccount | null> {
+  return call<KosyncAccount | null>('kosync_account');
+}
+
+/** Signs in to a KOReader sync server (checked with it before it is kept). */
+export function kosyncSignIn(url: string, username: string, password: string): Promise<KosyncAccount> {
+  return call<KosyncAccount>('kosync_sign_in', { url, username, password });
+}
+
+/** Forgets the KOReader sync account. */
+export function kosyncSignOut(): Promise<void> {
+  return call<void>('kosync_sign_out');
 }
 
 /** Records how many pages a whole-file PDF has, as the PDF reader counted them. */

@@ -23,6 +23,7 @@ describe('SettingsView', () => {
     backend({
       get_settings: () => saved,
       set_settings: ({ settings }) => (saved = settings as Settings),
+      kosync_account: null,
       storage_usage: {
         total_bytes: 1_530_000_000,
         per_server: [
