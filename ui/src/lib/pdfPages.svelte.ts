@@ -2,8 +2,11 @@
  * A whole-file PDF's pages as pictures for the page reader, so a PDF reads with everything the
  * comic reader has (fits, spreads, the strip, zoom, keys, the slider, positions saved and
  * synced as pages). The file comes by book id from the app's `carrel-book` protocol; pdf.js
- * parses it in its worker and draws each page once, into a canvas the size the screen needs,
- * kept as a `blob:` address. The pages nearest the one read are kept, the farthest dropped.
+ * parses it in its worker and draws each page into a canvas the size the reader shows it at (the
+ * fit, the layout, the zoom and the window, in device pixels: a page fitted to the screen is
+ * drawn at that size, not larger), kept as a `blob:` address; a page shown larger than it was
+ * drawn (zoomed in, a wider window) is drawn again, sharper. The pages nearest the one read are
+ * kept, the farthest dropped.
  *
  * The PDF is untrusted, so pdf.js runs locked down: no script in the file ever runs (pdf.js
  * runs none without its scripting sandbox, which is not loaded, and XFA forms are off); nothing
@@ -32,11 +35,25 @@ export interface OutlineItem {
   depth: number;
 }
 
-/** The scale that draws a page `width`×`height` (PDF points) `longest` pixels on its long side, within the limits. */
-export function drawScale(width: number, height: number, longest: number): number {
+/** The box (device pixels) a page is shown in; a side may be unbounded (`Infinity`). */
+export interface Box {
+  width: number;
+  height: number;
+}
+
+/** A picture drawn at least this much smaller than needed is drawn again. */
+export const REDRAW_BELOW = 0.8;
+
+/**
+ * The scale that draws a page `width`×`height` (PDF points) to fit `box`, within the limits
+ * (unbounded both ways: 96 pixels an inch, as the page's own size).
+ */
+export function drawScale(width: number, height: number, box: Box): number {
   if (!(width > 0) || !(height > 0)) return 1;
-  const side = Math.min(MAX_SIDE, Math.max(256, longest));
-  let scale = side / Math.max(width, height);
+  let scale = Math.min(box.width / width, box.height / height);
+  if (!Number.isFinite(scale) || scale <= 0) scale = 96 / 72;
+  scale = Math.max(scale, 128 / Math.max(width, height));
+  scale = Math.min(scale, MAX_SIDE / Math.max(width, height));
   const pixels = width * height * scale * scale;
   if (pixels > MAX_PIXELS) scale *= Math.sqrt(MAX_PIXELS / pixels);
   return scale;
@@ -59,6 +76,11 @@ export class PdfPages {
   readonly pageCount: number;
 
   #doc: PDFDocumentProxy;
+  /** The box pages are shown in now. */
+  #box: Box = { width: 1600, height: 1600 };
+  /** Each page's size in points, once known, and the scale its kept picture was drawn at. */
+  #sizes = new Map<number, { width: number; height: number }>();
+  #drawnAt = new Map<number, number>();
   /** The pages asked for and not drawn yet. */
   #wanted = new Set<number>();
   #drawing = false;
@@ -90,13 +112,28 @@ export class PdfPages {
    */
   url(index: number): string | null {
     const url = this.urls[index];
-    if (url !== undefined) return url;
+    if (url !== undefined) {
+      // Shown larger than it was drawn: drawn again, the old picture shown meanwhile.
+      const size = this.#sizes.get(index);
+      const drawn = this.#drawnAt.get(index);
+      if (size && drawn && drawn < REDRAW_BELOW * drawScale(size.width, size.height, this.#box)) this.#want(index);
+      return url;
+    }
+    this.#want(index);
+    return null;
+  }
+
+  #want(index: number): void {
     if (index >= 0 && index < this.pageCount && this.failures[index] === undefined && !this.#wanted.has(index)) {
       this.#wanted.add(index);
       // Drawn after the current update: never state changed while the window reads it.
       queueMicrotask(() => void this.#drawNext());
     }
-    return null;
+  }
+
+  /** The box (device pixels) pages are shown in now: the reader's fit, layout, zoom and window. */
+  showIn(box: Box): void {
+    this.#box = box;
   }
 
   /** The page read now: pages nearest it are drawn first and kept longest. */
@@ -162,11 +199,12 @@ export class PdfPages {
         const index = [...this.#wanted].reduce((a, b) => (Math.abs(b - this.#focus) < Math.abs(a - this.#focus) ? b : a));
         this.#wanted.delete(index);
         try {
-          const url = await this.#draw(index);
+          const { url, scale } = await this.#draw(index);
           if (this.#destroyed) {
             URL.revokeObjectURL(url);
             return;
           }
+          this.#drawnAt.set(index, scale);
           this.#keep(index, url);
         } catch (reason) {
           if (this.#destroyed) return;
@@ -179,6 +217,7 @@ export class PdfPages {
   }
 
   #keep(index: number, url: string): void {
+    const before = this.urls[index];
     const urls = { ...this.urls, [index]: url };
     const kept = Object.keys(urls).map(Number);
     if (kept.length > KEPT_PAGES) {
@@ -186,17 +225,21 @@ export class PdfPages {
       if (drop !== null && drop !== index) {
         URL.revokeObjectURL(urls[drop]);
         delete urls[drop];
+        this.#drawnAt.delete(drop);
       }
     }
     this.urls = urls;
+    // The picture it replaces goes once the new one is in place.
+    if (before !== undefined && before !== url) setTimeout(() => URL.revokeObjectURL(before), 1000);
   }
 
-  async #draw(index: number): Promise<string> {
+  async #draw(index: number): Promise<{ url: string; scale: number }> {
     const page = await this.#doc.getPage(index + 1);
     try {
       const base = page.getViewport({ scale: 1 });
-      const longest = Math.max(window.screen.width, window.screen.height, 1200) * Math.max(1, window.devicePixelRatio || 1);
-      const viewport = page.getViewport({ scale: drawScale(base.width, base.height, longest) });
+      this.#sizes.set(index, { width: base.width, height: base.height });
+      const scale = drawScale(base.width, base.height, this.#box);
+      const viewport = page.getViewport({ scale });
       const canvas = document.createElement('canvas');
       canvas.width = Math.max(1, Math.floor(viewport.width));
       canvas.height = Math.max(1, Math.floor(viewport.height));
@@ -208,7 +251,7 @@ export class PdfPages {
       canvas.width = 0;
       canvas.height = 0;
       if (blob === null) throw new Error('the page could not be turned into a picture');
-      return URL.createObjectURL(blob);
+      return { url: URL.createObjectURL(blob), scale };
     } finally {
       page.cleanup();
     }

@@ -216,7 +216,30 @@ class ReaderState {
 
   urlOf(index: number): string | null {
     if (this.bookId === null) return null;
-    return this.pdf !== null ? this.pdf.url(index) : pageUrl(this.bookId, index);
+    if (this.pdf === null) return pageUrl(this.bookId, index);
+    this.pdf.showIn(this.#pdfBox());
+    return this.pdf.url(index);
+  }
+
+  /**
+   * The box (device pixels) one page of a PDF is shown in: the window as the fit and the layout
+   * share it, times the zoom — so a page is drawn no larger than it is shown.
+   */
+  #pdfBox(): { width: number; height: number } {
+    const dpr = Math.max(1, window.devicePixelRatio || 1);
+    const width = ((this.layout === 'spread' ? window.innerWidth / 2 : window.innerWidth) || 1280) * dpr * this.zoom;
+    const height = (window.innerHeight || 900) * dpr * this.zoom;
+    if (this.layout === 'webtoon') return { width, height: Infinity };
+    switch (this.fit) {
+      case 'screen':
+        return { width, height };
+      case 'width':
+        return { width, height: Infinity };
+      case 'height':
+        return { width: Infinity, height };
+      case 'original':
+        return { width: Infinity, height: Infinity };
+    }
   }
 
   /** Why page `index` of a PDF could not be drawn, if it could not. */
