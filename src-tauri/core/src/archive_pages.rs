@@ -23,7 +23,7 @@ use crate::book_downloads::{self, DownloadRequestError};
 use crate::books::{self, Book, BookFormat};
 use crate::comic_archive::{ArchiveError, ComicArchive, ComicInfo};
 use crate::download_stack::{self, TaskKind, TaskState};
-use crate::opds::sniff_image_type;
+use crate::image_type::sniff_image_type;
 use crate::page_source::{PageError, PageImage, WaitPolicy};
 use crate::part_files::PartFiles;
 use crate::store::Store;

@@ -401,10 +401,10 @@ impl CatalogClient<'_> {
 /// read-progress API when they have no OPDS progression link.
 pub fn catalog_book(entry: &BookEntry, from_komga: bool) -> CatalogBook {
     let format = match &entry.format {
-        opds::BookFormat::Comic => BookFormat::Comic,
-        opds::BookFormat::Epub => BookFormat::Epub,
-        opds::BookFormat::Pdf => BookFormat::Pdf,
-        opds::BookFormat::Other(_) => BookFormat::Other,
+        opds::EntryFormat::Comic => BookFormat::Comic,
+        opds::EntryFormat::Epub => BookFormat::Epub,
+        opds::EntryFormat::Pdf => BookFormat::Pdf,
+        opds::EntryFormat::Other(_) => BookFormat::Other,
     };
     let file = preferred_acquisition(entry);
     let page_base = entry

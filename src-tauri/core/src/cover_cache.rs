@@ -20,7 +20,6 @@ use crate::books::{self, Book};
 use crate::credentials::Credentials;
 use crate::data_dir::DataDir;
 use crate::http_fetch::{FetchError, HttpClient, ServerAccess};
-use crate::opds;
 use crate::part_files::{self, PartFiles};
 use crate::servers;
 use crate::store::{Store, StoreError};
@@ -131,7 +130,7 @@ fn read_cover(path: &Path) -> io::Result<Option<Cover>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    Ok(opds::sniff_image_type(&bytes)
+    Ok(crate::image_type::sniff_image_type(&bytes)
         .filter(|t| extension_of(t).is_some())
         .map(|content_type| Cover { bytes, content_type }))
 }
@@ -296,7 +295,7 @@ impl CoverCache {
                 return Ok(None);
             }
         };
-        let Some((content_type, ext)) = opds::sniff_image_type(&fetched.bytes).and_then(|t| Some((t, extension_of(t)?)))
+        let Some((content_type, ext)) = crate::image_type::sniff_image_type(&fetched.bytes).and_then(|t| Some((t, extension_of(t)?)))
         else {
             self.state().missing.insert(book.id, store.now_ms() + MISSING_RETRY_MS);
             tracing::debug!(book = book.id, "the server's cover is no image Carrel shows");

@@ -1181,7 +1181,7 @@ async fn write_blocking(path: std::path::PathBuf, bytes: Vec<u8>) -> Result<(), 
 
 /// The file extension for image bytes, from the bytes themselves (servers declare wrong types).
 fn image_extension(bytes: &[u8]) -> &'static str {
-    match crate::opds::sniff_image_type(bytes) {
+    match crate::image_type::sniff_image_type(bytes) {
         Some("image/png") => "png",
         Some("image/jpeg") => "jpg",
         Some("image/gif") => "gif",

@@ -7,6 +7,8 @@
 //! # Layout
 //! - [`clock`]: the injected notion of "now" (system or manual), used for every timestamp and
 //!   lease expiry so time-dependent rules are testable.
+//! - [`image_type`]: what kind of image some bytes are (PNG, JPEG, GIF, WebP, AVIF…), from
+//!   the bytes, never from what a server declares.
 //! - [`timestamps`]: RFC 3339 dates to and from unix milliseconds (impossible dates refused).
 //! - [`data_dir`]: where a Carrel installation keeps its data (`CARREL_DATA_DIR` or the platform
 //!   data dir) and the files inside it.
@@ -99,6 +101,7 @@ pub mod error;
 pub mod executor;
 pub mod executor_lease;
 pub mod http_fetch;
+pub mod image_type;
 pub mod komga;
 pub mod kosync;
 pub mod library_search;

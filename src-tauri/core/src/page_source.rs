@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::book_downloads::{self, DownloadRequestError};
 use crate::books::{self, BookError};
 use crate::download_stack::{self, Pushed, TaskKind, TaskState};
-use crate::opds::sniff_image_type;
+use crate::image_type::sniff_image_type;
 use crate::part_files::PartFiles;
 use crate::store::{Store, StoreError};
 

@@ -164,7 +164,7 @@ pub struct BookEntry {
     /// [`super::parse_publication`].
     #[serde(with = "super::serde_url::option")]
     pub alternate: Option<Url>,
-    pub format: BookFormat,
+    pub format: EntryFormat,
     /// The pages of a book whose OPDS 2 `readingOrder` lists only images, in reading order:
     /// page `i` (0-based) is `page_list[i]`, fetched as is. Empty otherwise, and always for
     /// Atom entries. Independent of [`BookEntry::stream`], which such a book usually lacks;
@@ -221,7 +221,7 @@ pub struct Acquisition {
 /// What kind of book this is, from its acquisition types and whether it can be streamed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum BookFormat {
+pub enum EntryFormat {
     /// An image archive (CBZ, CBR, CB7, CBT), or anything offered only as a page stream.
     Comic,
     Epub,
@@ -812,7 +812,7 @@ fn is_generic_type(essence: &str) -> bool {
     )
 }
 
-pub(crate) fn book_format(hints: &[FormatHint], streamable: bool) -> BookFormat {
+pub(crate) fn book_format(hints: &[FormatHint], streamable: bool) -> EntryFormat {
     let kinds: Vec<Kind> = hints
         .iter()
         .filter_map(|hint| {
@@ -823,16 +823,16 @@ pub(crate) fn book_format(hints: &[FormatHint], streamable: bool) -> BookFormat 
         })
         .collect();
     if kinds.contains(&Kind::Comic) {
-        BookFormat::Comic
+        EntryFormat::Comic
     } else if kinds.contains(&Kind::Epub) {
-        BookFormat::Epub
+        EntryFormat::Epub
     } else if kinds.contains(&Kind::Pdf) {
-        BookFormat::Pdf
+        EntryFormat::Pdf
     } else if streamable {
         // Pages come as images whatever the archive is.
-        BookFormat::Comic
+        EntryFormat::Comic
     } else {
-        BookFormat::Other(hints.first().map(|h| media_essence(&h.media_type)).unwrap_or_default())
+        EntryFormat::Other(hints.first().map(|h| media_essence(&h.media_type)).unwrap_or_default())
     }
 }
 

@@ -16,7 +16,6 @@
 //! - the URL rules around them: resolving relative hrefs (with `xml:base`), keeping
 //!   `{placeholders}` intact, and removing the query parameters that make a server move the
 //!   reader's bookmark ([`strip_bookmark_params`]);
-//! - telling a real image type from the declared one ([`sniff_image_type`]).
 //!
 //! Does not own: HTTP (fetching, authentication, redirects, caching and politeness live in the
 //! client module), which page base or which extra bookmark parameters a given server needs (that
@@ -28,7 +27,6 @@
 //! [`MAX_SEARCH_DESCRIPTION_BYTES`]).
 
 mod atom_feed;
-mod image_type;
 mod input;
 mod opds2;
 mod open_search;
@@ -44,9 +42,8 @@ mod tests;
 mod hostile_input_tests;
 
 pub use atom_feed::{
-    Acquisition, BookEntry, BookFormat, Entry, Facet, Feed, FeedKind, FeedLinks, NavEntry, SearchLink,
+    Acquisition, BookEntry, EntryFormat, Entry, Facet, Feed, FeedKind, FeedLinks, NavEntry, SearchLink,
 };
-pub use image_type::sniff_image_type;
 pub use open_search::{parse_open_search, SearchTemplate};
 pub use page_stream::{PageBase, PageStream, MAX_PAGE_COUNT};
 pub use url_template::{strip_bookmark_params, strip_bookmark_params_with, BOOKMARK_PARAMS};

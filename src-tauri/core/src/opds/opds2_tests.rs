@@ -143,7 +143,7 @@ fn opds2_komga_publication_with_page_stream() {
     assert_eq!(book.acquisitions[0].media_type, "application/zip");
     assert_eq!(book.acquisitions[0].href, url("https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD/file"));
     assert_eq!(book.acquisitions[0].rel, "http://opds-spec.org/acquisition");
-    assert_eq!(book.format, BookFormat::Comic);
+    assert_eq!(book.format, EntryFormat::Comic);
     assert!(book.page_list.is_empty());
 
     let stream = book.stream.as_ref().unwrap();
@@ -172,7 +172,7 @@ fn opds2_komga_epub_publication_and_dropped_items() {
     assert_eq!(salt_road.series_index, Some(2.0));
     assert_eq!(salt_road.language.as_deref(), Some("en"));
     assert_eq!(salt_road.updated.as_deref(), Some("2019-05-02"));
-    assert_eq!(salt_road.format, BookFormat::Epub);
+    assert_eq!(salt_road.format, EntryFormat::Epub);
     assert_eq!(salt_road.stream, None);
     assert_eq!(salt_road.page_count(), None);
     assert_eq!(salt_road.acquisitions[0].rel, "http://opds-spec.org/acquisition/open-access");
@@ -264,7 +264,7 @@ fn opds2_codex_streams_and_background_pages() {
     assert_eq!(fourth.authors, ["Léa Marchetti"]);
     assert_eq!(fourth.summary.as_deref(), Some("The fourth crossing.\n\nFog everywhere."));
     assert_eq!(fourth.id, "https://codex.example.org/opds/v1.2/c/88/download/Harbor%20Lights%20004.cbz");
-    assert_eq!(fourth.format, BookFormat::Comic);
+    assert_eq!(fourth.format, EntryFormat::Comic);
     assert_eq!(fourth.cover, Some(url("https://codex.example.org/opds/v1.2/c/88/cover.webp")));
     let stream = fourth.stream.as_ref().unwrap();
     assert_eq!(stream.count, 24);
@@ -283,7 +283,7 @@ fn opds2_codex_streams_and_background_pages() {
     assert_eq!(interlude.series.as_deref(), Some("Harbor Lights"));
     assert_eq!(interlude.series_index, None);
     assert!(interlude.acquisitions.is_empty());
-    assert_eq!(interlude.format, BookFormat::Comic);
+    assert_eq!(interlude.format, EntryFormat::Comic);
     let stream = interlude.stream.as_ref().unwrap();
     assert_eq!(stream.template, "https://codex.example.org/opds/v1.2/c/89/{pageNumber}/page.jpg");
     assert_eq!(stream.count, 18);
@@ -293,7 +293,7 @@ fn opds2_codex_streams_and_background_pages() {
     let fifth = books(&feed)[2];
     assert_eq!(fifth.stream.as_ref().unwrap().count, 26);
     assert_eq!(fifth.acquisitions[0].media_type, "application/pdf");
-    assert_eq!(fifth.format, BookFormat::Pdf);
+    assert_eq!(fifth.format, EntryFormat::Pdf);
 }
 
 // --- Stump-style catalog: navigation only, rel lists, templated search with extra variables ----
@@ -349,7 +349,7 @@ fn opds2_manifest_with_image_reading_order_lists_its_pages() {
     assert_eq!(book.language.as_deref(), Some("nl"));
     assert_eq!(book.authors, ["Pim de Wit"]);
     assert_eq!(book.updated.as_deref(), Some("2024-06-01"));
-    assert_eq!(book.format, BookFormat::Comic);
+    assert_eq!(book.format, EntryFormat::Comic);
     assert!(book.acquisitions.is_empty());
     // No template to fill: the pages are listed, not streamed.
     assert_eq!(book.stream, None);
@@ -397,7 +397,7 @@ fn opds2_reading_order_with_other_content_is_not_a_page_list() {
         "links": [{"rel": "http://opds-spec.org/acquisition", "href": "book.epub"}],
         "readingOrder": [{"href": "c1.xhtml", "type": "application/xhtml+xml"}]}"#;
     let book = parse_publication(epub, &base).unwrap();
-    assert_eq!(book.format, BookFormat::Epub);
+    assert_eq!(book.format, EntryFormat::Epub);
     assert!(book.page_list.is_empty());
     assert_eq!(book.id, "https://h.example/pub/book.epub");
 }
@@ -415,7 +415,7 @@ fn opds2_indirect_acquisition_gives_the_final_format() {
     let book = books(&feed)[0];
     assert_eq!(book.acquisitions[0].rel, "http://opds-spec.org/acquisition/borrow");
     assert_eq!(book.acquisitions[0].media_type, "application/opds-publication+json");
-    assert_eq!(book.format, BookFormat::Epub);
+    assert_eq!(book.format, EntryFormat::Epub);
 }
 
 #[test]
@@ -481,7 +481,7 @@ fn opds2_wrong_types_inside_items_are_ignored() {
     assert_eq!(b.stream, None);
     assert!(b.authors.is_empty());
     assert_eq!((b.series.as_deref(), b.language.as_deref(), b.summary.as_deref()), (None, None, None));
-    assert_eq!(b.format, BookFormat::Epub);
+    assert_eq!(b.format, EntryFormat::Epub);
 }
 
 // --- Malformed input ---------------------------------------------------------------------------
@@ -536,7 +536,7 @@ fn opds2_deep_nesting_is_an_error_not_a_crash() {
             "href": "/buy/1", "type": "text/html", "properties": {{"indirectAcquisition": [{chain}]}}}}]}}"#
     );
     let book = parse_publication(doc.as_bytes(), &base).unwrap();
-    assert_eq!(book.format, BookFormat::Epub);
+    assert_eq!(book.format, EntryFormat::Epub);
 }
 
 #[test]

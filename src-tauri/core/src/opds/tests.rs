@@ -95,7 +95,7 @@ fn opds_komga_books_stream_zero_based_pages() {
     );
     // Declared as a plain zip; the file name says comic.
     assert_eq!(first.acquisitions[0].media_type, "application/zip");
-    assert_eq!(first.format, BookFormat::Comic);
+    assert_eq!(first.format, EntryFormat::Comic);
 
     let stream = first.stream.as_ref().unwrap();
     assert_eq!(
@@ -135,7 +135,7 @@ fn opds_komga_encoded_braces_and_pdf_stream() {
 
     // A PDF that the server can also stream as images stays a PDF.
     let art_book = books(&feed)[2];
-    assert_eq!(art_book.format, BookFormat::Pdf);
+    assert_eq!(art_book.format, EntryFormat::Pdf);
     assert_eq!(
         art_book.stream.as_ref().unwrap().page_url(5, PageBase::ZeroBased, None).unwrap().as_str(),
         "https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XC/pages/5?zero_based=true&convert=jpeg"
@@ -170,14 +170,14 @@ fn opds_kavita_stream_reads_prefixed_attributes() {
     let chapter = books(&feed)[0];
     assert_eq!(chapter.id, "501");
     assert_eq!(chapter.language.as_deref(), Some("en"));
-    assert_eq!(chapter.format, BookFormat::Comic);
+    assert_eq!(chapter.format, EntryFormat::Comic);
     assert_eq!(chapter.acquisitions[0].rel, "http://opds-spec.org/acquisition/open-access");
     let stream = chapter.stream.as_ref().unwrap();
     assert_eq!(stream.count, 26);
     assert_eq!(stream.last_read, Some(3));
     assert_eq!(stream.last_read_date.as_deref(), Some("2024-11-30T22:41:09.5520000Z"));
     assert_eq!(stream.page_base_hint(), Some(PageBase::ZeroBased));
-    assert_eq!(books(&feed)[1].format, BookFormat::Comic);
+    assert_eq!(books(&feed)[1].format, EntryFormat::Comic);
     assert_eq!(books(&feed)[1].stream.as_ref().unwrap().last_read, None);
 }
 
@@ -245,7 +245,7 @@ fn opds_calibre_web_books_with_lengths_series_and_formats() {
         salt_road.summary.as_deref(),
         Some("Two merchants cross the desert\nwith a cargo nobody may open.")
     );
-    assert_eq!(salt_road.format, BookFormat::Epub);
+    assert_eq!(salt_road.format, EntryFormat::Epub);
     assert_eq!(salt_road.stream, None);
     assert_eq!(salt_road.cover, Some(url("http://nas.local:8083/calibre/opds/cover/14")));
     assert_eq!(salt_road.thumbnail, Some(url("http://nas.local:8083/calibre/opds/cover/14?size=thumb")));
@@ -265,7 +265,7 @@ fn opds_calibre_web_books_with_lengths_series_and_formats() {
 fn opds_calibre_web_html_summary_stanza_covers_and_partial_entry() {
     let feed = calibre_web();
     let moss = books(&feed)[1];
-    assert_eq!(moss.format, BookFormat::Pdf);
+    assert_eq!(moss.format, EntryFormat::Pdf);
     assert_eq!(moss.language.as_deref(), Some("deu"));
     assert_eq!(moss.summary.as_deref(), Some("A field guide for damp forests.\n\nSecond edition & revised."));
     assert_eq!(moss.cover, Some(url("http://nas.local:8083/calibre/opds/cover/15")));
@@ -502,7 +502,7 @@ fn opds_lenient_about_missing_namespace_ids_and_titles() {
     assert_eq!(book.id, "https://h.example/files/9.cbz");
     assert_eq!(book.title, "");
     assert_eq!(book.acquisitions[0].media_type, "application/vnd.comicbook+zip");
-    assert_eq!(book.format, BookFormat::Comic);
+    assert_eq!(book.format, EntryFormat::Comic);
 }
 
 #[test]
@@ -520,8 +520,8 @@ fn opds_other_formats_and_indirect_acquisition() {
         </link>
       </entry></feed>"#;
     let feed = parse_feed(doc, &url("https://h.example/opds")).unwrap();
-    assert_eq!(books(&feed)[0].format, BookFormat::Other("application/x-mobipocket-ebook".into()));
-    assert_eq!(books(&feed)[1].format, BookFormat::Epub);
+    assert_eq!(books(&feed)[0].format, EntryFormat::Other("application/x-mobipocket-ebook".into()));
+    assert_eq!(books(&feed)[1].format, EntryFormat::Epub);
 }
 
 #[test]
