@@ -474,7 +474,7 @@ pub async fn take_server_position(app: AppHandle, book_id: i64, wait_ms: Option<
 #[tauri::command]
 pub async fn save_epub_position(app: AppHandle, book_id: i64, cfi: String, fraction: f64) -> CommandResult<()> {
     with_core(app, move |core| {
-        carrel_core::book_source::save_position(&core.store, book_id, &cfi, fraction)
+        carrel_core::position_sync::record_epub(&core.store, book_id, &cfi, fraction)
             .map(|_| ())
             .map_err(|e| CommandError::new(e.kind(), e.to_string()))
     })
@@ -483,9 +483,9 @@ pub async fn save_epub_position(app: AppHandle, book_id: i64, cfi: String, fract
 
 /// Where the EPUB reader left a book (`null` when never saved).
 #[tauri::command]
-pub async fn epub_position(app: AppHandle, book_id: i64) -> CommandResult<Option<carrel_core::book_source::EpubPosition>> {
+pub async fn epub_position(app: AppHandle, book_id: i64) -> CommandResult<Option<carrel_core::epub_positions::EpubPosition>> {
     with_core(app, move |core| {
-        carrel_core::book_source::position(&core.store, book_id).map_err(|e| CommandError::new(ErrorKind::Storage, e.to_string()))
+        Ok(carrel_core::epub_positions::position(&core.store, book_id)?)
     })
     .await
 }

@@ -1,10 +1,8 @@
 //! Whole book files for the EPUB and PDF readers' windows, by book id: the stored file when its
 //! file task is done, else the file queued prioritary and waited for (bounded), so opening a
 //! book shows it as soon as the server has sent it. Also the stored file of any whole-file book
-//! for opening it with another app; a PDF's page count once its reader has counted it (kept on
-//! the book, so its positions are pages of a known count, saved and synced like a comic's);
-//! and where the EPUB reader left each book: an EPUB CFI and the fraction read (the
-//! `epub_positions` table).
+//! for opening it with another app; and a PDF's page count once its reader has counted it (kept
+//! on the book, so its positions are pages of a known count, saved and synced like a comic's).
 //!
 //! Only books whose reader ([`crate::book_reader`]) is the EPUB or the PDF reader are answered,
 //! and only with the type their bytes prove (`%PDF-` for a PDF, a ZIP for an EPUB), never the
@@ -15,8 +13,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rusqlite::{params, OptionalExtension};
-use serde::Serialize;
 
 use crate::book_downloads::{self, DownloadRequestError};
 use crate::book_reader::{self, BookReader};
@@ -183,118 +179,4 @@ pub fn record_pdf_pages(store: &Store, book_id: i64, pages: i64) -> Result<(), B
     }
     books::set_page_count(store, book_id, pages)?;
     Ok(())
-}
-
-/// Where the EPUB reader left a book.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EpubPosition {
-    pub cfi: String,
-    pub fraction: f64,
-    pub updated_at_ms: i64,
-}
-
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum EpubPositionError {
-    #[error("no book with id {0} on this device")]
-    UnknownBook(i64),
-    #[error("not a reading position: {0}")]
-    Invalid(&'static str),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl crate::Failure for EpubPositionError {
-    fn kind(&self) -> crate::ErrorKind {
-        match self {
-            EpubPositionError::UnknownBook(_) => crate::ErrorKind::NotFound,
-            EpubPositionError::Invalid(_) => crate::ErrorKind::InvalidInput,
-            EpubPositionError::Store(_) => crate::ErrorKind::Storage,
-        }
-    }
-}
-
-/// The longest CFI kept (real ones are a few hundred characters at most).
-pub const MAX_CFI_LEN: usize = 4096;
-
-/// Checks a CFI as the reader sends it: `epubcfi(…)`, printable, bounded.
-pub fn valid_cfi(cfi: &str) -> bool {
-    cfi.len() <= MAX_CFI_LEN
-        && cfi.starts_with("epubcfi(")
-        && cfi.ends_with(')')
-        && !cfi.chars().any(char::is_control)
-}
-
-/// Saves where the reader is in an EPUB (the newest save wins), and queues it for the book's
-/// progression document when it has one (see [`crate::position_sync`]).
-pub fn save_position(store: &Store, book_id: i64, cfi: &str, fraction: f64) -> Result<EpubPosition, EpubPositionError> {
-    if !valid_cfi(cfi) {
-        return Err(EpubPositionError::Invalid("cfi"));
-    }
-    if !fraction.is_finite() || !(0.0..=1.0).contains(&fraction) {
-        return Err(EpubPositionError::Invalid("fraction"));
-    }
-    let book = match books::get(store, book_id) {
-        Ok(book) => book,
-        Err(books::BookError::NotFound(id)) => return Err(EpubPositionError::UnknownBook(id)),
-        Err(books::BookError::Store(e)) => return Err(e.into()),
-    };
-    let now = store.now_ms();
-    store.write(|tx| {
-        tx.execute(
-            "INSERT INTO epub_positions (book_id, cfi, fraction, updated_at_ms) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (book_id) DO UPDATE SET cfi = excluded.cfi, fraction = excluded.fraction,
-                 updated_at_ms = excluded.updated_at_ms",
-            params![book_id, cfi, fraction, now],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        crate::kosync::queue_in(store, tx, book_id, now)?;
-        // Sent to the server's progression document too (Komga's read progress takes pages only).
-        if book.progression_url.is_some() {
-            crate::position_sync::queue_in(store, tx, book_id, None, Some(fraction), Some(cfi), now)?;
-        }
-        Ok::<_, StoreError>(())
-    })?;
-    Ok(EpubPosition {
-        cfi: cfi.to_string(),
-        fraction,
-        updated_at_ms: now,
-    })
-}
-
-/// Where the reader left an EPUB, if it was ever saved.
-pub fn position(store: &Store, book_id: i64) -> Result<Option<EpubPosition>, StoreError> {
-    store
-        .read(|c| {
-            c.query_row(
-                "SELECT cfi, fraction, updated_at_ms FROM epub_positions WHERE book_id = ?1",
-                [book_id],
-                |r| {
-                    Ok(EpubPosition {
-                        cfi: r.get(0)?,
-                        fraction: r.get(1)?,
-                        updated_at_ms: r.get(2)?,
-                    })
-                },
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_bounded_printable_epub_cfis_are_positions() {
-        assert!(valid_cfi("epubcfi(/6/4!/4/2/1:0)"));
-        assert!(valid_cfi("epubcfi(/6/8!/4/2,/1:0,/3:12)"));
-        for bad in ["", "/6/4!/4", "epubcfi(/6/4", "epubcfi(/6\n/4)", "javascript:alert(1)"] {
-            assert!(!valid_cfi(bad), "{bad:?}");
-        }
-        let long = format!("epubcfi({})", "/2".repeat(MAX_CFI_LEN));
-        assert!(!valid_cfi(&long));
-    }
 }

@@ -323,7 +323,7 @@ pub fn document_of(store: &Store, book: &Book) -> Result<Option<String>, StoreEr
 /// A book's position as KOReader writes it: `(progress, percentage)`.
 fn progress_of(store: &Store, book: &Book) -> Result<Option<(String, f64)>, StoreError> {
     if book.format == BookFormat::Epub {
-        let Some(position) = crate::book_source::position(store, book.id)? else { return Ok(None) };
+        let Some(position) = crate::epub_positions::position(store, book.id)? else { return Ok(None) };
         let Some(item) = spine_item(&position.cfi) else { return Ok(None) };
         return Ok(Some((format!("/body/DocFragment[{item}]/body"), position.fraction.clamp(0.0, 1.0))));
     }

@@ -56,8 +56,8 @@
 //! - [`book_reader`]: which reader opens a book — comic, EPUB, PDF, or none (another app) —
 //!   decided once from the page stream, media type and file name.
 //! - [`book_source`]: a stored EPUB or PDF for the reader's window by book id (else queued
-//!   prioritary and waited for, bounded), any stored file for another app, a PDF's page count,
-//!   and the EPUB reader's saved position (a CFI) per book.
+//!   prioritary and waited for, bounded), any stored file for another app, a PDF's page count.
+//! - [`epub_positions`]: where the EPUB reader left each book (a CFI and the fraction read).
 //! - [`library_search`]: finding books by title, author or series on this device (no server
 //!   needed) and across every server's search at once, answers as they come.
 //! - [`storage_usage`]: bytes used on the device, per server.
@@ -95,6 +95,7 @@ pub mod credentials;
 pub mod data_dir;
 pub mod download_batches;
 pub mod download_stack;
+pub mod epub_positions;
 pub mod download_limits;
 pub mod downloads_view;
 pub mod error;

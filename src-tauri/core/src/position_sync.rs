@@ -12,7 +12,7 @@
 //! else from the page stream's `pse:lastRead` remembered from the catalog (read-only; Carrel
 //! never writes a position that way).
 //!
-//! Only [`record`] and EPUB saves ([`crate::book_source::save_position`]) queue anything:
+//! Only [`record`] and EPUB saves ([`record_epub`]) queue anything:
 //! downloads, page fetches and catalog visits never move the server's position. Owns the
 //! `position_outbox` table and the books' `position_ms` and `pse_last_read` columns.
 
@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use url::Url;
 
 use crate::book_downloads::DownloadRequestError;
-use crate::book_source;
+use crate::epub_positions::{self, EpubPosition, EpubPositionError};
 use crate::books::{self, Book, BookFormat};
 use crate::credentials::Credentials;
 use crate::http_fetch::{FetchError, HttpClient, ServerAccess};
@@ -114,6 +114,29 @@ pub fn record(store: &Store, book_id: i64, page: i64) -> Result<()> {
         queue_in(store, tx, book_id, Some(page), progression, None, now)?;
         Ok(())
     })
+}
+
+/// Saves where the reader is in an EPUB (the newest save wins) and, in the same transaction,
+/// queues it for the book's progression document when it has one and for the KOReader sync
+/// server (see [`crate::kosync`]).
+pub fn record_epub(store: &Store, book_id: i64, cfi: &str, fraction: f64) -> std::result::Result<EpubPosition, EpubPositionError> {
+    epub_positions::check(cfi, fraction)?;
+    let book = match books::get(store, book_id) {
+        Ok(book) => book,
+        Err(books::BookError::NotFound(id)) => return Err(EpubPositionError::UnknownBook(id)),
+        Err(books::BookError::Store(e)) => return Err(e.into()),
+    };
+    let now = store.now_ms();
+    store.write(|tx| {
+        epub_positions::upsert_in(store, tx, book_id, cfi, fraction, now)?;
+        crate::kosync::queue_in(store, tx, book_id, now)?;
+        // Sent to the server's progression document too (Komga's read progress takes pages only).
+        if book.progression_url.is_some() {
+            queue_in(store, tx, book_id, None, Some(fraction), Some(cfi), now)?;
+        }
+        Ok::<_, StoreError>(())
+    })?;
+    Ok(EpubPosition { cfi: cfi.to_string(), fraction, updated_at_ms: now })
 }
 
 /// Queues a position in the outbox inside the caller's transaction, replacing the book's row.
@@ -406,7 +429,7 @@ async fn fetch(
 /// one request.
 pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials, book_id: i64) -> Result<Option<ServerPosition>> {
     let book = books::get(store, book_id)?;
-    let epub = if book.format == BookFormat::Epub { book_source::position(store, book_id)? } else { None };
+    let epub = if book.format == BookFormat::Epub { epub_positions::position(store, book_id)? } else { None };
     let local_ms = match &epub {
         Some(position) => Some(position.updated_at_ms),
         None if book.format == BookFormat::Epub => None,
@@ -629,7 +652,7 @@ pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosi
         .map(|f| f.trim_start_matches('#'))
         // A CFI of the whole publication (with its `!` step into a spine item); one relative to
         // a single chapter file would land in the wrong place: the fraction stands then.
-        .find(|f| book_source::valid_cfi(f) && f.contains('!'))
+        .find(|f| epub_positions::valid_cfi(f) && f.contains('!'))
         .map(str::to_owned);
     let count = page_count.filter(|c| *c > 0);
     let page = match (locations.get("position").and_then(Value::as_i64), progression, count) {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use carrel_core::{
-    book_downloads, book_source,
+    book_downloads, book_source, epub_positions, position_sync,
     books::BookFormat,
     catalog::{CatalogClient, CatalogItem},
     executor::{Finish, RunMode},
@@ -117,17 +117,17 @@ async fn the_readers_cfi_is_kept_per_book_and_the_newest_wins() {
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let (id, _, comic) = register(&env, &server, &fixture).await;
-    assert!(book_source::position(&env.store, id).unwrap().is_none());
-    book_source::save_position(&env.store, id, "epubcfi(/6/4!/4/2/1:0)", 0.1).unwrap();
-    book_source::save_position(&env.store, id, "epubcfi(/6/8!/4/10/1:17)", 0.42).unwrap();
-    let kept = book_source::position(&env.store, id).unwrap().unwrap();
+    assert!(epub_positions::position(&env.store, id).unwrap().is_none());
+    position_sync::record_epub(&env.store, id, "epubcfi(/6/4!/4/2/1:0)", 0.1).unwrap();
+    position_sync::record_epub(&env.store, id, "epubcfi(/6/8!/4/10/1:17)", 0.42).unwrap();
+    let kept = epub_positions::position(&env.store, id).unwrap().unwrap();
     assert_eq!(kept.cfi, "epubcfi(/6/8!/4/10/1:17)");
     assert!((kept.fraction - 0.42).abs() < 1e-9);
-    assert!(book_source::position(&env.store, comic).unwrap().is_none());
+    assert!(epub_positions::position(&env.store, comic).unwrap().is_none());
     for (cfi, fraction) in [("/6/4", 0.1), ("epubcfi(/6/4)", 1.5), ("epubcfi(/6/4)", f64::NAN)] {
-        assert!(book_source::save_position(&env.store, id, cfi, fraction).is_err(), "{cfi} {fraction}");
+        assert!(position_sync::record_epub(&env.store, id, cfi, fraction).is_err(), "{cfi} {fraction}");
     }
-    assert!(book_source::save_position(&env.store, id + 1000, "epubcfi(/6/4)", 0.0).is_err());
+    assert!(position_sync::record_epub(&env.store, id + 1000, "epubcfi(/6/4)", 0.0).is_err());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

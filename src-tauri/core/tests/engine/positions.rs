@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use carrel_core::{
-    book_downloads, book_source, books,
+    book_downloads, books, epub_positions,
     clock::ManualClock,
     catalog::{CatalogClient, CatalogItem},
     http_fetch::{HttpClient, HttpConfig},
@@ -261,7 +261,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
     let epub = listed_book(&env, &server, 3).await;
     assert_eq!(books::get(&env.store, epub).unwrap().format, books::BookFormat::Epub);
 
-    book_source::save_position(&env.store, epub, "epubcfi(/6/8!/4/2/10/1:42)", 0.4).unwrap();
+    position_sync::record_epub(&env.store, epub, "epubcfi(/6/8!/4/2/10/1:42)", 0.4).unwrap();
     let waiting = position_sync::pending(&env.store).unwrap();
     assert_eq!((waiting[0].page, waiting[0].cfi.as_deref()), (None, Some("epubcfi(/6/8!/4/2/10/1:42)")));
     assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
@@ -285,7 +285,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
     );
     let theirs = position_sync::take_newer(&env.store, &http, &env.credentials, epub).await.unwrap().expect("newer");
     assert_eq!((theirs.cfi.as_deref(), theirs.progression), (Some("epubcfi(/6/12!/4/2/1:0)"), Some(0.7)));
-    let kept = book_source::position(&env.store, epub).unwrap().unwrap();
+    let kept = epub_positions::position(&env.store, epub).unwrap().unwrap();
     assert_eq!((kept.cfi.as_str(), kept.fraction), ("epubcfi(/6/12!/4/2/1:0)", 0.7));
     assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, epub).await.unwrap(), None, "taken");
 }
