@@ -227,7 +227,7 @@ pub async fn resume_server(app: AppHandle, id: i64) -> CommandResult<()> {
 pub async fn browse_catalog(app: AppHandle, server_id: i64, feed_url: Option<String>) -> CommandResult<CatalogView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client()?;
+        let http = crate::http_client::client(&credentials)?;
         let catalog = CatalogClient { store: &store, credentials: &credentials, http };
         Ok(catalog.browse_view(server_id, feed_url.as_deref()).await?)
     })
@@ -238,7 +238,7 @@ pub async fn browse_catalog(app: AppHandle, server_id: i64, feed_url: Option<Str
 pub async fn search_catalog(app: AppHandle, server_id: i64, query: String) -> CommandResult<CatalogView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client()?;
+        let http = crate::http_client::client(&credentials)?;
         let catalog = CatalogClient { store: &store, credentials: &credentials, http };
         Ok(catalog.search_view(server_id, &query).await?)
     })
@@ -257,7 +257,7 @@ pub async fn search_on_device(app: AppHandle, query: String) -> CommandResult<Ve
 pub async fn search_everywhere(app: AppHandle, query: String, on_answer: Channel<ServerAnswer>) -> CommandResult<usize> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client()?;
+        let http = crate::http_client::client(&credentials)?;
         let catalog = CatalogClient { store: &store, credentials: &credentials, http };
         Ok(library_search::across_servers(&catalog, &query, |answer| {
             // A window closed meanwhile no longer listens: nothing to do.
@@ -274,7 +274,7 @@ pub async fn search_everywhere(app: AppHandle, query: String, on_answer: Channel
 pub async fn keep_feed_offline(app: AppHandle, server_id: i64, feed_url: Option<String>) -> CommandResult<BatchView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client()?;
+        let http = crate::http_client::client(&credentials)?;
         let catalog = CatalogClient { store: &store, credentials: &credentials, http };
         let server = servers::get(&store, server_id)?;
         Ok(download_batches::keep_feed(&catalog, &server, feed_url.as_deref()).await?)
@@ -287,7 +287,7 @@ pub async fn keep_feed_offline(app: AppHandle, server_id: i64, feed_url: Option<
 pub async fn keep_search_offline(app: AppHandle, server_id: i64, query: String) -> CommandResult<BatchView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client()?;
+        let http = crate::http_client::client(&credentials)?;
         let catalog = CatalogClient { store: &store, credentials: &credentials, http };
         let server = servers::get(&store, server_id)?;
         Ok(download_batches::keep_search(&catalog, &server, &query).await?)
@@ -459,7 +459,7 @@ pub async fn take_server_position(app: AppHandle, book_id: i64, wait_ms: Option<
     let wait = wait_ms.unwrap_or(SERVER_POSITION_WAIT_MS).clamp(SERVER_POSITION_WAIT_MIN_MS, SERVER_POSITION_WAIT_MS);
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client()?;
+        let http = crate::http_client::client(&credentials)?;
         let asked = position_sync::take_newer(&store, http, &credentials, book_id);
         match tokio::time::timeout(std::time::Duration::from_millis(wait), asked).await {
             Ok(found) => Ok(found?),

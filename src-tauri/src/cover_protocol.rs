@@ -50,7 +50,7 @@ async fn cover<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<Option<Co
     let state = app.try_state::<AppState>().ok_or(StatusCode::SERVICE_UNAVAILABLE)?;
     let core = state.core().map_err(|_| StatusCode::SERVICE_UNAVAILABLE)?;
     let (store, credentials) = (core.store.clone(), core.credentials.clone());
-    let http = crate::http_client::client().map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+    let http = crate::http_client::client(&credentials).map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
     let covers = COVERS.get_or_init(|| CoverCache::new(store.data_dir()));
     covers.cover(&store, &credentials, http, book_id).await.map_err(|e| {
         tracing::warn!(book = book_id, cause = %e, "cannot serve a cover");

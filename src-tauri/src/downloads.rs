@@ -63,7 +63,7 @@ async fn send_positions(store: Store, credentials: Arc<Credentials>, mut stop: w
                 continue;
             }
         }
-        let http = match crate::http_client::client() {
+        let http = match crate::http_client::client(&credentials) {
             Ok(http) => http,
             Err(e) => {
                 tracing::warn!(cause = %e, "cannot send reading positions");

@@ -99,7 +99,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Server(cmd) => server(&ctx, cmd).await,
         Command::Browse { name, feed_url } => {
             let server = servers::get_by_name(&ctx.store, &name)?;
-            let http = http_client()?;
+            let http = http_client(&ctx)?;
             let page = catalog(&ctx, &http).browse(&server, feed_url.as_deref()).await?;
             print_page(&ctx, &page);
             Ok(())
@@ -227,8 +227,12 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
     Ok(())
 }
 
-fn http_client() -> CliResult<HttpClient> {
-    HttpClient::new(HttpConfig::default()).map_err(|e| CliError::new(4, e.to_string()))
+/// The CLI's HTTP client: the sessions servers give are kept in the secret store, so the next
+/// command signs in without the password.
+fn http_client(ctx: &Context) -> CliResult<HttpClient> {
+    Ok(HttpClient::new(HttpConfig::default())
+        .map_err(|e| CliError::new(4, e.to_string()))?
+        .keeping_sessions_in(ctx.credentials.clone()))
 }
 
 fn catalog<'a>(ctx: &'a Context, http: &'a HttpClient) -> CatalogClient<'a> {
@@ -278,7 +282,7 @@ async fn search(ctx: &Context, args: SearchArgs) -> CliResult {
     };
     if let Some(name) = name {
         let server = servers::get_by_name(&ctx.store, name)?;
-        let http = http_client()?;
+        let http = http_client(ctx)?;
         let page = catalog(ctx, &http).search(&server, query).await?;
         print_page(ctx, &page);
         return Ok(());
@@ -294,7 +298,7 @@ async fn search(ctx: &Context, args: SearchArgs) -> CliResult {
     }
     let mut answers = Vec::new();
     if args.all {
-        let http = http_client()?;
+        let http = http_client(ctx)?;
         let client = catalog(ctx, &http);
         library_search::across_servers(&client, query, |answer| {
             if !ctx.json {
@@ -338,13 +342,13 @@ async fn store(ctx: &Context, args: StoreArgs) -> CliResult {
     let batch = match (args.feed, args.search) {
         (Some(name), None) => {
             let server = servers::get_by_name(&ctx.store, &name)?;
-            let http = http_client()?;
+            let http = http_client(ctx)?;
             let feed = (what != "/").then_some(what.as_str());
             download_batches::keep_feed(&catalog(ctx, &http), &server, feed).await?
         }
         (None, Some(name)) => {
             let server = servers::get_by_name(&ctx.store, &name)?;
-            let http = http_client()?;
+            let http = http_client(ctx)?;
             download_batches::keep_search(&catalog(ctx, &http), &server, &what).await?
         }
         _ => {

@@ -180,6 +180,12 @@ impl Credentials {
         format!("{}:server:{server_id}", self.install_id)
     }
 
+    /// The account under which the session a server gave (a cookie or token won with its
+    /// password) is kept, so other processes and later runs sign in without the password.
+    pub fn session_account(&self, server_id: i64) -> String {
+        format!("{}:session:{server_id}", self.install_id)
+    }
+
     /// The account under which the KOReader sync key is kept.
     pub fn kosync_account(&self) -> String {
         format!("{}:kosync", self.install_id)

@@ -267,7 +267,7 @@ impl Executor {
     ) -> Result<Executor, ExecutorError> {
         let files = PartFiles::new(store.data_dir().books());
         Ok(Executor {
-            http: HttpClient::new(config.http)?,
+            http: HttpClient::new(config.http)?.keeping_sessions_in(credentials.clone()),
             store,
             credentials,
             files,

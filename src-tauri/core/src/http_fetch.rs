@@ -166,6 +166,14 @@ impl HttpClient {
         })
     }
 
+    /// The same client, keeping the sessions servers give in the installation's secret store
+    /// too, so other processes and later runs sign in without the password (see
+    /// [`crate::server_sessions`]).
+    pub fn keeping_sessions_in(mut self, credentials: std::sync::Arc<crate::credentials::Credentials>) -> HttpClient {
+        self.sessions = crate::server_sessions::ServerSessions::keep_in(credentials);
+        self
+    }
+
     /// The client for this server: the lenient one only when the reader trusts the server's
     /// own certificate.
     fn client_for(&self, access: &ServerAccess) -> Result<&reqwest::Client, FetchError> {

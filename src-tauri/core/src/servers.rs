@@ -362,6 +362,10 @@ pub fn update_with_secret(
         PasswordChange::Forget => credentials.delete(&credentials.server_account(id))?,
         PasswordChange::Set(secret) => credentials.set(&credentials.server_account(id), secret)?,
     }
+    // A session won with the old password (or none) is not this password's.
+    if !matches!(password, PasswordChange::Keep) {
+        credentials.delete(&credentials.session_account(id))?;
+    }
     Ok(update(store, id, input)?)
 }
 
@@ -408,6 +412,7 @@ pub fn add_with_secret(
 pub fn remove_with_secret(store: &Store, credentials: &Credentials, id: i64) -> Result<Server, crate::Error> {
     let server = get(store, id)?;
     credentials.delete(&credentials.server_account(server.id))?;
+    credentials.delete(&credentials.session_account(server.id))?;
     let book_ids: Vec<i64> = store
         .read(|c| {
             let mut stmt = c.prepare_cached("SELECT id FROM books WHERE server_id = ?1")?;

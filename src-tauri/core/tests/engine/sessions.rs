@@ -91,3 +91,77 @@ async fn an_expired_session_costs_one_password_check_and_the_new_session_is_kept
     // 200 pages + the cover: a first sign-in, then one per expired session.
     assert!((4..=6).contains(&checks), "{checks} password checks");
 }
+
+/// A second process on the same data dir: its own store, secret store and HTTP client.
+fn second_process(env: &Env) -> (carrel_core::store::Store, std::sync::Arc<carrel_core::credentials::Credentials>) {
+    let dir = carrel_core::data_dir::DataDir::new(env.store.data_dir().root());
+    let store = carrel_core::store::Store::open(&dir, carrel_core::clock::system()).unwrap();
+    let credentials = std::sync::Arc::new(carrel_core::credentials::Credentials::file_only(&dir, "test"));
+    (store, credentials)
+}
+
+async fn browse_once(store: &carrel_core::store::Store, credentials: &std::sync::Arc<carrel_core::credentials::Credentials>, server: &Server) {
+    let http = HttpClient::new(HttpConfig::default()).unwrap().keeping_sessions_in(credentials.clone());
+    let client = CatalogClient { store, credentials, http: &http };
+    client.browse(server, Some("/opds/books")).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_outlives_the_process_in_the_secret_store_and_never_in_sqlite() {
+    let fixture = start(None);
+    let env = Env::new();
+    let server = servers::add_with_secret(
+        &env.store,
+        &env.credentials,
+        &NewServer { name: "Codex-like".into(), url: fixture.url("/opds"), username: Some("reader".into()), ..Default::default() },
+        Some(&Secret::new("open sesame")),
+    )
+    .unwrap();
+    // The first process signs in once, and keeps the session.
+    browse_once(&env.store, &env.credentials, &server).await;
+    assert_eq!(fixture.stats().password_checks, 1);
+    // A second process (the CLI, the app started again) sends the kept session: no password.
+    let (store, credentials) = second_process(&env);
+    browse_once(&store, &credentials, &server).await;
+    browse_once(&store, &credentials, &server).await;
+    assert_eq!(fixture.stats().password_checks, 1, "the next processes signed in with the kept session");
+    // The session is a credential: in the secret store, never in the database.
+    let kept = credentials.get(&credentials.session_account(server.id)).unwrap().expect("the session is kept");
+    let value: serde_json::Value = serde_json::from_str(kept.expose()).unwrap();
+    let cookie = value["cookie"].as_str().expect("a cookie").to_string();
+    assert!(!kept.expose().contains("open sesame"), "the password itself is not in the record");
+    for entry in std::fs::read_dir(env.store.data_dir().root()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().unwrap().to_string_lossy().starts_with("carrel.db") {
+            let bytes = std::fs::read(&path).unwrap();
+            let needle = cookie.split('=').nth(1).unwrap().as_bytes();
+            assert!(!bytes.windows(needle.len()).any(|w| w == needle), "the session in {path:?}");
+        }
+    }
+    fixture.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_password_or_a_removed_server_drops_the_kept_session() {
+    let fixture = start(None);
+    let env = Env::new();
+    let server = servers::add_with_secret(
+        &env.store,
+        &env.credentials,
+        &NewServer { name: "Codex-like".into(), url: fixture.url("/opds"), username: Some("reader".into()), ..Default::default() },
+        Some(&Secret::new("open sesame")),
+    )
+    .unwrap();
+    browse_once(&env.store, &env.credentials, &server).await;
+    let account = env.credentials.session_account(server.id);
+    assert!(env.credentials.get(&account).unwrap().is_some());
+    // The password is given again (changed): the session won with the old one goes.
+    let input = NewServer { name: server.name.clone(), url: server.url.clone(), username: server.username.clone(), ..Default::default() };
+    servers::update_with_secret(&env.store, &env.credentials, server.id, &input, &servers::PasswordChange::Set(Secret::new("open sesame"))).unwrap();
+    assert!(env.credentials.get(&account).unwrap().is_none(), "a password change drops the session");
+    browse_once(&env.store, &env.credentials, &server).await;
+    assert!(env.credentials.get(&account).unwrap().is_some());
+    servers::remove_with_secret(&env.store, &env.credentials, server.id).unwrap();
+    assert!(env.credentials.get(&account).unwrap().is_none(), "a removed server leaves no session behind");
+    fixture.stop();
+}
