@@ -48,6 +48,7 @@ const COMMANDS: &[&str] = &[
     "cancel_batch",
     "open_comic",
     "record_pdf_pages",
+    "discover_server",
     "kosync_account",
     "kosync_sign_in",
     "kosync_sign_out",

@@ -168,6 +168,39 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
     .await
 }
 
+/// What the add-server dialog shows before anything is saved: the catalog found from what was
+/// typed (a host, host:port, web address or the catalog itself).
+#[derive(Debug, Clone, Serialize)]
+pub struct FoundCatalog {
+    /// "Codex, OPDS 1.2 at /opds/v1.2/".
+    pub description: String,
+    pub catalog_url: String,
+    pub server_kind: Option<String>,
+    pub opds_version: String,
+}
+
+/// Finds the catalog from what the reader typed, without saving anything.
+#[tauri::command]
+pub async fn discover_server(
+    url: String,
+    username: Option<String>,
+    password: Option<String>,
+    trust_self_signed: Option<bool>,
+) -> CommandResult<FoundCatalog> {
+    contained(async move {
+        let password = password.filter(|p| !p.is_empty()).map(Secret::new);
+        let found = carrel_core::server_discovery::discover(&url, username.as_deref(), password.as_ref(), trust_self_signed.unwrap_or(false))
+            .await?;
+        Ok(FoundCatalog {
+            description: found.describe(),
+            catalog_url: found.catalog_url,
+            server_kind: found.server_kind,
+            opds_version: found.opds_version,
+        })
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn remove_server(app: AppHandle, id: i64) -> CommandResult<()> {
     with_core(app, move |core| {

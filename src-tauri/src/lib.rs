@@ -69,6 +69,7 @@ pub fn run() {
             commands::cancel_batch,
             commands::open_comic,
             commands::record_pdf_pages,
+            commands::discover_server,
             commands::kosync_account,
             commands::kosync_sign_in,
             commands::kosync_sign_out,

@@ -36,6 +36,25 @@ describe('ServerDialog (add)', () => {
     servers.reset();
   });
 
+  it('says what the typed address leads to before anything is saved', async () => {
+    invokeMock.mockImplementation(async (command: string, args?: unknown) => {
+      if (command === 'discover_server') {
+        expect(args).toEqual({ url: 'nas.local:9810', username: null, password: null, trustSelfSigned: false });
+        return { description: 'Codex, OPDS 1.2 at /opds/v1.2/', catalog_url: 'http://nas.local:9810/opds/v1.2/', server_kind: 'Codex', opds_version: '1.2' };
+      }
+      throw `unexpected command ${command}`;
+    });
+    const { user } = setup();
+    await user.type(screen.getByTestId('server-url'), 'nas.local:9810');
+    expect((await screen.findByTestId('server-found', {}, { timeout: 3000 })).textContent).toBe('Found Codex, OPDS 1.2 at /opds/v1.2/');
+    // Asked once, after typing stopped; nothing saved.
+    expect(invokeMock.mock.calls.filter(([c]) => c === 'discover_server')).toHaveLength(1);
+    expect(invokeMock).not.toHaveBeenCalledWith('add_server', expect.anything());
+    // Another address: the old finding goes at once.
+    await user.type(screen.getByTestId('server-url'), 'x');
+    expect(screen.queryByTestId('server-found')).toBeNull();
+  });
+
   it('is a labelled modal dialog with focus on the first field', () => {
     setup();
     const dialog = screen.getByTestId('add-server-dialog');

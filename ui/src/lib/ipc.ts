@@ -312,6 +312,20 @@ export function listServers(): Promise<Server[]> {
   return call<Server[]>('list_servers');
 }
 
+/** The catalog found from what was typed (a host, host:port, web address or the catalog). */
+export interface FoundCatalog {
+  /** "Codex, OPDS 1.2 at /opds/v1.2/". */
+  description: string;
+  catalog_url: string;
+  server_kind: string | null;
+  opds_version: string;
+}
+
+/** Finds a server's catalog without saving anything. */
+export function discoverServer(url: string, username: string | null, password: string | null, trustSelfSigned: boolean): Promise<FoundCatalog> {
+  return call<FoundCatalog>('discover_server', { url, username, password, trustSelfSigned });
+}
+
 export function addServer(input: AddServerInput): Promise<Server> {
   return call<Server>('add_server', { input });
 }

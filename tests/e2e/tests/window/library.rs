@@ -1197,13 +1197,20 @@ fn keep_a_whole_feed_offline_as_one_batch() {
     assert!(server.stats().global_max_in_flight <= 1, "one request at a time");
 }
 
-/// A server added by what a person knows — its host and port — is saved with the catalog its
-/// web page links, and browses at once.
+/// A server added by what a person knows — its host and port — shows what was found before it
+/// is saved, is saved with the catalog its web page links, and browses at once.
 #[test]
 fn a_server_added_by_its_host_and_port_finds_its_catalog() {
     let case = TestCase::start();
     let server = start_server(Config { books: 3, ..Config::default() });
     let app = launch(&case);
+    app.wait_for(&sel("add-server-button")).unwrap().click().unwrap();
+    app.wait_for(&sel("server-url")).unwrap().fill(&format!("127.0.0.1:{}", server.port())).unwrap();
+    let found = app.wait_for_text(&sel("server-found"), "OPDS 1.2 at /opds").unwrap();
+    assert_eq!(found.trim(), "Found OPDS 1.2 at /opds", "{found}");
+    assert_eq!(server.stats().hits("/opds"), 1, "found by looking, nothing saved yet");
+    app.find(&sel("server-cancel")).unwrap().click().unwrap(); // nothing kept
+    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
     add_server(&app, "Home", &format!("127.0.0.1:{}", server.port()), None);
     open_server(&app, "Home");
     let sections: Vec<String> = texts(&app, &sel("catalog-nav-entry")).iter().map(|t| first_line(t)).collect();
