@@ -130,6 +130,9 @@ pub struct AddServerInput {
     /// Absent: the server's certificate is checked.
     #[serde(default, rename = "trustSelfSigned", alias = "trust_self_signed")]
     pub trust_self_signed: Option<bool>,
+    /// The password field holds an API key (sent as `X-API-Key`, without a username).
+    #[serde(default, rename = "apiKey", alias = "api_key")]
+    pub api_key: Option<bool>,
 }
 
 impl AddServerInput {
@@ -140,6 +143,7 @@ impl AddServerInput {
             username: self.username.clone(),
             min_interval_ms: self.min_interval_ms,
             trust_self_signed: self.trust_self_signed,
+            api_key: self.api_key,
         }
     }
 }
@@ -227,6 +231,9 @@ pub struct UpdateServerInput {
     /// Absent keeps the current choice.
     #[serde(default, rename = "trustSelfSigned", alias = "trust_self_signed")]
     pub trust_self_signed: Option<bool>,
+    /// The password field holds an API key (sent as `X-API-Key`, without a username).
+    #[serde(default, rename = "apiKey", alias = "api_key")]
+    pub api_key: Option<bool>,
 }
 
 impl UpdateServerInput {
@@ -237,6 +244,7 @@ impl UpdateServerInput {
             username: self.username.clone(),
             min_interval_ms: self.min_interval_ms,
             trust_self_signed: self.trust_self_signed,
+            api_key: self.api_key,
         }
     }
 }

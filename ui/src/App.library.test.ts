@@ -267,6 +267,7 @@ describe('browsing a server', () => {
         password: null,
         minIntervalMs: 0,
         trustSelfSigned: true,
+        apiKey: false,
       },
     });
     await waitFor(() => expect(screen.getAllByTestId('catalog-book')).toHaveLength(1));

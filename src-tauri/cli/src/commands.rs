@@ -154,10 +154,11 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
             url,
             username,
             password_stdin,
+            api_key_stdin,
             interval_ms,
             trust_self_signed,
         } => {
-            let secret = if password_stdin {
+            let secret = if password_stdin || api_key_stdin {
                 let mut s = String::new();
                 std::io::stdin()
                     .read_to_string(&mut s)
@@ -184,6 +185,7 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
                 username,
                 min_interval_ms: interval_ms,
                 trust_self_signed: Some(trust_self_signed),
+                api_key: Some(api_key_stdin),
             };
             let server = servers::add_with_secret(&ctx.store, &ctx.credentials, &new, secret.as_ref())?;
             if ctx.json {

@@ -81,8 +81,11 @@ enum ServerCommand {
         #[arg(long)]
         username: Option<String>,
         /// Read the password (or token) from standard input.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "api_key_stdin")]
         password_stdin: bool,
+        /// Read an API key (Komga's: sent as `X-API-Key`, no username) from standard input.
+        #[arg(long, conflicts_with = "username")]
+        api_key_stdin: bool,
         /// Minimum milliseconds between the starts of two requests to this server.
         #[arg(long, value_name = "N")]
         interval_ms: Option<i64>,

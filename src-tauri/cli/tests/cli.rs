@@ -539,3 +539,29 @@ fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out
     cli.ok(&["kosync", "logout"]);
     assert_eq!(cli.json(&["kosync", "show"])["account"], Value::Null);
 }
+
+#[test]
+fn an_api_key_from_stdin_signs_in_as_x_api_key() {
+    let server = fixture(Config {
+        books: 1,
+        comic_pages: [(1, 1)].into(),
+        behavior: fixture_server::Behavior { api_key: Some("k0mga-key-42".into()), ..Default::default() },
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let mut add = cli
+        .command(&["server", "add", "komga", &server.url("/opds"), "--api-key-stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    add.stdin.take().unwrap().write_all(b"k0mga-key-42\n").unwrap();
+    assert!(add.wait().unwrap().success());
+    let listed = cli.json(&["server", "list"]);
+    assert_eq!(listed[0]["api_key"], true, "{listed}");
+    let page = cli.json(&["browse", "komga", "/opds/books"]);
+    assert!(page["entries"].as_array().unwrap().iter().any(|e| e["type"] == "book"));
+    // A username beside an API key is a usage error.
+    assert_eq!(code(&cli.run(&["server", "add", "x", &server.url("/opds"), "--api-key-stdin", "--username", "ada"])), 2);
+}

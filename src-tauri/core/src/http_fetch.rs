@@ -101,6 +101,8 @@ pub struct ServerAccess {
     pub min_interval_ms: i64,
     /// Accept the server's certificate even if nobody vouches for it (the reader's choice).
     pub trust_self_signed: bool,
+    /// The secret is an API key, sent as `X-API-Key`.
+    pub api_key: bool,
 }
 
 impl std::fmt::Debug for ServerAccess {
@@ -125,6 +127,7 @@ impl ServerAccess {
             secret: crate::servers::secret(credentials, server)?,
             min_interval_ms: server.min_interval_ms,
             trust_self_signed: server.trust_self_signed,
+            api_key: server.api_key,
         })
     }
 }
@@ -397,6 +400,9 @@ impl HttpClient {
 /// Adds the server's credentials to a request for its own origin only.
 fn authorize(request: reqwest::RequestBuilder, url: &Url, access: &ServerAccess) -> reqwest::RequestBuilder {
     match access.secret.as_ref().filter(|_| same_origin(url, &access.origin)) {
+        // Komga's API keys: its `HeaderApiKeyAuthenticationConverter`, registered for the
+        // `X-API-Key` header in `SecurityConfiguration.kt`.
+        Some(secret) if access.api_key => request.header("x-api-key", secret.expose()),
         Some(secret) => match &access.username {
             Some(user) => request.basic_auth(user, Some(secret.expose())),
             None => request.bearer_auth(secret.expose()),

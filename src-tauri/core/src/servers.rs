@@ -73,6 +73,8 @@ pub struct Server {
     /// The reader chose to accept this server's certificate even when no authority vouches
     /// for it (a self-signed certificate on a server they run). Off unless chosen.
     pub trust_self_signed: bool,
+    /// The saved secret is an API key, sent as `X-API-Key` (Komga's), never as a password.
+    pub api_key: bool,
 }
 
 /// What the reader typed in the "Add server" dialog.
@@ -88,6 +90,10 @@ pub struct NewServer {
     /// unchanged when updating.
     #[serde(default)]
     pub trust_self_signed: Option<bool>,
+    /// The secret given is an API key (signs in alone, without a username). Absent: off when
+    /// adding, unchanged when updating.
+    #[serde(default)]
+    pub api_key: Option<bool>,
 }
 
 /// A server that passed validation, ready to save.
@@ -98,6 +104,7 @@ pub struct ValidServer {
     pub username: Option<String>,
     pub min_interval_ms: i64,
     pub trust_self_signed: bool,
+    pub api_key: bool,
 }
 
 /// Checks and normalises the reader's input: a non-empty name, an `http(s)` URL with a host
@@ -111,11 +118,13 @@ pub fn validate(input: &NewServer) -> Result<ValidServer, ServerError> {
         return Err(ServerError::NameTooLong);
     }
     let url = validate_url(&input.url)?;
+    let api_key = input.api_key.unwrap_or(false);
+    // An API key signs in alone: a username beside it would make it a password.
     let username = input
         .username
         .as_deref()
         .map(str::trim)
-        .filter(|u| !u.is_empty())
+        .filter(|u| !u.is_empty() && !api_key)
         .map(str::to_owned);
     let min_interval_ms = input.min_interval_ms.unwrap_or(0);
     if !(0..=MAX_INTERVAL_MS).contains(&min_interval_ms) {
@@ -127,6 +136,7 @@ pub fn validate(input: &NewServer) -> Result<ValidServer, ServerError> {
         username,
         min_interval_ms,
         trust_self_signed: input.trust_self_signed.unwrap_or(false),
+        api_key,
     })
 }
 
@@ -168,10 +178,11 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Server> {
         created_at_ms: row.get("created_at_ms")?,
         paused_reason: row.get("paused_reason")?,
         trust_self_signed: row.get("trust_self_signed")?,
+        api_key: row.get("api_key")?,
     })
 }
 
-const COLUMNS: &str = "id, name, url, username, min_interval_ms, created_at_ms, paused_reason, trust_self_signed";
+const COLUMNS: &str = "id, name, url, username, min_interval_ms, created_at_ms, paused_reason, trust_self_signed, api_key";
 
 /// Validates and saves a new server.
 pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
@@ -187,8 +198,8 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
         let server = tx
             .query_row(
                 &format!(
-                    "INSERT INTO servers (id, name, url, username, min_interval_ms, created_at_ms, trust_self_signed)
-                     VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'servers'), ?1, ?2, ?3, ?4, ?5, ?6)
+                    "INSERT INTO servers (id, name, url, username, min_interval_ms, created_at_ms, trust_self_signed, api_key)
+                     VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'servers'), ?1, ?2, ?3, ?4, ?5, ?6, ?7)
                      RETURNING {COLUMNS}"
                 ),
                 params![
@@ -197,7 +208,8 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
                     valid.username,
                     valid.min_interval_ms,
                     now,
-                    valid.trust_self_signed
+                    valid.trust_self_signed,
+                    valid.api_key
                 ],
                 from_row,
             )
@@ -272,6 +284,7 @@ fn with_current(input: &NewServer, current: &Server) -> NewServer {
     NewServer {
         min_interval_ms: input.min_interval_ms.or(Some(current.min_interval_ms)),
         trust_self_signed: input.trust_self_signed.or(Some(current.trust_self_signed)),
+        api_key: input.api_key.or(Some(current.api_key)),
         ..input.clone()
     }
 }
@@ -295,7 +308,8 @@ pub fn update(store: &Store, id: i64, input: &NewServer) -> Result<Server, Serve
         }
         tx.query_row(
             &format!(
-                "UPDATE servers SET name = ?2, url = ?3, username = ?4, min_interval_ms = ?5, trust_self_signed = ?6
+                "UPDATE servers SET name = ?2, url = ?3, username = ?4, min_interval_ms = ?5, trust_self_signed = ?6,
+                     api_key = ?7
                  WHERE id = ?1 RETURNING {COLUMNS}"
             ),
             params![
@@ -304,7 +318,8 @@ pub fn update(store: &Store, id: i64, input: &NewServer) -> Result<Server, Serve
                 valid.url.as_str(),
                 valid.username,
                 valid.min_interval_ms,
-                valid.trust_self_signed
+                valid.trust_self_signed,
+                valid.api_key
             ],
             from_row,
         )
@@ -472,6 +487,7 @@ mod tests {
             username: Some("  ".into()),
             min_interval_ms: None,
             trust_self_signed: None,
+            api_key: None,
         })
         .unwrap();
         assert_eq!(v.name, "Home");

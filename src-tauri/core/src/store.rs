@@ -32,6 +32,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0013_book_identity", include_str!("../migrations/0013_book_identity.sql")),
     ("0014_download_batches", include_str!("../migrations/0014_download_batches.sql")),
     ("0015_kosync", include_str!("../migrations/0015_kosync.sql")),
+    ("0016_api_keys", include_str!("../migrations/0016_api_keys.sql")),
 ];
 
 /// The schema version this build writes.

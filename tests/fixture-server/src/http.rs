@@ -433,8 +433,13 @@ fn path_is_kosync(url: &str) -> bool {
 /// `Ok` with a new session id to hand out (session mode, after a good password), `Ok(None)` to
 /// go on, `Err` with the refusal.
 fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result<Option<String>, Reply> {
-    if behavior.auth.is_none() && behavior.bearer_token.is_none() {
+    if behavior.auth.is_none() && behavior.bearer_token.is_none() && behavior.api_key.is_none() {
         return Ok(None);
+    }
+    if let Some(key) = &behavior.api_key {
+        if headers.get("x-api-key").is_some_and(|v| v.as_bytes() == key.as_bytes()) {
+            return Ok(None);
+        }
     }
     if behavior.sessions {
         let cookie = headers

@@ -190,6 +190,10 @@ pub struct Behavior {
     pub auth: Option<String>,
     /// Require (or, with `auth`, also accept) `Authorization: Bearer` with this token.
     pub bearer_token: Option<String>,
+    /// Require (or, with `auth`, also accept) this API key in the `X-API-Key` header, as Komga
+    /// does (`HeaderApiKeyAuthenticationConverter`, registered for `X-API-Key` in its
+    /// `SecurityConfiguration.kt`).
+    pub api_key: Option<String>,
     /// Name of a query parameter that, set to `true` on a page request, moves the book's
     /// server-side reading position to that page. Added to the PSE link template.
     pub bookmark_param: Option<String>,
@@ -226,6 +230,7 @@ impl Default for Behavior {
             one_based_pages: false,
             auth: None,
             bearer_token: None,
+            api_key: None,
             bookmark_param: None,
             komga: false,
             view_in_entry_ids: false,

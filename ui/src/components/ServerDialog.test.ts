@@ -134,6 +134,7 @@ describe('ServerDialog (add)', () => {
         password: 'pa ss',
         minIntervalMs: 0,
         trustSelfSigned: false,
+        apiKey: false,
       },
     });
     expect(invokeMock).toHaveBeenCalledWith('list_servers', undefined);
@@ -294,7 +295,7 @@ describe('ServerDialog (add)', () => {
 
     await waitFor(() => expect(onclose).toHaveBeenCalled());
     expect(invokeMock).toHaveBeenCalledWith('add_server', {
-      input: { name: 'nas.lan', url: 'https://nas.lan/opds', username: null, password: null, minIntervalMs: 500, trustSelfSigned: true },
+      input: { name: 'nas.lan', url: 'https://nas.lan/opds', username: null, password: null, minIntervalMs: 500, trustSelfSigned: true, apiKey: false },
     });
     expect(onsaved).toHaveBeenCalledWith(own);
   });
@@ -374,6 +375,7 @@ describe('ServerDialog (edit)', () => {
         password: null,
         minIntervalMs: 0,
         trustSelfSigned: false,
+        apiKey: false,
       },
     });
     expect(onsaved).toHaveBeenCalledWith(renamed);
@@ -399,6 +401,7 @@ describe('ServerDialog (edit)', () => {
         password: '',
         minIntervalMs: 0,
         trustSelfSigned: false,
+        apiKey: false,
       },
     });
   });
@@ -427,6 +430,7 @@ describe('ServerDialog (edit)', () => {
         password: null,
         minIntervalMs: 250,
         trustSelfSigned: false,
+        apiKey: false,
       },
     });
   });
@@ -452,6 +456,7 @@ describe('ServerDialog (edit)', () => {
         password: 'new pass',
         minIntervalMs: 0,
         trustSelfSigned: false,
+        apiKey: false,
       },
     });
   });

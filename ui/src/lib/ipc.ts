@@ -46,6 +46,8 @@ export interface Server {
   paused_reason?: string | null;
   /** The reader chose to accept this server's certificate even if it is self-signed. */
   trust_self_signed: boolean;
+  /** Its saved secret is an API key (sent as `X-API-Key`). */
+  api_key?: boolean;
 }
 
 /** The fields of the "Add server" dialog. */
@@ -58,6 +60,8 @@ export interface AddServerInput {
   minIntervalMs?: number;
   /** Accept the server's certificate even if it is self-signed; absent means no. */
   trustSelfSigned?: boolean;
+  /** The password is an API key (sent as `X-API-Key`, without a username); absent means no. */
+  apiKey?: boolean;
 }
 
 /**
@@ -73,6 +77,8 @@ export interface UpdateServerInput {
   minIntervalMs?: number;
   /** Absent keeps the saved choice. */
   trustSelfSigned?: boolean;
+  /** The password is an API key; absent keeps the saved choice. */
+  apiKey?: boolean;
 }
 
 // ---- Catalog ----

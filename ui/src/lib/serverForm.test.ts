@@ -143,7 +143,7 @@ describe('validateInterval', () => {
 
 describe('toAddServerInput', () => {
   it('starts with no pause and certificates checked', () => {
-    expect(emptyServerForm()).toEqual({ name: '', url: '', username: '', password: '', interval: '0', trustSelfSigned: false });
+    expect(emptyServerForm()).toEqual({ name: '', url: '', username: '', password: '', interval: '0', trustSelfSigned: false, apiKey: false });
   });
 
   it('trims, and sends empty optional fields as null', () => {
@@ -154,6 +154,7 @@ describe('toAddServerInput', () => {
       password: null,
       minIntervalMs: 0,
       trustSelfSigned: false,
+      apiKey: false,
     });
   });
 
@@ -197,11 +198,13 @@ describe('editing a saved server', () => {
       password: '',
       interval: '0',
       trustSelfSigned: false,
+      apiKey: false,
     });
     expect(serverFormValues({ ...saved, username: null }).username).toBe('');
     expect(serverFormValues({ ...saved, min_interval_ms: 1500, trust_self_signed: true })).toMatchObject({
       interval: '1500',
       trustSelfSigned: true,
+      apiKey: false,
     });
   });
 
@@ -213,6 +216,7 @@ describe('editing a saved server', () => {
       password: null,
       minIntervalMs: 0,
       trustSelfSigned: false,
+      apiKey: false,
     });
     expect(toUpdateServerInput(form({ password: ' p ' })).password).toBe(' p ');
   });
@@ -230,6 +234,17 @@ describe('editing a saved server', () => {
     expect(toUpdateServerInput(form({ interval: '2000', trustSelfSigned: true }))).toMatchObject({
       minIntervalMs: 2000,
       trustSelfSigned: true,
+      apiKey: false,
     });
+  });
+});
+
+describe('an API key', () => {
+  it('signs in alone: no username is sent beside it, and editing keeps it', () => {
+    const values = { ...emptyServerForm(), name: 'Komga', url: 'https://komga.lan/opds/v1.2/catalog', username: 'ada', password: 'k3y', apiKey: true };
+    expect(toAddServerInput(values)).toMatchObject({ username: null, password: 'k3y', apiKey: true });
+    // Editing: no username does not mean "forget the secret" when it is an API key.
+    expect(toUpdateServerInput(values)).toMatchObject({ username: null, password: 'k3y', apiKey: true });
+    expect(toUpdateServerInput({ ...values, password: '' })).toMatchObject({ password: null, apiKey: true });
   });
 });

@@ -112,16 +112,19 @@ export interface ServerFormValues {
   /** The pause between requests as typed, in milliseconds. */
   interval: string;
   trustSelfSigned: boolean;
+  /** The password field holds an API key (Komga's; sent as `X-API-Key`, no username). */
+  apiKey: boolean;
 }
 
 /** A new server's form: no pause between requests, certificates checked. */
 export function emptyServerForm(): ServerFormValues {
-  return { name: '', url: '', username: '', password: '', interval: '0', trustSelfSigned: false };
+  return { name: '', url: '', username: '', password: '', interval: '0', trustSelfSigned: false, apiKey: false };
 }
 
 /** The command input for the form's values: trimmed, with empty optional fields as `null`. */
 export function toAddServerInput(values: ServerFormValues): Required<AddServerInput> {
-  const username = values.username.trim();
+  // An API key signs in alone.
+  const username = values.apiKey ? '' : values.username.trim();
   return {
     name: values.name.trim(),
     url: values.url.trim(),
@@ -130,6 +133,7 @@ export function toAddServerInput(values: ServerFormValues): Required<AddServerIn
     password: values.password === '' ? null : values.password,
     minIntervalMs: parseInterval(values.interval),
     trustSelfSigned: values.trustSelfSigned,
+    apiKey: values.apiKey,
   };
 }
 
@@ -142,6 +146,7 @@ export function serverFormValues(server: Server): ServerFormValues {
     password: '',
     interval: String(server.min_interval_ms),
     trustSelfSigned: server.trust_self_signed,
+    apiKey: server.api_key ?? false,
   };
 }
 
@@ -150,13 +155,14 @@ export function serverFormValues(server: Server): ServerFormValues {
  * username means no sign-in, and then the saved password is forgotten too.
  */
 export function toUpdateServerInput(values: ServerFormValues): UpdateServerInput {
-  const { name, url, username, password, minIntervalMs, trustSelfSigned } = toAddServerInput(values);
+  const { name, url, username, password, minIntervalMs, trustSelfSigned, apiKey } = toAddServerInput(values);
   return {
     name,
     url,
     username,
-    password: username === null ? '' : password,
+    password: username === null && !apiKey ? '' : password,
     minIntervalMs,
     trustSelfSigned,
+    apiKey,
   };
 }

@@ -29,6 +29,7 @@
 
 mod support;
 
+mod api_keys;
 mod archives;
 mod batches;
 mod identity;
