@@ -103,6 +103,10 @@ bench: setup-test ui
 	CARREL_APP=$(TARGET_DIR)/release/carrel TAURI_DRIVER=$(TAURI_DRIVER) \
 		xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- \
 		cargo run --release -p carrel-bench
+	@echo "==> benchmarks against a real Codex (signed in vs anonymous, identity)"
+	@$(ROOT)/scripts/ensure-interop-servers
+	cargo build --release -p carrel-cli
+	CARREL_CLI=$(TARGET_DIR)/release/carrel-cli cargo test --release -p carrel-interop -- --ignored --nocapture codex_bench
 
 ## Packaging ---------------------------------------------------------------------------------
 

@@ -8,6 +8,8 @@
 //! - `codex`: Codex (PyPI), OPDS 1.2 and 2.0 with page streaming, bookmarks;
 //! - `codex_server_behaviours`: adding Codex by its plain address, one identity per comic across
 //!   all its views, and a signed-in download that checks the password a bounded number of times;
+//! - `codex_bench` (ignored; `make bench` runs it): a signed-in download against an anonymous
+//!   one on a real Codex, and the identity count of a walked Codex catalog;
 //! - `reading_window`: a CBZ and a PDF from calibre's content server and from Calibre-Web read
 //!   through the real window (page 1 and the last page painted).
 
@@ -17,3 +19,4 @@ mod codex;
 mod calibre_web;
 mod codex_server_behaviours;
 mod reading_window;
+mod codex_bench;

@@ -81,6 +81,8 @@ export class PdfPages {
   /** Each page's size in points, once known, and the scale its kept picture was drawn at. */
   #sizes = new Map<number, { width: number; height: number }>();
   #drawnAt = new Map<number, number>();
+  /** Each kept picture, decoded once it is drawn, so turning to it only paints. */
+  #decoded = new Map<number, HTMLImageElement>();
   /** The pages asked for and not drawn yet. */
   #wanted = new Set<number>();
   #drawing = false;
@@ -185,6 +187,7 @@ export class PdfPages {
   destroy(): void {
     this.#destroyed = true;
     this.#wanted.clear();
+    this.#decoded.clear();
     for (const url of Object.values(this.urls)) URL.revokeObjectURL(url);
     this.urls = {};
     void this.#doc.destroy();
@@ -205,6 +208,15 @@ export class PdfPages {
             return;
           }
           this.#drawnAt.set(index, scale);
+          // Decoded before it is offered: a page drawn ahead then turns to at once.
+          const picture = new Image();
+          picture.src = url;
+          await picture.decode().catch(() => {});
+          if (this.#destroyed) {
+            URL.revokeObjectURL(url);
+            return;
+          }
+          this.#decoded.set(index, picture);
           this.#keep(index, url);
         } catch (reason) {
           if (this.#destroyed) return;
@@ -226,6 +238,7 @@ export class PdfPages {
         URL.revokeObjectURL(urls[drop]);
         delete urls[drop];
         this.#drawnAt.delete(drop);
+        this.#decoded.delete(drop);
       }
     }
     this.urls = urls;
