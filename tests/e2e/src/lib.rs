@@ -176,5 +176,10 @@ pub fn submit_server_dialog(app: &App, name: &str, url: &str, login: Option<(&st
         app.find(&testid("server-username"))?.fill(username)?;
         app.find(&testid("server-password"))?.fill(password)?;
     }
+    // A tall dialog in a small window scrolls: the button is brought into view first.
+    app.execute(
+        "document.querySelector('[data-testid=\"server-save\"]').scrollIntoView({ block: 'nearest' });",
+        vec![],
+    )?;
     app.find(&testid("server-save"))?.click()
 }
