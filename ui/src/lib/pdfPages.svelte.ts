@@ -20,8 +20,10 @@ import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 
-/** How many drawn pages are kept (each a few MB decoded). */
+/** How many drawn pages are kept (as compressed pictures). */
 export const KEPT_PAGES = 12;
+/** How many of them are also kept decoded (each a few MB), the nearest the page read. */
+export const DECODED_PAGES = 4;
 /** The longest side a page is drawn at, in pixels. */
 export const MAX_SIDE = 4096;
 /** The most pixels one drawn page may have. */
@@ -217,6 +219,11 @@ export class PdfPages {
             return;
           }
           this.#decoded.set(index, picture);
+          while (this.#decoded.size > DECODED_PAGES) {
+            const drop = farthest(this.#decoded.keys(), this.#focus);
+            if (drop === null) break;
+            this.#decoded.delete(drop);
+          }
           this.#keep(index, url);
         } catch (reason) {
           if (this.#destroyed) return;
