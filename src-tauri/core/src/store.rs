@@ -186,10 +186,22 @@ fn open_connection(path: &Path, read_only: bool) -> Result<Connection, StoreErro
     let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::from_sqlite(e, path))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| StoreError::from_sqlite(e, path))?;
-    // The first statement that reads the file tells a damaged or foreign file apart.
-    let mode: String = conn
-        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-        .map_err(|e| StoreError::from_sqlite(e, path))?;
+    // The first statement that reads the file tells a damaged or foreign file apart. Another
+    // process switching a new file to WAL at the same moment answers "busy" without waiting
+    // for the busy handler: asked again until the busy timeout.
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mode: String = loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+            Ok(mode) => break mode,
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(StoreError::from_sqlite(e, path)),
+        }
+    };
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(StoreError::Unwritable {
             path: path.to_owned(),
