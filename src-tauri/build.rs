@@ -58,11 +58,17 @@ const COMMANDS: &[&str] = &[
 fn main() {
     println!("cargo:rerun-if-changed=../tauri.conf.json");
     println!("cargo:rerun-if-changed=../tauri.dev.conf.json");
-    if std::env::var("PROFILE").as_deref() == Ok("debug") && std::env::var_os("TAURI_CONFIG").is_none() {
-        let overlay = std::fs::read_to_string("../tauri.dev.conf.json").expect("tauri.dev.conf.json is readable");
+    if std::env::var("PROFILE").as_deref() == Ok("debug")
+        && std::env::var_os("TAURI_CONFIG").is_none()
+    {
+        let overlay = std::fs::read_to_string("../tauri.dev.conf.json")
+            .expect("tauri.dev.conf.json is readable");
         // Seen by tauri-build below, and by `generate_context!` when rustc expands it.
         std::env::set_var("TAURI_CONFIG", &overlay);
-        println!("cargo:rustc-env=TAURI_CONFIG={}", overlay.replace('\n', " "));
+        println!(
+            "cargo:rustc-env=TAURI_CONFIG={}",
+            overlay.replace('\n', " ")
+        );
     }
     let attributes = Attributes::new()
         .config_path("../tauri.conf.json")

@@ -18,8 +18,8 @@ use tauri::http::{header, Method, Request, Response, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
-use crate::protocol_replies::{self, book_id, status, Reply};
 use crate::page_protocol::{error_status, OFFLINE_BODY};
+use crate::protocol_replies::{self, book_id, status, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-book";
@@ -28,7 +28,11 @@ pub const SCHEME: &str = "carrel-book";
 const WAIT: Duration = Duration::from_secs(20);
 
 /// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
-pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>>, responder: UriSchemeResponder) {
+pub fn handle<R: Runtime>(
+    ctx: UriSchemeContext<'_, R>,
+    request: Request<Vec<u8>>,
+    responder: UriSchemeResponder,
+) {
     let app = ctx.app_handle().clone();
     let head = request.method() == Method::HEAD;
     let origin = request
@@ -67,7 +71,10 @@ const APP_ORIGINS: &[&str] = &[
 
 /// The app's pages fetch from another origin (this scheme's): the answer names the page's
 /// origin when it is the app's own, and nothing else may read it.
-fn allow_origin(mut response: Response<Cow<'static, [u8]>>, origin: Option<&str>) -> Response<Cow<'static, [u8]>> {
+fn allow_origin(
+    mut response: Response<Cow<'static, [u8]>>,
+    origin: Option<&str>,
+) -> Response<Cow<'static, [u8]>> {
     if let Some(value) = origin.and_then(|o| header::HeaderValue::from_str(o).ok()) {
         let headers = response.headers_mut();
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
@@ -75,7 +82,6 @@ fn allow_origin(mut response: Response<Cow<'static, [u8]>>, origin: Option<&str>
     }
     response
 }
-
 
 async fn book<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<BookFile, PageError> {
     let Some(store) = app
@@ -95,7 +101,9 @@ fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
     let code = error_status(e);
     match e {
         PageError::OfflineNotDownloaded => status(code, OFFLINE_BODY),
-        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => status(code, ""),
+        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => {
+            status(code, "")
+        }
         e => {
             tracing::warn!(cause = %e, "cannot serve a book file");
             status(code, "")
@@ -108,14 +116,16 @@ fn file_response(file: BookFile, head: bool) -> Reply {
     protocol_replies::bytes(file.bytes, file.content_type, "no-store", head)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_dev_server_is_trusted_only_by_debug_builds() {
-        assert_eq!(APP_ORIGINS.contains(&"http://localhost:5173"), cfg!(debug_assertions));
+        assert_eq!(
+            APP_ORIGINS.contains(&"http://localhost:5173"),
+            cfg!(debug_assertions)
+        );
         assert!(APP_ORIGINS.contains(&"tauri://localhost"));
     }
 
@@ -124,8 +134,23 @@ mod tests {
         assert_eq!(book_id("/42"), Some(42));
         assert_eq!(book_id("/007"), Some(7));
         for bad in [
-            "", "/", "42", "/0", "/-1", "/+1", "/1.5", "/1/", "/1/0", "/1?x=1", "/a", "/%31", "/ 1", "/..%2F1",
-            "/../books/1/book.epub", "/1%2F2", "/99999999999999999999",
+            "",
+            "/",
+            "42",
+            "/0",
+            "/-1",
+            "/+1",
+            "/1.5",
+            "/1/",
+            "/1/0",
+            "/1?x=1",
+            "/a",
+            "/%31",
+            "/ 1",
+            "/..%2F1",
+            "/../books/1/book.epub",
+            "/1%2F2",
+            "/99999999999999999999",
         ] {
             assert_eq!(book_id(bad), None, "{bad:?}");
         }
@@ -141,23 +166,47 @@ mod tests {
             false,
         );
         assert_eq!(response.status(), StatusCode::OK);
-        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/epub+zip");
-        assert_eq!(response.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "application/epub+zip"
+        );
+        assert_eq!(
+            response.headers()[header::X_CONTENT_TYPE_OPTIONS],
+            "nosniff"
+        );
         let offline = error_response(&PageError::OfflineNotDownloaded);
         assert_eq!(offline.status(), StatusCode::GATEWAY_TIMEOUT);
         assert_eq!(&offline.body()[..], OFFLINE_BODY.as_bytes());
-        assert_eq!(error_response(&PageError::NotPaged(3)).status(), StatusCode::NOT_FOUND);
-        let huge = PageError::TooLarge { bytes: 1 << 40, limit: book_source::MAX_BOOK_BYTES };
-        assert_eq!(error_response(&huge).status(), StatusCode::PAYLOAD_TOO_LARGE);
-        assert_eq!(error_response(&PageError::UnknownBook(3)).status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            error_response(&PageError::NotPaged(3)).status(),
+            StatusCode::NOT_FOUND
+        );
+        let huge = PageError::TooLarge {
+            bytes: 1 << 40,
+            limit: book_source::MAX_BOOK_BYTES,
+        };
+        assert_eq!(
+            error_response(&huge).status(),
+            StatusCode::PAYLOAD_TOO_LARGE
+        );
+        assert_eq!(
+            error_response(&PageError::UnknownBook(3)).status(),
+            StatusCode::NOT_FOUND
+        );
     }
 
     #[test]
     fn only_the_apps_own_pages_may_read_a_book() {
         let app = allow_origin(status(StatusCode::OK, ""), Some("tauri://localhost"));
-        assert_eq!(app.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN], "tauri://localhost");
+        assert_eq!(
+            app.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "tauri://localhost"
+        );
         let none = allow_origin(status(StatusCode::OK, ""), None);
-        assert!(none.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
+        assert!(none
+            .headers()
+            .get(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+            .is_none());
         assert!(!APP_ORIGINS.contains(&"null"));
         assert!(!APP_ORIGINS.contains(&"http://127.0.0.1"));
     }

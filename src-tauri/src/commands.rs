@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use carrel_core::{
     archive_pages,
-    page_source::WaitPolicy,
     book_downloads::{self, BookStatus, StoreRequest},
     book_view::{self, BookDetails},
     catalog::{CatalogClient, CatalogView},
@@ -15,6 +14,7 @@ use carrel_core::{
     downloads_view::{self, DownloadsView},
     executor,
     library_search::{self, ServerAnswer},
+    page_source::WaitPolicy,
     position_sync::{self, ServerPosition},
     servers::{self, NewServer, PasswordChange, Server},
     settings::{self, Settings},
@@ -151,7 +151,11 @@ impl AddServerInput {
 #[tauri::command]
 pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<Server> {
     // A host, host:port or web address leads to the server's catalog, which is what is saved.
-    let password = input.password.clone().filter(|p| !p.is_empty()).map(Secret::new);
+    let password = input
+        .password
+        .clone()
+        .filter(|p| !p.is_empty())
+        .map(Secret::new);
     let (url, _) = carrel_core::server_discovery::catalog_address(
         &input.url,
         input.username.as_deref(),
@@ -167,7 +171,12 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
     with_core(app, move |core| {
         let mut new = input.new_server();
         new.url = url;
-        Ok(servers::add_with_secret(&core.store, &core.credentials, &new, password.as_ref())?)
+        Ok(servers::add_with_secret(
+            &core.store,
+            &core.credentials,
+            &new,
+            password.as_ref(),
+        )?)
     })
     .await
 }
@@ -193,8 +202,13 @@ pub async fn discover_server(
 ) -> CommandResult<FoundCatalog> {
     contained(async move {
         let password = password.filter(|p| !p.is_empty()).map(Secret::new);
-        let found = carrel_core::server_discovery::discover(&url, username.as_deref(), password.as_ref(), trust_self_signed.unwrap_or(false))
-            .await?;
+        let found = carrel_core::server_discovery::discover(
+            &url,
+            username.as_deref(),
+            password.as_ref(),
+            trust_self_signed.unwrap_or(false),
+        )
+        .await?;
         Ok(FoundCatalog {
             description: found.describe(),
             catalog_url: found.catalog_url,
@@ -250,11 +264,21 @@ impl UpdateServerInput {
 }
 
 #[tauri::command]
-pub async fn update_server(app: AppHandle, id: i64, input: UpdateServerInput) -> CommandResult<Server> {
+pub async fn update_server(
+    app: AppHandle,
+    id: i64,
+    input: UpdateServerInput,
+) -> CommandResult<Server> {
     with_core(app, move |core| {
         let new = input.new_server();
         let password = PasswordChange::from_field(input.password);
-        Ok(servers::update_with_secret(&core.store, &core.credentials, id, &new, &password)?)
+        Ok(servers::update_with_secret(
+            &core.store,
+            &core.credentials,
+            id,
+            &new,
+            &password,
+        )?)
     })
     .await
 }
@@ -265,22 +289,38 @@ pub async fn resume_server(app: AppHandle, id: i64) -> CommandResult<()> {
 }
 
 #[tauri::command]
-pub async fn browse_catalog(app: AppHandle, server_id: i64, feed_url: Option<String>) -> CommandResult<CatalogView> {
+pub async fn browse_catalog(
+    app: AppHandle,
+    server_id: i64,
+    feed_url: Option<String>,
+) -> CommandResult<CatalogView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
         let http = crate::http_client::client(&credentials)?;
-        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        let catalog = CatalogClient {
+            store: &store,
+            credentials: &credentials,
+            http,
+        };
         Ok(catalog.browse_view(server_id, feed_url.as_deref()).await?)
     })
     .await
 }
 
 #[tauri::command]
-pub async fn search_catalog(app: AppHandle, server_id: i64, query: String) -> CommandResult<CatalogView> {
+pub async fn search_catalog(
+    app: AppHandle,
+    server_id: i64,
+    query: String,
+) -> CommandResult<CatalogView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
         let http = crate::http_client::client(&credentials)?;
-        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        let catalog = CatalogClient {
+            store: &store,
+            credentials: &credentials,
+            http,
+        };
         Ok(catalog.search_view(server_id, &query).await?)
     })
     .await
@@ -289,17 +329,28 @@ pub async fn search_catalog(app: AppHandle, server_id: i64, query: String) -> Co
 /// Books known on this device whose title, authors or series match `query`; no server is asked.
 #[tauri::command]
 pub async fn search_on_device(app: AppHandle, query: String) -> CommandResult<Vec<BookDetails>> {
-    with_core(app, move |core| Ok(library_search::on_device(&core.store, &query, None)?)).await
+    with_core(app, move |core| {
+        Ok(library_search::on_device(&core.store, &query, None)?)
+    })
+    .await
 }
 
 /// Every server's own search at once; each server's answer is sent on `on_answer` as soon as it
 /// comes. Returns how many servers were asked.
 #[tauri::command]
-pub async fn search_everywhere(app: AppHandle, query: String, on_answer: Channel<ServerAnswer>) -> CommandResult<usize> {
+pub async fn search_everywhere(
+    app: AppHandle,
+    query: String,
+    on_answer: Channel<ServerAnswer>,
+) -> CommandResult<usize> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
         let http = crate::http_client::client(&credentials)?;
-        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        let catalog = CatalogClient {
+            store: &store,
+            credentials: &credentials,
+            http,
+        };
         Ok(library_search::across_servers(&catalog, &query, |answer| {
             // A window closed meanwhile no longer listens: nothing to do.
             let _ = on_answer.send(answer);
@@ -312,11 +363,19 @@ pub async fn search_everywhere(app: AppHandle, query: String, on_answer: Channel
 /// "Keep all offline" on a feed of a server (its root when `feed_url` is absent), following its
 /// next pages: one batch, in reading order.
 #[tauri::command]
-pub async fn keep_feed_offline(app: AppHandle, server_id: i64, feed_url: Option<String>) -> CommandResult<BatchView> {
+pub async fn keep_feed_offline(
+    app: AppHandle,
+    server_id: i64,
+    feed_url: Option<String>,
+) -> CommandResult<BatchView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
         let http = crate::http_client::client(&credentials)?;
-        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        let catalog = CatalogClient {
+            store: &store,
+            credentials: &credentials,
+            http,
+        };
         let server = servers::get(&store, server_id)?;
         Ok(download_batches::keep_feed(&catalog, &server, feed_url.as_deref()).await?)
     })
@@ -325,11 +384,19 @@ pub async fn keep_feed_offline(app: AppHandle, server_id: i64, feed_url: Option<
 
 /// "Keep all offline" on a search's results.
 #[tauri::command]
-pub async fn keep_search_offline(app: AppHandle, server_id: i64, query: String) -> CommandResult<BatchView> {
+pub async fn keep_search_offline(
+    app: AppHandle,
+    server_id: i64,
+    query: String,
+) -> CommandResult<BatchView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
         let http = crate::http_client::client(&credentials)?;
-        let catalog = CatalogClient { store: &store, credentials: &credentials, http };
+        let catalog = CatalogClient {
+            store: &store,
+            credentials: &credentials,
+            http,
+        };
         let server = servers::get(&store, server_id)?;
         Ok(download_batches::keep_search(&catalog, &server, &query).await?)
     })
@@ -343,33 +410,53 @@ pub async fn list_batches(app: AppHandle) -> CommandResult<Vec<BatchView>> {
 
 #[tauri::command]
 pub async fn pause_batch(app: AppHandle, id: i64) -> CommandResult<BatchView> {
-    with_core(app, move |core| Ok(download_batches::pause(&core.store, id)?)).await
+    with_core(app, move |core| {
+        Ok(download_batches::pause(&core.store, id)?)
+    })
+    .await
 }
 
 #[tauri::command]
 pub async fn resume_batch(app: AppHandle, id: i64) -> CommandResult<BatchView> {
-    with_core(app, move |core| Ok(download_batches::resume(&core.store, id)?)).await
+    with_core(app, move |core| {
+        Ok(download_batches::resume(&core.store, id)?)
+    })
+    .await
 }
 
 #[tauri::command]
 pub async fn move_batch_to_top(app: AppHandle, id: i64) -> CommandResult<BatchView> {
-    with_core(app, move |core| Ok(download_batches::move_to_top(&core.store, id)?)).await
+    with_core(app, move |core| {
+        Ok(download_batches::move_to_top(&core.store, id)?)
+    })
+    .await
 }
 
 #[tauri::command]
 pub async fn cancel_batch(app: AppHandle, id: i64) -> CommandResult<()> {
-    with_core(app, move |core| Ok(download_batches::cancel(&core.store, id)?)).await
+    with_core(app, move |core| {
+        Ok(download_batches::cancel(&core.store, id)?)
+    })
+    .await
 }
 
 /// Opens a comic kept as one archive file: its page count and reading direction once its file
 /// is on the device (waited for at most [`OPEN_COMIC_WAIT`]; then `offline-not-downloaded`,
 /// and the window asks again while the download goes on).
 #[tauri::command]
-pub async fn open_comic(app: AppHandle, book_id: i64) -> CommandResult<archive_pages::ArchiveComic> {
+pub async fn open_comic(
+    app: AppHandle,
+    book_id: i64,
+) -> CommandResult<archive_pages::ArchiveComic> {
     contained(async move {
         let (store, _) = handles(&app)?;
-        let wait = WaitPolicy { poll: std::time::Duration::from_millis(100), timeout: OPEN_COMIC_WAIT };
-        archive_pages::open(&store, book_id, wait).await.map_err(CommandError::from)
+        let wait = WaitPolicy {
+            poll: std::time::Duration::from_millis(100),
+            timeout: OPEN_COMIC_WAIT,
+        };
+        archive_pages::open(&store, book_id, wait)
+            .await
+            .map_err(CommandError::from)
     })
     .await
 }
@@ -382,7 +469,8 @@ const OPEN_COMIC_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 pub async fn record_pdf_pages(app: AppHandle, book_id: i64, pages: i64) -> CommandResult<()> {
     contained(async move {
         let (store, _) = handles(&app)?;
-        carrel_core::book_source::record_pdf_pages(&store, book_id, pages).map_err(CommandError::from)
+        carrel_core::book_source::record_pdf_pages(&store, book_id, pages)
+            .map_err(CommandError::from)
     })
     .await
 }
@@ -390,7 +478,10 @@ pub async fn record_pdf_pages(app: AppHandle, book_id: i64, pages: i64) -> Comma
 /// The KOReader sync account, if one is set up (its key never leaves the credential store).
 #[tauri::command]
 pub async fn kosync_account(app: AppHandle) -> CommandResult<Option<KosyncAccountView>> {
-    with_core(app, |core| Ok(carrel_core::kosync::account(&core.store)?.map(KosyncAccountView::from))).await
+    with_core(app, |core| {
+        Ok(carrel_core::kosync::account(&core.store)?.map(KosyncAccountView::from))
+    })
+    .await
 }
 
 /// What the window is told of the KOReader sync account.
@@ -402,18 +493,34 @@ pub struct KosyncAccountView {
 
 impl From<carrel_core::kosync::KosyncAccount> for KosyncAccountView {
     fn from(a: carrel_core::kosync::KosyncAccount) -> Self {
-        KosyncAccountView { url: a.url, username: a.username }
+        KosyncAccountView {
+            url: a.url,
+            username: a.username,
+        }
     }
 }
 
 /// Signs in to a KOReader sync server: the user and password are checked with it first, then
 /// kept (the key in the credential store).
 #[tauri::command]
-pub async fn kosync_sign_in(app: AppHandle, url: String, username: String, password: String) -> CommandResult<KosyncAccountView> {
+pub async fn kosync_sign_in(
+    app: AppHandle,
+    url: String,
+    username: String,
+    password: String,
+) -> CommandResult<KosyncAccountView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
         let client = carrel_core::kosync::KosyncClient::shared()?;
-        let account = carrel_core::kosync::sign_in(&store, &credentials, client, &url, &username, &Secret::new(password)).await?;
+        let account = carrel_core::kosync::sign_in(
+            &store,
+            &credentials,
+            client,
+            &url,
+            &username,
+            &Secret::new(password),
+        )
+        .await?;
         Ok(account.into())
     })
     .await
@@ -422,7 +529,13 @@ pub async fn kosync_sign_in(app: AppHandle, url: String, username: String, passw
 /// Forgets the KOReader sync account and its key.
 #[tauri::command]
 pub async fn kosync_sign_out(app: AppHandle) -> CommandResult<()> {
-    with_core(app, |core| Ok(carrel_core::kosync::sign_out(&core.store, &core.credentials)?)).await
+    with_core(app, |core| {
+        Ok(carrel_core::kosync::sign_out(
+            &core.store,
+            &core.credentials,
+        )?)
+    })
+    .await
 }
 
 /// Hands a book's stored file to the system's default application for its kind (a format
@@ -433,11 +546,19 @@ pub async fn kosync_sign_out(app: AppHandle) -> CommandResult<()> {
 pub async fn open_in_another_app(app: AppHandle, book_id: i64) -> CommandResult<()> {
     contained(async move {
         let (store, _) = handles(&app)?;
-        let wait = WaitPolicy { poll: std::time::Duration::from_millis(100), timeout: OPEN_ELSEWHERE_WAIT };
-        let path = carrel_core::book_source::book_path(&store, book_id, wait).await.map_err(CommandError::from)?;
+        let wait = WaitPolicy {
+            poll: std::time::Duration::from_millis(100),
+            timeout: OPEN_ELSEWHERE_WAIT,
+        };
+        let path = carrel_core::book_source::book_path(&store, book_id, wait)
+            .await
+            .map_err(CommandError::from)?;
         open::that_detached(&path).map_err(|e| {
             tracing::warn!(book_id, cause = %e, "no application opened a book file");
-            CommandError::new(ErrorKind::Storage, "No application on this system opens this kind of file".to_string())
+            CommandError::new(
+                ErrorKind::Storage,
+                "No application on this system opens this kind of file".to_string(),
+            )
         })
     })
     .await
@@ -450,19 +571,28 @@ const OPEN_ELSEWHERE_WAIT: std::time::Duration = std::time::Duration::from_secs(
 async fn contained<T: Send + 'static>(
     work: impl std::future::Future<Output = CommandResult<T>> + Send + 'static,
 ) -> CommandResult<T> {
-    tauri::async_runtime::spawn(work)
-        .await
-        .map_err(|e| CommandError::new(ErrorKind::Server, format!("the catalog could not be read: {e}")))?
+    tauri::async_runtime::spawn(work).await.map_err(|e| {
+        CommandError::new(
+            ErrorKind::Server,
+            format!("the catalog could not be read: {e}"),
+        )
+    })?
 }
 
 #[tauri::command]
 pub async fn book_details(app: AppHandle, book_id: i64) -> CommandResult<BookDetails> {
-    with_core(app, move |core| Ok(book_view::details(&core.store, book_id)?)).await
+    with_core(app, move |core| {
+        Ok(book_view::details(&core.store, book_id)?)
+    })
+    .await
 }
 
 #[tauri::command]
 pub async fn store_book(app: AppHandle, book_id: i64) -> CommandResult<StoreRequest> {
-    with_core(app, move |core| Ok(book_downloads::store_book(&core.store, book_id)?)).await
+    with_core(app, move |core| {
+        Ok(book_downloads::store_book(&core.store, book_id)?)
+    })
+    .await
 }
 
 /// `page` is 0-based; absent opens the book where the reader left it.
@@ -480,7 +610,10 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
 /// is sent a few seconds after the reader stops turning pages.
 #[tauri::command]
 pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
-    with_core(app, move |core| Ok(position_sync::record(&core.store, book_id, page)?)).await?;
+    with_core(app, move |core| {
+        Ok(position_sync::record(&core.store, book_id, page)?)
+    })
+    .await?;
     downloads::position_saved();
     Ok(())
 }
@@ -496,8 +629,14 @@ const SERVER_POSITION_WAIT_MIN_MS: u64 = 100;
 /// cannot be reached or does not answer within `waitMs` (default and most 10 s): then nothing
 /// is taken, so a window that stops waiting never finds the position moved behind its back.
 #[tauri::command]
-pub async fn take_server_position(app: AppHandle, book_id: i64, wait_ms: Option<u64>) -> CommandResult<Option<ServerPosition>> {
-    let wait = wait_ms.unwrap_or(SERVER_POSITION_WAIT_MS).clamp(SERVER_POSITION_WAIT_MIN_MS, SERVER_POSITION_WAIT_MS);
+pub async fn take_server_position(
+    app: AppHandle,
+    book_id: i64,
+    wait_ms: Option<u64>,
+) -> CommandResult<Option<ServerPosition>> {
+    let wait = wait_ms
+        .unwrap_or(SERVER_POSITION_WAIT_MS)
+        .clamp(SERVER_POSITION_WAIT_MIN_MS, SERVER_POSITION_WAIT_MS);
     contained(async move {
         let (store, credentials) = handles(&app)?;
         let http = crate::http_client::client(&credentials)?;
@@ -513,7 +652,12 @@ pub async fn take_server_position(app: AppHandle, book_id: i64, wait_ms: Option<
 /// The EPUB reader is at `cfi` (an EPUB CFI), `fraction` of the way through the book: kept
 /// as the book's EPUB position, restored exactly when it is opened again.
 #[tauri::command]
-pub async fn save_epub_position(app: AppHandle, book_id: i64, cfi: String, fraction: f64) -> CommandResult<()> {
+pub async fn save_epub_position(
+    app: AppHandle,
+    book_id: i64,
+    cfi: String,
+    fraction: f64,
+) -> CommandResult<()> {
     with_core(app, move |core| {
         carrel_core::position_sync::record_epub(&core.store, book_id, &cfi, fraction)
             .map(|_| ())
@@ -524,7 +668,10 @@ pub async fn save_epub_position(app: AppHandle, book_id: i64, cfi: String, fract
 
 /// Where the EPUB reader left a book (`null` when never saved).
 #[tauri::command]
-pub async fn epub_position(app: AppHandle, book_id: i64) -> CommandResult<Option<carrel_core::epub_positions::EpubPosition>> {
+pub async fn epub_position(
+    app: AppHandle,
+    book_id: i64,
+) -> CommandResult<Option<carrel_core::epub_positions::EpubPosition>> {
     with_core(app, move |core| {
         Ok(carrel_core::epub_positions::position(&core.store, book_id)?)
     })
@@ -533,7 +680,10 @@ pub async fn epub_position(app: AppHandle, book_id: i64) -> CommandResult<Option
 
 #[tauri::command]
 pub async fn remove_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
-    with_core(app, move |core| Ok(book_downloads::remove_book(&core.store, book_id)?)).await
+    with_core(app, move |core| {
+        Ok(book_downloads::remove_book(&core.store, book_id)?)
+    })
+    .await
 }
 
 #[tauri::command]
@@ -551,25 +701,49 @@ pub async fn list_on_device(app: AppHandle) -> CommandResult<Vec<BookStatus>> {
 }
 
 #[tauri::command]
-pub async fn list_continue_reading(app: AppHandle, limit: Option<u32>) -> CommandResult<Vec<BookDetails>> {
-    with_core(app, move |core| Ok(book_view::continue_reading(&core.store, limit)?)).await
+pub async fn list_continue_reading(
+    app: AppHandle,
+    limit: Option<u32>,
+) -> CommandResult<Vec<BookDetails>> {
+    with_core(app, move |core| {
+        Ok(book_view::continue_reading(&core.store, limit)?)
+    })
+    .await
 }
 
 #[tauri::command]
 pub async fn list_downloads(app: AppHandle) -> CommandResult<DownloadsView> {
     let live = downloads_watch(&app)?.live();
-    with_core(app, move |core| Ok(downloads_view::view(&core.store, &live, Some(downloads::holder_id()))?)).await
+    with_core(app, move |core| {
+        Ok(downloads_view::view(
+            &core.store,
+            &live,
+            Some(downloads::holder_id()),
+        )?)
+    })
+    .await
 }
 
 /// Sends a view at once, then whenever the downloads change (see [`crate::downloads_watch`]).
 #[tauri::command]
-pub async fn watch_downloads(app: AppHandle, webview: Webview, on_event: Channel<DownloadsView>) -> CommandResult<()> {
+pub async fn watch_downloads(
+    app: AppHandle,
+    webview: Webview,
+    on_event: Channel<DownloadsView>,
+) -> CommandResult<()> {
     let watch = downloads_watch(&app)?;
     let live = watch.live();
-    let view = with_core(app, move |core| Ok(downloads_view::view(&core.store, &live, Some(downloads::holder_id()))?)).await?;
-    on_event
-        .send(view)
-        .map_err(|e| CommandError::new(ErrorKind::Storage, format!("cannot reach the window: {e}")))?;
+    let view = with_core(app, move |core| {
+        Ok(downloads_view::view(
+            &core.store,
+            &live,
+            Some(downloads::holder_id()),
+        )?)
+    })
+    .await?;
+    on_event.send(view).map_err(|e| {
+        CommandError::new(ErrorKind::Storage, format!("cannot reach the window: {e}"))
+    })?;
     watch.add(webview.label(), on_event);
     Ok(())
 }
@@ -595,7 +769,10 @@ pub async fn move_book_to_top(app: AppHandle, book_id: i64) -> CommandResult<()>
 
 #[tauri::command]
 pub async fn cancel_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
-    with_core(app, move |core| Ok(book_downloads::cancel_book(&core.store, book_id)?)).await
+    with_core(app, move |core| {
+        Ok(book_downloads::cancel_book(&core.store, book_id)?)
+    })
+    .await
 }
 
 #[tauri::command]
@@ -606,7 +783,10 @@ pub async fn get_settings(app: AppHandle) -> CommandResult<Settings> {
 /// Saves the settings page; lowering "books kept" removes the books no longer kept.
 #[tauri::command]
 pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<Settings> {
-    with_core(app, move |core| Ok(settings::apply(&core.store, &settings)?)).await
+    with_core(app, move |core| {
+        Ok(settings::apply(&core.store, &settings)?)
+    })
+    .await
 }
 
 #[tauri::command]
@@ -638,21 +818,36 @@ mod tests {
         }))
         .unwrap();
         let new = add.new_server();
-        assert_eq!((new.min_interval_ms, new.trust_self_signed), (Some(250), Some(true)));
+        assert_eq!(
+            (new.min_interval_ms, new.trust_self_signed),
+            (Some(250), Some(true))
+        );
         let add: AddServerInput = serde_json::from_value(json!({
             "name": "NAS", "url": "https://nas.lan/opds", "min_interval_ms": 100, "trust_self_signed": false
         }))
         .unwrap();
-        assert_eq!((add.min_interval_ms, add.trust_self_signed), (Some(100), Some(false)));
-        let plain: AddServerInput = serde_json::from_value(json!({ "name": "NAS", "url": "https://nas.lan/opds" })).unwrap();
-        assert_eq!((plain.min_interval_ms, plain.trust_self_signed), (None, None));
+        assert_eq!(
+            (add.min_interval_ms, add.trust_self_signed),
+            (Some(100), Some(false))
+        );
+        let plain: AddServerInput =
+            serde_json::from_value(json!({ "name": "NAS", "url": "https://nas.lan/opds" }))
+                .unwrap();
+        assert_eq!(
+            (plain.min_interval_ms, plain.trust_self_signed),
+            (None, None)
+        );
 
         let update: UpdateServerInput = serde_json::from_value(json!({
             "name": "NAS", "url": "https://nas.lan/opds", "username": null, "trustSelfSigned": true
         }))
         .unwrap();
         let new = update.new_server();
-        assert_eq!((new.min_interval_ms, new.trust_self_signed), (None, Some(true)), "absent keeps the interval");
+        assert_eq!(
+            (new.min_interval_ms, new.trust_self_signed),
+            (None, Some(true)),
+            "absent keeps the interval"
+        );
     }
 
     use carrel_core::{http_fetch::FetchError, servers::ServerError};
@@ -665,23 +860,40 @@ mod tests {
         ));
         let v = serde_json::to_value(&e).unwrap();
         assert_eq!(v["kind"], "certificate");
-        assert!(v["message"].as_str().unwrap().contains("not trusted"), "{v}");
+        assert!(
+            v["message"].as_str().unwrap().contains("not trusted"),
+            "{v}"
+        );
         assert!(v.get("field").is_none());
-        let away = serde_json::to_value(CommandError::from(FetchError::Transient("cannot reach the server".into()))).unwrap();
+        let away = serde_json::to_value(CommandError::from(FetchError::Transient(
+            "cannot reach the server".into(),
+        )))
+        .unwrap();
         assert_eq!(away["kind"], "server");
     }
 
     #[test]
     fn an_interval_out_of_range_is_reported_beside_its_field() {
         let e = CommandError::from(ServerError::InvalidInterval);
-        assert_eq!((e.kind, e.field), (ErrorKind::InvalidInput, Some(ErrorField::MinIntervalMs)));
-        assert_eq!(serde_json::to_value(&e).unwrap()["field"], "min_interval_ms");
+        assert_eq!(
+            (e.kind, e.field),
+            (ErrorKind::InvalidInput, Some(ErrorField::MinIntervalMs))
+        );
+        assert_eq!(
+            serde_json::to_value(&e).unwrap()["field"],
+            "min_interval_ms"
+        );
     }
 
     #[test]
     fn every_core_error_reaches_the_window_with_its_kind_and_field() {
-        let e = CommandError::from(carrel_core::credentials::CredentialError::Keyring("locked".into()));
-        assert_eq!((e.kind, e.field), (ErrorKind::Storage, Some(ErrorField::Password)));
+        let e = CommandError::from(carrel_core::credentials::CredentialError::Keyring(
+            "locked".into(),
+        ));
+        assert_eq!(
+            (e.kind, e.field),
+            (ErrorKind::Storage, Some(ErrorField::Password))
+        );
         let e = CommandError::from(carrel_core::page_source::PageError::OfflineNotDownloaded);
         assert_eq!((e.kind, e.field), (ErrorKind::Server, None));
         let e = CommandError::from(carrel_core::settings::SettingsError::BooksKept);

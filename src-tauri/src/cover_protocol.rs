@@ -23,7 +23,11 @@ pub const SCHEME: &str = "carrel-cover";
 const MAX_AGE_S: u32 = 7 * 24 * 3600;
 
 /// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
-pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>>, responder: UriSchemeResponder) {
+pub fn handle<R: Runtime>(
+    ctx: UriSchemeContext<'_, R>,
+    request: Request<Vec<u8>>,
+    responder: UriSchemeResponder,
+) {
     let app = ctx.app_handle().clone();
     let head = request.method() == Method::HEAD;
     let asked = if request.method() == Method::GET || head {
@@ -44,24 +48,33 @@ pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>
     });
 }
 
-
 async fn cover<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<Option<Cover>, StatusCode> {
     static COVERS: OnceLock<CoverCache> = OnceLock::new();
-    let state = app.try_state::<AppState>().ok_or(StatusCode::SERVICE_UNAVAILABLE)?;
+    let state = app
+        .try_state::<AppState>()
+        .ok_or(StatusCode::SERVICE_UNAVAILABLE)?;
     let core = state.core().map_err(|_| StatusCode::SERVICE_UNAVAILABLE)?;
     let (store, credentials) = (core.store.clone(), core.credentials.clone());
-    let http = crate::http_client::client(&credentials).map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+    let http =
+        crate::http_client::client(&credentials).map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
     let covers = COVERS.get_or_init(|| CoverCache::new(store.data_dir()));
-    covers.cover(&store, &credentials, http, book_id).await.map_err(|e| {
-        tracing::warn!(book = book_id, cause = %e, "cannot serve a cover");
-        StatusCode::INTERNAL_SERVER_ERROR
-    })
+    covers
+        .cover(&store, &credentials, http, book_id)
+        .await
+        .map_err(|e| {
+            tracing::warn!(book = book_id, cause = %e, "cannot serve a cover");
+            StatusCode::INTERNAL_SERVER_ERROR
+        })
 }
 
 fn image(cover: Cover, head: bool) -> Reply {
-    protocol_replies::bytes(cover.bytes, cover.content_type, &format!("max-age={MAX_AGE_S}"), head)
+    protocol_replies::bytes(
+        cover.bytes,
+        cover.content_type,
+        &format!("max-age={MAX_AGE_S}"),
+        head,
+    )
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -72,8 +85,20 @@ mod tests {
         assert_eq!(book_id("/42"), Some(42));
         assert_eq!(book_id("/1"), Some(1));
         for bad in [
-            "", "/", "/0", "/-1", "/+1", "/1.5", "/01x", "/1/", "/1/cover.png", "/..%2F..%2Fetc%2Fpasswd",
-            "/%31", "/ 1", "/99999999999999999999", "42",
+            "",
+            "/",
+            "/0",
+            "/-1",
+            "/+1",
+            "/1.5",
+            "/01x",
+            "/1/",
+            "/1/cover.png",
+            "/..%2F..%2Fetc%2Fpasswd",
+            "/%31",
+            "/ 1",
+            "/99999999999999999999",
+            "42",
         ] {
             assert_eq!(book_id(bad), None, "{bad:?}");
         }

@@ -37,7 +37,11 @@ pub fn position_saved() {
 }
 
 /// Sends waiting reading positions until `stop` turns true.
-async fn send_positions(store: Store, credentials: Arc<Credentials>, mut stop: watch::Receiver<bool>) {
+async fn send_positions(
+    store: Store,
+    credentials: Arc<Credentials>,
+    mut stop: watch::Receiver<bool>,
+) {
     let saved = position_saves();
     loop {
         tokio::select! {
@@ -83,8 +87,17 @@ pub struct LogSink;
 impl ProgressSink for LogSink {
     fn report(&self, event: DownloadEvent) {
         match event {
-            DownloadEvent::BookStored(p) => tracing::info!(book = p.book_id, parts = p.total_parts, "book ready to read offline"),
-            DownloadEvent::TaskFailed { book_id, reason, will_retry, .. } => {
+            DownloadEvent::BookStored(p) => tracing::info!(
+                book = p.book_id,
+                parts = p.total_parts,
+                "book ready to read offline"
+            ),
+            DownloadEvent::TaskFailed {
+                book_id,
+                reason,
+                will_retry,
+                ..
+            } => {
                 tracing::warn!(book = book_id, %reason, will_retry, "download failed")
             }
             DownloadEvent::State(state) => tracing::debug!(?state, "executor state"),
@@ -108,10 +121,20 @@ pub struct DownloadService {
 }
 
 impl DownloadService {
-    pub fn start(store: Store, credentials: Arc<Credentials>, sink: Arc<dyn ProgressSink>) -> Option<DownloadService> {
+    pub fn start(
+        store: Store,
+        credentials: Arc<Credentials>,
+        sink: Arc<dyn ProgressSink>,
+    ) -> Option<DownloadService> {
         let positions_store = store.clone();
         let positions_credentials = credentials.clone();
-        let executor = match Executor::new(store, credentials, sink, ExecutorConfig::default(), holder_id().to_owned()) {
+        let executor = match Executor::new(
+            store,
+            credentials,
+            sink,
+            ExecutorConfig::default(),
+            holder_id().to_owned(),
+        ) {
             Ok(e) => e,
             Err(e) => {
                 tracing::error!(cause = %e, "downloads are unavailable");
@@ -119,13 +142,18 @@ impl DownloadService {
             }
         };
         let (stop, rx) = watch::channel(false);
-        let positions =
-            tauri::async_runtime::spawn(send_positions(positions_store, positions_credentials, rx.clone()));
+        let positions = tauri::async_runtime::spawn(send_positions(
+            positions_store,
+            positions_credentials,
+            rx.clone(),
+        ));
         let task = tauri::async_runtime::spawn(async move {
             loop {
                 match executor.run_waiting(RunMode::Forever, rx.clone()).await {
                     Ok(Finish::Shutdown) => return,
-                    Ok(Finish::LeaseLost) => tracing::warn!("another Carrel took over the downloads; standing by"),
+                    Ok(Finish::LeaseLost) => {
+                        tracing::warn!("another Carrel took over the downloads; standing by")
+                    }
                     Ok(other) => tracing::debug!(?other, "executor returned"),
                     Err(e) => {
                         tracing::error!(cause = %e, "the download executor stopped; restarting it shortly");
@@ -137,7 +165,11 @@ impl DownloadService {
                 }
             }
         });
-        Some(DownloadService { stop, task, positions })
+        Some(DownloadService {
+            stop,
+            task,
+            positions,
+        })
     }
 
     /// Stops the executor and waits (briefly) until it has put its task back and released the

@@ -115,7 +115,10 @@ async fn run<R: Runtime>(app: AppHandle<R>, watch: Arc<DownloadsWatch>, store: S
         }
         let live = watch.live();
         let s = store.clone();
-        let view = tauri::async_runtime::spawn_blocking(move || downloads_view::view(&s, &live, Some(downloads::holder_id()))).await;
+        let view = tauri::async_runtime::spawn_blocking(move || {
+            downloads_view::view(&s, &live, Some(downloads::holder_id()))
+        })
+        .await;
         match view {
             Ok(Ok(view)) => watch.send(&app, &view),
             Ok(Err(e)) => tracing::warn!(cause = %e, "cannot read the downloads"),

@@ -104,15 +104,21 @@ pub fn run() {
             let state = app_state::AppState::open(&identifier);
             let sinks: Vec<Arc<dyn ProgressSink>> = vec![
                 Arc::new(downloads::LogSink),
-                Arc::new(notifications::DownloadNotifications::new(notifications::DesktopNotifier::start(), state.store().cloned())),
+                Arc::new(notifications::DownloadNotifications::new(
+                    notifications::DesktopNotifier::start(),
+                    state.store().cloned(),
+                )),
                 // Each further consumer of download events adds its sink here.
                 downloads_watch::install(app.handle(), state.store().cloned()),
             ];
             let sink: Arc<dyn ProgressSink> = Arc::new(FanOut(sinks));
-            let downloads = state
-                .core()
-                .ok()
-                .and_then(|core| downloads::DownloadService::start(core.store.clone(), core.credentials.clone(), sink));
+            let downloads = state.core().ok().and_then(|core| {
+                downloads::DownloadService::start(
+                    core.store.clone(),
+                    core.credentials.clone(),
+                    sink,
+                )
+            });
             let store = state.store().cloned();
             app.manage(state);
             app.manage(Running(Mutex::new(downloads)));
@@ -129,7 +135,12 @@ pub fn run() {
     };
     app.run(|handle, event| {
         if let RunEvent::Exit = event {
-            let service = handle.state::<Running>().0.lock().ok().and_then(|mut s| s.take());
+            let service = handle
+                .state::<Running>()
+                .0
+                .lock()
+                .ok()
+                .and_then(|mut s| s.take());
             if let Some(service) = service {
                 service.shut_down();
             }
@@ -143,5 +154,8 @@ struct Running(Mutex<Option<downloads::DownloadService>>);
 fn install_logging() {
     use tracing_subscriber::{fmt, EnvFilter};
     let filter = EnvFilter::try_from_env("CARREL_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

@@ -10,7 +10,10 @@ use carrel_core::{
     settings::{self, WindowGeometry},
     store::Store,
 };
-use tauri::{AppHandle, LogicalPosition, LogicalSize, WebviewUrl, WebviewWindow, WebviewWindowBuilder, WindowEvent};
+use tauri::{
+    AppHandle, LogicalPosition, LogicalSize, WebviewUrl, WebviewWindow, WebviewWindowBuilder,
+    WindowEvent,
+};
 
 pub const LABEL: &str = "main";
 /// Labels of further windows start with this (see `capabilities/main.json`).
@@ -22,7 +25,11 @@ const SAVE_AFTER_QUIET: Duration = Duration::from_millis(400);
 /// Opens the main window; restores its last geometry when the store has one.
 pub fn open(app: &AppHandle, store: Option<&Store>) -> tauri::Result<WebviewWindow> {
     let saved = store.and_then(|s| settings::get::<WindowGeometry>(s).ok().flatten());
-    let title = app.config().product_name.clone().unwrap_or_else(|| "Carrel".into());
+    let title = app
+        .config()
+        .product_name
+        .clone()
+        .unwrap_or_else(|| "Carrel".into());
     let mut builder = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("index.html".into()))
         .title(title)
         .min_inner_size(MIN_SIZE.0, MIN_SIZE.1)
@@ -88,7 +95,6 @@ fn geometry(window: &WebviewWindow) -> Option<WindowGeometry> {
     })
 }
 
-
 /// Why a window could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum WindowError {
@@ -105,19 +111,32 @@ pub fn open_extra(app: &AppHandle, view: &str) -> Result<String, WindowError> {
         return Err(WindowError::UnknownView(view.to_owned()));
     }
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
-    let label = format!("{EXTRA_LABEL_PREFIX}{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    let title = app.config().product_name.clone().unwrap_or_else(|| "Carrel".into());
-    WebviewWindowBuilder::new(app, &label, WebviewUrl::App(format!("index.html#/{view}").into()))
-        .title(title)
-        .min_inner_size(MIN_SIZE.0, MIN_SIZE.1)
-        .inner_size(DEFAULT_SIZE.0 * 0.8, DEFAULT_SIZE.1 * 0.9)
-        .build()?;
+    let label = format!(
+        "{EXTRA_LABEL_PREFIX}{}",
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let title = app
+        .config()
+        .product_name
+        .clone()
+        .unwrap_or_else(|| "Carrel".into());
+    WebviewWindowBuilder::new(
+        app,
+        &label,
+        WebviewUrl::App(format!("index.html#/{view}").into()),
+    )
+    .title(title)
+    .min_inner_size(MIN_SIZE.0, MIN_SIZE.1)
+    .inner_size(DEFAULT_SIZE.0 * 0.8, DEFAULT_SIZE.1 * 0.9)
+    .build()?;
     Ok(label)
 }
 
 /// The views a window may be opened on; ids must be positive integers.
 pub fn is_known_view(view: &str) -> bool {
-    let id_ok = |id: &str| !id.is_empty() && id.len() <= 18 && id.bytes().all(|b| b.is_ascii_digit()) && id != "0";
+    let id_ok = |id: &str| {
+        !id.is_empty() && id.len() <= 18 && id.bytes().all(|b| b.is_ascii_digit()) && id != "0"
+    };
     match view.split_once('/') {
         None => matches!(view, "library" | "downloads" | "settings" | "on-device"),
         Some(("book" | "server", id)) => id_ok(id),
@@ -131,10 +150,27 @@ mod tests {
 
     #[test]
     fn only_known_views_open_in_a_window() {
-        for ok in ["library", "downloads", "settings", "on-device", "book/12", "server/3"] {
+        for ok in [
+            "library",
+            "downloads",
+            "settings",
+            "on-device",
+            "book/12",
+            "server/3",
+        ] {
             assert!(is_known_view(ok), "{ok}");
         }
-        for bad in ["", "book/", "book/0", "book/1/2", "book/x", "../etc", "javascript:alert(1)", "book/12?x", "https://example.org"] {
+        for bad in [
+            "",
+            "book/",
+            "book/0",
+            "book/1/2",
+            "book/x",
+            "../etc",
+            "javascript:alert(1)",
+            "book/12?x",
+            "https://example.org",
+        ] {
             assert!(!is_known_view(bad), "{bad}");
         }
     }

@@ -183,7 +183,9 @@ impl DownloadNotifications {
     /// Reads the setting when the last read is older than [`SETTING_REFRESH`]; when it went
     /// off, takes down whatever is up.
     fn refresh_enabled(&self, st: &mut State, now: Instant) -> bool {
-        let stale = st.checked_at.map_or(true, |at| now.duration_since(at) >= SETTING_REFRESH);
+        let stale = st
+            .checked_at
+            .map_or(true, |at| now.duration_since(at) >= SETTING_REFRESH);
         if stale {
             st.checked_at = Some(now);
             if let Some(enabled) = self.library.notifications_enabled() {
@@ -211,7 +213,10 @@ impl DownloadNotifications {
     /// Shows held-back progress: of every book when `all`, else of those whose interval passed.
     fn flush(&self, st: &mut State, now: Instant, all: bool) {
         for (book_id, book) in st.books.iter_mut() {
-            let due = all || book.shown_at.map_or(true, |at| now.duration_since(at) >= MIN_UPDATE_INTERVAL);
+            let due = all
+                || book
+                    .shown_at
+                    .map_or(true, |at| now.duration_since(at) >= MIN_UPDATE_INTERVAL);
             if due {
                 if let Some(note) = book.pending.take() {
                     book.shown_at = Some(now);
@@ -252,7 +257,12 @@ impl DownloadNotifications {
                 st.books.entry(book_id).or_default().part = Some(kind);
             }
             DownloadEvent::TaskStarted { .. } => {}
-            DownloadEvent::TaskBytes { book_id, bytes, total, .. } => {
+            DownloadEvent::TaskBytes {
+                book_id,
+                bytes,
+                total,
+                ..
+            } => {
                 let book = st.books.entry(book_id).or_default();
                 if book.part == Some(TaskKind::Page) {
                     // A page book counts pages, not the bytes of one page.
@@ -277,7 +287,9 @@ impl DownloadNotifications {
                     kind: NoteKind::Ready,
                 };
                 match st.books.remove(&progress.book_id) {
-                    Some(BookNote { shown_at: Some(_), .. }) => self.notifier.update(&key, note),
+                    Some(BookNote {
+                        shown_at: Some(_), ..
+                    }) => self.notifier.update(&key, note),
                     _ => self.notifier.show(&key, note),
                 }
             }
@@ -287,9 +299,17 @@ impl DownloadNotifications {
                     self.notifier.close(PAUSED_KEY);
                 }
             }
-            DownloadEvent::TaskFailed { book_id, kind, will_retry: false, .. } if kind != TaskKind::Resource => {
+            DownloadEvent::TaskFailed {
+                book_id,
+                kind,
+                will_retry: false,
+                ..
+            } if kind != TaskKind::Resource => {
                 // The book will not complete: its progress would stay frozen.
-                if let Some(BookNote { shown_at: Some(_), .. }) = st.books.remove(&book_id) {
+                if let Some(BookNote {
+                    shown_at: Some(_), ..
+                }) = st.books.remove(&book_id)
+                {
                     self.notifier.close(&book_key(book_id));
                 }
             }
@@ -312,7 +332,9 @@ impl DownloadNotifications {
                 // Another process may take over and notify in its turn: leave nothing behind.
                 self.close_all(st);
             }
-            DownloadEvent::State(ExecutorState::Idle | ExecutorState::Paused) => self.flush(st, now, true),
+            DownloadEvent::State(ExecutorState::Idle | ExecutorState::Paused) => {
+                self.flush(st, now, true)
+            }
             DownloadEvent::State(ExecutorState::Running) => {}
         }
     }
@@ -338,8 +360,13 @@ fn pages_note(p: &BookProgress) -> Note {
     let unit = if p.total_parts == 1 { "page" } else { "pages" };
     Note {
         summary: PROGRESS_SUMMARY.to_owned(),
-        body: format!("{} — {} of {} {unit}", p.title, p.stored_parts, p.total_parts),
-        kind: NoteKind::Progress { percent: percent(p.stored_parts, p.total_parts) },
+        body: format!(
+            "{} — {} of {} {unit}",
+            p.title, p.stored_parts, p.total_parts
+        ),
+        kind: NoteKind::Progress {
+            percent: percent(p.stored_parts, p.total_parts),
+        },
     }
 }
 
@@ -347,7 +374,12 @@ fn bytes_note(title: &str, bytes: u64, total: Option<u64>) -> Note {
     let amount = match total {
         Some(total) if total > 0 => {
             let unit = Unit::for_size(total);
-            format!("{} of {} {}", unit.format(bytes), unit.format(total), unit.name())
+            format!(
+                "{} of {} {}",
+                unit.format(bytes),
+                unit.format(total),
+                unit.name()
+            )
         }
         _ => {
             let unit = Unit::for_size(bytes);
@@ -357,7 +389,9 @@ fn bytes_note(title: &str, bytes: u64, total: Option<u64>) -> Note {
     Note {
         summary: PROGRESS_SUMMARY.to_owned(),
         body: format!("{title} — {amount}"),
-        kind: NoteKind::Progress { percent: total.and_then(|t| percent(bytes, t)) },
+        kind: NoteKind::Progress {
+            percent: total.and_then(|t| percent(bytes, t)),
+        },
     }
 }
 
@@ -422,13 +456,21 @@ impl DesktopNotifier {
 
 impl Notifier for DesktopNotifier {
     fn show(&self, key: &str, note: Note) {
-        self.send(Call::Show { key: key.to_owned(), note });
+        self.send(Call::Show {
+            key: key.to_owned(),
+            note,
+        });
     }
     fn update(&self, key: &str, note: Note) {
-        self.send(Call::Update { key: key.to_owned(), note });
+        self.send(Call::Update {
+            key: key.to_owned(),
+            note,
+        });
     }
     fn close(&self, key: &str) {
-        self.send(Call::Close { key: key.to_owned() });
+        self.send(Call::Close {
+            key: key.to_owned(),
+        });
     }
 }
 
@@ -483,7 +525,11 @@ struct Desktop {
 
 impl Desktop {
     fn new(icon: String) -> Desktop {
-        Desktop { icon, shown: HashMap::new(), failing: false }
+        Desktop {
+            icon,
+            shown: HashMap::new(),
+            failing: false,
+        }
     }
 
     fn serve(mut self, calls: mpsc::Receiver<Call>) {
@@ -503,10 +549,14 @@ impl Desktop {
         use notify_rust::{Hint, Notification, Timeout, Urgency};
         let mut n = Notification::new();
         // Notification servers read the body as markup: a title from a catalog is text.
-        n.appname(APP_NAME).icon(&self.icon).summary(&note.summary).body(&escape_markup(&note.body));
+        n.appname(APP_NAME)
+            .icon(&self.icon)
+            .summary(&note.summary)
+            .body(&escape_markup(&note.body));
         match note.kind {
             NoteKind::Progress { percent } => {
-                n.hint(Hint::Category("transfer".into())).urgency(Urgency::Low);
+                n.hint(Hint::Category("transfer".into()))
+                    .urgency(Urgency::Low);
                 if let Some(p) = percent {
                     // The progress bar of servers that draw one (dunst, KDE).
                     n.hint(Hint::CustomInt("value".into(), i32::from(p)));
@@ -580,19 +630,30 @@ impl RecordingNotifier {
     }
 
     fn record(&self, call: Call) {
-        self.calls.lock().unwrap_or_else(|p| p.into_inner()).push(call);
+        self.calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(call);
     }
 }
 
 impl Notifier for RecordingNotifier {
     fn show(&self, key: &str, note: Note) {
-        self.record(Call::Show { key: key.to_owned(), note });
+        self.record(Call::Show {
+            key: key.to_owned(),
+            note,
+        });
     }
     fn update(&self, key: &str, note: Note) {
-        self.record(Call::Update { key: key.to_owned(), note });
+        self.record(Call::Update {
+            key: key.to_owned(),
+            note,
+        });
     }
     fn close(&self, key: &str) {
-        self.record(Call::Close { key: key.to_owned() });
+        self.record(Call::Close {
+            key: key.to_owned(),
+        });
     }
 }
 
@@ -646,8 +707,14 @@ mod tests {
         let library = Arc::new(FakeLibrary::default());
         let clock = Clock::new();
         let c = clock.clone();
-        let sink = DownloadNotifications::new(calls.clone(), library.clone()).with_clock(move || c.now());
-        Rig { sink, calls, library, clock }
+        let sink =
+            DownloadNotifications::new(calls.clone(), library.clone()).with_clock(move || c.now());
+        Rig {
+            sink,
+            calls,
+            library,
+            clock,
+        }
     }
 
     fn pages(book_id: i64, stored: u64, total: u64) -> DownloadEvent {
@@ -665,19 +732,37 @@ mod tests {
     }
 
     fn started(book_id: i64, kind: TaskKind) -> DownloadEvent {
-        DownloadEvent::TaskStarted { task_id: 1, book_id, kind, position: 0 }
+        DownloadEvent::TaskStarted {
+            task_id: 1,
+            book_id,
+            kind,
+            position: 0,
+        }
     }
 
     fn done(book_id: i64) -> DownloadEvent {
-        DownloadEvent::TaskDone { task_id: 1, book_id, kind: TaskKind::Page, position: 0, bytes: 10 }
+        DownloadEvent::TaskDone {
+            task_id: 1,
+            book_id,
+            kind: TaskKind::Page,
+            position: 0,
+            bytes: 10,
+        }
     }
 
     fn backoff() -> DownloadEvent {
-        DownloadEvent::State(ExecutorState::Backoff { reason: "connection refused".into(), retry_at_ms: 0 })
+        DownloadEvent::State(ExecutorState::Backoff {
+            reason: "connection refused".into(),
+            retry_at_ms: 0,
+        })
     }
 
     fn bodies(calls: &[Call]) -> Vec<&str> {
-        calls.iter().filter_map(|c| c.note()).map(|n| n.body.as_str()).collect()
+        calls
+            .iter()
+            .filter_map(|c| c.note())
+            .map(|n| n.body.as_str())
+            .collect()
     }
 
     #[test]
@@ -697,7 +782,10 @@ mod tests {
         let calls = r.calls.take();
         assert_eq!(bodies(&calls), ["Saga #3 — 10 of 40 pages"]);
         assert!(matches!(calls[0], Call::Update { .. }));
-        assert_eq!(calls[0].note().unwrap().kind, NoteKind::Progress { percent: Some(25) });
+        assert_eq!(
+            calls[0].note().unwrap().kind,
+            NoteKind::Progress { percent: Some(25) }
+        );
     }
 
     #[test]
@@ -753,7 +841,11 @@ mod tests {
             calls[1],
             Call::Update {
                 key: "book:3".into(),
-                note: Note { summary: "Saga #3".into(), body: READY_BODY.into(), kind: NoteKind::Ready },
+                note: Note {
+                    summary: "Saga #3".into(),
+                    body: READY_BODY.into(),
+                    kind: NoteKind::Ready
+                },
             }
         );
     }
@@ -762,18 +854,36 @@ mod tests {
     fn a_book_stored_without_progress_shown_gets_its_own_notification() {
         let r = rig();
         r.sink.report(DownloadEvent::BookStored(progress(5, 1, 1)));
-        assert!(matches!(&r.calls.calls()[..], [Call::Show { key, note }] if key == "book:5" && note.body == READY_BODY));
+        assert!(
+            matches!(&r.calls.calls()[..], [Call::Show { key, note }] if key == "book:5" && note.body == READY_BODY)
+        );
     }
 
     #[test]
     fn a_file_book_shows_bytes_with_its_title_looked_up() {
         let r = rig();
         r.sink.report(started(9, TaskKind::File));
-        r.sink.report(DownloadEvent::TaskBytes { task_id: 1, book_id: 9, bytes: 2_100_000, total: Some(8_400_000) });
+        r.sink.report(DownloadEvent::TaskBytes {
+            task_id: 1,
+            book_id: 9,
+            bytes: 2_100_000,
+            total: Some(8_400_000),
+        });
         r.clock.advance(1000);
-        r.sink.report(DownloadEvent::TaskBytes { task_id: 1, book_id: 9, bytes: 450_000, total: None });
-        assert_eq!(bodies(&r.calls.calls()), ["The Long Read — 2.1 of 8.4 MB", "The Long Read — 450 KB"]);
-        assert_eq!(r.calls.calls()[0].note().unwrap().kind, NoteKind::Progress { percent: Some(25) });
+        r.sink.report(DownloadEvent::TaskBytes {
+            task_id: 1,
+            book_id: 9,
+            bytes: 450_000,
+            total: None,
+        });
+        assert_eq!(
+            bodies(&r.calls.calls()),
+            ["The Long Read — 2.1 of 8.4 MB", "The Long Read — 450 KB"]
+        );
+        assert_eq!(
+            r.calls.calls()[0].note().unwrap().kind,
+            NoteKind::Progress { percent: Some(25) }
+        );
     }
 
     #[test]
@@ -788,12 +898,21 @@ mod tests {
             calls,
             [Call::Show {
                 key: PAUSED_KEY.into(),
-                note: Note { summary: "Downloads".into(), body: PAUSED_BODY.into(), kind: NoteKind::Paused },
+                note: Note {
+                    summary: "Downloads".into(),
+                    body: PAUSED_BODY.into(),
+                    kind: NoteKind::Paused
+                },
             }]
         );
         // A download went through: the notice goes, and the next outage shows it again.
         r.sink.report(done(3));
-        assert_eq!(r.calls.take(), [Call::Close { key: PAUSED_KEY.into() }]);
+        assert_eq!(
+            r.calls.take(),
+            [Call::Close {
+                key: PAUSED_KEY.into()
+            }]
+        );
         r.sink.report(backoff());
         r.sink.report(backoff());
         assert_eq!(bodies(&r.calls.take()), [PAUSED_BODY]);
@@ -805,7 +924,14 @@ mod tests {
         r.sink.report(pages(3, 1, 8));
         r.sink.report(pages(3, 2, 8));
         r.sink.report(backoff());
-        assert_eq!(bodies(&r.calls.calls()), ["Saga #3 — 1 of 8 pages", "Saga #3 — 2 of 8 pages", PAUSED_BODY]);
+        assert_eq!(
+            bodies(&r.calls.calls()),
+            [
+                "Saga #3 — 1 of 8 pages",
+                "Saga #3 — 2 of 8 pages",
+                PAUSED_BODY
+            ]
+        );
     }
 
     #[test]
@@ -836,7 +962,11 @@ mod tests {
         r.sink.report(pages(3, 60, 100));
         assert_eq!(r.library.reads.load(Ordering::SeqCst), 2);
         let calls = r.calls.calls();
-        let closed: Vec<&str> = calls.iter().filter(|c| matches!(c, Call::Close { .. })).map(Call::key).collect();
+        let closed: Vec<&str> = calls
+            .iter()
+            .filter(|c| matches!(c, Call::Close { .. }))
+            .map(Call::key)
+            .collect();
         assert_eq!(closed.len(), 2, "{calls:?}");
         assert!(closed.contains(&"book:3") && closed.contains(&PAUSED_KEY));
         assert!(matches!(calls.last(), Some(Call::Close { .. })));
@@ -859,27 +989,46 @@ mod tests {
             reason: "410 Gone".into(),
             will_retry: false,
         });
-        assert_eq!(r.calls.calls()[1], Call::Close { key: "book:3".into() });
+        assert_eq!(
+            r.calls.calls()[1],
+            Call::Close {
+                key: "book:3".into()
+            }
+        );
     }
 
     #[test]
     fn sizes_read_like_a_file_manager() {
-        assert_eq!(bytes_note("T", 120_000, Some(480_000)).body, "T — 120 of 480 KB");
-        assert_eq!(bytes_note("T", 0, Some(8_400_000)).body, "T — 0.0 of 8.4 MB");
-        assert_eq!(bytes_note("T", 1_500_000_000, Some(2_000_000_000)).body, "T — 1.50 of 2.00 GB");
+        assert_eq!(
+            bytes_note("T", 120_000, Some(480_000)).body,
+            "T — 120 of 480 KB"
+        );
+        assert_eq!(
+            bytes_note("T", 0, Some(8_400_000)).body,
+            "T — 0.0 of 8.4 MB"
+        );
+        assert_eq!(
+            bytes_note("T", 1_500_000_000, Some(2_000_000_000)).body,
+            "T — 1.50 of 2.00 GB"
+        );
         assert_eq!(pages_note(&progress(1, 1, 1)).body, "Saga #3 — 1 of 1 page");
     }
 }
 
 /// Escapes the characters notification servers treat as markup in a body.
 fn escape_markup(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
 mod markup_tests {
     #[test]
     fn titles_are_text_not_markup() {
-        assert_eq!(super::escape_markup("Tom & Jerry <b>#3</b>"), "Tom &amp; Jerry &lt;b&gt;#3&lt;/b&gt;");
+        assert_eq!(
+            super::escape_markup("Tom & Jerry <b>#3</b>"),
+            "Tom &amp; Jerry &lt;b&gt;#3&lt;/b&gt;"
+        );
     }
 }

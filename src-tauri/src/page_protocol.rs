@@ -31,7 +31,11 @@ const WAIT: Duration = Duration::from_secs(20);
 pub const OFFLINE_BODY: &str = "offline-not-downloaded";
 
 /// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
-pub fn handle<R: Runtime>(ctx: UriSchemeContext<'_, R>, request: Request<Vec<u8>>, responder: UriSchemeResponder) {
+pub fn handle<R: Runtime>(
+    ctx: UriSchemeContext<'_, R>,
+    request: Request<Vec<u8>>,
+    responder: UriSchemeResponder,
+) {
     let app = ctx.app_handle().clone();
     let head = request.method() == Method::HEAD;
     let asked = if request.method() == Method::GET || head {
@@ -67,8 +71,11 @@ pub fn book_page(path: &str) -> Option<(i64, i64)> {
     (id > 0).then_some((id, index))
 }
 
-
-async fn page<R: Runtime>(app: &AppHandle<R>, book_id: i64, index: i64) -> Result<PageImage, PageError> {
+async fn page<R: Runtime>(
+    app: &AppHandle<R>,
+    book_id: i64,
+    index: i64,
+) -> Result<PageImage, PageError> {
     let Some(store) = app
         .try_state::<AppState>()
         .and_then(|state| state.core().ok().map(|core| core.store.clone()))
@@ -85,7 +92,9 @@ async fn page<R: Runtime>(app: &AppHandle<R>, book_id: i64, index: i64) -> Resul
 /// The status a failed page request answers with.
 pub fn error_status(e: &PageError) -> StatusCode {
     match e {
-        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => StatusCode::NOT_FOUND,
+        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => {
+            StatusCode::NOT_FOUND
+        }
         PageError::OfflineNotDownloaded => StatusCode::GATEWAY_TIMEOUT,
         PageError::Failed(_) => StatusCode::BAD_GATEWAY,
         PageError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
@@ -97,7 +106,9 @@ fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
     let code = error_status(e);
     match e {
         PageError::OfflineNotDownloaded => status(code, OFFLINE_BODY),
-        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => status(code, ""),
+        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => {
+            status(code, "")
+        }
         e => {
             tracing::warn!(cause = %e, "cannot serve a page");
             status(code, "")
@@ -106,9 +117,13 @@ fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
 }
 
 fn image_response(image: PageImage, head: bool) -> Reply {
-    protocol_replies::bytes(image.bytes, image.content_type, &format!("private, max-age={MAX_AGE_S}"), head)
+    protocol_replies::bytes(
+        image.bytes,
+        image.content_type,
+        &format!("private, max-age={MAX_AGE_S}"),
+        head,
+    )
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -123,9 +138,35 @@ mod tests {
         assert_eq!(book_page("/12%2F40"), Some((12, 40)));
         assert_eq!(book_page("/12%2f0"), Some((12, 0)));
         for bad in [
-            "", "/", "/42", "/42/", "//3", "/0/1", "/-1/2", "/1/-2", "/+1/2", "/1/+2", "/1.5/2", "/1/2.0", "/1/2/",
-            "/1/2/3", "/1/2?x=1", "/a/1", "/1/b", "/1/%32", "/ 1/2", "/1/ 2", "/..%2F1/2", "/1/99999999999999999999",
-            "42/1", "/12%2F", "/%2F3", "/1%2F2%2F3", "/1%2F2/3", "/1%2G2", "/1%252F2",
+            "",
+            "/",
+            "/42",
+            "/42/",
+            "//3",
+            "/0/1",
+            "/-1/2",
+            "/1/-2",
+            "/+1/2",
+            "/1/+2",
+            "/1.5/2",
+            "/1/2.0",
+            "/1/2/",
+            "/1/2/3",
+            "/1/2?x=1",
+            "/a/1",
+            "/1/b",
+            "/1/%32",
+            "/ 1/2",
+            "/1/ 2",
+            "/..%2F1/2",
+            "/1/99999999999999999999",
+            "42/1",
+            "/12%2F",
+            "/%2F3",
+            "/1%2F2%2F3",
+            "/1%2F2/3",
+            "/1%2G2",
+            "/1%252F2",
         ] {
             assert_eq!(book_page(bad), None, "{bad:?}");
         }
@@ -133,11 +174,26 @@ mod tests {
 
     #[test]
     fn offline_pages_are_a_504_and_pages_outside_the_book_a_404() {
-        assert_eq!(error_status(&PageError::OfflineNotDownloaded), StatusCode::GATEWAY_TIMEOUT);
-        assert_eq!(error_status(&PageError::OutOfRange { page: 60, count: 60 }), StatusCode::NOT_FOUND);
-        assert_eq!(error_status(&PageError::UnknownBook(3)), StatusCode::NOT_FOUND);
+        assert_eq!(
+            error_status(&PageError::OfflineNotDownloaded),
+            StatusCode::GATEWAY_TIMEOUT
+        );
+        assert_eq!(
+            error_status(&PageError::OutOfRange {
+                page: 60,
+                count: 60
+            }),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            error_status(&PageError::UnknownBook(3)),
+            StatusCode::NOT_FOUND
+        );
         assert_eq!(error_status(&PageError::NotPaged(3)), StatusCode::NOT_FOUND);
-        assert_eq!(error_status(&PageError::Failed("404".into())), StatusCode::BAD_GATEWAY);
+        assert_eq!(
+            error_status(&PageError::Failed("404".into())),
+            StatusCode::BAD_GATEWAY
+        );
         let response = error_response(&PageError::OfflineNotDownloaded);
         assert_eq!(response.status(), StatusCode::GATEWAY_TIMEOUT);
         assert_eq!(&response.body()[..], OFFLINE_BODY.as_bytes());
@@ -153,6 +209,9 @@ mod tests {
         let response = image_response(image, false);
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.headers()[header::CONTENT_TYPE], "image/png");
-        assert!(response.headers()[header::CACHE_CONTROL].to_str().unwrap().starts_with("private, max-age="));
+        assert!(response.headers()[header::CACHE_CONTROL]
+            .to_str()
+            .unwrap()
+            .starts_with("private, max-age="));
     }
 }

@@ -24,7 +24,11 @@ pub fn book_id(path: &str) -> Option<i64> {
 /// A 200 with `bytes` (none for HEAD), their type and the given caching.
 pub fn bytes(bytes: Vec<u8>, content_type: &str, cache_control: &str, head: bool) -> Reply {
     let len = bytes.len();
-    let body: Cow<'static, [u8]> = if head { Cow::Borrowed(&[]) } else { Cow::Owned(bytes) };
+    let body: Cow<'static, [u8]> = if head {
+        Cow::Borrowed(&[])
+    } else {
+        Cow::Owned(bytes)
+    };
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, content_type)
@@ -41,9 +45,15 @@ pub fn status(code: StatusCode, text: &'static str) -> Reply {
     let mut response = Response::new(Cow::Borrowed(text.as_bytes()));
     *response.status_mut() = code;
     let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
     if !text.is_empty() {
-        headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/plain; charset=utf-8"));
+        headers.insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
     }
     response
 }

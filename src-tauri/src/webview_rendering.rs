@@ -45,11 +45,15 @@ impl Machine {
 
 /// The variable to set before GTK starts, if any: painting on the CPU when OpenGL could only be
 /// software, unless the person chose already.
-pub fn choice(machine: Machine, var: impl Fn(&str) -> Option<OsString>) -> Option<(&'static str, &'static str)> {
+pub fn choice(
+    machine: Machine,
+    var: impl Fn(&str) -> Option<OsString>,
+) -> Option<(&'static str, &'static str)> {
     if CHOSEN_BY_PERSON.iter().any(|name| var(name).is_some()) {
         return None;
     }
-    let software_gl = var("LIBGL_ALWAYS_SOFTWARE").is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+    let software_gl =
+        var("LIBGL_ALWAYS_SOFTWARE").is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
     (!machine.render_node || software_gl).then_some((CPU_PAINTING, "1"))
 }
 
@@ -60,7 +64,10 @@ pub fn choose() {
         return;
     }
     if let Some((name, value)) = choice(Machine::this(), |name| std::env::var_os(name)) {
-        tracing::info!(variable = name, "no GPU for OpenGL: pages are painted on the CPU");
+        tracing::info!(
+            variable = name,
+            "no GPU for OpenGL: pages are painted on the CPU"
+        );
         std::env::set_var(name, value);
     }
 }
@@ -79,7 +86,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
-        let map: HashMap<String, OsString> = pairs.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect();
+        let map: HashMap<String, OsString> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), OsString::from(v)))
+            .collect();
         move |name| map.get(name).cloned()
     }
 
@@ -99,7 +109,10 @@ mod tests {
 
     #[test]
     fn software_gl_asked_for_counts_as_no_gpu() {
-        assert_eq!(choice(GPU, env(&[("LIBGL_ALWAYS_SOFTWARE", "1")])), Some((CPU_PAINTING, "1")));
+        assert_eq!(
+            choice(GPU, env(&[("LIBGL_ALWAYS_SOFTWARE", "1")])),
+            Some((CPU_PAINTING, "1"))
+        );
     }
 
     #[test]
@@ -107,7 +120,16 @@ mod tests {
         for name in CHOSEN_BY_PERSON {
             assert_eq!(choice(NO_GPU, env(&[(name, "1")])), None, "{name}");
         }
-        assert_eq!(choice(NO_GPU, env(&[("WEBKIT_SKIA_ENABLE_CPU_RENDERING", "0"), ("LIBGL_ALWAYS_SOFTWARE", "1")])), None);
+        assert_eq!(
+            choice(
+                NO_GPU,
+                env(&[
+                    ("WEBKIT_SKIA_ENABLE_CPU_RENDERING", "0"),
+                    ("LIBGL_ALWAYS_SOFTWARE", "1")
+                ])
+            ),
+            None
+        );
     }
 
     #[test]

@@ -25,7 +25,10 @@ use carrel_core::{
 };
 use serde_json::json;
 
-use crate::{sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, SearchArgs, ServerCommand, StoreArgs, SyncArgs};
+use crate::{
+    sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, SearchArgs,
+    ServerCommand, StoreArgs, SyncArgs,
+};
 
 /// A failure: its exit code and its one line.
 #[derive(Debug)]
@@ -90,7 +93,10 @@ fn open(cli: &Cli) -> CliResult<Context> {
 }
 
 fn print_json(value: serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    );
 }
 
 pub async fn run(cli: Cli) -> CliResult {
@@ -100,7 +106,9 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Browse { name, feed_url } => {
             let server = servers::get_by_name(&ctx.store, &name)?;
             let http = http_client(&ctx)?;
-            let page = catalog(&ctx, &http).browse(&server, feed_url.as_deref()).await?;
+            let page = catalog(&ctx, &http)
+                .browse(&server, feed_url.as_deref())
+                .await?;
             print_page(&ctx, &page);
             Ok(())
         }
@@ -118,7 +126,11 @@ pub async fn run(cli: Cli) -> CliResult {
             if ctx.json {
                 print_json(json!({ "book_id": book_id, "page": book.last_page.map(|p| p + 1) }));
             } else {
-                println!("opened \"{}\" at page {}", book.title, book.last_page.unwrap_or(0) + 1);
+                println!(
+                    "opened \"{}\" at page {}",
+                    book.title,
+                    book.last_page.unwrap_or(0) + 1
+                );
             }
             Ok(())
         }
@@ -160,16 +172,25 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
         } => {
             let secret = if password_stdin || api_key_stdin {
                 let mut s = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut s)
-                    .map_err(|e| CliError::new(2, format!("cannot read the password from standard input: {e}")))?;
+                std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                    CliError::new(
+                        2,
+                        format!("cannot read the password from standard input: {e}"),
+                    )
+                })?;
                 let s = s.trim_end_matches(['\n', '\r']).to_owned();
                 (!s.is_empty()).then(|| Secret::new(s))
             } else {
                 None
             };
             // A host, host:port or web address leads to the catalog; what was found is said.
-            let found = carrel_core::server_discovery::discover(&url, username.as_deref(), secret.as_ref(), trust_self_signed).await;
+            let found = carrel_core::server_discovery::discover(
+                &url,
+                username.as_deref(),
+                secret.as_ref(),
+                trust_self_signed,
+            )
+            .await;
             let url = match &found {
                 Ok(d) => d.catalog_url.clone(),
                 // Not an address at all: the server's validation says so below.
@@ -187,11 +208,15 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
                 trust_self_signed: Some(trust_self_signed),
                 api_key: Some(api_key_stdin),
             };
-            let server = servers::add_with_secret(&ctx.store, &ctx.credentials, &new, secret.as_ref())?;
+            let server =
+                servers::add_with_secret(&ctx.store, &ctx.credentials, &new, secret.as_ref())?;
             if ctx.json {
                 let mut value = json!(server);
                 if let (Some(map), Ok(d)) = (value.as_object_mut(), &found) {
-                    map.insert("found".into(), json!({ "description": d.describe(), "catalog": d }));
+                    map.insert(
+                        "found".into(),
+                        json!({ "description": d.describe(), "catalog": d }),
+                    );
                 }
                 print_json(value);
             } else {
@@ -210,8 +235,15 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
             } else {
                 for s in list {
                     let user = s.username.map(|u| format!(" as {u}")).unwrap_or_default();
-                    let paused = s.paused_reason.map(|r| format!(" [paused: {r}]")).unwrap_or_default();
-                    let trusted = if s.trust_self_signed { " [trusts a self-signed certificate]" } else { "" };
+                    let paused = s
+                        .paused_reason
+                        .map(|r| format!(" [paused: {r}]"))
+                        .unwrap_or_default();
+                    let trusted = if s.trust_self_signed {
+                        " [trusts a self-signed certificate]"
+                    } else {
+                        ""
+                    };
                     println!("{}\t{}{user}{trusted}{paused}", s.name, s.url);
                 }
             }
@@ -262,9 +294,17 @@ fn print_page(ctx: &Context, page: &CatalogPage) {
                 not_streamable,
                 ..
             } => {
-                let pages = page_count.map(|p| format!(", {p} pages")).unwrap_or_default();
-                let why = not_streamable.as_deref().map(|w| format!(" — {w}")).unwrap_or_default();
-                println!("  [{book_id}] {title} ({}{pages}){why}", format_name(*format));
+                let pages = page_count
+                    .map(|p| format!(", {p} pages"))
+                    .unwrap_or_default();
+                let why = not_streamable
+                    .as_deref()
+                    .map(|w| format!(" — {w}"))
+                    .unwrap_or_default();
+                println!(
+                    "  [{book_id}] {title} ({}{pages}){why}",
+                    format_name(*format)
+                );
             }
         }
     }
@@ -279,8 +319,18 @@ async fn search(ctx: &Context, args: SearchArgs) -> CliResult {
     let (name, query) = match (everywhere, args.words.as_slice()) {
         (false, [name, query]) => (Some(name.as_str()), query.as_str()),
         (true, [query]) => (None, query.as_str()),
-        (false, _) => return Err(CliError::new(2, "search takes a server's name and a query (or --all QUERY)")),
-        (true, _) => return Err(CliError::new(2, "with --all or --on-device, search takes the query alone")),
+        (false, _) => {
+            return Err(CliError::new(
+                2,
+                "search takes a server's name and a query (or --all QUERY)",
+            ))
+        }
+        (true, _) => {
+            return Err(CliError::new(
+                2,
+                "with --all or --on-device, search takes the query alone",
+            ))
+        }
     };
     if let Some(name) = name {
         let server = servers::get_by_name(&ctx.store, name)?;
@@ -293,9 +343,20 @@ async fn search(ctx: &Context, args: SearchArgs) -> CliResult {
     if !ctx.json {
         println!("On this device ({} found)", local.len());
         for d in &local {
-            let by = if d.authors.is_empty() { String::new() } else { format!(" — {}", d.authors.join(", ")) };
-            let series = d.series.as_deref().map(|s| format!(" [{s}]")).unwrap_or_default();
-            println!("  [{}] {}{by}{series} ({})", d.book_id, d.title, d.server_name);
+            let by = if d.authors.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", d.authors.join(", "))
+            };
+            let series = d
+                .series
+                .as_deref()
+                .map(|s| format!(" [{s}]"))
+                .unwrap_or_default();
+            println!(
+                "  [{}] {}{by}{series} ({})",
+                d.book_id, d.title, d.server_name
+            );
         }
     }
     let mut answers = Vec::new();
@@ -323,17 +384,25 @@ fn print_server_answer(answer: &library_search::ServerAnswer) {
                 .entries
                 .iter()
                 .filter_map(|e| match e {
-                    carrel_core::catalog::CatalogViewItem::Book { book_id, title, .. } => Some((book_id, title)),
+                    carrel_core::catalog::CatalogViewItem::Book { book_id, title, .. } => {
+                        Some((book_id, title))
+                    }
                     _ => None,
                 })
                 .collect();
-            let offline = if view.offline { ", offline: kept results" } else { "" };
+            let offline = if view.offline {
+                ", offline: kept results"
+            } else {
+                ""
+            };
             println!("{} ({} found{offline})", answer.server_name, books.len());
             for (id, title) in books {
                 println!("  [{id}] {title}");
             }
         }
-        ServerOutcome::NoSearch => println!("{}: this catalog offers no search", answer.server_name),
+        ServerOutcome::NoSearch => {
+            println!("{}: this catalog offers no search", answer.server_name)
+        }
         ServerOutcome::Failed { message, .. } => println!("{}: {message}", answer.server_name),
     }
 }
@@ -354,16 +423,23 @@ async fn store(ctx: &Context, args: StoreArgs) -> CliResult {
             download_batches::keep_search(&catalog(ctx, &http), &server, &what).await?
         }
         _ => {
-            let book_id: i64 = what
-                .parse()
-                .map_err(|_| CliError::new(2, format!("\"{what}\" is not a book id (or use --feed / --search)")))?;
+            let book_id: i64 = what.parse().map_err(|_| {
+                CliError::new(
+                    2,
+                    format!("\"{what}\" is not a book id (or use --feed / --search)"),
+                )
+            })?;
             let outcome = book_downloads::store_book(&ctx.store, book_id)?;
             if ctx.json {
                 print_json(json!({ "book_id": book_id, "outcome": outcome }));
             } else {
                 match outcome {
-                    StoreRequest::Queued => println!("book {book_id} queued to be kept on this device"),
-                    StoreRequest::AlreadyStored => println!("book {book_id} is already on this device"),
+                    StoreRequest::Queued => {
+                        println!("book {book_id} queued to be kept on this device")
+                    }
+                    StoreRequest::AlreadyStored => {
+                        println!("book {book_id} is already on this device")
+                    }
                 }
             }
             return Ok(());
@@ -380,7 +456,11 @@ async fn store(ctx: &Context, args: StoreArgs) -> CliResult {
             batch.books,
             made.queued,
             made.already_stored,
-            if made.not_downloadable > 0 { format!(", {} cannot be downloaded", made.not_downloadable) } else { String::new() }
+            if made.not_downloadable > 0 {
+                format!(", {} cannot be downloaded", made.not_downloadable)
+            } else {
+                String::new()
+            }
         );
     }
     Ok(())
@@ -394,11 +474,26 @@ async fn kosync_command(ctx: &Context, cmd: KosyncCommand) -> CliResult {
             let mut password = String::new();
             std::io::stdin()
                 .read_to_string(&mut password)
-                .map_err(|e| CliError::new(2, format!("cannot read the password from standard input: {e}")))?;
+                .map_err(|e| {
+                    CliError::new(
+                        2,
+                        format!("cannot read the password from standard input: {e}"),
+                    )
+                })?;
             let password = Secret::new(password.trim_end_matches(['\n', '\r']));
-            let account = kosync::sign_in(&ctx.store, &ctx.credentials, &KosyncClient::new()?, &url, &username, &password).await?;
+            let account = kosync::sign_in(
+                &ctx.store,
+                &ctx.credentials,
+                &KosyncClient::new()?,
+                &url,
+                &username,
+                &password,
+            )
+            .await?;
             if ctx.json {
-                print_json(json!({ "url": account.url, "username": account.username, "device_id": account.device_id }));
+                print_json(
+                    json!({ "url": account.url, "username": account.username, "device_id": account.device_id }),
+                );
             } else {
                 println!("signed in to {} as {}", account.url, account.username);
             }
@@ -418,7 +513,13 @@ async fn kosync_command(ctx: &Context, cmd: KosyncCommand) -> CliResult {
                     None => println!("no KOReader sync account"),
                 }
                 for (book, attempts, error) in &pending {
-                    println!("  book {book} waits{}", error.as_deref().map(|e| format!(" ({attempts} tries: {e})")).unwrap_or_default());
+                    println!(
+                        "  book {book} waits{}",
+                        error
+                            .as_deref()
+                            .map(|e| format!(" ({attempts} tries: {e})"))
+                            .unwrap_or_default()
+                    );
                 }
             }
         }
@@ -430,7 +531,10 @@ async fn kosync_command(ctx: &Context, cmd: KosyncCommand) -> CliResult {
                 println!("{} sent, {} waiting", report.sent, report.failed);
             }
             if report.failed > 0 {
-                return Err(CliError::new(4, "some positions could not be sent; they wait for the next try"));
+                return Err(CliError::new(
+                    4,
+                    "some positions could not be sent; they wait for the next try",
+                ));
             }
         }
         KosyncCommand::Logout => {
@@ -467,8 +571,15 @@ fn batch(ctx: &Context, cmd: BatchCommand) -> CliResult {
     }
     for b in shown {
         let state = if b.paused { ", paused" } else { "" };
-        let failed = if b.failed > 0 { format!(", {} failed", b.failed) } else { String::new() };
-        println!("  batch {} ({}): \"{}\" — {}/{} books on this device, {} waiting{failed}{state}", b.id, b.server_name, b.title, b.stored, b.books, b.waiting);
+        let failed = if b.failed > 0 {
+            format!(", {} failed", b.failed)
+        } else {
+            String::new()
+        };
+        println!(
+            "  batch {} ({}): \"{}\" — {}/{} books on this device, {} waiting{failed}{state}",
+            b.id, b.server_name, b.title, b.stored, b.books, b.waiting
+        );
     }
     Ok(())
 }
@@ -485,12 +596,20 @@ async fn sync(ctx: &Context, args: SyncArgs) -> CliResult {
         Arc::new(carrel_core::progress::NoProgress)
     };
     let config = ExecutorConfig::default();
-    let executor = Executor::new(ctx.store.clone(), ctx.credentials.clone(), sink, config, holder.clone())?;
+    let executor = Executor::new(
+        ctx.store.clone(),
+        ctx.credentials.clone(),
+        sink,
+        config,
+        holder.clone(),
+    )?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stopper = tokio::spawn(async move {
         let deadline = async {
             match args.max_seconds {
-                Some(s) if s.is_finite() && s >= 0.0 => tokio::time::sleep(Duration::from_secs_f64(s)).await,
+                Some(s) if s.is_finite() && s >= 0.0 => {
+                    tokio::time::sleep(Duration::from_secs_f64(s)).await
+                }
                 _ => std::future::pending().await,
             }
         };
@@ -515,7 +634,11 @@ async fn sync(ctx: &Context, args: SyncArgs) -> CliResult {
         }
         let _ = stop_tx.send(true);
     });
-    let mode = if args.until_idle { RunMode::UntilIdle } else { RunMode::Forever };
+    let mode = if args.until_idle {
+        RunMode::UntilIdle
+    } else {
+        RunMode::Forever
+    };
     let finish = if args.wait {
         executor.run_waiting(mode, stop_rx).await?
     } else {
@@ -525,7 +648,10 @@ async fn sync(ctx: &Context, args: SyncArgs) -> CliResult {
     let (text, state) = match &finish {
         Finish::Idle => ("nothing left to download".to_owned(), "idle"),
         Finish::Shutdown => ("stopped".to_owned(), "stopped"),
-        Finish::LeaseHeld { holder, .. } => (format!("{holder} is downloading already; nothing to do here"), "held"),
+        Finish::LeaseHeld { holder, .. } => (
+            format!("{holder} is downloading already; nothing to do here"),
+            "held",
+        ),
         Finish::LeaseLost => ("another process took over the downloads".to_owned(), "lost"),
     };
     if ctx.json {
@@ -571,7 +697,10 @@ fn status(ctx: &Context) -> CliResult {
     if paused {
         println!("downloads are paused");
     }
-    println!("stack ({} pending, in the order they will run):", stack.len());
+    println!(
+        "stack ({} pending, in the order they will run):",
+        stack.len()
+    );
     for t in stack.iter().take(50) {
         let prio = if t.prioritary { " prioritary" } else { "" };
         let what = match t.kind {
@@ -587,13 +716,22 @@ fn status(ctx: &Context) -> CliResult {
         println!("batches:");
         for b in &batches {
             let state = if b.paused { ", paused" } else { "" };
-            println!("  batch {}: \"{}\" — {}/{} books on this device{state}", b.id, b.title, b.stored, b.books);
+            println!(
+                "  batch {}: \"{}\" — {}/{} books on this device{state}",
+                b.id, b.title, b.stored, b.books
+            );
         }
     }
     println!("books:");
     for (b, s) in statuses {
-        let state = serde_json::to_value(&s.state).ok().and_then(|v| v["state"].as_str().map(str::to_owned)).unwrap_or_default();
-        println!("  [{}] {} — {state} {}/{}", b.id, b.title, s.progress.stored_parts, s.progress.total_parts);
+        let state = serde_json::to_value(&s.state)
+            .ok()
+            .and_then(|v| v["state"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        println!(
+            "  [{}] {} — {state} {}/{}",
+            b.id, b.title, s.progress.stored_parts, s.progress.total_parts
+        );
     }
     Ok(())
 }
@@ -621,7 +759,10 @@ fn path(ctx: &Context, book_id: i64, page: Option<i64>) -> CliResult {
         }
         None => {
             let what = page.map(|p| format!("page {p} of ")).unwrap_or_default();
-            Err(CliError::new(3, format!("{what}\"{}\" is not stored on this device", book.title)))
+            Err(CliError::new(
+                3,
+                format!("{what}\"{}\" is not stored on this device", book.title),
+            ))
         }
     }
 }
@@ -637,9 +778,15 @@ mod tests {
             "https://nas.lan/opds: the server's certificate is not trusted (self-signed?)".into(),
         )));
         assert_eq!(e.code, 4);
-        assert!(e.message.contains("not trusted") && e.message.contains("--trust-self-signed"), "{}", e.message);
+        assert!(
+            e.message.contains("not trusted") && e.message.contains("--trust-self-signed"),
+            "{}",
+            e.message
+        );
         assert_eq!(code_for(ErrorKind::Certificate), 4);
-        let away = CliError::from(CatalogError::Fetch(FetchError::Transient("cannot reach the server".into())));
+        let away = CliError::from(CatalogError::Fetch(FetchError::Transient(
+            "cannot reach the server".into(),
+        )));
         assert_eq!(away.code, 4);
         assert!(!away.message.contains("--trust-self-signed"));
     }
@@ -647,11 +794,23 @@ mod tests {
     #[test]
     fn the_exit_code_is_the_kinds_whatever_the_error() {
         // A feed address that is not one, and a catalog without search: the reader's input.
-        assert_eq!(CliError::from(CatalogError::BadFeedUrl("nope".into())).code, 2);
+        assert_eq!(
+            CliError::from(CatalogError::BadFeedUrl("nope".into())).code,
+            2
+        );
         assert_eq!(CliError::from(CatalogError::NoSearch).code, 2);
         // A server that says a feed is gone: the server's answer.
-        assert_eq!(CliError::from(CatalogError::Fetch(FetchError::Gone("410 Gone".into()))).code, 4);
-        assert_eq!(CliError::from(carrel_core::servers::ServerError::NotFound("x".into())).code, 3);
-        assert_eq!(CliError::from(carrel_core::store::StoreError::DiskFull).code, 5);
+        assert_eq!(
+            CliError::from(CatalogError::Fetch(FetchError::Gone("410 Gone".into()))).code,
+            4
+        );
+        assert_eq!(
+            CliError::from(carrel_core::servers::ServerError::NotFound("x".into())).code,
+            3
+        );
+        assert_eq!(
+            CliError::from(carrel_core::store::StoreError::DiskFull).code,
+            5
+        );
     }
 }

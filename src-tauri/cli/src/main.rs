@@ -13,7 +13,11 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "carrel-cli", version, about = "Carrel without a window: servers, catalogs, downloads.")]
+#[command(
+    name = "carrel-cli",
+    version,
+    about = "Carrel without a window: servers, catalogs, downloads."
+)]
 struct Cli {
     /// The data folder (default: the app's, or CARREL_DATA_DIR).
     #[arg(long, global = true, env = "CARREL_DATA_DIR", value_name = "DIR")]
@@ -31,7 +35,10 @@ enum Command {
     #[command(subcommand)]
     Server(ServerCommand),
     /// List one feed of a server's catalog (its root by default).
-    Browse { name: String, feed_url: Option<String> },
+    Browse {
+        name: String,
+        feed_url: Option<String>,
+    },
     /// Search a server's catalog (`search NAME QUERY`), every server at once and the books on
     /// this device (`search --all QUERY`), or only the books on this device
     /// (`search --on-device QUERY`).
@@ -95,7 +102,9 @@ enum ServerCommand {
         trust_self_signed: bool,
     },
     List,
-    Remove { name: String },
+    Remove {
+        name: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -131,12 +140,20 @@ struct StoreArgs {
 enum BatchCommand {
     /// Every batch with its progress.
     List,
-    Pause { id: i64 },
-    Resume { id: i64 },
+    Pause {
+        id: i64,
+    },
+    Resume {
+        id: i64,
+    },
     /// Stop the batch's downloads; its unfinished books are no longer kept.
-    Cancel { id: i64 },
+    Cancel {
+        id: i64,
+    },
     /// Its waiting books first.
-    Top { id: i64 },
+    Top {
+        id: i64,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -172,7 +189,11 @@ struct SyncArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     install_logging();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("carrel-cli: cannot start: {e}");
@@ -191,5 +212,8 @@ fn main() -> ExitCode {
 fn install_logging() {
     use tracing_subscriber::{fmt, EnvFilter};
     let filter = EnvFilter::try_from_env("CARREL_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-    let _ = fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

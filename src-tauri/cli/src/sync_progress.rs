@@ -15,7 +15,11 @@ pub struct TerminalProgress {
 const WIDTH: usize = 24;
 
 fn bar(done: u64, total: u64) -> String {
-    let filled = if total == 0 { 0 } else { (done.min(total) as usize * WIDTH) / total as usize };
+    let filled = if total == 0 {
+        0
+    } else {
+        (done.min(total) as usize * WIDTH) / total as usize
+    };
     format!("[{}{}]", "#".repeat(filled), " ".repeat(WIDTH - filled))
 }
 
@@ -39,18 +43,44 @@ impl ProgressSink for TerminalProgress {
     fn report(&self, event: DownloadEvent) {
         match event {
             DownloadEvent::Book(p) => self.draw(
-                &format!("{} {} {}/{} parts", bar(p.stored_parts, p.total_parts), p.title, p.stored_parts, p.total_parts),
+                &format!(
+                    "{} {} {}/{} parts",
+                    bar(p.stored_parts, p.total_parts),
+                    p.title,
+                    p.stored_parts,
+                    p.total_parts
+                ),
                 false,
             ),
-            DownloadEvent::BookStored(p) => self.draw(&format!("✓ {} — ready to read offline ({} parts)", p.title, p.total_parts), true),
-            DownloadEvent::TaskBytes { bytes, total: Some(total), .. } => {
-                self.draw(&format!("{} {} of {} KiB", bar(bytes, total), bytes / 1024, total / 1024), false)
-            }
-            DownloadEvent::TaskFailed { reason, will_retry, .. } => {
+            DownloadEvent::BookStored(p) => self.draw(
+                &format!(
+                    "✓ {} — ready to read offline ({} parts)",
+                    p.title, p.total_parts
+                ),
+                true,
+            ),
+            DownloadEvent::TaskBytes {
+                bytes,
+                total: Some(total),
+                ..
+            } => self.draw(
+                &format!(
+                    "{} {} of {} KiB",
+                    bar(bytes, total),
+                    bytes / 1024,
+                    total / 1024
+                ),
+                false,
+            ),
+            DownloadEvent::TaskFailed {
+                reason, will_retry, ..
+            } => {
                 let then = if will_retry { ", will retry" } else { "" };
                 self.draw(&format!("! {reason}{then}"), true)
             }
-            DownloadEvent::State(ExecutorState::Backoff { reason, .. }) => self.draw(&format!("paused: {reason}; retrying"), true),
+            DownloadEvent::State(ExecutorState::Backoff { reason, .. }) => {
+                self.draw(&format!("paused: {reason}; retrying"), true)
+            }
             _ => {}
         }
     }

@@ -35,7 +35,9 @@ impl Cli {
     fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(CLI);
         c.arg("--data-dir").arg(&self.data).args(args);
-        c.env("CARREL_SECRETS", "file").env_remove("CARREL_DATA_DIR").env("CARREL_LOG", "warn");
+        c.env("CARREL_SECRETS", "file")
+            .env_remove("CARREL_DATA_DIR")
+            .env("CARREL_LOG", "warn");
         c
     }
 
@@ -45,7 +47,11 @@ impl Cli {
 
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -56,7 +62,12 @@ impl Cli {
     }
 
     fn spawn(&self, args: &[&str]) -> Child {
-        self.command(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+        self.command(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
     }
 }
 
@@ -98,29 +109,73 @@ fn errors_have_their_exit_codes_and_one_line() {
     assert_eq!(code(&cli.run(&["browse", "nobody"])), 3);
     assert_eq!(code(&cli.run(&["no-such-command"])), 2);
     // A dead server: nothing listens on this port.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    cli.ok(&["server", "add", "dead", &format!("http://127.0.0.1:{port}/opds")]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    cli.ok(&[
+        "server",
+        "add",
+        "dead",
+        &format!("http://127.0.0.1:{port}/opds"),
+    ]);
     assert_eq!(code(&cli.run(&["browse", "dead"])), 4);
     // A data dir that is a file: a storage error.
     let file = cli.data.with_file_name("a-file");
     std::fs::write(&file, b"x").unwrap();
-    let out = Command::new(CLI).arg("--data-dir").arg(file.join("sub")).arg("status").output().unwrap();
+    let out = Command::new(CLI)
+        .arg("--data-dir")
+        .arg(file.join("sub"))
+        .arg("status")
+        .output()
+        .unwrap();
     assert_eq!(code(&out), 5);
 }
 
 #[test]
 fn a_self_signed_certificate_is_trusted_only_when_asked_for() {
     let cli = Cli::new();
-    let own = cli.json(&["server", "add", "own", "https://nas.lan/opds", "--trust-self-signed", "--interval-ms", "250"]);
-    assert_eq!((own["trust_self_signed"].as_bool(), own["min_interval_ms"].as_i64()), (Some(true), Some(250)));
+    let own = cli.json(&[
+        "server",
+        "add",
+        "own",
+        "https://nas.lan/opds",
+        "--trust-self-signed",
+        "--interval-ms",
+        "250",
+    ]);
+    assert_eq!(
+        (
+            own["trust_self_signed"].as_bool(),
+            own["min_interval_ms"].as_i64()
+        ),
+        (Some(true), Some(250))
+    );
     let plain = cli.json(&["server", "add", "plain", "https://books.example.org/opds"]);
     assert_eq!(plain["trust_self_signed"], false);
     let list = cli.json(&["server", "list"]);
-    let trusted: Vec<_> = list.as_array().unwrap().iter().map(|s| (s["name"].as_str(), s["trust_self_signed"].as_bool())).collect();
-    assert_eq!(trusted, [(Some("own"), Some(true)), (Some("plain"), Some(false))]);
+    let trusted: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str(), s["trust_self_signed"].as_bool()))
+        .collect();
+    assert_eq!(
+        trusted,
+        [(Some("own"), Some(true)), (Some("plain"), Some(false))]
+    );
     let text = cli.ok(&["server", "list"]);
-    assert!(text.lines().any(|l| l.starts_with("own") && l.contains("self-signed")), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("plain") && !l.contains("self-signed")), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("own") && l.contains("self-signed")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("plain") && !l.contains("self-signed")),
+        "{text}"
+    );
 }
 
 #[test]
@@ -135,28 +190,49 @@ fn servers_books_status_and_paths() {
     let list = cli.json(&["server", "list"]);
     assert_eq!(list[0]["name"], "lib");
     // A page not stored yet: exit 3.
-    assert_eq!(code(&cli.run(&["path", &ids[&1].to_string(), "--page", "2"])), 3);
+    assert_eq!(
+        code(&cli.run(&["path", &ids[&1].to_string(), "--page", "2"])),
+        3
+    );
     cli.ok(&["open", &ids[&1].to_string(), "--page", "3"]);
     let status = cli.json(&["status"]);
     let first = &status["stack"][0];
-    assert_eq!((first["kind"].as_str(), first["position"].as_i64(), first["prioritary"].as_bool()), (Some("page"), Some(2), Some(true)));
+    assert_eq!(
+        (
+            first["kind"].as_str(),
+            first["position"].as_i64(),
+            first["prioritary"].as_bool()
+        ),
+        (Some("page"), Some(2), Some(true))
+    );
     let sync = cli.json(&["sync", "--until-idle"]);
     assert_eq!(sync["result"], "idle");
     let path = cli.ok(&["path", &ids[&1].to_string(), "--page", "3"]);
-    assert_eq!(std::fs::read(path.trim()).unwrap(), server.page_bytes(1, 2).unwrap());
+    assert_eq!(
+        std::fs::read(path.trim()).unwrap(),
+        server.page_bytes(1, 2).unwrap()
+    );
     // Opening queued page 3 and the pages after it — and the rest: the whole comic is there.
     for p in 1..=4 {
         cli.ok(&["path", &ids[&1].to_string(), "--page", &p.to_string()]);
     }
     let status = cli.json(&["status"]);
-    let book = status["books"].as_array().unwrap().iter().find(|b| b["book_id"] == ids[&1]).unwrap();
+    let book = status["books"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["book_id"] == ids[&1])
+        .unwrap();
     assert_eq!(book["status"]["state"], "stored");
     assert_eq!(book["status"]["stored_parts"], 4);
     // Store an EPUB, then remove it.
     cli.ok(&["store", &ids[&3].to_string()]);
     cli.ok(&["sync", "--until-idle"]);
     let epub = cli.ok(&["path", &ids[&3].to_string()]);
-    assert_eq!(std::fs::read(epub.trim()).unwrap(), server.book_bytes(3).unwrap());
+    assert_eq!(
+        std::fs::read(epub.trim()).unwrap(),
+        server.book_bytes(3).unwrap()
+    );
     cli.ok(&["remove", &ids[&3].to_string()]);
     assert!(!Path::new(epub.trim()).exists());
     assert_eq!(code(&cli.run(&["path", &ids[&3].to_string()])), 3);
@@ -195,21 +271,45 @@ fn a_password_from_stdin_reaches_the_server_and_never_the_database() {
     });
     let cli = Cli::new();
     let mut add = cli
-        .command(&["server", "add", "lib", &server.url("/opds"), "--username", "reader", "--password-stdin"])
+        .command(&[
+            "server",
+            "add",
+            "lib",
+            &server.url("/opds"),
+            "--username",
+            "reader",
+            "--password-stdin",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
     use std::io::Write;
-    add.stdin.take().unwrap().write_all(b"pass-phrase-42\n").unwrap();
+    add.stdin
+        .take()
+        .unwrap()
+        .write_all(b"pass-phrase-42\n")
+        .unwrap();
     assert!(add.wait().unwrap().success());
     let page = cli.json(&["browse", "lib", "/opds/books"]);
-    assert!(page["entries"].as_array().unwrap().iter().any(|e| e["type"] == "book"));
+    assert!(page["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["type"] == "book"));
     for entry in std::fs::read_dir(&cli.data).unwrap() {
         let path = entry.unwrap().path();
-        if path.file_name().unwrap().to_string_lossy().starts_with("carrel.db") {
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("carrel.db")
+        {
             let bytes = std::fs::read(&path).unwrap();
-            assert!(!bytes.windows(14).any(|w| w == b"pass-phrase-42"), "password in {path:?}");
+            assert!(
+                !bytes.windows(14).any(|w| w == b"pass-phrase-42"),
+                "password in {path:?}"
+            );
         }
     }
 }
@@ -231,13 +331,22 @@ fn six_processes_sync_one_data_dir_with_one_request_in_flight_and_no_duplicates(
         cli.ok(&["store", &id.to_string()]);
     }
     server.reset_stats();
-    let children: Vec<Child> = (0..6).map(|_| cli.spawn(&["sync", "--wait", "--until-idle"])).collect();
+    let children: Vec<Child> = (0..6)
+        .map(|_| cli.spawn(&["sync", "--wait", "--until-idle"]))
+        .collect();
     for child in children {
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let stats = server.stats();
-    assert_eq!(stats.global_max_in_flight, 1, "the server never saw two requests at once");
+    assert_eq!(
+        stats.global_max_in_flight, 1,
+        "the server never saw two requests at once"
+    );
     for (url, hits) in stats.clients.values().flat_map(|c| c.hits.iter()) {
         assert_eq!(*hits, 1, "{url} fetched {hits} times");
     }
@@ -281,7 +390,11 @@ fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_a_part_per
         child.wait().unwrap();
     }
     let out = cli.run(&["sync", "--until-idle"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let stats = server.stats();
     let mut repeated_parts = 0;
@@ -290,7 +403,10 @@ fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_a_part_per
             repeated_parts += hits.saturating_sub(1);
         }
     }
-    assert!(repeated_parts <= kills, "{repeated_parts} repeated parts for {kills} kills");
+    assert!(
+        repeated_parts <= kills,
+        "{repeated_parts} repeated parts for {kills} kills"
+    );
     let files_root = cli.data.join("books");
     for (n, id) in &ids {
         let info = server.book(*n).unwrap();
@@ -302,18 +418,33 @@ fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_a_part_per
                     .flatten()
                     .find(|e| e.path().file_stem().unwrap().to_string_lossy() == format!("{i:05}"))
                     .unwrap_or_else(|| panic!("page {i} of book {n} missing"));
-                assert_eq!(std::fs::read(stored.path()).unwrap(), server.page_bytes(*n, i).unwrap(), "book {n} page {i}");
+                assert_eq!(
+                    std::fs::read(stored.path()).unwrap(),
+                    server.page_bytes(*n, i).unwrap(),
+                    "book {n} page {i}"
+                );
             }
         } else {
             let path = cli.ok(&["path", &id.to_string()]);
-            assert_eq!(std::fs::read(path.trim()).unwrap(), server.book_bytes(*n).unwrap(), "book {n}");
+            assert_eq!(
+                std::fs::read(path.trim()).unwrap(),
+                server.book_bytes(*n).unwrap(),
+                "book {n}"
+            );
             let sent = stats.bytes(&format!("/books/{n}/file"));
             let chunk = 1 << 20;
-            assert!(sent <= info.length + kills * chunk, "{sent} bytes sent for a {}-byte file", info.length);
+            assert!(
+                sent <= info.length + kills * chunk,
+                "{sent} bytes sent for a {}-byte file",
+                info.length
+            );
         }
     }
     // No temp files left behind.
-    let leftovers: Vec<_> = walk(&files_root).into_iter().filter(|p| p.to_string_lossy().ends_with(".part")).collect();
+    let leftovers: Vec<_> = walk(&files_root)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".part"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     let _ = Instant::now();
 }
@@ -335,35 +466,80 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn one_search_asks_every_server_and_the_device_answers_without_any() {
-    let one = fixture(Config { books: 4, seed: 1, ..Default::default() });
-    let two = fixture(Config { books: 4, seed: 2, ..Default::default() });
+    let one = fixture(Config {
+        books: 4,
+        seed: 1,
+        ..Default::default()
+    });
+    let two = fixture(Config {
+        books: 4,
+        seed: 2,
+        ..Default::default()
+    });
     let cli = Cli::new();
     cli.ok(&["server", "add", "one", &one.url("/opds")]);
     cli.ok(&["server", "add", "two", &two.url("/opds")]);
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    cli.ok(&["server", "add", "away", &format!("http://127.0.0.1:{port}/opds")]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    cli.ok(&[
+        "server",
+        "add",
+        "away",
+        &format!("http://127.0.0.1:{port}/opds"),
+    ]);
     // A word of a title of the first server's (the fixture matches titles and authors).
     let wanted = one.books()[0].title.clone();
-    let word = wanted.split_whitespace().max_by_key(|w| w.len()).unwrap().to_owned();
+    let word = wanted
+        .split_whitespace()
+        .max_by_key(|w| w.len())
+        .unwrap()
+        .to_owned();
     let all = cli.json(&["search", "--all", &word]);
     let answers = all["servers"].as_array().unwrap();
     assert_eq!(answers.len(), 3, "{all}");
-    let answer = |name: &str| answers.iter().find(|a| a["server_name"] == name).unwrap().clone();
+    let answer = |name: &str| {
+        answers
+            .iter()
+            .find(|a| a["server_name"] == name)
+            .unwrap()
+            .clone()
+    };
     let found = |a: &Value| -> Vec<String> {
-        a["view"]["entries"].as_array().unwrap().iter().filter(|e| e["type"] == "book").map(|e| e["title"].as_str().unwrap().to_owned()).collect()
+        a["view"]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "book")
+            .map(|e| e["title"].as_str().unwrap().to_owned())
+            .collect()
     };
     let from_one = answer("one");
     assert_eq!(from_one["outcome"], "results", "{from_one}");
     assert!(found(&from_one).contains(&wanted), "{from_one}");
     assert_eq!(from_one["view"]["offline"], false);
-    let expected_two: Vec<String> = two.books().iter().filter(|b| b.title.to_lowercase().contains(&word.to_lowercase()) || b.author.to_lowercase().contains(&word.to_lowercase())).map(|b| b.title.clone()).collect();
+    let expected_two: Vec<String> = two
+        .books()
+        .iter()
+        .filter(|b| {
+            b.title.to_lowercase().contains(&word.to_lowercase())
+                || b.author.to_lowercase().contains(&word.to_lowercase())
+        })
+        .map(|b| b.title.clone())
+        .collect();
     let mut from_two = found(&answer("two"));
     from_two.sort();
     let mut expected_two_sorted = expected_two.clone();
     expected_two_sorted.sort();
     assert_eq!(from_two, expected_two_sorted);
     let away = answer("away");
-    assert_eq!((away["outcome"].as_str(), away["kind"].as_str()), (Some("failed"), Some("server")), "{away}");
+    assert_eq!(
+        (away["outcome"].as_str(), away["kind"].as_str()),
+        (Some("failed"), Some("server")),
+        "{away}"
+    );
     // Only books on the device are found without a server: none yet. Kept offline, the book is
     // found by any case, with no server answering.
     let none = cli.json(&["search", "--on-device", &word]);
@@ -374,13 +550,27 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     drop(one);
     drop(two);
     let local = cli.json(&["search", "--on-device", &word.to_uppercase()]);
-    let titles: Vec<&str> = local["on_device"].as_array().unwrap().iter().map(|b| b["title"].as_str().unwrap()).collect();
+    let titles: Vec<&str> = local["on_device"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["title"].as_str().unwrap())
+        .collect();
     assert_eq!(titles, [wanted.as_str()], "{local}");
     assert!(local["servers"].as_array().unwrap().is_empty());
     // With the servers gone, --all answers from the kept results and says so.
     let offline = cli.json(&["search", "--all", &word]);
-    let kept = offline["servers"].as_array().unwrap().iter().find(|a| a["server_name"] == "one").unwrap();
-    assert_eq!((kept["outcome"].as_str(), kept["view"]["offline"].as_bool()), (Some("results"), Some(true)), "{kept}");
+    let kept = offline["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["server_name"] == "one")
+        .unwrap();
+    assert_eq!(
+        (kept["outcome"].as_str(), kept["view"]["offline"].as_bool()),
+        (Some("results"), Some(true)),
+        "{kept}"
+    );
     assert!(found(kept).contains(&wanted));
     // The text output groups by server; usage errors exit 2.
     let text = cli.ok(&["search", "--on-device", &word]);
@@ -392,16 +582,31 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
 
 /// The local id of the book titled `title` in a server's answer to `search --all`.
 fn found_id(answer: &Value, title: &str) -> i64 {
-    answer["view"]["entries"].as_array().unwrap().iter().find(|e| e["title"] == title).unwrap()["book_id"].as_i64().unwrap()
+    answer["view"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["title"] == title)
+        .unwrap()["book_id"]
+        .as_i64()
+        .unwrap()
 }
 
 #[test]
 fn a_whole_feed_is_kept_offline_as_one_batch_and_managed_by_its_id() {
-    let server = fixture(Config { books: 9, feed_page_size: 4, ..Default::default() });
+    let server = fixture(Config {
+        books: 9,
+        feed_page_size: 4,
+        ..Default::default()
+    });
     let cli = Cli::new();
     cli.ok(&["server", "add", "lib", &server.url("/opds")]);
     let batch = cli.json(&["store", "--feed", "lib", "/opds/books"]);
-    assert_eq!((batch["books"].as_u64(), batch["made"]["queued"].as_u64()), (Some(9), Some(9)), "{batch}");
+    assert_eq!(
+        (batch["books"].as_u64(), batch["made"]["queued"].as_u64()),
+        (Some(9), Some(9)),
+        "{batch}"
+    );
     let id = batch["id"].as_i64().unwrap().to_string();
     // Paused, nothing of it is left to download; resumed, a sync brings every book.
     cli.ok(&["batch", "pause", &id]);
@@ -411,24 +616,47 @@ fn a_whole_feed_is_kept_offline_as_one_batch_and_managed_by_its_id() {
     cli.ok(&["batch", "resume", &id]);
     cli.ok(&["sync", "--until-idle"]);
     let listed = cli.json(&["batch", "list"]);
-    assert_eq!((listed[0]["stored"].as_u64(), listed[0]["waiting"].as_u64()), (Some(9), Some(0)), "{listed}");
+    assert_eq!(
+        (listed[0]["stored"].as_u64(), listed[0]["waiting"].as_u64()),
+        (Some(9), Some(0)),
+        "{listed}"
+    );
     let text = cli.ok(&["batch", "list"]);
     assert!(text.contains("9/9 books on this device"), "{text}");
     // Byte-identical to what the server serves.
     for b in server.books() {
         let shown = cli.json(&["search", "--on-device", &b.title]);
-        let id = shown["on_device"].as_array().unwrap().iter().find(|x| x["title"] == b.title.as_str()).unwrap()["book_id"].as_i64().unwrap();
+        let id = shown["on_device"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["title"] == b.title.as_str())
+            .unwrap()["book_id"]
+            .as_i64()
+            .unwrap();
         // Comics are kept page by page, EPUBs as their file.
         let (path, bytes) = match server.page_bytes(b.id, 0) {
             Some(page) => (cli.ok(&["path", &id.to_string(), "--page", "1"]), page),
-            None => (cli.ok(&["path", &id.to_string()]), server.book_bytes(b.id).unwrap()),
+            None => (
+                cli.ok(&["path", &id.to_string()]),
+                server.book_bytes(b.id).unwrap(),
+            ),
         };
         assert_eq!(std::fs::read(path.trim()).unwrap(), bytes, "{}", b.title);
     }
     // Keeping it again queues nothing; a search with no result makes no batch (exit 2).
     let again = cli.json(&["store", "--feed", "lib", "/opds/books"]);
-    assert_eq!((again["made"]["queued"].as_u64(), again["made"]["already_stored"].as_u64()), (Some(0), Some(9)));
-    assert_eq!(code(&cli.run(&["store", "--search", "lib", "zzqqxxnothing"])), 2);
+    assert_eq!(
+        (
+            again["made"]["queued"].as_u64(),
+            again["made"]["already_stored"].as_u64()
+        ),
+        (Some(0), Some(9))
+    );
+    assert_eq!(
+        code(&cli.run(&["store", "--search", "lib", "zzqqxxnothing"])),
+        2
+    );
     assert_eq!(code(&cli.run(&["batch", "cancel", "999"])), 3);
     assert_eq!(code(&cli.run(&["store", "--feed", "lib"])), 2);
     cli.ok(&["batch", "cancel", &id]);
@@ -443,11 +671,20 @@ impl SmallDisk {
     fn mount(megabytes: u32) -> SmallDisk {
         let dir = tempfile::tempdir().unwrap();
         let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m,mode=0700"), "tmpfs"])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={megabytes}m,mode=0700"),
+                "tmpfs",
+            ])
             .arg(dir.path())
             .status()
             .expect("`mount` runs (this test mounts a small tmpfs; run it as root)");
-        assert!(status.success(), "mounting a {megabytes} MB tmpfs failed: this test needs root");
+        assert!(
+            status.success(),
+            "mounting a {megabytes} MB tmpfs failed: this test needs root"
+        );
         SmallDisk(dir)
     }
 }
@@ -476,7 +713,10 @@ fn a_sync_that_fills_the_disk_stops_with_work_left_and_exits_5() {
     let out = cli.run(&["sync", "--until-idle"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(5), "{stderr}");
-    assert!(stderr.contains("work left") && !stderr.contains("nothing left"), "{stderr}");
+    assert!(
+        stderr.contains("work left") && !stderr.contains("nothing left"),
+        "{stderr}"
+    );
     drop(cli);
     drop(disk);
 }
@@ -488,7 +728,12 @@ fn a_server_added_by_its_plain_address_is_saved_with_its_catalog_and_says_what_w
         ..Default::default()
     });
     let cli = Cli::new();
-    let out = cli.ok(&["server", "add", "home", &format!("127.0.0.1:{}", server.port())]);
+    let out = cli.ok(&[
+        "server",
+        "add",
+        "home",
+        &format!("127.0.0.1:{}", server.port()),
+    ]);
     assert!(out.contains("found OPDS 1.2 at /opds (web page)"), "{out}");
     let added = cli.json(&["server", "add", "again", &server.base_url()]);
     assert_eq!(added["url"], server.url("/opds"));
@@ -512,28 +757,58 @@ fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out
     let login = |password: &str| {
         use std::io::Write;
         let mut child = cli
-            .command(&["kosync", "login", &server.url("/kosync"), "--username", "reader"])
+            .command(&[
+                "kosync",
+                "login",
+                &server.url("/kosync"),
+                "--username",
+                "reader",
+            ])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(password.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(password.as_bytes())
+            .unwrap();
         child.wait_with_output().unwrap()
     };
     let refused = login("wrong\n");
-    assert_eq!(code(&refused), 4, "{}", String::from_utf8_lossy(&refused.stderr));
+    assert_eq!(
+        code(&refused),
+        4,
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     assert_eq!(cli.json(&["kosync", "show"])["account"], Value::Null);
     let accepted = login("pass-phrase-42\n");
-    assert!(accepted.status.success(), "{}", String::from_utf8_lossy(&accepted.stderr));
+    assert!(
+        accepted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&accepted.stderr)
+    );
     let shown = cli.json(&["kosync", "show"]);
     assert_eq!(shown["account"]["username"], "reader");
     assert_eq!(shown["waiting"].as_array().map(Vec::len), Some(0));
     for entry in std::fs::read_dir(&cli.data).unwrap() {
         let path = entry.unwrap().path();
-        if path.file_name().unwrap().to_string_lossy().starts_with("carrel.db") {
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("carrel.db")
+        {
             let bytes = std::fs::read(&path).unwrap();
-            assert!(!bytes.windows(32).any(|w| w == b"48936158b437f3e9796257c86a5cdd6c"), "the key in {path:?}");
+            assert!(
+                !bytes
+                    .windows(32)
+                    .any(|w| w == b"48936158b437f3e9796257c86a5cdd6c"),
+                "the key in {path:?}"
+            );
         }
     }
     cli.ok(&["kosync", "logout"]);
@@ -545,23 +820,51 @@ fn an_api_key_from_stdin_signs_in_as_x_api_key() {
     let server = fixture(Config {
         books: 1,
         comic_pages: [(1, 1)].into(),
-        behavior: fixture_server::Behavior { api_key: Some("k0mga-key-42".into()), ..Default::default() },
+        behavior: fixture_server::Behavior {
+            api_key: Some("k0mga-key-42".into()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     let cli = Cli::new();
     let mut add = cli
-        .command(&["server", "add", "komga", &server.url("/opds"), "--api-key-stdin"])
+        .command(&[
+            "server",
+            "add",
+            "komga",
+            &server.url("/opds"),
+            "--api-key-stdin",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
     use std::io::Write;
-    add.stdin.take().unwrap().write_all(b"k0mga-key-42\n").unwrap();
+    add.stdin
+        .take()
+        .unwrap()
+        .write_all(b"k0mga-key-42\n")
+        .unwrap();
     assert!(add.wait().unwrap().success());
     let listed = cli.json(&["server", "list"]);
     assert_eq!(listed[0]["api_key"], true, "{listed}");
     let page = cli.json(&["browse", "komga", "/opds/books"]);
-    assert!(page["entries"].as_array().unwrap().iter().any(|e| e["type"] == "book"));
+    assert!(page["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["type"] == "book"));
     // A username beside an API key is a usage error.
-    assert_eq!(code(&cli.run(&["server", "add", "x", &server.url("/opds"), "--api-key-stdin", "--username", "ada"])), 2);
+    assert_eq!(
+        code(&cli.run(&[
+            "server",
+            "add",
+            "x",
+            &server.url("/opds"),
+            "--api-key-stdin",
+            "--username",
+            "ada"
+        ])),
+        2
+    );
 }

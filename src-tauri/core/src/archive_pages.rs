@@ -62,10 +62,17 @@ pub fn is_archive_comic(book: &Book) -> bool {
     if book.streams_pages() || book.file_url.is_none() {
         return false;
     }
-    let typed = book.file_type.as_deref().map(|t| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
+    let typed = book.file_type.as_deref().map(|t| {
+        t.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
     if typed.as_deref().is_some_and(|t| ARCHIVE_TYPES.contains(&t)) {
         // A plain zip is a comic only where the catalog says so.
-        return book.format == BookFormat::Comic || !matches!(typed.as_deref(), Some("application/zip"));
+        return book.format == BookFormat::Comic
+            || !matches!(typed.as_deref(), Some("application/zip"));
     }
     let ext = book
         .file_url
@@ -73,7 +80,8 @@ pub fn is_archive_comic(book: &Book) -> bool {
         .and_then(|u| url::Url::parse(u).ok())
         .and_then(|u| u.path_segments()?.next_back().map(str::to_ascii_lowercase))
         .and_then(|name| name.rsplit_once('.').map(|(_, e)| e.to_owned()));
-    ext.as_deref().is_some_and(|e| ARCHIVE_EXTENSIONS.contains(&e))
+    ext.as_deref()
+        .is_some_and(|e| ARCHIVE_EXTENSIONS.contains(&e))
 }
 
 fn check(store: &Store, book_id: i64) -> Result<Book, PageError> {
@@ -154,7 +162,10 @@ async fn opened(path: &Path) -> Result<Arc<ComicArchive>, PageError> {
     let (len, modified) = (meta.len(), meta.modified().ok());
     {
         let mut kept = kept().lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(at) = kept.iter().position(|(p, l, m, _)| p == path && *l == len && *m == modified) {
+        if let Some(at) = kept
+            .iter()
+            .position(|(p, l, m, _)| p == path && *l == len && *m == modified)
+        {
             let entry = kept.remove(at).expect("found above");
             let archive = entry.3.clone();
             kept.push_back(entry);
@@ -178,7 +189,11 @@ async fn opened(path: &Path) -> Result<Arc<ComicArchive>, PageError> {
 
 /// Opens a comic kept as one archive: waits for its file (see the module), reads its table of
 /// contents, and records its page count on the book.
-pub async fn open(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<ArchiveComic, PageError> {
+pub async fn open(
+    store: &Store,
+    book_id: i64,
+    wait: WaitPolicy,
+) -> Result<ArchiveComic, PageError> {
     let book = check(store, book_id)?;
     let path = archive_file(store, book_id, wait).await?;
     let archive = opened(&path).await?;
@@ -195,10 +210,18 @@ pub async fn open(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<Archi
 }
 
 /// Page `index` (0-based) of a comic kept as one archive.
-pub async fn page(store: &Store, book_id: i64, index: i64, wait: WaitPolicy) -> Result<PageImage, PageError> {
+pub async fn page(
+    store: &Store,
+    book_id: i64,
+    index: i64,
+    wait: WaitPolicy,
+) -> Result<PageImage, PageError> {
     check(store, book_id)?;
     if index < 0 {
-        return Err(PageError::OutOfRange { page: index, count: 0 });
+        return Err(PageError::OutOfRange {
+            page: index,
+            count: 0,
+        });
     }
     let path = archive_file(store, book_id, wait).await?;
     let archive = opened(&path).await?;
@@ -207,7 +230,10 @@ pub async fn page(store: &Store, book_id: i64, index: i64, wait: WaitPolicy) -> 
         .map_err(|e| PageError::Io(e.to_string()))?
         .map_err(archive_error)?;
     let content_type = sniff_image_type(&bytes).unwrap_or("application/octet-stream");
-    Ok(PageImage { bytes, content_type })
+    Ok(PageImage {
+        bytes,
+        content_type,
+    })
 }
 
 #[cfg(test)]
@@ -241,16 +267,51 @@ mod tests {
 
     #[test]
     fn archive_comics_are_known_by_type_or_extension() {
-        assert!(is_archive_comic(&book(Some("application/x-cbz"), "http://c/get/cbz/5", BookFormat::Comic)));
-        assert!(is_archive_comic(&book(Some("application/vnd.comicbook-rar"), "http://c/5", BookFormat::Other)));
-        assert!(is_archive_comic(&book(None, "http://c/opds/download/5/Saga%2001.CBR", BookFormat::Other)));
-        assert!(is_archive_comic(&book(Some("application/zip"), "http://c/5.zip", BookFormat::Comic)));
-        assert!(!is_archive_comic(&book(Some("application/zip"), "http://c/5.zip", BookFormat::Other)));
-        assert!(!is_archive_comic(&book(Some("application/epub+zip"), "http://c/5.epub", BookFormat::Epub)));
-        assert!(!is_archive_comic(&book(Some("application/pdf"), "http://c/5.pdf", BookFormat::Pdf)));
-        let mut streamed = book(Some("application/x-cbz"), "http://c/5.cbz", BookFormat::Comic);
+        assert!(is_archive_comic(&book(
+            Some("application/x-cbz"),
+            "http://c/get/cbz/5",
+            BookFormat::Comic
+        )));
+        assert!(is_archive_comic(&book(
+            Some("application/vnd.comicbook-rar"),
+            "http://c/5",
+            BookFormat::Other
+        )));
+        assert!(is_archive_comic(&book(
+            None,
+            "http://c/opds/download/5/Saga%2001.CBR",
+            BookFormat::Other
+        )));
+        assert!(is_archive_comic(&book(
+            Some("application/zip"),
+            "http://c/5.zip",
+            BookFormat::Comic
+        )));
+        assert!(!is_archive_comic(&book(
+            Some("application/zip"),
+            "http://c/5.zip",
+            BookFormat::Other
+        )));
+        assert!(!is_archive_comic(&book(
+            Some("application/epub+zip"),
+            "http://c/5.epub",
+            BookFormat::Epub
+        )));
+        assert!(!is_archive_comic(&book(
+            Some("application/pdf"),
+            "http://c/5.pdf",
+            BookFormat::Pdf
+        )));
+        let mut streamed = book(
+            Some("application/x-cbz"),
+            "http://c/5.cbz",
+            BookFormat::Comic,
+        );
         streamed.stream_template = Some("http://c/5/{pageNumber}".into());
         streamed.page_count = Some(10);
-        assert!(!is_archive_comic(&streamed), "a page-streamed comic is read page by page");
+        assert!(
+            !is_archive_comic(&streamed),
+            "a page-streamed comic is read page by page"
+        );
     }
 }

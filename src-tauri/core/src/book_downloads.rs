@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::books::{self, Book, BookError};
-use crate::opds::{PageBase, PageStream};
 use crate::download_stack::{self, Pushed, Task, TaskKind, TaskSpec, TaskState};
+use crate::opds::{PageBase, PageStream};
 use crate::part_files::PartFiles;
 use crate::progress::BookProgress;
 use crate::store::{Store, StoreError};
@@ -50,9 +50,9 @@ impl crate::Failure for DownloadRequestError {
         use crate::ErrorKind;
         match self {
             DownloadRequestError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
-            DownloadRequestError::NoSuchPage { .. } | DownloadRequestError::NotAPage(_) | DownloadRequestError::NotDownloadable(_) => {
-                ErrorKind::InvalidInput
-            }
+            DownloadRequestError::NoSuchPage { .. }
+            | DownloadRequestError::NotAPage(_)
+            | DownloadRequestError::NotDownloadable(_) => ErrorKind::InvalidInput,
             _ => ErrorKind::Storage,
         }
     }
@@ -80,9 +80,16 @@ pub fn page_url(book: &Book, page: i64) -> Option<String> {
         last_read: None,
         last_read_date: None,
     };
-    let base = if book.page_base == 1 { PageBase::OneBased } else { PageBase::ZeroBased };
+    let base = if book.page_base == 1 {
+        PageBase::OneBased
+    } else {
+        PageBase::ZeroBased
+    };
     let page = u32::try_from(page).ok()?;
-    stream.page_url(page, base, None).ok().map(|u| u.to_string())
+    stream
+        .page_url(page, base, None)
+        .ok()
+        .map(|u| u.to_string())
 }
 
 fn page_spec(book: &Book, page: i64, prioritary: bool) -> Option<TaskSpec> {
@@ -177,7 +184,8 @@ pub fn keep_books(store: &Store, ids: &[i64]) -> Result<KeepOutcome, DownloadReq
     let now = store.now_ms();
     store.write(|tx| {
         for &id in ids {
-            tx.execute("UPDATE books SET pinned = 1 WHERE id = ?1", [id]).map_err(|e| store.sql_error(e))?;
+            tx.execute("UPDATE books SET pinned = 1 WHERE id = ?1", [id])
+                .map_err(|e| store.sql_error(e))?;
         }
         for spec in &specs {
             download_stack::push_in(tx, spec, now).map_err(|e| store.sql_error(e))?;
@@ -189,7 +197,11 @@ pub fn keep_books(store: &Store, ids: &[i64]) -> Result<KeepOutcome, DownloadReq
 
 /// The reader opens a book at `page` (0-based): that page first, prioritary; the chain
 /// brings the pages after it, then the rest. Books read as one file queue the file.
-pub fn open_book(store: &Store, book_id: i64, page: Option<i64>) -> Result<Option<Pushed>, DownloadRequestError> {
+pub fn open_book(
+    store: &Store,
+    book_id: i64,
+    page: Option<i64>,
+) -> Result<Option<Pushed>, DownloadRequestError> {
     let book = books::get(store, book_id)?;
     let page = page.or(book.last_page).unwrap_or(0);
     if book.streams_pages() {
@@ -215,7 +227,11 @@ pub fn open_book(store: &Store, book_id: i64, page: Option<i64>) -> Result<Optio
 /// The chain then brings the pages after it.
 pub fn push_page(store: &Store, book_id: i64, page: i64) -> Result<Pushed, DownloadRequestError> {
     let book = books::get(store, book_id)?;
-    let count = if book.streams_pages() { book.page_count.unwrap_or(0) } else { 0 };
+    let count = if book.streams_pages() {
+        book.page_count.unwrap_or(0)
+    } else {
+        0
+    };
     if page < 0 || page >= count {
         return Err(DownloadRequestError::NoSuchPage { page, count });
     }
@@ -233,10 +249,16 @@ pub fn queue_latest_read(store: &Store, n: u32) -> Result<Option<i64>, DownloadR
             continue;
         }
         let tasks = download_stack::tasks_of_book(store, book.id)?;
-        if tasks.iter().any(|t| matches!(t.state, TaskState::Pending | TaskState::Active)) {
+        if tasks
+            .iter()
+            .any(|t| matches!(t.state, TaskState::Pending | TaskState::Active))
+        {
             continue;
         }
-        if tasks.iter().any(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource) {
+        if tasks
+            .iter()
+            .any(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource)
+        {
             continue; // waits for the reader's retry
         }
         if !book.streams_pages() && book.file_url.is_none() {
@@ -254,13 +276,20 @@ pub fn next_parts(store: &Store, book: &Book, task: &Task) -> Result<Vec<TaskSpe
     match task.kind {
         TaskKind::Book => {
             let mut specs = Vec::new();
-            if book.cover_url.is_some() && crate::part_files::PartFiles::new(store.data_dir().books()).find_cover(book.id).is_none() {
+            if book.cover_url.is_some()
+                && crate::part_files::PartFiles::new(store.data_dir().books())
+                    .find_cover(book.id)
+                    .is_none()
+            {
                 specs.extend(cover_spec(book));
             }
             // The first part goes on last, so it ends on top.
             if book.streams_pages() {
                 let done = download_stack::done_pages(store, book.id)?;
-                let start = book.last_page.unwrap_or(0).clamp(0, book.page_count.unwrap_or(1) - 1);
+                let start = book
+                    .last_page
+                    .unwrap_or(0)
+                    .clamp(0, book.page_count.unwrap_or(1) - 1);
                 if let Some(p) = next_missing_page(book.page_count.unwrap_or(0), &done, start - 1) {
                     specs.extend(page_spec(book, p, task.prioritary));
                 }
@@ -273,7 +302,10 @@ pub fn next_parts(store: &Store, book: &Book, task: &Task) -> Result<Vec<TaskSpe
             let done = download_stack::done_pages(store, book.id)?;
             let next = next_missing_page(book.page_count.unwrap_or(0), &done, task.position)
                 .filter(|&p| p != task.position);
-            Ok(next.and_then(|p| page_spec(book, p, task.prioritary)).into_iter().collect())
+            Ok(next
+                .and_then(|p| page_spec(book, p, task.prioritary))
+                .into_iter()
+                .collect())
         }
         TaskKind::File | TaskKind::Resource => Ok(Vec::new()),
     }
@@ -316,7 +348,10 @@ pub fn status(store: &Store, book: &Book) -> Result<BookStatus, StoreError> {
     let tasks = download_stack::tasks_of_book(store, book.id)?;
     let state = if progress.is_complete() {
         BookState::Stored
-    } else if let Some(t) = tasks.iter().find(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource) {
+    } else if let Some(t) = tasks
+        .iter()
+        .find(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource)
+    {
         BookState::Failed {
             reason: t.failure.clone().unwrap_or_else(|| "failed".into()),
         }
@@ -353,9 +388,21 @@ pub fn books_with_downloads(store: &Store) -> Result<Vec<Book>, crate::Error> {
 pub fn progress(store: &Store, book: &Book) -> Result<BookProgress, StoreError> {
     let tasks = download_stack::tasks_of_book(store, book.id)?;
     let done = |t: &&Task| t.state == TaskState::Done && t.kind.is_part();
-    let stored = tasks.iter().filter(done).filter(|t| t.kind == part_kind(book)).count() as u64;
-    let bytes = tasks.iter().filter(done).filter_map(|t| t.bytes).sum::<i64>() as u64;
-    let total = if book.streams_pages() { book.page_count.unwrap_or(0) as u64 } else { 1 };
+    let stored = tasks
+        .iter()
+        .filter(done)
+        .filter(|t| t.kind == part_kind(book))
+        .count() as u64;
+    let bytes = tasks
+        .iter()
+        .filter(done)
+        .filter_map(|t| t.bytes)
+        .sum::<i64>() as u64;
+    let total = if book.streams_pages() {
+        book.page_count.unwrap_or(0) as u64
+    } else {
+        1
+    };
     Ok(BookProgress {
         book_id: book.id,
         title: book.title.clone(),
@@ -388,10 +435,12 @@ pub fn remove_book(store: &Store, book_id: i64) -> Result<(), DownloadRequestErr
             .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
         Ok(())
     })?;
-    files.remove_book(book_id).map_err(|e| DownloadRequestError::Files {
-        book_id,
-        reason: e.to_string(),
-    })
+    files
+        .remove_book(book_id)
+        .map_err(|e| DownloadRequestError::Files {
+            book_id,
+            reason: e.to_string(),
+        })
 }
 
 /// The reader stops a book's downloads: its unfinished downloads are dropped (pending, running
@@ -419,7 +468,10 @@ pub fn move_book_to_top(store: &Store, book_id: i64) -> Result<usize, DownloadRe
 /// or downloading (a book being fetched was asked for just now). The most recently opened book
 /// always stays, even with `n = 0`: it may be open in the reader. Returns the removed ids.
 pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestError> {
-    let kept: BTreeSet<i64> = books::recently_opened(store, n.max(1))?.into_iter().map(|b| b.id).collect();
+    let kept: BTreeSet<i64> = books::recently_opened(store, n.max(1))?
+        .into_iter()
+        .map(|b| b.id)
+        .collect();
     let mut candidates: BTreeSet<i64> = store
         .read(|c| {
             let mut stmt = c.prepare_cached("SELECT DISTINCT book_id FROM tasks")?;
@@ -428,7 +480,11 @@ pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestEr
         })
         .map_err(|e| store.sql_error(e))?;
     if let Ok(entries) = std::fs::read_dir(store.data_dir().books()) {
-        candidates.extend(entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<i64>().ok()));
+        candidates.extend(
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<i64>().ok()),
+        );
     }
     let mut removed = Vec::new();
     for id in candidates.difference(&kept) {
@@ -477,7 +533,9 @@ pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestEr
 /// [`evict_unkept`] with the reader's "books kept on the device" setting; run when a book
 /// completes.
 pub fn evict_per_setting(store: &Store) -> Result<Vec<i64>, DownloadRequestError> {
-    let n = crate::settings::get::<crate::settings::BooksKept>(store)?.unwrap_or_default().0;
+    let n = crate::settings::get::<crate::settings::BooksKept>(store)?
+        .unwrap_or_default()
+        .0;
     evict_unkept(store, n)
 }
 

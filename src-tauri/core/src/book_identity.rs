@@ -77,7 +77,9 @@ pub fn canonical_id(raw: &str) -> String {
     } else {
         Url::parse(raw)
     };
-    let Ok(url) = parsed else { return raw.to_owned() };
+    let Ok(url) = parsed else {
+        return raw.to_owned();
+    };
     let url = without_view_params(&url);
     if relative {
         match url.query() {
@@ -96,7 +98,9 @@ fn without_view_params(url: &Url) -> Url {
     out.set_fragment(None);
     let kept: Vec<(String, String)> = url
         .query_pairs()
-        .filter(|(k, v)| is_template_variable(v) || !VIEW_PARAMS.contains(&k.to_ascii_lowercase().as_str()))
+        .filter(|(k, v)| {
+            is_template_variable(v) || !VIEW_PARAMS.contains(&k.to_ascii_lowercase().as_str())
+        })
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
     if kept.is_empty() {
@@ -112,12 +116,18 @@ fn is_template_variable(value: &str) -> bool {
     value
         .strip_prefix('{')
         .and_then(|v| v.strip_suffix('}'))
-        .is_some_and(|name| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .is_some_and(|name| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
 }
 
 /// The address of what is downloaded for a book, view parameters removed: the page stream,
 /// else the acquisition, else the first listed page. `None` when the book has none of them.
-pub fn match_key(stream_template: Option<&str>, file_url: Option<&str>, first_page: Option<&str>) -> Option<String> {
+pub fn match_key(
+    stream_template: Option<&str>,
+    file_url: Option<&str>,
+    first_page: Option<&str>,
+) -> Option<String> {
     let (tag, raw) = match (stream_template, file_url, first_page) {
         (Some(s), _, _) => ("stream", s),
         (None, Some(f), _) => ("file", f),
@@ -146,7 +156,11 @@ struct Row {
 /// once: books checked before are skipped. Returns how many duplicates were merged away.
 pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
     let unchecked: i64 = store
-        .read(|c| c.query_row("SELECT count(*) FROM books WHERE identity_v = 0", [], |r| r.get(0)))
+        .read(|c| {
+            c.query_row("SELECT count(*) FROM books WHERE identity_v = 0", [], |r| {
+                r.get(0)
+            })
+        })
         .map_err(|e| store.sql_error(e))?;
     if unchecked == 0 {
         return Ok(0);
@@ -303,7 +317,11 @@ pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
                 tracing::warn!(book = other, cause = %e, "could not remove a merged copy's files yet");
             }
         }
-        tracing::info!(book = keeper, merged = others.len(), "merged copies of one book");
+        tracing::info!(
+            book = keeper,
+            merged = others.len(),
+            "merged copies of one book"
+        );
         merged += others.len();
     }
     Ok(merged)
@@ -326,7 +344,10 @@ mod tests {
         for v in views {
             assert_eq!(canonical_id(v), "/opds/v1.2/comics/5", "{v}");
         }
-        assert_ne!(canonical_id("/opds/v1.2/comics/5?x=1"), canonical_id("/opds/v1.2/comics/6?x=1"));
+        assert_ne!(
+            canonical_id("/opds/v1.2/comics/5?x=1"),
+            canonical_id("/opds/v1.2/comics/6?x=1")
+        );
     }
 
     #[test]
@@ -343,11 +364,20 @@ mod tests {
     fn match_keys_prefer_the_page_stream_and_keep_template_variables() {
         let kavita = "http://k/api/opds/KEY/image?libraryId=1&seriesId=2&volumeId=3&chapterId=4&pageNumber={pageNumber}";
         let key = match_key(Some(kavita), Some("http://k/dl/4"), None).unwrap();
-        assert!(key.starts_with("stream ") && key.contains("chapterId=4") && key.contains("pageNumber="), "{key}");
+        assert!(
+            key.starts_with("stream ")
+                && key.contains("chapterId=4")
+                && key.contains("pageNumber="),
+            "{key}"
+        );
         let other = kavita.replace("chapterId=4", "chapterId=5");
         assert_ne!(match_key(Some(&other), None, None), Some(key));
         assert_eq!(
-            match_key(None, Some("http://c/opds/v1.2/c/5/download?orderBy=date"), None),
+            match_key(
+                None,
+                Some("http://c/opds/v1.2/c/5/download?orderBy=date"),
+                None
+            ),
             match_key(None, Some("http://c/opds/v1.2/c/5/download"), None)
         );
         assert_eq!(match_key(None, None, None), None);

@@ -13,7 +13,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-
 use crate::book_downloads::{self, DownloadRequestError};
 use crate::book_reader::{self, BookReader};
 use crate::books::{self, Book};
@@ -69,17 +68,32 @@ fn readable_book(store: &Store, book_id: i64) -> Result<BookReader, BookFileErro
 fn answer(bytes: Vec<u8>, reader: BookReader) -> Result<BookFile, BookFileError> {
     let (content_type, proven) = match reader {
         // A PDF may have a little junk before its header; readers look in the first 1 KiB.
-        BookReader::Pdf => (PDF_TYPE, bytes[..bytes.len().min(1024)].windows(5).any(|w| w == b"%PDF-")),
+        BookReader::Pdf => (
+            PDF_TYPE,
+            bytes[..bytes.len().min(1024)]
+                .windows(5)
+                .any(|w| w == b"%PDF-"),
+        ),
         _ => (EPUB_TYPE, bytes.starts_with(b"PK\x03\x04")),
     };
     if !proven {
-        let what = if reader == BookReader::Pdf { "a PDF" } else { "an EPUB" };
+        let what = if reader == BookReader::Pdf {
+            "a PDF"
+        } else {
+            "an EPUB"
+        };
         return Err(PageError::Failed(format!("the stored file is not {what}")));
     }
-    Ok(BookFile { bytes, content_type })
+    Ok(BookFile {
+        bytes,
+        content_type,
+    })
 }
 
-fn file_task(store: &Store, book_id: i64) -> Result<Option<(TaskState, Option<String>)>, StoreError> {
+fn file_task(
+    store: &Store,
+    book_id: i64,
+) -> Result<Option<(TaskState, Option<String>)>, StoreError> {
     Ok(download_stack::tasks_of_book(store, book_id)?
         .into_iter()
         .find(|t| t.kind == TaskKind::File)
@@ -99,7 +113,9 @@ fn stored_path(store: &Store, book_id: i64) -> Result<Option<PathBuf>, BookFileE
     if !matches!(file_task(store, book_id)?, Some((TaskState::Done, _))) {
         return Ok(None);
     }
-    Ok(PartFiles::new(store.data_dir().books()).find_book_file(book_id).filter(|p| p.is_file()))
+    Ok(PartFiles::new(store.data_dir().books())
+        .find_book_file(book_id)
+        .filter(|p| p.is_file()))
 }
 
 /// The file's bytes; `None` when it was removed meanwhile (the book left the device).
@@ -122,7 +138,11 @@ fn read(path: &Path) -> Result<Option<Vec<u8>>, BookFileError> {
 
 /// The stored file's path: from the device, else the file queued prioritary and waited for at
 /// most `wait.timeout` (then [`PageError::OfflineNotDownloaded`]).
-async fn wait_for_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<PathBuf, BookFileError> {
+async fn wait_for_file(
+    store: &Store,
+    book_id: i64,
+    wait: WaitPolicy,
+) -> Result<PathBuf, BookFileError> {
     if let Some(path) = stored_path(store, book_id)? {
         return Ok(path);
     }
@@ -149,7 +169,11 @@ async fn wait_for_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<
 
 /// The EPUB or PDF: from the device, else its file queued prioritary and waited for at most
 /// `wait.timeout` (then [`PageError::OfflineNotDownloaded`]).
-pub async fn book(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<BookFile, BookFileError> {
+pub async fn book(
+    store: &Store,
+    book_id: i64,
+    wait: WaitPolicy,
+) -> Result<BookFile, BookFileError> {
     let reader = readable_book(store, book_id)?;
     loop {
         let path = wait_for_file(store, book_id, wait).await?;
@@ -162,7 +186,11 @@ pub async fn book(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<BookF
 
 /// The stored file of any whole-file book (whatever reader it has, or none), fetched first
 /// when it is not on the device — for handing it to another app. Never a path from a caller.
-pub async fn book_path(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<PathBuf, BookFileError> {
+pub async fn book_path(
+    store: &Store,
+    book_id: i64,
+    wait: WaitPolicy,
+) -> Result<PathBuf, BookFileError> {
     whole_file_book(store, book_id)?;
     wait_for_file(store, book_id, wait).await
 }
@@ -172,7 +200,10 @@ pub async fn book_path(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<
 /// streams keeps the server's count.
 pub fn record_pdf_pages(store: &Store, book_id: i64, pages: i64) -> Result<(), BookFileError> {
     if !(1..=MAX_PDF_PAGES).contains(&pages) {
-        return Err(PageError::OutOfRange { page: pages, count: MAX_PDF_PAGES });
+        return Err(PageError::OutOfRange {
+            page: pages,
+            count: MAX_PDF_PAGES,
+        });
     }
     if readable_book(store, book_id)? != BookReader::Pdf {
         return Err(PageError::NotPaged(book_id));

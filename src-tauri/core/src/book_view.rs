@@ -63,7 +63,8 @@ pub fn meta(store: &Store, book: &Book) -> Result<BookMeta, StoreError> {
         .map_err(|e| store.sql_error(e))?;
     Ok(match row {
         Some((authors, series, series_index, summary)) => BookMeta {
-            authors: serde_json::from_str(&authors).unwrap_or_else(|_| split_authors(&book.authors)),
+            authors: serde_json::from_str(&authors)
+                .unwrap_or_else(|_| split_authors(&book.authors)),
             series,
             series_index,
             summary,
@@ -149,8 +150,13 @@ pub fn details(store: &Store, book_id: i64) -> Result<BookDetails, crate::Error>
 
 /// The books most recently opened (newest first), at most `limit` (default
 /// [`DEFAULT_CONTINUE_READING`], at most [`MAX_CONTINUE_READING`]).
-pub fn continue_reading(store: &Store, limit: Option<u32>) -> Result<Vec<BookDetails>, crate::Error> {
-    let limit = limit.unwrap_or(DEFAULT_CONTINUE_READING).min(MAX_CONTINUE_READING);
+pub fn continue_reading(
+    store: &Store,
+    limit: Option<u32>,
+) -> Result<Vec<BookDetails>, crate::Error> {
+    let limit = limit
+        .unwrap_or(DEFAULT_CONTINUE_READING)
+        .min(MAX_CONTINUE_READING);
     let mut names: HashMap<i64, String> = HashMap::new();
     let mut out = Vec::new();
     for book in books::recently_opened(store, limit)? {
@@ -195,7 +201,11 @@ mod tests {
         let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(5))).unwrap();
         let server = servers::add(
             &store,
-            &NewServer { name: "Home".into(), url: "http://127.0.0.1:9/opds".into(), ..Default::default() },
+            &NewServer {
+                name: "Home".into(),
+                url: "http://127.0.0.1:9/opds".into(),
+                ..Default::default()
+            },
         )
         .unwrap();
         let book = books::remember(
@@ -220,7 +230,11 @@ mod tests {
         )
         .unwrap();
         let before = details(&store, book.id).unwrap();
-        assert_eq!(before.authors, ["Doe", "Jane", "Roe"], "without kept metadata the joined list is split");
+        assert_eq!(
+            before.authors,
+            ["Doe", "Jane", "Roe"],
+            "without kept metadata the joined list is split"
+        );
         remember_meta(
             &store,
             book.id,
@@ -245,7 +259,13 @@ mod tests {
         assert_eq!(listed[0].state, book_downloads::BookState::Queued);
         assert!(continue_reading(&store, None).unwrap().is_empty());
         book_downloads::open_book(&store, book.id, None).unwrap();
-        assert_eq!(continue_reading(&store, Some(5)).unwrap()[0].book_id, book.id);
-        assert!(matches!(details(&store, 999), Err(crate::Error::Book(books::BookError::NotFound(999)))));
+        assert_eq!(
+            continue_reading(&store, Some(5)).unwrap()[0].book_id,
+            book.id
+        );
+        assert!(matches!(
+            details(&store, 999),
+            Err(crate::Error::Book(books::BookError::NotFound(999)))
+        ));
     }
 }

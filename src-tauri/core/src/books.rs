@@ -100,7 +100,8 @@ impl Book {
     /// Whether the book is downloaded page by page (page streaming or a list of page images)
     /// rather than as one file.
     pub fn streams_pages(&self) -> bool {
-        (self.stream_template.is_some() || !self.page_list.is_empty()) && self.page_count.unwrap_or(0) > 0
+        (self.stream_template.is_some() || !self.page_list.is_empty())
+            && self.page_count.unwrap_or(0) > 0
     }
 }
 
@@ -201,13 +202,24 @@ pub fn remember(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Bo
 }
 
 /// Records a catalog entry only if it is not known yet; a known book is returned unchanged.
-pub fn remember_if_new(store: &Store, server_id: i64, entry: &CatalogBook) -> Result<Book, BookError> {
+pub fn remember_if_new(
+    store: &Store,
+    server_id: i64,
+    entry: &CatalogBook,
+) -> Result<Book, BookError> {
     let identity = book_identity::canonical_id(&entry.catalog_id);
     let key = match_key_of(entry);
     let known = store
         .read(|c| {
-            let Some(id) = known_in(c, server_id, &identity, key.as_deref())? else { return Ok(None) };
-            c.query_row(&format!("SELECT {COLUMNS} FROM books WHERE id = ?1"), [id], from_row).optional()
+            let Some(id) = known_in(c, server_id, &identity, key.as_deref())? else {
+                return Ok(None);
+            };
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM books WHERE id = ?1"),
+                [id],
+                from_row,
+            )
+            .optional()
         })
         .map_err(|e| BookError::Store(store.sql_error(e)))?;
     match known {
@@ -217,13 +229,26 @@ pub fn remember_if_new(store: &Store, server_id: i64, entry: &CatalogBook) -> Re
 }
 
 fn match_key_of(entry: &CatalogBook) -> Option<String> {
-    book_identity::match_key(entry.stream_template.as_deref(), entry.file_url.as_deref(), entry.page_list.first().map(String::as_str))
+    book_identity::match_key(
+        entry.stream_template.as_deref(),
+        entry.file_url.as_deref(),
+        entry.page_list.first().map(String::as_str),
+    )
 }
 
 /// The book of `server_id` with this canonical id, else with this match key.
-fn known_in(c: &rusqlite::Connection, server_id: i64, identity: &str, key: Option<&str>) -> rusqlite::Result<Option<i64>> {
+fn known_in(
+    c: &rusqlite::Connection,
+    server_id: i64,
+    identity: &str,
+    key: Option<&str>,
+) -> rusqlite::Result<Option<i64>> {
     let by_id = c
-        .query_row("SELECT id FROM books WHERE server_id = ?1 AND catalog_id = ?2", params![server_id, identity], |r| r.get(0))
+        .query_row(
+            "SELECT id FROM books WHERE server_id = ?1 AND catalog_id = ?2",
+            params![server_id, identity],
+            |r| r.get(0),
+        )
         .optional()?;
     if by_id.is_some() {
         return Ok(by_id);
@@ -239,7 +264,14 @@ fn known_in(c: &rusqlite::Connection, server_id: i64, identity: &str, key: Optio
 
 pub fn get(store: &Store, id: i64) -> Result<Book, BookError> {
     store
-        .read(|c| c.query_row(&format!("SELECT {COLUMNS} FROM books WHERE id = ?1"), [id], from_row).optional())
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM books WHERE id = ?1"),
+                [id],
+                from_row,
+            )
+            .optional()
+        })
         .map_err(|e| BookError::Store(store.sql_error(e)))?
         .ok_or(BookError::NotFound(id))
 }
@@ -250,7 +282,12 @@ pub fn mark_opened(store: &Store, id: i64, page: Option<i64>) -> Result<(), Book
 }
 
 /// [`mark_opened`] inside a write transaction the caller holds; returns the time it noted.
-pub(crate) fn mark_opened_in(store: &Store, tx: &rusqlite::Transaction<'_>, id: i64, page: Option<i64>) -> Result<i64, BookError> {
+pub(crate) fn mark_opened_in(
+    store: &Store,
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    page: Option<i64>,
+) -> Result<i64, BookError> {
     let now = store.now_ms();
     let n = tx
         .execute(
@@ -268,7 +305,10 @@ pub(crate) fn mark_opened_in(store: &Store, tx: &rusqlite::Transaction<'_>, id: 
 pub fn set_page_count(store: &Store, id: i64, count: i64) -> Result<(), BookError> {
     store.write(|tx| {
         let n = tx
-            .execute("UPDATE books SET page_count = ?2 WHERE id = ?1", params![id, count])
+            .execute(
+                "UPDATE books SET page_count = ?2 WHERE id = ?1",
+                params![id, count],
+            )
             .map_err(|e| BookError::Store(store.sql_error(e)))?;
         if n == 0 {
             return Err(BookError::NotFound(id));
@@ -280,7 +320,10 @@ pub fn set_page_count(store: &Store, id: i64, count: i64) -> Result<(), BookErro
 pub fn set_pinned(store: &Store, id: i64, pinned: bool) -> Result<(), BookError> {
     store.write(|tx| {
         let n = tx
-            .execute("UPDATE books SET pinned = ?2 WHERE id = ?1", params![id, pinned])
+            .execute(
+                "UPDATE books SET pinned = ?2 WHERE id = ?1",
+                params![id, pinned],
+            )
             .map_err(|e| BookError::Store(store.sql_error(e)))?;
         if n == 0 {
             return Err(BookError::NotFound(id));

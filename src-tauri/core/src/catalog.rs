@@ -48,7 +48,9 @@ impl crate::Failure for CatalogError {
         match self {
             CatalogError::Fetch(FetchError::Auth(_)) => ErrorKind::Auth,
             CatalogError::Fetch(FetchError::Certificate(_)) => ErrorKind::Certificate,
-            CatalogError::Fetch(FetchError::Store(_)) | CatalogError::Store(_) => ErrorKind::Storage,
+            CatalogError::Fetch(FetchError::Store(_)) | CatalogError::Store(_) => {
+                ErrorKind::Storage
+            }
             CatalogError::Fetch(_) => ErrorKind::Server,
             CatalogError::Opds(e) => e.kind(),
             CatalogError::BadFeedUrl(_) | CatalogError::NoSearch => ErrorKind::InvalidInput,
@@ -168,20 +170,33 @@ struct Document {
 impl CatalogClient<'_> {
     /// Fetches and reads one feed of `server`: its root when `feed` is `None`, else `feed`
     /// (absolute, or relative to the server's root feed).
-    pub async fn browse(&self, server: &Server, feed: Option<&str>) -> Result<CatalogPage, CatalogError> {
+    pub async fn browse(
+        &self,
+        server: &Server,
+        feed: Option<&str>,
+    ) -> Result<CatalogPage, CatalogError> {
         Ok(self.browse_page(server, feed).await?.0)
     }
 
     /// Like [`CatalogClient::browse`], and says whether the page is the offline copy.
-    pub async fn browse_page(&self, server: &Server, feed: Option<&str>) -> Result<(CatalogPage, Freshness), CatalogError> {
-        let root = Url::parse(&server.url).map_err(|_| CatalogError::BadFeedUrl(server.url.clone()))?;
+    pub async fn browse_page(
+        &self,
+        server: &Server,
+        feed: Option<&str>,
+    ) -> Result<(CatalogPage, Freshness), CatalogError> {
+        let root =
+            Url::parse(&server.url).map_err(|_| CatalogError::BadFeedUrl(server.url.clone()))?;
         let url = match feed {
             None => root.clone(),
-            Some(f) => root.join(f).map_err(|_| CatalogError::BadFeedUrl(f.to_owned()))?,
+            Some(f) => root
+                .join(f)
+                .map_err(|_| CatalogError::BadFeedUrl(f.to_owned()))?,
         };
         if !crate::http_fetch::same_origin(&url, &root) {
             // The server's credentials go only to the server.
-            return Err(CatalogError::BadFeedUrl(feed.unwrap_or_default().to_owned()));
+            return Err(CatalogError::BadFeedUrl(
+                feed.unwrap_or_default().to_owned(),
+            ));
         }
         let access = ServerAccess::load(server, self.credentials)?;
         let doc = self.document(&access, &url, MAX_FEED).await?;
@@ -196,7 +211,9 @@ impl CatalogClient<'_> {
                     href: nav.href.to_string(),
                     summary: nav.summary,
                 },
-                Entry::Book(book) => self.remember(server, &book, doc.freshness.offline, from_komga)?,
+                Entry::Book(book) => {
+                    self.remember(server, &book, doc.freshness.offline, from_komga)?
+                }
             });
         }
         let page = CatalogPage {
@@ -217,8 +234,13 @@ impl CatalogClient<'_> {
 
     /// Like [`CatalogClient::search`], and says whether the results are an offline copy (every
     /// document on the way — root feed, search description, results — may come from the cache).
-    pub async fn search_page(&self, server: &Server, query: &str) -> Result<(CatalogPage, Freshness), CatalogError> {
-        let root = Url::parse(&server.url).map_err(|_| CatalogError::BadFeedUrl(server.url.clone()))?;
+    pub async fn search_page(
+        &self,
+        server: &Server,
+        query: &str,
+    ) -> Result<(CatalogPage, Freshness), CatalogError> {
+        let root =
+            Url::parse(&server.url).map_err(|_| CatalogError::BadFeedUrl(server.url.clone()))?;
         let access = ServerAccess::load(server, self.credentials)?;
         let root_doc = self.document(&access, &root, MAX_FEED).await?;
         let feed = opds::parse_feed(&root_doc.bytes, &root_doc.final_url)?;
@@ -243,24 +265,45 @@ impl CatalogClient<'_> {
     }
 
     /// One feed of a server as the windows show it (see [`CatalogView`]).
-    pub async fn browse_view(&self, server_id: i64, feed: Option<&str>) -> Result<CatalogView, CatalogError> {
+    pub async fn browse_view(
+        &self,
+        server_id: i64,
+        feed: Option<&str>,
+    ) -> Result<CatalogView, CatalogError> {
         let server = servers::get(self.store, server_id).map_err(crate::Error::from)?;
         let (page, freshness) = self.browse_page(&server, feed).await?;
         self.view(server.id, page, freshness)
     }
 
     /// Search results as the windows show them (see [`CatalogView`]).
-    pub async fn search_view(&self, server_id: i64, query: &str) -> Result<CatalogView, CatalogError> {
+    pub async fn search_view(
+        &self,
+        server_id: i64,
+        query: &str,
+    ) -> Result<CatalogView, CatalogError> {
         let server = servers::get(self.store, server_id).map_err(crate::Error::from)?;
         let (page, freshness) = self.search_page(&server, query).await?;
         self.view(server.id, page, freshness)
     }
 
-    fn view(&self, server_id: i64, page: CatalogPage, freshness: Freshness) -> Result<CatalogView, CatalogError> {
+    fn view(
+        &self,
+        server_id: i64,
+        page: CatalogPage,
+        freshness: Freshness,
+    ) -> Result<CatalogView, CatalogError> {
         let mut entries = Vec::with_capacity(page.entries.len());
         for item in page.entries {
             entries.push(match item {
-                CatalogItem::Navigation { title, href, summary } => CatalogViewItem::Navigation { title, href, summary },
+                CatalogItem::Navigation {
+                    title,
+                    href,
+                    summary,
+                } => CatalogViewItem::Navigation {
+                    title,
+                    href,
+                    summary,
+                },
                 CatalogItem::Book {
                     book_id,
                     title,
@@ -310,8 +353,17 @@ impl CatalogClient<'_> {
 
     /// Fetches a document; when the server cannot be reached, the copy kept from an earlier
     /// visit stands in (and without one, the failure stands).
-    async fn document(&self, access: &ServerAccess, url: &Url, max_bytes: u64) -> Result<Document, CatalogError> {
-        match self.http.get_bytes(self.store, access, url, max_bytes).await {
+    async fn document(
+        &self,
+        access: &ServerAccess,
+        url: &Url,
+        max_bytes: u64,
+    ) -> Result<Document, CatalogError> {
+        match self
+            .http
+            .get_bytes(self.store, access, url, max_bytes)
+            .await
+        {
             Ok(fetched) => Ok(Document {
                 bytes: fetched.bytes,
                 final_url: fetched.final_url,
@@ -320,20 +372,22 @@ impl CatalogClient<'_> {
                     fetched_at_ms: self.store.now_ms(),
                 },
             }),
-            Err(FetchError::Transient(reason)) => match catalog_cache::get(self.store, access.server_id, url.as_str())? {
-                Some(kept) => {
-                    tracing::info!(cause = %reason, "the server cannot be reached; showing the copy kept offline");
-                    Ok(Document {
-                        bytes: kept.bytes,
-                        final_url: kept.final_url,
-                        freshness: Freshness {
-                            offline: true,
-                            fetched_at_ms: kept.fetched_at_ms,
-                        },
-                    })
+            Err(FetchError::Transient(reason)) => {
+                match catalog_cache::get(self.store, access.server_id, url.as_str())? {
+                    Some(kept) => {
+                        tracing::info!(cause = %reason, "the server cannot be reached; showing the copy kept offline");
+                        Ok(Document {
+                            bytes: kept.bytes,
+                            final_url: kept.final_url,
+                            freshness: Freshness {
+                                offline: true,
+                                fetched_at_ms: kept.fetched_at_ms,
+                            },
+                        })
+                    }
+                    None => Err(FetchError::Transient(reason).into()),
                 }
-                None => Err(FetchError::Transient(reason).into()),
-            },
+            }
             Err(e) => Err(e.into()),
         }
     }
@@ -356,7 +410,13 @@ impl CatalogClient<'_> {
 
     /// Gives a book entry its local id. From a kept (offline) copy, only books not known yet are
     /// recorded: an older copy never overwrites what a newer visit learnt.
-    fn remember(&self, server: &Server, entry: &BookEntry, from_kept_copy: bool, from_komga: bool) -> Result<CatalogItem, CatalogError> {
+    fn remember(
+        &self,
+        server: &Server,
+        entry: &BookEntry,
+        from_kept_copy: bool,
+        from_komga: bool,
+    ) -> Result<CatalogItem, CatalogError> {
         let mut catalog = catalog_book(entry, from_komga);
         // Positions are written to these addresses: only the library's own origin is kept.
         catalog.progression_url = only_on_origin(catalog.progression_url.take(), &server.url);
@@ -424,7 +484,11 @@ pub fn catalog_book(entry: &BookEntry, from_komga: bool) -> CatalogBook {
         file_url: file.map(|a| a.href.to_string()),
         file_type: file.map(|a| a.media_type.clone()),
         file_length: file.and_then(|a| a.length),
-        cover_url: entry.cover.as_ref().or(entry.thumbnail.as_ref()).map(|u| u.to_string()),
+        cover_url: entry
+            .cover
+            .as_ref()
+            .or(entry.thumbnail.as_ref())
+            .map(|u| u.to_string()),
         progression_url: entry.progression.as_ref().map(|u| u.to_string()),
         read_progress_url: entry
             .stream
@@ -448,7 +512,10 @@ fn preferred_acquisition(entry: &BookEntry) -> Option<&opds::Acquisition> {
         "application/vnd.comicbook+zip" | "application/x-cbz" => 2,
         _ => 3,
     };
-    entry.acquisitions.iter().min_by_key(|a| rank(&a.media_type))
+    entry
+        .acquisitions
+        .iter()
+        .min_by_key(|a| rank(&a.media_type))
 }
 
 #[cfg(test)]

@@ -25,7 +25,12 @@ pub struct CachedDocument {
 }
 
 /// Keeps (or replaces) the copy of `url` of a server.
-pub fn put(store: &Store, server_id: i64, url: &str, document: &CachedDocument) -> Result<(), StoreError> {
+pub fn put(
+    store: &Store,
+    server_id: i64,
+    url: &str,
+    document: &CachedDocument,
+) -> Result<(), StoreError> {
     store.write(|tx| {
         tx.execute(
             "INSERT INTO catalog_cache (server_id, url, final_url, body, fetched_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -74,9 +79,12 @@ pub fn get(store: &Store, server_id: i64, url: &str) -> Result<Option<CachedDocu
 pub fn bytes_per_server(store: &Store) -> Result<Vec<(i64, u64)>, StoreError> {
     store
         .read(|c| {
-            let mut stmt =
-                c.prepare_cached("SELECT server_id, sum(length(body)) FROM catalog_cache GROUP BY server_id")?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?.max(0) as u64)))?;
+            let mut stmt = c.prepare_cached(
+                "SELECT server_id, sum(length(body)) FROM catalog_cache GROUP BY server_id",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
+            })?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(|e| store.sql_error(e))
@@ -104,18 +112,44 @@ mod tests {
         let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(0))).unwrap();
         let server = servers::add(
             &store,
-            &NewServer { name: "S".into(), url: "http://example.org/opds".into(), ..Default::default() },
+            &NewServer {
+                name: "S".into(),
+                url: "http://example.org/opds".into(),
+                ..Default::default()
+            },
         )
         .unwrap();
-        assert_eq!(get(&store, server.id, "http://example.org/opds").unwrap(), None);
+        assert_eq!(
+            get(&store, server.id, "http://example.org/opds").unwrap(),
+            None
+        );
         put(&store, server.id, "http://example.org/opds", &doc("one", 1)).unwrap();
         put(&store, server.id, "http://example.org/opds", &doc("two", 2)).unwrap();
-        assert_eq!(get(&store, server.id, "http://example.org/opds").unwrap(), Some(doc("two", 2)));
+        assert_eq!(
+            get(&store, server.id, "http://example.org/opds").unwrap(),
+            Some(doc("two", 2))
+        );
         for i in 0..MAX_PER_SERVER + 5 {
-            put(&store, server.id, &format!("http://example.org/f/{i}"), &doc("x", 10 + i)).unwrap();
+            put(
+                &store,
+                server.id,
+                &format!("http://example.org/f/{i}"),
+                &doc("x", 10 + i),
+            )
+            .unwrap();
         }
-        assert_eq!(get(&store, server.id, "http://example.org/opds").unwrap(), None, "the oldest went first");
-        assert!(get(&store, server.id, &format!("http://example.org/f/{}", MAX_PER_SERVER + 4)).unwrap().is_some());
+        assert_eq!(
+            get(&store, server.id, "http://example.org/opds").unwrap(),
+            None,
+            "the oldest went first"
+        );
+        assert!(get(
+            &store,
+            server.id,
+            &format!("http://example.org/f/{}", MAX_PER_SERVER + 4)
+        )
+        .unwrap()
+        .is_some());
         let per_server = bytes_per_server(&store).unwrap();
         assert_eq!(per_server, vec![(server.id, MAX_PER_SERVER as u64)]);
     }

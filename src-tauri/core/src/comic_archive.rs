@@ -104,7 +104,8 @@ impl ComicArchive {
             Container::Zip => zip_entries(path)?,
             _ => libarchive_entries(path)?,
         };
-        let mut pages: Vec<(String, usize)> = names.into_iter().filter(|(n, _)| is_page(n)).collect();
+        let mut pages: Vec<(String, usize)> =
+            names.into_iter().filter(|(n, _)| is_page(n)).collect();
         if pages.is_empty() {
             return Err(ArchiveError::NoPages);
         }
@@ -162,7 +163,11 @@ pub fn read_entry(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, Archiv
     let bytes = match sniff(path)? {
         Container::Zip => {
             let (names, _) = zip_entries(path)?;
-            let index = names.iter().find(|(n, _)| n == name).map(|(_, i)| *i).ok_or(ArchiveError::NoSuchPage { page: 0, count: 0 })?;
+            let index = names
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, i)| *i)
+                .ok_or(ArchiveError::NoSuchPage { page: 0, count: 0 })?;
             zip_read(path, index, limit + 1)?
         }
         _ => libarchive_read(path, name, limit + 1)?,
@@ -210,17 +215,29 @@ pub fn is_page(name: &str) -> bool {
         return false;
     }
     // "." and ".." say where, not what: a name that climbs is still only compared, never used.
-    let mut parts = name.split('/').filter(|p| !p.is_empty() && *p != "." && *p != "..");
-    if parts.clone().any(|p| p.starts_with('.') || p.eq_ignore_ascii_case("__MACOSX")) {
+    let mut parts = name
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..");
+    if parts
+        .clone()
+        .any(|p| p.starts_with('.') || p.eq_ignore_ascii_case("__MACOSX"))
+    {
         return false;
     }
-    let Some(file) = parts.next_back() else { return false };
+    let Some(file) = parts.next_back() else {
+        return false;
+    };
     let lower = file.to_ascii_lowercase();
     if lower.starts_with("thumbs") || lower.contains("thumbnail") {
         return false;
     }
-    let Some((_, ext)) = lower.rsplit_once('.') else { return false };
-    matches!(ext, "jpg" | "jpeg" | "png" | "webp" | "gif" | "avif" | "bmp" | "jxl")
+    let Some((_, ext)) = lower.rsplit_once('.') else {
+        return false;
+    };
+    matches!(
+        ext,
+        "jpg" | "jpeg" | "png" | "webp" | "gif" | "avif" | "bmp" | "jxl"
+    )
 }
 
 /// Natural order: digit runs compare by value (`2` before `10`), other text case-insensitively,
@@ -245,14 +262,24 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
                 };
                 let (m, n) = (take(&mut x), take(&mut y));
                 let (mt, nt) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
-                let order = mt.len().cmp(&nt.len()).then_with(|| mt.cmp(nt)).then_with(|| m.len().cmp(&n.len()));
+                let order = mt
+                    .len()
+                    .cmp(&nt.len())
+                    .then_with(|| mt.cmp(nt))
+                    .then_with(|| m.len().cmp(&n.len()));
                 if order != Ordering::Equal {
                     return order;
                 }
             }
             (Some(c), Some(d)) => {
                 // A folder ends before any name that goes on: "a/z" comes before "a b/".
-                let rank = |c: char| if c == '/' { '\0' } else { c.to_ascii_lowercase() };
+                let rank = |c: char| {
+                    if c == '/' {
+                        '\0'
+                    } else {
+                        c.to_ascii_lowercase()
+                    }
+                };
                 let order = rank(c).cmp(&rank(d));
                 if order != Ordering::Equal {
                     return order;
@@ -268,20 +295,28 @@ type Entries = (Vec<(String, usize)>, Option<String>);
 
 fn zip_entries(path: &Path) -> Result<Entries, ArchiveError> {
     let file = File::open(path).map_err(io)?;
-    let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
     if archive.len() > MAX_ENTRIES {
         return Err(ArchiveError::TooManyEntries);
     }
     let mut names = Vec::with_capacity(archive.len());
     let mut info = None;
     for i in 0..archive.len() {
-        let entry = archive.by_index_raw(i).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+        let entry = archive
+            .by_index_raw(i)
+            .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
         let name = entry.name().to_owned();
         drop(entry);
         if is_comic_info(&name) {
-            let mut entry = archive.by_index(i).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+            let mut entry = archive
+                .by_index(i)
+                .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
             let mut xml = Vec::new();
-            (&mut entry).take(MAX_COMIC_INFO_BYTES).read_to_end(&mut xml).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+            (&mut entry)
+                .take(MAX_COMIC_INFO_BYTES)
+                .read_to_end(&mut xml)
+                .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
             info = Some(String::from_utf8_lossy(&xml).into_owned());
         }
         names.push((name, i));
@@ -291,20 +326,29 @@ fn zip_entries(path: &Path) -> Result<Entries, ArchiveError> {
 
 fn zip_read(path: &Path, index: usize, limit: u64) -> Result<Vec<u8>, ArchiveError> {
     let file = File::open(path).map_err(io)?;
-    let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-    let mut entry = archive.by_index(index).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut entry = archive
+        .by_index(index)
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
     let mut bytes = Vec::with_capacity(entry.size().min(limit) as usize);
-    (&mut entry).take(limit).read_to_end(&mut bytes).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    (&mut entry)
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
     Ok(bytes)
 }
 
 fn is_comic_info(name: &str) -> bool {
-    name.rsplit(['/', '\\']).next().is_some_and(|f| f.eq_ignore_ascii_case("ComicInfo.xml"))
+    name.rsplit(['/', '\\'])
+        .next()
+        .is_some_and(|f| f.eq_ignore_ascii_case("ComicInfo.xml"))
 }
 
 fn libarchive_entries(path: &Path) -> Result<Entries, ArchiveError> {
     let file = File::open(path).map_err(io)?;
-    let names = compress_tools::list_archive_files(BufReader::new(file)).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let names = compress_tools::list_archive_files(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
     if names.len() > MAX_ENTRIES {
         return Err(ArchiveError::TooManyEntries);
     }
@@ -344,8 +388,12 @@ impl Write for Capped {
 fn libarchive_read(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, ArchiveError> {
     use compress_tools::{ArchiveContents, ArchiveIterator};
     let file = File::open(path).map_err(io)?;
-    let entries = ArchiveIterator::from_read(BufReader::new(file)).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-    let mut out = Capped { bytes: Vec::new(), limit };
+    let entries = ArchiveIterator::from_read(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut out = Capped {
+        bytes: Vec::new(),
+        limit,
+    };
     let mut inside = false;
     let mut seen = 0usize;
     for item in entries {
@@ -369,12 +417,16 @@ fn libarchive_read(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, Archi
             ArchiveContents::Err(e) => return Err(ArchiveError::Damaged(e.to_string())),
         }
     }
-    Err(ArchiveError::Damaged(format!("the entry “{name}” is missing")))
+    Err(ArchiveError::Damaged(format!(
+        "the entry “{name}” is missing"
+    )))
 }
 
 /// The fields of `ComicInfo.xml` Carrel uses; a malformed document gives nothing.
 pub fn parse_comic_info(xml: &str) -> ComicInfo {
-    let Ok(doc) = roxmltree::Document::parse(xml) else { return ComicInfo::default() };
+    let Ok(doc) = roxmltree::Document::parse(xml) else {
+        return ComicInfo::default();
+    };
     let field = |name: &str| {
         doc.root_element()
             .children()
@@ -399,9 +451,28 @@ mod tests {
 
     #[test]
     fn pages_come_in_natural_order_folder_by_folder() {
-        let mut names = vec!["p10.jpg", "p2.jpg", "p1.jpg", "b/p1.png", "a/p3.png", "a/p20.png", "P02b.jpg"];
+        let mut names = vec![
+            "p10.jpg",
+            "p2.jpg",
+            "p1.jpg",
+            "b/p1.png",
+            "a/p3.png",
+            "a/p20.png",
+            "P02b.jpg",
+        ];
         names.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(names, ["a/p3.png", "a/p20.png", "b/p1.png", "p1.jpg", "p2.jpg", "P02b.jpg", "p10.jpg"]);
+        assert_eq!(
+            names,
+            [
+                "a/p3.png",
+                "a/p20.png",
+                "b/p1.png",
+                "p1.jpg",
+                "p2.jpg",
+                "P02b.jpg",
+                "p10.jpg"
+            ]
+        );
         assert_eq!(natural_cmp("page 2", "page 10"), Ordering::Less);
         assert_eq!(natural_cmp("007", "7"), Ordering::Greater);
     }
@@ -411,7 +482,17 @@ mod tests {
         for yes in ["001.jpg", "ch1/002.PNG", "x.webp", "a b/c.jpeg"] {
             assert!(is_page(yes), "{yes}");
         }
-        for no in ["__MACOSX/._001.jpg", ".hidden.jpg", "dir/.x/1.png", "Thumbs.db", "cover_thumbnail.jpg", "ComicInfo.xml", "folder/", "notes.txt", "noext"] {
+        for no in [
+            "__MACOSX/._001.jpg",
+            ".hidden.jpg",
+            "dir/.x/1.png",
+            "Thumbs.db",
+            "cover_thumbnail.jpg",
+            "ComicInfo.xml",
+            "folder/",
+            "notes.txt",
+            "noext",
+        ] {
             assert!(!is_page(no), "{no}");
         }
     }
@@ -423,9 +504,19 @@ mod tests {
              <PageCount>24</PageCount><Manga>YesAndRightToLeft</Manga></ComicInfo>",
         );
         assert_eq!(info.title.as_deref(), Some("Dawn"));
-        assert_eq!((info.series.as_deref(), info.number.as_deref(), info.page_count), (Some("Saga"), Some("3"), Some(24)));
+        assert_eq!(
+            (
+                info.series.as_deref(),
+                info.number.as_deref(),
+                info.page_count
+            ),
+            (Some("Saga"), Some("3"), Some(24))
+        );
         assert!(info.right_to_left);
-        assert_eq!(parse_comic_info("<ComicInfo><Manga>Yes</Manga>"), ComicInfo::default());
+        assert_eq!(
+            parse_comic_info("<ComicInfo><Manga>Yes</Manga>"),
+            ComicInfo::default()
+        );
         assert!(!parse_comic_info("<ComicInfo><Manga>Yes</Manga></ComicInfo>").right_to_left);
     }
 }

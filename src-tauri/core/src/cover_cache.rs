@@ -100,14 +100,18 @@ fn stored_page_for_cover(dir: &DataDir, book: &Book) -> Option<PathBuf> {
     let cover = book.cover_url.as_deref()?;
     let files = PartFiles::new(dir.books());
     (0..book.page_count.unwrap_or(0).min(2))
-        .find(|&p| crate::book_downloads::page_url(book, p).is_some_and(|u| same_address(&u, cover)))
+        .find(|&p| {
+            crate::book_downloads::page_url(book, p).is_some_and(|u| same_address(&u, cover))
+        })
         .and_then(|p| files.find_page(book.id, p))
 }
 
 /// Whether two addresses name the same resource once bookmark parameters are set aside.
 fn same_address(a: &str, b: &str) -> bool {
     match (Url::parse(a), Url::parse(b)) {
-        (Ok(a), Ok(b)) => crate::opds::strip_bookmark_params(&a) == crate::opds::strip_bookmark_params(&b),
+        (Ok(a), Ok(b)) => {
+            crate::opds::strip_bookmark_params(&a) == crate::opds::strip_bookmark_params(&b)
+        }
         _ => a == b,
     }
 }
@@ -120,7 +124,10 @@ fn find_cached(covers: &Path, book_id: i64) -> Option<PathBuf> {
 }
 
 fn extension_of(content_type: &str) -> Option<&'static str> {
-    TYPES.iter().find(|(t, _)| *t == content_type).map(|(_, ext)| *ext)
+    TYPES
+        .iter()
+        .find(|(t, _)| *t == content_type)
+        .map(|(_, ext)| *ext)
 }
 
 /// Reads a cover file; `None` when it is gone or holds no known image.
@@ -132,7 +139,10 @@ fn read_cover(path: &Path) -> io::Result<Option<Cover>> {
     };
     Ok(crate::image_type::sniff_image_type(&bytes)
         .filter(|t| extension_of(t).is_some())
-        .map(|content_type| Cover { bytes, content_type }))
+        .map(|content_type| Cover {
+            bytes,
+            content_type,
+        }))
 }
 
 /// What to do for a book without a cover on the device.
@@ -204,22 +214,31 @@ impl CoverCache {
         result
     }
 
-    async fn plan(&self, store: &Store, credentials: &Credentials, book_id: i64) -> Result<Plan, CoverError> {
+    async fn plan(
+        &self,
+        store: &Store,
+        credentials: &Credentials,
+        book_id: i64,
+    ) -> Result<Plan, CoverError> {
         let dir = self.dir.clone();
         let store = store.clone();
         let now = store.now_ms();
-        let local = tokio::task::spawn_blocking(move || -> Result<(Option<Book>, Option<Cover>), CoverError> {
-            let book = match books::get(&store, book_id) {
-                Ok(b) => b,
-                Err(books::BookError::NotFound(_)) => return Ok((None, None)),
-                Err(books::BookError::Store(e)) => return Err(e.into()),
-            };
-            let cover = match find_local(&dir, book_id).or_else(|| stored_page_for_cover(&dir, &book)) {
-                Some(path) => read_cover(&path)?,
-                None => None,
-            };
-            Ok((Some(book), cover))
-        })
+        let local = tokio::task::spawn_blocking(
+            move || -> Result<(Option<Book>, Option<Cover>), CoverError> {
+                let book = match books::get(&store, book_id) {
+                    Ok(b) => b,
+                    Err(books::BookError::NotFound(_)) => return Ok((None, None)),
+                    Err(books::BookError::Store(e)) => return Err(e.into()),
+                };
+                let cover = match find_local(&dir, book_id)
+                    .or_else(|| stored_page_for_cover(&dir, &book))
+                {
+                    Some(path) => read_cover(&path)?,
+                    None => None,
+                };
+                Ok((Some(book), cover))
+            },
+        )
         .await
         .map_err(|e| CoverError::Disk(io::Error::other(e)))??;
         let book = match local {
@@ -239,8 +258,14 @@ impl CoverCache {
         };
         let state = self.state();
         let generation = credentials.generation();
-        let blocked = state.missing.get(&book_id).is_some_and(|&until| until > now)
-            || state.away.get(&book.server_id).is_some_and(|&until| until > now)
+        let blocked = state
+            .missing
+            .get(&book_id)
+            .is_some_and(|&until| until > now)
+            || state
+                .away
+                .get(&book.server_id)
+                .is_some_and(|&until| until > now)
             || state
                 .refused
                 .get(&book.server_id)
@@ -248,7 +273,10 @@ impl CoverCache {
         Ok(if blocked {
             Plan::Nothing
         } else {
-            Plan::Fetch { book: Box::new(book), url }
+            Plan::Fetch {
+                book: Box::new(book),
+                url,
+            }
         })
     }
 
@@ -260,7 +288,11 @@ impl CoverCache {
         book: &Book,
         url: &Url,
     ) -> Result<Option<Cover>, CoverError> {
-        let _turn = self.fetching.acquire().await.map_err(|e| CoverError::Disk(io::Error::other(e)))?;
+        let _turn = self
+            .fetching
+            .acquire()
+            .await
+            .map_err(|e| CoverError::Disk(io::Error::other(e)))?;
         // Read before the secret is: a password given meanwhile is newer than this refusal.
         let credentials_used = credentials.generation();
         let access = match servers::get(store, book.server_id)
@@ -285,7 +317,9 @@ impl CoverCache {
                         state.away.insert(book.server_id, now + SERVER_AWAY_MS);
                     }
                     FetchError::Auth(_) => {
-                        state.refused.insert(book.server_id, (now + MISSING_RETRY_MS, credentials_used));
+                        state
+                            .refused
+                            .insert(book.server_id, (now + MISSING_RETRY_MS, credentials_used));
                     }
                     _ => {
                         state.missing.insert(book.id, now + MISSING_RETRY_MS);
@@ -295,18 +329,29 @@ impl CoverCache {
                 return Ok(None);
             }
         };
-        let Some((content_type, ext)) = crate::image_type::sniff_image_type(&fetched.bytes).and_then(|t| Some((t, extension_of(t)?)))
+        let Some((content_type, ext)) = crate::image_type::sniff_image_type(&fetched.bytes)
+            .and_then(|t| Some((t, extension_of(t)?)))
         else {
-            self.state().missing.insert(book.id, store.now_ms() + MISSING_RETRY_MS);
-            tracing::debug!(book = book.id, "the server's cover is no image Carrel shows");
+            self.state()
+                .missing
+                .insert(book.id, store.now_ms() + MISSING_RETRY_MS);
+            tracing::debug!(
+                book = book.id,
+                "the server's cover is no image Carrel shows"
+            );
             return Ok(None);
         };
         let path = cache_dir(&self.dir).join(format!("{}.{ext}", book.id));
         let bytes = fetched.bytes;
-        let bytes = tokio::task::spawn_blocking(move || part_files::write_atomically(&path, &bytes).map(|()| bytes))
-            .await
-            .map_err(|e| CoverError::Disk(io::Error::other(e)))??;
-        Ok(Some(Cover { bytes, content_type }))
+        let bytes = tokio::task::spawn_blocking(move || {
+            part_files::write_atomically(&path, &bytes).map(|()| bytes)
+        })
+        .await
+        .map_err(|e| CoverError::Disk(io::Error::other(e)))??;
+        Ok(Some(Cover {
+            bytes,
+            content_type,
+        }))
     }
 
     /// The first time covers are asked for in a process, forgets (in the background) the kept
@@ -362,7 +407,12 @@ pub fn cached_sizes(dir: &DataDir) -> Vec<(i64, u64)> {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name();
-            let id = name.to_string_lossy().split('.').next()?.parse::<i64>().ok()?;
+            let id = name
+                .to_string_lossy()
+                .split('.')
+                .next()?
+                .parse::<i64>()
+                .ok()?;
             Some((id, e.metadata().ok()?.len()))
         })
         .collect()
@@ -380,10 +430,14 @@ mod tests {
         let png = b"\x89PNG\r\n\x1a\n0000";
         part_files::write_atomically(&cache_dir(&dir).join("7.png"), png).unwrap();
         let found = find_local(&dir, 7).unwrap();
-        assert_eq!(read_cover(&found).unwrap().unwrap().content_type, "image/png");
+        assert_eq!(
+            read_cover(&found).unwrap().unwrap().content_type,
+            "image/png"
+        );
         // One stored with the book comes first.
         let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 0];
-        part_files::write_atomically(&PartFiles::new(dir.books()).cover_path(7, "jpg"), &jpeg).unwrap();
+        part_files::write_atomically(&PartFiles::new(dir.books()).cover_path(7, "jpg"), &jpeg)
+            .unwrap();
         let cover = read_cover(&find_local(&dir, 7).unwrap()).unwrap().unwrap();
         assert_eq!(cover.content_type, "image/jpeg");
         // Bytes that are no image are not served.
@@ -401,7 +455,11 @@ mod tests {
         // A dead server: any fetch would fail, so a cover can only come from the device.
         let server = servers::add(
             &store,
-            &servers::NewServer { name: "S".into(), url: "http://127.0.0.1:9/opds".into(), ..Default::default() },
+            &servers::NewServer {
+                name: "S".into(),
+                url: "http://127.0.0.1:9/opds".into(),
+                ..Default::default()
+            },
         )
         .unwrap();
         let book = books::remember(
@@ -426,12 +484,23 @@ mod tests {
         )
         .unwrap();
         let png = b"\x89PNG\r\n\x1a\n0000";
-        part_files::write_atomically(&PartFiles::new(dir.books()).page_path(book.id, 0, "png"), png).unwrap();
+        part_files::write_atomically(
+            &PartFiles::new(dir.books()).page_path(book.id, 0, "png"),
+            png,
+        )
+        .unwrap();
         let cache = CoverCache::new(&dir);
         let http = HttpClient::new(crate::http_fetch::HttpConfig::default()).unwrap();
         let credentials = Credentials::file_only(&dir, "org.carrel.test");
-        let cover = cache.cover(&store, &credentials, &http, book.id).await.unwrap().expect("the stored page");
+        let cover = cache
+            .cover(&store, &credentials, &http, book.id)
+            .await
+            .unwrap()
+            .expect("the stored page");
         assert_eq!(cover.bytes, png);
-        assert!(!cache_dir(&dir).join(format!("{}.png", book.id)).exists(), "no second copy");
+        assert!(
+            !cache_dir(&dir).join(format!("{}.png", book.id)).exists(),
+            "no second copy"
+        );
     }
 }

@@ -120,7 +120,8 @@ impl Credentials {
     }
 
     pub fn set(&self, account: &str, secret: &Secret) -> Result<(), CredentialError> {
-        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         match self.backend() {
             Backend::Keyring => self
                 .entry(account)?
@@ -148,7 +149,8 @@ impl Credentials {
     }
 
     pub fn delete(&self, account: &str) -> Result<(), CredentialError> {
-        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         match self.backend() {
             Backend::Keyring => match self.entry(account)?.delete_credential() {
                 Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
@@ -161,10 +163,14 @@ impl Credentials {
     }
 
     fn entry(&self, account: &str) -> Result<keyring::Entry, CredentialError> {
-        keyring::Entry::new(&self.service, account).map_err(|e| CredentialError::Keyring(e.to_string()))
+        keyring::Entry::new(&self.service, account)
+            .map_err(|e| CredentialError::Keyring(e.to_string()))
     }
 
-    fn edit_file(&self, f: impl FnOnce(&mut BTreeMap<String, String>)) -> Result<(), CredentialError> {
+    fn edit_file(
+        &self,
+        f: impl FnOnce(&mut BTreeMap<String, String>),
+    ) -> Result<(), CredentialError> {
         let _guard = self.file_lock.lock().unwrap_or_else(|p| p.into_inner());
         let _lock = FileLock::exclusive(&self.file)?;
         let mut map = read_file(&self.file)?;
@@ -197,8 +203,15 @@ impl Credentials {
 /// writable data dir it falls back to a hash of the path, still distinct per data dir.
 fn install_id(dir: &DataDir) -> String {
     let path = dir.root().join("install-id");
-    let valid = |id: &str| !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric());
-    let read = || fs::read_to_string(&path).ok().map(|id| id.trim().to_owned()).filter(|id| valid(id));
+    let valid = |id: &str| {
+        !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric())
+    };
+    let read = || {
+        fs::read_to_string(&path)
+            .ok()
+            .map(|id| id.trim().to_owned())
+            .filter(|id| valid(id))
+    };
     if let Some(id) = read() {
         return id;
     }
@@ -253,7 +266,11 @@ impl FileLock {
         #[cfg(unix)]
         {
             use rustix::fs::{flock, FlockOperation};
-            let op = if exclusive { FlockOperation::LockExclusive } else { FlockOperation::LockShared };
+            let op = if exclusive {
+                FlockOperation::LockExclusive
+            } else {
+                FlockOperation::LockShared
+            };
             loop {
                 match flock(&file, op) {
                     Ok(()) => break,
@@ -288,7 +305,8 @@ fn file_error(path: &Path, e: impl std::fmt::Display) -> CredentialError {
 fn read_file(path: &Path) -> Result<BTreeMap<String, String>, CredentialError> {
     match fs::read(path) {
         Ok(bytes) => {
-            let map: BTreeMap<String, String> = serde_json::from_slice(&bytes).map_err(|e| file_error(path, e))?;
+            let map: BTreeMap<String, String> =
+                serde_json::from_slice(&bytes).map_err(|e| file_error(path, e))?;
             if map.keys().any(|k| k.is_empty() || k.starts_with(':')) {
                 return Err(file_error(path, "an account without a name"));
             }
@@ -302,7 +320,11 @@ fn read_file(path: &Path) -> Result<BTreeMap<String, String>, CredentialError> {
 /// Writes the whole map to a 0600 temp file, syncs it and renames it over the old one.
 fn write_file(path: &Path, map: &BTreeMap<String, String>) -> Result<(), CredentialError> {
     // A temp name of our own: the app and the CLI may write at once.
-    let tmp = path.with_extension(format!("json.{}.{:08x}.tmp", std::process::id(), rand::random::<u32>()));
+    let tmp = path.with_extension(format!(
+        "json.{}.{:08x}.tmp",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
     let mut options = OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -348,7 +370,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(dir.secrets_file()).unwrap().permissions().mode();
+            let mode = fs::metadata(dir.secrets_file())
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
     }
@@ -380,7 +405,12 @@ mod tests {
                     // Each writer has its own handle, as the app and the CLI do.
                     let creds = Credentials::file_only(&dir, "test");
                     for i in 0..100 {
-                        creds.set(&format!("w{w}:{i}"), &Secret::new(format!("secret-{w}-{i}"))).unwrap();
+                        creds
+                            .set(
+                                &format!("w{w}:{i}"),
+                                &Secret::new(format!("secret-{w}-{i}")),
+                            )
+                            .unwrap();
                     }
                 })
             })
@@ -392,7 +422,11 @@ mod tests {
         for w in 0..2 {
             for i in 0..100 {
                 let got = creds.get(&format!("w{w}:{i}")).unwrap();
-                assert_eq!(got.map(|s| s.expose().to_owned()), Some(format!("secret-{w}-{i}")), "w{w}:{i}");
+                assert_eq!(
+                    got.map(|s| s.expose().to_owned()),
+                    Some(format!("secret-{w}-{i}")),
+                    "w{w}:{i}"
+                );
             }
         }
     }
@@ -427,7 +461,11 @@ mod tests {
         let creds = Credentials::file_only(&dir, "test");
         let account = creds.server_account(1);
         assert!(!account.starts_with(':'), "{account}");
-        assert_eq!(Credentials::file_only(&dir, "test").server_account(1), account, "the same id for every handle");
+        assert_eq!(
+            Credentials::file_only(&dir, "test").server_account(1),
+            account,
+            "the same id for every handle"
+        );
         // Many handles made at once agree on one id.
         let fresh = tempfile::tempdir().unwrap();
         let fresh_dir = DataDir::new(fresh.path());
@@ -440,7 +478,10 @@ mod tests {
             .into_iter()
             .map(|h| h.join().unwrap())
             .collect();
-        assert!(ids.iter().all(|id| id == &ids[0] && !id.starts_with(':')), "{ids:?}");
+        assert!(
+            ids.iter().all(|id| id == &ids[0] && !id.starts_with(':')),
+            "{ids:?}"
+        );
     }
 
     #[test]

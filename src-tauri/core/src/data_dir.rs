@@ -61,7 +61,11 @@ impl DataDir {
         {
             use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
             std::fs::set_permissions(&self.root, std::fs::Permissions::from_mode(0o700))?;
-            std::fs::OpenOptions::new().append(true).create(true).mode(0o600).open(self.database())?;
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o600)
+                .open(self.database())?;
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 let path = self.root.join(format!("carrel.db{suffix}"));
                 match std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)) {

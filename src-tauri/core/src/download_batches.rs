@@ -95,16 +95,28 @@ pub struct BatchView {
 
 /// Keeps every book of a feed of `server` offline — its root when `feed` is `None` — following
 /// its `next` pages.
-pub async fn keep_feed(client: &CatalogClient<'_>, server: &Server, feed: Option<&str>) -> Result<BatchView, BatchError> {
+pub async fn keep_feed(
+    client: &CatalogClient<'_>,
+    server: &Server,
+    feed: Option<&str>,
+) -> Result<BatchView, BatchError> {
     make(client, server, Source::Feed(feed)).await
 }
 
 /// Keeps every book a search of `server` finds offline, following the results' `next` pages.
-pub async fn keep_search(client: &CatalogClient<'_>, server: &Server, query: &str) -> Result<BatchView, BatchError> {
+pub async fn keep_search(
+    client: &CatalogClient<'_>,
+    server: &Server,
+    query: &str,
+) -> Result<BatchView, BatchError> {
     make(client, server, Source::Search(query)).await
 }
 
-async fn make(client: &CatalogClient<'_>, server: &Server, source: Source<'_>) -> Result<BatchView, BatchError> {
+async fn make(
+    client: &CatalogClient<'_>,
+    server: &Server,
+    source: Source<'_>,
+) -> Result<BatchView, BatchError> {
     let first = match &source {
         Source::Feed(feed) => client.browse(server, *feed).await?,
         Source::Search(query) => client.search(server, query).await?,
@@ -144,7 +156,11 @@ async fn make(client: &CatalogClient<'_>, server: &Server, source: Source<'_>) -
 }
 
 /// The books of `first` and of the pages after it, in order, each once.
-async fn walk(client: &CatalogClient<'_>, server: &Server, first: CatalogPage) -> Result<Vec<i64>, BatchError> {
+async fn walk(
+    client: &CatalogClient<'_>,
+    server: &Server,
+    first: CatalogPage,
+) -> Result<Vec<i64>, BatchError> {
     let mut ids = Vec::new();
     let mut seen = HashSet::new();
     let mut visited = HashSet::new();
@@ -162,7 +178,9 @@ async fn walk(client: &CatalogClient<'_>, server: &Server, first: CatalogPage) -
             }
         }
         // A `next` that loops back ends the walk.
-        let Some(next) = page.next.take().filter(|n| !visited.contains(n)) else { break };
+        let Some(next) = page.next.take().filter(|n| !visited.contains(n)) else {
+            break;
+        };
         page = client.browse(server, Some(&next)).await?;
     }
     Ok(ids)
@@ -172,7 +190,9 @@ async fn walk(client: &CatalogClient<'_>, server: &Server, first: CatalogPage) -
 pub fn list(store: &Store) -> Result<Vec<BatchView>, BatchError> {
     let ids: Vec<i64> = store
         .read(|c| {
-            let mut stmt = c.prepare_cached("SELECT id FROM download_batches ORDER BY created_at_ms DESC, id DESC")?;
+            let mut stmt = c.prepare_cached(
+                "SELECT id FROM download_batches ORDER BY created_at_ms DESC, id DESC",
+            )?;
             let rows = stmt.query_map([], |r| r.get(0))?;
             rows.collect()
         })
@@ -193,8 +213,11 @@ pub fn view(store: &Store, id: i64) -> Result<BatchView, BatchError> {
             .optional()
         })
         .map_err(|e| store.sql_error(e))?;
-    let (server_id, title, source_url, paused, created_at_ms) = row.ok_or(BatchError::NotFound(id))?;
-    let server_name = servers::get(store, server_id).map_err(crate::Error::from)?.name;
+    let (server_id, title, source_url, paused, created_at_ms) =
+        row.ok_or(BatchError::NotFound(id))?;
+    let server_name = servers::get(store, server_id)
+        .map_err(crate::Error::from)?
+        .name;
     let mut out = BatchView {
         id,
         server_id,
@@ -229,7 +252,9 @@ pub fn view(store: &Store, id: i64) -> Result<BatchView, BatchError> {
 fn books_of(store: &Store, id: i64) -> Result<Vec<i64>, BatchError> {
     let ids = store
         .read(|c| {
-            let mut stmt = c.prepare_cached("SELECT book_id FROM download_batch_books WHERE batch_id = ?1 ORDER BY ord")?;
+            let mut stmt = c.prepare_cached(
+                "SELECT book_id FROM download_batch_books WHERE batch_id = ?1 ORDER BY ord",
+            )?;
             let rows = stmt.query_map([id], |r| r.get(0))?;
             rows.collect::<rusqlite::Result<Vec<i64>>>()
         })
@@ -239,8 +264,11 @@ fn books_of(store: &Store, id: i64) -> Result<Vec<i64>, BatchError> {
 
 fn set_paused(store: &Store, id: i64, paused: bool) -> Result<(), BatchError> {
     let n = store.write(|tx| {
-        tx.execute("UPDATE download_batches SET paused = ?2 WHERE id = ?1", params![id, paused])
-            .map_err(|e| store.sql_error(e))
+        tx.execute(
+            "UPDATE download_batches SET paused = ?2 WHERE id = ?1",
+            params![id, paused],
+        )
+        .map_err(|e| store.sql_error(e))
     })?;
     if n == 0 {
         return Err(BatchError::NotFound(id));
@@ -284,12 +312,15 @@ pub fn cancel(store: &Store, id: i64) -> Result<(), BatchError> {
     download_stack::drop_background(store, &books)?;
     for &book_id in &books {
         let book = books::get(store, book_id).map_err(crate::Error::from)?;
-        if !book_downloads::progress(store, &book)?.is_complete() && !in_other_batch(store, id, book_id)? {
+        if !book_downloads::progress(store, &book)?.is_complete()
+            && !in_other_batch(store, id, book_id)?
+        {
             books::set_pinned(store, book_id, false).map_err(crate::Error::from)?;
         }
     }
     store.write(|tx| {
-        tx.execute("DELETE FROM download_batches WHERE id = ?1", [id]).map_err(|e| store.sql_error(e))
+        tx.execute("DELETE FROM download_batches WHERE id = ?1", [id])
+            .map_err(|e| store.sql_error(e))
     })?;
     Ok(())
 }

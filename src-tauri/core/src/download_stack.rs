@@ -162,7 +162,8 @@ fn fenced(store: &Store, fence: &Fence, tx: &Transaction<'_>) -> Result<(), Stac
     })
 }
 
-const COLUMNS: &str = "id, book_id, server_id, kind, position, url, prioritary, seq, state, attempts, failure, bytes";
+const COLUMNS: &str =
+    "id, book_id, server_id, kind, position, url, prioritary, seq, state, attempts, failure, bytes";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Task> {
     Ok(Task {
@@ -182,7 +183,11 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Task> {
 }
 
 fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<i64> {
-    tx.query_row("UPDATE stack_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq", [], |r| r.get(0))
+    tx.query_row(
+        "UPDATE stack_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq",
+        [],
+        |r| r.get(0),
+    )
 }
 
 /// Pushes inside an open write transaction (so a producer can push several tasks atomically).
@@ -191,7 +196,12 @@ pub fn push_in(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64) -> rusqlite::
 }
 
 /// Where a pushed task goes: the top (`None`), or a chained part's place (`Some(seq)`).
-fn push_at(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64, chained_at: Option<i64>) -> rusqlite::Result<Pushed> {
+fn push_at(
+    tx: &Transaction<'_>,
+    spec: &TaskSpec,
+    now_ms: i64,
+    chained_at: Option<i64>,
+) -> rusqlite::Result<Pushed> {
     let existing: Option<(i64, String, i64)> = tx
         .query_row(
             "SELECT id, state, seq FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4",
@@ -251,9 +261,17 @@ fn push_at(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64, chained_at: Optio
 /// Pushes the parts a settled task chains to at the settled task's own place in the stack
 /// (not on top: a page the reader asked for meanwhile stays ahead of a running chain), with
 /// its priority as it is now (the reader may have raised it while the task ran).
-fn push_chained(tx: &Transaction<'_>, parent_id: i64, then_push: &[TaskSpec], now_ms: i64) -> rusqlite::Result<()> {
-    let (seq, prioritary): (i64, bool) =
-        tx.query_row("SELECT seq, prioritary FROM tasks WHERE id = ?1", [parent_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+fn push_chained(
+    tx: &Transaction<'_>,
+    parent_id: i64,
+    then_push: &[TaskSpec],
+    now_ms: i64,
+) -> rusqlite::Result<()> {
+    let (seq, prioritary): (i64, bool) = tx.query_row(
+        "SELECT seq, prioritary FROM tasks WHERE id = ?1",
+        [parent_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     for spec in then_push {
         let spec = TaskSpec {
             prioritary: spec.prioritary || prioritary,
@@ -356,7 +374,13 @@ fn settle<T>(
 
 /// Marks an active task done with the bytes it stored, and pushes its follow-ups (the next
 /// chained part, ...) in the same transaction.
-pub fn complete(store: &Store, fence: &Fence, task_id: i64, bytes: i64, then_push: &[TaskSpec]) -> Result<(), StackError> {
+pub fn complete(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    bytes: i64,
+    then_push: &[TaskSpec],
+) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
         tx.execute(
@@ -371,7 +395,12 @@ pub fn complete(store: &Store, fence: &Fence, task_id: i64, bytes: i64, then_pus
 /// Puts an active task back on the stack where it was (it keeps its seq), with the reason it
 /// could not finish (without one — a preemption, a shutdown — the last failure stays shown
 /// until the task succeeds).
-pub fn requeue(store: &Store, fence: &Fence, task_id: i64, reason: Option<&str>) -> Result<(), StackError> {
+pub fn requeue(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    reason: Option<&str>,
+) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
         tx.execute(
@@ -384,7 +413,13 @@ pub fn requeue(store: &Store, fence: &Fence, task_id: i64, reason: Option<&str>)
 
 /// Marks an active task failed for good, with a reason the reader can see, and pushes what it
 /// chains to (a missing page must not end its book's chain).
-pub fn fail(store: &Store, fence: &Fence, task_id: i64, reason: &str, then_push: &[TaskSpec]) -> Result<(), StackError> {
+pub fn fail(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    reason: &str,
+    then_push: &[TaskSpec],
+) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
         tx.execute(
@@ -395,7 +430,6 @@ pub fn fail(store: &Store, fence: &Fence, task_id: i64, reason: &str, then_push:
     })
 }
 
-
 /// Fails with [`StackError::LeaseLost`] or [`StackError::WrongState`] unless `task_id` is
 /// still active under `fence`: checked right before a finished file is moved into place.
 pub fn ensure_active(store: &Store, fence: &Fence, task_id: i64) -> Result<(), StackError> {
@@ -403,7 +437,12 @@ pub fn ensure_active(store: &Store, fence: &Fence, task_id: i64) -> Result<(), S
 }
 
 /// Records how far a whole-file download got, fenced.
-pub fn checkpoint(store: &Store, fence: &Fence, task_id: i64, cp: &FileCheckpoint) -> Result<(), StackError> {
+pub fn checkpoint(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    cp: &FileCheckpoint,
+) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
         tx.execute(
@@ -521,8 +560,11 @@ pub fn move_book_to_top(store: &Store, book_id: i64) -> Result<usize, StoreError
 /// Returns how many were dropped.
 pub fn drop_unfinished(store: &Store, book_id: i64) -> Result<usize, StoreError> {
     store.write(|tx| {
-        tx.execute("DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done'", [book_id])
-            .map_err(|e| store.sql_error(e))
+        tx.execute(
+            "DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done'",
+            [book_id],
+        )
+        .map_err(|e| store.sql_error(e))
     })
 }
 
@@ -534,7 +576,10 @@ pub fn drop_background(store: &Store, book_ids: &[i64]) -> Result<usize, StoreEr
         let mut n = 0;
         for id in book_ids {
             n += tx
-                .execute("DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done' AND prioritary = 0", [id])
+                .execute(
+                    "DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done' AND prioritary = 0",
+                    [id],
+                )
                 .map_err(|e| store.sql_error(e))?;
         }
         Ok(n)
@@ -542,7 +587,11 @@ pub fn drop_background(store: &Store, book_ids: &[i64]) -> Result<usize, StoreEr
 }
 
 /// Tasks matching `filter` (a `WHERE … ORDER BY … LIMIT …` tail over `tasks`).
-fn select_tasks(store: &Store, filter: &str, params: impl rusqlite::Params) -> Result<Vec<Task>, StoreError> {
+fn select_tasks(
+    store: &Store,
+    filter: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<Task>, StoreError> {
     store
         .read(|c| {
             let mut stmt = c.prepare_cached(&format!("SELECT {COLUMNS} FROM tasks {filter}"))?;
@@ -559,18 +608,33 @@ pub fn pending_in_pop_order(store: &Store, limit: u32) -> Result<Vec<Task>, Stor
 
 /// Tasks in a given state (active, failed, ...), most recently changed first.
 pub fn in_state(store: &Store, state: TaskState, limit: u32) -> Result<Vec<Task>, StoreError> {
-    select_tasks(store, "WHERE state = ?1 ORDER BY updated_at_ms DESC LIMIT ?2", params![state.as_str(), limit])
+    select_tasks(
+        store,
+        "WHERE state = ?1 ORDER BY updated_at_ms DESC LIMIT ?2",
+        params![state.as_str(), limit],
+    )
 }
 
 pub fn task(store: &Store, task_id: i64) -> Result<Option<Task>, StoreError> {
     store
-        .read(|c| c.query_row(&format!("SELECT {COLUMNS} FROM tasks WHERE id = ?1"), [task_id], from_row).optional())
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM tasks WHERE id = ?1"),
+                [task_id],
+                from_row,
+            )
+            .optional()
+        })
         .map_err(|e| store.sql_error(e))
 }
 
 /// Every task of a book (any state).
 pub fn tasks_of_book(store: &Store, book_id: i64) -> Result<Vec<Task>, StoreError> {
-    select_tasks(store, "WHERE book_id = ?1 ORDER BY kind, position", [book_id])
+    select_tasks(
+        store,
+        "WHERE book_id = ?1 ORDER BY kind, position",
+        [book_id],
+    )
 }
 
 /// Books with a whole-file download still to finish (their partial files are worth keeping).
@@ -602,7 +666,13 @@ pub fn done_pages(store: &Store, book_id: i64) -> Result<Vec<i64>, StoreError> {
 /// Whether anything is waiting.
 pub fn has_pending(store: &Store) -> Result<bool, StoreError> {
     store
-        .read(|c| c.query_row("SELECT EXISTS (SELECT 1 FROM tasks WHERE state = 'pending')", [], |r| r.get(0)))
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM tasks WHERE state = 'pending')",
+                [],
+                |r| r.get(0),
+            )
+        })
         .map_err(|e| store.sql_error(e))
 }
 
@@ -624,6 +694,10 @@ pub fn prioritary_pushed_since(store: &Store, server: i64, since: i64) -> Result
 
 pub fn push_counter(store: &Store) -> Result<i64, StoreError> {
     store
-        .read(|c| c.query_row("SELECT seq FROM stack_counter WHERE id = 1", [], |r| r.get(0)))
+        .read(|c| {
+            c.query_row("SELECT seq FROM stack_counter WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+        })
         .map_err(|e| store.sql_error(e))
 }

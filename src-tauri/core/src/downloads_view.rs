@@ -124,9 +124,18 @@ impl DownloadsMonitor {
                     samples: VecDeque::new(),
                 });
             }
-            DownloadEvent::TaskBytes { task_id, bytes, total, .. } => {
-                let Some(active) = m.active.as_mut().filter(|a| a.task_id == *task_id) else { return };
-                let gained = active.samples.back().and_then(|&(t, b)| Some((bytes.checked_sub(b)?, now.saturating_duration_since(t))));
+            DownloadEvent::TaskBytes {
+                task_id,
+                bytes,
+                total,
+                ..
+            } => {
+                let Some(active) = m.active.as_mut().filter(|a| a.task_id == *task_id) else {
+                    return;
+                };
+                let gained = active.samples.back().and_then(|&(t, b)| {
+                    Some((bytes.checked_sub(b)?, now.saturating_duration_since(t)))
+                });
                 active.bytes = *bytes;
                 active.total = *total;
                 active.samples.push_back((now, *bytes));
@@ -139,8 +148,15 @@ impl DownloadsMonitor {
                     push_capped(&mut m.transfers, transfer);
                 }
             }
-            DownloadEvent::TaskDone { task_id, kind, bytes, .. } => {
-                let Some(active) = m.active.take_if(|a| a.task_id == *task_id) else { return };
+            DownloadEvent::TaskDone {
+                task_id,
+                kind,
+                bytes,
+                ..
+            } => {
+                let Some(active) = m.active.take_if(|a| a.task_id == *task_id) else {
+                    return;
+                };
                 let took = now.saturating_duration_since(active.started);
                 match kind {
                     TaskKind::Page => {
@@ -151,7 +167,10 @@ impl DownloadsMonitor {
                         // The last chunk, after the last progress report.
                         if let Some(&(t, b)) = active.samples.back() {
                             if let Some(rest) = bytes.checked_sub(b).filter(|r| *r > 0) {
-                                push_capped(&mut m.transfers, (rest, now.saturating_duration_since(t)));
+                                push_capped(
+                                    &mut m.transfers,
+                                    (rest, now.saturating_duration_since(t)),
+                                );
                             }
                         }
                     }
@@ -172,12 +191,19 @@ impl DownloadsMonitor {
     /// What the monitor knows at `now`.
     pub fn snapshot_at(&self, now: Instant) -> LiveProgress {
         let m = self.lock();
-        let page_seconds = (!m.page_durations.is_empty())
-            .then(|| m.page_durations.iter().map(Duration::as_secs_f64).sum::<f64>() / m.page_durations.len() as f64);
+        let page_seconds = (!m.page_durations.is_empty()).then(|| {
+            m.page_durations
+                .iter()
+                .map(Duration::as_secs_f64)
+                .sum::<f64>()
+                / m.page_durations.len() as f64
+        });
         let (bytes, secs) = m
             .transfers
             .iter()
-            .fold((0u64, 0f64), |(b, s), (bytes, took)| (b + bytes, s + took.as_secs_f64()));
+            .fold((0u64, 0f64), |(b, s), (bytes, took)| {
+                (b + bytes, s + took.as_secs_f64())
+            });
         let bytes_per_second = (secs >= 0.1).then(|| bytes as f64 / secs);
         LiveProgress {
             state: m.state.clone(),
@@ -245,8 +271,13 @@ pub enum ExecutorStatus {
     Running,
     Idle,
     Paused,
-    Backoff { reason: String, retry_at_ms: i64 },
-    Stopped { reason: String },
+    Backoff {
+        reason: String,
+        retry_at_ms: i64,
+    },
+    Stopped {
+        reason: String,
+    },
     /// Another process downloads; this one waits to take over.
     Standby,
 }
@@ -257,7 +288,13 @@ impl From<ExecutorState> for ExecutorStatus {
             ExecutorState::Running => ExecutorStatus::Running,
             ExecutorState::Idle => ExecutorStatus::Idle,
             ExecutorState::Paused => ExecutorStatus::Paused,
-            ExecutorState::Backoff { reason, retry_at_ms } => ExecutorStatus::Backoff { reason, retry_at_ms },
+            ExecutorState::Backoff {
+                reason,
+                retry_at_ms,
+            } => ExecutorStatus::Backoff {
+                reason,
+                retry_at_ms,
+            },
             ExecutorState::Stopped { reason } => ExecutorStatus::Stopped { reason },
         }
     }
@@ -299,12 +336,20 @@ pub struct FailedBook {
 
 /// The downloads page now. `this_holder` is this process's executor holder id; `live` what its
 /// executor reported (used only while it holds the lease).
-pub fn view(store: &Store, live: &LiveProgress, this_holder: Option<&str>) -> Result<DownloadsView, crate::Error> {
+pub fn view(
+    store: &Store,
+    live: &LiveProgress,
+    this_holder: Option<&str>,
+) -> Result<DownloadsView, crate::Error> {
     let paused = executor::is_paused(store)?;
     let holder = executor_lease::holder_at(store)?.map(|(h, _)| h);
     let this_process = holder.is_some() && holder.as_deref() == this_holder;
     let status = match (&holder, this_process) {
-        (Some(_), true) => live.state.clone().map(ExecutorStatus::from).unwrap_or(ExecutorStatus::Idle),
+        (Some(_), true) => live
+            .state
+            .clone()
+            .map(ExecutorStatus::from)
+            .unwrap_or(ExecutorStatus::Idle),
         (Some(_), false) => ExecutorStatus::Standby,
         (None, _) => ExecutorStatus::Stopped {
             reason: match &live.state {
@@ -313,7 +358,11 @@ pub fn view(store: &Store, live: &LiveProgress, this_holder: Option<&str>) -> Re
             },
         },
     };
-    let live = if this_process { live.clone() } else { LiveProgress::default() };
+    let live = if this_process {
+        live.clone()
+    } else {
+        LiveProgress::default()
+    };
 
     let mut titles: HashMap<i64, Book> = HashMap::new();
     let mut book = |id: i64| -> Result<Book, crate::Error> {
@@ -325,13 +374,18 @@ pub fn view(store: &Store, live: &LiveProgress, this_holder: Option<&str>) -> Re
         Ok(b)
     };
 
-    let active_task = download_stack::in_state(store, TaskState::Active, 1)?.into_iter().next();
+    let active_task = download_stack::in_state(store, TaskState::Active, 1)?
+        .into_iter()
+        .next();
     let mut ahead_s: Option<f64> = Some(0.0);
     let active = match &active_task {
         None => None,
         Some(task) => {
             let b = book(task.book_id)?;
-            let file_total = b.file_length.map(|l| l.max(0) as u64).filter(|_| task.kind == TaskKind::File);
+            let file_total = b
+                .file_length
+                .map(|l| l.max(0) as u64)
+                .filter(|_| task.kind == TaskKind::File);
             let (bytes, total, rate) = match live.active.as_ref().filter(|a| a.task_id == task.id) {
                 Some(a) => (a.bytes, a.total.or(file_total), a.rate_bytes_per_s),
                 None => match download_stack::file_checkpoint(store, task.id)? {
@@ -485,11 +539,19 @@ pub fn library_revision(store: &Store) -> Result<String, crate::Error> {
 }
 
 fn remaining_parts(status: &BookStatus) -> u64 {
-    status.progress.total_parts.saturating_sub(status.progress.stored_parts)
+    status
+        .progress
+        .total_parts
+        .saturating_sub(status.progress.stored_parts)
 }
 
 /// Seconds a waiting book will take once its turn comes.
-fn estimate(store: &Store, book: &Book, status: &BookStatus, live: &LiveProgress) -> Result<Option<f64>, crate::Error> {
+fn estimate(
+    store: &Store,
+    book: &Book,
+    status: &BookStatus,
+    live: &LiveProgress,
+) -> Result<Option<f64>, crate::Error> {
     let remaining = remaining_parts(status);
     if remaining == 0 {
         return Ok(Some(0.0));
@@ -524,24 +586,55 @@ mod tests {
         let t0 = Instant::now();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
         m.observe_at(&DownloadEvent::State(ExecutorState::Running), at(0));
-        m.observe_at(&DownloadEvent::TaskStarted { task_id: 1, book_id: 9, kind: TaskKind::File, position: 0 }, at(0));
-        let bytes = |bytes: u64| DownloadEvent::TaskBytes { task_id: 1, book_id: 9, bytes, total: Some(10_000_000) };
+        m.observe_at(
+            &DownloadEvent::TaskStarted {
+                task_id: 1,
+                book_id: 9,
+                kind: TaskKind::File,
+                position: 0,
+            },
+            at(0),
+        );
+        let bytes = |bytes: u64| DownloadEvent::TaskBytes {
+            task_id: 1,
+            book_id: 9,
+            bytes,
+            total: Some(10_000_000),
+        };
         // A resumed download: its first report is far from zero, and is no speed by itself.
         m.observe_at(&bytes(4_000_000), at(250));
-        assert_eq!(m.snapshot_at(at(300)).active.unwrap().rate_bytes_per_s, None);
+        assert_eq!(
+            m.snapshot_at(at(300)).active.unwrap().rate_bytes_per_s,
+            None
+        );
         // 100 kB every 250 ms, for 5 s: 400 kB/s.
         for i in 1..=20 {
             m.observe_at(&bytes(4_000_000 + i * 100_000), at(250 + i * 250));
         }
         let live = m.snapshot_at(at(5_260));
         let active = live.active.unwrap();
-        assert_eq!((active.task_id, active.bytes, active.total), (1, 6_000_000, Some(10_000_000)));
+        assert_eq!(
+            (active.task_id, active.bytes, active.total),
+            (1, 6_000_000, Some(10_000_000))
+        );
         let rate = active.rate_bytes_per_s.unwrap();
         assert!((rate - 400_000.0).abs() < 1.0, "{rate}");
         assert!((live.bytes_per_second.unwrap() - 400_000.0).abs() < 1.0);
         // Nothing for longer than the window: the speed is zero.
-        assert_eq!(m.snapshot_at(at(9_000)).active.unwrap().rate_bytes_per_s, Some(0.0));
-        m.observe_at(&DownloadEvent::TaskDone { task_id: 1, book_id: 9, kind: TaskKind::File, position: 0, bytes: 10_000_000 }, at(9_000));
+        assert_eq!(
+            m.snapshot_at(at(9_000)).active.unwrap().rate_bytes_per_s,
+            Some(0.0)
+        );
+        m.observe_at(
+            &DownloadEvent::TaskDone {
+                task_id: 1,
+                book_id: 9,
+                kind: TaskKind::File,
+                position: 0,
+                bytes: 10_000_000,
+            },
+            at(9_000),
+        );
         assert_eq!(m.snapshot_at(at(9_000)).active, None);
     }
 
@@ -552,9 +645,23 @@ mod tests {
         for (i, ms) in [100u64, 300, 200].into_iter().enumerate() {
             let start = t0 + Duration::from_secs(i as u64);
             let id = i as i64;
-            m.observe_at(&DownloadEvent::TaskStarted { task_id: id, book_id: 1, kind: TaskKind::Page, position: id }, start);
             m.observe_at(
-                &DownloadEvent::TaskDone { task_id: id, book_id: 1, kind: TaskKind::Page, position: id, bytes: 50_000 },
+                &DownloadEvent::TaskStarted {
+                    task_id: id,
+                    book_id: 1,
+                    kind: TaskKind::Page,
+                    position: id,
+                },
+                start,
+            );
+            m.observe_at(
+                &DownloadEvent::TaskDone {
+                    task_id: id,
+                    book_id: 1,
+                    kind: TaskKind::Page,
+                    position: id,
+                    bytes: 50_000,
+                },
                 start + Duration::from_millis(ms),
             );
         }
@@ -599,7 +706,13 @@ mod tests {
         assert_eq!(library_revision(&store).unwrap(), dark);
 
         // A window moving is no change to the library.
-        let geometry = WindowGeometry { x: 1.0, y: 2.0, width: 800.0, height: 600.0, maximized: false };
+        let geometry = WindowGeometry {
+            x: 1.0,
+            y: 2.0,
+            width: 800.0,
+            height: 600.0,
+            maximized: false,
+        };
         settings::set(&store, &geometry).unwrap();
         assert_eq!(library_revision(&store).unwrap(), dark);
 

@@ -107,7 +107,13 @@ mod tests {
     fn only_bounded_printable_epub_cfis_are_positions() {
         assert!(valid_cfi("epubcfi(/6/4!/4/2/1:0)"));
         assert!(valid_cfi("epubcfi(/6/8!/4/2,/1:0,/3:12)"));
-        for bad in ["", "/6/4!/4", "epubcfi(/6/4", "epubcfi(/6\n/4)", "javascript:alert(1)"] {
+        for bad in [
+            "",
+            "/6/4!/4",
+            "epubcfi(/6/4",
+            "epubcfi(/6\n/4)",
+            "javascript:alert(1)",
+        ] {
             assert!(!valid_cfi(bad), "{bad:?}");
         }
         let long = format!("epubcfi({})", "/2".repeat(MAX_CFI_LEN));

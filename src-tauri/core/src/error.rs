@@ -8,8 +8,8 @@
 use serde::Serialize;
 
 use crate::{
-    book_downloads::DownloadRequestError, books::BookError, credentials::CredentialError, servers::ServerError,
-    store::StoreError,
+    book_downloads::DownloadRequestError, books::BookError, credentials::CredentialError,
+    servers::ServerError, store::StoreError,
 };
 
 #[derive(Debug, thiserror::Error)]

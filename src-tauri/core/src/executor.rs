@@ -31,7 +31,9 @@ use crate::book_downloads;
 use crate::books::{self, Book};
 use crate::credentials::Credentials;
 use crate::download_limits::{self, ByteCap, MaxBookSize};
-use crate::download_stack::{self, FileCheckpoint, StackError, Task, TaskKind, TaskSpec, TaskState};
+use crate::download_stack::{
+    self, FileCheckpoint, StackError, Task, TaskKind, TaskSpec, TaskState,
+};
 use crate::executor_lease::{self, Acquire, Fence, LeaseError};
 use crate::http_fetch::{self, FetchError, Fetching, HttpClient, HttpConfig, ServerAccess};
 use crate::part_files::{self, PartFiles, PartialFile};
@@ -196,7 +198,13 @@ struct Backoffs(HashMap<i64, ServerBackoff>);
 impl Backoffs {
     /// Notes a failure of `server` (`pushes`: the push counter then); returns how long its
     /// tasks now wait.
-    fn failed(&mut self, server: i64, reason: &str, pushes: i64, config: &ExecutorConfig) -> Duration {
+    fn failed(
+        &mut self,
+        server: i64,
+        reason: &str,
+        pushes: i64,
+        config: &ExecutorConfig,
+    ) -> Duration {
         let failures = self.0.get(&server).map_or(0, |b| b.failures) + 1;
         let delay = backoff_delay(config.backoff_min, config.backoff_max, failures);
         self.0.insert(
@@ -214,7 +222,11 @@ impl Backoffs {
     /// The servers still waiting, with the push counter from when they last failed.
     fn waiting_since(&self) -> Vec<(i64, i64)> {
         let now = Instant::now();
-        self.0.iter().filter(|(_, b)| b.retry_at > now).map(|(id, b)| (*id, b.since_push)).collect()
+        self.0
+            .iter()
+            .filter(|(_, b)| b.retry_at > now)
+            .map(|(id, b)| (*id, b.since_push))
+            .collect()
     }
 
     /// The reader asked for something of `server`: it is tried again now (a failure then backs
@@ -233,14 +245,22 @@ impl Backoffs {
     /// The servers whose tasks must still wait.
     fn waiting(&self) -> Vec<i64> {
         let now = Instant::now();
-        let mut ids: Vec<i64> = self.0.iter().filter(|(_, b)| b.retry_at > now).map(|(id, _)| *id).collect();
+        let mut ids: Vec<i64> = self
+            .0
+            .iter()
+            .filter(|(_, b)| b.retry_at > now)
+            .map(|(id, _)| *id)
+            .collect();
         ids.sort_unstable();
         ids
     }
 
     /// The server retried soonest among `servers` (its time may have come already).
     fn next_retry_among(&self, servers: &[i64]) -> Option<&ServerBackoff> {
-        servers.iter().filter_map(|id| self.0.get(id)).min_by_key(|b| b.retry_at)
+        servers
+            .iter()
+            .filter_map(|id| self.0.get(id))
+            .min_by_key(|b| b.retry_at)
     }
 
     fn is_empty(&self) -> bool {
@@ -291,15 +311,30 @@ impl Executor {
 
     /// Takes the lease and works the stack (see [`RunMode`]); returns at once with
     /// [`Finish::LeaseHeld`] if another process holds the lease.
-    pub async fn run(&self, mode: RunMode, mut shutdown: Shutdown) -> Result<Finish, ExecutorError> {
+    pub async fn run(
+        &self,
+        mode: RunMode,
+        mut shutdown: Shutdown,
+    ) -> Result<Finish, ExecutorError> {
         let holder = self.holder.clone();
         let ttl = self.config.lease_ttl_ms;
-        let fence = match self.db(move |s| executor_lease::try_acquire(s, &holder, ttl)).await? {
+        let fence = match self
+            .db(move |s| executor_lease::try_acquire(s, &holder, ttl))
+            .await?
+        {
             Acquire::Acquired { fence, took_over } => {
                 tracing::info!(epoch = fence.epoch, took_over, "executor lease taken");
                 fence
             }
-            Acquire::Held { holder, expires_at_ms } => return Ok(Finish::LeaseHeld { holder, expires_at_ms }),
+            Acquire::Held {
+                holder,
+                expires_at_ms,
+            } => {
+                return Ok(Finish::LeaseHeld {
+                    holder,
+                    expires_at_ms,
+                })
+            }
         };
         let lost = Arc::new(AtomicBool::new(false));
         // Aborted when dropped, also when a task panics or the run is cancelled: a heartbeat
@@ -319,9 +354,10 @@ impl Executor {
         drop(heartbeat);
         match &result {
             Ok(Finish::LeaseLost) => {
-                self.sink.report(DownloadEvent::State(ExecutorState::Stopped {
-                    reason: "another Carrel took over the downloads".into(),
-                }));
+                self.sink
+                    .report(DownloadEvent::State(ExecutorState::Stopped {
+                        reason: "another Carrel took over the downloads".into(),
+                    }));
             }
             _ => {
                 let f = fence.clone();
@@ -334,7 +370,11 @@ impl Executor {
     }
 
     /// Like [`Executor::run`], but waits for the lease while another process holds it.
-    pub async fn run_waiting(&self, mode: RunMode, shutdown: Shutdown) -> Result<Finish, ExecutorError> {
+    pub async fn run_waiting(
+        &self,
+        mode: RunMode,
+        shutdown: Shutdown,
+    ) -> Result<Finish, ExecutorError> {
         loop {
             match self.run(mode, shutdown.clone()).await? {
                 Finish::LeaseHeld { .. } => {
@@ -361,7 +401,8 @@ impl Executor {
                 tokio::time::sleep(period).await;
                 let s = store.clone();
                 let f = fence.clone();
-                let renewed = tokio::task::spawn_blocking(move || executor_lease::renew(&s, &f, ttl)).await;
+                let renewed =
+                    tokio::task::spawn_blocking(move || executor_lease::renew(&s, &f, ttl)).await;
                 match renewed {
                     Ok(Ok(())) => valid_until = store.now_ms() + ttl,
                     Ok(Err(LeaseError::Lost(_))) => {
@@ -402,7 +443,9 @@ impl Drop for AbortOnDrop {
 
 /// Whether downloads are paused by the reader.
 pub fn is_paused(store: &Store) -> Result<bool, StoreError> {
-    Ok(settings::get::<DownloadsPaused>(store)?.unwrap_or_default().0)
+    Ok(settings::get::<DownloadsPaused>(store)?
+        .unwrap_or_default()
+        .0)
 }
 
 /// Pauses or resumes all downloads (survives restarts).
@@ -449,7 +492,11 @@ enum Wake {
 }
 
 impl Run<'_> {
-    async fn work(&mut self, mode: RunMode, shutdown: &mut Shutdown) -> Result<Finish, ExecutorError> {
+    async fn work(
+        &mut self,
+        mode: RunMode,
+        shutdown: &mut Shutdown,
+    ) -> Result<Finish, ExecutorError> {
         self.start_up().await?;
         if self.lost.load(Ordering::SeqCst) {
             return Ok(Finish::LeaseLost);
@@ -494,7 +541,11 @@ impl Run<'_> {
             let fence = self.fence.clone();
             let skip = self.backoffs.waiting();
             let skipped = skip.clone();
-            let task = match self.ex.db(move |s| download_stack::claim_next(s, &fence, &skip)).await {
+            let task = match self
+                .ex
+                .db(move |s| download_stack::claim_next(s, &fence, &skip))
+                .await
+            {
                 Ok(t) => t,
                 Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
                 Err(e) => return Err(e.into()),
@@ -507,7 +558,10 @@ impl Run<'_> {
                     let wait = next.retry_at.saturating_duration_since(Instant::now());
                     let reason = next.reason.clone();
                     let retry_at_ms = self.ex.store.now_ms() + wait.as_millis() as i64;
-                    self.ex.report(DownloadEvent::State(ExecutorState::Backoff { reason, retry_at_ms }));
+                    self.ex.report(DownloadEvent::State(ExecutorState::Backoff {
+                        reason,
+                        retry_at_ms,
+                    }));
                     if self.wait_for_change(Some(wait), shutdown).await? == Wake::Changed {
                         self.backoffs.retry_now();
                     }
@@ -516,9 +570,15 @@ impl Run<'_> {
                 match mode {
                     RunMode::UntilIdle => {
                         // Idle means nothing left: a task still active here was stranded.
-                        let active = self.ex.db(|s| download_stack::in_state(s, TaskState::Active, 100)).await?;
+                        let active = self
+                            .ex
+                            .db(|s| download_stack::in_state(s, TaskState::Active, 100))
+                            .await?;
                         if !active.is_empty() {
-                            return Err(ExecutorError::Storage(format!("{} downloads were left unfinished", active.len())));
+                            return Err(ExecutorError::Storage(format!(
+                                "{} downloads were left unfinished",
+                                active.len()
+                            )));
                         }
                         return Ok(Finish::Idle);
                     }
@@ -553,7 +613,10 @@ impl Run<'_> {
                 // or discarded; put the task back if we still may.
                 if !self.lost.load(Ordering::SeqCst) {
                     let (fence, id) = (self.fence.clone(), task.id);
-                    let _ = self.ex.db(move |s| download_stack::requeue(s, &fence, id, None)).await;
+                    let _ = self
+                        .ex
+                        .db(move |s| download_stack::requeue(s, &fence, id, None))
+                        .await;
                     return Ok(Finish::Shutdown);
                 }
                 return Ok(Finish::LeaseLost);
@@ -566,8 +629,14 @@ impl Run<'_> {
 
     async fn start_up(&mut self) -> Result<(), ExecutorError> {
         let fence = self.fence.clone();
-        match self.ex.db(move |s| download_stack::reconcile(s, &fence)).await {
-            Ok(n) if n > 0 => tracing::info!(tasks = n, "put back tasks a stopped executor left active"),
+        match self
+            .ex
+            .db(move |s| download_stack::reconcile(s, &fence))
+            .await
+        {
+            Ok(n) if n > 0 => {
+                tracing::info!(tasks = n, "put back tasks a stopped executor left active")
+            }
             Ok(_) => {}
             Err(StackError::LeaseLost(_)) => {
                 self.lost.store(true, Ordering::SeqCst);
@@ -580,11 +649,15 @@ impl Run<'_> {
             .ex
             .db(move |s| -> Result<Vec<std::path::PathBuf>, StoreError> {
                 let known: HashSet<i64> = books::all_ids(s)?.into_iter().collect();
-                let resumable: HashSet<i64> = download_stack::books_with_unfinished_files(s)?.into_iter().collect();
-                Ok(files.collect_orphans(&known, &resumable).unwrap_or_else(|e| {
-                    tracing::warn!(cause = %e, "could not collect orphaned files");
-                    Vec::new()
-                }))
+                let resumable: HashSet<i64> = download_stack::books_with_unfinished_files(s)?
+                    .into_iter()
+                    .collect();
+                Ok(files
+                    .collect_orphans(&known, &resumable)
+                    .unwrap_or_else(|e| {
+                        tracing::warn!(cause = %e, "could not collect orphaned files");
+                        Vec::new()
+                    }))
             })
             .await?;
         if !collected.is_empty() {
@@ -598,7 +671,11 @@ impl Run<'_> {
         let queued = self
             .ex
             .db(|s| {
-                let n = settings::get::<BooksKept>(s).ok().flatten().unwrap_or_default().0;
+                let n = settings::get::<BooksKept>(s)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default()
+                    .0;
                 book_downloads::queue_latest_read(s, n)
             })
             .await;
@@ -610,7 +687,11 @@ impl Run<'_> {
     }
 
     /// Waits until something is pushed, the pause flag changes, `timeout` passes, or we must stop.
-    async fn wait_for_change(&self, timeout: Option<Duration>, shutdown: &mut Shutdown) -> Result<Wake, ExecutorError> {
+    async fn wait_for_change(
+        &self,
+        timeout: Option<Duration>,
+        shutdown: &mut Shutdown,
+    ) -> Result<Wake, ExecutorError> {
         let start = self.ex.db(watch_now).await?;
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
@@ -635,7 +716,12 @@ impl Run<'_> {
     }
 
     /// Applies the failure policy to a task's outcome. `Some` ends the run.
-    async fn settle(&mut self, task: &Task, outcome: Result<(u64, Vec<TaskSpec>), TaskError>, shutdown: &mut Shutdown) -> Result<Option<Finish>, ExecutorError> {
+    async fn settle(
+        &mut self,
+        task: &Task,
+        outcome: Result<(u64, Vec<TaskSpec>), TaskError>,
+        shutdown: &mut Shutdown,
+    ) -> Result<Option<Finish>, ExecutorError> {
         let fence = self.fence.clone();
         let id = task.id;
         let result = match outcome {
@@ -663,7 +749,9 @@ impl Run<'_> {
             }
             Err(TaskError::Preempted) => {
                 tracing::info!(task = id, "paused a file download for a prioritary task");
-                self.ex.db(move |s| download_stack::requeue(s, &fence, id, None)).await
+                self.ex
+                    .db(move |s| download_stack::requeue(s, &fence, id, None))
+                    .await
             }
             Err(TaskError::Stack(e)) => Err(e),
             Err(TaskError::Fetch(FetchError::Auth(status))) => {
@@ -678,7 +766,11 @@ impl Run<'_> {
                 r.await
             }
             Err(TaskError::Fetch(e))
-                if task.kind == TaskKind::Resource || matches!(e, FetchError::Gone(_) | FetchError::TooLarge(_) | FetchError::Oversized(_)) =>
+                if task.kind == TaskKind::Resource
+                    || matches!(
+                        e,
+                        FetchError::Gone(_) | FetchError::TooLarge(_) | FetchError::Oversized(_)
+                    ) =>
             {
                 // For good: a missing page, an oversized one, or a failed extra. A page's
                 // chain goes on past it.
@@ -688,7 +780,9 @@ impl Run<'_> {
                 self.ex
                     .db(move |s| {
                         let follow_ups = match books::get(s, t.book_id) {
-                            Ok(book) if t.kind == TaskKind::Page => book_downloads::next_parts(s, &book, &t)?,
+                            Ok(book) if t.kind == TaskKind::Page => {
+                                book_downloads::next_parts(s, &book, &t)?
+                            }
                             _ => Vec::new(),
                         };
                         download_stack::fail(s, &fence, id, &reason, &follow_ups)
@@ -702,7 +796,9 @@ impl Run<'_> {
                     self.access.remove(&task.server_id);
                 }
                 let reason = match &e {
-                    TaskError::Disk(io) if part_files::is_disk_full(io) => "the disk is full".to_owned(),
+                    TaskError::Disk(io) if part_files::is_disk_full(io) => {
+                        "the disk is full".to_owned()
+                    }
                     TaskError::Disk(io) => format!("cannot write the download: {io}"),
                     TaskError::NoRoom(reason) => reason.clone(),
                     TaskError::Fetch(f) => f.to_string(),
@@ -711,13 +807,19 @@ impl Run<'_> {
                 // Read before the failure is reported: a push made as soon as it is seen (the
                 // reader asking again) must count as newer than the failure.
                 let pushes = match &e {
-                    TaskError::Fetch(_) => self.ex.db(download_stack::push_counter).await.unwrap_or(i64::MAX),
+                    TaskError::Fetch(_) => self
+                        .ex
+                        .db(download_stack::push_counter)
+                        .await
+                        .unwrap_or(i64::MAX),
                     _ => 0,
                 };
                 self.report_failed(task, &reason, true);
                 let r = {
                     let reason = reason.clone();
-                    self.ex.db(move |s| download_stack::requeue(s, &fence, id, Some(&reason))).await
+                    self.ex
+                        .db(move |s| download_stack::requeue(s, &fence, id, Some(&reason)))
+                        .await
                 };
                 match r {
                     Err(StackError::LeaseLost(_)) => return Ok(Some(Finish::LeaseLost)),
@@ -730,7 +832,9 @@ impl Run<'_> {
                 if let TaskError::Fetch(_) = &e {
                     // The server's trouble: its tasks wait, the other servers' go on (the
                     // loop's head waits once only servers in backoff have work left).
-                    let delay = self.backoffs.failed(task.server_id, &reason, pushes, &self.ex.config);
+                    let delay =
+                        self.backoffs
+                            .failed(task.server_id, &reason, pushes, &self.ex.config);
                     tracing::warn!(task = id, server = task.server_id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off from the server");
                     return Ok(None);
                 }
@@ -738,10 +842,17 @@ impl Run<'_> {
                     return Err(ExecutorError::Storage(reason));
                 }
                 self.failures += 1;
-                let delay = backoff_delay(self.ex.config.backoff_min, self.ex.config.backoff_max, self.failures);
+                let delay = backoff_delay(
+                    self.ex.config.backoff_min,
+                    self.ex.config.backoff_max,
+                    self.failures,
+                );
                 let retry_at_ms = self.ex.store.now_ms() + delay.as_millis() as i64;
                 tracing::warn!(task = id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off");
-                self.ex.report(DownloadEvent::State(ExecutorState::Backoff { reason, retry_at_ms }));
+                self.ex.report(DownloadEvent::State(ExecutorState::Backoff {
+                    reason,
+                    retry_at_ms,
+                }));
                 // A push, the delay, or a stop: the loop's head decides what comes next.
                 self.wait_for_change(Some(delay), shutdown).await?;
                 return Ok(None);
@@ -751,7 +862,10 @@ impl Run<'_> {
             Ok(()) => Ok(None),
             Err(StackError::LeaseLost(_)) => Ok(Some(Finish::LeaseLost)),
             Err(StackError::WrongState(t)) => {
-                tracing::info!(task = t, "task vanished while running (its book was removed)");
+                tracing::info!(
+                    task = t,
+                    "task vanished while running (its book was removed)"
+                );
                 Ok(None)
             }
             Err(e) => Err(e.into()),
@@ -782,7 +896,9 @@ impl Run<'_> {
             // "Books kept on the device" holds for every front end that downloads (the app and
             // `carrel-cli sync` alike): a stored book may push an older one out.
             match self.ex.db(book_downloads::evict_per_setting).await {
-                Ok(evicted) if !evicted.is_empty() => tracing::info!(?evicted, "removed books no longer kept"),
+                Ok(evicted) if !evicted.is_empty() => {
+                    tracing::info!(?evicted, "removed books no longer kept")
+                }
                 Ok(_) => {}
                 Err(e) => tracing::warn!(cause = %e, "could not remove the books no longer kept"),
             }
@@ -813,9 +929,12 @@ impl Run<'_> {
                     TaskError::Fetch(FetchError::Gone("the server was removed".into()))
                 }
                 // A locked keyring or an unreadable secrets file: a local problem, retried.
-                other => TaskError::Fetch(FetchError::Transient(format!("cannot prepare the request: {other}"))),
+                other => TaskError::Fetch(FetchError::Transient(format!(
+                    "cannot prepare the request: {other}"
+                ))),
             })?;
-        self.access.insert(server_id, (Instant::now(), access.clone()));
+        self.access
+            .insert(server_id, (Instant::now(), access.clone()));
         Ok(access)
     }
 
@@ -837,7 +956,10 @@ impl Run<'_> {
             TaskKind::File => self.fetch_file(task, &book).await?,
         };
         let (b, t) = (book.clone(), task.clone());
-        let follow_ups = self.ex.db(move |s| book_downloads::next_parts(s, &b, &t)).await?;
+        let follow_ups = self
+            .ex
+            .db(move |s| book_downloads::next_parts(s, &b, &t))
+            .await?;
         Ok((bytes, follow_ups))
     }
 
@@ -848,7 +970,11 @@ impl Run<'_> {
         }
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
-        let fetched = self.ex.http.get_bytes(&self.ex.store, &access, &url, self.ex.config.max_page_bytes).await?;
+        let fetched = self
+            .ex
+            .http
+            .get_bytes(&self.ex.store, &access, &url, self.ex.config.max_page_bytes)
+            .await?;
         let ext = image_extension(&fetched.bytes);
         let path = self.ex.files.page_path(book.id, task.position, ext);
         let len = fetched.bytes.len() as u64;
@@ -862,8 +988,15 @@ impl Run<'_> {
         }
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
-        let fetched = self.ex.http.get_bytes(&self.ex.store, &access, &url, 32 << 20).await?;
-        let path = self.ex.files.cover_path(book.id, image_extension(&fetched.bytes));
+        let fetched = self
+            .ex
+            .http
+            .get_bytes(&self.ex.store, &access, &url, 32 << 20)
+            .await?;
+        let path = self
+            .ex
+            .files
+            .cover_path(book.id, image_extension(&fetched.bytes));
         let len = fetched.bytes.len() as u64;
         write_blocking(path, fetched.bytes).await?;
         Ok(len)
@@ -881,23 +1014,38 @@ impl Run<'_> {
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
         let task_id = task.id;
-        let saved = self.ex.db(move |s| download_stack::file_checkpoint(s, task_id)).await?.unwrap_or_default();
+        let saved = self
+            .ex
+            .db(move |s| download_stack::file_checkpoint(s, task_id))
+            .await?
+            .unwrap_or_default();
         // The partial file is the task's own: two tasks (or a stale holder) never share one.
         let partial_path = self.ex.files.book_partial_path(book.id, task.id);
-        let resume_at = if saved.validator.is_some() { saved.offset } else { 0 };
+        let resume_at = if saved.validator.is_some() {
+            saved.offset
+        } else {
+            0
+        };
         let max_book = self
             .ex
             .db(settings::get::<MaxBookSize>)
             .await?
             .unwrap_or_default()
             .0;
-        let cap = ByteCap::new(book.file_length.and_then(|l| u64::try_from(l).ok()), max_book);
+        let cap = ByteCap::new(
+            book.file_length.and_then(|l| u64::try_from(l).ok()),
+            max_book,
+        );
         if let Some(d) = cap.declared {
             // What the catalog declared must fit before anything is asked of the server.
-            self.ensure_room(&partial_path, d.saturating_sub(resume_at)).await?;
+            self.ensure_room(&partial_path, d.saturating_sub(resume_at))
+                .await?;
         }
-        let mut partial = PartialFile::open_at(&partial_path, resume_at).map_err(TaskError::Disk)?;
-        let result = self.fetch_file_into(task, &url, &access, &mut partial, saved, cap).await;
+        let mut partial =
+            PartialFile::open_at(&partial_path, resume_at).map_err(TaskError::Disk)?;
+        let result = self
+            .fetch_file_into(task, &url, &access, &mut partial, saved, cap)
+            .await;
         match result {
             Ok(()) => {}
             Err(TaskError::Fetch(FetchError::Oversized(reason))) => {
@@ -911,7 +1059,9 @@ impl Run<'_> {
         }
         // A holder that lost its lease (or a task removed meanwhile) must not put a file in place.
         let fence = self.fence.clone();
-        self.ex.db(move |s| download_stack::ensure_active(s, &fence, task_id)).await?;
+        self.ex
+            .db(move |s| download_stack::ensure_active(s, &fence, task_id))
+            .await?;
         let len = partial.len();
         tokio::task::spawn_blocking(move || partial.finish(&final_path))
             .await
@@ -921,12 +1071,17 @@ impl Run<'_> {
     }
 
     /// Refuses a download that needs more room than the data dir's filesystem has.
-    async fn ensure_room(&self, partial_path: &std::path::Path, needed: u64) -> Result<(), TaskError> {
+    async fn ensure_room(
+        &self,
+        partial_path: &std::path::Path,
+        needed: u64,
+    ) -> Result<(), TaskError> {
         let dir = partial_path.parent().unwrap_or(partial_path).to_owned();
-        let refusal = tokio::task::spawn_blocking(move || download_limits::refuse_without_room(&dir, needed))
-            .await
-            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
-            .map_err(TaskError::Disk)?;
+        let refusal =
+            tokio::task::spawn_blocking(move || download_limits::refuse_without_room(&dir, needed))
+                .await
+                .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+                .map_err(TaskError::Disk)?;
         match refusal {
             Some(reason) => Err(TaskError::NoRoom(reason)),
             None => Ok(()),
@@ -961,18 +1116,27 @@ impl Run<'_> {
             // Bytes as stored on the server: no transparent compression under a Range.
             let mut headers = vec![(header::ACCEPT_ENCODING, "identity".to_owned())];
             if use_range {
-                headers.push((header::RANGE, format!("bytes={start}-{}", start.saturating_add(chunk - 1))));
+                headers.push((
+                    header::RANGE,
+                    format!("bytes={start}-{}", start.saturating_add(chunk - 1)),
+                ));
                 if let (Some(v), true) = (&validator, start > 0) {
                     headers.push((header::IF_RANGE, v.clone()));
                 }
             }
-            let fetching = match self.ex.http.get(&self.ex.store, access, url, &headers).await {
+            let fetching = match self
+                .ex
+                .http
+                .get(&self.ex.store, access, url, &headers)
+                .await
+            {
                 // Asked past the end of a file of unknown length: it is complete.
                 Err(FetchError::RangeNotSatisfiable) if start > 0 && total.is_none() => break,
                 Err(FetchError::RangeNotSatisfiable) if start > 0 && !restarted => {
                     // The file shrank since the checkpoint: another version.
                     restarted = true;
-                    self.start_over(task.id, partial, &mut validator, &mut total).await?;
+                    self.start_over(task.id, partial, &mut validator, &mut total)
+                        .await?;
                     continue;
                 }
                 other => other?,
@@ -982,18 +1146,29 @@ impl Run<'_> {
             let fresh_validator = http_fetch::validator(&response);
             let whole_body = status == StatusCode::OK;
             let expected = if status == StatusCode::PARTIAL_CONTENT {
-                let range = http_fetch::content_range(&response)
-                    .ok_or_else(|| FetchError::Transient("the server sent a partial answer without a valid Content-Range".into()))?;
-                let version_changed = start > 0 && validator.is_some() && fresh_validator != validator;
+                let range = http_fetch::content_range(&response).ok_or_else(|| {
+                    FetchError::Transient(
+                        "the server sent a partial answer without a valid Content-Range".into(),
+                    )
+                })?;
+                let version_changed =
+                    start > 0 && validator.is_some() && fresh_validator != validator;
                 if range.first != start || version_changed {
                     drop(response);
                     slot.release()?;
                     if restarted {
-                        return Err(FetchError::Transient("the server keeps sending other bytes than asked for".into()).into());
+                        return Err(FetchError::Transient(
+                            "the server keeps sending other bytes than asked for".into(),
+                        )
+                        .into());
                     }
-                    tracing::info!(task = task.id, "the book changed on the server; downloading it again from the start");
+                    tracing::info!(
+                        task = task.id,
+                        "the book changed on the server; downloading it again from the start"
+                    );
                     restarted = true;
-                    self.start_over(task.id, partial, &mut validator, &mut total).await?;
+                    self.start_over(task.id, partial, &mut validator, &mut total)
+                        .await?;
                     continue;
                 }
                 if fresh_validator.is_none() {
@@ -1028,7 +1203,10 @@ impl Run<'_> {
                     slot.release()?;
                     return Err(FetchError::Oversized(reason).into());
                 }
-                if let Err(e) = self.ensure_room(partial.path(), a.saturating_sub(chunk_start)).await {
+                if let Err(e) = self
+                    .ensure_room(partial.path(), a.saturating_sub(chunk_start))
+                    .await
+                {
                     drop(response);
                     slot.release()?;
                     return Err(e);
@@ -1044,7 +1222,10 @@ impl Run<'_> {
                 match piece {
                     Ok(bytes) => partial.append(&bytes).map_err(TaskError::Disk)?,
                     Err(e) => {
-                        body_error = Some(FetchError::Transient(format!("{}: the download broke off ({e})", http_fetch::redact(url))));
+                        body_error = Some(FetchError::Transient(format!(
+                            "{}: the download broke off ({e})",
+                            http_fetch::redact(url)
+                        )));
                         break;
                     }
                 }
@@ -1098,17 +1279,24 @@ impl Run<'_> {
             let got = partial.len() - chunk_start;
             if let Some(expected) = expected.filter(|x| got > *x) {
                 // Never keep bytes nobody announced.
-                partial.truncate_to(chunk_start + expected).map_err(TaskError::Disk)?;
+                partial
+                    .truncate_to(chunk_start + expected)
+                    .map_err(TaskError::Disk)?;
                 if !whole_body {
-                    self.save_checkpoint(task.id, partial, total, validator.clone()).await?;
+                    self.save_checkpoint(task.id, partial, total, validator.clone())
+                        .await?;
                 }
-                return Err(FetchError::Transient(format!("the server sent more than the {expected} bytes it announced")).into());
+                return Err(FetchError::Transient(format!(
+                    "the server sent more than the {expected} bytes it announced"
+                ))
+                .into());
             }
             if !whole_body {
                 // Every byte of a validated 206 is the right byte at the right place: keep what
                 // arrived even when the body broke off.
                 partial.sync().map_err(TaskError::Disk)?;
-                self.save_checkpoint(task.id, partial, total, validator.clone()).await?;
+                self.save_checkpoint(task.id, partial, total, validator.clone())
+                    .await?;
             }
             if let Some(e) = body_error {
                 return Err(e.into());
@@ -1118,13 +1306,20 @@ impl Run<'_> {
             }
             if let Some(expected) = expected {
                 if got != expected {
-                    return Err(FetchError::Transient(format!("the server sent {got} of {expected} bytes")).into());
+                    return Err(FetchError::Transient(format!(
+                        "the server sent {got} of {expected} bytes"
+                    ))
+                    .into());
                 }
             }
             if whole_body {
                 if let Some(t) = total {
                     if partial.len() != t {
-                        return Err(FetchError::Transient(format!("the server sent {} of {t} bytes", partial.len())).into());
+                        return Err(FetchError::Transient(format!(
+                            "the server sent {} of {t} bytes",
+                            partial.len()
+                        ))
+                        .into());
                     }
                 }
                 break;
@@ -1154,7 +1349,13 @@ impl Run<'_> {
         self.save_checkpoint(task_id, partial, None, None).await
     }
 
-    async fn save_checkpoint(&self, task_id: i64, partial: &PartialFile, total: Option<u64>, validator: Option<String>) -> Result<(), TaskError> {
+    async fn save_checkpoint(
+        &self,
+        task_id: i64,
+        partial: &PartialFile,
+        total: Option<u64>,
+        validator: Option<String>,
+    ) -> Result<(), TaskError> {
         let fence = self.fence.clone();
         let cp = FileCheckpoint {
             offset: partial.len(),
@@ -1169,7 +1370,11 @@ impl Run<'_> {
 }
 
 fn parse_url(raw: &str) -> Result<Url, TaskError> {
-    Url::parse(raw).map_err(|e| TaskError::Fetch(FetchError::Gone(format!("the catalog gave a bad address: {e}"))))
+    Url::parse(raw).map_err(|e| {
+        TaskError::Fetch(FetchError::Gone(format!(
+            "the catalog gave a bad address: {e}"
+        )))
+    })
 }
 
 async fn write_blocking(path: std::path::PathBuf, bytes: Vec<u8>) -> Result<(), TaskError> {
@@ -1193,7 +1398,12 @@ fn image_extension(bytes: &[u8]) -> &'static str {
 }
 
 fn file_extension(media_type: Option<&str>, url: &str) -> &'static str {
-    let t = media_type.unwrap_or("").split(';').next().unwrap_or("").trim();
+    let t = media_type
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim();
     match t {
         "application/epub+zip" => "epub",
         "application/pdf" => "pdf",
@@ -1204,7 +1414,13 @@ fn file_extension(media_type: Option<&str>, url: &str) -> &'static str {
             let lower = url.to_ascii_lowercase();
             ["epub", "pdf", "cbz", "cbr", "cb7"]
                 .into_iter()
-                .find(|e| lower.split('?').next().unwrap_or("").ends_with(&format!(".{e}")))
+                .find(|e| {
+                    lower
+                        .split('?')
+                        .next()
+                        .unwrap_or("")
+                        .ends_with(&format!(".{e}"))
+                })
                 .unwrap_or("bin")
         }
     }
@@ -1221,7 +1437,10 @@ mod tests {
         for failures in 1..30 {
             let d = backoff_delay(min, max, failures);
             let ceiling = min.saturating_mul(1 << (failures - 1).min(16)).min(max);
-            assert!(d <= ceiling && d >= ceiling / 2, "{failures}: {d:?} vs {ceiling:?}");
+            assert!(
+                d <= ceiling && d >= ceiling / 2,
+                "{failures}: {d:?} vs {ceiling:?}"
+            );
         }
         assert!(backoff_delay(min, max, 40) >= Duration::from_secs(150));
     }
@@ -1230,6 +1449,9 @@ mod tests {
     fn file_types_map_to_extensions() {
         assert_eq!(file_extension(Some("application/epub+zip"), "/x"), "epub");
         assert_eq!(file_extension(None, "/books/1/file.CBZ?x=1"), "cbz");
-        assert_eq!(file_extension(Some("application/octet-stream"), "/books/1/file"), "bin");
+        assert_eq!(
+            file_extension(Some("application/octet-stream"), "/books/1/file"),
+            "bin"
+        );
     }
 }

@@ -103,7 +103,11 @@ pub enum Acquire {
 /// once that a holder died (a crash, `kill -9`) instead of waiting for its lease to expire.
 pub fn new_holder_id(program: &str) -> String {
     let tag: u32 = rand::random();
-    format!("{program}[pid {}@{}]#{tag:08x}", std::process::id(), this_host())
+    format!(
+        "{program}[pid {}@{}]#{tag:08x}",
+        std::process::id(),
+        this_host()
+    )
 }
 
 fn this_host() -> String {
@@ -116,11 +120,19 @@ fn this_host() -> String {
 /// Whether `holder` names a process of this machine that no longer runs. Unknown formats,
 /// other hosts and systems without `/proc` count as alive: only expiry frees their lease.
 pub fn holder_is_dead(holder: &str) -> bool {
-    let Some(inner) = holder.split_once("[pid ").and_then(|(_, rest)| rest.split_once(']')).map(|(i, _)| i) else {
+    let Some(inner) = holder
+        .split_once("[pid ")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .map(|(i, _)| i)
+    else {
         return false;
     };
-    let Some((pid, host)) = inner.split_once('@') else { return false };
-    let Ok(pid) = pid.parse::<u32>() else { return false };
+    let Some((pid, host)) = inner.split_once('@') else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<u32>() else {
+        return false;
+    };
     if host.is_empty() || host != this_host() || pid == std::process::id() {
         return false;
     }
@@ -130,7 +142,9 @@ pub fn holder_is_dead(holder: &str) -> bool {
     }
     match std::fs::read_to_string(proc_root.join(pid.to_string()).join("stat")) {
         // The state follows the command name in parentheses; `Z` is a zombie: dead.
-        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
         Err(_) => true,
     }
 }
@@ -241,7 +255,6 @@ pub fn holder_at(store: &Store) -> Result<Option<(String, i64)>, StoreError> {
         .then(|| (info.holder.clone().unwrap_or_default(), info.expires_at_ms)))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,7 +288,10 @@ mod tests {
             other => panic!("B should not get the lease: {other:?}"),
         }
         clock.advance_ms(9_999);
-        assert!(matches!(try_acquire(&b, "B", 10_000).unwrap(), Acquire::Held { .. }));
+        assert!(matches!(
+            try_acquire(&b, "B", 10_000).unwrap(),
+            Acquire::Held { .. }
+        ));
         clock.advance_ms(2);
         match try_acquire(&b, "B", 10_000).unwrap() {
             Acquire::Acquired { fence, took_over } => {
@@ -316,7 +332,10 @@ mod tests {
             clock.advance_ms(2_000);
             renew(&a, &fa, 10_000).unwrap();
         }
-        assert!(matches!(try_acquire(&b, "B", 10_000).unwrap(), Acquire::Held { .. }));
+        assert!(matches!(
+            try_acquire(&b, "B", 10_000).unwrap(),
+            Acquire::Held { .. }
+        ));
     }
 
     #[test]

@@ -119,7 +119,8 @@ impl std::fmt::Debug for ServerAccess {
 impl ServerAccess {
     /// Loads the server's secret from the credential store.
     pub fn load(server: &Server, credentials: &Credentials) -> Result<ServerAccess, crate::Error> {
-        let origin = Url::parse(&server.url).map_err(|e| crate::servers::ServerError::InvalidUrl(e.to_string()))?;
+        let origin = Url::parse(&server.url)
+            .map_err(|e| crate::servers::ServerError::InvalidUrl(e.to_string()))?;
         Ok(ServerAccess {
             origin,
             server_id: server.id,
@@ -172,7 +173,10 @@ impl HttpClient {
     /// The same client, keeping the sessions servers give in the installation's secret store
     /// too, so other processes and later runs sign in without the password (see
     /// [`crate::server_sessions`]).
-    pub fn keeping_sessions_in(mut self, credentials: std::sync::Arc<crate::credentials::Credentials>) -> HttpClient {
+    pub fn keeping_sessions_in(
+        mut self,
+        credentials: std::sync::Arc<crate::credentials::Credentials>,
+    ) -> HttpClient {
         self.sessions = crate::server_sessions::ServerSessions::keep_in(credentials);
         self
     }
@@ -200,7 +204,8 @@ impl HttpClient {
         headers: &[(header::HeaderName, String)],
     ) -> Result<Fetching, FetchError> {
         let client = self.client_for(access)?;
-        let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
+        let slot =
+            server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
         let build = || {
             let mut request = client.get(url.clone());
             for (name, value) in headers {
@@ -213,7 +218,10 @@ impl HttpClient {
             // Only the library server itself asking for credentials means the reader must sign
             // in (again); a refusal from elsewhere (a CDN, a signed URL) is about that address.
             Err(FetchError::Auth(status)) if !same_origin(response.url(), &access.origin) => {
-                return Err(FetchError::Gone(format!("the server refused access to this ({})", status.as_u16())));
+                return Err(FetchError::Gone(format!(
+                    "the server refused access to this ({})",
+                    status.as_u16()
+                )));
             }
             other => other?,
         }
@@ -221,7 +229,13 @@ impl HttpClient {
     }
 
     /// Fetches a small resource (a feed, a page, a cover) whole, refusing more than `max_bytes`.
-    pub async fn get_bytes(&self, store: &Store, access: &ServerAccess, url: &Url, max_bytes: u64) -> Result<Fetched, FetchError> {
+    pub async fn get_bytes(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        max_bytes: u64,
+    ) -> Result<Fetched, FetchError> {
         let Fetching { response, slot } = self.get(store, access, url, &[]).await?;
         let declared = response.content_length();
         if declared.is_some_and(|l| l > max_bytes) {
@@ -276,7 +290,16 @@ impl HttpClient {
         body: Vec<u8>,
         max_bytes: u64,
     ) -> Result<Answer, FetchError> {
-        self.send_bytes(store, access, reqwest::Method::PUT, url, content_type, body, max_bytes).await
+        self.send_bytes(
+            store,
+            access,
+            reqwest::Method::PUT,
+            url,
+            content_type,
+            body,
+            max_bytes,
+        )
+        .await
     }
 
     /// As [`HttpClient::put_bytes`], with another method (e.g. PATCH).
@@ -292,7 +315,8 @@ impl HttpClient {
         max_bytes: u64,
     ) -> Result<Answer, FetchError> {
         let client = self.client_for(access)?;
-        let slot = server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
+        let slot =
+            server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
         let build = || {
             client
                 .request(method.clone(), url.clone())
@@ -304,7 +328,10 @@ impl HttpClient {
         if status != StatusCode::CONFLICT {
             match check_status(&response) {
                 Err(FetchError::Auth(status)) if !same_origin(response.url(), &access.origin) => {
-                    return Err(FetchError::Gone(format!("the server refused access to this ({})", status.as_u16())));
+                    return Err(FetchError::Gone(format!(
+                        "the server refused access to this ({})",
+                        status.as_u16()
+                    )));
                 }
                 other => other?,
             }
@@ -348,22 +375,37 @@ impl HttpClient {
             .filter(|_| access.username.is_some() && same_origin(url, &access.origin));
         if let Some(secret) = password {
             if let Some(session) = self.sessions.for_request(access.server_id, url, secret) {
-                let response = session.apply(build()).send().await.map_err(|e| request_failed(url, &e))?;
-                let refused = matches!(response.status(), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
+                let response = session
+                    .apply(build())
+                    .send()
+                    .await
+                    .map_err(|e| request_failed(url, &e))?;
+                let refused = matches!(
+                    response.status(),
+                    StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN
+                );
                 if !(refused && same_origin(response.url(), &access.origin)) {
                     return Ok(response);
                 }
                 self.sessions.forget(access.server_id);
             }
         }
-        let response = authorize(build(), url, access).send().await.map_err(|e| request_failed(url, &e))?;
+        let response = authorize(build(), url, access)
+            .send()
+            .await
+            .map_err(|e| request_failed(url, &e))?;
         if let Some(secret) = password.filter(|_| response.status().is_success()) {
             if is_codex(response.headers()) {
                 // Codex checks a Basic password on every request and the cookie such an answer
                 // carries is not a signed-in session: Codex's own sign-in gives one.
                 self.sign_in_to_codex(access, secret).await;
             } else {
-                self.sessions.keep_from(access.server_id, response.url(), secret, response.headers());
+                self.sessions.keep_from(
+                    access.server_id,
+                    response.url(),
+                    secret,
+                    response.headers(),
+                );
             }
         }
         Ok(response)
@@ -375,19 +417,31 @@ impl HttpClient {
     /// `SessionAuthentication`, `views/opds/auth.py`). Best effort: without it the password is
     /// sent as before. Runs inside the caller's request slot.
     async fn sign_in_to_codex(&self, access: &ServerAccess, secret: &Secret) {
-        let Some(user) = access.username.as_deref() else { return };
+        let Some(user) = access.username.as_deref() else {
+            return;
+        };
         // Codex may live under a path prefix: its API sits beside its OPDS root.
         let path = access.origin.path();
         let prefix = path.find("/opds/").map_or("", |at| &path[..at]);
-        let Ok(login) = access.origin.join(&format!("{prefix}/api/v4/auth/login")) else { return };
-        let Ok(client) = self.client_for(access) else { return };
+        let Ok(login) = access.origin.join(&format!("{prefix}/api/v4/auth/login")) else {
+            return;
+        };
+        let Ok(client) = self.client_for(access) else {
+            return;
+        };
         let body = serde_json::json!({ "login": user, "password": secret.expose() });
         match client.post(login.clone()).json(&body).send().await {
             Ok(answer) if answer.status().is_success() => {
-                self.sessions.keep_from(access.server_id, answer.url(), secret, answer.headers());
+                self.sessions
+                    .keep_from(access.server_id, answer.url(), secret, answer.headers());
             }
-            Ok(answer) => tracing::info!(status = answer.status().as_u16(), "Codex's sign-in refused; the password is sent with each request"),
-            Err(e) => tracing::info!(cause = %e, "Codex's sign-in failed; the password is sent with each request"),
+            Ok(answer) => tracing::info!(
+                status = answer.status().as_u16(),
+                "Codex's sign-in refused; the password is sent with each request"
+            ),
+            Err(e) => {
+                tracing::info!(cause = %e, "Codex's sign-in failed; the password is sent with each request")
+            }
         }
     }
 
@@ -398,8 +452,16 @@ impl HttpClient {
 }
 
 /// Adds the server's credentials to a request for its own origin only.
-fn authorize(request: reqwest::RequestBuilder, url: &Url, access: &ServerAccess) -> reqwest::RequestBuilder {
-    match access.secret.as_ref().filter(|_| same_origin(url, &access.origin)) {
+fn authorize(
+    request: reqwest::RequestBuilder,
+    url: &Url,
+    access: &ServerAccess,
+) -> reqwest::RequestBuilder {
+    match access
+        .secret
+        .as_ref()
+        .filter(|_| same_origin(url, &access.origin))
+    {
         // Komga's API keys: its `HeaderApiKeyAuthenticationConverter`, registered for the
         // `X-API-Key` header in `SecurityConfiguration.kt`.
         Some(secret) if access.api_key => request.header("x-api-key", secret.expose()),
@@ -420,7 +482,10 @@ fn is_codex(headers: &header::HeaderMap) -> bool {
 }
 
 /// Both clients are made here, so they differ in certificate checking only.
-fn build_client(config: HttpConfig, accept_invalid_certs: bool) -> Result<reqwest::Client, FetchError> {
+fn build_client(
+    config: HttpConfig,
+    accept_invalid_certs: bool,
+) -> Result<reqwest::Client, FetchError> {
     reqwest::Client::builder()
         .user_agent(USER_AGENT)
         .connect_timeout(config.connect_timeout)
@@ -433,7 +498,9 @@ fn build_client(config: HttpConfig, accept_invalid_certs: bool) -> Result<reqwes
 
 /// Whether two URLs share scheme, host and port: the only place a server's secret may go.
 pub fn same_origin(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme() && a.host_str() == b.host_str() && a.port_or_known_default() == b.port_or_known_default()
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// Sorts a status code into success or a [`FetchError`].
@@ -452,8 +519,13 @@ pub fn check_status(response: &Response) -> Result<(), FetchError> {
         StatusCode::REQUEST_TIMEOUT | StatusCode::TOO_MANY_REQUESTS => {
             Err(FetchError::Transient(format!("{}: {status}", redact(url))))
         }
-        s if s.is_server_error() => Err(FetchError::Transient(format!("{}: the server answered {status}", redact(url)))),
-        s => Err(FetchError::Gone(format!("the server refused the request ({s})"))),
+        s if s.is_server_error() => Err(FetchError::Transient(format!(
+            "{}: the server answered {status}",
+            redact(url)
+        ))),
+        s => Err(FetchError::Gone(format!(
+            "the server refused the request ({s})"
+        ))),
     }
 }
 
@@ -546,7 +618,10 @@ pub fn redact(url: &Url) -> String {
         let mut segments: Vec<String> = segments.map(str::to_owned).collect();
         let mut changed = false;
         for i in 2..segments.len() {
-            if segments[i - 2].eq_ignore_ascii_case("api") && segments[i - 1].eq_ignore_ascii_case("opds") && !segments[i].is_empty() {
+            if segments[i - 2].eq_ignore_ascii_case("api")
+                && segments[i - 1].eq_ignore_ascii_case("opds")
+                && !segments[i].is_empty()
+            {
                 segments[i] = "…".to_owned();
                 changed = true;
             }
@@ -592,7 +667,13 @@ impl ByteRange {
 
 /// The response's `Content-Range`, if present and sound.
 pub fn content_range(response: &Response) -> Option<ByteRange> {
-    parse_content_range(response.headers().get(header::CONTENT_RANGE)?.to_str().ok()?)
+    parse_content_range(
+        response
+            .headers()
+            .get(header::CONTENT_RANGE)?
+            .to_str()
+            .ok()?,
+    )
 }
 
 /// Parses `bytes first-last/total` (or `/*`); `None` for anything malformed or inconsistent.
@@ -601,7 +682,11 @@ pub fn parse_content_range(value: &str) -> Option<ByteRange> {
     let (span, total) = rest.split_once('/')?;
     let (a, b) = span.split_once('-')?;
     let (first, last): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-    let total: Option<u64> = if total.trim() == "*" { None } else { Some(total.trim().parse().ok()?) };
+    let total: Option<u64> = if total.trim() == "*" {
+        None
+    } else {
+        Some(total.trim().parse().ok()?)
+    };
     if first > last || last == u64::MAX || total.is_some_and(|t| last >= t) {
         return None;
     }
@@ -614,8 +699,18 @@ mod tests {
 
     #[test]
     fn content_ranges_that_make_no_sense_are_refused() {
-        assert_eq!(parse_content_range("bytes 0-99/200"), Some(ByteRange { first: 0, last: 99, total: Some(200) }));
-        assert_eq!(parse_content_range("bytes 100-199/*").map(|r| r.len()), Some(100));
+        assert_eq!(
+            parse_content_range("bytes 0-99/200"),
+            Some(ByteRange {
+                first: 0,
+                last: 99,
+                total: Some(200)
+            })
+        );
+        assert_eq!(
+            parse_content_range("bytes 100-199/*").map(|r| r.len()),
+            Some(100)
+        );
         for bad in [
             "bytes 0-18446744073709551615/*",
             "bytes 10-5/100",
@@ -632,10 +727,22 @@ mod tests {
     #[test]
     fn secrets_stay_with_their_origin() {
         let home = Url::parse("https://books.example.org/opds").unwrap();
-        assert!(same_origin(&Url::parse("https://books.example.org:443/x/y").unwrap(), &home));
-        assert!(!same_origin(&Url::parse("http://books.example.org/x").unwrap(), &home));
-        assert!(!same_origin(&Url::parse("https://cdn.example.org/x").unwrap(), &home));
-        assert!(!same_origin(&Url::parse("https://books.example.org:8443/x").unwrap(), &home));
+        assert!(same_origin(
+            &Url::parse("https://books.example.org:443/x/y").unwrap(),
+            &home
+        ));
+        assert!(!same_origin(
+            &Url::parse("http://books.example.org/x").unwrap(),
+            &home
+        ));
+        assert!(!same_origin(
+            &Url::parse("https://cdn.example.org/x").unwrap(),
+            &home
+        ));
+        assert!(!same_origin(
+            &Url::parse("https://books.example.org:8443/x").unwrap(),
+            &home
+        ));
     }
 
     #[derive(Debug)]
@@ -649,7 +756,9 @@ mod tests {
 
     impl std::error::Error for Layer {
         fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-            self.1.as_deref().map(|l| l as &(dyn std::error::Error + 'static))
+            self.1
+                .as_deref()
+                .map(|l| l as &(dyn std::error::Error + 'static))
         }
     }
 
@@ -659,11 +768,20 @@ mod tests {
             "error sending request",
             Some(Box::new(Layer(
                 "client error (Connect)",
-                Some(Box::new(Layer("invalid peer certificate: UnknownIssuer", None))),
+                Some(Box::new(Layer(
+                    "invalid peer certificate: UnknownIssuer",
+                    None,
+                ))),
             ))),
         );
-        assert_eq!(certificate_problem(&tls).as_deref(), Some("invalid peer certificate: UnknownIssuer"));
-        let refused = Layer("error sending request", Some(Box::new(Layer("Connection refused (os error 111)", None))));
+        assert_eq!(
+            certificate_problem(&tls).as_deref(),
+            Some("invalid peer certificate: UnknownIssuer")
+        );
+        let refused = Layer(
+            "error sending request",
+            Some(Box::new(Layer("Connection refused (os error 111)", None))),
+        );
         assert_eq!(certificate_problem(&refused), None);
     }
 
@@ -679,14 +797,21 @@ mod tests {
             assert!(r.to_ascii_lowercase().contains("/opds/…"), "{r}");
         }
         let komga = Url::parse("https://komga.example.org/opds/v1.2/books/0A1B/file").unwrap();
-        assert_eq!(redact(&komga), komga.as_str(), "other servers' paths are kept");
+        assert_eq!(
+            redact(&komga),
+            komga.as_str(),
+            "other servers' paths are kept"
+        );
     }
 
     #[test]
     fn redaction_drops_credentials_and_query() {
         let u = Url::parse("https://me:pw@books.example.org/opds/x?apikey=123").unwrap();
         let r = redact(&u);
-        assert!(!r.contains("pw") && !r.contains("123") && !r.contains("me@"), "{r}");
+        assert!(
+            !r.contains("pw") && !r.contains("123") && !r.contains("me@"),
+            "{r}"
+        );
         assert!(r.starts_with("https://books.example.org/opds/x"));
     }
 }

@@ -50,7 +50,11 @@ fn iso_media_image(bytes: &[u8]) -> Option<&'static str> {
         }
     }
     if heif {
-        Some(if matches!(major, b"heic" | b"heix" | b"heim" | b"heis") { "image/heic" } else { "image/heif" })
+        Some(if matches!(major, b"heic" | b"heix" | b"heim" | b"heis") {
+            "image/heic"
+        } else {
+            "image/heif"
+        })
     } else {
         None
     }
@@ -84,10 +88,19 @@ mod tests {
 
     #[test]
     fn opds_sniffs_common_page_formats() {
-        assert_eq!(sniff_image_type(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"), Some("image/png"));
-        assert_eq!(sniff_image_type(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]), Some("image/jpeg"));
+        assert_eq!(
+            sniff_image_type(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+            Some("image/png")
+        );
+        assert_eq!(
+            sniff_image_type(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]),
+            Some("image/jpeg")
+        );
         assert_eq!(sniff_image_type(b"GIF89a\x01\0\x01\0"), Some("image/gif"));
-        assert_eq!(sniff_image_type(b"RIFF\x24\0\0\0WEBPVP8 "), Some("image/webp"));
+        assert_eq!(
+            sniff_image_type(b"RIFF\x24\0\0\0WEBPVP8 "),
+            Some("image/webp")
+        );
         assert_eq!(sniff_image_type(&[0xFF, 0x0A, 0xFA]), Some("image/jxl"));
         let mut bmp = b"BM\x36\0\0\0\0\0\0\0\x36\0\0\0".to_vec();
         bmp.extend_from_slice(&40u32.to_le_bytes());
@@ -96,10 +109,22 @@ mod tests {
 
     #[test]
     fn opds_sniffs_avif_and_heif_brands() {
-        assert_eq!(sniff_image_type(&ftyp(b"avif", &[b"mif1", b"miaf"])), Some("image/avif"));
-        assert_eq!(sniff_image_type(&ftyp(b"mif1", &[b"avif"])), Some("image/avif"));
-        assert_eq!(sniff_image_type(&ftyp(b"heic", &[b"mif1"])), Some("image/heic"));
-        assert_eq!(sniff_image_type(&ftyp(b"mif1", &[b"heic"])), Some("image/heif"));
+        assert_eq!(
+            sniff_image_type(&ftyp(b"avif", &[b"mif1", b"miaf"])),
+            Some("image/avif")
+        );
+        assert_eq!(
+            sniff_image_type(&ftyp(b"mif1", &[b"avif"])),
+            Some("image/avif")
+        );
+        assert_eq!(
+            sniff_image_type(&ftyp(b"heic", &[b"mif1"])),
+            Some("image/heic")
+        );
+        assert_eq!(
+            sniff_image_type(&ftyp(b"mif1", &[b"heic"])),
+            Some("image/heif")
+        );
         // An MP4 video is an ISO media file too, but not an image.
         assert_eq!(sniff_image_type(&ftyp(b"isom", &[b"mp41"])), None);
     }
@@ -109,7 +134,10 @@ mod tests {
         assert_eq!(sniff_image_type(b""), None);
         assert_eq!(sniff_image_type(b"\xFF\xD8"), None);
         assert_eq!(sniff_image_type(b"BMW owners manual, page 1"), None);
-        assert_eq!(sniff_image_type(b"<html><body>Not found</body></html>"), None);
+        assert_eq!(
+            sniff_image_type(b"<html><body>Not found</body></html>"),
+            None
+        );
         // A hostile ftyp length larger than the data must not panic.
         let mut odd = ftyp(b"mif1", &[b"avif"]);
         odd[..4].copy_from_slice(&u32::MAX.to_be_bytes());

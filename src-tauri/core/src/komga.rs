@@ -20,7 +20,9 @@ const STREAM_PREFIX: &str = "/opds/v1.2/books/";
 
 /// Whether a feed whose own authors are `authors` comes from Komga.
 pub fn is_komga_feed<'a>(authors: impl IntoIterator<Item = &'a str>) -> bool {
-    authors.into_iter().any(|name| name.trim().eq_ignore_ascii_case(AUTHOR_NAME))
+    authors
+        .into_iter()
+        .any(|name| name.trim().eq_ignore_ascii_case(AUTHOR_NAME))
 }
 
 /// The read-progress address of the book whose page stream is `stream_template` (absolute),
@@ -30,8 +32,14 @@ pub fn read_progress_url(stream_template: &str) -> Option<String> {
     let base = &stream_template[..at];
     let rest = &stream_template[at + STREAM_PREFIX.len()..];
     let (id, after) = rest.split_once('/')?;
-    let valid_id = !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !valid_id || !after.starts_with("pages/") || !(base.starts_with("http://") || base.starts_with("https://")) {
+    let valid_id = !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !valid_id
+        || !after.starts_with("pages/")
+        || !(base.starts_with("http://") || base.starts_with("https://"))
+    {
         return None;
     }
     Some(format!("{base}/api/v1/books/{id}/read-progress"))
@@ -46,7 +54,8 @@ pub fn book_url(read_progress_url: &str) -> Option<&str> {
 pub fn progress_body(page: i64, page_count: Option<i64>) -> Vec<u8> {
     let shown = page.max(0) + 1;
     let completed = page_count.is_some_and(|count| count > 0 && shown >= count);
-    serde_json::to_vec(&json!({ "page": shown, "completed": completed })).expect("a JSON value serialises")
+    serde_json::to_vec(&json!({ "page": shown, "completed": completed }))
+        .expect("a JSON value serialises")
 }
 
 /// Komga's position of a book, read from the book document: the 0-based page and when it was
@@ -90,7 +99,8 @@ mod tests {
             Some("https://books.example/api/v1/books/0HS7QM3B8C1XA/read-progress")
         );
         assert_eq!(
-            read_progress_url("http://nas:8080/komga/opds/v1.2/books/42/pages/{pageNumber}").as_deref(),
+            read_progress_url("http://nas:8080/komga/opds/v1.2/books/42/pages/{pageNumber}")
+                .as_deref(),
             Some("http://nas:8080/komga/api/v1/books/42/read-progress")
         );
         for other in [
@@ -101,7 +111,10 @@ mod tests {
         ] {
             assert_eq!(read_progress_url(other), None, "{other}");
         }
-        assert_eq!(book_url("http://h/api/v1/books/42/read-progress"), Some("http://h/api/v1/books/42"));
+        assert_eq!(
+            book_url("http://h/api/v1/books/42/read-progress"),
+            Some("http://h/api/v1/books/42")
+        );
     }
 
     #[test]
@@ -120,11 +133,28 @@ mod tests {
         let (page, when) = parse_book(doc, Some(20)).unwrap();
         assert_eq!(page, 6);
         assert_eq!(Some(when), parse_rfc3339("2026-01-02T10:00:05Z"));
-        assert_eq!(parse_book(br#"{"readProgress":{"page":99,"readDate":"2026-01-02T10:00:00Z"}}"#, Some(20)).unwrap().0, 19);
-        assert_eq!(parse_book(br#"{"id":"42","readProgress":null}"#, Some(20)), None);
-        assert_eq!(parse_book(br#"{"readProgress":{"page":3}}"#, Some(20)), None);
+        assert_eq!(
+            parse_book(
+                br#"{"readProgress":{"page":99,"readDate":"2026-01-02T10:00:00Z"}}"#,
+                Some(20)
+            )
+            .unwrap()
+            .0,
+            19
+        );
+        assert_eq!(
+            parse_book(br#"{"id":"42","readProgress":null}"#, Some(20)),
+            None
+        );
+        assert_eq!(
+            parse_book(br#"{"readProgress":{"page":3}}"#, Some(20)),
+            None
+        );
         assert_eq!(parse_book(b"<html>", Some(20)), None);
-        let hostile = format!(r#"{{"readProgress":{{"page":{},"readDate":"2026-01-02T10:00:00Z"}}}}"#, i64::MIN);
+        let hostile = format!(
+            r#"{{"readProgress":{{"page":{},"readDate":"2026-01-02T10:00:00Z"}}}}"#,
+            i64::MIN
+        );
         assert_eq!(parse_book(hostile.as_bytes(), Some(20)).unwrap().0, 0);
     }
 }

@@ -190,29 +190,49 @@ impl KosyncClient {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request.send().await.map_err(|e| KosyncError::Unreachable(format!("{}: {e}", redact(url))))?;
+        let response = request
+            .send()
+            .await
+            .map_err(|e| KosyncError::Unreachable(format!("{}: {e}", redact(url))))?;
         let status = response.status();
-        let bytes = response.bytes().await.map_err(|e| KosyncError::Unreachable(format!("{}: {e}", redact(url))))?;
-        if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN && body_says_unauthorized(&bytes) {
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| KosyncError::Unreachable(format!("{}: {e}", redact(url))))?;
+        if status == reqwest::StatusCode::UNAUTHORIZED
+            || status == reqwest::StatusCode::FORBIDDEN && body_says_unauthorized(&bytes)
+        {
             return Err(KosyncError::Refused);
         }
         if !status.is_success() {
-            return Err(KosyncError::Server(format!("{} for {}", status.as_u16(), redact(url))));
+            return Err(KosyncError::Server(format!(
+                "{} for {}",
+                status.as_u16(),
+                redact(url)
+            )));
         }
         if bytes.len() > MAX_ANSWER {
-            return Err(KosyncError::Server(format!("an answer over {MAX_ANSWER} bytes")));
+            return Err(KosyncError::Server(format!(
+                "an answer over {MAX_ANSWER} bytes"
+            )));
         }
-        Ok((status, serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)))
+        Ok((
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+        ))
     }
 }
 
 fn body_says_unauthorized(bytes: &[u8]) -> bool {
-    String::from_utf8_lossy(bytes).to_ascii_lowercase().contains("unauthorized")
+    String::from_utf8_lossy(bytes)
+        .to_ascii_lowercase()
+        .contains("unauthorized")
 }
 
 /// `base` + `path`, keeping whatever path the server's address has (Komga's `…/koreader`).
 fn endpoint(base: &str, path: &str) -> Result<Url, KosyncError> {
-    let mut base = Url::parse(base.trim()).map_err(|e| KosyncError::InvalidUrl(format!("{base}: {e}")))?;
+    let mut base =
+        Url::parse(base.trim()).map_err(|e| KosyncError::InvalidUrl(format!("{base}: {e}")))?;
     if !matches!(base.scheme(), "http" | "https") || base.host_str().is_none() {
         return Err(KosyncError::InvalidUrl(base.to_string()));
     }
@@ -220,7 +240,8 @@ fn endpoint(base: &str, path: &str) -> Result<Url, KosyncError> {
         let with_slash = format!("{}/", base.path());
         base.set_path(&with_slash);
     }
-    base.join(path).map_err(|e| KosyncError::InvalidUrl(e.to_string()))
+    base.join(path)
+        .map_err(|e| KosyncError::InvalidUrl(e.to_string()))
 }
 
 /// Checks the user and password with the sync server and, if it accepts them, keeps the account
@@ -239,7 +260,9 @@ pub async fn sign_in(
     }
     let key = user_key(password.expose());
     let auth = endpoint(url, "users/auth")?;
-    client.send(reqwest::Method::GET, &auth, username, &key, None).await?;
+    client
+        .send(reqwest::Method::GET, &auth, username, &key, None)
+        .await?;
     let device_id = match account(store)? {
         Some(old) => old.device_id,
         None => format!("{:032x}", rand::random::<u128>()),
@@ -258,15 +281,22 @@ pub async fn sign_in(
 pub fn sign_out(store: &Store, credentials: &Credentials) -> Result<(), KosyncError> {
     credentials.delete(&key_account(credentials))?;
     store.write(|tx| {
-        tx.execute("DELETE FROM settings WHERE key = ?1", [KosyncAccount::KEY]).map_err(|e| store.sql_error(e))?;
-        tx.execute("DELETE FROM kosync_outbox", []).map_err(|e| store.sql_error(e))?;
+        tx.execute("DELETE FROM settings WHERE key = ?1", [KosyncAccount::KEY])
+            .map_err(|e| store.sql_error(e))?;
+        tx.execute("DELETE FROM kosync_outbox", [])
+            .map_err(|e| store.sql_error(e))?;
         Ok::<_, StoreError>(())
     })?;
     Ok(())
 }
 
 /// Queues a book whose position was just saved, inside the caller's transaction.
-pub(crate) fn queue_in(store: &Store, tx: &rusqlite::Transaction<'_>, book_id: i64, at_ms: i64) -> Result<(), StoreError> {
+pub(crate) fn queue_in(
+    store: &Store,
+    tx: &rusqlite::Transaction<'_>,
+    book_id: i64,
+    at_ms: i64,
+) -> Result<(), StoreError> {
     tx.execute(
         "INSERT INTO kosync_outbox (book_id, updated_at_ms) VALUES (?1, ?2)
          ON CONFLICT (book_id) DO UPDATE SET updated_at_ms = excluded.updated_at_ms, attempts = 0, last_error = NULL",
@@ -287,13 +317,19 @@ fn stored_file(store: &Store, book: &Book) -> Result<Option<std::path::PathBuf>,
     if !done {
         return Ok(None);
     }
-    Ok(PartFiles::new(store.data_dir().books()).find_book_file(book.id).filter(|p| p.is_file()))
+    Ok(PartFiles::new(store.data_dir().books())
+        .find_book_file(book.id)
+        .filter(|p| p.is_file()))
 }
 
 /// A stored book's document id (hashed once per file size, then kept).
 pub fn document_of(store: &Store, book: &Book) -> Result<Option<String>, StoreError> {
-    let Some(path) = stored_file(store, book)? else { return Ok(None) };
-    let Ok(len) = std::fs::metadata(&path).map(|m| m.len() as i64) else { return Ok(None) };
+    let Some(path) = stored_file(store, book)? else {
+        return Ok(None);
+    };
+    let Ok(len) = std::fs::metadata(&path).map(|m| m.len() as i64) else {
+        return Ok(None);
+    };
     let kept: Option<String> = store
         .read(|c| {
             c.query_row(
@@ -307,7 +343,9 @@ pub fn document_of(store: &Store, book: &Book) -> Result<Option<String>, StoreEr
     if kept.is_some() {
         return Ok(kept);
     }
-    let Ok(document) = document_id(&path) else { return Ok(None) };
+    let Ok(document) = document_id(&path) else {
+        return Ok(None);
+    };
     store.write(|tx| {
         tx.execute(
             "INSERT INTO kosync_documents (book_id, document, file_len) VALUES (?1, ?2, ?3)
@@ -323,11 +361,20 @@ pub fn document_of(store: &Store, book: &Book) -> Result<Option<String>, StoreEr
 /// A book's position as KOReader writes it: `(progress, percentage)`.
 fn progress_of(store: &Store, book: &Book) -> Result<Option<(String, f64)>, StoreError> {
     if book.format == BookFormat::Epub {
-        let Some(position) = crate::epub_positions::position(store, book.id)? else { return Ok(None) };
-        let Some(item) = spine_item(&position.cfi) else { return Ok(None) };
-        return Ok(Some((format!("/body/DocFragment[{item}]/body"), position.fraction.clamp(0.0, 1.0))));
+        let Some(position) = crate::epub_positions::position(store, book.id)? else {
+            return Ok(None);
+        };
+        let Some(item) = spine_item(&position.cfi) else {
+            return Ok(None);
+        };
+        return Ok(Some((
+            format!("/body/DocFragment[{item}]/body"),
+            position.fraction.clamp(0.0, 1.0),
+        )));
     }
-    let (Some(page), Some(count)) = (book.last_page, book.page_count.filter(|c| *c > 0)) else { return Ok(None) };
+    let (Some(page), Some(count)) = (book.last_page, book.page_count.filter(|c| *c > 0)) else {
+        return Ok(None);
+    };
     let page = page.clamp(0, count - 1) + 1;
     Ok(Some((page.to_string(), page as f64 / count as f64)))
 }
@@ -359,11 +406,17 @@ pub struct KosyncReport {
 
 /// Sends every queued position to the sync server, oldest first. Without an account the queue
 /// is emptied (there is nowhere to send it).
-pub async fn flush(store: &Store, credentials: &Credentials, client: &KosyncClient) -> Result<KosyncReport, KosyncError> {
+pub async fn flush(
+    store: &Store,
+    credentials: &Credentials,
+    client: &KosyncClient,
+) -> Result<KosyncReport, KosyncError> {
     let mut report = KosyncReport::default();
     let rows: Vec<(i64, i64)> = store
         .read(|c| {
-            let mut stmt = c.prepare_cached("SELECT book_id, updated_at_ms FROM kosync_outbox ORDER BY updated_at_ms, book_id")?;
+            let mut stmt = c.prepare_cached(
+                "SELECT book_id, updated_at_ms FROM kosync_outbox ORDER BY updated_at_ms, book_id",
+            )?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             rows.collect()
         })
@@ -373,12 +426,15 @@ pub async fn flush(store: &Store, credentials: &Credentials, client: &KosyncClie
     }
     let Some(account) = account(store)? else {
         store.write(|tx| {
-            tx.execute("DELETE FROM kosync_outbox", []).map_err(|e| store.sql_error(e))?;
+            tx.execute("DELETE FROM kosync_outbox", [])
+                .map_err(|e| store.sql_error(e))?;
             Ok::<_, StoreError>(())
         })?;
         return Ok(report);
     };
-    let Some(key) = credentials.get(&key_account(credentials))? else { return Err(KosyncError::NoAccount) };
+    let Some(key) = credentials.get(&key_account(credentials))? else {
+        return Err(KosyncError::NoAccount);
+    };
     let url = endpoint(&account.url, "syncs/progress")?;
     for (book_id, queued_at) in rows {
         let sendable = match books::get(store, book_id) {
@@ -401,7 +457,16 @@ pub async fn flush(store: &Store, credentials: &Credentials, client: &KosyncClie
             "device": DEVICE_NAME,
             "device_id": account.device_id,
         });
-        match client.send(reqwest::Method::PUT, &url, &account.username, &key, Some(body)).await {
+        match client
+            .send(
+                reqwest::Method::PUT,
+                &url,
+                &account.username,
+                &key,
+                Some(body),
+            )
+            .await
+        {
             Ok(_) => {
                 forget(store, book_id, queued_at)?;
                 report.sent += 1;
@@ -466,32 +531,75 @@ pub struct KosyncPosition {
 
 /// The sync server's position for a stored book, when another device sent it. `Ok(None)` when
 /// there is no account, the book has no stored file, or the server holds nothing for it.
-pub async fn newest(store: &Store, credentials: &Credentials, client: &KosyncClient, book: &Book) -> Result<Option<KosyncPosition>, KosyncError> {
-    let Some(account) = account(store)? else { return Ok(None) };
-    let Some(document) = document_of(store, book)? else { return Ok(None) };
-    let Some(key) = credentials.get(&key_account(credentials))? else { return Ok(None) };
+pub async fn newest(
+    store: &Store,
+    credentials: &Credentials,
+    client: &KosyncClient,
+    book: &Book,
+) -> Result<Option<KosyncPosition>, KosyncError> {
+    let Some(account) = account(store)? else {
+        return Ok(None);
+    };
+    let Some(document) = document_of(store, book)? else {
+        return Ok(None);
+    };
+    let Some(key) = credentials.get(&key_account(credentials))? else {
+        return Ok(None);
+    };
     let url = endpoint(&account.url, &format!("syncs/progress/{document}"))?;
-    let (_, answer) = client.send(reqwest::Method::GET, &url, &account.username, &key, None).await?;
+    let (_, answer) = client
+        .send(reqwest::Method::GET, &url, &account.username, &key, None)
+        .await?;
     Ok(read_position(&answer, &account, book))
 }
 
-fn read_position(answer: &serde_json::Value, account: &KosyncAccount, book: &Book) -> Option<KosyncPosition> {
+fn read_position(
+    answer: &serde_json::Value,
+    account: &KosyncAccount,
+    book: &Book,
+) -> Option<KosyncPosition> {
     let progress = answer.get("progress")?.as_str()?;
-    let percentage = answer.get("percentage").and_then(serde_json::Value::as_f64).filter(|p| p.is_finite())?.clamp(0.0, 1.0);
-    let timestamp = answer.get("timestamp").and_then(serde_json::Value::as_i64)?;
-    if answer.get("device_id").and_then(serde_json::Value::as_str) == Some(account.device_id.as_str()) {
+    let percentage = answer
+        .get("percentage")
+        .and_then(serde_json::Value::as_f64)
+        .filter(|p| p.is_finite())?
+        .clamp(0.0, 1.0);
+    let timestamp = answer
+        .get("timestamp")
+        .and_then(serde_json::Value::as_i64)?;
+    if answer.get("device_id").and_then(serde_json::Value::as_str)
+        == Some(account.device_id.as_str())
+    {
         return None; // our own
     }
-    let device = answer.get("device").and_then(serde_json::Value::as_str).unwrap_or("another device").chars().take(64).collect();
+    let device = answer
+        .get("device")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("another device")
+        .chars()
+        .take(64)
+        .collect();
     let modified_ms = timestamp.checked_mul(1000)?;
     if book.format == BookFormat::Epub {
         // The start of the spine item KOReader was in; the fraction says how far into the book.
         let item = xpointer_item(progress)?;
-        return Some(KosyncPosition { page: None, cfi: Some(format!("epubcfi(/6/{}!/4)", item * 2)), percentage, modified_ms, device });
+        return Some(KosyncPosition {
+            page: None,
+            cfi: Some(format!("epubcfi(/6/{}!/4)", item * 2)),
+            percentage,
+            modified_ms,
+            device,
+        });
     }
     let count = book.page_count.filter(|c| *c > 0)?;
     let page = progress.trim().parse::<i64>().ok()?.clamp(1, count) - 1;
-    Some(KosyncPosition { page: Some(page), cfi: None, percentage, modified_ms, device })
+    Some(KosyncPosition {
+        page: Some(page),
+        cfi: None,
+        percentage,
+        modified_ms,
+        device,
+    })
 }
 
 #[cfg(test)]
@@ -504,7 +612,10 @@ mod tests {
         assert_eq!(spine_item("epubcfi(/6/2[cover]!/4)"), Some(1));
         assert_eq!(spine_item("epubcfi(/6/3!/4)"), None);
         assert_eq!(spine_item("epubcfi(/4/2!/4)"), None);
-        assert_eq!(xpointer_item("/body/DocFragment[7]/body/p[3]/text().12"), Some(7));
+        assert_eq!(
+            xpointer_item("/body/DocFragment[7]/body/p[3]/text().12"),
+            Some(7)
+        );
         assert_eq!(xpointer_item("/body/DocFragment[0]/body"), None);
         assert_eq!(xpointer_item("42"), None);
     }
@@ -512,14 +623,31 @@ mod tests {
     #[test]
     fn the_user_key_is_the_md5_of_the_password() {
         // md5("secret"), as `printf secret | md5sum` prints it.
-        assert_eq!(user_key("secret").expose(), "5ebe2294ecd0e0f08eab7690d2a6ee69");
+        assert_eq!(
+            user_key("secret").expose(),
+            "5ebe2294ecd0e0f08eab7690d2a6ee69"
+        );
     }
 
     #[test]
     fn endpoints_keep_the_servers_own_path() {
-        assert_eq!(endpoint("https://h/koreader", "users/auth").unwrap().as_str(), "https://h/koreader/users/auth");
-        assert_eq!(endpoint("https://h/", "syncs/progress").unwrap().as_str(), "https://h/syncs/progress");
-        assert!(matches!(endpoint("ftp://h", "x"), Err(KosyncError::InvalidUrl(_))));
-        assert!(matches!(endpoint("not a url", "x"), Err(KosyncError::InvalidUrl(_))));
+        assert_eq!(
+            endpoint("https://h/koreader", "users/auth")
+                .unwrap()
+                .as_str(),
+            "https://h/koreader/users/auth"
+        );
+        assert_eq!(
+            endpoint("https://h/", "syncs/progress").unwrap().as_str(),
+            "https://h/syncs/progress"
+        );
+        assert!(matches!(
+            endpoint("ftp://h", "x"),
+            Err(KosyncError::InvalidUrl(_))
+        ));
+        assert!(matches!(
+            endpoint("not a url", "x"),
+            Err(KosyncError::InvalidUrl(_))
+        ));
     }
 }

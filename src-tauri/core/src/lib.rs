@@ -81,8 +81,8 @@
 
 pub mod archive_pages;
 pub mod book_downloads;
-pub mod book_reader;
 pub mod book_identity;
+pub mod book_reader;
 pub mod book_source;
 pub mod book_view;
 pub mod books;
@@ -94,10 +94,10 @@ pub mod cover_cache;
 pub mod credentials;
 pub mod data_dir;
 pub mod download_batches;
-pub mod download_stack;
-pub mod epub_positions;
 pub mod download_limits;
+pub mod download_stack;
 pub mod downloads_view;
+pub mod epub_positions;
 pub mod error;
 pub mod executor;
 pub mod executor_lease;
@@ -126,7 +126,10 @@ pub use error::{Error, ErrorField, ErrorKind, Failure};
 /// upgrades that take more than SQL — merging the copies of one book remembered under several
 /// ids ([`book_identity::merge_duplicates`]; a failure there is logged and retried at the next
 /// start, the library stays usable).
-pub fn open_library(dir: &data_dir::DataDir, clock: clock::SharedClock) -> Result<store::Store, store::StoreError> {
+pub fn open_library(
+    dir: &data_dir::DataDir,
+    clock: clock::SharedClock,
+) -> Result<store::Store, store::StoreError> {
     let store = store::Store::open(dir, clock)?;
     if let Err(e) = book_identity::merge_duplicates(&store) {
         tracing::warn!(cause = %e, "could not merge copies of books yet");

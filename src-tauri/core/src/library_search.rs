@@ -80,7 +80,11 @@ fn query_words(query: &str) -> Result<Vec<String>, SearchError> {
     if query.chars().count() > MAX_QUERY_CHARS {
         return Err(SearchError::QueryTooLong);
     }
-    let words: Vec<String> = fold(query).split(' ').filter(|w| !w.is_empty()).map(str::to_owned).collect();
+    let words: Vec<String> = fold(query)
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect();
     if words.is_empty() {
         return Err(SearchError::EmptyQuery);
     }
@@ -92,7 +96,11 @@ fn score(words: &[String], title: &str, series: &str, authors: &str) -> Option<u
     let mut score = 0;
     for w in words {
         score += if title.contains(w.as_str()) {
-            if title.starts_with(w.as_str()) { 8 } else { 6 }
+            if title.starts_with(w.as_str()) {
+                8
+            } else {
+                6
+            }
         } else if series.contains(w.as_str()) {
             4
         } else if authors.contains(w.as_str()) {
@@ -108,10 +116,21 @@ fn score(words: &[String], title: &str, series: &str, authors: &str) -> Option<u
 /// or series hold every word of `query`, best match first (whole books before partly stored ones
 /// among equals, then the most recently opened), at most `limit` ([`DEFAULT_LIMIT`], at most
 /// [`MAX_LIMIT`]).
-pub fn on_device(store: &Store, query: &str, limit: Option<u32>) -> Result<Vec<BookDetails>, SearchError> {
+pub fn on_device(
+    store: &Store,
+    query: &str,
+    limit: Option<u32>,
+) -> Result<Vec<BookDetails>, SearchError> {
     let words = query_words(query)?;
     let limit = limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize;
-    type Row = (i64, String, String, Option<String>, Option<String>, Option<i64>);
+    type Row = (
+        i64,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+    );
     let rows: Vec<Row> = store
         .read(|c| {
             let mut stmt = c.prepare(
@@ -121,7 +140,16 @@ pub fn on_device(store: &Store, query: &str, limit: Option<u32>) -> Result<Vec<B
                     OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id AND t.state = 'done'
                                AND t.kind IN ('page', 'file'))",
             )?;
-            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?;
+            let rows = stmt.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })?;
             rows.collect()
         })
         .map_err(|e| store.sql_error(e))?;
@@ -130,7 +158,12 @@ pub fn on_device(store: &Store, query: &str, limit: Option<u32>) -> Result<Vec<B
         .filter_map(|(id, title, authors, meta_authors, series, opened)| {
             // The catalog's list of authors when there is one (JSON), else the joined names.
             let authors = meta_authors.unwrap_or(authors);
-            let s = score(&words, &fold(&title), &fold(series.as_deref().unwrap_or("")), &fold(&authors))?;
+            let s = score(
+                &words,
+                &fold(&title),
+                &fold(series.as_deref().unwrap_or("")),
+                &fold(&authors),
+            )?;
             Some((s, opened, id))
         })
         .collect();
@@ -240,7 +273,10 @@ mod tests {
     fn empty_and_overlong_queries_are_refused() {
         assert!(matches!(query_words("   "), Err(SearchError::EmptyQuery)));
         assert!(matches!(query_words("?!"), Err(SearchError::EmptyQuery)));
-        assert!(matches!(query_words(&"x".repeat(MAX_QUERY_CHARS + 1)), Err(SearchError::QueryTooLong)));
+        assert!(matches!(
+            query_words(&"x".repeat(MAX_QUERY_CHARS + 1)),
+            Err(SearchError::QueryTooLong)
+        ));
         assert_eq!(query_words("x").unwrap(), vec!["x"]);
     }
 }

@@ -76,7 +76,9 @@ impl crate::Failure for PageError {
             PageError::UnknownBook(_) => ErrorKind::NotFound,
             PageError::NotPaged(_) | PageError::OutOfRange { .. } => ErrorKind::InvalidInput,
             PageError::OfflineNotDownloaded | PageError::Failed(_) => ErrorKind::Server,
-            PageError::Io(_) | PageError::TooLarge { .. } | PageError::Store(_) => ErrorKind::Storage,
+            PageError::Io(_) | PageError::TooLarge { .. } | PageError::Store(_) => {
+                ErrorKind::Storage
+            }
         }
     }
 }
@@ -118,11 +120,16 @@ pub fn stored_page(store: &Store, book_id: i64, page: i64) -> Result<Option<Page
 }
 
 fn read_stored(store: &Store, book_id: i64, page: i64) -> Result<Option<PageImage>, PageError> {
-    let Some(path) = stored_path(store, book_id, page)? else { return Ok(None) };
+    let Some(path) = stored_path(store, book_id, page)? else {
+        return Ok(None);
+    };
     match std::fs::read(&path) {
         Ok(bytes) => {
             let content_type = sniff_image_type(&bytes).unwrap_or("application/octet-stream");
-            Ok(Some(PageImage { bytes, content_type }))
+            Ok(Some(PageImage {
+                bytes,
+                content_type,
+            }))
         }
         // Removed meanwhile (the book left the device): as if never stored.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -132,7 +139,12 @@ fn read_stored(store: &Store, book_id: i64, page: i64) -> Result<Option<PageImag
 
 /// The page: from the device, else pushed prioritary (the executor, in this process or
 /// another, fetches it) and waited for at most `wait.timeout`.
-pub async fn page(store: &Store, book_id: i64, page: i64, wait: WaitPolicy) -> Result<PageImage, PageError> {
+pub async fn page(
+    store: &Store,
+    book_id: i64,
+    page: i64,
+    wait: WaitPolicy,
+) -> Result<PageImage, PageError> {
     // A comic kept as one archive file is read from the archive.
     if crate::archive_pages::is_archive_comic(&books::get(store, book_id)?) {
         return crate::archive_pages::page(store, book_id, page, wait).await;
@@ -142,10 +154,14 @@ pub async fn page(store: &Store, book_id: i64, page: i64, wait: WaitPolicy) -> R
         return Ok(image);
     }
     match book_downloads::push_page(store, book_id, page) {
-        Ok(Pushed::AlreadyFailed(_)) => return Err(PageError::Failed(failure(store, book_id, page)?)),
+        Ok(Pushed::AlreadyFailed(_)) => {
+            return Err(PageError::Failed(failure(store, book_id, page)?))
+        }
         Ok(_) => {}
         Err(DownloadRequestError::Book(e)) => return Err(e.into()),
-        Err(DownloadRequestError::NoSuchPage { page, count }) => return Err(PageError::OutOfRange { page, count }),
+        Err(DownloadRequestError::NoSuchPage { page, count }) => {
+            return Err(PageError::OutOfRange { page, count })
+        }
         Err(DownloadRequestError::Store(e)) => return Err(e.into()),
         Err(_) => return Err(PageError::NotPaged(book_id)),
     }
@@ -166,7 +182,11 @@ pub async fn page(store: &Store, book_id: i64, page: i64, wait: WaitPolicy) -> R
     }
 }
 
-fn page_task(store: &Store, book_id: i64, page: i64) -> Result<Option<(TaskState, Option<String>)>, PageError> {
+fn page_task(
+    store: &Store,
+    book_id: i64,
+    page: i64,
+) -> Result<Option<(TaskState, Option<String>)>, PageError> {
     Ok(download_stack::tasks_of_book(store, book_id)?
         .into_iter()
         .find(|t| t.kind == TaskKind::Page && t.position == page)
@@ -174,5 +194,7 @@ fn page_task(store: &Store, book_id: i64, page: i64) -> Result<Option<(TaskState
 }
 
 fn failure(store: &Store, book_id: i64, page: i64) -> Result<String, PageError> {
-    Ok(page_task(store, book_id, page)?.and_then(|t| t.1).unwrap_or_else(|| "failed".into()))
+    Ok(page_task(store, book_id, page)?
+        .and_then(|t| t.1)
+        .unwrap_or_else(|| "failed".into()))
 }

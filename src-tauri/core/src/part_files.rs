@@ -25,7 +25,9 @@ pub struct PartFiles {
 
 impl PartFiles {
     pub fn new(books_dir: impl Into<PathBuf>) -> Self {
-        PartFiles { root: books_dir.into() }
+        PartFiles {
+            root: books_dir.into(),
+        }
     }
 
     pub fn book_dir(&self, book_id: i64) -> PathBuf {
@@ -65,18 +67,23 @@ impl PartFiles {
 
     /// The temp file a whole-book download task streams into: one per task.
     pub fn book_partial_path(&self, book_id: i64, task_id: i64) -> PathBuf {
-        self.book_dir(book_id).join(format!("book.{task_id}.{PARTIAL_SUFFIX}"))
+        self.book_dir(book_id)
+            .join(format!("book.{task_id}.{PARTIAL_SUFFIX}"))
     }
 
     /// Partial whole-book files of a book, whatever their task.
     fn book_partials(&self, book_id: i64) -> Vec<PathBuf> {
-        let Ok(entries) = fs::read_dir(self.book_dir(book_id)) else { return Vec::new() };
+        let Ok(entries) = fs::read_dir(self.book_dir(book_id)) else {
+            return Vec::new();
+        };
         entries
             .flatten()
             .map(|e| e.path())
             .filter(|p| {
                 let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                name.starts_with("book.") && name.ends_with(&format!(".{PARTIAL_SUFFIX}")) && !name.contains(".tmp.")
+                name.starts_with("book.")
+                    && name.ends_with(&format!(".{PARTIAL_SUFFIX}"))
+                    && !name.contains(".tmp.")
             })
             .collect()
     }
@@ -92,7 +99,11 @@ impl PartFiles {
     /// Removes folders of books not in `known` and stray `.part` files of known books that
     /// are not in `keep_partials` (interrupted downloads whose task is gone). Returns what was
     /// removed.
-    pub fn collect_orphans(&self, known: &HashSet<i64>, keep_partials: &HashSet<i64>) -> io::Result<Vec<PathBuf>> {
+    pub fn collect_orphans(
+        &self,
+        known: &HashSet<i64>,
+        keep_partials: &HashSet<i64>,
+    ) -> io::Result<Vec<PathBuf>> {
         let mut removed = Vec::new();
         let entries = match fs::read_dir(&self.root) {
             Ok(e) => e,
@@ -102,7 +113,10 @@ impl PartFiles {
         for entry in entries {
             let entry = entry?;
             let path = entry.path();
-            let id = entry.file_name().to_str().and_then(|n| n.parse::<i64>().ok());
+            let id = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i64>().ok());
             match id {
                 Some(id) if known.contains(&id) => {
                     if !keep_partials.contains(&id) {
@@ -135,7 +149,9 @@ impl PartFiles {
 }
 
 fn dir_size(dir: &Path) -> u64 {
-    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
     entries
         .flatten()
         .map(|e| match e.file_type() {
@@ -149,7 +165,9 @@ fn dir_size(dir: &Path) -> u64 {
 /// Temp files of single-shot writes (`name.ext.<random>.part`) left by a crash.
 fn remove_stray_temps(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
-    let Ok(entries) = fs::read_dir(dir) else { return Ok(removed) };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(removed);
+    };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
@@ -165,14 +183,18 @@ fn find_with_stem(dir: &Path, stem: &str) -> Option<PathBuf> {
     let entries = fs::read_dir(dir).ok()?;
     entries.flatten().map(|e| e.path()).find(|p| {
         p.file_stem().and_then(|s| s.to_str()) == Some(stem)
-            && p.extension().and_then(|e| e.to_str()).is_some_and(|e| e != PARTIAL_SUFFIX)
+            && p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e != PARTIAL_SUFFIX)
     })
 }
 
 /// Writes `bytes` to `path` so that `path` either does not exist or holds all of them:
 /// temp file, fsync, rename, fsync of the folder.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().ok_or_else(|| io::Error::other("a part path has a folder"))?;
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::other("a part path has a folder"))?;
     fs::create_dir_all(dir)?;
     let tmp = temp_path_for(path);
     let result = (|| {
@@ -224,7 +246,12 @@ impl PartialFile {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir)?;
         }
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
         let on_disk = file.metadata()?.len();
         let offset = offset.min(on_disk);
         file.set_len(offset)?;
@@ -316,7 +343,11 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"abc");
         assert_eq!(files.find_page(7, 3), Some(p.clone()));
         assert_eq!(files.find_page(7, 4), None);
-        let names: Vec<_> = fs::read_dir(p.parent().unwrap()).unwrap().flatten().map(|e| e.file_name()).collect();
+        let names: Vec<_> = fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
         assert_eq!(names.len(), 1);
     }
 
@@ -342,7 +373,13 @@ mod tests {
         write_atomically(&files.page_path(1, 0, "png"), b"keep").unwrap();
         write_atomically(&files.page_path(2, 0, "png"), b"orphan").unwrap();
         fs::write(files.book_partial_path(1, 77), b"stale").unwrap();
-        fs::write(files.page_path(1, 1, "png").with_extension("png.1234.tmp.part"), b"torn").unwrap();
+        fs::write(
+            files
+                .page_path(1, 1, "png")
+                .with_extension("png.1234.tmp.part"),
+            b"torn",
+        )
+        .unwrap();
         let known: HashSet<i64> = [1].into();
         let removed = files.collect_orphans(&known, &HashSet::new()).unwrap();
         assert_eq!(removed.len(), 3, "{removed:?}");

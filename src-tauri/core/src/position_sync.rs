@@ -25,17 +25,17 @@ use serde_json::{json, Value};
 use url::Url;
 
 use crate::book_downloads::DownloadRequestError;
-use crate::epub_positions::{self, EpubPosition, EpubPositionError};
 use crate::books::{self, Book, BookFormat};
 use crate::credentials::Credentials;
+use crate::epub_positions::{self, EpubPosition, EpubPositionError};
+use crate::error::Result;
 use crate::http_fetch::{FetchError, HttpClient, ServerAccess};
+use crate::komga;
 use crate::opds::BookEntry;
 use crate::servers;
 use crate::store::Store;
-use crate::error::Result;
-use crate::komga;
-use crate::timestamps::{format_rfc3339, parse_rfc3339};
 use crate::store::StoreError;
+use crate::timestamps::{format_rfc3339, parse_rfc3339};
 
 /// The media type of a progression document.
 pub const PROGRESSION_TYPE: &str = "application/vnd.readium.progression+json";
@@ -119,7 +119,12 @@ pub fn record(store: &Store, book_id: i64, page: i64) -> Result<()> {
 /// Saves where the reader is in an EPUB (the newest save wins) and, in the same transaction,
 /// queues it for the book's progression document when it has one and for the KOReader sync
 /// server (see [`crate::kosync`]).
-pub fn record_epub(store: &Store, book_id: i64, cfi: &str, fraction: f64) -> std::result::Result<EpubPosition, EpubPositionError> {
+pub fn record_epub(
+    store: &Store,
+    book_id: i64,
+    cfi: &str,
+    fraction: f64,
+) -> std::result::Result<EpubPosition, EpubPositionError> {
     epub_positions::check(cfi, fraction)?;
     let book = match books::get(store, book_id) {
         Ok(book) => book,
@@ -136,7 +141,11 @@ pub fn record_epub(store: &Store, book_id: i64, cfi: &str, fraction: f64) -> std
         }
         Ok::<_, StoreError>(())
     })?;
-    Ok(EpubPosition { cfi: cfi.to_string(), fraction, updated_at_ms: now })
+    Ok(EpubPosition {
+        cfi: cfi.to_string(),
+        fraction,
+        updated_at_ms: now,
+    })
 }
 
 /// Queues a position in the outbox inside the caller's transaction, replacing the book's row.
@@ -201,7 +210,11 @@ pub fn pending(store: &Store) -> Result<Vec<Pending>> {
 /// Sends every queued position to its server, one request at a time through the server's slot.
 /// Sent rows are deleted (unless a newer save replaced them meanwhile); failures stay with their
 /// reason. Servers whose downloads are paused (authentication needed) are skipped.
-pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) -> Result<FlushReport> {
+pub async fn flush(
+    store: &Store,
+    http: &HttpClient,
+    credentials: &Credentials,
+) -> Result<FlushReport> {
     let mut report = FlushReport::default();
     let mut accesses: HashMap<i64, Option<ServerAccess>> = HashMap::new();
     for row in pending(store)? {
@@ -218,7 +231,9 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
             Some(known) => known.clone(),
             None => {
                 let loaded = match servers::get(store, book.server_id) {
-                    Ok(server) if server.paused_reason.is_none() => Some(ServerAccess::load(&server, credentials)?),
+                    Ok(server) if server.paused_reason.is_none() => {
+                        Some(ServerAccess::load(&server, credentials)?)
+                    }
                     Ok(_) => None,
                     Err(e) => return Err(e.into()),
                 };
@@ -231,13 +246,18 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
         if on_server_origin(link, &access).is_none() {
             // A feed may name any host (this machine, the LAN): positions go to the library's
             // own origin or nowhere.
-            tracing::warn!(book = row.book_id, "the position address is not on the server's origin; not sent");
+            tracing::warn!(
+                book = row.book_id,
+                "the position address is not on the server's origin; not sent"
+            );
             forget(store, row.book_id, row.updated_at_ms)?;
             continue;
         }
         let sent = match target {
             Target::Progression(link) => send(store, http, &access, &book, link, &row).await,
-            Target::ReadProgress(link) => send_read_progress(store, http, &access, &book, link, &row).await,
+            Target::ReadProgress(link) => {
+                send_read_progress(store, http, &access, &book, link, &row).await
+            }
         };
         match sent {
             Ok(None) => {
@@ -263,7 +283,9 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
         Ok(client) => match crate::kosync::flush(store, credentials, client).await {
             Ok(sent) => report.kosync = sent,
             Err(crate::kosync::KosyncError::Store(e)) => return Err(e.into()),
-            Err(e) => tracing::info!(cause = %e, "reading positions wait for the KOReader sync server"),
+            Err(e) => {
+                tracing::info!(cause = %e, "reading positions wait for the KOReader sync server")
+            }
         },
         Err(e) => tracing::info!(cause = %e, "no client for the KOReader sync server"),
     }
@@ -272,7 +294,9 @@ pub async fn flush(store: &Store, http: &HttpClient, credentials: &Credentials) 
 
 /// A position address, if it is on the server's own origin (scheme, host, port).
 fn on_server_origin(link: &str, access: &ServerAccess) -> Option<Url> {
-    Url::parse(link).ok().filter(|u| crate::http_fetch::same_origin(u, &access.origin))
+    Url::parse(link)
+        .ok()
+        .filter(|u| crate::http_fetch::same_origin(u, &access.origin))
 }
 
 /// Where a book's position is kept on its server.
@@ -311,21 +335,35 @@ async fn send_read_progress(
     link: &str,
     row: &Pending,
 ) -> Result<Option<ServerPosition>, FetchError> {
-    let url = Url::parse(link).map_err(|e| FetchError::Gone(format!("unusable read-progress address: {e}")))?;
+    let url = Url::parse(link)
+        .map_err(|e| FetchError::Gone(format!("unusable read-progress address: {e}")))?;
     // Komga's clock stamps what it is sent: only a position another device set since (a stamp
     // other than the echo of this device's last one) is compared, and the newer wins.
     if let Some(theirs) = fetch_read_progress(store, http, access, &url, book).await? {
-        if theirs.modified_ms > row.updated_at_ms && !is_echo(store, book.id, &theirs).map_err(FetchError::Store)? {
+        if theirs.modified_ms > row.updated_at_ms
+            && !is_echo(store, book.id, &theirs).map_err(FetchError::Store)?
+        {
             return Ok(Some(theirs));
         }
     }
     let page = row.page.unwrap_or(0);
     let body = komga::progress_body(page, book.page_count);
     let answer = http
-        .send_bytes(store, access, reqwest::Method::PATCH, &url, "application/json", body, MAX_PROGRESSION_BYTES)
+        .send_bytes(
+            store,
+            access,
+            reqwest::Method::PATCH,
+            &url,
+            "application/json",
+            body,
+            MAX_PROGRESSION_BYTES,
+        )
         .await?;
     if !answer.status.is_success() {
-        return Err(FetchError::Gone(format!("the server refused the reading position ({})", answer.status.as_u16())));
+        return Err(FetchError::Gone(format!(
+            "the server refused the reading position ({})",
+            answer.status.as_u16()
+        )));
     }
     // Remember the stamp Komga gave it, to know it when it comes back.
     if let Some(echo) = fetch_read_progress(store, http, access, &url, book).await? {
@@ -337,7 +375,13 @@ async fn send_read_progress(
 /// Whether Komga's position is the one this device sent last (by the stamp Komga gave it).
 fn is_echo(store: &Store, book_id: i64, theirs: &ServerPosition) -> Result<bool, StoreError> {
     let echo: Option<i64> = store
-        .read(|c| c.query_row("SELECT read_progress_echo_ms FROM books WHERE id = ?1", [book_id], |r| r.get(0)))
+        .read(|c| {
+            c.query_row(
+                "SELECT read_progress_echo_ms FROM books WHERE id = ?1",
+                [book_id],
+                |r| r.get(0),
+            )
+        })
         .map_err(|e| store.sql_error(e))?;
     Ok(theirs.source == PositionSource::ReadProgress && echo == Some(theirs.modified_ms))
 }
@@ -345,8 +389,11 @@ fn is_echo(store: &Store, book_id: i64, theirs: &ServerPosition) -> Result<bool,
 fn remember_echo(store: &Store, book_id: i64, stamp_ms: i64) -> Result<(), FetchError> {
     store
         .write(|tx| {
-            tx.execute("UPDATE books SET read_progress_echo_ms = ?2 WHERE id = ?1", params![book_id, stamp_ms])
-                .map_err(|e| store.sql_error(e))
+            tx.execute(
+                "UPDATE books SET read_progress_echo_ms = ?2 WHERE id = ?1",
+                params![book_id, stamp_ms],
+            )
+            .map_err(|e| store.sql_error(e))
         })
         .map_err(FetchError::Store)?;
     Ok(())
@@ -360,17 +407,26 @@ async fn fetch_read_progress(
     read_progress: &Url,
     book: &Book,
 ) -> Result<Option<ServerPosition>, FetchError> {
-    let Some(book_url) = komga::book_url(read_progress.as_str()).and_then(|u| Url::parse(u).ok()) else {
+    let Some(book_url) = komga::book_url(read_progress.as_str()).and_then(|u| Url::parse(u).ok())
+    else {
         return Ok(None);
     };
-    match http.get_bytes(store, access, &book_url, MAX_PROGRESSION_BYTES).await {
-        Ok(fetched) => Ok(komga::parse_book(&fetched.bytes, book.page_count).map(|(page, modified_ms)| ServerPosition {
-            page,
-            progression: book.page_count.filter(|c| *c > 0).map(|c| page as f64 / c as f64),
-            cfi: None,
-            modified_ms,
-            source: PositionSource::ReadProgress,
-        })),
+    match http
+        .get_bytes(store, access, &book_url, MAX_PROGRESSION_BYTES)
+        .await
+    {
+        Ok(fetched) => Ok(komga::parse_book(&fetched.bytes, book.page_count).map(
+            |(page, modified_ms)| ServerPosition {
+                page,
+                progression: book
+                    .page_count
+                    .filter(|c| *c > 0)
+                    .map(|c| page as f64 / c as f64),
+                cfi: None,
+                modified_ms,
+                source: PositionSource::ReadProgress,
+            },
+        )),
         Err(FetchError::Gone(_)) => Ok(None),
         Err(e) => Err(e),
     }
@@ -386,20 +442,34 @@ async fn send(
     link: &str,
     row: &Pending,
 ) -> Result<Option<ServerPosition>, FetchError> {
-    let url = Url::parse(link).map_err(|e| FetchError::Gone(format!("unusable progression address: {e}")))?;
+    let url = Url::parse(link)
+        .map_err(|e| FetchError::Gone(format!("unusable progression address: {e}")))?;
     let body = locator_document(store, row)?;
     let mut retried = false;
     loop {
-        let answer = http.put_bytes(store, access, &url, PROGRESSION_TYPE, body.clone(), MAX_PROGRESSION_BYTES).await?;
+        let answer = http
+            .put_bytes(
+                store,
+                access,
+                &url,
+                PROGRESSION_TYPE,
+                body.clone(),
+                MAX_PROGRESSION_BYTES,
+            )
+            .await?;
         if answer.status != StatusCode::CONFLICT {
             return Ok(None);
         }
         // The newest wins: look at the server's and keep whichever is newer.
         let theirs = fetch(store, http, access, &url, book).await?;
         match theirs {
-            Some(theirs) if theirs.modified_ms >= row.updated_at_ms || retried => return Ok(Some(theirs)),
+            Some(theirs) if theirs.modified_ms >= row.updated_at_ms || retried => {
+                return Ok(Some(theirs))
+            }
             None if retried => {
-                return Err(FetchError::Gone("the server refuses the reading position (409)".into()));
+                return Err(FetchError::Gone(
+                    "the server refuses the reading position (409)".into(),
+                ));
             }
             _ => retried = true,
         }
@@ -415,7 +485,10 @@ async fn fetch(
     url: &Url,
     book: &Book,
 ) -> Result<Option<ServerPosition>, FetchError> {
-    match http.get_bytes(store, access, url, MAX_PROGRESSION_BYTES).await {
+    match http
+        .get_bytes(store, access, url, MAX_PROGRESSION_BYTES)
+        .await
+    {
         Ok(fetched) => Ok(parse_locator(&fetched.bytes, book.page_count)),
         Err(FetchError::Gone(_)) => Ok(None),
         Err(e) => Err(e),
@@ -427,9 +500,18 @@ async fn fetch(
 /// progression document or Komga when the book has one, else from the catalog's `pse:lastRead`.
 /// A server that cannot be reached (or refuses) gives `None`: opening never waits on it beyond
 /// one request.
-pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials, book_id: i64) -> Result<Option<ServerPosition>> {
+pub async fn newest(
+    store: &Store,
+    http: &HttpClient,
+    credentials: &Credentials,
+    book_id: i64,
+) -> Result<Option<ServerPosition>> {
     let book = books::get(store, book_id)?;
-    let epub = if book.format == BookFormat::Epub { epub_positions::position(store, book_id)? } else { None };
+    let epub = if book.format == BookFormat::Epub {
+        epub_positions::position(store, book_id)?
+    } else {
+        None
+    };
     let local_ms = match &epub {
         Some(position) => Some(position.updated_at_ms),
         None if book.format == BookFormat::Epub => None,
@@ -440,10 +522,14 @@ pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials,
             let (Target::Progression(link) | Target::ReadProgress(link)) = target;
             let server = servers::get(store, book.server_id)?;
             let access = ServerAccess::load(&server, credentials)?;
-            let Some(url) = on_server_origin(link, &access) else { return Ok(None) };
+            let Some(url) = on_server_origin(link, &access) else {
+                return Ok(None);
+            };
             let fetched = match target {
                 Target::Progression(_) => fetch(store, http, &access, &url, &book).await,
-                Target::ReadProgress(_) => fetch_read_progress(store, http, &access, &url, &book).await,
+                Target::ReadProgress(_) => {
+                    fetch_read_progress(store, http, &access, &url, &book).await
+                }
             };
             match fetched {
                 Ok(theirs) => theirs,
@@ -488,17 +574,27 @@ pub async fn newest(store: &Store, http: &HttpClient, credentials: &Credentials,
         (None, BookFormat::Epub) => t.cfi.is_some() || t.progression.is_some_and(|f| f > 0.0),
         (None, _) => book.last_page != Some(t.page),
     };
-    let Some(theirs) = theirs else { return Ok(None) };
+    let Some(theirs) = theirs else {
+        return Ok(None);
+    };
     if is_echo(store, book_id, &theirs)? {
         return Ok(None);
     }
-    Ok(Some(theirs).filter(|t| local_ms.map_or(true, |local| t.modified_ms > local) && elsewhere(t)))
+    Ok(Some(theirs)
+        .filter(|t| local_ms.map_or(true, |local| t.modified_ms > local) && elsewhere(t)))
 }
 
 /// As [`newest`], and the server's newer position becomes this device's: a comic's last page,
 /// an EPUB's CFI (a position given only as a fraction is left to the reader to find).
-pub async fn take_newer(store: &Store, http: &HttpClient, credentials: &Credentials, book_id: i64) -> Result<Option<ServerPosition>> {
-    let Some(theirs) = newest(store, http, credentials, book_id).await? else { return Ok(None) };
+pub async fn take_newer(
+    store: &Store,
+    http: &HttpClient,
+    credentials: &Credentials,
+    book_id: i64,
+) -> Result<Option<ServerPosition>> {
+    let Some(theirs) = newest(store, http, credentials, book_id).await? else {
+        return Ok(None);
+    };
     let book = books::get(store, book_id)?;
     adopt(store, &book, &theirs)?;
     Ok(Some(theirs))
@@ -508,7 +604,9 @@ pub async fn take_newer(store: &Store, http: &HttpClient, credentials: &Credenti
 pub fn remember_page_stream(store: &Store, book_id: i64, entry: &BookEntry) -> Result<()> {
     let stream = entry.stream.as_ref();
     let last_read = stream.and_then(|s| s.last_read).map(i64::from);
-    let when = stream.and_then(|s| s.last_read_date.as_deref()).and_then(parse_rfc3339);
+    let when = stream
+        .and_then(|s| s.last_read_date.as_deref())
+        .and_then(parse_rfc3339);
     store.write(|tx| {
         tx.execute(
             "UPDATE books SET pse_last_read = ?2, pse_last_read_ms = ?3 WHERE id = ?1",
@@ -522,13 +620,17 @@ pub fn remember_page_stream(store: &Store, book_id: i64, entry: &BookEntry) -> R
 fn page_stream_position(store: &Store, book: &Book) -> Result<Option<ServerPosition>> {
     let found: Option<(Option<i64>, Option<i64>)> = store
         .read(|c| {
-            c.query_row("SELECT pse_last_read, pse_last_read_ms FROM books WHERE id = ?1", [book.id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            c.query_row(
+                "SELECT pse_last_read, pse_last_read_ms FROM books WHERE id = ?1",
+                [book.id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()
         })
         .map_err(|e| store.sql_error(e))?;
-    let Some((Some(shown), when)) = found else { return Ok(None) };
+    let Some((Some(shown), when)) = found else {
+        return Ok(None);
+    };
     let page = (shown - book.page_base).max(0);
     let page = match book.page_count {
         Some(count) if count > 0 => page.min(count - 1),
@@ -538,7 +640,10 @@ fn page_stream_position(store: &Store, book: &Book) -> Result<Option<ServerPosit
     let modified_ms = when.unwrap_or(i64::MIN);
     Ok(Some(ServerPosition {
         page,
-        progression: book.page_count.filter(|c| *c > 0).map(|c| page as f64 / c as f64),
+        progression: book
+            .page_count
+            .filter(|c| *c > 0)
+            .map(|c| page as f64 / c as f64),
         cfi: None,
         modified_ms,
         source: PositionSource::PageStream,
@@ -605,11 +710,19 @@ fn note_failure(store: &Store, book_id: i64, updated_at_ms: i64, reason: &str) -
 /// This installation's device id for progression documents, made on first use.
 fn device_id(store: &Store) -> Result<String, FetchError> {
     store.write(|tx| {
-        let fresh = Value::String(format!("urn:carrel:device:{:016x}", rand::random::<u64>())).to_string();
-        tx.execute("INSERT OR IGNORE INTO settings (key, value) VALUES ('device_id', ?1)", [fresh])
-            .map_err(|e| store.sql_error(e))?;
+        let fresh =
+            Value::String(format!("urn:carrel:device:{:016x}", rand::random::<u64>())).to_string();
+        tx.execute(
+            "INSERT OR IGNORE INTO settings (key, value) VALUES ('device_id', ?1)",
+            [fresh],
+        )
+        .map_err(|e| store.sql_error(e))?;
         let value: String = tx
-            .query_row("SELECT value FROM settings WHERE key = 'device_id'", [], |r| r.get(0))
+            .query_row(
+                "SELECT value FROM settings WHERE key = 'device_id'",
+                [],
+                |r| r.get(0),
+            )
             .map_err(|e| store.sql_error(e))?;
         Ok(serde_json::from_str::<String>(&value).unwrap_or(value))
     })
@@ -642,7 +755,10 @@ pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosi
     let doc: Value = serde_json::from_slice(bytes).ok()?;
     let modified_ms = parse_rfc3339(doc.get("modified")?.as_str()?)?;
     let locations = doc.get("locator")?.get("locations")?;
-    let progression = locations.get("totalProgression").and_then(Value::as_f64).filter(|p| (0.0..=1.0).contains(p));
+    let progression = locations
+        .get("totalProgression")
+        .and_then(Value::as_f64)
+        .filter(|p| (0.0..=1.0).contains(p));
     let cfi = locations
         .get("fragments")
         .and_then(Value::as_array)
@@ -655,7 +771,11 @@ pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosi
         .find(|f| epub_positions::valid_cfi(f) && f.contains('!'))
         .map(str::to_owned);
     let count = page_count.filter(|c| *c > 0);
-    let page = match (locations.get("position").and_then(Value::as_i64), progression, count) {
+    let page = match (
+        locations.get("position").and_then(Value::as_i64),
+        progression,
+        count,
+    ) {
         (Some(position), _, _) => position.saturating_sub(1),
         (None, Some(p), Some(c)) => (p * c as f64).floor() as i64,
         (None, _, _) if cfi.is_some() || (progression.is_some() && page_count.is_none()) => 0,
@@ -686,9 +806,15 @@ mod tests {
         let by_fraction = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"totalProgression":0.5}}}"#;
         assert_eq!(parse_locator(by_fraction, Some(20)).unwrap().page, 10);
         let epub = parse_locator(by_fraction, None).unwrap();
-        assert_eq!((epub.page, epub.progression, epub.cfi), (0, Some(0.5), None));
+        assert_eq!(
+            (epub.page, epub.progression, epub.cfi),
+            (0, Some(0.5), None)
+        );
         let with_cfi = br##"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"totalProgression":0.25,"fragments":["t=1","#epubcfi(/6/8!/4/2/1:10)"]}}}"##;
-        assert_eq!(parse_locator(with_cfi, None).unwrap().cfi.as_deref(), Some("epubcfi(/6/8!/4/2/1:10)"));
+        assert_eq!(
+            parse_locator(with_cfi, None).unwrap().cfi.as_deref(),
+            Some("epubcfi(/6/8!/4/2/1:10)")
+        );
         let hostile = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"fragments":["epubcfi(/6/8\n)"]}}}"#;
         assert_eq!(parse_locator(hostile, None), None);
         assert_eq!(parse_locator(b"{}", Some(3)), None);

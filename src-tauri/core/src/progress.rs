@@ -42,11 +42,33 @@ impl BookProgress {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum DownloadEvent {
-    TaskStarted { task_id: i64, book_id: i64, kind: TaskKind, position: i64 },
+    TaskStarted {
+        task_id: i64,
+        book_id: i64,
+        kind: TaskKind,
+        position: i64,
+    },
     /// Bytes of the task in flight so far (whole files; throttled by the executor).
-    TaskBytes { task_id: i64, book_id: i64, bytes: u64, total: Option<u64> },
-    TaskDone { task_id: i64, book_id: i64, kind: TaskKind, position: i64, bytes: u64 },
-    TaskFailed { task_id: i64, book_id: i64, kind: TaskKind, reason: String, will_retry: bool },
+    TaskBytes {
+        task_id: i64,
+        book_id: i64,
+        bytes: u64,
+        total: Option<u64>,
+    },
+    TaskDone {
+        task_id: i64,
+        book_id: i64,
+        kind: TaskKind,
+        position: i64,
+        bytes: u64,
+    },
+    TaskFailed {
+        task_id: i64,
+        book_id: i64,
+        kind: TaskKind,
+        reason: String,
+        will_retry: bool,
+    },
     Book(BookProgress),
     BookStored(BookProgress),
     State(ExecutorState),
@@ -74,13 +96,19 @@ pub struct RecordingSink {
 
 impl RecordingSink {
     pub fn events(&self) -> Vec<DownloadEvent> {
-        self.events.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 
 impl ProgressSink for RecordingSink {
     fn report(&self, event: DownloadEvent) {
-        self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+        self.events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(event);
     }
 }
 

@@ -48,7 +48,9 @@ pub struct Discovered {
 impl Discovered {
     /// "Codex, OPDS 1.2 at /opds/v1.2/".
     pub fn describe(&self) -> String {
-        let path = Url::parse(&self.catalog_url).map(|u| u.path().to_owned()).unwrap_or_else(|_| self.catalog_url.clone());
+        let path = Url::parse(&self.catalog_url)
+            .map(|u| u.path().to_owned())
+            .unwrap_or_else(|_| self.catalog_url.clone());
         match &self.server_kind {
             Some(kind) => format!("{kind}, OPDS {} at {path}", self.opds_version),
             None => format!("OPDS {} at {path}", self.opds_version),
@@ -93,8 +95,15 @@ impl DiscoveryError {
 
 /// What an answer was.
 enum Answer {
-    Catalog { url: Url, version: &'static str, body: String },
-    Page { url: Url, body: String },
+    Catalog {
+        url: Url,
+        version: &'static str,
+        body: String,
+    },
+    Page {
+        url: Url,
+        body: String,
+    },
     Other,
 }
 
@@ -146,7 +155,9 @@ pub async fn discover(
     };
     if let Some((page_url, body)) = &page {
         for href in alternate_links(body) {
-            let Ok(url) = page_url.join(&href) else { continue };
+            let Ok(url) = page_url.join(&href) else {
+                continue;
+            };
             if let Ok(Answer::Catalog { url, version, body }) = fetch(url).await {
                 return Ok(found(url, version, &body, "web page"));
             }
@@ -164,23 +175,34 @@ pub async fn discover(
 
 fn parse_address(address: &str) -> Result<Url, DiscoveryError> {
     let trimmed = address.trim();
-    let with_scheme = if trimmed.contains("://") { trimmed.to_owned() } else { format!("http://{trimmed}") };
-    let url = Url::parse(&with_scheme).map_err(|e| DiscoveryError::InvalidAddress(format!("{trimmed}: {e}")))?;
+    let with_scheme = if trimmed.contains("://") {
+        trimmed.to_owned()
+    } else {
+        format!("http://{trimmed}")
+    };
+    let url = Url::parse(&with_scheme)
+        .map_err(|e| DiscoveryError::InvalidAddress(format!("{trimmed}: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return Err(DiscoveryError::InvalidAddress(trimmed.to_owned()));
     }
     Ok(url)
 }
 
-async fn fetch_one(client: &reqwest::Client, url: Url, username: Option<&str>, secret: Option<&Secret>) -> Result<Answer, DiscoveryError> {
+async fn fetch_one(
+    client: &reqwest::Client,
+    url: Url,
+    username: Option<&str>,
+    secret: Option<&Secret>,
+) -> Result<Answer, DiscoveryError> {
     let mut request = client.get(url.clone());
     if let (Some(user), Some(secret)) = (username, secret) {
         request = request.basic_auth(user, Some(secret.expose()));
     }
-    let response = request
-        .send()
-        .await
-        .map_err(|e| DiscoveryError::Unreachable(crate::http_fetch::redact(&url) + ": " + &e.without_url().to_string()))?;
+    let response = request.send().await.map_err(|e| {
+        DiscoveryError::Unreachable(
+            crate::http_fetch::redact(&url) + ": " + &e.without_url().to_string(),
+        )
+    })?;
     if !response.status().is_success() {
         return Ok(Answer::Other);
     }
@@ -196,14 +218,29 @@ async fn fetch_one(client: &reqwest::Client, url: Url, username: Option<&str>, s
         _ => return Ok(Answer::Other),
     };
     let head = body.trim_start();
-    if content_type.contains("opds+json") || (content_type.contains("json") && head.starts_with('{') && body.contains("\"navigation\"")) {
-        return Ok(Answer::Catalog { url: final_url, version: "2.0", body });
+    if content_type.contains("opds+json")
+        || (content_type.contains("json")
+            && head.starts_with('{')
+            && body.contains("\"navigation\""))
+    {
+        return Ok(Answer::Catalog {
+            url: final_url,
+            version: "2.0",
+            body,
+        });
     }
     if (content_type.contains("atom") || content_type.contains("xml")) && body.contains("<feed") {
-        return Ok(Answer::Catalog { url: final_url, version: "1.2", body });
+        return Ok(Answer::Catalog {
+            url: final_url,
+            version: "1.2",
+            body,
+        });
     }
     if content_type.contains("html") {
-        return Ok(Answer::Page { url: final_url, body });
+        return Ok(Answer::Page {
+            url: final_url,
+            body,
+        });
     }
     Ok(Answer::Other)
 }
@@ -223,8 +260,12 @@ fn alternate_links(html: &str) -> Vec<String> {
         if !tag_lower.contains("alternate") {
             continue;
         }
-        let Some(href) = attribute(tag, "href") else { continue };
-        let kind = attribute(tag, "type").unwrap_or_default().to_ascii_lowercase();
+        let Some(href) = attribute(tag, "href") else {
+            continue;
+        };
+        let kind = attribute(tag, "type")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         if kind.contains("profile=opds-catalog") {
             atom.push(href);
         } else if kind.contains("application/opds+json") {
@@ -254,7 +295,9 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
         };
         let end = match quote {
             Some(q) => body.find(q)?,
-            None => body.find(|c: char| c.is_whitespace() || c == '/' || c == '>').unwrap_or(body.len()),
+            None => body
+                .find(|c: char| c.is_whitespace() || c == '/' || c == '>')
+                .unwrap_or(body.len()),
         };
         return Some(body[..end].replace("&amp;", "&"));
     }
@@ -263,10 +306,17 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
 
 fn found(url: Url, version: &str, body: &str, found_by: &str) -> Discovered {
     let head: String = body.chars().take(8192).collect();
-    let kind = ["Calibre-Web", "Codex", "Komga", "Kavita", "Stump", "calibre"]
-        .iter()
-        .find(|k| head.contains(*k))
-        .map(|k| k.to_string());
+    let kind = [
+        "Calibre-Web",
+        "Codex",
+        "Komga",
+        "Kavita",
+        "Stump",
+        "calibre",
+    ]
+    .iter()
+    .find(|k| head.contains(*k))
+    .map(|k| k.to_string());
     Discovered {
         catalog_url: url.to_string(),
         opds_version: version.to_owned(),
@@ -284,26 +334,44 @@ mod tests {
         let html = r#"<html><head><link rel="stylesheet" href="/s.css">
             <LINK rel="alternate" type="application/atom+xml;profile=opds-catalog;kind=navigation" href="/opds/v1.2/?a=1&amp;b=2" title="OPDS">
             <link rel='alternate' type='application/opds+json' href='/opds/v2.0/'></head></html>"#;
-        assert_eq!(alternate_links(html), ["/opds/v1.2/?a=1&b=2", "/opds/v2.0/"]);
+        assert_eq!(
+            alternate_links(html),
+            ["/opds/v1.2/?a=1&b=2", "/opds/v2.0/"]
+        );
         assert!(alternate_links("<html><link rel=alternate href=/rss></html>").is_empty());
     }
 
     #[test]
     fn a_bare_host_gets_http() {
-        assert_eq!(parse_address("nas:9810").unwrap().as_str(), "http://nas:9810/");
-        assert_eq!(parse_address("https://nas/").unwrap().as_str(), "https://nas/");
+        assert_eq!(
+            parse_address("nas:9810").unwrap().as_str(),
+            "http://nas:9810/"
+        );
+        assert_eq!(
+            parse_address("https://nas/").unwrap().as_str(),
+            "https://nas/"
+        );
         assert!(parse_address("ftp://nas").is_err());
     }
 
     #[test]
     fn what_was_found_is_said_plainly() {
-        let d = found(Url::parse("http://nas:9810/opds/v1.2/").unwrap(), "1.2", "<feed><title>Codex</title></feed>", "web page");
+        let d = found(
+            Url::parse("http://nas:9810/opds/v1.2/").unwrap(),
+            "1.2",
+            "<feed><title>Codex</title></feed>",
+            "web page",
+        );
         assert_eq!(d.describe(), "Codex, OPDS 1.2 at /opds/v1.2/");
     }
 
     fn fixture(behavior: fixture_server::Behavior) -> fixture_server::RunningServer {
-        fixture_server::Server::start(fixture_server::Config { books: 2, behavior, ..Default::default() })
-            .expect("the fixture server starts")
+        fixture_server::Server::start(fixture_server::Config {
+            books: 2,
+            behavior,
+            ..Default::default()
+        })
+        .expect("the fixture server starts")
     }
 
     #[tokio::test]
@@ -312,32 +380,62 @@ mod tests {
         let host_port = format!("127.0.0.1:{}", f.port());
         let d = discover(&host_port, None, None, false).await.unwrap();
         assert_eq!(d.catalog_url, f.url("/opds"));
-        assert_eq!((d.opds_version.as_str(), d.found_by.as_str()), ("1.2", "web page"));
+        assert_eq!(
+            (d.opds_version.as_str(), d.found_by.as_str()),
+            ("1.2", "web page")
+        );
         // The catalog's own address is taken as it is.
         let d = discover(&f.url("/opds"), None, None, false).await.unwrap();
-        assert_eq!((d.catalog_url.as_str(), d.found_by.as_str()), (f.url("/opds").as_str(), "address"));
+        assert_eq!(
+            (d.catalog_url.as_str(), d.found_by.as_str()),
+            (f.url("/opds").as_str(), "address")
+        );
     }
 
     #[tokio::test]
     async fn without_a_link_the_well_known_paths_are_tried() {
-        let f = fixture(fixture_server::Behavior { home_without_catalog_link: true, ..Default::default() });
+        let f = fixture(fixture_server::Behavior {
+            home_without_catalog_link: true,
+            ..Default::default()
+        });
         let d = discover(&f.base_url(), None, None, false).await.unwrap();
-        assert_eq!((d.catalog_url.as_str(), d.found_by.as_str()), (f.url("/opds").as_str(), "well-known path"));
+        assert_eq!(
+            (d.catalog_url.as_str(), d.found_by.as_str()),
+            (f.url("/opds").as_str(), "well-known path")
+        );
     }
 
     #[tokio::test]
     async fn a_locked_catalog_is_found_with_the_password_and_not_without() {
-        let f = fixture(fixture_server::Behavior { auth: Some("reader:pw".into()), ..Default::default() });
-        let err = discover(&f.url("/opds"), None, None, false).await.unwrap_err();
+        let f = fixture(fixture_server::Behavior {
+            auth: Some("reader:pw".into()),
+            ..Default::default()
+        });
+        let err = discover(&f.url("/opds"), None, None, false)
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), "no_catalog");
-        let d = discover(&f.url("/opds"), Some("reader"), Some(&Secret::new("pw")), false).await.unwrap();
+        let d = discover(
+            &f.url("/opds"),
+            Some("reader"),
+            Some(&Secret::new("pw")),
+            false,
+        )
+        .await
+        .unwrap();
         assert_eq!(d.catalog_url, f.url("/opds"));
     }
 
     #[tokio::test]
     async fn a_dead_address_says_so() {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let err = discover(&format!("127.0.0.1:{port}"), None, None, false).await.unwrap_err();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let err = discover(&format!("127.0.0.1:{port}"), None, None, false)
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), "unreachable");
     }
 }

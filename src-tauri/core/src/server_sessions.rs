@@ -25,7 +25,13 @@ use url::Url;
 use crate::credentials::{Credentials, Secret};
 
 /// The cookies that carry a session on the servers Carrel knows.
-const SESSION_COOKIES: &[&str] = &["sessionid", "KOMGA-SESSION", "SESSION", "remember-me", "session"];
+const SESSION_COOKIES: &[&str] = &[
+    "sessionid",
+    "KOMGA-SESSION",
+    "SESSION",
+    "remember-me",
+    "session",
+];
 
 /// A session, as kept in memory and (as JSON) in the secret store.
 #[derive(Clone, Serialize, Deserialize)]
@@ -38,7 +44,10 @@ struct Session {
 }
 
 fn fingerprint(secret: &Secret) -> String {
-    Sha256::digest(secret.expose().as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(secret.expose().as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Sessions per server id, shared by the clones of an [`crate::http_fetch::HttpClient`].
@@ -53,7 +62,9 @@ pub struct ServerSessions {
 
 impl std::fmt::Debug for ServerSessions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerSessions").field("servers", &self.lock().len()).finish()
+        f.debug_struct("ServerSessions")
+            .field("servers", &self.lock().len())
+            .finish()
     }
 }
 
@@ -66,7 +77,10 @@ pub struct SessionHeaders {
 impl ServerSessions {
     /// Sessions that outlive this process: kept in (and read back from) this secret store.
     pub fn keep_in(credentials: Arc<Credentials>) -> ServerSessions {
-        ServerSessions { store: Some(credentials), ..Default::default() }
+        ServerSessions {
+            store: Some(credentials),
+            ..Default::default()
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Session>> {
@@ -76,7 +90,12 @@ impl ServerSessions {
     /// The record another process (or an earlier run) kept, read once per server.
     fn load_kept(&self, server_id: i64) {
         let Some(store) = &self.store else { return };
-        if !self.looked.lock().unwrap_or_else(|p| p.into_inner()).insert(server_id) {
+        if !self
+            .looked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(server_id)
+        {
             return;
         }
         match store.get(&store.session_account(server_id)) {
@@ -84,16 +103,26 @@ impl ServerSessions {
                 Ok(session) => {
                     self.lock().entry(server_id).or_insert(session);
                 }
-                Err(_) => tracing::warn!(server = server_id, "a kept session could not be read; signing in again"),
+                Err(_) => tracing::warn!(
+                    server = server_id,
+                    "a kept session could not be read; signing in again"
+                ),
             },
             Ok(None) => {}
-            Err(e) => tracing::warn!(server = server_id, cause = %e, "kept sessions cannot be read; signing in with the password"),
+            Err(e) => {
+                tracing::warn!(server = server_id, cause = %e, "kept sessions cannot be read; signing in with the password")
+            }
         }
     }
 
     /// The session to send to `url` of server `server_id`, if one is kept for its origin and
     /// was won with `secret`.
-    pub fn for_request(&self, server_id: i64, url: &Url, secret: &Secret) -> Option<SessionHeaders> {
+    pub fn for_request(
+        &self,
+        server_id: i64,
+        url: &Url,
+        secret: &Secret,
+    ) -> Option<SessionHeaders> {
         self.load_kept(server_id);
         let mut table = self.lock();
         let session = table.get(&server_id)?;
@@ -120,7 +149,9 @@ impl ServerSessions {
             .filter_map(|v| v.to_str().ok())
             .filter_map(|v| v.split(';').next())
             .filter_map(|pair| pair.trim().split_once('='))
-            .filter(|(name, value)| !value.is_empty() && SESSION_COOKIES.iter().any(|s| s.eq_ignore_ascii_case(name)))
+            .filter(|(name, value)| {
+                !value.is_empty() && SESSION_COOKIES.iter().any(|s| s.eq_ignore_ascii_case(name))
+            })
             .map(|(name, value)| format!("{name}={value}"))
             .collect();
         let auth_token = headers
@@ -164,10 +195,18 @@ impl ServerSessions {
 impl SessionHeaders {
     /// Adds the session to a request.
     pub fn apply(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        if let Some(c) = self.cookie.as_deref().and_then(|c| HeaderValue::from_str(c).ok()) {
+        if let Some(c) = self
+            .cookie
+            .as_deref()
+            .and_then(|c| HeaderValue::from_str(c).ok())
+        {
             request = request.header(header::COOKIE, c);
         }
-        if let Some(t) = self.auth_token.as_deref().and_then(|t| HeaderValue::from_str(t).ok()) {
+        if let Some(t) = self
+            .auth_token
+            .as_deref()
+            .and_then(|t| HeaderValue::from_str(t).ok())
+        {
             request = request.header("x-auth-token", t);
         }
         request

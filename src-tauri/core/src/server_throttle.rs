@@ -42,7 +42,12 @@ enum TryTake {
     Wait(Duration),
 }
 
-fn try_take(store: &Store, server_id: i64, holder: &str, min_interval_ms: i64) -> Result<TryTake, StoreError> {
+fn try_take(
+    store: &Store,
+    server_id: i64,
+    holder: &str,
+    min_interval_ms: i64,
+) -> Result<TryTake, StoreError> {
     let now = store.now_ms();
     store.write(|tx| {
         let row: Option<(Option<String>, i64, i64)> = tx
@@ -90,14 +95,27 @@ fn process_holder() -> &'static str {
 }
 
 /// Waits for the server's slot (and its minimum interval) and takes it.
-pub async fn acquire(store: &Store, server_id: i64, min_interval_ms: i64) -> Result<SlotGuard, StoreError> {
-    let holder = format!("{}/{}", process_holder(), NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
+pub async fn acquire(
+    store: &Store,
+    server_id: i64,
+    min_interval_ms: i64,
+) -> Result<SlotGuard, StoreError> {
+    let holder = format!(
+        "{}/{}",
+        process_holder(),
+        NEXT_REQUEST.fetch_add(1, Ordering::Relaxed)
+    );
     loop {
         let s = store.clone();
         let h = holder.clone();
-        let outcome = tokio::task::spawn_blocking(move || try_take(&s, server_id, &h, min_interval_ms))
-            .await
-            .unwrap_or_else(|e| Err(StoreError::Sqlite(rusqlite::Error::ToSqlConversionFailure(Box::new(e)))))?;
+        let outcome =
+            tokio::task::spawn_blocking(move || try_take(&s, server_id, &h, min_interval_ms))
+                .await
+                .unwrap_or_else(|e| {
+                    Err(StoreError::Sqlite(rusqlite::Error::ToSqlConversionFailure(
+                        Box::new(e),
+                    )))
+                })?;
         match outcome {
             TryTake::Taken => {
                 return Ok(SlotGuard {
@@ -188,21 +206,39 @@ mod tests {
     #[test]
     fn one_request_at_a_time_until_the_slot_expires() {
         let (_t, clock, store, server) = store_with_server();
-        assert!(matches!(try_take(&store, server, "other[pid 1@elsewhere]#1/1", 0).unwrap(), TryTake::Taken));
-        assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Wait(_)));
+        assert!(matches!(
+            try_take(&store, server, "other[pid 1@elsewhere]#1/1", 0).unwrap(),
+            TryTake::Taken
+        ));
+        assert!(matches!(
+            try_take(&store, server, "mine", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
         clock.advance_ms(SLOT_TTL_MS + 1);
-        assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Taken));
+        assert!(matches!(
+            try_take(&store, server, "mine", 0).unwrap(),
+            TryTake::Taken
+        ));
     }
 
     #[test]
     fn a_clock_set_back_does_not_hold_the_slot_until_it_catches_up() {
         let (_t, clock, store, server) = store_with_server();
-        assert!(matches!(try_take(&store, server, "other[pid 1@elsewhere]#1/1", 60_000).unwrap(), TryTake::Taken));
+        assert!(matches!(
+            try_take(&store, server, "other[pid 1@elsewhere]#1/1", 60_000).unwrap(),
+            TryTake::Taken
+        ));
         clock.set_ms(1_000_000 - 3_600_000);
         // The slot's expiry now lies beyond any slot's lifetime, and the interval's start in the future.
-        assert!(matches!(try_take(&store, server, "mine", 60_000).unwrap(), TryTake::Taken));
+        assert!(matches!(
+            try_take(&store, server, "mine", 60_000).unwrap(),
+            TryTake::Taken
+        ));
         // From here on, time counts again from the new clock.
-        assert!(matches!(try_take(&store, server, "next", 0).unwrap(), TryTake::Wait(_)));
+        assert!(matches!(
+            try_take(&store, server, "next", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
     }
 
     #[test]
@@ -210,12 +246,24 @@ mod tests {
         let (_t, clock, store, server) = store_with_server();
         let dead = dead_holder();
         assert!(executor_lease::holder_is_dead(&dead));
-        assert!(matches!(try_take(&store, server, &dead, 0).unwrap(), TryTake::Taken));
-        assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Taken));
+        assert!(matches!(
+            try_take(&store, server, &dead, 0).unwrap(),
+            TryTake::Taken
+        ));
+        assert!(matches!(
+            try_take(&store, server, "mine", 0).unwrap(),
+            TryTake::Taken
+        ));
         // A request of a live process (this one) keeps its slot.
         clock.advance_ms(SLOT_TTL_MS + 1);
         let alive = format!("{}/1", process_holder());
-        assert!(matches!(try_take(&store, server, &alive, 0).unwrap(), TryTake::Taken));
-        assert!(matches!(try_take(&store, server, "mine", 0).unwrap(), TryTake::Wait(_)));
+        assert!(matches!(
+            try_take(&store, server, &alive, 0).unwrap(),
+            TryTake::Taken
+        ));
+        assert!(matches!(
+            try_take(&store, server, "mine", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
     }
 }

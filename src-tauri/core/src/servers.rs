@@ -38,9 +38,10 @@ pub enum ServerError {
 impl crate::Failure for ServerError {
     fn kind(&self) -> crate::ErrorKind {
         match self {
-            ServerError::EmptyName | ServerError::NameTooLong | ServerError::InvalidUrl(_) | ServerError::InvalidInterval => {
-                ErrorKind::InvalidInput
-            }
+            ServerError::EmptyName
+            | ServerError::NameTooLong
+            | ServerError::InvalidUrl(_)
+            | ServerError::InvalidInterval => ErrorKind::InvalidInput,
             ServerError::DuplicateName(_) => ErrorKind::Conflict,
             ServerError::NotFound(_) => ErrorKind::NotFound,
             ServerError::Store(_) => ErrorKind::Storage,
@@ -49,7 +50,9 @@ impl crate::Failure for ServerError {
 
     fn field(&self) -> Option<crate::ErrorField> {
         match self {
-            ServerError::EmptyName | ServerError::NameTooLong | ServerError::DuplicateName(_) => Some(crate::ErrorField::Name),
+            ServerError::EmptyName | ServerError::NameTooLong | ServerError::DuplicateName(_) => {
+                Some(crate::ErrorField::Name)
+            }
             ServerError::InvalidUrl(_) => Some(crate::ErrorField::Url),
             ServerError::InvalidInterval => Some(crate::ErrorField::MinIntervalMs),
             ServerError::NotFound(_) | ServerError::Store(_) => None,
@@ -144,10 +147,14 @@ pub fn validate(input: &NewServer) -> Result<ValidServer, ServerError> {
 pub fn validate_url(raw: &str) -> Result<Url, ServerError> {
     let raw = raw.trim();
     if raw.is_empty() {
-        return Err(ServerError::InvalidUrl("enter the address of the server's OPDS catalog".into()));
+        return Err(ServerError::InvalidUrl(
+            "enter the address of the server's OPDS catalog".into(),
+        ));
     }
     let url = Url::parse(raw).map_err(|_| {
-        ServerError::InvalidUrl("this is not a web address; it should look like https://books.example.org/opds".into())
+        ServerError::InvalidUrl(
+            "this is not a web address; it should look like https://books.example.org/opds".into(),
+        )
     })?;
     match url.scheme() {
         "http" | "https" => {}
@@ -158,7 +165,9 @@ pub fn validate_url(raw: &str) -> Result<Url, ServerError> {
         }
     }
     if url.host_str().map_or(true, str::is_empty) {
-        return Err(ServerError::InvalidUrl("the address has no server name".into()));
+        return Err(ServerError::InvalidUrl(
+            "the address has no server name".into(),
+        ));
     }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(ServerError::InvalidUrl(
@@ -222,18 +231,27 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
 pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
     store.read(|c| {
         let mut stmt = c
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM servers ORDER BY name COLLATE NOCASE"))
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM servers ORDER BY name COLLATE NOCASE"
+            ))
             .map_err(|e| store.sql_error(e))?;
-        let rows = stmt.query_map([], from_row).map_err(|e| store.sql_error(e))?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(|e| store.sql_error(e).into())
+        let rows = stmt
+            .query_map([], from_row)
+            .map_err(|e| store.sql_error(e))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| store.sql_error(e).into())
     })
 }
 
 pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
     store
         .read(|c| {
-            c.query_row(&format!("SELECT {COLUMNS} FROM servers WHERE name = ?1"), [name], from_row)
-                .optional()
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM servers WHERE name = ?1"),
+                [name],
+                from_row,
+            )
+            .optional()
         })
         .map_err(|e| store.sql_error(e))?
         .ok_or_else(|| ServerError::NotFound(name.to_owned()))
@@ -241,7 +259,14 @@ pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
 
 pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
     store
-        .read(|c| c.query_row(&format!("SELECT {COLUMNS} FROM servers WHERE id = ?1"), [id], from_row).optional())
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM servers WHERE id = ?1"),
+                [id],
+                from_row,
+            )
+            .optional()
+        })
         .map_err(|e| store.sql_error(e))?
         .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
 }
@@ -249,15 +274,24 @@ pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
 /// How many servers are paused (the executor watches this to wake when one resumes).
 pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
     store
-        .read(|c| c.query_row("SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL", [], |r| r.get(0)))
+        .read(|c| {
+            c.query_row(
+                "SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+        })
         .map_err(|e| store.sql_error(e))
 }
 
 /// Pauses downloads from a server (`Some(reason)`) or resumes them (`None`).
 pub fn set_paused(store: &Store, id: i64, reason: Option<&str>) -> Result<(), StoreError> {
     store.write(|tx| {
-        tx.execute("UPDATE servers SET paused_reason = ?2 WHERE id = ?1", params![id, reason])
-            .map_err(|e| store.sql_error(e))?;
+        tx.execute(
+            "UPDATE servers SET paused_reason = ?2 WHERE id = ?1",
+            params![id, reason],
+        )
+        .map_err(|e| store.sql_error(e))?;
         Ok(())
     })
 }
@@ -269,7 +303,10 @@ pub fn set_min_interval(store: &Store, name: &str, interval_ms: i64) -> Result<(
     }
     store.write(|tx| {
         let n = tx
-            .execute("UPDATE servers SET min_interval_ms = ?2 WHERE name = ?1", params![name, interval_ms])
+            .execute(
+                "UPDATE servers SET min_interval_ms = ?2 WHERE name = ?1",
+                params![name, interval_ms],
+            )
             .map_err(|e| store.sql_error(e))?;
         if n == 0 {
             return Err(ServerError::NotFound(name.to_owned()));
@@ -395,10 +432,14 @@ pub fn resume(store: &Store, id: i64) -> Result<(), ServerError> {
 /// Removes a server by name and returns what was removed.
 pub fn remove(store: &Store, id: i64) -> Result<Server, ServerError> {
     store.write(|tx| {
-        tx.query_row(&format!("DELETE FROM servers WHERE id = ?1 RETURNING {COLUMNS}"), [id], from_row)
-            .optional()
-            .map_err(|e| store.sql_error(e))?
-            .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+        tx.query_row(
+            &format!("DELETE FROM servers WHERE id = ?1 RETURNING {COLUMNS}"),
+            [id],
+            from_row,
+        )
+        .optional()
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
     })
 }
 
@@ -424,7 +465,11 @@ pub fn add_with_secret(
 /// Removes a server with everything it brought: its password first (a secret is never left
 /// behind a removed server), then its row (its books and downloads go with it), then the
 /// files of its books and their kept covers.
-pub fn remove_with_secret(store: &Store, credentials: &Credentials, id: i64) -> Result<Server, crate::Error> {
+pub fn remove_with_secret(
+    store: &Store,
+    credentials: &Credentials,
+    id: i64,
+) -> Result<Server, crate::Error> {
     let server = get(store, id)?;
     credentials.delete(&credentials.server_account(server.id))?;
     credentials.delete(&credentials.session_account(server.id))?;
@@ -473,9 +518,19 @@ mod tests {
 
     #[test]
     fn rejects_what_is_not_a_catalog_address() {
-        for bad in ["not a url", "", "   ", "ftp://example.org/opds", "file:///etc/passwd", "https://user:pw@example.org/"] {
+        for bad in [
+            "not a url",
+            "",
+            "   ",
+            "ftp://example.org/opds",
+            "file:///etc/passwd",
+            "https://user:pw@example.org/",
+        ] {
             let err = validate(&input("Home", bad)).unwrap_err();
-            assert!(matches!(err, ServerError::InvalidUrl(_)), "{bad:?} gave {err:?}");
+            assert!(
+                matches!(err, ServerError::InvalidUrl(_)),
+                "{bad:?} gave {err:?}"
+            );
         }
     }
 
@@ -493,20 +548,33 @@ mod tests {
         assert_eq!(v.name, "Home");
         assert_eq!(v.url.as_str(), "http://127.0.0.1:8080/opds");
         assert_eq!(v.username, None);
-        assert!(!v.trust_self_signed, "certificates are checked unless the reader says otherwise");
+        assert!(
+            !v.trust_self_signed,
+            "certificates are checked unless the reader says otherwise"
+        );
     }
 
     #[test]
     fn empty_or_long_names_are_refused() {
-        assert!(matches!(validate(&input(" ", "http://a/")), Err(ServerError::EmptyName)));
+        assert!(matches!(
+            validate(&input(" ", "http://a/")),
+            Err(ServerError::EmptyName)
+        ));
         let long = "x".repeat(MAX_NAME_CHARS + 1);
-        assert!(matches!(validate(&input(&long, "http://a/")), Err(ServerError::NameTooLong)));
+        assert!(matches!(
+            validate(&input(&long, "http://a/")),
+            Err(ServerError::NameTooLong)
+        ));
     }
 
     #[test]
     fn add_list_remove_round_trip() {
         let (_t, s) = store();
-        let a = add(&s, &input("Komga", "https://komga.example.org/opds/v1.2/catalog")).unwrap();
+        let a = add(
+            &s,
+            &input("Komga", "https://komga.example.org/opds/v1.2/catalog"),
+        )
+        .unwrap();
         add(&s, &input("calibre", "http://calibre.lan/opds")).unwrap();
         assert_eq!(a.created_at_ms, 42);
         let names: Vec<_> = list(&s).unwrap().into_iter().map(|s| s.name).collect();
@@ -516,7 +584,10 @@ mod tests {
             Err(ServerError::DuplicateName(_))
         ));
         assert_eq!(remove(&s, a.id).unwrap().id, a.id);
-        assert!(matches!(get_by_name(&s, "Komga"), Err(ServerError::NotFound(_))));
+        assert!(matches!(
+            get_by_name(&s, "Komga"),
+            Err(ServerError::NotFound(_))
+        ));
         assert!(matches!(remove(&s, a.id), Err(ServerError::NotFound(_))));
     }
 
@@ -524,15 +595,35 @@ mod tests {
     fn a_password_goes_to_the_secret_store_never_to_sqlite() {
         let (t, s) = store();
         let creds = Credentials::file_only(s.data_dir(), "test");
-        let new = NewServer { username: Some("reader".into()), ..input("Home", "http://127.0.0.1:1/opds") };
-        let server = add_with_secret(&s, &creds, &new, Some(&Secret::new("correct horse battery"))).unwrap();
-        assert_eq!(secret(&creds, &server).unwrap().unwrap().expose(), "correct horse battery");
+        let new = NewServer {
+            username: Some("reader".into()),
+            ..input("Home", "http://127.0.0.1:1/opds")
+        };
+        let server = add_with_secret(
+            &s,
+            &creds,
+            &new,
+            Some(&Secret::new("correct horse battery")),
+        )
+        .unwrap();
+        assert_eq!(
+            secret(&creds, &server).unwrap().unwrap().expose(),
+            "correct horse battery"
+        );
         drop(s);
         for entry in std::fs::read_dir(t.path()).unwrap() {
             let path = entry.unwrap().path();
-            if path.file_name().unwrap().to_string_lossy().starts_with("carrel.db") {
+            if path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("carrel.db")
+            {
                 let bytes = std::fs::read(&path).unwrap();
-                assert!(!bytes.windows(7).any(|w| w == b"correct"), "password found in {path:?}");
+                assert!(
+                    !bytes.windows(7).any(|w| w == b"correct"),
+                    "password found in {path:?}"
+                );
             }
         }
         let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(0))).unwrap();
@@ -547,42 +638,90 @@ mod tests {
         let home = add_with_secret(
             &s,
             &creds,
-            &NewServer { username: Some("me".into()), min_interval_ms: Some(250), ..input("Home", "http://a/opds") },
+            &NewServer {
+                username: Some("me".into()),
+                min_interval_ms: Some(250),
+                ..input("Home", "http://a/opds")
+            },
             Some(&Secret::new("old")),
         )
         .unwrap();
         add(&s, &input("Other", "http://b/opds")).unwrap();
         assert!(matches!(
-            update_with_secret(&s, &creds, home.id, &input("Other", "http://a/opds"), &PasswordChange::Forget),
+            update_with_secret(
+                &s,
+                &creds,
+                home.id,
+                &input("Other", "http://a/opds"),
+                &PasswordChange::Forget
+            ),
             Err(crate::Error::Server(ServerError::DuplicateName(_)))
         ));
         assert!(matches!(
-            update_with_secret(&s, &creds, home.id, &input("Home", "ftp://a/"), &PasswordChange::Forget),
+            update_with_secret(
+                &s,
+                &creds,
+                home.id,
+                &input("Home", "ftp://a/"),
+                &PasswordChange::Forget
+            ),
             Err(crate::Error::Server(ServerError::InvalidUrl(_)))
         ));
-        assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "old", "a refused update changes nothing");
+        assert_eq!(
+            secret(&creds, &home).unwrap().unwrap().expose(),
+            "old",
+            "a refused update changes nothing"
+        );
         let renamed = update_with_secret(
             &s,
             &creds,
             home.id,
-            &NewServer { username: Some("me".into()), ..input(" Attic ", "http://a:8080/opds") },
+            &NewServer {
+                username: Some("me".into()),
+                ..input(" Attic ", "http://a:8080/opds")
+            },
             &PasswordChange::Keep,
         )
         .unwrap();
-        assert_eq!((renamed.name.as_str(), renamed.url.as_str()), ("Attic", "http://a:8080/opds"));
+        assert_eq!(
+            (renamed.name.as_str(), renamed.url.as_str()),
+            ("Attic", "http://a:8080/opds")
+        );
         assert_eq!(renamed.min_interval_ms, 250, "an absent interval is kept");
         assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "old");
-        update_with_secret(&s, &creds, home.id, &input("Attic", "http://a/opds"), &PasswordChange::from_field(Some("new".into())))
-            .unwrap();
+        update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &input("Attic", "http://a/opds"),
+            &PasswordChange::from_field(Some("new".into())),
+        )
+        .unwrap();
         assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "new");
-        update_with_secret(&s, &creds, home.id, &input("Attic", "http://a/opds"), &PasswordChange::from_field(Some(String::new())))
-            .unwrap();
+        update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &input("Attic", "http://a/opds"),
+            &PasswordChange::from_field(Some(String::new())),
+        )
+        .unwrap();
         assert_eq!(secret(&creds, &home).unwrap(), None);
         assert!(matches!(
-            update(&s, home.id, &NewServer { min_interval_ms: Some(60_001), ..input("Attic", "http://a/opds") }),
+            update(
+                &s,
+                home.id,
+                &NewServer {
+                    min_interval_ms: Some(60_001),
+                    ..input("Attic", "http://a/opds")
+                }
+            ),
             Err(ServerError::InvalidInterval)
         ));
-        assert!(matches!(update(&s, 999, &input("X", "http://x/")), Err(ServerError::NotFound(_))));
+        assert!(matches!(
+            update(&s, 999, &input("X", "http://x/")),
+            Err(ServerError::NotFound(_))
+        ));
         set_paused(&s, home.id, Some("authentication needed")).unwrap();
         resume(&s, home.id).unwrap();
         assert_eq!(get(&s, home.id).unwrap().paused_reason, None);
@@ -594,18 +733,48 @@ mod tests {
         let (_t, s) = store();
         let plain = add(&s, &input("Plain", "https://a.example.org/opds")).unwrap();
         assert!(!plain.trust_self_signed);
-        let own = add(&s, &NewServer { trust_self_signed: Some(true), ..input("Own", "https://nas.lan/opds") }).unwrap();
+        let own = add(
+            &s,
+            &NewServer {
+                trust_self_signed: Some(true),
+                ..input("Own", "https://nas.lan/opds")
+            },
+        )
+        .unwrap();
         assert!(own.trust_self_signed);
-        assert!(!get(&s, plain.id).unwrap().trust_self_signed, "one server's choice is not another's");
+        assert!(
+            !get(&s, plain.id).unwrap().trust_self_signed,
+            "one server's choice is not another's"
+        );
         let renamed = update(&s, own.id, &input("Own NAS", "https://nas.lan/opds")).unwrap();
-        assert!(renamed.trust_self_signed, "an absent choice keeps the current one");
-        let revoked = update(&s, own.id, &NewServer { trust_self_signed: Some(false), ..input("Own NAS", "https://nas.lan/opds") })
-            .unwrap();
+        assert!(
+            renamed.trust_self_signed,
+            "an absent choice keeps the current one"
+        );
+        let revoked = update(
+            &s,
+            own.id,
+            &NewServer {
+                trust_self_signed: Some(false),
+                ..input("Own NAS", "https://nas.lan/opds")
+            },
+        )
+        .unwrap();
         assert!(!revoked.trust_self_signed);
-        assert_eq!(list(&s).unwrap().iter().filter(|v| v.trust_self_signed).count(), 0);
+        assert_eq!(
+            list(&s)
+                .unwrap()
+                .iter()
+                .filter(|v| v.trust_self_signed)
+                .count(),
+            0
+        );
         let refused = s.write(|tx| {
-            tx.execute("UPDATE servers SET trust_self_signed = 2 WHERE id = ?1", [own.id])
-                .map_err(|e| s.sql_error(e))
+            tx.execute(
+                "UPDATE servers SET trust_self_signed = 2 WHERE id = ?1",
+                [own.id],
+            )
+            .map_err(|e| s.sql_error(e))
         });
         assert!(refused.is_err(), "the column holds a yes or a no only");
     }
@@ -615,23 +784,44 @@ mod tests {
         let (_t, s) = store();
         let creds = Credentials::file_only(s.data_dir(), "test");
         add(&s, &input("A", "http://a/")).unwrap();
-        let b = add_with_secret(&s, &creds, &input("B", "http://b/"), Some(&Secret::new("for b only"))).unwrap();
+        let b = add_with_secret(
+            &s,
+            &creds,
+            &input("B", "http://b/"),
+            Some(&Secret::new("for b only")),
+        )
+        .unwrap();
         remove_with_secret(&s, &creds, b.id).unwrap();
         let c = add(&s, &input("C", "http://c/")).unwrap();
         assert!(c.id > b.id, "{} reused", c.id);
-        assert_eq!(secret(&creds, &c).unwrap(), None, "B's password never reaches C");
+        assert_eq!(
+            secret(&creds, &c).unwrap(),
+            None,
+            "B's password never reaches C"
+        );
     }
 
     #[test]
     fn two_data_dirs_never_share_a_secret() {
         let t = tempfile::tempdir().unwrap();
-        let one = Store::open(&DataDir::new(t.path().join("one")), Arc::new(ManualClock::new(0))).unwrap();
-        let two = Store::open(&DataDir::new(t.path().join("two")), Arc::new(ManualClock::new(0))).unwrap();
+        let one = Store::open(
+            &DataDir::new(t.path().join("one")),
+            Arc::new(ManualClock::new(0)),
+        )
+        .unwrap();
+        let two = Store::open(
+            &DataDir::new(t.path().join("two")),
+            Arc::new(ManualClock::new(0)),
+        )
+        .unwrap();
         let c1 = Credentials::file_only(one.data_dir(), "test");
         let c2 = Credentials::file_only(two.data_dir(), "test");
         assert_ne!(c1.server_account(1), c2.server_account(1));
         // And an installation keeps its id across restarts.
-        assert_eq!(c1.server_account(1), Credentials::file_only(one.data_dir(), "test").server_account(1));
+        assert_eq!(
+            c1.server_account(1),
+            Credentials::file_only(one.data_dir(), "test").server_account(1)
+        );
     }
 
     #[test]

@@ -19,8 +19,10 @@ pub trait Setting: Serialize + DeserializeOwned {
 pub fn get<S: Setting>(store: &Store) -> Result<Option<S>, StoreError> {
     let raw: Option<String> = store
         .read(|c| {
-            c.query_row("SELECT value FROM settings WHERE key = ?1", [S::KEY], |r| r.get(0))
-                .optional()
+            c.query_row("SELECT value FROM settings WHERE key = ?1", [S::KEY], |r| {
+                r.get(0)
+            })
+            .optional()
         })
         .map_err(|e| store.sql_error(e))?;
     Ok(raw.and_then(|r| serde_json::from_str(&r).ok()))
@@ -179,19 +181,40 @@ mod tests {
         let defaults = load(&s).unwrap();
         assert_eq!(
             defaults,
-            Settings { books_kept: 6, notifications: true, theme: Theme::System }
+            Settings {
+                books_kept: 6,
+                notifications: true,
+                theme: Theme::System
+            }
         );
         for bad in [-1, 51, i64::MAX] {
-            let err = apply(&s, &Settings { books_kept: bad, ..defaults }).unwrap_err();
-            assert_eq!(crate::Failure::field(&err), Some(crate::ErrorField::BooksKept));
+            let err = apply(
+                &s,
+                &Settings {
+                    books_kept: bad,
+                    ..defaults
+                },
+            )
+            .unwrap_err();
+            assert_eq!(
+                crate::Failure::field(&err),
+                Some(crate::ErrorField::BooksKept)
+            );
         }
         assert_eq!(load(&s).unwrap(), defaults, "a refused page saves nothing");
-        let new = Settings { books_kept: 0, notifications: false, theme: Theme::Dark };
+        let new = Settings {
+            books_kept: 0,
+            notifications: false,
+            theme: Theme::Dark,
+        };
         assert_eq!(apply(&s, &new).unwrap(), new);
         assert_eq!(load(&s).unwrap(), new);
         assert_eq!(get::<BooksKept>(&s).unwrap(), Some(BooksKept(0)));
         let json = serde_json::to_value(new).unwrap();
-        assert_eq!(json, serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark" }));
+        assert_eq!(
+            json,
+            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark" })
+        );
     }
 
     #[test]
@@ -199,7 +222,13 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let s = Store::open(&DataDir::new(t.path()), clock::system()).unwrap();
         assert_eq!(get::<WindowGeometry>(&s).unwrap(), None);
-        let g = WindowGeometry { x: 10.0, y: 20.0, width: 1200.0, height: 800.0, maximized: false };
+        let g = WindowGeometry {
+            x: 10.0,
+            y: 20.0,
+            width: 1200.0,
+            height: 800.0,
+            maximized: false,
+        };
         set(&s, &g).unwrap();
         set(&s, &WindowGeometry { width: 900.0, ..g }).unwrap();
         assert_eq!(get::<WindowGeometry>(&s).unwrap().unwrap().width, 900.0);

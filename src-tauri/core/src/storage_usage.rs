@@ -49,7 +49,11 @@ pub fn usage(store: &Store) -> Result<StorageUsage, crate::Error> {
     let files = PartFiles::new(store.data_dir().books());
     if let Ok(entries) = std::fs::read_dir(store.data_dir().books()) {
         for entry in entries.flatten() {
-            if let Some(id) = entry.file_name().to_str().and_then(|n| n.parse::<i64>().ok()) {
+            if let Some(id) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i64>().ok())
+            {
                 add(Some(id), files.book_size(id));
             }
         }

@@ -18,21 +18,63 @@ use crate::data_dir::DataDir;
 
 /// Migrations in order; `PRAGMA user_version` counts how many are applied.
 const MIGRATIONS: &[(&str, &str)] = &[
-    ("0001_servers", include_str!("../migrations/0001_servers.sql")),
-    ("0002_downloads", include_str!("../migrations/0002_downloads.sql")),
-    ("0003_catalog_cache", include_str!("../migrations/0003_catalog_cache.sql")),
-    ("0004_page_lists", include_str!("../migrations/0004_page_lists.sql")),
-    ("0005_task_indexes", include_str!("../migrations/0005_task_indexes.sql")),
-    ("0006_server_tls", include_str!("../migrations/0006_server_tls.sql")),
-    ("0007_id_high_water", include_str!("../migrations/0007_id_high_water.sql")),
-    ("0008_position_sync", include_str!("../migrations/0008_position_sync.sql")),
-    ("0009_epub_positions", include_str!("../migrations/0009_epub_positions.sql")),
-    ("0010_position_targets", include_str!("../migrations/0010_position_targets.sql")),
-    ("0011_echo_and_server_tasks", include_str!("../migrations/0011_echo_and_server_tasks.sql")),
-    ("0013_book_identity", include_str!("../migrations/0013_book_identity.sql")),
-    ("0014_download_batches", include_str!("../migrations/0014_download_batches.sql")),
+    (
+        "0001_servers",
+        include_str!("../migrations/0001_servers.sql"),
+    ),
+    (
+        "0002_downloads",
+        include_str!("../migrations/0002_downloads.sql"),
+    ),
+    (
+        "0003_catalog_cache",
+        include_str!("../migrations/0003_catalog_cache.sql"),
+    ),
+    (
+        "0004_page_lists",
+        include_str!("../migrations/0004_page_lists.sql"),
+    ),
+    (
+        "0005_task_indexes",
+        include_str!("../migrations/0005_task_indexes.sql"),
+    ),
+    (
+        "0006_server_tls",
+        include_str!("../migrations/0006_server_tls.sql"),
+    ),
+    (
+        "0007_id_high_water",
+        include_str!("../migrations/0007_id_high_water.sql"),
+    ),
+    (
+        "0008_position_sync",
+        include_str!("../migrations/0008_position_sync.sql"),
+    ),
+    (
+        "0009_epub_positions",
+        include_str!("../migrations/0009_epub_positions.sql"),
+    ),
+    (
+        "0010_position_targets",
+        include_str!("../migrations/0010_position_targets.sql"),
+    ),
+    (
+        "0011_echo_and_server_tasks",
+        include_str!("../migrations/0011_echo_and_server_tasks.sql"),
+    ),
+    (
+        "0013_book_identity",
+        include_str!("../migrations/0013_book_identity.sql"),
+    ),
+    (
+        "0014_download_batches",
+        include_str!("../migrations/0014_download_batches.sql"),
+    ),
     ("0015_kosync", include_str!("../migrations/0015_kosync.sql")),
-    ("0016_api_keys", include_str!("../migrations/0016_api_keys.sql")),
+    (
+        "0016_api_keys",
+        include_str!("../migrations/0016_api_keys.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
@@ -49,7 +91,11 @@ pub enum StoreError {
     #[error("{path} is not a Carrel database or is damaged; it was left untouched")]
     Corrupt { path: PathBuf },
     #[error("{path} was written by a newer version of Carrel (schema {found}, this version knows {supported}); update Carrel to open it")]
-    NewerSchema { path: PathBuf, found: i64, supported: i64 },
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
     #[error("the disk is full; nothing was lost, free some space and try again")]
     DiskFull,
     #[error("database error: {0}")]
@@ -62,15 +108,17 @@ impl StoreError {
         use rusqlite::ErrorCode;
         match err.sqlite_error_code() {
             Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt) => {
-                StoreError::Corrupt { path: path.to_owned() }
-            }
-            Some(ErrorCode::DiskFull) => StoreError::DiskFull,
-            Some(ErrorCode::CannotOpen) | Some(ErrorCode::ReadOnly) | Some(ErrorCode::PermissionDenied) => {
-                StoreError::Unwritable {
+                StoreError::Corrupt {
                     path: path.to_owned(),
-                    reason: err.to_string(),
                 }
             }
+            Some(ErrorCode::DiskFull) => StoreError::DiskFull,
+            Some(ErrorCode::CannotOpen)
+            | Some(ErrorCode::ReadOnly)
+            | Some(ErrorCode::PermissionDenied) => StoreError::Unwritable {
+                path: path.to_owned(),
+                reason: err.to_string(),
+            },
             _ => StoreError::Sqlite(err),
         }
     }
@@ -94,7 +142,9 @@ struct Inner {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("dir", &self.inner.dir).finish_non_exhaustive()
+        f.debug_struct("Store")
+            .field("dir", &self.inner.dir)
+            .finish_non_exhaustive()
     }
 }
 
@@ -170,7 +220,10 @@ fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
 fn check_writable(root: &Path) -> Result<(), StoreError> {
     // A name of our own: several processes may open the same data dir at once.
     let tag: u32 = rand::random();
-    let probe = root.join(format!(".carrel-write-probe-{}-{tag:08x}", std::process::id()));
+    let probe = root.join(format!(
+        ".carrel-write-probe-{}-{tag:08x}",
+        std::process::id()
+    ));
     let result = std::fs::write(&probe, b"").and_then(|_| std::fs::remove_file(&probe));
     result.map_err(|e| StoreError::Unwritable {
         path: root.to_owned(),
@@ -183,7 +236,8 @@ fn open_connection(path: &Path, read_only: bool) -> Result<Connection, StoreErro
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::from_sqlite(e, path))?;
+    let conn =
+        Connection::open_with_flags(path, flags).map_err(|e| StoreError::from_sqlite(e, path))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| StoreError::from_sqlite(e, path))?;
     // The first statement that reads the file tells a damaged or foreign file apart. Another
@@ -194,8 +248,10 @@ fn open_connection(path: &Path, read_only: bool) -> Result<Connection, StoreErro
         match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
             Ok(mode) => break mode,
             Err(rusqlite::Error::SqliteFailure(e, _))
-                if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-                    && std::time::Instant::now() < deadline =>
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
             {
                 std::thread::sleep(Duration::from_millis(20));
             }
@@ -225,9 +281,13 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     // Immediate: two processes starting at once apply each migration exactly once.
     conn.execute_batch("BEGIN IMMEDIATE").map_err(err)?;
     let result = (|| {
-        let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(err)?;
+        let found: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err)?;
         if found < 0 {
-            return Err(StoreError::Corrupt { path: path.to_owned() });
+            return Err(StoreError::Corrupt {
+                path: path.to_owned(),
+            });
         }
         if found > SCHEMA_VERSION {
             return Err(StoreError::NewerSchema {
@@ -242,13 +302,16 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
                 .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
                 .map_err(err)?;
             if tables > 0 {
-                return Err(StoreError::Corrupt { path: path.to_owned() });
+                return Err(StoreError::Corrupt {
+                    path: path.to_owned(),
+                });
             }
         }
         for (index, (name, sql)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
             tracing::info!(migration = name, "applying migration");
             conn.execute_batch(sql).map_err(err)?;
-            conn.pragma_update(None, "user_version", index as i64 + 1).map_err(err)?;
+            conn.pragma_update(None, "user_version", index as i64 + 1)
+                .map_err(err)?;
         }
         Ok(())
     })();
@@ -295,12 +358,19 @@ mod tests {
         let (_t, dir) = temp();
         {
             let s = Store::open(&dir, clock::system()).unwrap();
-            s.write(|tx| tx.execute("INSERT INTO settings(key, value) VALUES ('k', 'v')", []).map_err(|e| s.sql_error(e)))
-                .unwrap();
+            s.write(|tx| {
+                tx.execute("INSERT INTO settings(key, value) VALUES ('k', 'v')", [])
+                    .map_err(|e| s.sql_error(e))
+            })
+            .unwrap();
         }
         let s = Store::open(&dir, clock::system()).unwrap();
         let v: String = s
-            .read(|c| c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0)))
+            .read(|c| {
+                c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| {
+                    r.get(0)
+                })
+            })
             .unwrap();
         assert_eq!(v, "v");
     }
@@ -339,7 +409,9 @@ mod tests {
             .unwrap();
         let err = Store::open(&dir, clock::system()).unwrap_err();
         match err {
-            StoreError::NewerSchema { found, supported, .. } => {
+            StoreError::NewerSchema {
+                found, supported, ..
+            } => {
                 assert_eq!(found, SCHEMA_VERSION + 5);
                 assert_eq!(supported, SCHEMA_VERSION);
             }

@@ -7,7 +7,8 @@ use time::OffsetDateTime;
 
 /// `2026-01-02T03:04:05.678Z` for unix milliseconds (always UTC, always milliseconds).
 pub fn format_rfc3339(ms: i64) -> String {
-    let at = OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    let at = OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
         at.year(),
@@ -47,10 +48,22 @@ mod tests {
         assert_eq!(parse_rfc3339(&format_rfc3339(ms)), Some(ms));
         assert_eq!(format_rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(format_rfc3339(-1), "1969-12-31T23:59:59.999Z");
-        assert_eq!(parse_rfc3339("2024-02-29T12:00:00+02:00"), parse_rfc3339("2024-02-29T10:00:00Z"));
-        assert_eq!(parse_rfc3339("2026-01-02 03:04:05.5Z"), parse_rfc3339("2026-01-02T03:04:05.500Z"));
-        assert_eq!(parse_rfc3339("2026-01-02t03:04:05z"), parse_rfc3339("2026-01-02T03:04:05Z"));
-        assert_eq!(parse_rfc3339("2026-01-02T03:04:05.123456789Z"), Some(parse_rfc3339("2026-01-02T03:04:05Z").unwrap() + 123));
+        assert_eq!(
+            parse_rfc3339("2024-02-29T12:00:00+02:00"),
+            parse_rfc3339("2024-02-29T10:00:00Z")
+        );
+        assert_eq!(
+            parse_rfc3339("2026-01-02 03:04:05.5Z"),
+            parse_rfc3339("2026-01-02T03:04:05.500Z")
+        );
+        assert_eq!(
+            parse_rfc3339("2026-01-02t03:04:05z"),
+            parse_rfc3339("2026-01-02T03:04:05Z")
+        );
+        assert_eq!(
+            parse_rfc3339("2026-01-02T03:04:05.123456789Z"),
+            Some(parse_rfc3339("2026-01-02T03:04:05Z").unwrap() + 123)
+        );
     }
 
     #[test]

@@ -16,7 +16,9 @@ const PAGE_BYTES: usize = 600 << 10;
 const TURNS: usize = 40;
 
 fn run(cmd: &mut Command) -> Result<()> {
-    let out = cmd.output().with_context(|| format!("cannot run {cmd:?} (see the Makefile's test packages)"))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot run {cmd:?} (see the Makefile's test packages)"))?;
     if !out.status.success() {
         bail!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     }
@@ -46,23 +48,40 @@ pub fn run_group(report: &mut Report) -> Result<()> {
         .arg(&pages)
         .arg(&cbz))?;
     let cb7 = tmp.path().join("book.cb7");
-    run(Command::new("7z").args(["a", "-bd", "-t7z", "-mx=1"]).arg(&cb7).arg(".").current_dir(&pages))?;
+    run(Command::new("7z")
+        .args(["a", "-bd", "-t7z", "-mx=1"])
+        .arg(&cb7)
+        .arg(".")
+        .current_dir(&pages))?;
 
     // The same pages in a scattered order, as a reader jumping about would ask.
     let order: Vec<usize> = (0..TURNS).map(|i| (i * 73 + 11) % PAGES).collect();
-    let files = measure(&order, |i| Ok(std::fs::read(pages.join(format!("{:03}.jpg", i + 1)))?))?;
-    for (name, path) in [("page from a stored CBZ (zip)", &cbz), ("page from a stored CB7 (7z)", &cb7)] {
+    let files = measure(&order, |i| {
+        Ok(std::fs::read(pages.join(format!("{:03}.jpg", i + 1)))?)
+    })?;
+    for (name, path) in [
+        ("page from a stored CBZ (zip)", &cbz),
+        ("page from a stored CB7 (7z)", &cb7),
+    ] {
         let archive = ComicArchive::open(path)?;
         if archive.page_count() != PAGES {
-            bail!("{}: {} pages, not {PAGES}", path.display(), archive.page_count());
+            bail!(
+                "{}: {} pages, not {PAGES}",
+                path.display(),
+                archive.page_count()
+            );
         }
         let value = measure(&order, |i| Ok(archive.page(i)?))?;
         report.row(
-            Row::new("archive", name, "ms", value, "the page's own file", files)
-                .goal_at_most(50.0),
+            Row::new("archive", name, "ms", value, "the page's own file", files).goal_at_most(50.0),
         );
     }
-    report.fact("archive", "pages", serde_json::json!(PAGES), format!("{PAGES} pages of {} KiB", PAGE_BYTES >> 10));
+    report.fact(
+        "archive",
+        "pages",
+        serde_json::json!(PAGES),
+        format!("{PAGES} pages of {} KiB", PAGE_BYTES >> 10),
+    );
     Ok(())
 }
 

@@ -127,10 +127,17 @@ fn measure_start(data_dir: &std::path::Path, kind: &str, name: &str) -> Result<S
     let script = PAINTED_JS.replace("AFTER_PAINT", AFTER_PAINT_JS);
     let books = if kind == "home" { OPENED } else { 0 };
     let answer = app
-        .execute_async(&script, vec![json!(kind), json!(books), json!(PAINT_TIMEOUT_MS)])
+        .execute_async(
+            &script,
+            vec![json!(kind), json!(books), json!(PAINT_TIMEOUT_MS)],
+        )
         .map_err(|e| anyhow::anyhow!("waiting for the library: {e}"))?;
-    let process = app.process().cloned().context("the app's process was not found under the driver")?;
-    app.close().map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
+    let process = app
+        .process()
+        .cloned()
+        .context("the app's process was not found under the driver")?;
+    app.close()
+        .map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
     let field = |k: &str| answer.get(k).and_then(Value::as_f64);
     let (Some(painted), Some(origin)) = (field("painted"), field("timeOrigin")) else {
         bail!("{kind} start: {}", answer.get("error").unwrap_or(&answer));
@@ -140,7 +147,10 @@ fn measure_start(data_dir: &std::path::Path, kind: &str, name: &str) -> Result<S
         total_ms: painted - spawned,
         to_page_ms: origin - spawned,
         to_dom_ready_ms: field("domReady").map(|t| t - spawned),
-        already: answer.get("already").and_then(Value::as_bool).unwrap_or(false),
+        already: answer
+            .get("already")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
     })
 }
 
@@ -154,7 +164,10 @@ async fn large_library(catalog_url: &str) -> Result<(Env, usize)> {
         credentials: &env.credentials,
         http: &http,
     };
-    client.browse(&env.server, None).await.context("browsing the root feed")?;
+    client
+        .browse(&env.server, None)
+        .await
+        .context("browsing the root feed")?;
     let ids = env.register_library().await?;
     if ids.len() != BOOKS as usize {
         bail!("the feed listed {} books, expected {BOOKS}", ids.len());
@@ -194,7 +207,9 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
     let (env, cached_pages) = runtime.block_on(large_library(&fixture.url("/opds")))?;
     let setup_s = started.elapsed().as_secs_f64();
     let large_dir = env.store.data_dir().root().to_path_buf();
-    let db_bytes = std::fs::metadata(large_dir.join("carrel.db")).map(|m| m.len()).unwrap_or(0);
+    let db_bytes = std::fs::metadata(large_dir.join("carrel.db"))
+        .map(|m| m.len())
+        .unwrap_or(0);
     let empty = tempfile::tempdir()?;
     let empty_dir = empty.path().join("data");
     std::fs::create_dir_all(&empty_dir)?;
@@ -207,13 +222,23 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
     for i in 0..STARTS {
         eprintln!("cold start: {} of {STARTS} ...", i + 1);
         large.push(measure_start(&large_dir, "home", "bench-cold-start-large")?);
-        small.push(measure_start(&empty_dir, "empty", "bench-cold-start-empty")?);
+        small.push(measure_start(
+            &empty_dir,
+            "empty",
+            "bench-cold-start-empty",
+        )?);
     }
     drop(env);
     fixture.stop();
 
     let totals = |s: &[Start]| s.iter().map(|s| s.total_ms).collect::<Vec<_>>();
-    let median = |v: Vec<f64>| if v.is_empty() { f64::NAN } else { Summary::of(&v).median };
+    let median = |v: Vec<f64>| {
+        if v.is_empty() {
+            f64::NAN
+        } else {
+            Summary::of(&v).median
+        }
+    };
     let to_page = |s: &[Start]| median(s.iter().map(|s| s.to_page_ms).collect());
     let to_dom = |s: &[Start]| median(s.iter().filter_map(|s| s.to_dom_ready_ms).collect());
     let to_paint = |s: &[Start]| median(totals(s));

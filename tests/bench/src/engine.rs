@@ -39,7 +39,10 @@ pub const PAGE_BYTES: usize = 64 * 1024;
 
 /// The library: ids 1..=10, ids 3 and 6 EPUBs, the other eight comics of 30 pages of 64 KiB.
 pub fn library_config() -> Config {
-    let comics: BTreeMap<u32, u32> = [1, 2, 4, 5, 7, 8, 9, 10].into_iter().map(|id| (id, COMIC_PAGES)).collect();
+    let comics: BTreeMap<u32, u32> = [1, 2, 4, 5, 7, 8, 9, 10]
+        .into_iter()
+        .map(|id| (id, COMIC_PAGES))
+        .collect();
     debug_assert_eq!(comics.len() as u32, COMICS);
     Config {
         books: 10,
@@ -52,7 +55,8 @@ pub fn library_config() -> Config {
 
 /// Starts the library server and builds every book once, so no run pays for generating them.
 pub fn start_library() -> Result<RunningServer> {
-    let server = fixture_server::Server::start(library_config()).context("starting the fixture server")?;
+    let server =
+        fixture_server::Server::start(library_config()).context("starting the fixture server")?;
     for b in server.books() {
         server.book_bytes(b.id).context("building a book")?;
     }
@@ -143,7 +147,12 @@ impl Env {
             let book = books::get(&self.store, *id)?;
             let progress = book_downloads::progress(&self.store, &book)?;
             if !progress.is_complete() {
-                bail!("{} is not stored: {}/{} parts", book.title, progress.stored_parts, progress.total_parts);
+                bail!(
+                    "{} is not stored: {}/{} parts",
+                    book.title,
+                    progress.stored_parts,
+                    progress.total_parts
+                );
             }
         }
         Ok(())
@@ -160,12 +169,21 @@ impl Env {
 
 /// Body bytes the server sent, all clients together, since its last stats reset.
 fn bytes_sent(fixture: &RunningServer) -> u64 {
-    fixture.stats().clients.values().flat_map(|c| c.bytes.values()).sum()
+    fixture
+        .stats()
+        .clients
+        .values()
+        .flat_map(|c| c.bytes.values())
+        .sum()
 }
 
 /// The baseline: one plain client, the same URLs one after the other, each body streamed to
 /// its own file. No database, no fsync, no request slot.
-async fn bare_download(client: &reqwest::Client, urls: &[String], out: &Path) -> Result<(Duration, u64)> {
+async fn bare_download(
+    client: &reqwest::Client,
+    urls: &[String],
+    out: &Path,
+) -> Result<(Duration, u64)> {
     std::fs::create_dir_all(out)?;
     let started = Instant::now();
     let mut total = 0u64;
@@ -235,7 +253,10 @@ pub async fn run(report: &mut Report, fixture: &RunningServer) -> Result<()> {
         }
         engine_runs.push(run);
 
-        eprintln!("download: bare client, repetition {} of {REPS} ...", rep + 1);
+        eprintln!(
+            "download: bare client, repetition {} of {REPS} ...",
+            rep + 1
+        );
         let out = tempfile::tempdir()?;
         fixture.reset_stats();
         let (took, bytes) = bare_download(&client, &urls, out.path()).await?;
@@ -263,13 +284,21 @@ pub async fn run(report: &mut Report, fixture: &RunningServer) -> Result<()> {
     ));
     // Throughput: the same runs in MB/s (higher is better; its ratio is the inverse of the
     // time ratio).
-    let tput = |times: &[Duration], bytes: u64| -> Vec<f64> { times.iter().map(|t| mb(bytes, t.as_secs_f64() * 1e3)).collect() };
+    let tput = |times: &[Duration], bytes: u64| -> Vec<f64> {
+        times
+            .iter()
+            .map(|t| mb(bytes, t.as_secs_f64() * 1e3))
+            .collect()
+    };
     let et = Summary::of(&tput(&engine_times, engine_bytes));
     let bt = Summary::of(&tput(&bare_times, bare_bytes));
     // For a rate, the slow tail is the low end: report the 5th percentile as the "p95".
     let low = |s: Summary, v: Vec<f64>| -> Summary {
         let neg: Vec<f64> = v.iter().map(|x| -x).collect();
-        Summary { p95: -Summary::of(&neg).p95, ..s }
+        Summary {
+            p95: -Summary::of(&neg).p95,
+            ..s
+        }
     };
     report.row(Row::new(
         "download",
@@ -279,7 +308,11 @@ pub async fn run(report: &mut Report, fixture: &RunningServer) -> Result<()> {
         "bare reqwest loop",
         low(bt, tput(&bare_times, bare_bytes)),
     ));
-    let max_in_flight = engine_runs.iter().map(|r| r.max_in_flight).max().unwrap_or(0);
+    let max_in_flight = engine_runs
+        .iter()
+        .map(|r| r.max_in_flight)
+        .max()
+        .unwrap_or(0);
     report.fact(
         "download",
         "executor_mb_per_s",

@@ -37,7 +37,14 @@ use serde_json::json;
 
 use report::Report;
 
-const GROUPS: [&str; 6] = ["stack", "download", "memory", "archive", "page-turn", "cold-start"];
+const GROUPS: [&str; 6] = [
+    "stack",
+    "download",
+    "memory",
+    "archive",
+    "page-turn",
+    "cold-start",
+];
 /// The groups that need the app's window.
 const WINDOW_GROUPS: [&str; 2] = ["page-turn", "cold-start"];
 
@@ -50,8 +57,14 @@ fn default_json_path() -> PathBuf {
     // The binary lives in <target>/<profile>/carrel-bench: write next to it, in <target>/bench.
     std::env::current_exe()
         .ok()
-        .and_then(|exe| exe.parent()?.parent().map(|t| t.join("bench").join("engine.json")))
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench/engine.json"))
+        .and_then(|exe| {
+            exe.parent()?
+                .parent()
+                .map(|t| t.join("bench").join("engine.json"))
+        })
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench/engine.json")
+        })
 }
 
 fn parse_args(raw: &[String]) -> Result<Args> {
@@ -63,21 +76,35 @@ fn parse_args(raw: &[String]) -> Result<Args> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--only" => {
-                let v = it.next().context("--only needs a list, e.g. stack,download")?;
+                let v = it
+                    .next()
+                    .context("--only needs a list, e.g. stack,download")?;
                 args.only = v
                     .split(',')
                     .map(str::trim)
-                    .flat_map(|g| if g == "window" { WINDOW_GROUPS.to_vec() } else { vec![g] })
+                    .flat_map(|g| {
+                        if g == "window" {
+                            WINDOW_GROUPS.to_vec()
+                        } else {
+                            vec![g]
+                        }
+                    })
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
                     .collect();
                 if let Some(bad) = args.only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
-                    bail!("unknown group {bad}; choose from {} (window = page-turn,cold-start)", GROUPS.join(", "));
+                    bail!(
+                        "unknown group {bad}; choose from {} (window = page-turn,cold-start)",
+                        GROUPS.join(", ")
+                    );
                 }
             }
             "--json" => args.json = PathBuf::from(it.next().context("--json needs a path")?),
             "-h" | "--help" => {
-                println!("usage: carrel-bench [--only {}] [--json PATH]", GROUPS.join(","));
+                println!(
+                    "usage: carrel-bench [--only {}] [--json PATH]",
+                    GROUPS.join(",")
+                );
                 std::process::exit(0);
             }
             other => bail!("unknown argument {other}"),
@@ -100,7 +127,11 @@ fn main() -> Result<()> {
     // The window groups need a display and the drivers: found (or failed on) before anything is
     // measured.
     let window_groups = WINDOW_GROUPS.iter().any(|g| wants(g));
-    let app = if window_groups { Some(window::require_tools()?) } else { None };
+    let app = if window_groups {
+        Some(window::require_tools()?)
+    } else {
+        None
+    };
 
     let started = Instant::now();
     let mut report = Report::default();
@@ -112,7 +143,10 @@ fn main() -> Result<()> {
         eprintln!("starting the fixture server and building its books ...");
         let library = engine::start_library()?;
         if wants("download") {
-            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
             runtime.block_on(engine::run(&mut report, &library))?;
         }
         if wants("memory") {
@@ -123,7 +157,10 @@ fn main() -> Result<()> {
         archives::run_group(&mut report)?;
     }
     if window_groups {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
         if wants("page-turn") {
             page_turn::run(&mut report, &runtime)?;
             page_turn::run_pdf(&mut report, &runtime)?;

@@ -36,7 +36,8 @@ pub struct Rss {
 }
 
 pub fn read_rss() -> Result<Rss> {
-    let status = std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
+    let status =
+        std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
     let field = |name: &str| -> Option<u64> {
         status
             .lines()
@@ -67,7 +68,10 @@ pub fn probe(args: &[String]) -> Result<()> {
         bail!("usage: carrel-bench memory-probe CATALOG_URL FILE_URL FILE_LENGTH");
     };
     let big_len: u64 = big_len.parse().context("the file length")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     let result = runtime.block_on(async {
         let env = Env::new(catalog)?;
         let ids = env.register_library().await?;
@@ -132,7 +136,10 @@ pub fn run(report: &mut Report, library: &RunningServer) -> Result<()> {
     let big_len = big_server.book(1).context("the large book")?.length;
     big_server.book_bytes(1);
 
-    eprintln!("memory: child process syncing the library, then one {:.1} MiB file ...", big_len as f64 / (1 << 20) as f64);
+    eprintln!(
+        "memory: child process syncing the library, then one {:.1} MiB file ...",
+        big_len as f64 / (1 << 20) as f64
+    );
     let exe = std::env::current_exe().context("finding this program")?;
     let output = Command::new(exe)
         .arg("memory-probe")
@@ -146,12 +153,18 @@ pub fn run(report: &mut Report, library: &RunningServer) -> Result<()> {
         bail!("the memory probe failed ({})", output.status);
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout.lines().last().context("the memory probe printed nothing")?;
+    let line = stdout
+        .lines()
+        .last()
+        .context("the memory probe printed nothing")?;
     let r: ProbeResult = serde_json::from_str(line).context("reading the memory probe's result")?;
 
     report.row(Row::new(
         "memory",
-        format!("peak RSS after syncing the library ({} books)", r.library_parts),
+        format!(
+            "peak RSS after syncing the library ({} books)",
+            r.library_parts
+        ),
         "MiB",
         Summary::single(mib(r.after_library.hwm_kib)),
         "after process start",
@@ -159,13 +172,19 @@ pub fn run(report: &mut Report, library: &RunningServer) -> Result<()> {
     ));
     report.row(Row::new(
         "memory",
-        format!("peak RSS after one {:.1} MiB file download", r.big_file_bytes as f64 / (1 << 20) as f64),
+        format!(
+            "peak RSS after one {:.1} MiB file download",
+            r.big_file_bytes as f64 / (1 << 20) as f64
+        ),
         "MiB",
         Summary::single(mib(r.after_big_file.hwm_kib)),
         "after process start",
         Summary::single(mib(r.start.hwm_kib)),
     ));
-    let rise_kib = r.after_big_file.hwm_kib.saturating_sub(r.after_library.hwm_kib);
+    let rise_kib = r
+        .after_big_file
+        .hwm_kib
+        .saturating_sub(r.after_library.hwm_kib);
     let file_mib = r.big_file_bytes as f64 / (1 << 20) as f64;
     report.row(
         Row::new(

@@ -116,11 +116,20 @@ struct Turn {
 /// One turn: `key` (or none, to wait for what is opening), until `target` is painted.
 fn turn(app: &App, key: Option<&str>, target: u32) -> Result<Turn> {
     let answer = app
-        .execute_async(&turn_script(), vec![json!(key), json!(target), json!(TURN_TIMEOUT_MS)])
+        .execute_async(
+            &turn_script(),
+            vec![json!(key), json!(target), json!(TURN_TIMEOUT_MS)],
+        )
         .map_err(|e| anyhow::anyhow!("turning to page {target}: {e}"))?;
-    match (answer.get("loaded").and_then(Value::as_f64), answer.get("ms").and_then(Value::as_f64)) {
+    match (
+        answer.get("loaded").and_then(Value::as_f64),
+        answer.get("ms").and_then(Value::as_f64),
+    ) {
         (Some(loaded), Some(painted)) => Ok(Turn { loaded, painted }),
-        _ => bail!("turning to page {target}: {}", answer.get("error").unwrap_or(&answer)),
+        _ => bail!(
+            "turning to page {target}: {}",
+            answer.get("error").unwrap_or(&answer)
+        ),
     }
 }
 
@@ -129,7 +138,10 @@ fn preload(app: &App, book_id: i64, page: u32) -> Result<()> {
         .execute_async(PRELOAD_JS, vec![json!(book_id), json!(page)])
         .map_err(|e| anyhow::anyhow!("preloading page {page}: {e}"))?;
     if answer.get("ok").is_none() {
-        bail!("preloading page {page}: {}", answer.get("error").unwrap_or(&answer));
+        bail!(
+            "preloading page {page}: {}",
+            answer.get("error").unwrap_or(&answer)
+        );
     }
     Ok(())
 }
@@ -160,7 +172,10 @@ async fn stored_book(fixture: &RunningServer) -> Result<(Env, i64)> {
 }
 
 pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
-    eprintln!("page turn: downloading a comic of {PAGES} pages of {} KiB ...", PAGE_BYTES / 1024);
+    eprintln!(
+        "page turn: downloading a comic of {PAGES} pages of {} KiB ...",
+        PAGE_BYTES / 1024
+    );
     let fixture = fixture_server::Server::start(Config {
         books: 1,
         page_bytes: PAGE_BYTES,
@@ -176,15 +191,19 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
 
     eprintln!("page turn: opening the reader in the app ...");
     let app = window::launch(&data_dir, "bench-page-turn")?;
-    app.set_window_size(WINDOW.0, WINDOW.1).map_err(|e| anyhow::anyhow!("{e}"))?;
+    app.set_window_size(WINDOW.0, WINDOW.1)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     // The reader on the book, as a window opened on it would be.
     app.execute(
         "window.location.hash = `#/reader/${arguments[0]}`; window.location.reload();",
         vec![json!(book_id)],
     )
     .map_err(|e| anyhow::anyhow!("opening the reader: {e}"))?;
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{book_id}\"]", testid("comic-reader")))
-        .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
+    app.wait_for_displayed(&format!(
+        "{}[data-book-id=\"{book_id}\"]",
+        testid("comic-reader")
+    ))
+    .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
     turn(&app, None, 0)?;
     std::thread::sleep(PAUSE * 2);
     fixture.reset_stats();
@@ -212,23 +231,40 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
         std::thread::sleep(PAUSE);
     }
     let network = page_requests(&fixture);
-    app.close().map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
+    app.close()
+        .map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
     drop(env);
     fixture.stop();
 
     let painted = |t: &[Turn]| t.iter().map(|t| t.painted).collect::<Vec<_>>();
     let loaded = |t: &[Turn]| Summary::of(&t.iter().map(|t| t.loaded).collect::<Vec<_>>()).median;
-    let (store_loaded, memory_loaded, reading_loaded) = (loaded(&from_store), loaded(&in_memory), loaded(&reading));
-    let (from_store, in_memory, reading) = (painted(&from_store), painted(&in_memory), painted(&reading));
+    let (store_loaded, memory_loaded, reading_loaded) =
+        (loaded(&from_store), loaded(&in_memory), loaded(&reading));
+    let (from_store, in_memory, reading) =
+        (painted(&from_store), painted(&in_memory), painted(&reading));
     let base = Summary::of(&in_memory);
     let base_name = "same ← turn, page decoded in memory";
     report.row(
-        Row::new("window", "page turn from the store (←, never loaded before)", "ms", Summary::of(&from_store), base_name, base)
-            .goal_at_most(GOAL_MS),
+        Row::new(
+            "window",
+            "page turn from the store (←, never loaded before)",
+            "ms",
+            Summary::of(&from_store),
+            base_name,
+            base,
+        )
+        .goal_at_most(GOAL_MS),
     );
     report.row(
-        Row::new("window", "page turn at reading pace (→, read ahead)", "ms", Summary::of(&reading), base_name, base)
-            .goal_at_most(GOAL_MS),
+        Row::new(
+            "window",
+            "page turn at reading pace (→, read ahead)",
+            "ms",
+            Summary::of(&reading),
+            base_name,
+            base,
+        )
+        .goal_at_most(GOAL_MS),
     );
     report.fact(
         "window",
@@ -265,10 +301,17 @@ pub const PDF_PAGES: u32 = 2 * TURNS + 8;
 fn reportlab_pdf(pages: u32) -> Result<Vec<u8>> {
     let dir = tempfile::tempdir()?;
     let out = dir.path().join("book.pdf");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../e2e/scripts/make-test-pdf.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../e2e/scripts/make-test-pdf.py"
+    );
     let status = std::process::Command::new("/usr/bin/python3")
         .arg(script)
-        .args(["book", out.to_str().context("a UTF-8 temp path")?, &pages.to_string()])
+        .args([
+            "book",
+            out.to_str().context("a UTF-8 temp path")?,
+            &pages.to_string(),
+        ])
         .status()
         .context("running /usr/bin/python3 (make setup-test installs it and ReportLab)")?;
     if !status.success() {
@@ -286,7 +329,15 @@ pub fn run_pdf(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result
     let pdf = reportlab_pdf(PDF_PAGES)?;
     let fixture = fixture_server::Server::start(Config {
         books: 1,
-        files: [(1, fixture_server::GivenFile { media_type: "application/pdf".into(), extension: "pdf".into(), bytes: pdf.clone() })].into(),
+        files: [(
+            1,
+            fixture_server::GivenFile {
+                media_type: "application/pdf".into(),
+                extension: "pdf".into(),
+                bytes: pdf.clone(),
+            },
+        )]
+        .into(),
         reading_positions: Some(Default::default()),
         ..Config::default()
     })
@@ -303,14 +354,18 @@ pub fn run_pdf(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result
     })?;
     let data_dir = env.store.data_dir().root().to_path_buf();
     let app = window::launch(&data_dir, "bench-page-turn-pdf")?;
-    app.set_window_size(WINDOW.0, WINDOW.1).map_err(|e| anyhow::anyhow!("{e}"))?;
+    app.set_window_size(WINDOW.0, WINDOW.1)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     app.execute(
         "window.location.hash = `#/reader/${arguments[0]}`; window.location.reload();",
         vec![json!(book_id)],
     )
     .map_err(|e| anyhow::anyhow!("opening the reader: {e}"))?;
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{book_id}\"]", testid("comic-reader")))
-        .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
+    app.wait_for_displayed(&format!(
+        "{}[data-book-id=\"{book_id}\"]",
+        testid("comic-reader")
+    ))
+    .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
     turn(&app, None, 0)?;
     std::thread::sleep(PAUSE * 2);
 
@@ -340,7 +395,8 @@ pub fn run_pdf(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result
         std::thread::sleep(PAUSE);
         at -= 1;
     }
-    app.close().map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
+    app.close()
+        .map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
     drop(env);
     fixture.stop();
 
@@ -348,12 +404,26 @@ pub fn run_pdf(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result
     let base = Summary::of(&painted(&kept_turns));
     let base_name = "same PDF, → back to a page already drawn";
     report.row(
-        Row::new("window", "PDF page turn to a page never drawn (←)", "ms", Summary::of(&painted(&fresh_turns)), base_name, base)
-            .goal_at_most(GOAL_MS),
+        Row::new(
+            "window",
+            "PDF page turn to a page never drawn (←)",
+            "ms",
+            Summary::of(&painted(&fresh_turns)),
+            base_name,
+            base,
+        )
+        .goal_at_most(GOAL_MS),
     );
     report.row(
-        Row::new("window", "PDF page turn at reading pace (→, drawn ahead)", "ms", Summary::of(&painted(&reading)), base_name, base)
-            .goal_at_most(GOAL_MS),
+        Row::new(
+            "window",
+            "PDF page turn at reading pace (→, drawn ahead)",
+            "ms",
+            Summary::of(&painted(&reading)),
+            base_name,
+            base,
+        )
+        .goal_at_most(GOAL_MS),
     );
     report.fact(
         "window",

@@ -27,7 +27,11 @@ impl Summary {
         let mut s = samples.to_vec();
         s.sort_by(|a, b| a.total_cmp(b));
         let n = s.len();
-        let median = if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 };
+        let median = if n % 2 == 1 {
+            s[n / 2]
+        } else {
+            (s[n / 2 - 1] + s[n / 2]) / 2.0
+        };
         let rank = ((0.95 * n as f64).ceil() as usize).clamp(1, n);
         Summary {
             n,
@@ -88,8 +92,19 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn new(group: &str, name: impl Into<String>, unit: &str, value: Summary, baseline_name: impl Into<String>, baseline: Summary) -> Row {
-        let ratio = if baseline.median > 0.0 { value.median / baseline.median } else { f64::NAN };
+    pub fn new(
+        group: &str,
+        name: impl Into<String>,
+        unit: &str,
+        value: Summary,
+        baseline_name: impl Into<String>,
+        baseline: Summary,
+    ) -> Row {
+        let ratio = if baseline.median > 0.0 {
+            value.median / baseline.median
+        } else {
+            f64::NAN
+        };
         Row {
             group: group.into(),
             name: name.into(),
@@ -124,7 +139,9 @@ impl Row {
     pub fn meets_goal(&self) -> Option<bool> {
         let within = |bound: Option<f64>, v: f64| bound.map_or(true, |b| v <= b);
         self.goal.as_ref().map(|g| {
-            within(g.max_ratio, self.ratio) && within(g.max_value, self.value.median) && within(g.max_value, self.value.p95)
+            within(g.max_ratio, self.ratio)
+                && within(g.max_value, self.value.median)
+                && within(g.max_value, self.value.p95)
         })
     }
 }
@@ -160,7 +177,17 @@ impl Report {
 
     pub fn print(&self) {
         let header = [
-            "group", "measurement", "unit", "median", "p95", "n", "baseline", "base median", "base p95", "ratio", "goal",
+            "group",
+            "measurement",
+            "unit",
+            "median",
+            "p95",
+            "n",
+            "baseline",
+            "base median",
+            "base p95",
+            "ratio",
+            "goal",
             "verdict",
         ];
         let mut lines: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
@@ -176,7 +203,10 @@ impl Report {
                 num(r.baseline.median),
                 num(r.baseline.p95),
                 format!("{}×", num(r.ratio)),
-                r.goal.as_ref().map(|g| g.text(&r.unit)).unwrap_or_else(|| "—".into()),
+                r.goal
+                    .as_ref()
+                    .map(|g| g.text(&r.unit))
+                    .unwrap_or_else(|| "—".into()),
                 match r.meets_goal() {
                     Some(true) => "ok".into(),
                     Some(false) => "MISSED".into(),
@@ -186,10 +216,20 @@ impl Report {
         }
         let cols = header.len();
         let widths: Vec<usize> = (0..cols)
-            .map(|c| lines.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
+            .map(|c| {
+                lines
+                    .iter()
+                    .map(|l| l[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         let numeric = |c: usize| matches!(c, 3 | 4 | 5 | 7 | 8 | 9);
-        let rule: String = widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("-+-");
+        let rule: String = widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("-+-");
         for (i, line) in lines.iter().enumerate() {
             let cells: Vec<String> = line
                 .iter()
@@ -211,7 +251,12 @@ impl Report {
         if !self.facts.is_empty() {
             println!();
             println!("facts:");
-            let w = self.facts.iter().map(|f| f.group.len() + f.name.len() + 1).max().unwrap_or(0);
+            let w = self
+                .facts
+                .iter()
+                .map(|f| f.group.len() + f.name.len() + 1)
+                .max()
+                .unwrap_or(0);
             for f in &self.facts {
                 let key = format!("{}/{}", f.group, f.name);
                 println!("  {key:<w$}  {}", f.text);
@@ -243,7 +288,8 @@ impl Report {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let text = serde_json::to_string_pretty(&self.to_json(context)).map_err(std::io::Error::other)?;
+        let text =
+            serde_json::to_string_pretty(&self.to_json(context)).map_err(std::io::Error::other)?;
         std::fs::write(path, text + "\n")
     }
 }

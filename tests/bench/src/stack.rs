@@ -82,7 +82,9 @@ impl Stack {
                 title: "A very long comic".into(),
                 authors: vec![],
                 format: BookFormat::Comic,
-                stream_template: Some("http://127.0.0.1:9/books/1/pages/{pageNumber}?maxWidth={maxWidth}".into()),
+                stream_template: Some(
+                    "http://127.0.0.1:9/books/1/pages/{pageNumber}?maxWidth={maxWidth}".into(),
+                ),
                 page_count: Some((depth + 10 * ROUNDS) as u32),
                 page_base: 0,
                 page_list: Vec::new(),
@@ -97,7 +99,9 @@ impl Stack {
         let holder = executor_lease::new_holder_id("carrel-bench");
         let fence = match executor_lease::try_acquire(&store, &holder, 3_600_000)? {
             Acquire::Acquired { fence, .. } => fence,
-            Acquire::Held { holder, .. } => bail!("the lease of a fresh data dir is held by {holder}"),
+            Acquire::Held { holder, .. } => {
+                bail!("the lease of a fresh data dir is held by {holder}")
+            }
         };
         let mut stack = Stack {
             _tmp: tmp,
@@ -152,7 +156,8 @@ impl Stack {
 }
 
 fn measure(depth: usize) -> Result<Timings> {
-    let (stack, build) = Stack::build(depth).with_context(|| format!("building a stack of {depth}"))?;
+    let (stack, build) =
+        Stack::build(depth).with_context(|| format!("building a stack of {depth}"))?;
     let mut t = Timings {
         push_new: Vec::with_capacity(ROUNDS),
         push_dedupe: Vec::with_capacity(ROUNDS),
@@ -183,7 +188,11 @@ pub fn run(report: &mut Report) -> Result<()> {
     let ops: [(&str, &Vec<Duration>, &Vec<Duration>); 3] = [
         ("pop (claim_next)", &large.pop, &small.pop),
         ("push, new task", &large.push_new, &small.push_new),
-        ("push, dedupe (move to top)", &large.push_dedupe, &small.push_dedupe),
+        (
+            "push, dedupe (move to top)",
+            &large.push_dedupe,
+            &small.push_dedupe,
+        ),
     ];
     for (name, l, s) in ops {
         report.row(

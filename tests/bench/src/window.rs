@@ -65,7 +65,10 @@ pub fn launch(data_dir: &Path, name: &str) -> Result<App> {
 
 /// Wall-clock time now, in milliseconds since the Unix epoch.
 pub fn unix_ms() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1e3).unwrap_or(0.0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1e3)
+        .unwrap_or(0.0)
 }
 
 /// The wall-clock time (ms since the Unix epoch) at which a process started, from its start time
@@ -77,10 +80,16 @@ pub fn process_started_unix_ms(start_ticks: u64) -> Result<f64> {
     if hz <= 0 {
         bail!("sysconf(_SC_CLK_TCK) failed");
     }
-    let mut boot = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut boot = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `boot` is a valid timespec to write into.
     if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut boot) } != 0 {
-        bail!("clock_gettime(CLOCK_BOOTTIME) failed: {}", std::io::Error::last_os_error());
+        bail!(
+            "clock_gettime(CLOCK_BOOTTIME) failed: {}",
+            std::io::Error::last_os_error()
+        );
     }
     let now = unix_ms();
     let since_boot_ms = boot.tv_sec as f64 * 1e3 + boot.tv_nsec as f64 / 1e6;

@@ -167,7 +167,12 @@ impl Drop for TestCase {
 /// What a reader does in the "Add server" dialog: opens it from the sidebar, fills the fields
 /// given and presses Save. Whether the dialog then closes (or shows an error) is the caller's
 /// to check.
-pub fn submit_server_dialog(app: &App, name: &str, url: &str, login: Option<(&str, &str)>) -> Result<()> {
+pub fn submit_server_dialog(
+    app: &App,
+    name: &str,
+    url: &str,
+    login: Option<(&str, &str)>,
+) -> Result<()> {
     app.wait_for(&testid("add-server-button"))?.click()?;
     app.wait_for_displayed(&testid("add-server-dialog"))?;
     app.wait_for(&testid("server-name"))?.fill(name)?;

@@ -255,14 +255,27 @@ pub(crate) fn acquisition(state: &State, listing: &Listing<'_>, page: usize) -> 
     Some(out)
 }
 
-fn book_entry(state: &State, out: &mut String, meta: &BookMeta, behavior: &crate::Behavior, listing: &Listing<'_>) {
+fn book_entry(
+    state: &State,
+    out: &mut String,
+    meta: &BookMeta,
+    behavior: &crate::Behavior,
+    listing: &Listing<'_>,
+) {
     let Some(built) = state.built(meta.id) else {
         return;
     };
     let id = meta.id;
     let entry_id = if behavior.view_in_entry_ids {
-        let search = listing.query.as_deref().map(|q| format!("&amp;{}", xml_escape(q))).unwrap_or_default();
-        format!("/opds/v1.2/comics/{id}?topCollection={}&amp;orderBy=sort_name{search}", xml_escape(&listing.id))
+        let search = listing
+            .query
+            .as_deref()
+            .map(|q| format!("&amp;{}", xml_escape(q)))
+            .unwrap_or_default();
+        format!(
+            "/opds/v1.2/comics/{id}?topCollection={}&amp;orderBy=sort_name{search}",
+            xml_escape(&listing.id)
+        )
     } else {
         format!("urn:carrel-fixture:book:{id}")
     };

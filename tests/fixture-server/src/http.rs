@@ -392,7 +392,11 @@ async fn handle(
     let guard = InFlight::begin(state.clone(), client_id(req.headers()), url.clone());
     // A KOReader sync server beside the library, with its own sign-in (see `kosync`).
     if path_is_kosync(&url) {
-        return crate::kosync::handle(&state, req).await.into_response(BodyPlan::clean(), Some(guard), Some(reset));
+        return crate::kosync::handle(&state, req).await.into_response(
+            BodyPlan::clean(),
+            Some(guard),
+            Some(reset),
+        );
     }
     let plan = state.plan(&url);
     if !plan.latency.is_zero() {
@@ -409,7 +413,8 @@ async fn handle(
         match check_auth(&state, &state.behavior(), req.headers()) {
             Err(denied) => denied,
             Ok(new_session) => {
-                let reply = if let Some(id) = progression_book(req.uri().path()).map(str::to_owned) {
+                let reply = if let Some(id) = progression_book(req.uri().path()).map(str::to_owned)
+                {
                     progression(&state, &id, req).await
                 } else if let Some((id, what)) = komga_api(&state, req.uri().path()) {
                     read_progress(&state, &id, what, req).await
@@ -417,7 +422,10 @@ async fn handle(
                     route(&state, &req)
                 };
                 match new_session {
-                    Some(id) => reply.with(header::SET_COOKIE, &format!("sessionid={id}; HttpOnly; Path=/")),
+                    Some(id) => reply.with(
+                        header::SET_COOKIE,
+                        &format!("sessionid={id}; HttpOnly; Path=/"),
+                    ),
                     None => reply,
                 }
             }
@@ -432,12 +440,19 @@ fn path_is_kosync(url: &str) -> bool {
 
 /// `Ok` with a new session id to hand out (session mode, after a good password), `Ok(None)` to
 /// go on, `Err` with the refusal.
-fn check_auth(state: &State, behavior: &Behavior, headers: &HeaderMap) -> Result<Option<String>, Reply> {
+fn check_auth(
+    state: &State,
+    behavior: &Behavior,
+    headers: &HeaderMap,
+) -> Result<Option<String>, Reply> {
     if behavior.auth.is_none() && behavior.bearer_token.is_none() && behavior.api_key.is_none() {
         return Ok(None);
     }
     if let Some(key) = &behavior.api_key {
-        if headers.get("x-api-key").is_some_and(|v| v.as_bytes() == key.as_bytes()) {
+        if headers
+            .get("x-api-key")
+            .is_some_and(|v| v.as_bytes() == key.as_bytes())
+        {
             return Ok(None);
         }
     }
@@ -776,10 +791,17 @@ async fn read_progress(state: &State, id: &str, what: KomgaApi, req: Request<Inc
                 "media": { "pagesCount": meta.pages },
                 "readProgress": progress,
             });
-            Reply::new(StatusCode::OK, "application/json", serde_json::to_vec(&book).unwrap_or_default())
+            Reply::new(
+                StatusCode::OK,
+                "application/json",
+                serde_json::to_vec(&book).unwrap_or_default(),
+            )
         }
         (KomgaApi::ReadProgress, Method::PATCH) => {
-            let body = match http_body_util::Limited::new(req.into_body(), 64 * 1024).collect().await {
+            let body = match http_body_util::Limited::new(req.into_body(), 64 * 1024)
+                .collect()
+                .await
+            {
                 Ok(collected) => collected.to_bytes(),
                 Err(_) => return Reply::text(StatusCode::PAYLOAD_TOO_LARGE, "body too large"),
             };
@@ -791,12 +813,17 @@ async fn read_progress(state: &State, id: &str, what: KomgaApi, req: Request<Inc
                     state.patch_position(meta.id, page as u32 - 1);
                     Reply::new(StatusCode::NO_CONTENT, "text/plain", Vec::new())
                 }
-                _ => Reply::text(StatusCode::BAD_REQUEST, "page must be between 1 and the page count"),
+                _ => Reply::text(
+                    StatusCode::BAD_REQUEST,
+                    "page must be between 1 and the page count",
+                ),
             }
         }
-        (KomgaApi::Book, _) => Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed").with(header::ALLOW, "GET"),
+        (KomgaApi::Book, _) => Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
+            .with(header::ALLOW, "GET"),
         (KomgaApi::ReadProgress, _) => {
-            Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed").with(header::ALLOW, "PATCH")
+            Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
+                .with(header::ALLOW, "PATCH")
         }
     }
 }
@@ -804,7 +831,8 @@ async fn read_progress(state: &State, id: &str, what: KomgaApi, req: Request<Inc
 /// The book id of a `/books/ID/progression` path.
 fn progression_book(path: &str) -> Option<&str> {
     let rest = path.trim_end_matches('/').strip_prefix("/books/")?;
-    rest.strip_suffix("/progression").filter(|id| !id.contains('/'))
+    rest.strip_suffix("/progression")
+        .filter(|id| !id.contains('/'))
 }
 
 const PROGRESSION_TYPE: &str = "application/vnd.readium.progression+json";

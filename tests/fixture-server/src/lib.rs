@@ -465,7 +465,9 @@ impl RunningServer {
 
     /// Makes file answers under `path_prefix` lie about their length (`None` stops lying).
     pub fn set_length_lie(&self, lie: Option<(&str, LengthLie)>) {
-        self.state.length_lies.set(lie.map(|(p, l)| (p.to_owned(), l)))
+        self.state
+            .length_lies
+            .set(lie.map(|(p, l)| (p.to_owned(), l)))
     }
 
     /// Removes every injected fault.
@@ -536,7 +538,9 @@ impl RunningServer {
 
     /// What the KOSync server holds for `user` and `document` (with its `timestamp`).
     pub fn kosync_progress(&self, user: &str, document: &str) -> Option<serde_json::Value> {
-        crate::state::lock(&self.state.kosync).get(&(user.to_string(), document.to_string())).cloned()
+        crate::state::lock(&self.state.kosync)
+            .get(&(user.to_string(), document.to_string()))
+            .cloned()
     }
 
     /// Stores (or clears) a book's progression document as if a client had sent it.

@@ -90,7 +90,13 @@ fn parse_args(args: Vec<String>) -> Result<Option<Config>, String> {
             "--token" => config.behavior.bearer_token = Some(value()?),
             "--sessions" => config.behavior.sessions = true,
             "--home-without-catalog-link" => config.behavior.home_without_catalog_link = true,
-            "--session-max-uses" => config.behavior.session_max_uses = Some(value()?.parse().map_err(|_| "--session-max-uses takes a number".to_string())?),
+            "--session-max-uses" => {
+                config.behavior.session_max_uses = Some(
+                    value()?
+                        .parse()
+                        .map_err(|_| "--session-max-uses takes a number".to_string())?,
+                )
+            }
             "--bookmark-param" => config.behavior.bookmark_param = Some(value()?),
             "--latency-ms" => config.faults.latency_ms = parse_number(&flag, &value()?)?,
             "--bandwidth" => config.faults.bandwidth = Some(parse_number(&flag, &value()?)?),

@@ -36,7 +36,10 @@ impl Sessions {
     pub(crate) fn open(&self) -> String {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let id = format!("s{n:08x}{:016x}", slow_hash(&n.to_le_bytes()));
-        self.live.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), 0);
+        self.live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), 0);
         id
     }
 

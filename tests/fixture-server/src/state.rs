@@ -369,7 +369,11 @@ impl State {
     /// Sets a book's position to `index` as of now, adding to what moved it.
     fn put_position(&self, id: u32, index: u32, more_moves: u64, more_patches: u64) {
         let mut b = lock(&self.books);
-        let (moves, patches) = b.positions.get(&id).map(|p| (p.moves, p.patches)).unwrap_or((0, 0));
+        let (moves, patches) = b
+            .positions
+            .get(&id)
+            .map(|p| (p.moves, p.patches))
+            .unwrap_or((0, 0));
         b.positions.insert(
             id,
             Position {

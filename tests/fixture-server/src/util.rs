@@ -69,7 +69,9 @@ pub(crate) fn rfc3339(unix: u64) -> String {
 /// Unix milliseconds of an RFC 3339 date-time (`Z` or a numeric offset, any fraction); `None`
 /// for anything else, an impossible date included.
 pub(crate) fn parse_rfc3339_ms(text: &str) -> Option<i64> {
-    let t = time::OffsetDateTime::parse(text.trim(), &time::format_description::well_known::Rfc3339).ok()?;
+    let t =
+        time::OffsetDateTime::parse(text.trim(), &time::format_description::well_known::Rfc3339)
+            .ok()?;
     i64::try_from(t.unix_timestamp_nanos().div_euclid(1_000_000)).ok()
 }
 
@@ -118,12 +120,17 @@ pub(crate) fn xml_escape(s: &str) -> String {
 /// is replaced.
 pub(crate) fn percent_decode(s: &str) -> String {
     let spaced = s.replace('+', " ");
-    percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy().into_owned()
+    percent_encoding::percent_decode_str(&spaced)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// Everything but the unreserved characters of RFC 3986 (letters, digits, `-._~`).
-const RESERVED: &percent_encoding::AsciiSet =
-    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const RESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// Percent-encodes everything but unreserved characters.
 pub(crate) fn percent_encode(s: &str) -> String {
@@ -176,7 +183,10 @@ mod tests {
     fn impossible_dates_are_refused() {
         assert_eq!(parse_rfc3339_ms("2026-02-31T00:00:00Z"), None);
         assert_eq!(parse_rfc3339_ms("2026-01-01T24:00:00Z"), None);
-        assert_eq!(parse_rfc3339_ms("2024-02-29T12:00:00+02:00"), Some(1_709_200_800_000));
+        assert_eq!(
+            parse_rfc3339_ms("2024-02-29T12:00:00+02:00"),
+            Some(1_709_200_800_000)
+        );
         assert_eq!(parse_rfc3339_ms("1970-01-01T00:00:00.250Z"), Some(250));
     }
 }

@@ -19,12 +19,21 @@ pub fn start(installed: &Installed, epubs: u32, comics: u32) -> CalibreServer {
     let dir = tempfile::tempdir().unwrap();
     let files = dir.path().join("files");
     let mut books = support::make_epubs(Path::new("python3"), &files, epubs);
-    books.extend(support::make_comics(Path::new("python3"), &files, comics, 4));
+    books.extend(support::make_comics(
+        Path::new("python3"),
+        &files,
+        comics,
+        4,
+    ));
     serve(installed, dir, &books)
 }
 
 /// Makes a library of `books` (files made by the caller) in `dir` and serves it.
-pub fn serve(installed: &Installed, dir: tempfile::TempDir, books: &[std::path::PathBuf]) -> CalibreServer {
+pub fn serve(
+    installed: &Installed,
+    dir: tempfile::TempDir,
+    books: &[std::path::PathBuf],
+) -> CalibreServer {
     let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
     let server = installed.get("CARREL_INTEROP_CALIBRE_SERVER");
     let books = books.to_vec();
@@ -32,12 +41,24 @@ pub fn serve(installed: &Installed, dir: tempfile::TempDir, books: &[std::path::
     support::calibre_library(&calibredb, &lib, &books);
     let port = support::free_port();
     let mut cmd = Command::new(server);
-    cmd.arg("--listen-on").arg("127.0.0.1").arg("--port").arg(port.to_string()).arg(&lib);
-    cmd.env("QT_QPA_PLATFORM", "offscreen").env("HOME", dir.path()).env("CALIBRE_CONFIG_DIRECTORY", dir.path().join("config"));
+    cmd.arg("--listen-on")
+        .arg("127.0.0.1")
+        .arg("--port")
+        .arg(port.to_string())
+        .arg(&lib);
+    cmd.env("QT_QPA_PLATFORM", "offscreen")
+        .env("HOME", dir.path())
+        .env("CALIBRE_CONFIG_DIRECTORY", dir.path().join("config"));
     let mut process = ServerProcess::spawn("calibre-server", cmd, dir.path().join("server.log"));
     let base = format!("http://127.0.0.1:{port}");
-    process.wait_ready(&format!("{base}/opds"), Duration::from_secs(120), |s| s == 200);
-    CalibreServer { _process: process, base, _dir: dir }
+    process.wait_ready(&format!("{base}/opds"), Duration::from_secs(120), |s| {
+        s == 200
+    });
+    CalibreServer {
+        _process: process,
+        base,
+        _dir: dir,
+    }
 }
 
 #[test]
@@ -54,30 +75,70 @@ fn calibre_content_server_walk_search_and_keep_offline() {
     assert!(walk.feeds > 3, "only {} feeds walked", walk.feeds);
     for n in 1..=3 {
         let title = format!("Interop Novel {n:02}");
-        let ids = walk.ids_by_title.get(&title).unwrap_or_else(|| panic!("{title} not found in {} feeds: {:?}", walk.feeds, walk.ids_by_title.keys()));
-        assert_eq!(ids.len(), 1, "{title} has several local identities: {ids:?}");
+        let ids = walk.ids_by_title.get(&title).unwrap_or_else(|| {
+            panic!(
+                "{title} not found in {} feeds: {:?}",
+                walk.feeds,
+                walk.ids_by_title.keys()
+            )
+        });
+        assert_eq!(
+            ids.len(),
+            1,
+            "{title} has several local identities: {ids:?}"
+        );
     }
     for n in 1..=2 {
         let title = format!("Interop Comic {n:02}");
-        let ids = walk.ids_by_title.get(&title).unwrap_or_else(|| panic!("{title} not found: {:?}", walk.ids_by_title.keys()));
-        assert_eq!(ids.len(), 1, "{title} has several local identities: {ids:?}");
+        let ids = walk
+            .ids_by_title
+            .get(&title)
+            .unwrap_or_else(|| panic!("{title} not found: {:?}", walk.ids_by_title.keys()));
+        assert_eq!(
+            ids.len(),
+            1,
+            "{title} has several local identities: {ids:?}"
+        );
     }
-    assert_eq!(cli.local_book_count(), 5, "the walk made more local books than the library has");
+    assert_eq!(
+        cli.local_book_count(),
+        5,
+        "the walk made more local books than the library has"
+    );
 
     // Search: the server's own OpenSearch.
     let found = cli.json(&["search", "calibre", "Novel 02"]);
-    let titles: Vec<&str> = found["entries"].as_array().unwrap().iter().filter(|e| e["type"] == "book").map(|e| e["title"].as_str().unwrap()).collect();
-    assert!(titles.contains(&"Interop Novel 02"), "search found {titles:?}");
-    assert!(!titles.contains(&"Interop Novel 01"), "search found {titles:?}");
+    let titles: Vec<&str> = found["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "book")
+        .map(|e| e["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles.contains(&"Interop Novel 02"),
+        "search found {titles:?}"
+    );
+    assert!(
+        !titles.contains(&"Interop Novel 01"),
+        "search found {titles:?}"
+    );
 
     // Kept offline: byte-identical to what the server serves at the same acquisition URL.
     let ids: Vec<i64> = walk.books.keys().copied().collect();
     let stored = cli.keep_offline(&ids);
     for (id, path) in &stored {
-        let url = cli.book_column(*id, "file_url").expect("a calibre book without an acquisition URL");
+        let url = cli
+            .book_column(*id, "file_url")
+            .expect("a calibre book without an acquisition URL");
         let (status, reference) = support::fetch(&url, None);
         assert_eq!(status, 200, "GET {url}");
         let ours = support::read(path);
-        assert!(ours == reference, "book {id} differs from {url}: {} vs {} bytes", ours.len(), reference.len());
+        assert!(
+            ours == reference,
+            "book {id} differs from {url}: {} vs {} bytes",
+            ours.len(),
+            reference.len()
+        );
     }
 }

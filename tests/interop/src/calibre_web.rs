@@ -13,9 +13,19 @@ pub const ADMIN: (&str, &str) = ("admin", "admin123");
 
 fn spawn(venv: &Path, dir: &Path, port: u16, run: u32) -> ServerProcess {
     let mut cmd = Command::new(venv.join("bin/cps"));
-    cmd.arg("-p").arg(dir.join("app.db")).arg("-i").arg("127.0.0.1");
-    cmd.env("CALIBRE_PORT", port.to_string()).env("HOME", dir).env("CACHE_DIRECTORY", dir.join("cache")).env("CALIBRE_DBPATH", dir);
-    ServerProcess::spawn("calibre-web", cmd, dir.join(format!("calibre-web-{run}.log")))
+    cmd.arg("-p")
+        .arg(dir.join("app.db"))
+        .arg("-i")
+        .arg("127.0.0.1");
+    cmd.env("CALIBRE_PORT", port.to_string())
+        .env("HOME", dir)
+        .env("CACHE_DIRECTORY", dir.join("cache"))
+        .env("CALIBRE_DBPATH", dir);
+    ServerProcess::spawn(
+        "calibre-web",
+        cmd,
+        dir.join(format!("calibre-web-{run}.log")),
+    )
 }
 
 /// A Calibre-Web serving a calibre library, signed in as [`ADMIN`].
@@ -27,7 +37,11 @@ pub struct CalibreWeb {
 
 /// Makes a calibre library of `books` (files made by the caller) in `dir`, and serves it with
 /// Calibre-Web once its first start wrote its settings.
-pub fn serve(installed: &Installed, dir: tempfile::TempDir, books: &[std::path::PathBuf]) -> CalibreWeb {
+pub fn serve(
+    installed: &Installed,
+    dir: tempfile::TempDir,
+    books: &[std::path::PathBuf],
+) -> CalibreWeb {
     let venv = installed.get("CARREL_INTEROP_CALIBREWEB_VENV");
     let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
     let lib = dir.path().join("library");
@@ -41,16 +55,29 @@ pub fn serve(installed: &Installed, dir: tempfile::TempDir, books: &[std::path::
     let base = format!("http://127.0.0.1:{port}");
     {
         let mut first = spawn(&venv, dir.path(), port, 1);
-        first.wait_ready(&format!("{base}/login"), Duration::from_secs(180), |s| s == 200);
+        first.wait_ready(&format!("{base}/login"), Duration::from_secs(180), |s| {
+            s == 200
+        });
     }
     {
         let db = rusqlite::Connection::open(dir.path().join("app.db")).unwrap();
-        let changed = db.execute("UPDATE settings SET config_calibre_dir = ?1", [lib.to_str().unwrap()]).unwrap();
+        let changed = db
+            .execute(
+                "UPDATE settings SET config_calibre_dir = ?1",
+                [lib.to_str().unwrap()],
+            )
+            .unwrap();
         assert_eq!(changed, 1, "Calibre-Web's app.db has no settings row");
     }
     let mut server = spawn(&venv, dir.path(), port, 2);
-    server.wait_ready(&format!("{base}/login"), Duration::from_secs(180), |s| s == 200);
-    CalibreWeb { _process: server, base, _dir: dir }
+    server.wait_ready(&format!("{base}/login"), Duration::from_secs(180), |s| {
+        s == 200
+    });
+    CalibreWeb {
+        _process: server,
+        base,
+        _dir: dir,
+    }
 }
 
 #[test]
@@ -69,22 +96,57 @@ fn calibre_web_walk_search_and_keep_offline_signed_in() {
     cli.add_server("cw", &format!("{base}/opds"), Some(ADMIN));
     let walk = support::walk(&cli, "cw", 60);
     assert!(walk.feeds > 5, "only {} feeds walked", walk.feeds);
-    for title in ["Interop Novel 01", "Interop Novel 02", "Interop Novel 03", "Interop Comic 01"] {
-        let ids = walk.ids_by_title.get(title).unwrap_or_else(|| panic!("{title} not found in {} feeds: {:?}", walk.feeds, walk.ids_by_title.keys()));
-        assert_eq!(ids.len(), 1, "{title} has several local identities: {ids:?}");
+    for title in [
+        "Interop Novel 01",
+        "Interop Novel 02",
+        "Interop Novel 03",
+        "Interop Comic 01",
+    ] {
+        let ids = walk.ids_by_title.get(title).unwrap_or_else(|| {
+            panic!(
+                "{title} not found in {} feeds: {:?}",
+                walk.feeds,
+                walk.ids_by_title.keys()
+            )
+        });
+        assert_eq!(
+            ids.len(),
+            1,
+            "{title} has several local identities: {ids:?}"
+        );
     }
 
     let found = cli.json(&["search", "cw", "Novel 03"]);
-    let titles: Vec<&str> = found["entries"].as_array().unwrap().iter().filter(|e| e["type"] == "book").map(|e| e["title"].as_str().unwrap()).collect();
-    assert!(titles.contains(&"Interop Novel 03"), "search found {titles:?}");
+    let titles: Vec<&str> = found["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "book")
+        .map(|e| e["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles.contains(&"Interop Novel 03"),
+        "search found {titles:?}"
+    );
 
-    let ids: Vec<i64> = walk.ids_by_title.values().map(|ids| *ids.iter().next().unwrap()).collect();
+    let ids: Vec<i64> = walk
+        .ids_by_title
+        .values()
+        .map(|ids| *ids.iter().next().unwrap())
+        .collect();
     let stored = cli.keep_offline(&ids);
     for (id, path) in &stored {
-        let url = cli.book_column(*id, "file_url").expect("a Calibre-Web book without an acquisition URL");
+        let url = cli
+            .book_column(*id, "file_url")
+            .expect("a Calibre-Web book without an acquisition URL");
         let (status, reference) = support::fetch(&url, Some(ADMIN));
         assert_eq!(status, 200, "GET {url}");
         let ours = support::read(path);
-        assert!(ours == reference, "book {id} differs from {url}: {} vs {} bytes", ours.len(), reference.len());
+        assert!(
+            ours == reference,
+            "book {id} differs from {url}: {} vs {} bytes",
+            ours.len(),
+            reference.len()
+        );
     }
 }

@@ -40,9 +40,19 @@ pub fn start(installed: &Installed, count: u32, pages: u32) -> Codex {
     let sqlite = installed.get("CARREL_INTEROP_SQLITE_DIR");
     let template = installed.get("CARREL_INTEROP_CODEX_TEMPLATE");
     let dir = tempfile::tempdir().unwrap();
-    let comics = support::make_comics(Path::new("python3"), &dir.path().join("comics"), count, pages);
+    let comics = support::make_comics(
+        Path::new("python3"),
+        &dir.path().join("comics"),
+        count,
+        pages,
+    );
     let config = dir.path().join("config");
-    let cp = Command::new("cp").arg("-a").arg(&template).arg(&config).status().unwrap();
+    let cp = Command::new("cp")
+        .arg("-a")
+        .arg(&template)
+        .arg(&config)
+        .status()
+        .unwrap();
     assert!(cp.success(), "copying the Codex database template failed");
     let port = support::free_port();
     std::fs::write(
@@ -63,16 +73,26 @@ pub fn start(installed: &Installed, count: u32, pages: u32) -> Codex {
             .env("HOME", dir.path());
     };
     let mut add = Command::new(venv.join("bin/python"));
-    add.arg("-c").arg(include_str!("codex_library.py")).arg(dir.path().join("comics"));
+    add.arg("-c")
+        .arg(include_str!("codex_library.py"))
+        .arg(dir.path().join("comics"));
     env(&mut add);
     let out = add.output().unwrap();
-    assert!(out.status.success(), "adding the Codex library failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "adding the Codex library failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let mut cmd = Command::new(venv.join("bin/codex"));
     env(&mut cmd);
     let mut process = ServerProcess::spawn("codex", cmd, dir.path().join("codex.log"));
     let base = format!("http://127.0.0.1:{port}");
-    process.wait_ready(&format!("{base}/opds/v1.2/"), Duration::from_secs(300), |s| s == 200);
+    process.wait_ready(
+        &format!("{base}/opds/v1.2/"),
+        Duration::from_secs(300),
+        |s| s == 200,
+    );
     // Codex polls the new library at start-up; the import is done when it says so.
     let start = Instant::now();
     loop {
@@ -80,10 +100,20 @@ pub fn start(installed: &Installed, count: u32, pages: u32) -> Codex {
         if log.contains("comics imported") || log.contains("Imported library") {
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(300), "Codex did not import its library:\n{}", process.log_tail());
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "Codex did not import its library:\n{}",
+            process.log_tail()
+        );
         std::thread::sleep(Duration::from_millis(250));
     }
-    let codex = Codex { process, base, comics, checks, _dir: dir };
+    let codex = Codex {
+        process,
+        base,
+        comics,
+        checks,
+        _dir: dir,
+    };
     codex.reset_password_checks();
     codex
 }
@@ -94,7 +124,10 @@ impl Codex {
     }
 
     pub fn password_checks(&self) -> usize {
-        std::fs::read_to_string(&self.checks).unwrap().lines().count()
+        std::fs::read_to_string(&self.checks)
+            .unwrap()
+            .lines()
+            .count()
     }
 
     pub fn reset_password_checks(&self) {
@@ -104,30 +137,53 @@ impl Codex {
     /// Sets Codex's bookmark of comic `pk` for admin through its OPDS 2 progression (a fraction).
     pub fn set_bookmark(&self, pk: u64, progression: f64) {
         let url = format!("{}/opds/v2.0/comics/{pk}/position", self.base);
-        let (status, body) = support::put_json(&url, ADMIN, &serde_json::json!({ "progression": progression }));
+        let (status, body) = support::put_json(
+            &url,
+            ADMIN,
+            &serde_json::json!({ "progression": progression }),
+        );
         assert_eq!(status, 200, "PUT {url}: {body}");
     }
 
     /// Codex's own bookmark of comic `pk` for admin, as its OPDS 2 progression answers it.
     pub fn bookmark(&self, pk: u64) -> (u16, String) {
-        let (status, body) = support::fetch(&format!("{}/opds/v2.0/comics/{pk}/position", self.base), Some(ADMIN));
+        let (status, body) = support::fetch(
+            &format!("{}/opds/v2.0/comics/{pk}/position", self.base),
+            Some(ADMIN),
+        );
         (status, String::from_utf8_lossy(&body).into_owned())
     }
 }
 
 /// The Codex primary key in a Codex acquisition URL (`…/opds/bin/c/<pk>/download/…`).
 pub fn codex_pk(url: &str) -> u64 {
-    let after = url.split("/c/").nth(1).unwrap_or_else(|| panic!("not a Codex comic URL: {url}"));
-    after.split('/').next().unwrap().parse().unwrap_or_else(|_| panic!("no comic pk in {url}"))
+    let after = url
+        .split("/c/")
+        .nth(1)
+        .unwrap_or_else(|| panic!("not a Codex comic URL: {url}"));
+    after
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|_| panic!("no comic pk in {url}"))
 }
 
 /// The URL Codex streams page `page` (from 1) of local book `id` at, from the template Carrel
 /// keeps (bookmark-moving parameters already removed).
 fn page_url(cli: &Cli, codex: &Codex, id: i64, page: u32) -> String {
-    let template = cli.book_column(id, "stream_template").expect("Codex gave no page-streaming link");
+    let template = cli
+        .book_column(id, "stream_template")
+        .expect("Codex gave no page-streaming link");
     let base: u32 = cli.book_column(id, "page_base").unwrap().parse().unwrap();
-    let url = template.replace("{pageNumber}", &(base + page - 1).to_string()).replace("{maxWidth}", "1024");
-    if url.starts_with("http") { url } else { format!("{}{url}", codex.base) }
+    let url = template
+        .replace("{pageNumber}", &(base + page - 1).to_string())
+        .replace("{maxWidth}", "1024");
+    if url.starts_with("http") {
+        url
+    } else {
+        format!("{}{url}", codex.base)
+    }
 }
 
 #[test]
@@ -156,18 +212,38 @@ fn codex_walk_search_keep_offline_pages_and_bookmarks() {
     // Search through Codex's OpenSearch.
     assert!(walk.searchable_root, "Codex's root feed offers no search");
     let found = cli.json(&["search", "codex", "Interop Comic 03"]);
-    let books: Vec<&serde_json::Value> = found["entries"].as_array().unwrap().iter().filter(|e| e["type"] == "book").collect();
+    let books: Vec<&serde_json::Value> = found["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "book")
+        .collect();
     assert!(!books.is_empty(), "search found nothing: {found}");
-    assert!(books.iter().any(|b| b["title"].as_str().unwrap().contains("03")), "{found}");
+    assert!(
+        books
+            .iter()
+            .any(|b| b["title"].as_str().unwrap().contains("03")),
+        "{found}"
+    );
 
     // One book per comic (the first id seen for each title).
-    let mut per_title: Vec<(String, i64)> = walk.ids_by_title.iter().map(|(t, ids)| (t.clone(), *ids.iter().next().unwrap())).collect();
+    let mut per_title: Vec<(String, i64)> = walk
+        .ids_by_title
+        .iter()
+        .map(|(t, ids)| (t.clone(), *ids.iter().next().unwrap()))
+        .collect();
     per_title.sort();
     let first = per_title[0].1;
-    let pk = codex_pk(&cli.book_column(first, "file_url").expect("no acquisition URL"));
+    let pk = codex_pk(
+        &cli.book_column(first, "file_url")
+            .expect("no acquisition URL"),
+    );
     codex.set_bookmark(pk, 0.4);
     let before = codex.bookmark(pk);
-    assert!(before.0 == 200 && before.1.contains("Page 3"), "Codex did not keep the bookmark: {before:?}");
+    assert!(
+        before.0 == 200 && before.1.contains("Page 3"),
+        "Codex did not keep the bookmark: {before:?}"
+    );
 
     // Kept offline: Codex streams its comics by page, so Carrel keeps the pages; each page is
     // byte-identical to what Codex serves at the same page URL.
@@ -177,7 +253,11 @@ fn codex_walk_search_keep_offline_pages_and_bookmarks() {
     }
     cli.ok(&["sync", "--until-idle"]);
     for id in &ids[..2] {
-        let pages: u32 = cli.book_column(*id, "page_count").expect("no page count").parse().unwrap();
+        let pages: u32 = cli
+            .book_column(*id, "page_count")
+            .expect("no page count")
+            .parse()
+            .unwrap();
         assert_eq!(pages, 6, "book {id}");
         for p in 1..=pages {
             let page = cli.json(&["path", &id.to_string(), "--page", &p.to_string()]);
@@ -185,7 +265,12 @@ fn codex_walk_search_keep_offline_pages_and_bookmarks() {
             let url = page_url(&cli, &codex, *id, p);
             let (status, reference) = support::fetch(&url, Some(ADMIN));
             assert_eq!(status, 200, "GET {url}");
-            assert!(ours == reference, "book {id} page {p} differs from {url}: {} vs {} bytes", ours.len(), reference.len());
+            assert!(
+                ours == reference,
+                "book {id} page {p} differs from {url}: {} vs {} bytes",
+                ours.len(),
+                reference.len()
+            );
         }
     }
 
@@ -202,10 +287,22 @@ fn codex_walk_search_keep_offline_pages_and_bookmarks() {
     let url = page_url(&cli, &codex, other, 3);
     let (status, reference) = support::fetch(&url, Some(ADMIN));
     assert_eq!(status, 200, "GET {url}");
-    assert!(ours == reference, "page 3 differs from {url}: {} vs {} bytes", ours.len(), reference.len());
+    assert!(
+        ours == reference,
+        "page 3 differs from {url}: {} vs {} bytes",
+        ours.len(),
+        reference.len()
+    );
 
     // Background downloads never move Codex's bookmark: not the stored book, not the streamed one.
     let after = codex.bookmark(pk);
-    assert_eq!(before, after, "keeping comic {pk} offline moved its bookmark");
-    assert_eq!(other_before, codex.bookmark(other_pk), "streaming the pages of comic {other_pk} moved its bookmark");
+    assert_eq!(
+        before, after,
+        "keeping comic {pk} offline moved its bookmark"
+    );
+    assert_eq!(
+        other_before,
+        codex.bookmark(other_pk),
+        "streaming the pages of comic {other_pk} moved its bookmark"
+    );
 }

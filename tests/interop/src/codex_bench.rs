@@ -39,7 +39,12 @@ fn download(codex: &Codex, signed_in: bool) -> (f64, f64, usize) {
     let cpu = codex.process.cpu_seconds() - cpu;
     // Every page of the comic is on the device.
     let status = cli.json(&["status"]);
-    let book = status["books"].as_array().unwrap().iter().find(|b| b["book_id"] == id).expect("the book in the status");
+    let book = status["books"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["book_id"] == id)
+        .expect("the book in the status");
     assert_eq!(book["status"]["stored_parts"], PAGES, "{status}");
     (seconds, cpu, codex.password_checks())
 }
@@ -50,7 +55,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn verdict(ratio: f64, goal: f64) -> &'static str {
-    if ratio <= goal { "ok" } else { "MISSED" }
+    if ratio <= goal {
+        "ok"
+    } else {
+        "MISSED"
+    }
 }
 
 #[test]
@@ -61,7 +70,8 @@ fn codex_bench_signed_in_vs_anonymous_and_identity() {
     // One untimed download of each first: Codex's caches warm up.
     download(&codex, false);
     download(&codex, true);
-    let (mut signed, mut anon, mut signed_cpu, mut anon_cpu, mut checks) = (vec![], vec![], vec![], vec![], vec![]);
+    let (mut signed, mut anon, mut signed_cpu, mut anon_cpu, mut checks) =
+        (vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..ROUNDS {
         let (s, c, _) = download(&codex, false);
         anon.push(s);

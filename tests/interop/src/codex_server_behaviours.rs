@@ -19,7 +19,11 @@ fn codex_added_by_its_plain_address_discovers_the_catalog() {
     // Discovery may happen when the server is added or when it is first browsed: either way the
     // catalog must be reached from the plain address.
     let walk = support::walk(&cli, "codex", 40);
-    assert!(walk.books.len() >= 2, "no comics reached from the plain address ({added}): {:?}", walk.ids_by_title.keys());
+    assert!(
+        walk.books.len() >= 2,
+        "no comics reached from the plain address ({added}): {:?}",
+        walk.ids_by_title.keys()
+    );
 }
 
 #[test]
@@ -31,7 +35,14 @@ fn codex_walked_catalog_has_one_local_book_per_comic() {
     let walk = support::walk(&cli, "codex", 40);
     assert!(walk.feeds >= 10, "only {} feeds walked", walk.feeds);
     let count = cli.local_book_count();
-    assert_eq!(count, server.comics.len() as i64, "walking {} feeds made {count} local books for {} comics: {:?}", walk.feeds, server.comics.len(), walk.ids_by_title);
+    assert_eq!(
+        count,
+        server.comics.len() as i64,
+        "walking {} feeds made {count} local books for {} comics: {:?}",
+        walk.feeds,
+        server.comics.len(),
+        walk.ids_by_title
+    );
 }
 
 #[test]
@@ -41,7 +52,12 @@ fn codex_signed_in_download_checks_the_password_a_bounded_number_of_times() {
     let cli = Cli::new();
     cli.add_server("codex", &server.opds1(), Some(ADMIN));
     let found = cli.json(&["search", "codex", "Interop Comic 01"]);
-    let book = found["entries"].as_array().unwrap().iter().find(|e| e["type"] == "book").unwrap_or_else(|| panic!("comic not found: {found}"));
+    let book = found["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "book")
+        .unwrap_or_else(|| panic!("comic not found: {found}"));
     let id = book["book_id"].as_i64().unwrap().to_string();
     server.reset_password_checks();
     let cpu_before = server.process.cpu_seconds();

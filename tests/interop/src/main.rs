@@ -13,10 +13,10 @@
 //! - `reading_window`: a CBZ and a PDF from calibre's content server and from Calibre-Web read
 //!   through the real window (page 1 and the last page painted).
 
-mod support;
 mod calibre_server;
-mod codex;
 mod calibre_web;
+mod codex;
+mod codex_bench;
 mod codex_server_behaviours;
 mod reading_window;
-mod codex_bench;
+mod support;

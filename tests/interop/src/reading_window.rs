@@ -23,7 +23,10 @@ const PDF_TITLE: &str = "A Reader's Test Book";
 fn make_books(dir: &Path) -> Vec<PathBuf> {
     let mut books = support::make_comics(Path::new("python3"), dir, 1, COMIC_PAGES);
     let pdf = dir.join("Reader Test Book.pdf");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../e2e/scripts/make-test-pdf.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../e2e/scripts/make-test-pdf.py"
+    );
     // Debian's Python with Debian's ReportLab (make setup-test installs python3-reportlab).
     let status = Command::new("/usr/bin/python3")
         .arg(script)
@@ -37,8 +40,12 @@ fn make_books(dir: &Path) -> Vec<PathBuf> {
 
 /// Launches the app on the CLI's data dir (secrets in the same 0600 file).
 fn launch(cli: &Cli) -> App {
-    App::launch_with(LaunchOptions::new(&cli.data).env("CARREL_SECRETS", "file").env("CARREL_LOG", "info"))
-        .expect("launch the app (CARREL_APP, TAURI_DRIVER and a display: make test-interop sets them)")
+    App::launch_with(
+        LaunchOptions::new(&cli.data)
+            .env("CARREL_SECRETS", "file")
+            .env("CARREL_LOG", "info"),
+    )
+    .expect("launch the app (CARREL_APP, TAURI_DRIVER and a display: make test-interop sets them)")
 }
 
 /// Waits until page `page` (0-based) is the one painted in single-page mode.
@@ -61,7 +68,10 @@ fn click(app: &App, selector: &str) {
     loop {
         match app.wait_for(selector).and_then(|e| e.click()) {
             Ok(()) => return,
-            Err(e) if e.to_string().contains("stale element") && std::time::Instant::now() < deadline => {
+            Err(e)
+                if e.to_string().contains("stale element")
+                    && std::time::Instant::now() < deadline =>
+            {
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
             Err(e) => panic!("clicking {selector}: {e}"),
@@ -71,22 +81,45 @@ fn click(app: &App, selector: &str) {
 
 /// Opens book `id`'s details, presses Read, and checks its first and last pages paint.
 fn read_first_and_last_page(app: &App, id: i64, pages: u32) {
-    app.execute("window.location.hash = `#/book/${arguments[0]}`; window.location.reload();", vec![serde_json::json!(id)])
-        .unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", testid("book-details"))).unwrap();
+    app.execute(
+        "window.location.hash = `#/book/${arguments[0]}`; window.location.reload();",
+        vec![serde_json::json!(id)],
+    )
+    .unwrap();
+    app.wait_for_displayed(&format!(
+        "{}[data-book-id=\"{id}\"]",
+        testid("book-details")
+    ))
+    .unwrap();
     click(app, &testid("read-book"));
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", testid("comic-reader"))).unwrap();
+    app.wait_for_displayed(&format!(
+        "{}[data-book-id=\"{id}\"]",
+        testid("comic-reader")
+    ))
+    .unwrap();
     painted(app, 0);
-    app.wait_for_text(&testid("page-indicator"), &format!("Page 1 of {pages}")).unwrap();
+    app.wait_for_text(&testid("page-indicator"), &format!("Page 1 of {pages}"))
+        .unwrap();
     app.find("body").unwrap().send_keys("\u{E010}").unwrap(); // End
-    app.wait_for_text(&testid("page-indicator"), &format!("Page {pages} of {pages}")).unwrap();
+    app.wait_for_text(
+        &testid("page-indicator"),
+        &format!("Page {pages} of {pages}"),
+    )
+    .unwrap();
     painted(app, pages - 1);
     app.find("body").unwrap().send_keys("\u{E00C}").unwrap(); // Escape
 }
 
 fn only_id(walk: &support::Walk, title: &str) -> i64 {
-    let ids = walk.ids_by_title.get(title).unwrap_or_else(|| panic!("{title} not found: {:?}", walk.ids_by_title.keys()));
-    assert_eq!(ids.len(), 1, "{title} has several local identities: {ids:?}");
+    let ids = walk
+        .ids_by_title
+        .get(title)
+        .unwrap_or_else(|| panic!("{title} not found: {:?}", walk.ids_by_title.keys()));
+    assert_eq!(
+        ids.len(),
+        1,
+        "{title} has several local identities: {ids:?}"
+    );
     *ids.iter().next().unwrap()
 }
 
@@ -115,7 +148,11 @@ fn calibre_web_cbz_and_pdf_read_through_the_window_signed_in() {
     let books = make_books(&dir.path().join("files"));
     let server = calibre_web::serve(&installed, dir, &books);
     let cli = Cli::new();
-    cli.add_server("cw", &format!("{}/opds", server.base), Some(calibre_web::ADMIN));
+    cli.add_server(
+        "cw",
+        &format!("{}/opds", server.base),
+        Some(calibre_web::ADMIN),
+    );
     let walk = support::walk(&cli, "cw", 60);
     let comic = only_id(&walk, "Interop Comic 01");
     let pdf = only_id(&walk, PDF_TITLE);

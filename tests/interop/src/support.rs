@@ -22,10 +22,12 @@ pub struct Installed {
 
 impl Installed {
     pub fn load() -> Installed {
-        let path = std::env::var_os("CARREL_INTEROP_ENV").map(PathBuf::from).unwrap_or_else(|| {
-            let home = std::env::var_os("HOME").expect("HOME is not set");
-            PathBuf::from(home).join(".cache/carrel/interop/interop.env")
-        });
+        let path = std::env::var_os("CARREL_INTEROP_ENV")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                let home = std::env::var_os("HOME").expect("HOME is not set");
+                PathBuf::from(home).join(".cache/carrel/interop/interop.env")
+            });
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!("the interop servers are not installed ({}: {e}): run scripts/ensure-interop-servers or `make test-interop`", path.display())
         });
@@ -38,15 +40,25 @@ impl Installed {
     }
 
     pub fn get(&self, key: &str) -> PathBuf {
-        let value = self.vars.get(key).unwrap_or_else(|| panic!("{key} missing from interop.env: run scripts/ensure-interop-servers again"));
+        let value = self.vars.get(key).unwrap_or_else(|| {
+            panic!("{key} missing from interop.env: run scripts/ensure-interop-servers again")
+        });
         let path = PathBuf::from(value);
-        assert!(path.exists(), "{key}={} does not exist: run scripts/ensure-interop-servers again", path.display());
+        assert!(
+            path.exists(),
+            "{key}={} does not exist: run scripts/ensure-interop-servers again",
+            path.display()
+        );
         path
     }
 }
 
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A server process in a process group of its own; dropping it kills the whole group (worker
@@ -61,8 +73,13 @@ impl ServerProcess {
     pub fn spawn(name: &'static str, mut cmd: Command, log: PathBuf) -> ServerProcess {
         let out = File::create(&log).unwrap();
         let err = out.try_clone().unwrap();
-        cmd.stdin(Stdio::null()).stdout(out).stderr(err).process_group(0);
-        let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {name} ({:?}): {e}", cmd.get_program()));
+        cmd.stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .process_group(0);
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name} ({:?}): {e}", cmd.get_program()));
         ServerProcess { name, child, log }
     }
 
@@ -78,7 +95,11 @@ impl ServerProcess {
         let start = Instant::now();
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("{} exited ({status}) before it was ready:\n{}", self.name, self.log_tail());
+                panic!(
+                    "{} exited ({status}) before it was ready:\n{}",
+                    self.name,
+                    self.log_tail()
+                );
             }
             if let Ok(status) = status_of(url) {
                 if accept(status) {
@@ -86,7 +107,11 @@ impl ServerProcess {
                 }
             }
             if start.elapsed() > limit {
-                panic!("{} not ready at {url} after {limit:?}:\n{}", self.name, self.log_tail());
+                panic!(
+                    "{} not ready at {url} after {limit:?}:\n{}",
+                    self.name,
+                    self.log_tail()
+                );
             }
             std::thread::sleep(Duration::from_millis(250));
         }
@@ -98,8 +123,12 @@ impl ServerProcess {
         let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
         let mut total = 0u64;
         for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-            let Some(after) = stat.rsplit_once(')').map(|(_, a)| a) else { continue };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            let Some(after) = stat.rsplit_once(')').map(|(_, a)| a) else {
+                continue;
+            };
             let f: Vec<&str> = after.split_whitespace().collect();
             // after ')': state ppid pgrp ... utime(12) stime(13) cutime cstime
             if f.len() > 14 && f[2].parse::<i32>().ok() == Some(pgid) {
@@ -131,15 +160,29 @@ impl Drop for ServerProcess {
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 fn client() -> reqwest::Client {
-    reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap()
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap()
 }
 
 pub fn status_of(url: &str) -> Result<u16, reqwest::Error> {
-    runtime().block_on(async { Ok(client().get(url).timeout(Duration::from_secs(5)).send().await?.status().as_u16()) })
+    runtime().block_on(async {
+        Ok(client()
+            .get(url)
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await?
+            .status()
+            .as_u16())
+    })
 }
 
 /// GETs `url` (with HTTP Basic credentials when given): the status and the body.
@@ -149,9 +192,16 @@ pub fn fetch(url: &str, basic: Option<(&str, &str)>) -> (u16, Vec<u8>) {
         if let Some((u, p)) = basic {
             req = req.basic_auth(u, Some(p));
         }
-        let resp = req.send().await.unwrap_or_else(|e| panic!("GET {url}: {e}"));
+        let resp = req
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("GET {url}: {e}"));
         let status = resp.status().as_u16();
-        let body = resp.bytes().await.unwrap_or_else(|e| panic!("GET {url} body: {e}")).to_vec();
+        let body = resp
+            .bytes()
+            .await
+            .unwrap_or_else(|e| panic!("GET {url} body: {e}"))
+            .to_vec();
         (status, body)
     })
 }
@@ -159,7 +209,13 @@ pub fn fetch(url: &str, basic: Option<(&str, &str)>) -> (u16, Vec<u8>) {
 /// PUTs a JSON document with HTTP Basic credentials: the status and the body.
 pub fn put_json(url: &str, basic: (&str, &str), body: &Value) -> (u16, String) {
     runtime().block_on(async {
-        let resp = client().put(url).basic_auth(basic.0, Some(basic.1)).json(body).send().await.unwrap_or_else(|e| panic!("PUT {url}: {e}"));
+        let resp = client()
+            .put(url)
+            .basic_auth(basic.0, Some(basic.1))
+            .json(body)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("PUT {url}: {e}"));
         let status = resp.status().as_u16();
         (status, resp.text().await.unwrap_or_default())
     })
@@ -179,8 +235,17 @@ pub fn make_comics(python: &Path, dir: &Path, count: u32, pages: u32) -> Vec<Pat
         .arg(pages.to_string())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    assert!(out.status.success(), "making comics failed: {}", String::from_utf8_lossy(&out.stderr));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "cbz")).collect();
+    assert!(
+        out.status.success(),
+        "making comics failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cbz"))
+        .collect();
     files.sort();
     assert_eq!(files.len(), count as usize);
     files
@@ -197,8 +262,17 @@ pub fn make_epubs(python: &Path, dir: &Path, count: u32) -> Vec<PathBuf> {
         .arg(count.to_string())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    assert!(out.status.success(), "making EPUBs failed: {}", String::from_utf8_lossy(&out.stderr));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "epub")).collect();
+    assert!(
+        out.status.success(),
+        "making EPUBs failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "epub"))
+        .collect();
     files.sort();
     files
 }
@@ -223,8 +297,16 @@ pub fn calibre_library(calibredb: &Path, lib: &Path, books: &[PathBuf]) {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert!(out.status.success(), "calibredb add failed: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(lib.join("metadata.db").is_file(), "calibredb made no metadata.db");
+    assert!(
+        out.status.success(),
+        "calibredb add failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        lib.join("metadata.db").is_file(),
+        "calibredb made no metadata.db"
+    );
 }
 
 /// The real `carrel-cli` next to this test binary (target/<profile>/carrel-cli).
@@ -233,8 +315,16 @@ pub fn cli_binary() -> PathBuf {
         return PathBuf::from(p);
     }
     let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().and_then(Path::parent).unwrap().join("carrel-cli");
-    assert!(bin.is_file(), "{} is missing: run `cargo build -p carrel-cli` first (make test-interop does)", bin.display());
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("carrel-cli");
+    assert!(
+        bin.is_file(),
+        "{} is missing: run `cargo build -p carrel-cli` first (make test-interop does)",
+        bin.display()
+    );
     bin
 }
 
@@ -249,13 +339,19 @@ impl Cli {
     pub fn new() -> Cli {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("data");
-        Cli { _tmp: tmp, data, bin: cli_binary() }
+        Cli {
+            _tmp: tmp,
+            data,
+            bin: cli_binary(),
+        }
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(&self.bin);
         c.arg("--data-dir").arg(&self.data).args(args);
-        c.env("CARREL_SECRETS", "file").env_remove("CARREL_DATA_DIR").env("CARREL_LOG", "warn");
+        c.env("CARREL_SECRETS", "file")
+            .env_remove("CARREL_DATA_DIR")
+            .env("CARREL_LOG", "warn");
         c
     }
 
@@ -265,7 +361,12 @@ impl Cli {
 
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(out.status.success(), "carrel-cli {args:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "carrel-cli {args:?} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -273,7 +374,8 @@ impl Cli {
         let mut all = vec!["--json"];
         all.extend_from_slice(args);
         let text = self.ok(&all);
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("carrel-cli {args:?}: not JSON ({e}): {text}"))
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("carrel-cli {args:?}: not JSON ({e}): {text}"))
     }
 
     /// `server add NAME URL`, with a username and the password on standard input when given.
@@ -282,7 +384,13 @@ impl Cli {
         if let Some((user, _)) = login {
             args.extend(["--username", user, "--password-stdin"]);
         }
-        let mut child = self.command(&args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = self
+            .command(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         {
             use std::io::Write;
             let mut stdin = child.stdin.take().unwrap();
@@ -291,19 +399,37 @@ impl Cli {
             }
         }
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "server add {name} {url} failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "server add {name} {url} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
     /// Reads one column of the app's database, read-only (the CLI closed it).
     pub fn book_column(&self, book_id: i64, column: &str) -> Option<String> {
-        let db = rusqlite::Connection::open_with_flags(self.data.join("carrel.db"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-        db.query_row(&format!("SELECT CAST({column} AS TEXT) FROM books WHERE id = ?1"), [book_id], |r| r.get(0)).unwrap()
+        let db = rusqlite::Connection::open_with_flags(
+            self.data.join("carrel.db"),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        db.query_row(
+            &format!("SELECT CAST({column} AS TEXT) FROM books WHERE id = ?1"),
+            [book_id],
+            |r| r.get(0),
+        )
+        .unwrap()
     }
 
     pub fn local_book_count(&self) -> i64 {
-        let db = rusqlite::Connection::open_with_flags(self.data.join("carrel.db"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-        db.query_row("SELECT count(*) FROM books", [], |r| r.get(0)).unwrap()
+        let db = rusqlite::Connection::open_with_flags(
+            self.data.join("carrel.db"),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        db.query_row("SELECT count(*) FROM books", [], |r| r.get(0))
+            .unwrap()
     }
 
     /// `store` each book, then `sync --until-idle`; returns each book's stored file.
@@ -378,7 +504,10 @@ pub fn walk(cli: &Cli, server: &str, bound: usize) -> Walk {
                         title: e["title"].as_str().unwrap().to_owned(),
                         format: e["format"].as_str().unwrap_or_default().to_owned(),
                     };
-                    walk.ids_by_title.entry(b.title.clone()).or_default().insert(b.book_id);
+                    walk.ids_by_title
+                        .entry(b.title.clone())
+                        .or_default()
+                        .insert(b.book_id);
                     walk.books.insert(b.book_id, b);
                 }
                 Some("navigation") => links.push(e["href"].as_str().unwrap().to_owned()),
@@ -398,6 +527,9 @@ pub fn walk(cli: &Cli, server: &str, bound: usize) -> Walk {
 /// Reads a whole file.
 pub fn read(path: &Path) -> Vec<u8> {
     let mut v = Vec::new();
-    File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).read_to_end(&mut v).unwrap();
+    File::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .read_to_end(&mut v)
+        .unwrap();
     v
 }

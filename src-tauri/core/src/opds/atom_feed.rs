@@ -20,16 +20,20 @@ pub(crate) const ACQUISITION_REL: &str = "http://opds-spec.org/acquisition";
 pub(crate) const PROGRESSION_REL: &str = "http://opds-spec.org/progression";
 const FACET_REL: &str = "http://opds-spec.org/facet";
 pub(crate) const IANA_REL_PREFIX: &str = "http://www.iana.org/assignments/relation/";
-pub(crate) const COVER_RELS: &[&str] =
-    &["http://opds-spec.org/image", "http://opds-spec.org/cover", "x-stanza-cover-image"];
+pub(crate) const COVER_RELS: &[&str] = &[
+    "http://opds-spec.org/image",
+    "http://opds-spec.org/cover",
+    "x-stanza-cover-image",
+];
 pub(crate) const THUMBNAIL_RELS: &[&str] = &[
     "http://opds-spec.org/image/thumbnail",
     "http://opds-spec.org/thumbnail",
     "x-stanza-cover-image-thumbnail",
 ];
 /// Relations of links that never lead to a sub-catalog, even when typed as Atom.
-const NOT_NAVIGATION_RELS: &[&str] =
-    &["self", "search", "start", "up", "next", "previous", "prev", "first", "last", FACET_REL];
+const NOT_NAVIGATION_RELS: &[&str] = &[
+    "self", "search", "start", "up", "next", "previous", "prev", "first", "last", FACET_REL,
+];
 
 /// One page of a catalog.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -266,7 +270,9 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
 
     Ok(Feed {
         id: child_text(root, "id"),
-        title: child(root, "title").map(|t| collapse_whitespace(&atom_text(t))).unwrap_or_default(),
+        title: child(root, "title")
+            .map(|t| collapse_whitespace(&atom_text(t)))
+            .unwrap_or_default(),
         kind,
         entries,
         links,
@@ -285,8 +291,9 @@ pub(crate) fn parse_entry(bytes: &[u8], entry_url: &Url) -> Result<Entry, OpdsEr
     }
     let root = doc.root_element();
     expect_root(root, "entry")?;
-    read_entry(root, entry_url)
-        .ok_or(OpdsError::Missing { what: "acquisition, page stream or navigation link in its entry" })
+    read_entry(root, entry_url).ok_or(OpdsError::Missing {
+        what: "acquisition, page stream or navigation link in its entry",
+    })
 }
 
 fn expect_root(root: Node<'_, '_>, wanted: &str) -> Result<(), OpdsError> {
@@ -357,9 +364,15 @@ fn read_feed_links(root: Node<'_, '_>, feed_url: &Url) -> (FeedLinks, FeedKind) 
         }
     }
     // A template saves fetching the description; both lead to the same search.
-    links.search =
-        templates.into_iter().next().map(|template| SearchLink::Template { template }).or_else(|| {
-            descriptions.into_iter().next().map(|href| SearchLink::OpenSearchDescription { href })
+    links.search = templates
+        .into_iter()
+        .next()
+        .map(|template| SearchLink::Template { template })
+        .or_else(|| {
+            descriptions
+                .into_iter()
+                .next()
+                .map(|href| SearchLink::OpenSearchDescription { href })
         });
     (links, declared)
 }
@@ -369,19 +382,26 @@ fn read_facet(link: &Link<'_, '_>, base: &Url) -> Option<Facet> {
     let node = link.node;
     Some(Facet {
         title: link.title.clone().unwrap_or_default(),
-        group: node.attribute((ns::OPDS, "facetGroup")).map(collapse_whitespace).filter(|g| !g.is_empty()),
+        group: node
+            .attribute((ns::OPDS, "facetGroup"))
+            .map(collapse_whitespace)
+            .filter(|g| !g.is_empty()),
         href,
         active: node
             .attribute((ns::OPDS, "activeFacet"))
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
-        count: node.attribute((ns::THREAD, "count")).and_then(|c| c.trim().parse().ok()),
+        count: node
+            .attribute((ns::THREAD, "count"))
+            .and_then(|c| c.trim().parse().ok()),
     })
 }
 
 /// Turns an `<entry>` into a book, a navigation entry, or nothing.
 fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
     let links = links_of(node);
-    let title = child(node, "title").map(|t| collapse_whitespace(&atom_text(t))).unwrap_or_default();
+    let title = child(node, "title")
+        .map(|t| collapse_whitespace(&atom_text(t)))
+        .unwrap_or_default();
     let id = child_text(node, "id");
 
     let mut acquisitions = Vec::new();
@@ -389,7 +409,8 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
     let mut stream = None;
     let mut not_streamable = None;
     for link in &links {
-        if link.rel == ACQUISITION_REL || link.rel.starts_with("http://opds-spec.org/acquisition/") {
+        if link.rel == ACQUISITION_REL || link.rel.starts_with("http://opds-spec.org/acquisition/")
+        {
             let base = base_of(link.node, doc_url);
             match resolve_href(link.href, &base) {
                 Ok(href) => {
@@ -443,7 +464,10 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         .iter()
         .filter(|l| l.rel == "alternate" && is_entry_type(l.media_type))
         .find_map(|l| resolve_href(l.href, &base_of(l.node, doc_url)).ok());
-    let format = book_format(&acquisition_hints, stream.is_some() || not_streamable.is_some());
+    let format = book_format(
+        &acquisition_hints,
+        stream.is_some() || not_streamable.is_some(),
+    );
     let progression = links
         .iter()
         .filter(|l| l.rel == PROGRESSION_REL)
@@ -482,8 +506,11 @@ fn pick_navigation_link(links: &[Link<'_, '_>], doc_url: &Url) -> Option<(Url, F
         (l.rel == "subsection" && (l.media_type.is_empty() || is_feed_type(l.media_type)))
             || (is_feed_type(l.media_type) && !NOT_NAVIGATION_RELS.contains(&l.rel.as_str()))
     };
-    let chosen =
-        links.iter().filter(usable).find(|l| l.rel == "subsection").or_else(|| links.iter().find(usable))?;
+    let chosen = links
+        .iter()
+        .filter(usable)
+        .find(|l| l.rel == "subsection")
+        .or_else(|| links.iter().find(usable))?;
     let href = resolve_href(chosen.href, &base_of(chosen.node, doc_url)).ok()?;
     let mut kind = kind_of_type(chosen.media_type);
     if kind == FeedKind::Unknown {
@@ -491,7 +518,12 @@ fn pick_navigation_link(links: &[Link<'_, '_>], doc_url: &Url) -> Option<(Url, F
         kind = links
             .iter()
             .filter(|l| is_feed_type(l.media_type))
-            .filter(|l| resolve_href(l.href, &base_of(l.node, doc_url)).ok().as_ref() == Some(&href))
+            .filter(|l| {
+                resolve_href(l.href, &base_of(l.node, doc_url))
+                    .ok()
+                    .as_ref()
+                    == Some(&href)
+            })
             .map(|l| kind_of_type(l.media_type))
             .find(|k| *k != FeedKind::Unknown)
             .unwrap_or(FeedKind::Unknown);
@@ -523,14 +555,24 @@ fn links_of<'a, 'input>(parent: Node<'a, 'input>) -> Vec<Link<'a, 'input>> {
         .filter(|n| is_atom(*n, "link") || (n.is_element() && n.has_tag_name((ns::PSE, "link"))))
         .filter_map(|node| {
             let href = node.attribute("href")?;
-            let rel = node.attribute("rel").map(str::trim).filter(|r| !r.is_empty()).unwrap_or("alternate");
-            let rel = rel.strip_prefix(IANA_REL_PREFIX).unwrap_or(rel).to_ascii_lowercase();
+            let rel = node
+                .attribute("rel")
+                .map(str::trim)
+                .filter(|r| !r.is_empty())
+                .unwrap_or("alternate");
+            let rel = rel
+                .strip_prefix(IANA_REL_PREFIX)
+                .unwrap_or(rel)
+                .to_ascii_lowercase();
             Some(Link {
                 node,
                 rel,
                 href,
                 media_type: node.attribute("type").map(str::trim).unwrap_or(""),
-                title: node.attribute("title").map(collapse_whitespace).filter(|t| !t.is_empty()),
+                title: node
+                    .attribute("title")
+                    .map(collapse_whitespace)
+                    .filter(|t| !t.is_empty()),
             })
         })
         .collect()
@@ -539,7 +581,10 @@ fn links_of<'a, 'input>(parent: Node<'a, 'input>) -> Vec<Link<'a, 'input>> {
 /// The base URL in effect at `node`: the document's URL with every `xml:base` from the root
 /// down applied in turn. A broken `xml:base` is ignored.
 pub(crate) fn base_of(node: Node<'_, '_>, doc_url: &Url) -> Url {
-    let bases: Vec<&str> = node.ancestors().filter_map(|n| n.attribute((ns::XML, "base"))).collect();
+    let bases: Vec<&str> = node
+        .ancestors()
+        .filter_map(|n| n.attribute((ns::XML, "base")))
+        .collect();
     let mut base = doc_url.clone();
     for xml_base in bases.into_iter().rev() {
         match base.join(xml_base.trim()) {
@@ -563,16 +608,24 @@ fn child<'a, 'input>(node: Node<'a, 'input>, name: &str) -> Option<Node<'a, 'inp
 }
 
 fn child_text(node: Node<'_, '_>, name: &str) -> Option<String> {
-    child(node, name).map(|n| collapse_whitespace(&text_of(n))).filter(|t| !t.is_empty())
+    child(node, name)
+        .map(|n| collapse_whitespace(&text_of(n)))
+        .filter(|t| !t.is_empty())
 }
 
 fn text_of(node: Node<'_, '_>) -> String {
-    node.descendants().filter(|n| n.is_text()).filter_map(|n| n.text()).collect()
+    node.descendants()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .collect()
 }
 
 /// The text of an Atom text construct, whatever its `type` (`text`, `html` or `xhtml`).
 fn atom_text(node: Node<'_, '_>) -> String {
-    let kind = node.attribute("type").map(|t| t.trim().to_ascii_lowercase()).unwrap_or_default();
+    let kind = node
+        .attribute("type")
+        .map(|t| t.trim().to_ascii_lowercase())
+        .unwrap_or_default();
     match kind.as_str() {
         "html" | "text/html" => html_to_text(&text_of(node)),
         "xhtml" | "application/xhtml+xml" => {
@@ -618,7 +671,9 @@ pub(crate) fn html_to_text(html: &str) -> String {
             break;
         };
         let tag = after[..close].trim_start_matches('/');
-        let name_end = tag.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(tag.len());
+        let name_end = tag
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(tag.len());
         if is_block_tag(&tag[..name_end]) {
             text.push('\n');
         }
@@ -667,8 +722,10 @@ fn summary_of(node: Node<'_, '_>) -> Option<String> {
 }
 
 fn authors_of(node: Node<'_, '_>) -> Vec<String> {
-    let atom =
-        node.children().filter(|n| is_atom(*n, "author")).filter_map(|author| child_text(author, "name"));
+    let atom = node
+        .children()
+        .filter(|n| is_atom(*n, "author"))
+        .filter_map(|author| child_text(author, "name"));
     let dc = node
         .children()
         .filter(|n| n.is_element() && n.tag_name().name() == "creator" && is_dc(*n))
@@ -685,14 +742,19 @@ fn authors_of(node: Node<'_, '_>) -> Vec<String> {
 fn language_of(node: Node<'_, '_>) -> Option<String> {
     node.children()
         .find(|n| {
-            n.is_element() && n.tag_name().name() == "language" && (is_dc(*n) || is_atom(*n, "language"))
+            n.is_element()
+                && n.tag_name().name() == "language"
+                && (is_dc(*n) || is_atom(*n, "language"))
         })
         .map(|n| collapse_whitespace(&text_of(n)))
         .filter(|l| !l.is_empty())
 }
 
 fn is_dc(node: Node<'_, '_>) -> bool {
-    matches!(node.tag_name().namespace(), Some(ns::DC_TERMS | ns::DC_ELEMENTS))
+    matches!(
+        node.tag_name().namespace(),
+        Some(ns::DC_TERMS | ns::DC_ELEMENTS)
+    )
 }
 
 /// The series from `<schema:Series schema:name=... schema:position=...>`, or from the
@@ -701,7 +763,10 @@ fn series_of(node: Node<'_, '_>) -> (Option<String>, Option<f64>) {
     let schema = node.children().find(|n| {
         n.is_element()
             && n.tag_name().name() == "Series"
-            && matches!(n.tag_name().namespace(), Some(ns::SCHEMA | ns::SCHEMA_HTTPS))
+            && matches!(
+                n.tag_name().namespace(),
+                Some(ns::SCHEMA | ns::SCHEMA_HTTPS)
+            )
     });
     if let Some(series) = schema {
         let attribute = |name: &str| {
@@ -719,9 +784,15 @@ fn series_of(node: Node<'_, '_>) -> (Option<String>, Option<f64>) {
             return (name, index);
         }
     }
-    for text in ["content", "summary"].iter().filter_map(|name| child(node, name)).map(atom_text) {
+    for text in ["content", "summary"]
+        .iter()
+        .filter_map(|name| child(node, name))
+        .map(atom_text)
+    {
         for line in text.lines() {
-            let Some(rest) = line.trim().strip_prefix("SERIES:") else { continue };
+            let Some(rest) = line.trim().strip_prefix("SERIES:") else {
+                continue;
+            };
             let rest = rest.trim();
             if let Some(open) = rest.rfind('[').filter(|_| rest.ends_with(']')) {
                 let name = collapse_whitespace(&rest[..open]);
@@ -759,8 +830,15 @@ fn indirect_types(link: Node<'_, '_>) -> Vec<String> {
 }
 
 pub(crate) fn file_name(href: &Url, title: Option<&str>) -> String {
-    let last = href.path_segments().and_then(|mut s| s.next_back()).unwrap_or("");
-    let name = if last.contains('.') { last } else { title.unwrap_or(last) };
+    let last = href
+        .path_segments()
+        .and_then(|mut s| s.next_back())
+        .unwrap_or("");
+    let name = if last.contains('.') {
+        last
+    } else {
+        title.unwrap_or(last)
+    };
     name.to_ascii_lowercase()
 }
 
@@ -819,7 +897,11 @@ pub(crate) fn book_format(hints: &[FormatHint], streamable: bool) -> EntryFormat
             let essence = media_essence(&hint.media_type);
             kind_of_media_type(&essence)
                 .or_else(|| hint.indirect.iter().find_map(|t| kind_of_media_type(t)))
-                .or_else(|| is_generic_type(&essence).then(|| kind_of_extension(&hint.file_name)).flatten())
+                .or_else(|| {
+                    is_generic_type(&essence)
+                        .then(|| kind_of_extension(&hint.file_name))
+                        .flatten()
+                })
         })
         .collect();
     if kinds.contains(&Kind::Comic) {
@@ -832,7 +914,12 @@ pub(crate) fn book_format(hints: &[FormatHint], streamable: bool) -> EntryFormat
         // Pages come as images whatever the archive is.
         EntryFormat::Comic
     } else {
-        EntryFormat::Other(hints.first().map(|h| media_essence(&h.media_type)).unwrap_or_default())
+        EntryFormat::Other(
+            hints
+                .first()
+                .map(|h| media_essence(&h.media_type))
+                .unwrap_or_default(),
+        )
     }
 }
 
@@ -855,7 +942,12 @@ pub(crate) fn guess_media_type(href: &Url, title: Option<&str>) -> &'static str 
 
 /// The lowercase `type/subtype` of a media type, without parameters.
 pub(crate) fn media_essence(media_type: &str) -> String {
-    media_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+    media_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// A parameter of a media type (`kind` in `application/atom+xml;profile=opds-catalog;kind=...`),
@@ -863,7 +955,9 @@ pub(crate) fn media_essence(media_type: &str) -> String {
 pub(crate) fn media_param(media_type: &str, name: &str) -> Option<String> {
     media_type.split(';').skip(1).find_map(|param| {
         let (key, value) = param.split_once('=')?;
-        key.trim().eq_ignore_ascii_case(name).then(|| value.trim().trim_matches('"').to_owned())
+        key.trim()
+            .eq_ignore_ascii_case(name)
+            .then(|| value.trim().trim_matches('"').to_owned())
     })
 }
 
@@ -872,7 +966,8 @@ pub(crate) fn is_feed_type(media_type: &str) -> bool {
     let essence = media_essence(media_type);
     let atom = essence == "application/atom+xml"
         || (matches!(essence.as_str(), "application/xml" | "text/xml")
-            && media_param(media_type, "profile").is_some_and(|p| p.eq_ignore_ascii_case("opds-catalog")));
+            && media_param(media_type, "profile")
+                .is_some_and(|p| p.eq_ignore_ascii_case("opds-catalog")));
     atom && !media_param(media_type, "type").is_some_and(|t| t.eq_ignore_ascii_case("entry"))
 }
 
@@ -882,7 +977,10 @@ fn is_entry_type(media_type: &str) -> bool {
 }
 
 pub(crate) fn kind_of_type(media_type: &str) -> FeedKind {
-    match media_param(media_type, "kind").map(|k| k.to_ascii_lowercase()).as_deref() {
+    match media_param(media_type, "kind")
+        .map(|k| k.to_ascii_lowercase())
+        .as_deref()
+    {
         Some("navigation") => FeedKind::Navigation,
         Some("acquisition") => FeedKind::Acquisition,
         _ => FeedKind::Unknown,
@@ -895,9 +993,15 @@ mod tests {
 
     #[test]
     fn every_named_reference_is_decoded_and_escaped_markup_stays_text() {
-        assert_eq!(html_to_text("Caf&eacute; &amp; cr&egrave;me &euro;5 &#x2603; &#9731;"), "Café & crème €5 ☃ ☃");
+        assert_eq!(
+            html_to_text("Caf&eacute; &amp; cr&egrave;me &euro;5 &#x2603; &#9731;"),
+            "Café & crème €5 ☃ ☃"
+        );
         // Markup written as text (escaped) is text: it reaches the reader as written.
-        assert_eq!(html_to_text("a &lt;b&gt;bold&lt;/b&gt; claim"), "a <b>bold</b> claim");
+        assert_eq!(
+            html_to_text("a &lt;b&gt;bold&lt;/b&gt; claim"),
+            "a <b>bold</b> claim"
+        );
         assert_eq!(html_to_text("&unknownentity; &amp"), "&unknownentity; &amp");
     }
 
@@ -909,7 +1013,10 @@ mod tests {
             ),
             "\nTom & Jerry's big day\n\nPart 2 \u{2014} &bogus; a < b\n"
         );
-        assert_eq!(tidy_paragraphs(&html_to_text("<p>One</p>\n<p>  Two  words </p>")), "One\n\nTwo words");
+        assert_eq!(
+            tidy_paragraphs(&html_to_text("<p>One</p>\n<p>  Two  words </p>")),
+            "One\n\nTwo words"
+        );
     }
 
     #[test]
@@ -918,7 +1025,11 @@ mod tests {
         assert_eq!(media_essence(t), "application/atom+xml");
         assert_eq!(kind_of_type(t), FeedKind::Acquisition);
         assert!(is_feed_type(t));
-        assert!(!is_feed_type("application/atom+xml;type=entry;profile=opds-catalog"));
-        assert!(is_entry_type("application/atom+xml;type=entry;profile=opds-catalog"));
+        assert!(!is_feed_type(
+            "application/atom+xml;type=entry;profile=opds-catalog"
+        ));
+        assert!(is_entry_type(
+            "application/atom+xml;type=entry;profile=opds-catalog"
+        ));
     }
 }

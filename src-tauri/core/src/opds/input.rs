@@ -15,7 +15,10 @@ const MAX_XML_NODES: u32 = 4_000_000;
 /// Checks the size and decodes `bytes` into text, refusing anything that is clearly not XML.
 pub(crate) fn decode(bytes: &[u8], limit: usize) -> Result<Cow<'_, str>, OpdsError> {
     if bytes.len() > limit {
-        return Err(OpdsError::TooLarge { size: bytes.len(), limit });
+        return Err(OpdsError::TooLarge {
+            size: bytes.len(),
+            limit,
+        });
     }
     let text = to_text(bytes)?;
     let body = text.trim_start_matches('\u{feff}').trim();
@@ -23,7 +26,9 @@ pub(crate) fn decode(bytes: &[u8], limit: usize) -> Result<Cow<'_, str>, OpdsErr
         return Err(OpdsError::Empty);
     }
     if looks_like_html(body) {
-        return Err(OpdsError::HtmlPage { title: html_title(body) });
+        return Err(OpdsError::HtmlPage {
+            title: html_title(body),
+        });
     }
     if body.starts_with('{') || body.starts_with('[') {
         return Err(OpdsError::NotAFeed(
@@ -31,7 +36,10 @@ pub(crate) fn decode(bytes: &[u8], limit: usize) -> Result<Cow<'_, str>, OpdsErr
         ));
     }
     if !body.starts_with('<') {
-        return Err(OpdsError::NotAFeed(format!("plain text: \u{201c}{}\u{201d}", snippet(body))));
+        return Err(OpdsError::NotAFeed(format!(
+            "plain text: \u{201c}{}\u{201d}",
+            snippet(body)
+        )));
     }
     Ok(match text {
         Cow::Borrowed(t) => Cow::Borrowed(t.trim_start_matches('\u{feff}')),
@@ -41,17 +49,22 @@ pub(crate) fn decode(bytes: &[u8], limit: usize) -> Result<Cow<'_, str>, OpdsErr
 
 /// Parses decoded text as XML. DTDs are refused (roxmltree's default), so no entity expansion.
 pub(crate) fn parse_xml(text: &str) -> Result<Document<'_>, OpdsError> {
-    let options = ParsingOptions { allow_dtd: false, nodes_limit: MAX_XML_NODES };
+    let options = ParsingOptions {
+        allow_dtd: false,
+        nodes_limit: MAX_XML_NODES,
+    };
     Document::parse_with_options(text, options).map_err(|e| {
         // An HTML page that slipped past the first look (a comment or blank lines before it).
         let head = &text[..floor_char_boundary(text, 2048)];
         if head.to_ascii_lowercase().contains("<html") {
-            return OpdsError::HtmlPage { title: html_title(text) };
+            return OpdsError::HtmlPage {
+                title: html_title(text),
+            };
         }
         match e {
-            roxmltree::Error::DtdDetected => {
-                OpdsError::MalformedXml("it declares a document type (DTD), which is refused".into())
-            }
+            roxmltree::Error::DtdDetected => OpdsError::MalformedXml(
+                "it declares a document type (DTD), which is refused".into(),
+            ),
             roxmltree::Error::NodesLimitReached => {
                 OpdsError::MalformedXml("it has too many XML nodes".into())
             }
@@ -90,10 +103,13 @@ fn to_text(bytes: &[u8]) -> Result<Cow<'_, str>, OpdsError> {
                     "iso-8859-1" | "latin1" | "latin-1" | "iso8859-1" | "windows-1252" | "cp1252"
                     | "us-ascii" | "ascii",
                 ) => Ok(Cow::Owned(windows_1252(bytes))),
-                Some(other) => {
-                    Err(OpdsError::Encoding(format!("the declared encoding {other:?} is not supported")))
-                }
-                None => Err(OpdsError::Encoding(format!("invalid UTF-8 at byte {}", err.valid_up_to()))),
+                Some(other) => Err(OpdsError::Encoding(format!(
+                    "the declared encoding {other:?} is not supported"
+                ))),
+                None => Err(OpdsError::Encoding(format!(
+                    "invalid UTF-8 at byte {}",
+                    err.valid_up_to()
+                ))),
             },
         },
     }
@@ -107,7 +123,9 @@ fn utf8(bytes: &[u8]) -> Result<Cow<'_, str>, OpdsError> {
 
 fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, OpdsError> {
     if bytes.len() % 2 != 0 {
-        return Err(OpdsError::Encoding("UTF-16 text with an odd number of bytes".into()));
+        return Err(OpdsError::Encoding(
+            "UTF-16 text with an odd number of bytes".into(),
+        ));
     }
     let units = bytes.chunks_exact(2).map(|pair| unit([pair[0], pair[1]]));
     char::decode_utf16(units)
@@ -118,11 +136,17 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, OpdsError> {
 /// The `encoding` of an `<?xml ...?>` declaration at the very start, lowercased.
 fn declared_encoding(bytes: &[u8]) -> Option<String> {
     let head = &bytes[..bytes.len().min(200)];
-    let head: String = head.iter().map(|&b| if b.is_ascii() { b as char } else { ' ' }).collect();
+    let head: String = head
+        .iter()
+        .map(|&b| if b.is_ascii() { b as char } else { ' ' })
+        .collect();
     let decl = head.strip_prefix("<?xml")?;
     let decl = &decl[..decl.find("?>")?];
     let at = decl.find("encoding")?;
-    let rest = decl[at + "encoding".len()..].trim_start().strip_prefix('=')?.trim_start();
+    let rest = decl[at + "encoding".len()..]
+        .trim_start()
+        .strip_prefix('=')?
+        .trim_start();
     let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
     let value = &rest[1..];
     Some(value[..value.find(quote)?].trim().to_ascii_lowercase())
@@ -131,8 +155,9 @@ fn declared_encoding(bytes: &[u8]) -> Option<String> {
 /// Decodes windows-1252, which is what servers that say "ISO-8859-1" actually send.
 fn windows_1252(bytes: &[u8]) -> String {
     const HIGH: [char; 32] = [
-        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž', '\u{8f}',
-        '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}', 'ž', 'Ÿ',
+        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž',
+        '\u{8f}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}',
+        'ž', 'Ÿ',
     ];
     bytes
         .iter()
@@ -165,8 +190,9 @@ fn looks_like_html(body: &str) -> bool {
     let head = rest[..floor_char_boundary(rest, 64)].to_ascii_lowercase();
     head.starts_with("<!doctype html")
         || ["<html", "<head", "<body"].iter().any(|tag| {
-            head.strip_prefix(tag)
-                .is_some_and(|after| after.starts_with(|c: char| c == '>' || c.is_ascii_whitespace()))
+            head.strip_prefix(tag).is_some_and(|after| {
+                after.starts_with(|c: char| c == '>' || c.is_ascii_whitespace())
+            })
         })
 }
 
@@ -238,9 +264,15 @@ mod tests {
 
     #[test]
     fn opds_input_recognises_json_and_plain_text() {
-        assert!(matches!(decode(b"  {\"status\":401}", 100), Err(OpdsError::NotAFeed(_))));
+        assert!(matches!(
+            decode(b"  {\"status\":401}", 100),
+            Err(OpdsError::NotAFeed(_))
+        ));
         let err = decode(b"Unauthorized\n", 100).unwrap_err();
-        assert_eq!(err, OpdsError::NotAFeed("plain text: \u{201c}Unauthorized\u{201d}".into()));
+        assert_eq!(
+            err,
+            OpdsError::NotAFeed("plain text: \u{201c}Unauthorized\u{201d}".into())
+        );
     }
 
     #[test]
@@ -250,7 +282,10 @@ mod tests {
 <feed xmlns="http://www.w3.org/2005/Atom"><title>&lol2;</title></feed>"#;
         let text = decode(bomb.as_bytes(), 10_000).unwrap();
         let err = parse_xml(&text).unwrap_err();
-        assert!(matches!(err, OpdsError::MalformedXml(ref m) if m.contains("DTD")), "{err:?}");
+        assert!(
+            matches!(err, OpdsError::MalformedXml(ref m) if m.contains("DTD")),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -258,7 +293,9 @@ mod tests {
         let page = "<!-- proxy -->\n<HTML><head><title>Sign in &amp; go</title></head></HTML>";
         assert_eq!(
             decode(page.as_bytes(), 1000).unwrap_err(),
-            OpdsError::HtmlPage { title: Some("Sign in & go".into()) }
+            OpdsError::HtmlPage {
+                title: Some("Sign in & go".into())
+            }
         );
     }
 }

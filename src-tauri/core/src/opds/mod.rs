@@ -35,14 +35,15 @@ mod serde_url;
 mod url_template;
 
 #[cfg(test)]
+mod hostile_input_tests;
+#[cfg(test)]
 mod opds2_tests;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod hostile_input_tests;
 
 pub use atom_feed::{
-    Acquisition, BookEntry, EntryFormat, Entry, Facet, Feed, FeedKind, FeedLinks, NavEntry, SearchLink,
+    Acquisition, BookEntry, Entry, EntryFormat, Facet, Feed, FeedKind, FeedLinks, NavEntry,
+    SearchLink,
 };
 pub use open_search::{parse_open_search, SearchTemplate};
 pub use page_stream::{PageBase, PageStream, MAX_PAGE_COUNT};
@@ -84,9 +85,9 @@ pub fn parse_publication(bytes: &[u8], url: &Url) -> Result<BookEntry, OpdsError
     }
     match atom_feed::parse_entry(bytes, url)? {
         Entry::Book(book) => Ok(book),
-        Entry::Navigation(_) => {
-            Err(OpdsError::NotAFeed("a catalog entry that leads to another feed, not a publication".into()))
-        }
+        Entry::Navigation(_) => Err(OpdsError::NotAFeed(
+            "a catalog entry that leads to another feed, not a publication".into(),
+        )),
     }
 }
 
@@ -173,6 +174,9 @@ impl OpdsError {
             href.truncate(cut);
             href.push('…');
         }
-        OpdsError::BadUrl { href, reason: reason.to_string() }
+        OpdsError::BadUrl {
+            href,
+            reason: reason.to_string(),
+        }
     }
 }

@@ -34,10 +34,10 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use super::atom_feed::{
-    book_format, collapse_whitespace, file_name, guess_media_type, html_to_text, is_feed_type, kind_of_type,
-    media_essence, parse_series_index, tidy_paragraphs, Acquisition, BookEntry, Entry, Facet, Feed, FeedKind,
-    FeedLinks, FormatHint, NavEntry, SearchLink, ACQUISITION_REL, COVER_RELS, IANA_REL_PREFIX, PROGRESSION_REL,
-    THUMBNAIL_RELS,
+    book_format, collapse_whitespace, file_name, guess_media_type, html_to_text, is_feed_type,
+    kind_of_type, media_essence, parse_series_index, tidy_paragraphs, Acquisition, BookEntry,
+    Entry, Facet, Feed, FeedKind, FeedLinks, FormatHint, NavEntry, SearchLink, ACQUISITION_REL,
+    COVER_RELS, IANA_REL_PREFIX, PROGRESSION_REL, THUMBNAIL_RELS,
 };
 use super::open_search::SearchTemplate;
 use super::page_stream::{parse_number, PageStream, StreamLink, STREAM_REL};
@@ -60,7 +60,9 @@ const MANIFEST_TYPES: &[&str] = &[
 ];
 
 /// Extensions of page images, for reading-order items that do not declare a type.
-const IMAGE_EXTENSIONS: &[&str] = &["jpg", "jpeg", "png", "gif", "webp", "avif", "jxl", "bmp", "tif", "tiff"];
+const IMAGE_EXTENSIONS: &[&str] = &[
+    "jpg", "jpeg", "png", "gif", "webp", "avif", "jxl", "bmp", "tif", "tiff",
+];
 
 /// The widest image still taken as a thumbnail.
 const MAX_THUMBNAIL_WIDTH: u32 = 400;
@@ -79,7 +81,9 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
     let has_collection = FEED_COLLECTIONS.iter().any(|key| is_present(&doc, key));
     if !has_collection {
         if looks_like_publication(&doc) {
-            return Err(OpdsError::NotAFeed("a single OPDS 2 publication, not a feed".into()));
+            return Err(OpdsError::NotAFeed(
+                "a single OPDS 2 publication, not a feed".into(),
+            ));
         }
         if !is_present(&doc, "links") {
             return Err(OpdsError::NotAFeed(
@@ -94,14 +98,20 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
     let groups = strict_list(&doc, "groups")?;
     let facets = strict_list(&doc, "facets")?;
 
-    let mut reader = EntryReader { base: feed_url, entries: Vec::new(), skipped: 0 };
+    let mut reader = EntryReader {
+        base: feed_url,
+        entries: Vec::new(),
+        skipped: 0,
+    };
     let mut lists_publications = publications.is_some();
     reader.navigation(navigation.unwrap_or_default());
     reader.publications(publications.unwrap_or_default());
     for group in groups.unwrap_or_default() {
         lists_publications |= reader.group(group);
     }
-    let EntryReader { entries, skipped, .. } = reader;
+    let EntryReader {
+        entries, skipped, ..
+    } = reader;
     if skipped > 0 {
         tracing::debug!(skipped, feed = %crate::http_fetch::redact(feed_url), "navigation links or publications with no usable link were left out");
     }
@@ -125,7 +135,11 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
         title: text_value(metadata.get("title"), &[]).unwrap_or_default(),
         kind,
         entries,
-        links: feed_links(links.unwrap_or_default(), facets.unwrap_or_default(), feed_url),
+        links: feed_links(
+            links.unwrap_or_default(),
+            facets.unwrap_or_default(),
+            feed_url,
+        ),
         updated: string(metadata.get("modified")),
         authors: Vec::new(),
     })
@@ -136,7 +150,9 @@ pub(crate) fn parse_publication(bytes: &[u8], url: &Url) -> Result<BookEntry, Op
     let doc = read_document(bytes)?;
     metadata_of(&doc)?;
     if FEED_COLLECTIONS.iter().any(|key| is_present(&doc, key)) {
-        return Err(OpdsError::NotAFeed("an OPDS 2 catalog feed, not a single publication".into()));
+        return Err(OpdsError::NotAFeed(
+            "an OPDS 2 catalog feed, not a single publication".into(),
+        ));
     }
     strict_list(&doc, "links")?;
     strict_list(&doc, "readingOrder")?;
@@ -151,14 +167,21 @@ pub(crate) fn parse_publication(bytes: &[u8], url: &Url) -> Result<BookEntry, Op
 /// Checks the size and encoding and parses the JSON object.
 fn read_document(bytes: &[u8]) -> Result<Object, OpdsError> {
     if bytes.len() > MAX_FEED_BYTES {
-        return Err(OpdsError::TooLarge { size: bytes.len(), limit: MAX_FEED_BYTES });
+        return Err(OpdsError::TooLarge {
+            size: bytes.len(),
+            limit: MAX_FEED_BYTES,
+        });
     }
     let (body, offset) = match bytes.strip_prefix(UTF8_BOM) {
         Some(rest) => (rest, UTF8_BOM.len()),
         None => (bytes, 0),
     };
-    let text = std::str::from_utf8(body)
-        .map_err(|e| OpdsError::Encoding(format!("invalid UTF-8 at byte {}", e.valid_up_to() + offset)))?;
+    let text = std::str::from_utf8(body).map_err(|e| {
+        OpdsError::Encoding(format!(
+            "invalid UTF-8 at byte {}",
+            e.valid_up_to() + offset
+        ))
+    })?;
     if text.trim().is_empty() {
         return Err(OpdsError::Empty);
     }
@@ -166,7 +189,10 @@ fn read_document(bytes: &[u8]) -> Result<Object, OpdsError> {
     // a stack overflow.
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(doc)) => Ok(doc),
-        Ok(other) => Err(OpdsError::NotAFeed(format!("JSON {}, not an OPDS 2 document", describe(&other)))),
+        Ok(other) => Err(OpdsError::NotAFeed(format!(
+            "JSON {}, not an OPDS 2 document",
+            describe(&other)
+        ))),
         Err(err) => Err(json_error(&err)),
     }
 }
@@ -176,7 +202,9 @@ fn json_error(err: &serde_json::Error) -> OpdsError {
     if text.starts_with("recursion limit exceeded") {
         OpdsError::MalformedJson(format!("it is nested too deeply ({text})"))
     } else if err.is_eof() {
-        OpdsError::MalformedJson(format!("it ends too early; the response may have been cut off ({text})"))
+        OpdsError::MalformedJson(format!(
+            "it ends too early; the response may have been cut off ({text})"
+        ))
     } else {
         OpdsError::MalformedJson(text)
     }
@@ -190,9 +218,10 @@ fn metadata_of(doc: &Object) -> Result<&Object, OpdsError> {
             "a JSON document that is not an OPDS 2 catalog{}",
             server_message(doc)
         ))),
-        Some(other) => {
-            Err(OpdsError::InvalidOpds2(format!("its metadata is {}, not an object", describe(other))))
-        }
+        Some(other) => Err(OpdsError::InvalidOpds2(format!(
+            "its metadata is {}, not an object",
+            describe(other)
+        ))),
     }
 }
 
@@ -219,7 +248,9 @@ fn server_message(doc: &Object) -> String {
 fn looks_like_publication(doc: &Object) -> bool {
     is_present(doc, "readingOrder")
         || is_present(doc, "resources")
-        || links_of(doc, "links").iter().any(|l| acquisition_rel(l).is_some() || l.has_rel(STREAM_REL))
+        || links_of(doc, "links")
+            .iter()
+            .any(|l| acquisition_rel(l).is_some() || l.has_rel(STREAM_REL))
 }
 
 fn is_present(object: &Object, key: &str) -> bool {
@@ -231,7 +262,10 @@ fn strict_list<'a>(doc: &'a Object, key: &str) -> Result<Option<&'a [Value]>, Op
     match doc.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(items)) => Ok(Some(items)),
-        Some(other) => Err(OpdsError::InvalidOpds2(format!("its {key} is {}, not a list", describe(other)))),
+        Some(other) => Err(OpdsError::InvalidOpds2(format!(
+            "its {key} is {}, not a list",
+            describe(other)
+        ))),
     }
 }
 
@@ -256,7 +290,11 @@ fn describe(value: &Value) -> &'static str {
 
 /// At most 80 characters of the first line of `text`.
 fn snippet(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     match line.char_indices().nth(80) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line.to_owned(),
@@ -267,7 +305,10 @@ fn snippet(text: &str) -> String {
 
 /// A non-empty string, whitespace collapsed.
 fn string(value: Option<&Value>) -> Option<String> {
-    value.and_then(Value::as_str).map(collapse_whitespace).filter(|s| !s.is_empty())
+    value
+        .and_then(Value::as_str)
+        .map(collapse_whitespace)
+        .filter(|s| !s.is_empty())
 }
 
 /// A string or a language map (`{"en": "...", "fr": "..."}`), whitespace collapsed. In a map
@@ -285,12 +326,19 @@ fn text_value(value: Option<&Value>, languages: &[&str]) -> Option<String> {
                         && key[..wanted.len()].eq_ignore_ascii_case(wanted)
                         && key.as_bytes()[wanted.len()] == b'-')
             };
-            let texts = || map.iter().filter_map(|(key, v)| Some((key, string(Some(v))?)));
+            let texts = || {
+                map.iter()
+                    .filter_map(|(key, v)| Some((key, string(Some(v))?)))
+            };
             languages
                 .iter()
                 .chain(&["en"])
                 .filter(|wanted| !wanted.is_empty())
-                .find_map(|wanted| texts().find(|(key, _)| matches(key, wanted)).map(|(_, text)| text))
+                .find_map(|wanted| {
+                    texts()
+                        .find(|(key, _)| matches(key, wanted))
+                        .map(|(_, text)| text)
+                })
                 .or_else(|| texts().next().map(|(_, text)| text))
         }
         _ => None,
@@ -328,7 +376,11 @@ fn number_f64(value: &Value) -> Option<f64> {
 
 /// A description as plain text: markup removed when there is any, paragraphs kept.
 fn plain_text(text: &str) -> Option<String> {
-    let text = if text.contains('<') { html_to_text(text) } else { text.to_owned() };
+    let text = if text.contains('<') {
+        html_to_text(text)
+    } else {
+        text.to_owned()
+    };
     Some(tidy_paragraphs(&text)).filter(|t| !t.is_empty())
 }
 
@@ -377,9 +429,11 @@ impl<'a> Link<'a> {
 
     /// A property, from `properties` or (for servers that flatten them) the link itself.
     fn property(&self, names: &[&str]) -> Option<&'a Value> {
-        names
-            .iter()
-            .find_map(|name| self.properties.and_then(|p| p.get(*name)).or_else(|| self.object.get(*name)))
+        names.iter().find_map(|name| {
+            self.properties
+                .and_then(|p| p.get(*name))
+                .or_else(|| self.object.get(*name))
+        })
     }
 
     /// The link resolved against `base`; templated links are not followed.
@@ -402,19 +456,32 @@ fn link_of(value: &Value) -> Option<Link<'_>> {
     let href = object.get("href")?.as_str()?;
     let normalize = |rel: &str| {
         let rel = rel.trim();
-        rel.strip_prefix(IANA_REL_PREFIX).unwrap_or(rel).to_ascii_lowercase()
+        rel.strip_prefix(IANA_REL_PREFIX)
+            .unwrap_or(rel)
+            .to_ascii_lowercase()
     };
     let rels = match object.get("rel") {
         Some(Value::String(rel)) => vec![normalize(rel)],
-        Some(Value::Array(rels)) => rels.iter().filter_map(Value::as_str).map(normalize).collect(),
+        Some(Value::Array(rels)) => rels
+            .iter()
+            .filter_map(Value::as_str)
+            .map(normalize)
+            .collect(),
         _ => Vec::new(),
     };
     Some(Link {
         href,
         rels: rels.into_iter().filter(|r| !r.is_empty()).collect(),
-        media_type: object.get("type").and_then(Value::as_str).map(str::trim).unwrap_or(""),
+        media_type: object
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .unwrap_or(""),
         title: string(object.get("title")),
-        templated: object.get("templated").and_then(Value::as_bool).unwrap_or(false),
+        templated: object
+            .get("templated")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         properties: object.get("properties").and_then(Value::as_object),
         object,
     })
@@ -435,7 +502,10 @@ fn acquisition_rel<'l>(link: &'l Link<'_>) -> Option<&'l str> {
 /// The types of `properties.indirectAcquisition`, outermost first (each may nest a `child`).
 fn indirect_types(link: &Link<'_>) -> Vec<String> {
     let mut types = Vec::new();
-    let mut pending: Vec<&Value> = link.property(&["indirectAcquisition"]).into_iter().collect();
+    let mut pending: Vec<&Value> = link
+        .property(&["indirectAcquisition"])
+        .into_iter()
+        .collect();
     // Depth-first without recursion; the parser already bounds the depth.
     while let Some(value) = pending.pop() {
         match value {
@@ -482,12 +552,21 @@ fn feed_links(links: &[Value], facets: &[Value], base: &Url) -> FeedLinks {
     }
     // An OPDS 2 results template first, then any other template, then a description.
     templates.sort_by_key(|(rank, _)| std::cmp::Reverse(*rank));
-    out.search =
-        templates.into_iter().next().map(|(_, template)| SearchLink::Template { template }).or_else(|| {
-            descriptions.into_iter().next().map(|href| SearchLink::OpenSearchDescription { href })
+    out.search = templates
+        .into_iter()
+        .next()
+        .map(|(_, template)| SearchLink::Template { template })
+        .or_else(|| {
+            descriptions
+                .into_iter()
+                .next()
+                .map(|href| SearchLink::OpenSearchDescription { href })
         });
-    out.facets =
-        facets.iter().filter_map(Value::as_object).flat_map(|facet| read_facets(facet, base)).collect();
+    out.facets = facets
+        .iter()
+        .filter_map(Value::as_object)
+        .flat_map(|facet| read_facets(facet, base))
+        .collect();
     out
 }
 
@@ -515,8 +594,10 @@ fn read_search_link(
 }
 
 fn read_facets(facet: &Object, base: &Url) -> Vec<Facet> {
-    let group =
-        facet.get("metadata").and_then(Value::as_object).and_then(|m| text_value(m.get("title"), &[]));
+    let group = facet
+        .get("metadata")
+        .and_then(Value::as_object)
+        .and_then(|m| text_value(m.get("title"), &[]));
     links_of(facet, "links")
         .into_iter()
         .filter_map(|link| {
@@ -552,7 +633,10 @@ impl EntryReader<'_> {
 
     fn publications(&mut self, items: &[Value]) {
         for item in items {
-            match item.as_object().and_then(|publication| read_publication(publication, self.base)) {
+            match item
+                .as_object()
+                .and_then(|publication| read_publication(publication, self.base))
+            {
                 Some(book) => self.entries.push(Entry::Book(book)),
                 None => self.skipped += 1,
             }
@@ -568,8 +652,10 @@ impl EntryReader<'_> {
         let navigation = list(group, "navigation");
         let publications = list(group, "publications");
         let lists_publications = matches!(group.get("publications"), Some(Value::Array(_)));
-        let see_all =
-            links_of(group, "links").into_iter().filter(|l| l.has_rel("self")).find_map(|l| l.url(self.base));
+        let see_all = links_of(group, "links")
+            .into_iter()
+            .filter(|l| l.has_rel("self"))
+            .find_map(|l| l.url(self.base));
         if let Some(href) = see_all {
             let title = group
                 .get("metadata")
@@ -604,7 +690,8 @@ impl EntryReader<'_> {
 fn navigation_entry(item: &Value, base: &Url) -> Option<NavEntry> {
     let link = link_of(item)?;
     let essence = link.essence();
-    if essence == "text/html" || essence == "application/xhtml+xml" || essence.starts_with("image/") {
+    if essence == "text/html" || essence == "application/xhtml+xml" || essence.starts_with("image/")
+    {
         return None;
     }
     let href = link.url(base)?;
@@ -612,7 +699,11 @@ fn navigation_entry(item: &Value, base: &Url) -> Option<NavEntry> {
         id: href.to_string(),
         title: link.title.clone().unwrap_or_default(),
         summary: None,
-        kind: if is_feed_type(link.media_type) { kind_of_type(link.media_type) } else { FeedKind::Unknown },
+        kind: if is_feed_type(link.media_type) {
+            kind_of_type(link.media_type)
+        } else {
+            FeedKind::Unknown
+        },
         href,
         thumbnail: None,
     })
@@ -648,7 +739,10 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
             acquisitions.push(Acquisition {
                 href,
                 media_type,
-                length: link.property(&["length", "size"]).and_then(number_u64).filter(|l| *l > 0),
+                length: link
+                    .property(&["length", "size"])
+                    .and_then(number_u64)
+                    .filter(|l| *l > 0),
                 rel: rel.to_owned(),
             });
         } else if link.has_rel(STREAM_REL) && stream.is_none() {
@@ -659,19 +753,30 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
         }
     }
     let page_list = image_reading_order(publication, base);
-    if acquisitions.is_empty() && stream.is_none() && page_list.is_empty() && not_streamable.is_none() {
+    if acquisitions.is_empty()
+        && stream.is_none()
+        && page_list.is_empty()
+        && not_streamable.is_none()
+    {
         return None;
     }
 
     let manifest = links
         .iter()
         .filter(|l| {
-            (l.has_rel("self") || l.has_rel("alternate")) && MANIFEST_TYPES.contains(&l.essence().as_str())
+            (l.has_rel("self") || l.has_rel("alternate"))
+                && MANIFEST_TYPES.contains(&l.essence().as_str())
         })
         .find_map(|l| l.url(base));
     let alternate = manifest.filter(|url| url != base);
-    let self_link = links.iter().filter(|l| l.has_rel("self")).find_map(|l| l.url(base));
-    let progression = links.iter().filter(|l| l.has_rel(PROGRESSION_REL)).find_map(|l| l.url(base));
+    let self_link = links
+        .iter()
+        .filter(|l| l.has_rel("self"))
+        .find_map(|l| l.url(base));
+    let progression = links
+        .iter()
+        .filter(|l| l.has_rel(PROGRESSION_REL))
+        .find_map(|l| l.url(base));
 
     let images = images_of(publication, base);
     let cover = pick_cover(&images)
@@ -683,7 +788,10 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
     let (series, series_index) = series_of(metadata, &languages);
     let mut authors = Vec::new();
     contributors(metadata.get("author"), &mut authors);
-    let format = book_format(&hints, stream.is_some() || !page_list.is_empty() || not_streamable.is_some());
+    let format = book_format(
+        &hints,
+        stream.is_some() || !page_list.is_empty() || not_streamable.is_some(),
+    );
     let id = string(metadata.get("identifier"))
         .or_else(|| self_link.as_ref().map(Url::to_string))
         .or_else(|| alternate.as_ref().map(Url::to_string))
@@ -696,7 +804,10 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
         id,
         title: text_value(metadata.get("title"), &languages).unwrap_or_default(),
         authors,
-        summary: metadata.get("description").and_then(Value::as_str).and_then(plain_text),
+        summary: metadata
+            .get("description")
+            .and_then(Value::as_str)
+            .and_then(plain_text),
         series,
         series_index,
         language,
@@ -728,9 +839,16 @@ fn stream_link<'a>(link: &Link<'a>, metadata: &'a Object) -> StreamLink<'a> {
             .and_then(number_u32)
             .or_else(|| metadata.get("numberOfPages").and_then(number_u32)),
         declared_type: Some(link.media_type),
-        last_read: link.property(&["pse:lastRead", "lastRead"]).and_then(number_u32),
+        last_read: link
+            .property(&["pse:lastRead", "lastRead"])
+            .and_then(number_u32),
         last_read_date: link
-            .property(&["pse:lastReadDate", "lastReadDate", "pse:lastReadUpdate", "lastReadUpdate"])
+            .property(&[
+                "pse:lastReadDate",
+                "lastReadDate",
+                "pse:lastReadUpdate",
+                "lastReadUpdate",
+            ])
             .and_then(Value::as_str),
     }
 }
@@ -741,12 +859,17 @@ fn image_reading_order(publication: &Object, base: &Url) -> Vec<Url> {
     let items = list(publication, "readingOrder");
     let mut pages = Vec::with_capacity(items.len());
     for item in items {
-        let Some(link) = link_of(item) else { return Vec::new() };
-        let Some(url) = link.url(base) else { return Vec::new() };
+        let Some(link) = link_of(item) else {
+            return Vec::new();
+        };
+        let Some(url) = link.url(base) else {
+            return Vec::new();
+        };
         let essence = link.essence();
         let is_image = if essence.is_empty() {
             let name = file_name(&url, None);
-            name.rsplit_once('.').is_some_and(|(_, ext)| IMAGE_EXTENSIONS.contains(&ext))
+            name.rsplit_once('.')
+                .is_some_and(|(_, ext)| IMAGE_EXTENSIONS.contains(&ext))
         } else {
             essence.starts_with("image/")
         };
@@ -761,7 +884,10 @@ fn image_reading_order(publication: &Object, base: &Url) -> Vec<Url> {
 /// The series from `belongsTo.series`: a name, an object with `name` and `position`, or a list
 /// of those (the first usable one wins).
 fn series_of(metadata: &Object, languages: &[&str]) -> (Option<String>, Option<f64>) {
-    let Some(series) = metadata.get("belongsTo").and_then(Value::as_object).and_then(|b| b.get("series"))
+    let Some(series) = metadata
+        .get("belongsTo")
+        .and_then(Value::as_object)
+        .and_then(|b| b.get("series"))
     else {
         return (None, None);
     };
@@ -860,11 +986,16 @@ mod tests {
 
     #[test]
     fn opds2_language_maps_prefer_the_publication_language_then_english() {
-        let map =
-            serde_json::json!({"de": "Der Leuchtturm", "en-GB": "The Lighthouse", "fr": "  Le   Phare "});
+        let map = serde_json::json!({"de": "Der Leuchtturm", "en-GB": "The Lighthouse", "fr": "  Le   Phare "});
         assert_eq!(text_value(Some(&map), &["fr"]).as_deref(), Some("Le Phare"));
-        assert_eq!(text_value(Some(&map), &["it"]).as_deref(), Some("The Lighthouse"));
-        assert_eq!(text_value(Some(&map), &[]).as_deref(), Some("The Lighthouse"));
+        assert_eq!(
+            text_value(Some(&map), &["it"]).as_deref(),
+            Some("The Lighthouse")
+        );
+        assert_eq!(
+            text_value(Some(&map), &[]).as_deref(),
+            Some("The Lighthouse")
+        );
         let only = serde_json::json!({"ja": "灯台", "de": 3});
         assert_eq!(text_value(Some(&only), &[]).as_deref(), Some("灯台"));
         assert_eq!(text_value(Some(&serde_json::json!(["x"])), &[]), None);
@@ -919,8 +1050,14 @@ mod tests {
         ]});
         let images = images_of(publication.as_object().unwrap(), &base);
         assert_eq!(images.len(), 3);
-        assert_eq!(pick_cover(&images).unwrap().as_str(), "https://h.example/opds/v2/books/big.jpg");
-        assert_eq!(pick_thumbnail(&images).unwrap().as_str(), "https://h.example/opds/v2/books/small.jpg");
+        assert_eq!(
+            pick_cover(&images).unwrap().as_str(),
+            "https://h.example/opds/v2/books/big.jpg"
+        );
+        assert_eq!(
+            pick_thumbnail(&images).unwrap().as_str(),
+            "https://h.example/opds/v2/books/small.jpg"
+        );
 
         let no_sizes = serde_json::json!({"images": [{"href": "/a.png"}, {"href": "/b.png"}]});
         let images = images_of(no_sizes.as_object().unwrap(), &base);
@@ -932,9 +1069,15 @@ mod tests {
     #[test]
     fn opds2_error_responses_are_summarised() {
         let doc = serde_json::json!({"timestamp": "2025-01-01T00:00:00Z", "status": 401, "error": "Unauthorized", "path": "/opds/v2/catalog"});
-        assert_eq!(server_message(doc.as_object().unwrap()), " (status 401: \u{201c}Unauthorized\u{201d})");
+        assert_eq!(
+            server_message(doc.as_object().unwrap()),
+            " (status 401: \u{201c}Unauthorized\u{201d})"
+        );
         let long = serde_json::json!({"message": "x".repeat(200)});
-        assert_eq!(server_message(long.as_object().unwrap()).chars().count(), 81 + 5);
+        assert_eq!(
+            server_message(long.as_object().unwrap()).chars().count(),
+            81 + 5
+        );
         assert_eq!(server_message(&Object::new()), "");
     }
 }

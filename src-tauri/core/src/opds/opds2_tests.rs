@@ -83,8 +83,14 @@ fn opds2_komga_feed_header_links_and_search() {
     let Some(SearchLink::Template { template }) = &feed.links.search else {
         panic!("expected a search template, got {:?}", feed.links.search);
     };
-    assert_eq!(template.template, "https://komga.example.net/opds/v2/catalog/search{?query}");
-    assert_eq!(template.media_type.as_deref(), Some("application/opds+json"));
+    assert_eq!(
+        template.template,
+        "https://komga.example.net/opds/v2/catalog/search{?query}"
+    );
+    assert_eq!(
+        template.media_type.as_deref(),
+        Some("application/opds+json")
+    );
     assert_eq!(
         template.url_for("salt & pepper").unwrap().as_str(),
         "https://komga.example.net/opds/v2/catalog/search?query=salt%20%26%20pepper"
@@ -110,14 +116,26 @@ fn opds2_komga_groups_are_flattened_in_order() {
         ]
     );
     let keep_reading = nav(&feed, "Keep Reading");
-    assert_eq!(keep_reading.href, url("https://komga.example.net/opds/v2/books/ondeck"));
-    assert_eq!(keep_reading.id, "https://komga.example.net/opds/v2/books/ondeck");
+    assert_eq!(
+        keep_reading.href,
+        url("https://komga.example.net/opds/v2/books/ondeck")
+    );
+    assert_eq!(
+        keep_reading.id,
+        "https://komga.example.net/opds/v2/books/ondeck"
+    );
     assert_eq!(keep_reading.kind, FeedKind::Acquisition);
     let libraries = nav(&feed, "All libraries");
-    assert_eq!(libraries.href, url("https://komga.example.net/opds/v2/libraries"));
+    assert_eq!(
+        libraries.href,
+        url("https://komga.example.net/opds/v2/libraries")
+    );
     assert_eq!(libraries.kind, FeedKind::Unknown);
     assert_eq!(libraries.summary, None);
-    assert_eq!(nav(&feed, "Manga").href, url("https://komga.example.net/opds/v2/libraries/0LIB2MANGA"));
+    assert_eq!(
+        nav(&feed, "Manga").href,
+        url("https://komga.example.net/opds/v2/libraries/0LIB2MANGA")
+    );
 }
 
 #[test]
@@ -134,14 +152,30 @@ fn opds2_komga_publication_with_page_stream() {
     assert_eq!(book.series_index, Some(4.0));
     assert_eq!(book.language.as_deref(), Some("en"));
     assert_eq!(book.updated.as_deref(), Some("2025-01-30T08:12:55Z"));
-    assert_eq!(book.alternate, Some(url("https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD")));
+    assert_eq!(
+        book.alternate,
+        Some(url("https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD"))
+    );
     // The largest image is the cover, the narrow one the thumbnail.
-    assert_eq!(book.cover, Some(url("https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD/pages/1")));
-    assert_eq!(book.thumbnail, Some(url("https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD/thumbnail")));
+    assert_eq!(
+        book.cover,
+        Some(url(
+            "https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD/pages/1"
+        ))
+    );
+    assert_eq!(
+        book.thumbnail,
+        Some(url(
+            "https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD/thumbnail"
+        ))
+    );
     // Declared as a plain zip; the link's title says comic.
     assert_eq!(book.acquisitions.len(), 1);
     assert_eq!(book.acquisitions[0].media_type, "application/zip");
-    assert_eq!(book.acquisitions[0].href, url("https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD/file"));
+    assert_eq!(
+        book.acquisitions[0].href,
+        url("https://komga.example.net/opds/v2/books/0HS7QM3B8C1XD/file")
+    );
     assert_eq!(book.acquisitions[0].rel, "http://opds-spec.org/acquisition");
     assert_eq!(book.format, EntryFormat::Comic);
     assert!(book.page_list.is_empty());
@@ -155,10 +189,16 @@ fn opds2_komga_publication_with_page_stream() {
     assert_eq!(book.page_count(), Some(30));
     assert_eq!(stream.declared_type.as_deref(), Some("image/jpeg"));
     assert_eq!(stream.last_read, Some(11));
-    assert_eq!(stream.last_read_date.as_deref(), Some("2025-01-30T08:12:55Z"));
+    assert_eq!(
+        stream.last_read_date.as_deref(),
+        Some("2025-01-30T08:12:55Z")
+    );
     assert_eq!(stream.page_base_hint(), Some(PageBase::ZeroBased));
     assert_eq!(
-        stream.page_url(29, PageBase::ZeroBased, None).unwrap().as_str(),
+        stream
+            .page_url(29, PageBase::ZeroBased, None)
+            .unwrap()
+            .as_str(),
         "https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XD/pages/29?zero_based=true"
     );
 }
@@ -175,7 +215,10 @@ fn opds2_komga_epub_publication_and_dropped_items() {
     assert_eq!(salt_road.format, EntryFormat::Epub);
     assert_eq!(salt_road.stream, None);
     assert_eq!(salt_road.page_count(), None);
-    assert_eq!(salt_road.acquisitions[0].rel, "http://opds-spec.org/acquisition/open-access");
+    assert_eq!(
+        salt_road.acquisitions[0].rel,
+        "http://opds-spec.org/acquisition/open-access"
+    );
     // A single unsized image is both.
     assert_eq!(salt_road.cover, salt_road.thumbnail);
     assert!(salt_road.cover.is_some());
@@ -190,13 +233,33 @@ fn opds2_komga_facets() {
         .links
         .facets
         .iter()
-        .map(|f| (f.title.as_str(), f.group.as_deref(), f.active, f.count, f.href.as_str()))
+        .map(|f| {
+            (
+                f.title.as_str(),
+                f.group.as_deref(),
+                f.active,
+                f.count,
+                f.href.as_str(),
+            )
+        })
         .collect();
     assert_eq!(
         facets,
         [
-            ("Title", Some("Sort"), true, Some(214), "https://komga.example.net/opds/v2/catalog?sort=title"),
-            ("Date added", Some("Sort"), false, None, "https://komga.example.net/opds/v2/catalog?sort=added"),
+            (
+                "Title",
+                Some("Sort"),
+                true,
+                Some(214),
+                "https://komga.example.net/opds/v2/catalog?sort=title"
+            ),
+            (
+                "Date added",
+                Some("Sort"),
+                false,
+                None,
+                "https://komga.example.net/opds/v2/catalog?sort=added"
+            ),
             (
                 "Unread",
                 Some("Read status"),
@@ -223,23 +286,55 @@ fn opds2_codex_paging_links_resolve_against_the_feed() {
     assert_eq!(feed.title, "Harbor Lights");
     assert_eq!(feed.id, None);
     assert_eq!(feed.kind, FeedKind::Acquisition);
-    assert_eq!(feed.links.first, Some(url("https://codex.example.org/opds/v2.0/s/12/1?orderBy=sort_name")));
+    assert_eq!(
+        feed.links.first,
+        Some(url(
+            "https://codex.example.org/opds/v2.0/s/12/1?orderBy=sort_name"
+        ))
+    );
     assert_eq!(
         feed.links.previous,
-        Some(url("https://codex.example.org/opds/v2.0/s/12/1?orderBy=sort_name"))
+        Some(url(
+            "https://codex.example.org/opds/v2.0/s/12/1?orderBy=sort_name"
+        ))
     );
-    assert_eq!(feed.links.next, Some(url("https://codex.example.org/opds/v2.0/s/12/3?orderBy=sort_name")));
-    assert_eq!(feed.links.last, Some(url("https://codex.example.org/opds/v2.0/s/12/18?orderBy=sort_name")));
-    assert_eq!(feed.links.up, Some(url("https://codex.example.org/opds/v2.0/p/4/1")));
-    assert_eq!(feed.links.start, Some(url("https://codex.example.org/opds/v2.0/")));
+    assert_eq!(
+        feed.links.next,
+        Some(url(
+            "https://codex.example.org/opds/v2.0/s/12/3?orderBy=sort_name"
+        ))
+    );
+    assert_eq!(
+        feed.links.last,
+        Some(url(
+            "https://codex.example.org/opds/v2.0/s/12/18?orderBy=sort_name"
+        ))
+    );
+    assert_eq!(
+        feed.links.up,
+        Some(url("https://codex.example.org/opds/v2.0/p/4/1"))
+    );
+    assert_eq!(
+        feed.links.start,
+        Some(url("https://codex.example.org/opds/v2.0/"))
+    );
     assert_eq!(
         feed.links.search,
         Some(SearchLink::OpenSearchDescription {
             href: url("https://codex.example.org/opds/v1.2/opensearch/v1")
         })
     );
-    let facets: Vec<_> = feed.links.facets.iter().map(|f| (f.title.as_str(), f.active)).collect();
-    assert_eq!(facets, [("Name", true), ("Date added", false)], "the javascript: facet is left out");
+    let facets: Vec<_> = feed
+        .links
+        .facets
+        .iter()
+        .map(|f| (f.title.as_str(), f.active))
+        .collect();
+    assert_eq!(
+        facets,
+        [("Name", true), ("Date added", false)],
+        "the javascript: facet is left out"
+    );
     assert_eq!(
         feed.links.facets[1].href,
         url("https://codex.example.org/opds/v2.0/s/12/2?orderBy=created_at")
@@ -262,19 +357,34 @@ fn opds2_codex_streams_and_background_pages() {
     // The language map follows the publication's language.
     assert_eq!(fourth.language.as_deref(), Some("fr"));
     assert_eq!(fourth.authors, ["Léa Marchetti"]);
-    assert_eq!(fourth.summary.as_deref(), Some("The fourth crossing.\n\nFog everywhere."));
-    assert_eq!(fourth.id, "https://codex.example.org/opds/v1.2/c/88/download/Harbor%20Lights%20004.cbz");
+    assert_eq!(
+        fourth.summary.as_deref(),
+        Some("The fourth crossing.\n\nFog everywhere.")
+    );
+    assert_eq!(
+        fourth.id,
+        "https://codex.example.org/opds/v1.2/c/88/download/Harbor%20Lights%20004.cbz"
+    );
     assert_eq!(fourth.format, EntryFormat::Comic);
-    assert_eq!(fourth.cover, Some(url("https://codex.example.org/opds/v1.2/c/88/cover.webp")));
+    assert_eq!(
+        fourth.cover,
+        Some(url("https://codex.example.org/opds/v1.2/c/88/cover.webp"))
+    );
     let stream = fourth.stream.as_ref().unwrap();
     assert_eq!(stream.count, 24);
     assert_eq!(stream.last_read, Some(7));
     assert_eq!(
-        stream.page_url(3, PageBase::ZeroBased, None).unwrap().as_str(),
+        stream
+            .page_url(3, PageBase::ZeroBased, None)
+            .unwrap()
+            .as_str(),
         "https://codex.example.org/opds/v1.2/c/88/3/page.jpg?bookmark=1"
     );
     assert_eq!(
-        stream.background_page_url(3, PageBase::ZeroBased, None).unwrap().as_str(),
+        stream
+            .background_page_url(3, PageBase::ZeroBased, None)
+            .unwrap()
+            .as_str(),
         "https://codex.example.org/opds/v1.2/c/88/3/page.jpg"
     );
 
@@ -285,7 +395,10 @@ fn opds2_codex_streams_and_background_pages() {
     assert!(interlude.acquisitions.is_empty());
     assert_eq!(interlude.format, EntryFormat::Comic);
     let stream = interlude.stream.as_ref().unwrap();
-    assert_eq!(stream.template, "https://codex.example.org/opds/v1.2/c/89/{pageNumber}/page.jpg");
+    assert_eq!(
+        stream.template,
+        "https://codex.example.org/opds/v1.2/c/89/{pageNumber}/page.jpg"
+    );
     assert_eq!(stream.count, 18);
     assert_eq!(interlude.id, stream.template);
 
@@ -318,7 +431,10 @@ fn opds2_stump_navigation_catalog() {
         "the templated navigation link is left out"
     );
     assert_eq!(nav(&feed, "Latest books").kind, FeedKind::Acquisition);
-    assert_eq!(nav(&feed, "Book clubs").href, url("https://stump.example.com/opds/v2.0/book-clubs"));
+    assert_eq!(
+        nav(&feed, "Book clubs").href,
+        url("https://stump.example.com/opds/v2.0/book-clubs")
+    );
     // An empty publications group still leads to books.
     assert_eq!(nav(&feed, "Keep reading").kind, FeedKind::Acquisition);
     assert_eq!(nav(&feed, "Shelves").kind, FeedKind::Navigation);
@@ -331,12 +447,20 @@ fn opds2_stump_search_template_drops_unknown_variables() {
         panic!("expected a search template, got {:?}", feed.links.search);
     };
     // The web page's search form is not used.
-    assert_eq!(template.template, "https://stump.example.com/opds/v2.0/catalog/search{?query,page}");
+    assert_eq!(
+        template.template,
+        "https://stump.example.com/opds/v2.0/catalog/search{?query,page}"
+    );
     assert_eq!(
         template.url_for("  Astérix le Gaulois ").unwrap().as_str(),
         "https://stump.example.com/opds/v2.0/catalog/search?query=Ast%C3%A9rix%20le%20Gaulois"
     );
-    assert_eq!(template.url_for(" ").unwrap_err(), OpdsError::Missing { what: "search terms" });
+    assert_eq!(
+        template.url_for(" ").unwrap_err(),
+        OpdsError::Missing {
+            what: "search terms"
+        }
+    );
 }
 
 // --- A manifest whose reading order is a list of images --------------------------------------
@@ -370,13 +494,21 @@ fn opds2_manifest_with_image_reading_order_lists_its_pages() {
         book.page_list_url(0).unwrap().as_str(),
         "https://stump.example.com/api/v1/media/7f3c/pages/1"
     );
-    assert_eq!(book.page_list_url(6).unwrap_err(), OpdsError::PageOutOfRange { page: 6, count: 6 });
-    assert_eq!(book.cover, Some(url("https://stump.example.com/api/v1/media/7f3c/thumbnail")));
+    assert_eq!(
+        book.page_list_url(6).unwrap_err(),
+        OpdsError::PageOutOfRange { page: 6, count: 6 }
+    );
+    assert_eq!(
+        book.cover,
+        Some(url("https://stump.example.com/api/v1/media/7f3c/thumbnail"))
+    );
     // Its self link is where it came from: no separate complete record.
     assert_eq!(book.alternate, None);
 
     // The same manifest through the entry reader.
-    let Entry::Book(entry) = parse_entry(MANIFEST, &url(MANIFEST_URL)).unwrap() else { panic!() };
+    let Entry::Book(entry) = parse_entry(MANIFEST, &url(MANIFEST_URL)).unwrap() else {
+        panic!()
+    };
     assert_eq!(entry, book);
 }
 
@@ -385,13 +517,22 @@ fn opds2_reading_order_with_other_content_is_not_a_page_list() {
     let base = url("https://h.example/pub/manifest.json");
     let mixed = br#"{"metadata": {"title": "Mixed"},
         "readingOrder": [{"href": "c1.xhtml", "type": "application/xhtml+xml"}, {"href": "p1.jpg", "type": "image/jpeg"}]}"#;
-    assert!(matches!(parse_publication(mixed, &base), Err(OpdsError::Missing { .. })));
+    assert!(matches!(
+        parse_publication(mixed, &base),
+        Err(OpdsError::Missing { .. })
+    ));
     let unknown =
         br#"{"metadata": {"title": "Unknown"}, "readingOrder": [{"href": "p1"}, {"href": "p2.png"}]}"#;
-    assert!(matches!(parse_publication(unknown, &base), Err(OpdsError::Missing { .. })));
+    assert!(matches!(
+        parse_publication(unknown, &base),
+        Err(OpdsError::Missing { .. })
+    ));
     let hostile = br#"{"metadata": {"title": "Hostile"},
         "readingOrder": [{"href": "p1.png"}, {"href": "file:///etc/passwd", "type": "image/png"}]}"#;
-    assert!(matches!(parse_publication(hostile, &base), Err(OpdsError::Missing { .. })));
+    assert!(matches!(
+        parse_publication(hostile, &base),
+        Err(OpdsError::Missing { .. })
+    ));
     // An EPUB offered for download still has its acquisition.
     let epub = br#"{"metadata": {"title": "Book"},
         "links": [{"rel": "http://opds-spec.org/acquisition", "href": "book.epub"}],
@@ -413,18 +554,33 @@ fn opds2_indirect_acquisition_gives_the_final_format() {
                         "child": [{"type": "application/epub+zip"}]}]}}]}]}"#;
     let feed = parse_feed(doc, &url("https://lib.example/opds2/loans")).unwrap();
     let book = books(&feed)[0];
-    assert_eq!(book.acquisitions[0].rel, "http://opds-spec.org/acquisition/borrow");
-    assert_eq!(book.acquisitions[0].media_type, "application/opds-publication+json");
+    assert_eq!(
+        book.acquisitions[0].rel,
+        "http://opds-spec.org/acquisition/borrow"
+    );
+    assert_eq!(
+        book.acquisitions[0].media_type,
+        "application/opds-publication+json"
+    );
     assert_eq!(book.format, EntryFormat::Epub);
 }
 
 #[test]
 fn opds2_documents_of_the_other_kind_are_refused() {
     let err = parse_feed(MANIFEST, &url(MANIFEST_URL)).unwrap_err();
-    assert_eq!(err, OpdsError::NotAFeed("a single OPDS 2 publication, not a feed".into()));
+    assert_eq!(
+        err,
+        OpdsError::NotAFeed("a single OPDS 2 publication, not a feed".into())
+    );
     let err = parse_publication(KOMGA, &url(KOMGA_URL)).unwrap_err();
-    assert!(matches!(err, OpdsError::NotAFeed(ref m) if m.contains("catalog feed")), "{err:?}");
-    assert!(matches!(parse_entry(KOMGA, &url(KOMGA_URL)), Err(OpdsError::NotAFeed(_))));
+    assert!(
+        matches!(err, OpdsError::NotAFeed(ref m) if m.contains("catalog feed")),
+        "{err:?}"
+    );
+    assert!(matches!(
+        parse_entry(KOMGA, &url(KOMGA_URL)),
+        Err(OpdsError::NotAFeed(_))
+    ));
 }
 
 #[test]
@@ -436,7 +592,10 @@ fn opds2_parse_publication_also_reads_atom_entries() {
     assert!(book.page_list.is_empty());
     let shelf = br#"<entry xmlns="http://www.w3.org/2005/Atom"><title>Shelf</title><id>s</id>
         <link rel="subsection" href="/shelves/4"/></entry>"#;
-    assert!(matches!(parse_publication(shelf, &url("http://nas.local/opds/")), Err(OpdsError::NotAFeed(_))));
+    assert!(matches!(
+        parse_publication(shelf, &url("http://nas.local/opds/")),
+        Err(OpdsError::NotAFeed(_))
+    ));
 }
 
 // --- Empty and odd but valid feeds --------------------------------------------------------------
@@ -444,19 +603,24 @@ fn opds2_parse_publication_also_reads_atom_entries() {
 #[test]
 fn opds2_empty_result_pages() {
     let base = url("https://h.example/opds/v2/search?query=zz");
-    let empty_search = br#"{"metadata": {"title": "Search results"}, "links": [], "publications": []}"#;
+    let empty_search =
+        br#"{"metadata": {"title": "Search results"}, "links": [], "publications": []}"#;
     let feed = parse_feed(empty_search, &base).unwrap();
     assert_eq!(feed.kind, FeedKind::Acquisition);
     assert!(feed.entries.is_empty());
     // A server that leaves empty collections out.
-    let links_only = br#"{"metadata": {"title": "Nothing"}, "links": [{"rel": "self", "href": ""}]}"#;
+    let links_only =
+        br#"{"metadata": {"title": "Nothing"}, "links": [{"rel": "self", "href": ""}]}"#;
     let feed = parse_feed(links_only, &base).unwrap();
     assert_eq!(feed.kind, FeedKind::Unknown);
     assert_eq!(feed.title, "Nothing");
     // A byte order mark and blanks before the document.
     let mut with_bom = b"\xEF\xBB\xBF\r\n  ".to_vec();
     with_bom.extend_from_slice(empty_search);
-    assert_eq!(parse_feed(&with_bom, &base).unwrap().title, "Search results");
+    assert_eq!(
+        parse_feed(&with_bom, &base).unwrap().title,
+        "Search results"
+    );
 }
 
 #[test]
@@ -475,12 +639,22 @@ fn opds2_wrong_types_inside_items_are_ignored() {
     let feed = parse_feed(doc, &url("https://h.example/opds/v2/x")).unwrap();
     assert_eq!(feed.title, "");
     assert_eq!(feed.id, None);
-    assert_eq!(feed.links.next, Some(url("https://h.example/opds/v2/x?page=2")));
+    assert_eq!(
+        feed.links.next,
+        Some(url("https://h.example/opds/v2/x?page=2"))
+    );
     assert_eq!(outline(&feed), [("nav", ""), ("book", "B")]);
     let b = books(&feed)[0];
     assert_eq!(b.stream, None);
     assert!(b.authors.is_empty());
-    assert_eq!((b.series.as_deref(), b.language.as_deref(), b.summary.as_deref()), (None, None, None));
+    assert_eq!(
+        (
+            b.series.as_deref(),
+            b.language.as_deref(),
+            b.summary.as_deref()
+        ),
+        (None, None, None)
+    );
     assert_eq!(b.format, EntryFormat::Epub);
 }
 
@@ -490,18 +664,43 @@ fn opds2_wrong_types_inside_items_are_ignored() {
 fn opds2_wrong_types_at_the_top_are_errors() {
     let base = url("https://h.example/opds/v2/catalog");
     for (doc, what) in [
-        (&br#"{"metadata": "Komga", "navigation": []}"#[..], "metadata is a string"),
-        (br#"{"metadata": [], "navigation": []}"#, "metadata is a list"),
-        (br#"{"metadata": {"title": "x"}, "publications": {"a": 1}}"#, "publications is an object"),
-        (br#"{"metadata": {}, "navigation": 3}"#, "navigation is a number"),
-        (br#"{"metadata": {}, "navigation": [], "links": "none"}"#, "links is a string"),
-        (br#"{"metadata": {}, "groups": true}"#, "groups is a true/false value"),
-        (br#"{"metadata": {}, "navigation": [], "facets": {}}"#, "facets is an object"),
+        (
+            &br#"{"metadata": "Komga", "navigation": []}"#[..],
+            "metadata is a string",
+        ),
+        (
+            br#"{"metadata": [], "navigation": []}"#,
+            "metadata is a list",
+        ),
+        (
+            br#"{"metadata": {"title": "x"}, "publications": {"a": 1}}"#,
+            "publications is an object",
+        ),
+        (
+            br#"{"metadata": {}, "navigation": 3}"#,
+            "navigation is a number",
+        ),
+        (
+            br#"{"metadata": {}, "navigation": [], "links": "none"}"#,
+            "links is a string",
+        ),
+        (
+            br#"{"metadata": {}, "groups": true}"#,
+            "groups is a true/false value",
+        ),
+        (
+            br#"{"metadata": {}, "navigation": [], "facets": {}}"#,
+            "facets is an object",
+        ),
     ] {
         let err = parse_feed(doc, &base).unwrap_err();
-        assert!(matches!(err, OpdsError::InvalidOpds2(ref m) if m.contains(what)), "{what}: {err:?}");
+        assert!(
+            matches!(err, OpdsError::InvalidOpds2(ref m) if m.contains(what)),
+            "{what}: {err:?}"
+        );
     }
-    let err = parse_publication(br#"{"metadata": {}, "readingOrder": "p1.jpg"}"#, &base).unwrap_err();
+    let err =
+        parse_publication(br#"{"metadata": {}, "readingOrder": "p1.jpg"}"#, &base).unwrap_err();
     assert!(matches!(err, OpdsError::InvalidOpds2(_)), "{err:?}");
     let err = parse_publication(br#"{"metadata": 1}"#, &base).unwrap_err();
     assert!(matches!(err, OpdsError::InvalidOpds2(_)), "{err:?}");
@@ -516,7 +715,10 @@ fn opds2_deep_nesting_is_an_error_not_a_crash() {
         doc.extend(std::iter::repeat(b']').take(depth));
         doc.push(b'}');
         let err = parse_feed(&doc, &base).unwrap_err();
-        assert!(matches!(err, OpdsError::MalformedJson(ref m) if m.contains("nested too deeply")), "{err:?}");
+        assert!(
+            matches!(err, OpdsError::MalformedJson(ref m) if m.contains("nested too deeply")),
+            "{err:?}"
+        );
 
         let mut objects = Vec::new();
         for _ in 0..depth {
@@ -524,7 +726,10 @@ fn opds2_deep_nesting_is_an_error_not_a_crash() {
         }
         objects.extend_from_slice(b"{}");
         objects.extend(std::iter::repeat(b'}').take(depth));
-        assert!(matches!(parse_publication(&objects, &base), Err(OpdsError::MalformedJson(_))));
+        assert!(matches!(
+            parse_publication(&objects, &base),
+            Err(OpdsError::MalformedJson(_))
+        ));
     }
     // Nesting within the limit is read (each level of indirection is an object in a list).
     let mut chain = String::from(r#"{"type": "application/epub+zip"}"#);
@@ -542,7 +747,9 @@ fn opds2_deep_nesting_is_an_error_not_a_crash() {
 #[test]
 fn opds2_web_pages_and_error_responses_are_reported() {
     let base = url("https://books.example.net/opds/v2/catalog");
-    let expected = OpdsError::HtmlPage { title: Some("Sign in \u{b7} Home Gateway".into()) };
+    let expected = OpdsError::HtmlPage {
+        title: Some("Sign in \u{b7} Home Gateway".into()),
+    };
     assert_eq!(parse_feed(LOGIN_PAGE, &base).unwrap_err(), expected);
     assert_eq!(parse_publication(LOGIN_PAGE, &base).unwrap_err(), expected);
 
@@ -562,8 +769,14 @@ fn opds2_web_pages_and_error_responses_are_reported() {
         matches!(err, OpdsError::NotAFeed(ref m) if m.contains("403") && m.contains("API key revoked")),
         "{err:?}"
     );
-    assert!(matches!(parse_feed(b"{}", &base), Err(OpdsError::NotAFeed(_))));
-    assert!(matches!(parse_feed(br#"[{"metadata": {}}]"#, &base), Err(OpdsError::NotAFeed(_))));
+    assert!(matches!(
+        parse_feed(b"{}", &base),
+        Err(OpdsError::NotAFeed(_))
+    ));
+    assert!(matches!(
+        parse_feed(br#"[{"metadata": {}}]"#, &base),
+        Err(OpdsError::NotAFeed(_))
+    ));
 }
 
 #[test]
@@ -571,11 +784,20 @@ fn opds2_broken_json_is_an_error() {
     let base = url("https://h.example/opds/v2/catalog");
     let cut = br#"{"metadata": {"title": "x"}, "navigation": ["#;
     let err = parse_feed(cut, &base).unwrap_err();
-    assert!(matches!(err, OpdsError::MalformedJson(ref m) if m.contains("cut off")), "{err:?}");
+    assert!(
+        matches!(err, OpdsError::MalformedJson(ref m) if m.contains("cut off")),
+        "{err:?}"
+    );
     let trailing = br#"{"metadata": {"title": "x"}, "navigation": []} <html>"#;
-    assert!(matches!(parse_feed(trailing, &base), Err(OpdsError::MalformedJson(_))));
+    assert!(matches!(
+        parse_feed(trailing, &base),
+        Err(OpdsError::MalformedJson(_))
+    ));
     let single_quotes = br#"{'metadata': {}}"#;
-    assert!(matches!(parse_feed(single_quotes, &base), Err(OpdsError::MalformedJson(_))));
+    assert!(matches!(
+        parse_feed(single_quotes, &base),
+        Err(OpdsError::MalformedJson(_))
+    ));
     let latin1 = b"{\"metadata\": {\"title\": \"Et\xe9\"}, \"navigation\": []}";
     assert_eq!(
         parse_feed(latin1, &base).unwrap_err(),
@@ -592,11 +814,17 @@ fn opds2_broken_json_is_an_error() {
     huge.resize(MAX_FEED_BYTES + 1, b' ');
     assert_eq!(
         parse_feed(&huge, &base).unwrap_err(),
-        OpdsError::TooLarge { size: MAX_FEED_BYTES + 1, limit: MAX_FEED_BYTES }
+        OpdsError::TooLarge {
+            size: MAX_FEED_BYTES + 1,
+            limit: MAX_FEED_BYTES
+        }
     );
     assert_eq!(
         parse_publication(&huge, &base).unwrap_err(),
-        OpdsError::TooLarge { size: MAX_FEED_BYTES + 1, limit: MAX_FEED_BYTES }
+        OpdsError::TooLarge {
+            size: MAX_FEED_BYTES + 1,
+            limit: MAX_FEED_BYTES
+        }
     );
 }
 
@@ -610,8 +838,14 @@ fn opds2_truncated_prefixes_never_panic() {
         for end in (0..=doc.len()).filter(|end| *end < 300 || *end >= near_end || end % 3 == 0) {
             let prefix = &doc[..end];
             // Only the complete document (give or take its final line break) parses.
-            assert!(parse_feed(prefix, &base).is_err() || end + 2 > doc.len(), "cut at {end}");
-            assert!(parse_publication(prefix, &base).is_err() || end + 2 > doc.len(), "cut at {end}");
+            assert!(
+                parse_feed(prefix, &base).is_err() || end + 2 > doc.len(),
+                "cut at {end}"
+            );
+            assert!(
+                parse_publication(prefix, &base).is_err() || end + 2 > doc.len(),
+                "cut at {end}"
+            );
             if end % 4 == 0 {
                 let _ = parse_entry(prefix, &base);
             }
@@ -642,7 +876,9 @@ fn opds2_mutated_documents_never_panic() {
                 // Whatever survives must still be usable.
                 for book in books(&feed) {
                     assert!(
-                        !book.acquisitions.is_empty() || book.stream.is_some() || !book.page_list.is_empty()
+                        !book.acquisitions.is_empty()
+                            || book.stream.is_some()
+                            || !book.page_list.is_empty()
                     );
                     exercise(book);
                 }
@@ -679,7 +915,10 @@ fn opds2_types_round_trip_through_json() {
     }
     let book = manifest();
     let json = serde_json::to_value(&book).unwrap();
-    assert_eq!(json["page_list"][5], "https://stump.example.com/api/v1/media/7f3c/pages/6?token=abc");
+    assert_eq!(
+        json["page_list"][5],
+        "https://stump.example.com/api/v1/media/7f3c/pages/6?token=abc"
+    );
     let back: BookEntry = serde_json::from_value(json).unwrap();
     assert_eq!(back, book);
 
@@ -712,6 +951,9 @@ fn opds2_an_absurd_page_count_makes_the_book_not_streamable_with_a_reason() {
     for b in books {
         assert!(b.stream.is_none(), "{b:?}");
         let reason = b.not_streamable.as_deref().expect("a reason");
-        assert!(reason.contains("pages") && reason.contains("10000"), "{reason}");
+        assert!(
+            reason.contains("pages") && reason.contains("10000"),
+            "{reason}"
+        );
     }
 }

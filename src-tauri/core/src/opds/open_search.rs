@@ -8,16 +8,23 @@ use url::Url;
 
 use super::atom_feed::{base_of, media_essence, media_param};
 use super::url_template::{
-    drop_slot, encode_component, expand_expressions, fill_slots, has_slot, resolve_template, scan, var_specs,
-    Piece,
+    drop_slot, encode_component, expand_expressions, fill_slots, has_slot, resolve_template, scan,
+    var_specs, Piece,
 };
 use super::{input, ns, OpdsError, MAX_SEARCH_DESCRIPTION_BYTES};
 
 const SEARCH_TERMS: &str = "searchTerms";
 
 /// The standard OpenSearch parameter names, so `{searchterms}` is read as `{searchTerms}`.
-const STANDARD_PARAMS: &[&str] =
-    &[SEARCH_TERMS, "count", "startIndex", "startPage", "language", "inputEncoding", "outputEncoding"];
+const STANDARD_PARAMS: &[&str] = &[
+    SEARCH_TERMS,
+    "count",
+    "startIndex",
+    "startPage",
+    "language",
+    "inputEncoding",
+    "outputEncoding",
+];
 
 /// Names OPDS 2 templates give the search terms (`query` is the draft's), used when a template
 /// has no `{searchTerms}`.
@@ -52,14 +59,23 @@ pub struct SearchTemplate {
 
 impl SearchTemplate {
     /// A template from an href (e.g. a feed's `rel="search"` link), resolved against `base`.
-    pub fn new(href: &str, base: &Url, media_type: Option<&str>) -> Result<SearchTemplate, OpdsError> {
+    pub fn new(
+        href: &str,
+        base: &Url,
+        media_type: Option<&str>,
+    ) -> Result<SearchTemplate, OpdsError> {
         let template = resolve_template(href, base, STANDARD_PARAMS)?;
         if !has_slot(&template, SEARCH_TERMS) {
-            return Err(OpdsError::Missing { what: "{searchTerms} in its search template" });
+            return Err(OpdsError::Missing {
+                what: "{searchTerms} in its search template",
+            });
         }
         Ok(SearchTemplate {
             template,
-            media_type: media_type.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned),
+            media_type: media_type
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned),
             page_offset: 1,
             index_offset: 1,
         })
@@ -74,12 +90,19 @@ impl SearchTemplate {
         media_type: Option<&str>,
     ) -> Result<SearchTemplate, OpdsError> {
         let template = resolve_template(href, base, OPDS2_PARAMS)?;
-        if !has_slot(&template, SEARCH_TERMS) && !OPDS2_TERMS.iter().any(|name| has_slot(&template, name)) {
-            return Err(OpdsError::Missing { what: "{?query} in its search template" });
+        if !has_slot(&template, SEARCH_TERMS)
+            && !OPDS2_TERMS.iter().any(|name| has_slot(&template, name))
+        {
+            return Err(OpdsError::Missing {
+                what: "{?query} in its search template",
+            });
         }
         Ok(SearchTemplate {
             template,
-            media_type: media_type.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned),
+            media_type: media_type
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned),
             page_offset: 1,
             index_offset: 1,
         })
@@ -93,14 +116,19 @@ impl SearchTemplate {
     pub fn url_for(&self, query: &str) -> Result<Url, OpdsError> {
         let query = query.trim();
         if query.is_empty() {
-            return Err(OpdsError::Missing { what: "search terms" });
+            return Err(OpdsError::Missing {
+                what: "search terms",
+            });
         }
         let terms = self.terms_variable();
         let mut template = self.template.clone();
         let dropped: Vec<String> = scan(&self.template)
             .into_iter()
             .flat_map(|piece| match piece {
-                Piece::Slot { name, optional: true } => vec![name],
+                Piece::Slot {
+                    name,
+                    optional: true,
+                } => vec![name],
                 Piece::Expr { vars, .. } => var_specs(vars).map(|v| v.name).collect(),
                 _ => Vec::new(),
             })
@@ -122,8 +150,9 @@ impl SearchTemplate {
                 _ => String::new(),
             })
         });
-        let filled =
-            expand_expressions(&filled, |name| name.eq_ignore_ascii_case(terms).then(|| query.to_owned()));
+        let filled = expand_expressions(&filled, |name| {
+            name.eq_ignore_ascii_case(terms).then(|| query.to_owned())
+        });
         Url::parse(&filled).map_err(|e| OpdsError::bad_url(&filled, e))
     }
 
@@ -133,7 +162,11 @@ impl SearchTemplate {
         if has_slot(&self.template, SEARCH_TERMS) {
             return SEARCH_TERMS;
         }
-        OPDS2_TERMS.iter().copied().find(|name| has_slot(&self.template, name)).unwrap_or(SEARCH_TERMS)
+        OPDS2_TERMS
+            .iter()
+            .copied()
+            .find(|name| has_slot(&self.template, name))
+            .unwrap_or(SEARCH_TERMS)
     }
 }
 
@@ -148,7 +181,9 @@ pub fn parse_open_search(bytes: &[u8], base: &Url) -> Result<SearchTemplate, Opd
     }
     let root = doc.root_element();
     let root_ns = root.tag_name().namespace();
-    if root.tag_name().name() != "OpenSearchDescription" || !matches!(root_ns, Some(ns::OPENSEARCH) | None) {
+    if root.tag_name().name() != "OpenSearchDescription"
+        || !matches!(root_ns, Some(ns::OPENSEARCH) | None)
+    {
         return Err(OpdsError::NotAFeed(format!(
             "a <{}> document, not an OpenSearch description",
             root.tag_name().name()
@@ -166,11 +201,14 @@ pub fn parse_open_search(bytes: &[u8], base: &Url) -> Result<SearchTemplate, Opd
         if !rel.is_empty() && !rel.eq_ignore_ascii_case("results") {
             continue;
         }
-        let Some(template) = url.attribute("template") else { continue };
+        let Some(template) = url.attribute("template") else {
+            continue;
+        };
         let media_type = url.attribute("type").unwrap_or("");
         let rank = match media_essence(media_type).as_str() {
             "application/atom+xml" => {
-                if media_param(media_type, "profile").is_some_and(|p| p.eq_ignore_ascii_case("opds-catalog"))
+                if media_param(media_type, "profile")
+                    .is_some_and(|p| p.eq_ignore_ascii_case("opds-catalog"))
                 {
                     2
                 } else {
@@ -191,11 +229,17 @@ pub fn parse_open_search(bytes: &[u8], base: &Url) -> Result<SearchTemplate, Opd
     }
     // The best rank wins; among equals, the first in the document.
     candidates.sort_by_key(|(rank, _)| std::cmp::Reverse(*rank));
-    candidates.into_iter().next().map(|(_, t)| t).ok_or(OpdsError::NoCatalogSearch)
+    candidates
+        .into_iter()
+        .next()
+        .map(|(_, t)| t)
+        .ok_or(OpdsError::NoCatalogSearch)
 }
 
 fn offset_attribute(node: roxmltree::Node<'_, '_>, name: &str) -> u32 {
-    node.attribute(name).and_then(|v| v.trim().parse().ok()).unwrap_or(1)
+    node.attribute(name)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(1)
 }
 
 #[cfg(test)]
@@ -222,14 +266,22 @@ mod tests {
 
     #[test]
     fn opds_search_template_in_path_and_required_params() {
-        let t =
-            SearchTemplate::new("search/{searchTerms}/{startPage}?lang={language}&c={count}", &base(), None)
-                .unwrap();
+        let t = SearchTemplate::new(
+            "search/{searchTerms}/{startPage}?lang={language}&c={count}",
+            &base(),
+            None,
+        )
+        .unwrap();
         assert_eq!(
             t.url_for(" a/b ").unwrap().as_str(),
             "https://books.example.org/calibre/opds/search/a%2Fb/1?lang=*&c="
         );
-        assert_eq!(t.url_for("   ").unwrap_err(), OpdsError::Missing { what: "search terms" });
+        assert_eq!(
+            t.url_for("   ").unwrap_err(),
+            OpdsError::Missing {
+                what: "search terms"
+            }
+        );
     }
 
     #[test]
@@ -237,30 +289,49 @@ mod tests {
         let err = SearchTemplate::new("/opds/search", &base(), None).unwrap_err();
         assert!(matches!(err, OpdsError::Missing { .. }), "{err:?}");
         let encoded = SearchTemplate::new("/s?q=%7BsearchTerms%7D", &base(), None).unwrap();
-        assert_eq!(encoded.template, "https://books.example.org/s?q={searchTerms}");
+        assert_eq!(
+            encoded.template,
+            "https://books.example.org/s?q={searchTerms}"
+        );
     }
 
     #[test]
     fn opds_search_template_from_opds2_forms() {
         let base = Url::parse("https://stump.example.com/opds/v2.0/catalog").unwrap();
         let simple = SearchTemplate::from_opds2("/opds/v2.0/search{?query}", &base, None).unwrap();
-        assert_eq!(simple.template, "https://stump.example.com/opds/v2.0/search{?query}");
+        assert_eq!(
+            simple.template,
+            "https://stump.example.com/opds/v2.0/search{?query}"
+        );
         assert_eq!(
             simple.url_for("Astérix & co").unwrap().as_str(),
             "https://stump.example.com/opds/v2.0/search?query=Ast%C3%A9rix%20%26%20co"
         );
         let paged = SearchTemplate::from_opds2("search{?Query,page,author}", &base, None).unwrap();
-        assert_eq!(paged.template, "https://stump.example.com/opds/v2.0/search{?query,page,author}");
+        assert_eq!(
+            paged.template,
+            "https://stump.example.com/opds/v2.0/search{?query,page,author}"
+        );
         assert_eq!(
             paged.url_for(" moss ").unwrap().as_str(),
             "https://stump.example.com/opds/v2.0/search?query=moss"
         );
         let continued = SearchTemplate::from_opds2("/s?lib=2{&q,page}", &base, None).unwrap();
-        assert_eq!(continued.url_for("a/b").unwrap().as_str(), "https://stump.example.com/s?lib=2&q=a%2Fb");
+        assert_eq!(
+            continued.url_for("a/b").unwrap().as_str(),
+            "https://stump.example.com/s?lib=2&q=a%2Fb"
+        );
         let plain = SearchTemplate::from_opds2("/s/{query}{?page}", &base, None).unwrap();
-        assert_eq!(plain.url_for("x y").unwrap().as_str(), "https://stump.example.com/s/x%20y");
-        let searchterms = SearchTemplate::from_opds2("/s{?searchTerms,query}", &base, None).unwrap();
-        assert_eq!(searchterms.url_for("z").unwrap().as_str(), "https://stump.example.com/s?searchTerms=z");
+        assert_eq!(
+            plain.url_for("x y").unwrap().as_str(),
+            "https://stump.example.com/s/x%20y"
+        );
+        let searchterms =
+            SearchTemplate::from_opds2("/s{?searchTerms,query}", &base, None).unwrap();
+        assert_eq!(
+            searchterms.url_for("z").unwrap().as_str(),
+            "https://stump.example.com/s?searchTerms=z"
+        );
         let err = SearchTemplate::from_opds2("/s{?title,author}", &base, None).unwrap_err();
         assert!(matches!(err, OpdsError::Missing { .. }), "{err:?}");
     }
@@ -272,12 +343,18 @@ mod tests {
             <Url type="text/html" template="/search?q={searchTerms}"/>
             <Url type="application/x-suggestions+json" template="/suggest?q={searchTerms}"/>
         </OpenSearchDescription>"#;
-        assert_eq!(parse_open_search(doc, &base()).unwrap_err(), OpdsError::NoCatalogSearch);
+        assert_eq!(
+            parse_open_search(doc, &base()).unwrap_err(),
+            OpdsError::NoCatalogSearch
+        );
     }
 
     #[test]
     fn opds_open_search_refuses_a_feed() {
         let doc = br#"<feed xmlns="http://www.w3.org/2005/Atom"><title>x</title></feed>"#;
-        assert!(matches!(parse_open_search(doc, &base()), Err(OpdsError::NotAFeed(_))));
+        assert!(matches!(
+            parse_open_search(doc, &base()),
+            Err(OpdsError::NotAFeed(_))
+        ));
     }
 }

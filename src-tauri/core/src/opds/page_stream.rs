@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::url_template::{
-    append_query_param, drop_slot, expand_expressions, fill_slots, has_query_param, has_slot, query_param,
-    resolve_template, split_template, strip_bookmark_params_in_template,
+    append_query_param, drop_slot, expand_expressions, fill_slots, has_query_param, has_slot,
+    query_param, resolve_template, split_template, strip_bookmark_params_in_template,
 };
 use super::{ns, OpdsError};
 
@@ -124,7 +124,12 @@ impl PageStream {
             tracing::debug!(href, %reason, "ignoring a page stream link");
             return None;
         }
-        let text = |value: Option<&str>| value.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
+        let text = |value: Option<&str>| {
+            value
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+        };
         Some(PageStream {
             template,
             count,
@@ -154,7 +159,13 @@ impl PageStream {
         first_page: PageBase,
         max_width: Option<u32>,
     ) -> Result<Url, OpdsError> {
-        fill_page(&self.background_template(), self.count, page, first_page, max_width)
+        fill_page(
+            &self.background_template(),
+            self.count,
+            page,
+            first_page,
+            max_width,
+        )
     }
 
     /// The template without bookmark-moving parameters (see [`super::BOOKMARK_PARAMS`]). For
@@ -178,11 +189,13 @@ impl PageStream {
     /// page endpoint (0-based). `None` means the caller's per-server setting decides.
     pub fn page_base_hint(&self) -> Option<PageBase> {
         if let Some(value) = query_param(&self.template, "zero_based") {
-            return Some(if matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "1") {
-                PageBase::ZeroBased
-            } else {
-                PageBase::OneBased
-            });
+            return Some(
+                if matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "1") {
+                    PageBase::ZeroBased
+                } else {
+                    PageBase::OneBased
+                },
+            );
         }
         saves_progress_by_default(&self.template).then_some(PageBase::ZeroBased)
     }
@@ -209,13 +222,16 @@ fn fill_page(
         PageBase::OneBased => page + 1,
     };
     let sized = match max_width.filter(|w| *w > 0) {
-        Some(width) => {
-            fill_slots(template, |name, _| name.eq_ignore_ascii_case(MAX_WIDTH).then(|| width.to_string()))
-        }
+        Some(width) => fill_slots(template, |name, _| {
+            name.eq_ignore_ascii_case(MAX_WIDTH)
+                .then(|| width.to_string())
+        }),
         None => drop_slot(template, MAX_WIDTH),
     };
-    let filled =
-        fill_slots(&sized, |name, _| name.eq_ignore_ascii_case(PAGE_NUMBER).then(|| number.to_string()));
+    let filled = fill_slots(&sized, |name, _| {
+        name.eq_ignore_ascii_case(PAGE_NUMBER)
+            .then(|| number.to_string())
+    });
     // OPDS 2 templates may use RFC 6570 expressions (`{?pageNumber}`); `{maxWidth}` inside one
     // is already gone when no width is wanted.
     let filled = expand_expressions(&filled, |name| {
@@ -235,11 +251,14 @@ fn fill_page(
 fn saves_progress_by_default(template: &str) -> bool {
     let (path, _, _) = split_template(template);
     let path = path.to_ascii_lowercase();
-    path.contains("/api/opds/") && path.ends_with("/image") && has_query_param(template, PAGE_NUMBER)
+    path.contains("/api/opds/")
+        && path.ends_with("/image")
+        && has_query_param(template, PAGE_NUMBER)
 }
 
 fn pse_attribute<'a>(link: Node<'a, '_>, name: &str) -> Option<&'a str> {
-    link.attribute((ns::PSE, name)).or_else(|| link.attribute(name))
+    link.attribute((ns::PSE, name))
+        .or_else(|| link.attribute(name))
 }
 
 pub(crate) fn parse_number(text: &str) -> Option<u32> {
@@ -269,7 +288,10 @@ mod tests {
 
     #[test]
     fn opds_page_url_applies_the_page_base() {
-        let s = stream("https://komga.example/opds/v1.2/books/0A1/pages/{pageNumber}?zero_based=true", 24);
+        let s = stream(
+            "https://komga.example/opds/v1.2/books/0A1/pages/{pageNumber}?zero_based=true",
+            24,
+        );
         assert_eq!(
             s.page_url(0, PageBase::ZeroBased, None).unwrap().as_str(),
             "https://komga.example/opds/v1.2/books/0A1/pages/0?zero_based=true"
@@ -280,7 +302,10 @@ mod tests {
         );
         assert_eq!(
             s.page_url(24, PageBase::ZeroBased, None).unwrap_err(),
-            OpdsError::PageOutOfRange { page: 24, count: 24 }
+            OpdsError::PageOutOfRange {
+                page: 24,
+                count: 24
+            }
         );
     }
 
@@ -292,7 +317,9 @@ mod tests {
         );
         assert!(s.supports_max_width());
         assert_eq!(
-            s.page_url(4, PageBase::ZeroBased, Some(1600)).unwrap().as_str(),
+            s.page_url(4, PageBase::ZeroBased, Some(1600))
+                .unwrap()
+                .as_str(),
             "https://ubooquity.example/opds-comics/stream/1217?page=4&width=1600"
         );
         assert_eq!(
@@ -300,33 +327,52 @@ mod tests {
             "https://ubooquity.example/opds-comics/stream/1217?page=4"
         );
         assert_eq!(
-            s.page_url(4, PageBase::ZeroBased, Some(0)).unwrap().as_str(),
+            s.page_url(4, PageBase::ZeroBased, Some(0))
+                .unwrap()
+                .as_str(),
             "https://ubooquity.example/opds-comics/stream/1217?page=4"
         );
         let first = stream("https://h.example/s?maxWidth={maxWidth}&p={pageNumber}", 3);
-        assert_eq!(first.page_url(2, PageBase::OneBased, None).unwrap().as_str(), "https://h.example/s?p=3");
+        assert_eq!(
+            first
+                .page_url(2, PageBase::OneBased, None)
+                .unwrap()
+                .as_str(),
+            "https://h.example/s?p=3"
+        );
         let in_path = stream("https://h.example/w/{maxWidth}/p/{pageNumber}.jpg", 3);
         assert_eq!(
-            in_path.page_url(1, PageBase::ZeroBased, None).unwrap().as_str(),
+            in_path
+                .page_url(1, PageBase::ZeroBased, None)
+                .unwrap()
+                .as_str(),
             "https://h.example/w/p/1.jpg"
         );
     }
 
     #[test]
     fn opds_page_url_expands_rfc6570_expressions() {
-        let s = stream("https://stump.example/api/v2/books/7/page{?pageNumber,maxWidth}", 12);
+        let s = stream(
+            "https://stump.example/api/v2/books/7/page{?pageNumber,maxWidth}",
+            12,
+        );
         assert!(s.supports_max_width());
         assert_eq!(
             s.page_url(3, PageBase::OneBased, None).unwrap().as_str(),
             "https://stump.example/api/v2/books/7/page?pageNumber=4"
         );
         assert_eq!(
-            s.page_url(3, PageBase::ZeroBased, Some(800)).unwrap().as_str(),
+            s.page_url(3, PageBase::ZeroBased, Some(800))
+                .unwrap()
+                .as_str(),
             "https://stump.example/api/v2/books/7/page?pageNumber=3&maxWidth=800"
         );
         assert_eq!(
             s.page_url(12, PageBase::ZeroBased, None).unwrap_err(),
-            OpdsError::PageOutOfRange { page: 12, count: 12 }
+            OpdsError::PageOutOfRange {
+                page: 12,
+                count: 12
+            }
         );
     }
 
@@ -341,24 +387,60 @@ mod tests {
             last_read_date: Some(" "),
         };
         let s = PageStream::from_parts(&parts, &base).unwrap();
-        assert_eq!(s.template, "https://codex.example/opds/v1.2/c/88/{pageNumber}/page.jpg");
+        assert_eq!(
+            s.template,
+            "https://codex.example/opds/v1.2/c/88/{pageNumber}/page.jpg"
+        );
         assert_eq!(s.declared_type.as_deref(), Some("image/jpeg"));
         assert_eq!(s.last_read_date, None);
-        assert!(PageStream::from_parts(&StreamLink { count: Some(0), ..parts }, &base).is_none());
-        assert!(PageStream::from_parts(&StreamLink { count: None, ..parts }, &base).is_none());
-        assert!(PageStream::from_parts(&StreamLink { href: "/p/1.jpg", ..parts }, &base).is_none());
+        assert!(PageStream::from_parts(
+            &StreamLink {
+                count: Some(0),
+                ..parts
+            },
+            &base
+        )
+        .is_none());
+        assert!(PageStream::from_parts(
+            &StreamLink {
+                count: None,
+                ..parts
+            },
+            &base
+        )
+        .is_none());
+        assert!(PageStream::from_parts(
+            &StreamLink {
+                href: "/p/1.jpg",
+                ..parts
+            },
+            &base
+        )
+        .is_none());
     }
 
     #[test]
     fn opds_background_template_strips_bookmark_params() {
-        let codex = stream("https://codex.example/opds/v1.2/c/88/{pageNumber}/page.jpg?bookmark=1", 30);
-        assert_eq!(codex.background_template(), "https://codex.example/opds/v1.2/c/88/{pageNumber}/page.jpg");
+        let codex = stream(
+            "https://codex.example/opds/v1.2/c/88/{pageNumber}/page.jpg?bookmark=1",
+            30,
+        );
         assert_eq!(
-            codex.page_url(2, PageBase::ZeroBased, None).unwrap().as_str(),
+            codex.background_template(),
+            "https://codex.example/opds/v1.2/c/88/{pageNumber}/page.jpg"
+        );
+        assert_eq!(
+            codex
+                .page_url(2, PageBase::ZeroBased, None)
+                .unwrap()
+                .as_str(),
             "https://codex.example/opds/v1.2/c/88/2/page.jpg?bookmark=1"
         );
         assert_eq!(
-            codex.background_page_url(2, PageBase::ZeroBased, None).unwrap().as_str(),
+            codex
+                .background_page_url(2, PageBase::ZeroBased, None)
+                .unwrap()
+                .as_str(),
             "https://codex.example/opds/v1.2/c/88/2/page.jpg"
         );
         let custom = stream("https://h.example/p/{pageNumber}?readingSession=9&q=1", 5);

@@ -17,14 +17,19 @@ pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<
 pub(crate) mod option {
     use super::*;
 
-    pub(crate) fn serialize<S: Serializer>(url: &Option<Url>, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(
+        url: &Option<Url>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
         match url {
             Some(url) => serializer.serialize_some(url.as_str()),
             None => serializer.serialize_none(),
         }
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Url>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Url>, D::Error> {
         Option::<String>::deserialize(deserializer)?
             .map(|text| Url::parse(&text).map_err(D::Error::custom))
             .transpose()
@@ -44,7 +49,9 @@ pub(crate) mod vec {
         seq.end()
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Url>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<Url>, D::Error> {
         Vec::<String>::deserialize(deserializer)?
             .iter()
             .map(|text| Url::parse(text).map_err(D::Error::custom))

@@ -38,16 +38,27 @@ fn navs(feed: &Feed) -> Vec<&NavEntry> {
 }
 
 fn komga() -> Feed {
-    parse_feed(KOMGA, &url("https://komga.example.net/opds/v1.2/series/0HS7QK1RY2ZQ4?page=0")).unwrap()
+    parse_feed(
+        KOMGA,
+        &url("https://komga.example.net/opds/v1.2/series/0HS7QK1RY2ZQ4?page=0"),
+    )
+    .unwrap()
 }
 
 fn kavita() -> Feed {
-    parse_feed(KAVITA, &url("https://kavita.example.org/api/opds/5c1f0e7a-demo-key/series/12/volume/34"))
-        .unwrap()
+    parse_feed(
+        KAVITA,
+        &url("https://kavita.example.org/api/opds/5c1f0e7a-demo-key/series/12/volume/34"),
+    )
+    .unwrap()
 }
 
 fn calibre_web() -> Feed {
-    parse_feed(CALIBRE_WEB, &url("http://nas.local:8083/calibre/opds/new?offset=30")).unwrap()
+    parse_feed(
+        CALIBRE_WEB,
+        &url("http://nas.local:8083/calibre/opds/new?offset=30"),
+    )
+    .unwrap()
 }
 
 // --- Komga-style: PSE with 0-based pages -------------------------------------------------
@@ -58,24 +69,49 @@ fn opds_komga_feed_header_and_paging() {
     assert_eq!(feed.id.as_deref(), Some("0HS7QK1RY2ZQ4"));
     assert_eq!(feed.title, "Lighthouse Keepers");
     assert_eq!(feed.kind, FeedKind::Acquisition);
-    assert_eq!(feed.updated.as_deref(), Some("2024-11-02T18:04:11.512+01:00"));
-    assert_eq!(feed.links.next, Some(url("https://komga.example.net/opds/v1.2/series/0HS7QK1RY2ZQ4?page=1")));
-    assert_eq!(feed.links.start, Some(url("https://komga.example.net/opds/v1.2/catalog")));
+    assert_eq!(
+        feed.updated.as_deref(),
+        Some("2024-11-02T18:04:11.512+01:00")
+    );
+    assert_eq!(
+        feed.links.next,
+        Some(url(
+            "https://komga.example.net/opds/v1.2/series/0HS7QK1RY2ZQ4?page=1"
+        ))
+    );
+    assert_eq!(
+        feed.links.start,
+        Some(url("https://komga.example.net/opds/v1.2/catalog"))
+    );
     assert_eq!(feed.links.previous, None);
     assert_eq!(
         feed.links.search,
-        Some(SearchLink::OpenSearchDescription { href: url("https://komga.example.net/opds/v1.2/search") })
+        Some(SearchLink::OpenSearchDescription {
+            href: url("https://komga.example.net/opds/v1.2/search")
+        })
     );
 }
 
 #[test]
 fn opds_a_komga_feed_names_komga_and_its_streams_lead_to_the_read_progress_api() {
     let feed = komga();
-    assert!(crate::komga::is_komga_feed(feed.authors.iter().map(String::as_str)));
-    let stream = books(&feed)[0].stream.as_ref().unwrap().background_template();
+    assert!(crate::komga::is_komga_feed(
+        feed.authors.iter().map(String::as_str)
+    ));
+    let stream = books(&feed)[0]
+        .stream
+        .as_ref()
+        .unwrap()
+        .background_template();
     let api = crate::komga::read_progress_url(&stream).expect("a Komga page stream");
-    assert!(api.starts_with("https://komga.example.net/api/v1/books/") && api.ends_with("/read-progress"), "{api}");
-    assert!(!crate::komga::is_komga_feed(kavita().authors.iter().map(String::as_str)));
+    assert!(
+        api.starts_with("https://komga.example.net/api/v1/books/")
+            && api.ends_with("/read-progress"),
+        "{api}"
+    );
+    assert!(!crate::komga::is_komga_feed(
+        kavita().authors.iter().map(String::as_str)
+    ));
 }
 
 #[test]
@@ -88,10 +124,17 @@ fn opds_komga_books_stream_zero_based_pages() {
     assert_eq!(first.title, "Lighthouse Keepers #001");
     assert_eq!(first.authors, ["Mara Okonkwo", "Jules Ferrand"]);
     assert_eq!(first.summary.as_deref(), Some("cbz - 41.2 MiB"));
-    assert_eq!(first.cover, Some(url("https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XA/pages/1")));
+    assert_eq!(
+        first.cover,
+        Some(url(
+            "https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XA/pages/1"
+        ))
+    );
     assert_eq!(
         first.thumbnail,
-        Some(url("https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XA/thumbnail"))
+        Some(url(
+            "https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XA/thumbnail"
+        ))
     );
     // Declared as a plain zip; the file name says comic.
     assert_eq!(first.acquisitions[0].media_type, "application/zip");
@@ -105,14 +148,23 @@ fn opds_komga_books_stream_zero_based_pages() {
     assert_eq!(stream.count, 28);
     assert_eq!(stream.declared_type.as_deref(), Some("image/jpeg"));
     assert_eq!(stream.last_read, Some(12));
-    assert_eq!(stream.last_read_date.as_deref(), Some("2024-10-31T08:12:55Z"));
+    assert_eq!(
+        stream.last_read_date.as_deref(),
+        Some("2024-10-31T08:12:55Z")
+    );
     assert_eq!(stream.page_base_hint(), Some(PageBase::ZeroBased));
     assert_eq!(
-        stream.page_url(0, PageBase::ZeroBased, None).unwrap().as_str(),
+        stream
+            .page_url(0, PageBase::ZeroBased, None)
+            .unwrap()
+            .as_str(),
         "https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XA/pages/0?zero_based=true"
     );
     assert_eq!(
-        stream.page_url(27, PageBase::ZeroBased, Some(1200)).unwrap().as_str(),
+        stream
+            .page_url(27, PageBase::ZeroBased, Some(1200))
+            .unwrap()
+            .as_str(),
         "https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XA/pages/27?zero_based=true"
     );
     assert!(stream.page_url(28, PageBase::ZeroBased, None).is_err());
@@ -129,7 +181,10 @@ fn opds_komga_encoded_braces_and_pdf_stream() {
     );
     assert_eq!(stream.declared_type.as_deref(), Some("image/png"));
     assert_eq!(
-        stream.page_url(30, PageBase::ZeroBased, None).unwrap().path(),
+        stream
+            .page_url(30, PageBase::ZeroBased, None)
+            .unwrap()
+            .path(),
         "/opds/v1.2/books/0HS7QM3B8C1XB/pages/30"
     );
 
@@ -149,7 +204,12 @@ fn opds_kavita_feed_is_acquisition_despite_its_self_link() {
     let feed = kavita();
     assert_eq!(feed.kind, FeedKind::Acquisition);
     assert_eq!(feed.title, "Harbor Lights - Volume 2");
-    assert_eq!(feed.links.up, Some(url("https://kavita.example.org/api/opds/5c1f0e7a-demo-key/series/12")));
+    assert_eq!(
+        feed.links.up,
+        Some(url(
+            "https://kavita.example.org/api/opds/5c1f0e7a-demo-key/series/12"
+        ))
+    );
     let continue_reading = navs(&feed)[0];
     assert_eq!(continue_reading.title, "Continue Reading from Chapter 7");
     assert_eq!(continue_reading.kind, FeedKind::Acquisition);
@@ -171,11 +231,17 @@ fn opds_kavita_stream_reads_prefixed_attributes() {
     assert_eq!(chapter.id, "501");
     assert_eq!(chapter.language.as_deref(), Some("en"));
     assert_eq!(chapter.format, EntryFormat::Comic);
-    assert_eq!(chapter.acquisitions[0].rel, "http://opds-spec.org/acquisition/open-access");
+    assert_eq!(
+        chapter.acquisitions[0].rel,
+        "http://opds-spec.org/acquisition/open-access"
+    );
     let stream = chapter.stream.as_ref().unwrap();
     assert_eq!(stream.count, 26);
     assert_eq!(stream.last_read, Some(3));
-    assert_eq!(stream.last_read_date.as_deref(), Some("2024-11-30T22:41:09.5520000Z"));
+    assert_eq!(
+        stream.last_read_date.as_deref(),
+        Some("2024-11-30T22:41:09.5520000Z")
+    );
     assert_eq!(stream.page_base_hint(), Some(PageBase::ZeroBased));
     assert_eq!(books(&feed)[1].format, EntryFormat::Comic);
     assert_eq!(books(&feed)[1].stream.as_ref().unwrap().last_read, None);
@@ -190,7 +256,9 @@ fn opds_kavita_background_pages_do_not_move_the_bookmark() {
         reading.as_str(),
         "https://kavita.example.org/api/opds/5c1f0e7a-demo-key/image?libraryId=2&seriesId=12&volumeId=34&chapterId=501&pageNumber=4&saveProgress=true"
     );
-    let background = stream.background_page_url(4, PageBase::ZeroBased, None).unwrap();
+    let background = stream
+        .background_page_url(4, PageBase::ZeroBased, None)
+        .unwrap();
     assert_eq!(
         background.as_str(),
         "https://kavita.example.org/api/opds/5c1f0e7a-demo-key/image?libraryId=2&seriesId=12&volumeId=34&chapterId=501&pageNumber=4&saveProgress=false"
@@ -210,10 +278,22 @@ fn opds_calibre_web_relative_links_and_paging() {
     assert_eq!(feed.title, "Family Library");
     // The self link says navigation; the books say otherwise.
     assert_eq!(feed.kind, FeedKind::Acquisition);
-    assert_eq!(feed.links.next, Some(url("http://nas.local:8083/calibre/opds/new?offset=60")));
-    assert_eq!(feed.links.previous, Some(url("http://nas.local:8083/calibre/opds/new?offset=0")));
-    assert_eq!(feed.links.first, Some(url("http://nas.local:8083/calibre/opds/new")));
-    assert_eq!(feed.links.start, Some(url("http://nas.local:8083/calibre/opds/")));
+    assert_eq!(
+        feed.links.next,
+        Some(url("http://nas.local:8083/calibre/opds/new?offset=60"))
+    );
+    assert_eq!(
+        feed.links.previous,
+        Some(url("http://nas.local:8083/calibre/opds/new?offset=0"))
+    );
+    assert_eq!(
+        feed.links.first,
+        Some(url("http://nas.local:8083/calibre/opds/new"))
+    );
+    assert_eq!(
+        feed.links.start,
+        Some(url("http://nas.local:8083/calibre/opds/"))
+    );
     assert_eq!(feed.links.last, None);
 }
 
@@ -223,7 +303,10 @@ fn opds_calibre_web_prefers_the_direct_search_template() {
     let Some(SearchLink::Template { template }) = &feed.links.search else {
         panic!("expected a template, got {:?}", feed.links.search);
     };
-    assert_eq!(template.template, "http://nas.local:8083/calibre/opds/search/{searchTerms}");
+    assert_eq!(
+        template.template,
+        "http://nas.local:8083/calibre/opds/search/{searchTerms}"
+    );
     assert_eq!(
         template.url_for("salt & pepper").unwrap().as_str(),
         "http://nas.local:8083/calibre/opds/search/salt%20%26%20pepper"
@@ -236,7 +319,10 @@ fn opds_calibre_web_books_with_lengths_series_and_formats() {
     // The entry with only a link to its complete record is left out.
     assert_eq!(feed.entries.len(), 3);
     let salt_road = books(&feed)[0];
-    assert_eq!(salt_road.id, "urn:uuid:0b6f6a4e-7d0e-4b61-9d55-3f0c8a1e2b11");
+    assert_eq!(
+        salt_road.id,
+        "urn:uuid:0b6f6a4e-7d0e-4b61-9d55-3f0c8a1e2b11"
+    );
     assert_eq!(salt_road.authors, ["Ada Quill", "Benedikt Sauer"]);
     assert_eq!(salt_road.language.as_deref(), Some("eng"));
     assert_eq!(salt_road.series.as_deref(), Some("Caravan Chronicles"));
@@ -247,16 +333,39 @@ fn opds_calibre_web_books_with_lengths_series_and_formats() {
     );
     assert_eq!(salt_road.format, EntryFormat::Epub);
     assert_eq!(salt_road.stream, None);
-    assert_eq!(salt_road.cover, Some(url("http://nas.local:8083/calibre/opds/cover/14")));
-    assert_eq!(salt_road.thumbnail, Some(url("http://nas.local:8083/calibre/opds/cover/14?size=thumb")));
-    let acquisitions: Vec<_> =
-        salt_road.acquisitions.iter().map(|a| (a.href.as_str(), a.media_type.as_str(), a.length)).collect();
+    assert_eq!(
+        salt_road.cover,
+        Some(url("http://nas.local:8083/calibre/opds/cover/14"))
+    );
+    assert_eq!(
+        salt_road.thumbnail,
+        Some(url(
+            "http://nas.local:8083/calibre/opds/cover/14?size=thumb"
+        ))
+    );
+    let acquisitions: Vec<_> = salt_road
+        .acquisitions
+        .iter()
+        .map(|a| (a.href.as_str(), a.media_type.as_str(), a.length))
+        .collect();
     assert_eq!(
         acquisitions,
         [
-            ("http://nas.local:8083/calibre/opds/download/14/epub/", "application/epub+zip", Some(1_843_302)),
-            ("http://nas.local:8083/calibre/opds/download/14/pdf/", "application/pdf", Some(5_120_944)),
-            ("http://nas.local:8083/calibre/opds/download/14/mobi/", "application/x-mobipocket-ebook", None),
+            (
+                "http://nas.local:8083/calibre/opds/download/14/epub/",
+                "application/epub+zip",
+                Some(1_843_302)
+            ),
+            (
+                "http://nas.local:8083/calibre/opds/download/14/pdf/",
+                "application/pdf",
+                Some(5_120_944)
+            ),
+            (
+                "http://nas.local:8083/calibre/opds/download/14/mobi/",
+                "application/x-mobipocket-ebook",
+                None
+            ),
         ]
     );
 }
@@ -267,13 +376,30 @@ fn opds_calibre_web_html_summary_stanza_covers_and_partial_entry() {
     let moss = books(&feed)[1];
     assert_eq!(moss.format, EntryFormat::Pdf);
     assert_eq!(moss.language.as_deref(), Some("deu"));
-    assert_eq!(moss.summary.as_deref(), Some("A field guide for damp forests.\n\nSecond edition & revised."));
-    assert_eq!(moss.cover, Some(url("http://nas.local:8083/calibre/opds/cover/15")));
-    assert_eq!(moss.thumbnail, Some(url("http://nas.local:8083/calibre/opds/cover/15?size=thumb")));
+    assert_eq!(
+        moss.summary.as_deref(),
+        Some("A field guide for damp forests.\n\nSecond edition & revised.")
+    );
+    assert_eq!(
+        moss.cover,
+        Some(url("http://nas.local:8083/calibre/opds/cover/15"))
+    );
+    assert_eq!(
+        moss.thumbnail,
+        Some(url(
+            "http://nas.local:8083/calibre/opds/cover/15?size=thumb"
+        ))
+    );
 
     let partial = books(&feed)[2];
-    assert_eq!(partial.alternate, Some(url("http://nas.local:8083/calibre/opds/entry/16")));
-    assert_eq!(partial.acquisitions[0].href, url("http://nas.local:8083/calibre/opds/download/16/epub/"));
+    assert_eq!(
+        partial.alternate,
+        Some(url("http://nas.local:8083/calibre/opds/entry/16"))
+    );
+    assert_eq!(
+        partial.acquisitions[0].href,
+        url("http://nas.local:8083/calibre/opds/download/16/epub/")
+    );
 }
 
 // --- Codex/Stump-style navigation: prefixes, xml:base, facets, OpenSearch ---------------------
@@ -303,16 +429,30 @@ fn opds_stump_navigation_respects_xml_base_and_prefixes() {
             "https://comics.example.com/opds/v1.2/libraries/a3f2c1d0-5e6f-4a7b-8c9d-0e1f2a3b4c5d/thumbnail"
         ))
     );
-    assert_eq!(entries[2].href, url("https://comics.example.com/opds/v1.2/books/latest"));
+    assert_eq!(
+        entries[2].href,
+        url("https://comics.example.com/opds/v1.2/books/latest")
+    );
     assert_eq!(entries[2].kind, FeedKind::Acquisition);
-    assert_eq!(feed.links.last, Some(url("https://comics.example.com/opds/v1.2/libraries?page=2")));
+    assert_eq!(
+        feed.links.last,
+        Some(url("https://comics.example.com/opds/v1.2/libraries?page=2"))
+    );
 }
 
 #[test]
 fn opds_stump_facets_and_open_search_link() {
-    let feed = parse_feed(STUMP, &url("https://comics.example.com/opds/v1.2/libraries?page=0")).unwrap();
-    let facets: Vec<_> =
-        feed.links.facets.iter().map(|f| (f.title.as_str(), f.group.as_deref(), f.active, f.count)).collect();
+    let feed = parse_feed(
+        STUMP,
+        &url("https://comics.example.com/opds/v1.2/libraries?page=0"),
+    )
+    .unwrap();
+    let facets: Vec<_> = feed
+        .links
+        .facets
+        .iter()
+        .map(|f| (f.title.as_str(), f.group.as_deref(), f.active, f.count))
+        .collect();
     assert_eq!(
         facets,
         [
@@ -322,7 +462,10 @@ fn opds_stump_facets_and_open_search_link() {
             ("All", Some("Read status"), true, Some(148)),
         ]
     );
-    assert_eq!(feed.links.facets[1].href, url("https://comics.example.com/opds/v1.2/libraries?order=added"));
+    assert_eq!(
+        feed.links.facets[1].href,
+        url("https://comics.example.com/opds/v1.2/libraries?order=added")
+    );
     assert_eq!(
         feed.links.search,
         Some(SearchLink::OpenSearchDescription {
@@ -335,8 +478,11 @@ fn opds_stump_facets_and_open_search_link() {
 
 #[test]
 fn opds_open_search_picks_the_catalog_template() {
-    let template =
-        parse_open_search(CALIBRE_WEB_OSD, &url("http://nas.local:8083/calibre/opds/osd")).unwrap();
+    let template = parse_open_search(
+        CALIBRE_WEB_OSD,
+        &url("http://nas.local:8083/calibre/opds/osd"),
+    )
+    .unwrap();
     assert_eq!(
         template.template,
         "http://nas.local:8083/calibre/opds/search?query={searchTerms}&offset={startIndex?}&lang={language?}"
@@ -353,14 +499,21 @@ fn opds_open_search_picks_the_catalog_template() {
 #[test]
 fn opds_login_page_is_reported_as_a_web_page() {
     let base = url("https://books.example.net/opds/v1.2/catalog");
-    let expected = OpdsError::HtmlPage { title: Some("Sign in \u{b7} Home Gateway".into()) };
+    let expected = OpdsError::HtmlPage {
+        title: Some("Sign in \u{b7} Home Gateway".into()),
+    };
     assert_eq!(parse_feed(LOGIN_PAGE, &base).unwrap_err(), expected);
     assert_eq!(parse_open_search(LOGIN_PAGE, &base).unwrap_err(), expected);
     assert!(expected.to_string().contains("login page"), "{expected}");
 
     // Well-formed XHTML gets the same answer.
     let xhtml = br#"<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>503</title></head><body/></html>"#;
-    assert_eq!(parse_feed(xhtml, &base).unwrap_err(), OpdsError::HtmlPage { title: Some("503".into()) });
+    assert_eq!(
+        parse_feed(xhtml, &base).unwrap_err(),
+        OpdsError::HtmlPage {
+            title: Some("503".into())
+        }
+    );
 }
 
 #[test]
@@ -368,36 +521,67 @@ fn opds_empty_oversized_and_foreign_documents_are_errors() {
     let base = url("https://books.example.net/opds");
     assert_eq!(parse_feed(b"", &base).unwrap_err(), OpdsError::Empty);
     assert_eq!(parse_feed(b" \r\n\t", &base).unwrap_err(), OpdsError::Empty);
-    assert_eq!(parse_feed(b"\xEF\xBB\xBF", &base).unwrap_err(), OpdsError::Empty);
+    assert_eq!(
+        parse_feed(b"\xEF\xBB\xBF", &base).unwrap_err(),
+        OpdsError::Empty
+    );
 
     let huge = vec![b' '; MAX_FEED_BYTES + 1];
     assert_eq!(
         parse_feed(&huge, &base).unwrap_err(),
-        OpdsError::TooLarge { size: MAX_FEED_BYTES + 1, limit: MAX_FEED_BYTES }
+        OpdsError::TooLarge {
+            size: MAX_FEED_BYTES + 1,
+            limit: MAX_FEED_BYTES
+        }
     );
 
-    assert!(matches!(parse_feed(CALIBRE_WEB_OSD, &base), Err(OpdsError::NotAFeed(_))));
+    assert!(matches!(
+        parse_feed(CALIBRE_WEB_OSD, &base),
+        Err(OpdsError::NotAFeed(_))
+    ));
     let rss = br#"<rss version="2.0"><channel><title>x</title></channel></rss>"#;
-    assert_eq!(parse_feed(rss, &base).unwrap_err(), OpdsError::NotAFeed("an RSS feed".into()));
+    assert_eq!(
+        parse_feed(rss, &base).unwrap_err(),
+        OpdsError::NotAFeed("an RSS feed".into())
+    );
     let entry_doc = br#"<entry xmlns="http://www.w3.org/2005/Atom"><title>x</title></entry>"#;
-    assert!(matches!(parse_feed(entry_doc, &base), Err(OpdsError::NotAFeed(_))));
-    assert!(matches!(parse_feed(br#"{"metadata":{"title":"OPDS 2"}}"#, &base), Err(OpdsError::NotAFeed(_))));
+    assert!(matches!(
+        parse_feed(entry_doc, &base),
+        Err(OpdsError::NotAFeed(_))
+    ));
+    assert!(matches!(
+        parse_feed(br#"{"metadata":{"title":"OPDS 2"}}"#, &base),
+        Err(OpdsError::NotAFeed(_))
+    ));
 }
 
 #[test]
 fn opds_malformed_xml_is_an_error() {
     let base = url("https://books.example.net/opds");
     let cut = &KOMGA[..KOMGA.len() / 2];
-    assert!(matches!(parse_feed(cut, &base), Err(OpdsError::MalformedXml(_))));
+    assert!(matches!(
+        parse_feed(cut, &base),
+        Err(OpdsError::MalformedXml(_))
+    ));
     let unescaped =
         br#"<feed xmlns="http://www.w3.org/2005/Atom"><link rel="next" href="/a?x=1&y=2"/></feed>"#;
-    assert!(matches!(parse_feed(unescaped, &base), Err(OpdsError::MalformedXml(_))));
+    assert!(matches!(
+        parse_feed(unescaped, &base),
+        Err(OpdsError::MalformedXml(_))
+    ));
 }
 
 #[test]
 fn opds_truncated_prefixes_never_panic() {
     let base = url("https://books.example.net/opds/v1.2/catalog");
-    for doc in [KOMGA, KAVITA, CALIBRE_WEB, STUMP, LOGIN_PAGE, CALIBRE_WEB_OSD] {
+    for doc in [
+        KOMGA,
+        KAVITA,
+        CALIBRE_WEB,
+        STUMP,
+        LOGIN_PAGE,
+        CALIBRE_WEB_OSD,
+    ] {
         // Every cut near the ends (BOM, declaration, closing tags), every third in between:
         // enough to land inside tags, attributes, entities and multi-byte characters.
         let near_end = doc.len().saturating_sub(300);
@@ -437,7 +621,8 @@ fn opds_mutated_feeds_never_panic() {
                     assert!(!book.acquisitions.is_empty() || book.stream.is_some());
                     if let Some(stream) = &book.stream {
                         let _ = stream.page_url(0, PageBase::OneBased, Some(800));
-                        let _ = stream.background_page_url(stream.count - 1, PageBase::ZeroBased, None);
+                        let _ =
+                            stream.background_page_url(stream.count - 1, PageBase::ZeroBased, None);
                     }
                 }
                 if let Some(SearchLink::Template { template }) = &feed.links.search {
@@ -471,7 +656,9 @@ fn opds_entries_without_a_way_in_are_never_books() {
     let feed = parse_feed(doc, &base).unwrap();
     assert_eq!(feed.entries.len(), 1);
     assert_eq!(feed.kind, FeedKind::Navigation);
-    let Entry::Navigation(shelf) = &feed.entries[0] else { panic!() };
+    let Entry::Navigation(shelf) = &feed.entries[0] else {
+        panic!()
+    };
     assert_eq!(shelf.href, url("https://books.example.net/opds/shelves/4"));
     assert_eq!(shelf.kind, FeedKind::Unknown);
 }
@@ -485,7 +672,9 @@ fn opds_navigation_kind_from_a_sibling_link() {
         <link type="application/atom+xml" href="/opds/author/3" rel="subsection"/>
       </entry></feed>"#;
     let feed = parse_feed(doc, &url("http://nas.local/opds/author")).unwrap();
-    let Entry::Navigation(author) = &feed.entries[0] else { panic!() };
+    let Entry::Navigation(author) = &feed.entries[0] else {
+        panic!()
+    };
     assert_eq!(author.kind, FeedKind::Acquisition);
     assert_eq!(author.id, "/opds/author/3");
 }
@@ -501,7 +690,10 @@ fn opds_lenient_about_missing_namespace_ids_and_titles() {
     let book = books(&feed)[0];
     assert_eq!(book.id, "https://h.example/files/9.cbz");
     assert_eq!(book.title, "");
-    assert_eq!(book.acquisitions[0].media_type, "application/vnd.comicbook+zip");
+    assert_eq!(
+        book.acquisitions[0].media_type,
+        "application/vnd.comicbook+zip"
+    );
     assert_eq!(book.format, EntryFormat::Comic);
 }
 
@@ -520,7 +712,10 @@ fn opds_other_formats_and_indirect_acquisition() {
         </link>
       </entry></feed>"#;
     let feed = parse_feed(doc, &url("https://h.example/opds")).unwrap();
-    assert_eq!(books(&feed)[0].format, EntryFormat::Other("application/x-mobipocket-ebook".into()));
+    assert_eq!(
+        books(&feed)[0].format,
+        EntryFormat::Other("application/x-mobipocket-ebook".into())
+    );
     assert_eq!(books(&feed)[1].format, EntryFormat::Epub);
 }
 
@@ -553,11 +748,17 @@ fn opds_parse_entry_reads_a_complete_entry() {
     let Entry::Book(book) = entry else { panic!() };
     assert_eq!(book.authors, ["Ada Quill", "Tomas Lind"]);
     assert_eq!(book.summary.as_deref(), Some("A long winter."));
-    assert_eq!(book.acquisitions[0].href, url("http://nas.local:8083/calibre/opds/download/16/epub/"));
+    assert_eq!(
+        book.acquisitions[0].href,
+        url("http://nas.local:8083/calibre/opds/download/16/epub/")
+    );
     assert_eq!(book.acquisitions[0].length, Some(220_034));
 
     let empty = br#"<entry xmlns="http://www.w3.org/2005/Atom"><title>x</title></entry>"#;
-    assert!(matches!(parse_entry(empty, &url("http://h/")), Err(OpdsError::Missing { .. })));
+    assert!(matches!(
+        parse_entry(empty, &url("http://h/")),
+        Err(OpdsError::Missing { .. })
+    ));
 }
 
 #[test]
@@ -577,10 +778,17 @@ fn opds_types_round_trip_through_json() {
 #[test]
 fn opds_error_kinds() {
     use crate::error::ErrorKind;
-    assert_eq!(OpdsError::PageOutOfRange { page: 3, count: 2 }.kind(), ErrorKind::InvalidInput);
+    assert_eq!(
+        OpdsError::PageOutOfRange { page: 3, count: 2 }.kind(),
+        ErrorKind::InvalidInput
+    );
     assert_eq!(OpdsError::Empty.kind(), ErrorKind::Server);
     assert_eq!(
-        OpdsError::TooLarge { size: 20, limit: 10 }.to_string(),
+        OpdsError::TooLarge {
+            size: 20,
+            limit: 10
+        }
+        .to_string(),
         "the response is too large (20 bytes; at most 10 are accepted)"
     );
 }
@@ -598,10 +806,17 @@ fn opds_an_absurd_page_count_makes_the_book_not_streamable_with_a_reason() {
     </feed>"#;
     let feed = parse_feed(doc, &url("http://h/opds")).unwrap();
     let b = books(&feed);
-    assert_eq!(b.len(), 2, "the book with an absurd count is kept, not dropped");
+    assert_eq!(
+        b.len(),
+        2,
+        "the book with an absurd count is kept, not dropped"
+    );
     assert!(b[0].stream.is_none() && b[0].page_count().is_none());
     let reason = b[0].not_streamable.as_deref().expect("a reason");
-    assert!(reason.contains("4294967295") && reason.contains("10000"), "{reason}");
+    assert!(
+        reason.contains("4294967295") && reason.contains("10000"),
+        "{reason}"
+    );
     assert_eq!(b[1].page_count(), Some(MAX_PAGE_COUNT));
     assert!(b[1].not_streamable.is_none());
 }

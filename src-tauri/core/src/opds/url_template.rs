@@ -127,7 +127,10 @@ impl Operator {
 
     /// Whether variables expand as `name=value`.
     fn named(self) -> bool {
-        matches!(self, Operator::PathParam | Operator::Query | Operator::QueryContinuation)
+        matches!(
+            self,
+            Operator::PathParam | Operator::Query | Operator::QueryContinuation
+        )
     }
 
     /// What follows the name of a named variable whose value is empty.
@@ -160,8 +163,14 @@ pub(crate) fn var_specs(vars: &str) -> impl Iterator<Item = VarSpec<'_>> {
     vars.split(',').filter(|v| !v.is_empty()).map(|spec| {
         let end = spec.find([':', '*']).unwrap_or(spec.len());
         let (name, modifier) = spec.split_at(end);
-        let prefix = modifier.strip_prefix(':').and_then(|digits| digits.parse().ok());
-        VarSpec { name, prefix, modifier }
+        let prefix = modifier
+            .strip_prefix(':')
+            .and_then(|digits| digits.parse().ok());
+        VarSpec {
+            name,
+            prefix,
+            modifier,
+        }
     })
 }
 
@@ -269,7 +278,13 @@ fn expression_at(s: &str, start: usize) -> Option<(Piece<'_>, usize)> {
         }
     }
     let close = brace_len(s, i, b'}', "%7d")?;
-    Some((Piece::Expr { op, vars: &s[vars_start..i] }, i + close))
+    Some((
+        Piece::Expr {
+            op,
+            vars: &s[vars_start..i],
+        },
+        i + close,
+    ))
 }
 
 fn brace_len(s: &str, at: usize, literal: u8, encoded: &str) -> Option<usize> {
@@ -301,7 +316,10 @@ pub(crate) fn has_placeholders(template: &str) -> bool {
 /// Rebuilds `template` with each placeholder for which `value(name, optional)` gives a value
 /// replaced by it; other placeholders stay as they are (with literal braces). Values are
 /// inserted as given (encode them first). Expressions are left for [`expand_expressions`].
-pub(crate) fn fill_slots(template: &str, mut value: impl FnMut(&str, bool) -> Option<String>) -> String {
+pub(crate) fn fill_slots(
+    template: &str,
+    mut value: impl FnMut(&str, bool) -> Option<String>,
+) -> String {
     let mut out = String::with_capacity(template.len() + 16);
     for piece in scan(template) {
         match piece {
@@ -320,7 +338,10 @@ pub(crate) fn fill_slots(template: &str, mut value: impl FnMut(&str, bool) -> Op
 /// which is percent-encoded as the operator requires; variables without a value are left out,
 /// and an expression none of whose variables has a value disappears. Other placeholders stay
 /// as they are. A template without expressions comes back unchanged.
-pub(crate) fn expand_expressions(template: &str, mut value: impl FnMut(&str) -> Option<String>) -> String {
+pub(crate) fn expand_expressions(
+    template: &str,
+    mut value: impl FnMut(&str) -> Option<String>,
+) -> String {
     let pieces = scan(template);
     if !pieces.iter().any(|p| matches!(p, Piece::Expr { .. })) {
         return template.to_owned();
@@ -359,7 +380,11 @@ pub(crate) fn expand_expressions(template: &str, mut value: impl FnMut(&str) -> 
 /// Resolves `href` against `base` and returns an absolute template whose placeholders are
 /// written with literal braces. `canonical` maps placeholder names case-insensitively to their
 /// standard spelling (`{PageNumber}` → `{pageNumber}`); unknown names are kept as written.
-pub(crate) fn resolve_template(href: &str, base: &Url, canonical: &[&str]) -> Result<String, OpdsError> {
+pub(crate) fn resolve_template(
+    href: &str,
+    base: &Url,
+    canonical: &[&str],
+) -> Result<String, OpdsError> {
     let href = href.trim();
     if href.is_empty() {
         return Err(OpdsError::bad_url(href, "the link has no address"));
@@ -368,7 +393,10 @@ pub(crate) fn resolve_template(href: &str, base: &Url, canonical: &[&str]) -> Re
     // case-folds or drops, so it can be turned back into the placeholder afterwards.
     const TOKEN: &str = "zqcarrelslotzq";
     if href.to_ascii_lowercase().contains(TOKEN) {
-        return Err(OpdsError::bad_url(href, "the link contains a reserved word"));
+        return Err(OpdsError::bad_url(
+            href,
+            "the link contains a reserved word",
+        ));
     }
     let mut slots = Vec::new();
     let mut masked = String::with_capacity(href.len());
@@ -409,7 +437,11 @@ pub(crate) fn resolve_template(href: &str, base: &Url, canonical: &[&str]) -> Re
 }
 
 fn canonical_name<'a>(name: &'a str, canonical: &[&'a str]) -> &'a str {
-    canonical.iter().find(|c| c.eq_ignore_ascii_case(name)).copied().unwrap_or(name)
+    canonical
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case(name))
+        .copied()
+        .unwrap_or(name)
 }
 
 /// Resolves a link against its document's base and checks it is something Carrel may fetch.
@@ -421,7 +453,10 @@ pub(crate) fn resolve_href(href: &str, base: &Url) -> Result<Url, OpdsError> {
     let url = base.join(href).map_err(|e| OpdsError::bad_url(href, e))?;
     match url.scheme() {
         "http" | "https" => Ok(url),
-        other => Err(OpdsError::bad_url(href, format!("{other}: links are not followed"))),
+        other => Err(OpdsError::bad_url(
+            href,
+            format!("{other}: links are not followed"),
+        )),
     }
 }
 
@@ -429,7 +464,10 @@ pub(crate) fn resolve_href(href: &str, base: &Url) -> Result<Url, OpdsError> {
 /// inline cover thumbnails.
 pub(crate) fn resolve_image_href(href: &str, base: &Url) -> Result<Url, OpdsError> {
     let trimmed = href.trim();
-    if trimmed.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:")) {
+    if trimmed
+        .get(..5)
+        .is_some_and(|p| p.eq_ignore_ascii_case("data:"))
+    {
         return Url::parse(trimmed).map_err(|e| OpdsError::bad_url(href, e));
     }
     resolve_href(href, base)
@@ -481,7 +519,9 @@ pub(crate) fn filter_query(query: &str, mut keep: impl FnMut(&str, &str) -> bool
         .split('&')
         .filter(|segment| !segment.is_empty())
         .filter(|segment| {
-            let (name, value) = url::form_urlencoded::parse(segment.as_bytes()).next().unwrap_or_default();
+            let (name, value) = url::form_urlencoded::parse(segment.as_bytes())
+                .next()
+                .unwrap_or_default();
             keep(&name, &value)
         })
         .collect::<Vec<_>>()
@@ -494,8 +534,7 @@ pub(crate) fn filter_query(query: &str, mut keep: impl FnMut(&str, &str) -> bool
 /// `{?query}`), or the whole expression when it was the only one.
 pub(crate) fn drop_slot(template: &str, name: &str) -> String {
     let template = drop_expression_var(template, name);
-    let is_slot =
-        |piece: &Piece<'_>| matches!(piece, Piece::Slot { name: n, .. } if n.eq_ignore_ascii_case(name));
+    let is_slot = |piece: &Piece<'_>| matches!(piece, Piece::Slot { name: n, .. } if n.eq_ignore_ascii_case(name));
     let (path, query, fragment) = split_template(&template);
 
     let mut new_path = String::with_capacity(path.len());
@@ -550,7 +589,10 @@ fn drop_expression_var(template: &str, name: &str) -> String {
     for piece in pieces {
         match piece {
             Piece::Text(text) => out.push_str(text),
-            Piece::Slot { name: slot, optional } => out.push_str(&slot_text(slot, optional)),
+            Piece::Slot {
+                name: slot,
+                optional,
+            } => out.push_str(&slot_text(slot, optional)),
             Piece::Expr { op, vars } => {
                 let kept: Vec<&str> = vars
                     .split(',')
@@ -628,12 +670,21 @@ fn is_bookmark_param(name: &str, value: &str, extra: &[&str]) -> bool {
     if name.is_empty() {
         return false;
     }
-    let listed = BOOKMARK_PARAMS.iter().chain(extra).any(|p| normalize_param(p) == name);
-    listed && !OFF_VALUES.iter().any(|off| value.trim().eq_ignore_ascii_case(off))
+    let listed = BOOKMARK_PARAMS
+        .iter()
+        .chain(extra)
+        .any(|p| normalize_param(p) == name);
+    listed
+        && !OFF_VALUES
+            .iter()
+            .any(|off| value.trim().eq_ignore_ascii_case(off))
 }
 
 fn normalize_param(name: &str) -> String {
-    name.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+    name.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Whether the query of `template` has a parameter named `name` (ASCII case-insensitive).
@@ -690,11 +741,20 @@ mod tests {
             pieces,
             vec![
                 Piece::Text("/p/"),
-                Piece::Slot { name: "pageNumber", optional: false },
+                Piece::Slot {
+                    name: "pageNumber",
+                    optional: false
+                },
                 Piece::Text("?w="),
-                Piece::Slot { name: "maxWidth", optional: false },
+                Piece::Slot {
+                    name: "maxWidth",
+                    optional: false
+                },
                 Piece::Text("&q="),
-                Piece::Slot { name: "count", optional: true },
+                Piece::Slot {
+                    name: "count",
+                    optional: true
+                },
                 Piece::Text("&x={not closed"),
             ]
         );
@@ -708,11 +768,21 @@ mod tests {
             "https://books.example.net/opds/v1.2/books/9/pages/{pageNumber}"
         );
         assert_eq!(
-            resolve_template("../books/9/pages/%7Bpagenumber%7D?zero_based=true", &base(), &canon).unwrap(),
+            resolve_template(
+                "../books/9/pages/%7Bpagenumber%7D?zero_based=true",
+                &base(),
+                &canon
+            )
+            .unwrap(),
             "https://books.example.net/opds/v1.2/books/9/pages/{pageNumber}?zero_based=true"
         );
         assert_eq!(
-            resolve_template("http://other.example/s?p={pageNumber}&w={MAXWIDTH}", &base(), &canon).unwrap(),
+            resolve_template(
+                "http://other.example/s?p={pageNumber}&w={MAXWIDTH}",
+                &base(),
+                &canon
+            )
+            .unwrap(),
             "http://other.example/s?p={pageNumber}&w={maxWidth}"
         );
         assert_eq!(
@@ -727,12 +797,27 @@ mod tests {
             scan("/search{?query,page}&x={&a:3,b*}{/id}{+path}{a,b}"),
             vec![
                 Piece::Text("/search"),
-                Piece::Expr { op: Operator::Query, vars: "query,page" },
+                Piece::Expr {
+                    op: Operator::Query,
+                    vars: "query,page"
+                },
                 Piece::Text("&x="),
-                Piece::Expr { op: Operator::QueryContinuation, vars: "a:3,b*" },
-                Piece::Expr { op: Operator::Path, vars: "id" },
-                Piece::Expr { op: Operator::Reserved, vars: "path" },
-                Piece::Expr { op: Operator::Simple, vars: "a,b" },
+                Piece::Expr {
+                    op: Operator::QueryContinuation,
+                    vars: "a:3,b*"
+                },
+                Piece::Expr {
+                    op: Operator::Path,
+                    vars: "id"
+                },
+                Piece::Expr {
+                    op: Operator::Reserved,
+                    vars: "path"
+                },
+                Piece::Expr {
+                    op: Operator::Simple,
+                    vars: "a,b"
+                },
             ]
         );
         // Not expressions: an empty list, a trailing comma, a bad prefix, an unknown operator.
@@ -768,26 +853,56 @@ mod tests {
             expand_expressions("https://h/s{?query,page}", values),
             "https://h/s?query=moss%20%26%20lichen%2F2"
         );
-        assert_eq!(expand_expressions("https://h/s{?page}", values), "https://h/s");
+        assert_eq!(
+            expand_expressions("https://h/s{?page}", values),
+            "https://h/s"
+        );
         assert_eq!(
             expand_expressions("https://h/s?a=1{&page,query}", values),
             "https://h/s?a=1&query=moss%20%26%20lichen%2F2"
         );
-        assert_eq!(expand_expressions("https://h/s{?empty,id}", values), "https://h/s?empty=&id=a%20b");
-        assert_eq!(expand_expressions("https://h/b{/id,page}{;empty}", values), "https://h/b/a%20b;empty");
-        assert_eq!(expand_expressions("https://h/{+path}{#id}", values), "https://h/x/y?%20z#a%20b");
-        assert_eq!(expand_expressions("https://h/{.id}{?query:4}", values), "https://h/.a%20b?query=moss");
+        assert_eq!(
+            expand_expressions("https://h/s{?empty,id}", values),
+            "https://h/s?empty=&id=a%20b"
+        );
+        assert_eq!(
+            expand_expressions("https://h/b{/id,page}{;empty}", values),
+            "https://h/b/a%20b;empty"
+        );
+        assert_eq!(
+            expand_expressions("https://h/{+path}{#id}", values),
+            "https://h/x/y?%20z#a%20b"
+        );
+        assert_eq!(
+            expand_expressions("https://h/{.id}{?query:4}", values),
+            "https://h/.a%20b?query=moss"
+        );
         // OpenSearch placeholders are not touched.
-        assert_eq!(expand_expressions("https://h/{p}/{q?}{?id}", values), "https://h/{p}/{q?}?id=a%20b");
-        assert_eq!(expand_expressions("https://h/%7Bp%7D", values), "https://h/%7Bp%7D");
+        assert_eq!(
+            expand_expressions("https://h/{p}/{q?}{?id}", values),
+            "https://h/{p}/{q?}?id=a%20b"
+        );
+        assert_eq!(
+            expand_expressions("https://h/%7Bp%7D", values),
+            "https://h/%7Bp%7D"
+        );
     }
 
     #[test]
     fn opds_template_drop_slot_removes_expression_variables() {
-        assert_eq!(drop_slot("https://h/s{?query,page}", "page"), "https://h/s{?query}");
+        assert_eq!(
+            drop_slot("https://h/s{?query,page}", "page"),
+            "https://h/s{?query}"
+        );
         assert_eq!(drop_slot("https://h/s{?page}", "PAGE"), "https://h/s");
-        assert_eq!(drop_slot("https://h/s?a=1{&page}&b={b}", "page"), "https://h/s?a=1&b={b}");
-        assert_eq!(drop_slot("https://h/s?a=1{&page}&b={b}", "b"), "https://h/s?a=1{&page}");
+        assert_eq!(
+            drop_slot("https://h/s?a=1{&page}&b={b}", "page"),
+            "https://h/s?a=1&b={b}"
+        );
+        assert_eq!(
+            drop_slot("https://h/s?a=1{&page}&b={b}", "b"),
+            "https://h/s?a=1{&page}"
+        );
     }
 
     #[test]
@@ -802,14 +917,23 @@ mod tests {
     #[test]
     fn opds_template_drop_slot_removes_parameter_or_path_segment() {
         assert_eq!(
-            drop_slot("https://h/s/1?page={pageNumber}&width={maxWidth}", "maxWidth"),
+            drop_slot(
+                "https://h/s/1?page={pageNumber}&width={maxWidth}",
+                "maxWidth"
+            ),
             "https://h/s/1?page={pageNumber}"
         );
         assert_eq!(
-            drop_slot("https://h/s/1?maxWidth={maxWidth}&page={pageNumber}", "maxwidth"),
+            drop_slot(
+                "https://h/s/1?maxWidth={maxWidth}&page={pageNumber}",
+                "maxwidth"
+            ),
             "https://h/s/1?page={pageNumber}"
         );
-        assert_eq!(drop_slot("https://h/s/1?w={maxWidth}", "maxWidth"), "https://h/s/1");
+        assert_eq!(
+            drop_slot("https://h/s/1?w={maxWidth}", "maxWidth"),
+            "https://h/s/1"
+        );
         assert_eq!(
             drop_slot("https://h/p/{pageNumber}/{maxWidth}/img", "maxWidth"),
             "https://h/p/{pageNumber}/img"
@@ -835,9 +959,10 @@ mod tests {
 
     #[test]
     fn opds_bookmark_params_keep_explicit_off_values_and_take_extras() {
-        let url =
-            Url::parse("https://c.example/c/5/0/page.jpg?saveProgress=false&bookmark=1&readerProgress=1")
-                .unwrap();
+        let url = Url::parse(
+            "https://c.example/c/5/0/page.jpg?saveProgress=false&bookmark=1&readerProgress=1",
+        )
+        .unwrap();
         assert_eq!(
             strip_bookmark_params(&url).as_str(),
             "https://c.example/c/5/0/page.jpg?saveProgress=false&readerProgress=1"

@@ -10,8 +10,14 @@ use carrel_core::comic_archive::{self, ArchiveError, ComicArchive, Container};
 
 /// Runs a tool; a missing tool or a failure fails the test (never skips it).
 fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (install it: see the Makefile)"));
-    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (install it: see the Makefile)"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Writes `count` small PNGs named `p1.png` … into `dir/pages` (in a scrambled order of
@@ -35,22 +41,47 @@ open(os.path.join(out, "pages", ".hidden.png"), "wb").write(png(999))
 open(os.path.join(out, "notes.txt"), "w").write("not a page")
 open(os.path.join(out, "ComicInfo.xml"), "w").write('<?xml version="1.0"?><ComicInfo><Title>Dawn</Title><Series>Saga</Series><Number>3</Number><Manga>YesAndRightToLeft</Manga></ComicInfo>')
 "#;
-    run(Command::new("python3").arg("-c").arg(script).arg(dir).arg(count.to_string()));
-    (1..=count).map(|n| std::fs::read(dir.join(format!("pages/p{n}.png"))).unwrap()).collect()
+    run(Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(dir)
+        .arg(count.to_string()));
+    (1..=count)
+        .map(|n| std::fs::read(dir.join(format!("pages/p{n}.png"))).unwrap())
+        .collect()
 }
 
 fn check(book: &Path, container: Container, expected: &[Vec<u8>]) {
     let archive = ComicArchive::open(book).unwrap_or_else(|e| panic!("{}: {e}", book.display()));
     assert_eq!(archive.container, container);
-    assert_eq!(archive.page_count(), expected.len(), "{:?}", archive.page_names().collect::<Vec<_>>());
+    assert_eq!(
+        archive.page_count(),
+        expected.len(),
+        "{:?}",
+        archive.page_names().collect::<Vec<_>>()
+    );
     let names: Vec<&str> = archive.page_names().collect();
-    assert!(names[1].ends_with("p2.png") && names[9].ends_with("p10.png"), "natural order: {names:?}");
+    assert!(
+        names[1].ends_with("p2.png") && names[9].ends_with("p10.png"),
+        "natural order: {names:?}"
+    );
     for (i, bytes) in expected.iter().enumerate() {
-        assert_eq!(&archive.page(i).unwrap(), bytes, "page {i} of {}", book.display());
+        assert_eq!(
+            &archive.page(i).unwrap(),
+            bytes,
+            "page {i} of {}",
+            book.display()
+        );
     }
-    assert!(matches!(archive.page(expected.len()), Err(ArchiveError::NoSuchPage { .. })));
+    assert!(matches!(
+        archive.page(expected.len()),
+        Err(ArchiveError::NoSuchPage { .. })
+    ));
     assert_eq!(archive.info.title.as_deref(), Some("Dawn"));
-    assert!(archive.info.right_to_left, "ComicInfo's Manga=YesAndRightToLeft");
+    assert!(
+        archive.info.right_to_left,
+        "ComicInfo's Manga=YesAndRightToLeft"
+    );
 }
 
 #[test]
@@ -66,20 +97,36 @@ fn cbz_cb7_and_cbt_made_by_real_tools_read_page_by_page() {
     check(&py_cbz, Container::Zip, &pages);
     // The zip command.
     let zip_cbz = t.path().join("zip.cbz");
-    run(Command::new("zip").arg("-q").arg("-r").arg(&zip_cbz).arg(".").current_dir(&src));
+    run(Command::new("zip")
+        .arg("-q")
+        .arg("-r")
+        .arg(&zip_cbz)
+        .arg(".")
+        .current_dir(&src));
     check(&zip_cbz, Container::Zip, &pages);
     // 7z, named .cbr as some libraries do: the bytes decide.
     let cb7 = t.path().join("seven.cbr");
-    run(Command::new("7z").args(["a", "-bd", "-t7z"]).arg(&cb7).arg(".").current_dir(&src));
+    run(Command::new("7z")
+        .args(["a", "-bd", "-t7z"])
+        .arg(&cb7)
+        .arg(".")
+        .current_dir(&src));
     check(&cb7, Container::SevenZip, &pages);
     // tar.
     let cbt = t.path().join("tape.cbt");
-    run(Command::new("tar").arg("cf").arg(&cbt).arg("-C").arg(&src).arg("."));
+    run(Command::new("tar")
+        .arg("cf")
+        .arg(&cbt)
+        .arg("-C")
+        .arg(&src)
+        .arg("."));
     check(&cbt, Container::Tar, &pages);
 }
 
 fn rar(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rar").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/rar")
+        .join(name)
 }
 
 #[test]
@@ -94,7 +141,10 @@ fn genuine_rar4_and_rar5_archives_are_read() {
         let second = comic_archive::read_entry(&path, "stest2.txt", 1 << 20).unwrap();
         assert_eq!((first.len(), second.len()), (2048, 2048), "{file}");
         // Text files are no pages: a clear error, not an empty book.
-        assert!(matches!(ComicArchive::open(&path), Err(ArchiveError::NoPages)), "{file}");
+        assert!(
+            matches!(ComicArchive::open(&path), Err(ArchiveError::NoPages)),
+            "{file}"
+        );
     }
     // A solid RAR 4 archive is beyond libarchive's RAR 4 reader: said plainly, not a crash.
     let solid4 = rar("rar3-solid.rar");
@@ -116,13 +166,19 @@ fn hostile_archives_get_clear_errors() {
         "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\nz.writestr('p1.jpg', b'\\0' * (200 << 20))\nz.close()",
     );
     let archive = ComicArchive::open(&bomb).unwrap();
-    assert!(matches!(archive.page(0), Err(ArchiveError::PageTooLarge { page: 0 })));
+    assert!(matches!(
+        archive.page(0),
+        Err(ArchiveError::PageTooLarge { page: 0 })
+    ));
     // 60,000 entries.
     let many = make(
         "many.cbz",
         "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w')\nfor i in range(60000): z.writestr(f'p{i}.jpg', b'x')\nz.close()",
     );
-    assert!(matches!(ComicArchive::open(&many), Err(ArchiveError::TooManyEntries)));
+    assert!(matches!(
+        ComicArchive::open(&many),
+        Err(ArchiveError::TooManyEntries)
+    ));
     // Names that climb out of any folder: read as pages by name, nothing is written anywhere.
     let climb = make(
         "climb.cbz",
@@ -136,7 +192,10 @@ fn hostile_archives_get_clear_errors() {
     let whole = std::fs::read(&bomb).unwrap();
     let cut = t.path().join("cut.cbz");
     std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
-    assert!(matches!(ComicArchive::open(&cut), Err(ArchiveError::Damaged(_))));
+    assert!(matches!(
+        ComicArchive::open(&cut),
+        Err(ArchiveError::Damaged(_))
+    ));
     // Damaged data: a stored page whose bytes were changed after the CRC was written.
     let stored = make(
         "stored.cbz",
@@ -147,11 +206,18 @@ fn hostile_archives_get_clear_errors() {
     bytes[at] = b'B';
     std::fs::write(&stored, &bytes).unwrap();
     let archive = ComicArchive::open(&stored).unwrap();
-    assert!(matches!(archive.page(0), Err(ArchiveError::Damaged(_))), "{:?}", archive.page(0));
+    assert!(
+        matches!(archive.page(0), Err(ArchiveError::Damaged(_))),
+        "{:?}",
+        archive.page(0)
+    );
     // Not an archive at all.
     let text = t.path().join("text.cbz");
     std::fs::write(&text, b"hello, this is no comic").unwrap();
-    assert!(matches!(ComicArchive::open(&text), Err(ArchiveError::UnknownContainer)));
+    assert!(matches!(
+        ComicArchive::open(&text),
+        Err(ArchiveError::UnknownContainer)
+    ));
 }
 
 /// A comic a server offers only as a CBZ file (as calibre and Calibre-Web do): opening it
@@ -172,7 +238,10 @@ async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     let fixture = fixture_server::Server::start(Config {
         books: 4,
         comic_pages: [(1, 14)].into(),
-        behavior: Behavior { whole_file_comics: true, ..Behavior::default() },
+        behavior: Behavior {
+            whole_file_comics: true,
+            ..Behavior::default()
+        },
         ..Default::default()
     })
     .unwrap();
@@ -180,7 +249,11 @@ async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     let env = crate::support::Env::new();
     let server = env.add_server("calibre", &fixture.url("/opds"));
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
     let page = client.browse(&server, Some("/opds/books")).await.unwrap();
     let id = page
         .entries
@@ -191,23 +264,47 @@ async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
         })
         .unwrap();
     let book = books::get(&env.store, id).unwrap();
-    assert!(!book.streams_pages() && archive_pages::is_archive_comic(&book), "{book:?}");
+    assert!(
+        !book.streams_pages() && archive_pages::is_archive_comic(&book),
+        "{book:?}"
+    );
 
     // Not stored and nobody downloading: a bounded wait, then "offline, not downloaded".
-    let quick = WaitPolicy { poll: Duration::from_millis(20), timeout: Duration::from_millis(200) };
-    assert!(matches!(archive_pages::open(&env.store, id, quick).await, Err(PageError::OfflineNotDownloaded)));
+    let quick = WaitPolicy {
+        poll: Duration::from_millis(20),
+        timeout: Duration::from_millis(200),
+    };
+    assert!(matches!(
+        archive_pages::open(&env.store, id, quick).await,
+        Err(PageError::OfflineNotDownloaded)
+    ));
 
     let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
-    let wait = WaitPolicy { poll: Duration::from_millis(20), timeout: Duration::from_secs(20) };
+    let wait = WaitPolicy {
+        poll: Duration::from_millis(20),
+        timeout: Duration::from_secs(20),
+    };
     let opened = archive_pages::open(&env.store, id, wait).await.unwrap();
     assert_eq!(opened.page_count, 14);
-    assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(14), "the count is recorded");
+    assert_eq!(
+        books::get(&env.store, id).unwrap().page_count,
+        Some(14),
+        "the count is recorded"
+    );
     for i in [0u32, 1, 9, 13] {
-        let image = page_source::page(&env.store, id, i as i64, wait).await.unwrap();
+        let image = page_source::page(&env.store, id, i as i64, wait)
+            .await
+            .unwrap();
         assert_eq!(image.bytes, fixture.page_bytes(1, i).unwrap(), "page {i}");
         assert_eq!(image.content_type, "image/png");
     }
-    assert!(matches!(page_source::page(&env.store, id, 14, wait).await, Err(PageError::OutOfRange { page: 14, count: 14 })));
+    assert!(matches!(
+        page_source::page(&env.store, id, 14, wait).await,
+        Err(PageError::OutOfRange {
+            page: 14,
+            count: 14
+        })
+    ));
     // Browsing again (the catalog gives no count) keeps the archive's.
     client.browse(&server, Some("/opds/books")).await.unwrap();
     assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(14));

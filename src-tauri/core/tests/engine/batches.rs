@@ -31,7 +31,11 @@ fn queued_books(store: &Store) -> Vec<i64> {
 }
 
 /// The local ids of a feed's books, every page followed, in the server's order.
-async fn feed_ids(client: &CatalogClient<'_>, server: &carrel_core::servers::Server, feed: &str) -> Vec<i64> {
+async fn feed_ids(
+    client: &CatalogClient<'_>,
+    server: &carrel_core::servers::Server,
+    feed: &str,
+) -> Vec<i64> {
     let mut ids = Vec::new();
     let mut next = Some(feed.to_owned());
     while let Some(url) = next {
@@ -56,7 +60,11 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
     let env = Env::new();
     let server = env.add_server("lib", &fixture.url("/opds"));
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
     let order = feed_ids(&client, &server, "/opds/books").await;
     assert_eq!(order.len(), 23);
 
@@ -65,15 +73,28 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
     env.sync(fast_config()).await;
     let hits_before = fixture.stats().total_requests;
 
-    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books")).await.unwrap();
-    assert_eq!((batch.books, batch.stored, batch.waiting), (23, 1, 22), "{batch:?}");
+    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (batch.books, batch.stored, batch.waiting),
+        (23, 1, 22),
+        "{batch:?}"
+    );
     let made = batch.made.clone().unwrap();
     assert_eq!((made.queued, made.already_stored), (22, 1));
     let mut expected: Vec<i64> = order.clone();
     expected.remove(3);
-    assert_eq!(queued_books(&env.store), expected, "the first book on top, then the server's order");
+    assert_eq!(
+        queued_books(&env.store),
+        expected,
+        "the first book on top, then the server's order"
+    );
     for id in &order {
-        assert!(books::get(&env.store, *id).unwrap().pinned, "every book of the batch is kept offline");
+        assert!(
+            books::get(&env.store, *id).unwrap().pinned,
+            "every book of the batch is kept offline"
+        );
     }
 
     // The reader opens another book meanwhile: its page comes before the whole batch.
@@ -86,14 +107,20 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
     let reopened = Store::open(&env.dir, env.store.clock().clone()).unwrap();
     let listed = download_batches::list(&reopened).unwrap();
     assert_eq!(listed.len(), 1);
-    assert_eq!((listed[0].books, listed[0].title.as_str()), (23, "All books"));
+    assert_eq!(
+        (listed[0].books, listed[0].title.as_str()),
+        (23, "All books")
+    );
 
     // Paused: no background task of the batch is left; the reader's page stays.
     let paused = download_batches::pause(&env.store, batch.id).unwrap();
     assert!(paused.paused);
     assert_eq!(queued_books(&env.store), Vec::<i64>::new());
     let left: Vec<_> = download_stack::pending_in_pop_order(&env.store, 100).unwrap();
-    assert!(left.iter().all(|t| t.book_id == other && t.prioritary), "{left:?}");
+    assert!(
+        left.iter().all(|t| t.book_id == other && t.prioritary),
+        "{left:?}"
+    );
 
     // Resumed: queued again in reading order; then everything arrives, once.
     let resumed = download_batches::resume(&env.store, batch.id).unwrap();
@@ -101,51 +128,98 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
     assert_eq!(queued_books(&env.store), expected);
     env.sync(fast_config()).await;
     let done = download_batches::view(&env.store, batch.id).unwrap();
-    assert_eq!((done.stored, done.waiting, done.failed), (23, 0, 0), "{done:?}");
+    assert_eq!(
+        (done.stored, done.waiting, done.failed),
+        (23, 0, 0),
+        "{done:?}"
+    );
     for id in &order {
         let book = books::get(&env.store, *id).unwrap();
-        assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+        assert_eq!(
+            book_downloads::status(&env.store, &book).unwrap().state,
+            BookState::Stored
+        );
     }
     let stats = fixture.stats();
     assert!(stats.total_requests > hits_before);
-    assert!(stats.global_max_in_flight <= 1, "one request at a time: {}", stats.global_max_in_flight);
+    assert!(
+        stats.global_max_in_flight <= 1,
+        "one request at a time: {}",
+        stats.global_max_in_flight
+    );
 }
 
 #[tokio::test]
 async fn cancelling_a_batch_stops_its_downloads_and_unkeeps_only_its_unfinished_books() {
-    let fixture = start(Config { books: 6, ..Default::default() });
+    let fixture = start(Config {
+        books: 6,
+        ..Default::default()
+    });
     let env = Env::new();
     let server = env.add_server("lib", &fixture.url("/opds"));
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
     let order = feed_ids(&client, &server, "/opds/books").await;
     book_downloads::store_book(&env.store, order[0]).unwrap();
     env.sync(fast_config()).await;
 
-    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books")).await.unwrap();
+    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
+        .await
+        .unwrap();
     assert_eq!(queued_books(&env.store).len(), 5);
     download_batches::cancel(&env.store, batch.id).unwrap();
     assert!(queued_books(&env.store).is_empty());
     assert!(download_batches::list(&env.store).unwrap().is_empty());
-    assert!(books::get(&env.store, order[0]).unwrap().pinned, "a whole book stays kept");
+    assert!(
+        books::get(&env.store, order[0]).unwrap().pinned,
+        "a whole book stays kept"
+    );
     for id in &order[1..] {
-        assert!(!books::get(&env.store, *id).unwrap().pinned, "an unfinished book is no longer kept");
+        assert!(
+            !books::get(&env.store, *id).unwrap().pinned,
+            "an unfinished book is no longer kept"
+        );
     }
-    assert!(matches!(download_batches::view(&env.store, batch.id), Err(BatchError::NotFound(_))));
-    assert!(matches!(download_batches::pause(&env.store, 999), Err(BatchError::NotFound(999))));
+    assert!(matches!(
+        download_batches::view(&env.store, batch.id),
+        Err(BatchError::NotFound(_))
+    ));
+    assert!(matches!(
+        download_batches::pause(&env.store, 999),
+        Err(BatchError::NotFound(999))
+    ));
 }
 
 #[tokio::test]
 async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
-    let fixture = start(Config { books: 12, ..Default::default() });
+    let fixture = start(Config {
+        books: 12,
+        ..Default::default()
+    });
     let env = Env::new();
     let server = env.add_server("lib", &fixture.url("/opds"));
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
-    let first = download_batches::keep_feed(&client, &server, Some("/opds/books")).await.unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let first = download_batches::keep_feed(&client, &server, Some("/opds/books"))
+        .await
+        .unwrap();
     let wanted = fixture.books()[0].title.clone();
-    let word = wanted.split_whitespace().max_by_key(|w| w.len()).unwrap().to_owned();
-    let found = download_batches::keep_search(&client, &server, &word).await.unwrap();
+    let word = wanted
+        .split_whitespace()
+        .max_by_key(|w| w.len())
+        .unwrap()
+        .to_owned();
+    let found = download_batches::keep_search(&client, &server, &word)
+        .await
+        .unwrap();
     assert_eq!(found.title, format!("Search: {word}"));
     assert!(found.books >= 1 && found.books < 12, "{found:?}");
     // The search's books (already in the first batch) went to the top; moving the first batch
@@ -164,15 +238,27 @@ async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
 #[tokio::test]
 async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
     use carrel_core::settings::{self, BooksKept};
-    let fixture = start(Config { books: 3, comic_pages: [(1, 3), (2, 3), (3, 3)].into(), ..Default::default() });
+    let fixture = start(Config {
+        books: 3,
+        comic_pages: [(1, 3), (2, 3), (3, 3)].into(),
+        ..Default::default()
+    });
     let env = Env::new();
     let server = env.add_server("lib", &fixture.url("/opds"));
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
     let ids = feed_ids(&client, &server, "/opds/comics").await;
     assert!(ids.len() >= 2, "{ids:?}");
     settings::set(&env.store, &BooksKept(1)).unwrap();
-    let stored = |id: i64| book_downloads::progress(&env.store, &books::get(&env.store, id).unwrap()).unwrap().stored_parts;
+    let stored = |id: i64| {
+        book_downloads::progress(&env.store, &books::get(&env.store, id).unwrap())
+            .unwrap()
+            .stored_parts
+    };
 
     book_downloads::open_book(&env.store, ids[0], Some(0)).unwrap();
     env.sync(fast_config()).await;
@@ -182,5 +268,9 @@ async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
     book_downloads::open_book(&env.store, ids[1], Some(0)).unwrap();
     env.sync(fast_config()).await;
     assert_eq!(stored(ids[1]), 3);
-    assert_eq!(stored(ids[0]), 0, "the older book left the device when the newer one completed");
+    assert_eq!(
+        stored(ids[0]),
+        0,
+        "the older book left the device when the newer one completed"
+    );
 }

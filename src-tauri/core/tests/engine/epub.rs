@@ -6,12 +6,14 @@
 use std::time::Duration;
 
 use carrel_core::{
-    book_downloads, book_source, epub_positions, position_sync,
+    book_downloads, book_source,
     books::BookFormat,
     catalog::{CatalogClient, CatalogItem},
+    epub_positions,
     executor::{Finish, RunMode},
     http_fetch::{HttpClient, HttpConfig},
     page_source::{PageError, WaitPolicy},
+    position_sync,
     servers::Server,
 };
 use fixture_server::{BookKind, Config, RunningServer};
@@ -38,7 +40,10 @@ async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, 
     let mut epub = None;
     let mut comic = None;
     for item in page.entries {
-        if let CatalogItem::Book { book_id, format, .. } = item {
+        if let CatalogItem::Book {
+            book_id, format, ..
+        } = item
+        {
             match format {
                 BookFormat::Epub if epub.is_none() => epub = Some(book_id),
                 BookFormat::Comic if comic.is_none() => comic = Some(book_id),
@@ -46,8 +51,17 @@ async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, 
             }
         }
     }
-    let fixture_epub = fixture.books().into_iter().find(|b| b.kind == BookKind::Epub).expect("the fixture has an EPUB").id;
-    (epub.expect("the fixture lists an EPUB"), fixture_epub, comic.expect("the fixture lists a comic"))
+    let fixture_epub = fixture
+        .books()
+        .into_iter()
+        .find(|b| b.kind == BookKind::Epub)
+        .expect("the fixture has an EPUB")
+        .id;
+    (
+        epub.expect("the fixture lists an EPUB"),
+        fixture_epub,
+        comic.expect("the fixture lists a comic"),
+    )
 }
 
 fn quick(timeout_ms: u64) -> WaitPolicy {
@@ -70,15 +84,21 @@ async fn a_stored_epub_is_served_byte_identical_as_an_epub() {
     let expected = fixture.book_bytes(fixture_id).unwrap();
     fixture.stop();
 
-    let stored = book_source::stored_book(&env.store, id).unwrap().expect("the EPUB is on the device");
+    let stored = book_source::stored_book(&env.store, id)
+        .unwrap()
+        .expect("the EPUB is on the device");
     assert_eq!(stored.bytes, expected);
     assert_eq!(stored.content_type, "application/epub+zip");
     let served = book_source::book(&env.store, id, quick(200)).await.unwrap();
     assert_eq!(served.bytes, expected);
     // A comic is no EPUB, and an unknown book is unknown.
-    let err = book_source::book(&env.store, comic, quick(100)).await.unwrap_err();
+    let err = book_source::book(&env.store, comic, quick(100))
+        .await
+        .unwrap_err();
     assert!(matches!(err, PageError::NotPaged(_)), "{err:?}");
-    let err = book_source::book(&env.store, id + 1000, quick(100)).await.unwrap_err();
+    let err = book_source::book(&env.store, id + 1000, quick(100))
+        .await
+        .unwrap_err();
     assert!(matches!(err, PageError::UnknownBook(_)), "{err:?}");
 }
 
@@ -89,7 +109,9 @@ async fn a_missing_epub_is_queued_and_served_once_stored() {
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let (id, fixture_id, _) = register(&env, &server, &fixture).await;
     let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
-    let served = book_source::book(&env.store, id, quick(10_000)).await.unwrap();
+    let served = book_source::book(&env.store, id, quick(10_000))
+        .await
+        .unwrap();
     assert_eq!(served.bytes, fixture.book_bytes(fixture_id).unwrap());
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
@@ -104,9 +126,14 @@ async fn an_epub_of_a_stopped_server_times_out_as_offline_not_downloaded() {
     fixture.stop();
     let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
     let started = std::time::Instant::now();
-    let err = book_source::book(&env.store, id, quick(600)).await.unwrap_err();
+    let err = book_source::book(&env.store, id, quick(600))
+        .await
+        .unwrap_err();
     assert!(matches!(err, PageError::OfflineNotDownloaded), "{err:?}");
-    assert!(started.elapsed() < Duration::from_secs(5), "the wait is bounded");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the wait is bounded"
+    );
     stop.send(true).unwrap();
     run.await.unwrap();
 }
@@ -123,9 +150,18 @@ async fn the_readers_cfi_is_kept_per_book_and_the_newest_wins() {
     let kept = epub_positions::position(&env.store, id).unwrap().unwrap();
     assert_eq!(kept.cfi, "epubcfi(/6/8!/4/10/1:17)");
     assert!((kept.fraction - 0.42).abs() < 1e-9);
-    assert!(epub_positions::position(&env.store, comic).unwrap().is_none());
-    for (cfi, fraction) in [("/6/4", 0.1), ("epubcfi(/6/4)", 1.5), ("epubcfi(/6/4)", f64::NAN)] {
-        assert!(position_sync::record_epub(&env.store, id, cfi, fraction).is_err(), "{cfi} {fraction}");
+    assert!(epub_positions::position(&env.store, comic)
+        .unwrap()
+        .is_none());
+    for (cfi, fraction) in [
+        ("/6/4", 0.1),
+        ("epubcfi(/6/4)", 1.5),
+        ("epubcfi(/6/4)", f64::NAN),
+    ] {
+        assert!(
+            position_sync::record_epub(&env.store, id, cfi, fraction).is_err(),
+            "{cfi} {fraction}"
+        );
     }
     assert!(position_sync::record_epub(&env.store, id + 1000, "epubcfi(/6/4)", 0.0).is_err());
 }
@@ -138,10 +174,19 @@ async fn a_stored_file_larger_than_the_window_may_hold_is_refused_not_read() {
     let (id, _, _) = register(&env, &server, &fixture).await;
     book_downloads::open_book(&env.store, id, None).unwrap();
     assert_eq!(env.sync(fast_config()).await.0, Finish::Idle);
-    let path = carrel_core::part_files::PartFiles::new(env.dir.books()).find_book_file(id).unwrap();
+    let path = carrel_core::part_files::PartFiles::new(env.dir.books())
+        .find_book_file(id)
+        .unwrap();
     // Grown past the cap without using the disk (a sparse file).
-    std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(book_source::MAX_BOOK_BYTES + 1).unwrap();
-    let err = book_source::book(&env.store, id, quick(100)).await.unwrap_err();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(book_source::MAX_BOOK_BYTES + 1)
+        .unwrap();
+    let err = book_source::book(&env.store, id, quick(100))
+        .await
+        .unwrap_err();
     assert!(matches!(err, PageError::TooLarge { .. }), "{err:?}");
     assert!(err.to_string().contains("too large"), "{err}");
 }

@@ -60,7 +60,9 @@ fn done_positions(sink: &RecordingSink, kind: TaskKind) -> Vec<i64> {
     sink.events()
         .into_iter()
         .filter_map(|e| match e {
-            DownloadEvent::TaskDone { kind: k, position, .. } if k == kind => Some(position),
+            DownloadEvent::TaskDone {
+                kind: k, position, ..
+            } if k == kind => Some(position),
             _ => None,
         })
         .collect()
@@ -107,12 +109,20 @@ async fn opening_page_40_of_60_fetches_it_first_then_the_pages_after_it_then_the
     for i in 0..60 {
         assert_eq!(page_hits(&stats, 1, i), 1, "page {i} fetched once");
         let stored = std::fs::read(files.find_page(ids[&1], i as i64).unwrap()).unwrap();
-        assert_eq!(stored, fixture.page_bytes(1, i).unwrap(), "page {i} is byte-identical");
+        assert_eq!(
+            stored,
+            fixture.page_bytes(1, i).unwrap(),
+            "page {i} is byte-identical"
+        );
     }
     assert_eq!(stats.global_max_in_flight, 1);
-    let status = book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
+    let status =
+        book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
     assert_eq!(status.state, BookState::Stored);
-    assert_eq!((status.progress.stored_parts, status.progress.total_parts), (60, 60));
+    assert_eq!(
+        (status.progress.stored_parts, status.progress.total_parts),
+        (60, 60)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -126,11 +136,12 @@ async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
     for id in ids.values() {
         book_downloads::store_book(&env.store, *id).unwrap();
     }
-    let (finish, sink) = env.sync(ExecutorConfig {
-        chunk_bytes: 16 * 1024,
-        ..fast_config()
-    })
-    .await;
+    let (finish, sink) = env
+        .sync(ExecutorConfig {
+            chunk_bytes: 16 * 1024,
+            ..fast_config()
+        })
+        .await;
     assert_eq!(finish, Finish::Idle);
     let stats = fixture.stats();
     assert_eq!(stats.global_max_in_flight, 1, "one polite stream");
@@ -138,7 +149,12 @@ async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
     for (n, id) in &ids {
         let info = fixture.book(*n).unwrap();
         let book = books::get(&env.store, *id).unwrap();
-        assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored, "{}", book.title);
+        assert_eq!(
+            book_downloads::status(&env.store, &book).unwrap().state,
+            BookState::Stored,
+            "{}",
+            book.title
+        );
         if book.streams_pages() {
             for i in 0..info.pages {
                 assert_eq!(page_hits(&stats, *n, i), 1);
@@ -151,7 +167,11 @@ async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
         }
         assert!(files.find_cover(*id).is_some(), "the cover is kept too");
     }
-    let stored_events = sink.events().iter().filter(|e| matches!(e, DownloadEvent::BookStored(_))).count();
+    let stored_events = sink
+        .events()
+        .iter()
+        .filter(|e| matches!(e, DownloadEvent::BookStored(_)))
+        .count();
     assert_eq!(stored_events, ids.len());
 }
 
@@ -164,13 +184,19 @@ async fn a_restart_never_downloads_a_finished_part_again() {
     fixture.reset_stats();
     // As if the process died after renaming each file but before marking it done.
     env.store
-        .write(|tx| tx.execute("UPDATE tasks SET state = 'pending' WHERE kind = 'page'", []).map_err(|e| env.store.sql_error(e)))
+        .write(|tx| {
+            tx.execute("UPDATE tasks SET state = 'pending' WHERE kind = 'page'", [])
+                .map_err(|e| env.store.sql_error(e))
+        })
         .unwrap();
     let (finish, _) = env.sync(fast_config()).await;
     assert_eq!(finish, Finish::Idle);
     assert_eq!(fixture.stats().total_requests, 0, "nothing fetched again");
     let book = books::get(&env.store, ids[&1]).unwrap();
-    assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+    assert_eq!(
+        book_downloads::status(&env.store, &book).unwrap().state,
+        BookState::Stored
+    );
 }
 
 fn one_epub() -> Config {
@@ -198,17 +224,35 @@ async fn a_broken_range_download_resumes_where_it_stopped_without_repeating_byte
     });
     book_downloads::store_book(&env.store, ids[&3]).unwrap();
     let chunk = 8 * 1024;
-    let (finish, sink) = env.sync(ExecutorConfig {
-        chunk_bytes: chunk,
-        ..fast_config()
-    })
-    .await;
+    let (finish, sink) = env
+        .sync(ExecutorConfig {
+            chunk_bytes: chunk,
+            ..fast_config()
+        })
+        .await;
     assert_eq!(finish, Finish::Idle);
-    assert!(sink.events().iter().any(|e| matches!(e, DownloadEvent::TaskFailed { will_retry: true, .. })), "the reset was seen");
-    let stored = std::fs::read(PartFiles::new(env.dir.books()).find_book_file(ids[&3]).unwrap()).unwrap();
+    assert!(
+        sink.events().iter().any(|e| matches!(
+            e,
+            DownloadEvent::TaskFailed {
+                will_retry: true,
+                ..
+            }
+        )),
+        "the reset was seen"
+    );
+    let stored = std::fs::read(
+        PartFiles::new(env.dir.books())
+            .find_book_file(ids[&3])
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(stored, fixture.book_bytes(3).unwrap());
     let sent = fixture.stats().bytes("/books/3/file");
-    assert!(sent <= length + chunk, "sent {sent} bytes for a {length}-byte file (chunk {chunk})");
+    assert!(
+        sent <= length + chunk,
+        "sent {sent} bytes for a {length}-byte file (chunk {chunk})"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -224,14 +268,17 @@ async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_v
     // Download part of it, then stop.
     let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-                chunk_bytes: 4 * 1024,
-                backoff_min: Duration::from_secs(30),
-                backoff_max: Duration::from_secs(30),
-                ..fast_config()
-            },
+            chunk_bytes: 4 * 1024,
+            backoff_min: Duration::from_secs(30),
+            backoff_max: Duration::from_secs(30),
+            ..fast_config()
+        },
         RunMode::UntilIdle,
     );
-    wait_for_event(&sink, "the truncated body was never seen", |e| matches!(e, DownloadEvent::TaskFailed { .. })).await;
+    wait_for_event(&sink, "the truncated body was never seen", |e| {
+        matches!(e, DownloadEvent::TaskFailed { .. })
+    })
+    .await;
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
     let file_task = download_stack::tasks_of_book(&env.store, ids[&3])
@@ -239,7 +286,9 @@ async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_v
         .into_iter()
         .find(|t| t.kind == TaskKind::File)
         .unwrap();
-    let cp = download_stack::file_checkpoint(&env.store, file_task.id).unwrap().expect("a checkpoint");
+    let cp = download_stack::file_checkpoint(&env.store, file_task.id)
+        .unwrap()
+        .expect("a checkpoint");
     assert!(cp.offset > 0, "part of the old version is on disk");
     let old = fixture.book_bytes(3).unwrap();
 
@@ -247,15 +296,25 @@ async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_v
     fixture.clear_faults();
     let revised = fixture.revise_book(3).unwrap();
     assert_ne!(fixture.book_bytes(3).unwrap(), old);
-    let (finish, _) = env.sync(ExecutorConfig {
-        chunk_bytes: 4 * 1024,
-        ..fast_config()
-    })
-    .await;
+    let (finish, _) = env
+        .sync(ExecutorConfig {
+            chunk_bytes: 4 * 1024,
+            ..fast_config()
+        })
+        .await;
     assert_eq!(finish, Finish::Idle);
-    let stored = std::fs::read(PartFiles::new(env.dir.books()).find_book_file(ids[&3]).unwrap()).unwrap();
+    let stored = std::fs::read(
+        PartFiles::new(env.dir.books())
+            .find_book_file(ids[&3])
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(stored.len() as u64, revised.length);
-    assert_eq!(stored, fixture.book_bytes(3).unwrap(), "only the new version's bytes");
+    assert_eq!(
+        stored,
+        fixture.book_bytes(3).unwrap(),
+        "only the new version's bytes"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -271,13 +330,19 @@ async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
     });
     let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&3]).unwrap();
-    let (finish, _) = env.sync(ExecutorConfig {
-        chunk_bytes: 4 * 1024,
-        ..fast_config()
-    })
-    .await;
+    let (finish, _) = env
+        .sync(ExecutorConfig {
+            chunk_bytes: 4 * 1024,
+            ..fast_config()
+        })
+        .await;
     assert_eq!(finish, Finish::Idle);
-    let stored = std::fs::read(PartFiles::new(env.dir.books()).find_book_file(ids[&3]).unwrap()).unwrap();
+    let stored = std::fs::read(
+        PartFiles::new(env.dir.books())
+            .find_book_file(ids[&3])
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(stored, fixture.book_bytes(3).unwrap());
 }
 
@@ -294,18 +359,21 @@ async fn a_gone_book_fails_with_its_reason_and_the_executor_goes_on() {
     book_downloads::store_book(&env.store, ids[&2]).unwrap();
     let (finish, _) = env.sync(fast_config()).await;
     assert_eq!(finish, Finish::Idle);
-    let gone = book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
+    let gone =
+        book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
     match gone.state {
         BookState::Failed { reason } => assert!(reason.contains("410"), "{reason}"),
         other => panic!("expected failed, got {other:?}"),
     }
-    let fine = book_downloads::status(&env.store, &books::get(&env.store, ids[&2]).unwrap()).unwrap();
+    let fine =
+        book_downloads::status(&env.store, &books::get(&env.store, ids[&2]).unwrap()).unwrap();
     assert_eq!(fine.state, BookState::Stored);
     // The reader retries once the server has it again.
     fixture.set_gone(1, false);
     assert!(download_stack::retry_book(&env.store, ids[&1]).unwrap() >= 1);
     env.sync(fast_config()).await;
-    let again = book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
+    let again =
+        book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
     assert_eq!(again.state, BookState::Stored);
 }
 
@@ -321,18 +389,25 @@ async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() 
     book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
     let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-                backoff_min: Duration::from_millis(50),
-                backoff_max: Duration::from_millis(400),
-                ..fast_config()
-            },
+            backoff_min: Duration::from_millis(50),
+            backoff_max: Duration::from_millis(400),
+            ..fast_config()
+        },
         RunMode::UntilIdle,
     );
     tokio::time::sleep(Duration::from_millis(1500)).await;
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
     let tasks = download_stack::tasks_of_book(&env.store, ids[&1]).unwrap();
-    assert!(tasks.iter().all(|t| t.state == TaskState::Pending), "{tasks:?}");
-    assert!(tasks[0].failure.as_deref().unwrap_or("").contains("503"), "{:?}", tasks[0].failure);
+    assert!(
+        tasks.iter().all(|t| t.state == TaskState::Pending),
+        "{tasks:?}"
+    );
+    assert!(
+        tasks[0].failure.as_deref().unwrap_or("").contains("503"),
+        "{:?}",
+        tasks[0].failure
+    );
     let attempts = page_hits(&fixture.stats(), 1, 0);
     // Backing off 50, 100, 200, 400, 400 ms (each with jitter in its upper half) leaves room
     // for a handful of tries in 1.5 s, never dozens.
@@ -340,7 +415,12 @@ async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() 
     let backoffs = sink
         .events()
         .iter()
-        .filter(|e| matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. })))
+        .filter(|e| {
+            matches!(
+                e,
+                DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. })
+            )
+        })
         .count();
     assert!(backoffs >= 2);
 }
@@ -361,13 +441,19 @@ async fn a_push_wakes_a_backing_off_executor_at_once() {
     book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
     let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-                backoff_min: Duration::from_secs(120),
-                backoff_max: Duration::from_secs(120),
-                ..fast_config()
-            },
+            backoff_min: Duration::from_secs(120),
+            backoff_max: Duration::from_secs(120),
+            ..fast_config()
+        },
         RunMode::Forever,
     );
-    wait_for_event(&sink, "never backed off", |e| matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. }))).await;
+    wait_for_event(&sink, "never backed off", |e| {
+        matches!(
+            e,
+            DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. })
+        )
+    })
+    .await;
     // A two-minute backoff is under way; the reader opens another book.
     book_downloads::open_book(&env.store, ids[&2], Some(1)).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -376,7 +462,10 @@ async fn a_push_wakes_a_backing_off_executor_at_once() {
         if done.contains(&1) {
             break;
         }
-        assert!(Instant::now() < deadline, "the push did not wake the executor");
+        assert!(
+            Instant::now() < deadline,
+            "the push did not wake the executor"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     stop.send(true).unwrap();
@@ -406,13 +495,23 @@ async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downlo
         RunMode::Forever,
     );
     let deadline = Instant::now() + Duration::from_secs(20);
-    while download_stack::done_pages(&env.store, home_ids[&1]).unwrap().len() < 3 {
-        assert!(Instant::now() < deadline, "the reachable server's book waited for the other server");
+    while download_stack::done_pages(&env.store, home_ids[&1])
+        .unwrap()
+        .len()
+        < 3
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the reachable server's book waited for the other server"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // The server that is gone was tried once, then left alone; the executor now waits for it.
     wait_for_event(&sink, "never said it backs off", |e| {
-        matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. }))
+        matches!(
+            e,
+            DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. })
+        )
     })
     .await;
     let retried = |book: i64| {
@@ -421,8 +520,15 @@ async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downlo
             .filter(|e| matches!(e, DownloadEvent::TaskFailed { book_id, will_retry: true, .. } if *book_id == book))
             .count()
     };
-    assert_eq!(retried(away_ids[&1]), 1, "one attempt at the server that is gone: {:?}", sink.events());
-    assert!(download_stack::done_pages(&env.store, away_ids[&1]).unwrap().is_empty());
+    assert_eq!(
+        retried(away_ids[&1]),
+        1,
+        "one attempt at the server that is gone: {:?}",
+        sink.events()
+    );
+    assert!(download_stack::done_pages(&env.store, away_ids[&1])
+        .unwrap()
+        .is_empty());
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
 }
@@ -431,7 +537,10 @@ async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downlo
 async fn the_reader_asking_for_a_book_retries_its_server_at_once_while_another_server_works() {
     let flaky = start(one_comic(2));
     let busy = start(Config {
-        faults: Faults { latency_ms: 100, ..Default::default() },
+        faults: Faults {
+            latency_ms: 100,
+            ..Default::default()
+        },
         ..one_comic(60)
     });
     let env = Env::new();
@@ -440,7 +549,11 @@ async fn the_reader_asking_for_a_book_retries_its_server_at_once_while_another_s
     let a_ids = register_books(&env, &a).await;
     let b_ids = register_books(&env, &b).await;
     // The flaky server fails its next request, then answers again.
-    flaky.set_faults(Faults { error_rate: 1.0, next_requests: Some(1), ..Default::default() });
+    flaky.set_faults(Faults {
+        error_rate: 1.0,
+        next_requests: Some(1),
+        ..Default::default()
+    });
     book_downloads::store_book(&env.store, b_ids[&1]).unwrap();
     book_downloads::open_book(&env.store, a_ids[&1], Some(0)).unwrap();
     let (sink, stop, run) = env.spawn_executor(
@@ -451,16 +564,36 @@ async fn the_reader_asking_for_a_book_retries_its_server_at_once_while_another_s
         },
         RunMode::Forever,
     );
-    wait_for_event(&sink, "the flaky server never failed", |e| matches!(e, DownloadEvent::TaskFailed { will_retry: true, .. })).await;
+    wait_for_event(&sink, "the flaky server never failed", |e| {
+        matches!(
+            e,
+            DownloadEvent::TaskFailed {
+                will_retry: true,
+                ..
+            }
+        )
+    })
+    .await;
     // The busy server's book goes on; the reader opens the flaky server's book again.
     book_downloads::open_book(&env.store, a_ids[&1], Some(0)).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !download_stack::done_pages(&env.store, a_ids[&1]).unwrap().contains(&0) {
-        assert!(Instant::now() < deadline, "the flaky server was not tried again when the reader asked");
+    while !download_stack::done_pages(&env.store, a_ids[&1])
+        .unwrap()
+        .contains(&0)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the flaky server was not tried again when the reader asked"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let busy_done = download_stack::done_pages(&env.store, b_ids[&1]).unwrap().len();
-    assert!(busy_done < 60, "tried again while the other server still had work ({busy_done} of 60 done)");
+    let busy_done = download_stack::done_pages(&env.store, b_ids[&1])
+        .unwrap()
+        .len();
+    assert!(
+        busy_done < 60,
+        "tried again while the other server still had work ({busy_done} of 60 done)"
+    );
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
 }
@@ -506,7 +639,11 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
         ..Default::default()
     });
     let (finish, _) = env.sync(fast_config()).await;
-    assert_eq!(finish, Finish::Idle, "paused servers' tasks wait; the executor does not spin");
+    assert_eq!(
+        finish,
+        Finish::Idle,
+        "paused servers' tasks wait; the executor does not spin"
+    );
     let s = servers::get(&env.store, server.id).unwrap();
     assert_eq!(s.paused_reason.as_deref(), Some("authentication needed"));
     assert!(download_stack::has_pending(&env.store).unwrap());
@@ -518,7 +655,10 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
     servers::set_paused(&env.store, server.id, None).unwrap();
     env.sync(fast_config()).await;
     let book = books::get(&env.store, ids[&1]).unwrap();
-    assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+    assert_eq!(
+        book_downloads::status(&env.store, &book).unwrap().state,
+        BookState::Stored
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -533,11 +673,26 @@ async fn background_downloads_never_move_the_servers_bookmark() {
     });
     let (env, _, ids) = library(&fixture).await;
     let book = books::get(&env.store, ids[&1]).unwrap();
-    assert!(!book.stream_template.as_deref().unwrap().contains("markRead"), "{:?}", book.stream_template);
+    assert!(
+        !book
+            .stream_template
+            .as_deref()
+            .unwrap()
+            .contains("markRead"),
+        "{:?}",
+        book.stream_template
+    );
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     env.sync(fast_config()).await;
-    assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
-    assert_eq!(fixture.reading_position(1), None, "the server's reading position did not move");
+    assert_eq!(
+        book_downloads::status(&env.store, &book).unwrap().state,
+        BookState::Stored
+    );
+    assert_eq!(
+        fixture.reading_position(1),
+        None,
+        "the server's reading position did not move"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -560,12 +715,15 @@ async fn a_prioritary_push_preempts_a_slow_background_file_download() {
     book_downloads::queue_latest_read(&env.store, 6).unwrap();
     let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-                chunk_bytes: 1 << 20,
-                ..fast_config()
-            },
+            chunk_bytes: 1 << 20,
+            ..fast_config()
+        },
         RunMode::UntilIdle,
     );
-    wait_for_event(&sink, "the file download never started", |e| matches!(e, DownloadEvent::TaskBytes { .. })).await;
+    wait_for_event(&sink, "the file download never started", |e| {
+        matches!(e, DownloadEvent::TaskBytes { .. })
+    })
+    .await;
     book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Idle);
     drop(stop);
@@ -573,15 +731,31 @@ async fn a_prioritary_push_preempts_a_slow_background_file_download() {
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            DownloadEvent::TaskDone { kind, .. } if kind != TaskKind::Book && kind != TaskKind::Resource => Some(kind),
+            DownloadEvent::TaskDone { kind, .. }
+                if kind != TaskKind::Book && kind != TaskKind::Resource =>
+            {
+                Some(kind)
+            }
             _ => None,
         })
         .collect();
-    assert_eq!(done, [TaskKind::Page, TaskKind::Page, TaskKind::File], "the opened book came first");
-    let stored = std::fs::read(PartFiles::new(env.dir.books()).find_book_file(ids[&3]).unwrap()).unwrap();
+    assert_eq!(
+        done,
+        [TaskKind::Page, TaskKind::Page, TaskKind::File],
+        "the opened book came first"
+    );
+    let stored = std::fs::read(
+        PartFiles::new(env.dir.books())
+            .find_book_file(ids[&3])
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(stored, fixture.book_bytes(3).unwrap());
     let sent = fixture.stats().bytes("/books/3/file");
-    assert!(sent <= length + 64 * 1024, "the paused download resumed where it was: {sent} of {length}");
+    assert!(
+        sent <= length + 64 * 1024,
+        "the paused download resumed where it was: {sent} of {length}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -604,7 +778,9 @@ async fn removing_a_book_deletes_its_tasks_and_files_together() {
     assert!(files.find_page(ids[&1], 0).is_some());
     book_downloads::remove_book(&env.store, ids[&1]).unwrap();
     assert!(!files.book_dir(ids[&1]).exists());
-    assert!(download_stack::tasks_of_book(&env.store, ids[&1]).unwrap().is_empty());
+    assert!(download_stack::tasks_of_book(&env.store, ids[&1])
+        .unwrap()
+        .is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -626,15 +802,26 @@ async fn removing_a_book_stops_its_download_at_once_even_from_a_server_without_r
     });
     book_downloads::store_book(&env.store, ids[&3]).unwrap();
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
-    wait_for_event(&sink, "no bytes came", |e| matches!(e, DownloadEvent::TaskBytes { bytes, .. } if *bytes > 0)).await;
+    wait_for_event(
+        &sink,
+        "no bytes came",
+        |e| matches!(e, DownloadEvent::TaskBytes { bytes, .. } if *bytes > 0),
+    )
+    .await;
 
     book_downloads::remove_book(&env.store, ids[&3]).unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
     while fixture.stats().global_in_flight > 0 {
-        assert!(Instant::now() < deadline, "the download of a removed book went on");
+        assert!(
+            Instant::now() < deadline,
+            "the download of a removed book went on"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(!sink.events().iter().any(|e| matches!(e, DownloadEvent::BookStored(_))));
+    assert!(!sink
+        .events()
+        .iter()
+        .any(|e| matches!(e, DownloadEvent::BookStored(_))));
     assert!(!PartFiles::new(env.dir.books()).book_dir(ids[&3]).exists());
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
@@ -650,11 +837,21 @@ async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
     let holder = first.holder().to_owned();
     let run = tokio::spawn(async move { first.run(RunMode::Forever, rx).await.unwrap() });
     let deadline = Instant::now() + Duration::from_secs(5);
-    while carrel_core::executor_lease::holder_at(&other).unwrap().is_none() {
+    while carrel_core::executor_lease::holder_at(&other)
+        .unwrap()
+        .is_none()
+    {
         assert!(Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let second = carrel_core::executor::Executor::new(other, env.credentials.clone(), sink, fast_config(), "second".into()).unwrap();
+    let second = carrel_core::executor::Executor::new(
+        other,
+        env.credentials.clone(),
+        sink,
+        fast_config(),
+        "second".into(),
+    )
+    .unwrap();
     let (_s2, rx2) = tokio::sync::watch::channel(false);
     match second.run(RunMode::UntilIdle, rx2).await.unwrap() {
         Finish::LeaseHeld { holder: h, .. } => assert_eq!(h, holder),
@@ -664,7 +861,10 @@ async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
     // Released on shutdown: the second takes it at once.
     let (_s3, rx3) = tokio::sync::watch::channel(false);
-    assert_eq!(second.run(RunMode::UntilIdle, rx3).await.unwrap(), Finish::Idle);
+    assert_eq!(
+        second.run(RunMode::UntilIdle, rx3).await.unwrap(),
+        Finish::Idle
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -686,7 +886,8 @@ async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
         "readingOrder": (0..4).map(|i| serde_json::json!({ "href": format!("/books/1/pages/{i}?markRead=true"), "type": "image/png" })).collect::<Vec<_>>()
     });
     let base = url::Url::parse(&fixture.url("/manifest.json")).unwrap();
-    let entry = carrel_core::opds::parse_publication(manifest.to_string().as_bytes(), &base).unwrap();
+    let entry =
+        carrel_core::opds::parse_publication(manifest.to_string().as_bytes(), &base).unwrap();
     let catalog = carrel_core::catalog::catalog_book(&entry, false);
     assert_eq!((catalog.page_count, catalog.page_list.len()), (Some(4), 4));
     let book = books::remember(&env.store, server.id, &catalog).unwrap();
@@ -700,7 +901,11 @@ async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
         let stored = std::fs::read(files.find_page(book.id, i as i64).unwrap()).unwrap();
         assert_eq!(stored, fixture.page_bytes(1, i).unwrap());
     }
-    assert_eq!(fixture.reading_position(1), None, "the bookmark parameter was not sent");
+    assert_eq!(
+        fixture.reading_position(1),
+        None,
+        "the bookmark parameter was not sent"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -717,7 +922,17 @@ async fn the_readers_page_goes_ahead_of_a_running_chain() {
     let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::UntilIdle);
-    wait_for_event(&sink, "two pages of the stored book", |e| matches!(e, DownloadEvent::TaskDone { kind: TaskKind::Page, position: 1, .. })).await;
+    wait_for_event(&sink, "two pages of the stored book", |e| {
+        matches!(
+            e,
+            DownloadEvent::TaskDone {
+                kind: TaskKind::Page,
+                position: 1,
+                ..
+            }
+        )
+    })
+    .await;
     book_downloads::open_book(&env.store, ids[&2], Some(3)).unwrap();
     let done_when_opened = done_positions(&sink, TaskKind::Page).len();
     assert_eq!(run.await.unwrap(), Finish::Idle);
@@ -726,17 +941,31 @@ async fn the_readers_page_goes_ahead_of_a_running_chain() {
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            DownloadEvent::TaskDone { kind: TaskKind::Page, book_id, position, .. } => Some((book_id, position)),
+            DownloadEvent::TaskDone {
+                kind: TaskKind::Page,
+                book_id,
+                position,
+                ..
+            } => Some((book_id, position)),
             _ => None,
         })
         .collect();
     let first_opened = order.iter().position(|(b, _)| *b == ids[&2]).unwrap();
-    let opened: Vec<i64> = order.iter().filter(|(b, _)| *b == ids[&2]).map(|(_, p)| *p).collect();
+    let opened: Vec<i64> = order
+        .iter()
+        .filter(|(b, _)| *b == ids[&2])
+        .map(|(_, p)| *p)
+        .collect();
     assert_eq!(opened, [3, 4, 5, 0, 1, 2]);
     // At most the page in flight when the reader opened the book came between.
-    assert!(first_opened <= done_when_opened + 1, "{order:?} ({done_when_opened} done when opened)");
     assert!(
-        order[first_opened..first_opened + 6].iter().all(|(b, _)| *b == ids[&2]),
+        first_opened <= done_when_opened + 1,
+        "{order:?} ({done_when_opened} done when opened)"
+    );
+    assert!(
+        order[first_opened..first_opened + 6]
+            .iter()
+            .all(|(b, _)| *b == ids[&2]),
         "the opened book ran without the stored book's chain cutting in: {order:?}"
     );
     assert_eq!(order.len(), 18);
@@ -747,7 +976,9 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
     let fixture = start(one_comic(4));
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let mut pages: Vec<String> = (0..4).map(|i| fixture.url(&format!("/books/1/pages/{i}"))).collect();
+    let mut pages: Vec<String> = (0..4)
+        .map(|i| fixture.url(&format!("/books/1/pages/{i}")))
+        .collect();
     pages[1] = fixture.url("/books/1/pages/404");
     let book = books::remember(
         &env.store,
@@ -773,7 +1004,10 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
     book_downloads::open_book(&env.store, book.id, Some(0)).unwrap();
     let (finish, _) = env.sync(fast_config()).await;
     assert_eq!(finish, Finish::Idle);
-    assert_eq!(download_stack::done_pages(&env.store, book.id).unwrap(), [0, 2, 3]);
+    assert_eq!(
+        download_stack::done_pages(&env.store, book.id).unwrap(),
+        [0, 2, 3]
+    );
     match book_downloads::status(&env.store, &book).unwrap().state {
         BookState::Failed { reason } => assert!(reason.contains("404"), "{reason}"),
         other => panic!("{other:?}"),
@@ -787,9 +1021,18 @@ async fn resuming_a_paused_server_wakes_the_executor() {
     servers::set_paused(&env.store, server.id, Some("authentication needed")).unwrap();
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
-    wait_for_event(&sink, "the executor idling", |e| matches!(e, DownloadEvent::State(carrel_core::progress::ExecutorState::Idle))).await;
+    wait_for_event(&sink, "the executor idling", |e| {
+        matches!(
+            e,
+            DownloadEvent::State(carrel_core::progress::ExecutorState::Idle)
+        )
+    })
+    .await;
     servers::set_paused(&env.store, server.id, None).unwrap();
-    wait_for_event(&sink, "the book stored after the server resumed", |e| matches!(e, DownloadEvent::BookStored(_))).await;
+    wait_for_event(&sink, "the book stored after the server resumed", |e| {
+        matches!(e, DownloadEvent::BookStored(_))
+    })
+    .await;
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
 }
@@ -801,12 +1044,24 @@ async fn a_cancelled_book_can_be_stored_again() {
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     // Only the book's expansion runs: its first page waits.
     env.store
-        .write(|tx| tx.execute("UPDATE tasks SET state = 'done' WHERE kind = 'book'", []).map_err(|e| env.store.sql_error(e)))
+        .write(|tx| {
+            tx.execute("UPDATE tasks SET state = 'done' WHERE kind = 'book'", [])
+                .map_err(|e| env.store.sql_error(e))
+        })
         .unwrap();
     book_downloads::cancel_book(&env.store, ids[&1]).unwrap();
-    assert_eq!(book_downloads::store_book(&env.store, ids[&1]).unwrap(), book_downloads::StoreRequest::Queued);
-    assert!(download_stack::has_pending(&env.store).unwrap(), "storing again queued something");
+    assert_eq!(
+        book_downloads::store_book(&env.store, ids[&1]).unwrap(),
+        book_downloads::StoreRequest::Queued
+    );
+    assert!(
+        download_stack::has_pending(&env.store).unwrap(),
+        "storing again queued something"
+    );
     env.sync(fast_config()).await;
     let book = books::get(&env.store, ids[&1]).unwrap();
-    assert_eq!(book_downloads::status(&env.store, &book).unwrap().state, BookState::Stored);
+    assert_eq!(
+        book_downloads::status(&env.store, &book).unwrap().state,
+        BookState::Stored
+    );
 }

@@ -38,13 +38,20 @@ async fn book_ids(client: &CatalogClient<'_>, server: &Server, feed: &str) -> Ve
 async fn a_book_reached_through_every_view_is_one_book() {
     let fixture = start(Config {
         books: 6,
-        behavior: Behavior { view_in_entry_ids: true, ..Behavior::default() },
+        behavior: Behavior {
+            view_in_entry_ids: true,
+            ..Behavior::default()
+        },
         ..Default::default()
     });
     let env = Env::new();
     let server = env.add_server("codex", &fixture.url("/opds"));
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
 
     let mut seen = BTreeSet::new();
     for feed in ["/opds/books", "/opds/comics", "/opds/ebooks"] {
@@ -65,11 +72,19 @@ async fn a_book_reached_through_every_view_is_one_book() {
         CatalogItem::Book { book_id, .. } => Some(*book_id),
         _ => None,
     }));
-    assert_eq!(seen.len(), 6, "six books, whichever views listed them: {seen:?}");
+    assert_eq!(
+        seen.len(),
+        6,
+        "six books, whichever views listed them: {seen:?}"
+    );
     assert_eq!(books::all_ids(&env.store).unwrap().len(), 6);
     // Ids differ between views (the quirk is real), yet each book keeps the canonical one.
     let book = books::get(&env.store, *seen.iter().next().unwrap()).unwrap();
-    assert!(book.catalog_id.starts_with("/opds/v1.2/comics/") && !book.catalog_id.contains('?'), "{}", book.catalog_id);
+    assert!(
+        book.catalog_id.starts_with("/opds/v1.2/comics/") && !book.catalog_id.contains('?'),
+        "{}",
+        book.catalog_id
+    );
 }
 
 /// Writes a `books` row the way earlier versions did: the raw id, identity not checked.
@@ -98,11 +113,26 @@ async fn copies_remembered_before_are_merged_keeping_files_position_pins_and_que
     let env = Env::new();
     let server = env.add_server("codex", "http://127.0.0.1:9/opds");
     let template = "http://127.0.0.1:9/opds/v1.2/c/5/{pageNumber}/page.jpg";
-    let a = old_copy(&env, &server, "/opds/v1.2/comics/5?topCollection=series&orderBy=date", template);
-    let b = old_copy(&env, &server, "/opds/v1.2/comics/5?topCollection=series&orderBy=sort_name", template);
+    let a = old_copy(
+        &env,
+        &server,
+        "/opds/v1.2/comics/5?topCollection=series&orderBy=date",
+        template,
+    );
+    let b = old_copy(
+        &env,
+        &server,
+        "/opds/v1.2/comics/5?topCollection=series&orderBy=sort_name",
+        template,
+    );
     // Reached through a search: another id, yet the same page stream.
     let c = old_copy(&env, &server, "urn:codex:search:5", template);
-    let other = old_copy(&env, &server, "/opds/v1.2/comics/6?orderBy=date", "http://127.0.0.1:9/opds/v1.2/c/6/{pageNumber}/page.jpg");
+    let other = old_copy(
+        &env,
+        &server,
+        "/opds/v1.2/comics/6?orderBy=date",
+        "http://127.0.0.1:9/opds/v1.2/c/6/{pageNumber}/page.jpg",
+    );
 
     // `a` has two pages stored; `b` was read furthest and waits to send its position; `c` is pinned.
     let files = PartFiles::new(env.dir.books());
@@ -120,8 +150,11 @@ async fn copies_remembered_before_are_merged_keeping_files_position_pins_and_que
     }
     env.store
         .write(|tx| {
-            tx.execute("UPDATE tasks SET state = 'done', bytes = 10 WHERE book_id = ?1", [a])
-                .map_err(|e| env.store.sql_error(e))
+            tx.execute(
+                "UPDATE tasks SET state = 'done', bytes = 10 WHERE book_id = ?1",
+                [a],
+            )
+            .map_err(|e| env.store.sql_error(e))
         })
         .unwrap();
     position_sync::record(&env.store, b, 3).unwrap();
@@ -132,7 +165,11 @@ async fn copies_remembered_before_are_merged_keeping_files_position_pins_and_que
 
     assert_eq!(book_identity::merge_duplicates(&env.store).unwrap(), 2);
     let ids = books::all_ids(&env.store).unwrap();
-    assert_eq!(ids, vec![a, other], "the copy with pages stored is kept, the other book untouched");
+    assert_eq!(
+        ids,
+        vec![a, other],
+        "the copy with pages stored is kept, the other book untouched"
+    );
     let kept = books::get(&env.store, a).unwrap();
     assert_eq!(kept.catalog_id, "/opds/v1.2/comics/5");
     assert_eq!(kept.last_page, Some(3), "the furthest-read position");
@@ -142,7 +179,14 @@ async fn copies_remembered_before_are_merged_keeping_files_position_pins_and_que
     assert!(files.find_page(a, 1).is_some());
     assert!(!b_dir.exists(), "the merged copies' files go");
     let queued = position_sync::pending(&env.store).unwrap();
-    assert_eq!(queued.iter().map(|q| (q.book_id, q.page)).collect::<Vec<_>>(), vec![(a, Some(3))], "the position waiting for the server follows");
+    assert_eq!(
+        queued
+            .iter()
+            .map(|q| (q.book_id, q.page))
+            .collect::<Vec<_>>(),
+        vec![(a, Some(3))],
+        "the position waiting for the server follows"
+    );
     // Once is enough: a second run finds nothing to do.
     assert_eq!(book_identity::merge_duplicates(&env.store).unwrap(), 0);
 }

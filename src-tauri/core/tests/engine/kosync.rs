@@ -29,8 +29,17 @@ const KEY: &str = "5ebe2294ecd0e0f08eab7690d2a6ee69";
 /// KOReader's partial MD5 as an independent Python implementation computes it.
 fn python_partial_md5(path: &std::path::Path) -> String {
     let script = "import hashlib, sys\nh = hashlib.md5()\nwith open(sys.argv[1], 'rb') as f:\n    for o in [0] + [1024 << (2 * i) for i in range(0, 11)]:\n        f.seek(o)\n        s = f.read(1024)\n        if not s:\n            break\n        h.update(s)\nprint(h.hexdigest())";
-    let out = Command::new("python3").arg("-c").arg(script).arg(path).output().expect("run python3 (see the Makefile)");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(path)
+        .output()
+        .expect("run python3 (see the Makefile)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -40,9 +49,15 @@ fn the_document_id_is_koreaders_partial_md5() {
     // Sizes around the sampling offsets: less than one sample, exactly one, a few, several MiB.
     for len in [700usize, 1024, 1025, 5000, 70_000, 3 << 20] {
         let path = dir.path().join(format!("f{len}"));
-        let bytes: Vec<u8> = (0..len).map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8).collect();
+        let bytes: Vec<u8> = (0..len)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8)
+            .collect();
         std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(kosync::document_id(&path).unwrap(), python_partial_md5(&path), "{len} bytes");
+        assert_eq!(
+            kosync::document_id(&path).unwrap(),
+            python_partial_md5(&path),
+            "{len} bytes"
+        );
     }
 }
 
@@ -50,7 +65,13 @@ fn reportlab_pdf(pages: u32) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("book.pdf");
     let script = "import sys\nfrom reportlab.pdfgen import canvas\nc = canvas.Canvas(sys.argv[1])\nfor n in range(int(sys.argv[2])):\n    c.drawString(72, 720, 'Page %d' % (n + 1)); c.showPage()\nc.save()";
-    let status = Command::new("/usr/bin/python3").arg("-c").arg(script).arg(&out).arg(pages.to_string()).status().expect("run /usr/bin/python3");
+    let status = Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&out)
+        .arg(pages.to_string())
+        .status()
+        .expect("run /usr/bin/python3");
     assert!(status.success());
     std::fs::read(&out).unwrap()
 }
@@ -58,8 +79,19 @@ fn reportlab_pdf(pages: u32) -> Vec<u8> {
 fn start(pdf: Vec<u8>) -> RunningServer {
     fixture_server::Server::start(Config {
         books: 3,
-        files: [(1, GivenFile { media_type: "application/pdf".into(), extension: "pdf".into(), bytes: pdf })].into(),
-        behavior: Behavior { kosync_user: Some((USER.into(), KEY.into())), ..Default::default() },
+        files: [(
+            1,
+            GivenFile {
+                media_type: "application/pdf".into(),
+                extension: "pdf".into(),
+                bytes: pdf,
+            },
+        )]
+        .into(),
+        behavior: Behavior {
+            kosync_user: Some((USER.into(), KEY.into())),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .expect("the fixture server starts")
@@ -68,7 +100,11 @@ fn start(pdf: Vec<u8>) -> RunningServer {
 /// Book 1 listed, downloaded, its 5 pages counted by the reader; its local id.
 async fn stored_pdf(env: &Env, server: &Server) -> i64 {
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     let id = page
         .entries
@@ -76,7 +112,10 @@ async fn stored_pdf(env: &Env, server: &Server) -> i64 {
         .find_map(|item| match item {
             CatalogItem::Book { book_id, .. } => {
                 let book = books::get(&env.store, book_id).unwrap();
-                book.file_url.as_deref().is_some_and(|u| u.ends_with("/books/1/file")).then_some(book_id)
+                book.file_url
+                    .as_deref()
+                    .is_some_and(|u| u.ends_with("/books/1/file"))
+                    .then_some(book_id)
             }
             _ => None,
         })
@@ -88,7 +127,10 @@ async fn stored_pdf(env: &Env, server: &Server) -> i64 {
 }
 
 fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -100,21 +142,35 @@ async fn positions_go_to_the_sync_server_and_another_devices_newer_one_comes_bac
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let id = stored_pdf(&env, &server).await;
     let client = KosyncClient::new().unwrap();
-    let account = kosync::sign_in(&env.store, &env.credentials, &client, &fixture.url("/kosync"), USER, &Secret::new("secret"))
-        .await
-        .unwrap();
-    assert_eq!(kosync::account(&env.store).unwrap().as_ref(), Some(&account));
+    let account = kosync::sign_in(
+        &env.store,
+        &env.credentials,
+        &client,
+        &fixture.url("/kosync"),
+        USER,
+        &Secret::new("secret"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        kosync::account(&env.store).unwrap().as_ref(),
+        Some(&account)
+    );
 
     // Page 3 (index 2) read here: sent as KOReader writes it.
     position_sync::record(&env.store, id, 2).unwrap();
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let report = position_sync::flush(&env.store, &http, &env.credentials).await.unwrap();
+    let report = position_sync::flush(&env.store, &http, &env.credentials)
+        .await
+        .unwrap();
     assert_eq!(report.kosync.sent, 1, "{report:?}");
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("book.pdf");
     std::fs::write(&copy, &pdf).unwrap();
     let document = python_partial_md5(&copy);
-    let held = fixture.kosync_progress(USER, &document).expect("the server holds the position under KOReader's document id");
+    let held = fixture
+        .kosync_progress(USER, &document)
+        .expect("the server holds the position under KOReader's document id");
     assert_eq!(held["progress"], "3");
     assert_eq!(held["percentage"].as_f64(), Some(0.6));
     assert_eq!(held["device"], "Carrel");
@@ -122,7 +178,12 @@ async fn positions_go_to_the_sync_server_and_another_devices_newer_one_comes_bac
     assert!(kosync::pending(&env.store).unwrap().is_empty());
 
     // Our own position never comes back as another device's.
-    assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, id).await.unwrap(), None);
+    assert_eq!(
+        position_sync::newest(&env.store, &http, &env.credentials, id)
+            .await
+            .unwrap(),
+        None
+    );
 
     // Another device reads on to page 5.
     let put = reqwest::Client::new()
@@ -134,9 +195,16 @@ async fn positions_go_to_the_sync_server_and_another_devices_newer_one_comes_bac
         .await
         .unwrap();
     assert_eq!(put.status(), 200);
-    let theirs = position_sync::take_newer(&env.store, &http, &env.credentials, id).await.unwrap().expect("the newer position");
+    let theirs = position_sync::take_newer(&env.store, &http, &env.credentials, id)
+        .await
+        .unwrap()
+        .expect("the newer position");
     assert_eq!((theirs.page, theirs.source), (4, PositionSource::Kosync));
-    assert_eq!(books::get(&env.store, id).unwrap().last_page, Some(4), "it became this device's");
+    assert_eq!(
+        books::get(&env.store, id).unwrap().last_page,
+        Some(4),
+        "it became this device's"
+    );
     fixture.stop();
 }
 
@@ -147,24 +215,48 @@ async fn a_wrong_password_is_refused_and_a_refused_account_keeps_positions_queue
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let id = stored_pdf(&env, &server).await;
     let client = KosyncClient::new().unwrap();
-    let err = kosync::sign_in(&env.store, &env.credentials, &client, &fixture.url("/kosync"), USER, &Secret::new("wrong"))
-        .await
-        .unwrap_err();
+    let err = kosync::sign_in(
+        &env.store,
+        &env.credentials,
+        &client,
+        &fixture.url("/kosync"),
+        USER,
+        &Secret::new("wrong"),
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(err, KosyncError::Refused), "{err:?}");
     assert_eq!(kosync::account(&env.store).unwrap(), None, "nothing kept");
 
-    kosync::sign_in(&env.store, &env.credentials, &client, &fixture.url("/kosync"), USER, &Secret::new("secret")).await.unwrap();
+    kosync::sign_in(
+        &env.store,
+        &env.credentials,
+        &client,
+        &fixture.url("/kosync"),
+        USER,
+        &Secret::new("secret"),
+    )
+    .await
+    .unwrap();
     // The server stops accepting this account (its password changed elsewhere).
     let mut behavior = fixture.behavior();
     behavior.kosync_user = Some((USER.into(), "0".repeat(32)));
     fixture.set_behavior(behavior);
     position_sync::record(&env.store, id, 1).unwrap();
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let report = position_sync::flush(&env.store, &http, &env.credentials).await.unwrap();
+    let report = position_sync::flush(&env.store, &http, &env.credentials)
+        .await
+        .unwrap();
     assert_eq!((report.kosync.sent, report.kosync.failed), (0, 1));
     let pending = kosync::pending(&env.store).unwrap();
     assert_eq!(pending.len(), 1);
-    assert!(pending[0].2.as_deref().is_some_and(|e| e.contains("refused")), "{pending:?}");
+    assert!(
+        pending[0]
+            .2
+            .as_deref()
+            .is_some_and(|e| e.contains("refused")),
+        "{pending:?}"
+    );
 
     // Signed out: nothing is queued or sent any more.
     kosync::sign_out(&env.store, &env.credentials).unwrap();

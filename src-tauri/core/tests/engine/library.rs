@@ -55,9 +55,12 @@ fn pop_order(env: &Env) -> Vec<(i64, i64)> {
 
 /// Claims the top task, stores its page file and marks it done.
 fn store_next(env: &Env, fence: &Fence) -> (i64, i64) {
-    let t = download_stack::claim_next(&env.store, fence, &[]).unwrap().expect("a task to claim");
+    let t = download_stack::claim_next(&env.store, fence, &[])
+        .unwrap()
+        .expect("a task to claim");
     let files = PartFiles::new(env.dir.books());
-    part_files::write_atomically(&files.page_path(t.book_id, t.position, "png"), &[7; 100]).unwrap();
+    part_files::write_atomically(&files.page_path(t.book_id, t.position, "png"), &[7; 100])
+        .unwrap();
     download_stack::complete(&env.store, fence, t.id, 100, &[]).unwrap();
     (t.book_id, t.position)
 }
@@ -65,7 +68,10 @@ fn store_next(env: &Env, fence: &Fence) -> (i64, i64) {
 fn setup(books: &[(&str, u32)]) -> (Env, Server, Vec<Book>) {
     let env = Env::with_clock(Arc::new(ManualClock::new(1_000_000)));
     let server = env.add_server("S", "http://127.0.0.1:9/opds");
-    let made = books.iter().map(|(id, pages)| env.comic(&server, id, *pages, &template(id))).collect();
+    let made = books
+        .iter()
+        .map(|(id, pages)| env.comic(&server, id, *pages, &template(id)))
+        .collect();
     (env, server, made)
 }
 
@@ -73,17 +79,39 @@ fn setup(books: &[(&str, u32)]) -> (Env, Server, Vec<Book>) {
 fn moving_a_book_to_the_top_keeps_its_own_order_and_prioritary_tasks_first() {
     let (env, _s, b) = setup(&[("a", 10), ("b", 10), ("c", 10)]);
     let (a, bb, c) = (&b[0], &b[1], &b[2]);
-    for spec in [page(a, 0, false), page(a, 1, false), page(bb, 0, false), page(bb, 1, false), page(c, 0, false)] {
+    for spec in [
+        page(a, 0, false),
+        page(a, 1, false),
+        page(bb, 0, false),
+        page(bb, 1, false),
+        page(c, 0, false),
+    ] {
         download_stack::push(&env.store, &spec).unwrap();
     }
-    assert_eq!(pop_order(&env), [(c.id, 0), (bb.id, 1), (bb.id, 0), (a.id, 1), (a.id, 0)]);
-    assert_eq!(book_downloads::move_book_to_top(&env.store, a.id).unwrap(), 2);
-    assert_eq!(pop_order(&env), [(a.id, 1), (a.id, 0), (c.id, 0), (bb.id, 1), (bb.id, 0)]);
+    assert_eq!(
+        pop_order(&env),
+        [(c.id, 0), (bb.id, 1), (bb.id, 0), (a.id, 1), (a.id, 0)]
+    );
+    assert_eq!(
+        book_downloads::move_book_to_top(&env.store, a.id).unwrap(),
+        2
+    );
+    assert_eq!(
+        pop_order(&env),
+        [(a.id, 1), (a.id, 0), (c.id, 0), (bb.id, 1), (bb.id, 0)]
+    );
     download_stack::push(&env.store, &page(bb, 5, true)).unwrap();
     book_downloads::move_book_to_top(&env.store, c.id).unwrap();
     assert_eq!(
         pop_order(&env),
-        [(bb.id, 5), (c.id, 0), (a.id, 1), (a.id, 0), (bb.id, 1), (bb.id, 0)],
+        [
+            (bb.id, 5),
+            (c.id, 0),
+            (a.id, 1),
+            (a.id, 0),
+            (bb.id, 1),
+            (bb.id, 0)
+        ],
         "the reader's prioritary page still comes first"
     );
     assert!(matches!(
@@ -103,9 +131,13 @@ fn cancelling_a_book_drops_its_unfinished_downloads_and_keeps_what_is_stored() {
     }
     books::set_pinned(&env.store, a.id, true).unwrap();
     assert_eq!(store_next(&env, &fence), (a.id, 3));
-    let failed = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
+    let failed = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
     download_stack::fail(&env.store, &fence, failed.id, "gone (410)", &[]).unwrap();
-    let running = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
+    let running = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
     assert_eq!((running.book_id, running.position), (a.id, 1));
 
     book_downloads::cancel_book(&env.store, a.id).unwrap();
@@ -116,17 +148,31 @@ fn cancelling_a_book_drops_its_unfinished_downloads_and_keeps_what_is_stored() {
         .map(|t| (t.position, t.state))
         .collect();
     assert_eq!(left, [(3, TaskState::Done)], "only the stored part stays");
-    assert!(PartFiles::new(env.dir.books()).find_page(a.id, 3).is_some(), "and its file");
+    assert!(
+        PartFiles::new(env.dir.books()).find_page(a.id, 3).is_some(),
+        "and its file"
+    );
     assert!(!books::get(&env.store, a.id).unwrap().pinned);
     // The running part finishes into nothing: no chained part follows.
     assert!(matches!(
         download_stack::complete(&env.store, &fence, running.id, 100, &[page(a, 2, false)]),
         Err(StackError::WrongState(_))
     ));
-    assert_eq!(pop_order(&env), [(other.id, 0)], "other books are untouched");
-    let status = book_downloads::status(&env.store, &books::get(&env.store, a.id).unwrap()).unwrap();
-    assert_eq!((status.state, status.progress.stored_parts), (BookState::Remote, 1));
-    assert!(matches!(book_downloads::cancel_book(&env.store, 999), Err(DownloadRequestError::Book(BookError::NotFound(_)))));
+    assert_eq!(
+        pop_order(&env),
+        [(other.id, 0)],
+        "other books are untouched"
+    );
+    let status =
+        book_downloads::status(&env.store, &books::get(&env.store, a.id).unwrap()).unwrap();
+    assert_eq!(
+        (status.state, status.progress.stored_parts),
+        (BookState::Remote, 1)
+    );
+    assert!(matches!(
+        book_downloads::cancel_book(&env.store, 999),
+        Err(DownloadRequestError::Book(BookError::NotFound(_)))
+    ));
 }
 
 #[test]
@@ -140,7 +186,12 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
     let mut opened = Vec::new();
     for i in 1..=5 {
         let pages = if i == 2 { 2 } else { 1 };
-        let book = env.comic(&server, &format!("b{i}"), pages, &template(&format!("b{i}")));
+        let book = env.comic(
+            &server,
+            &format!("b{i}"),
+            pages,
+            &template(&format!("b{i}")),
+        );
         clock.advance_ms(1_000);
         book_downloads::open_book(&env.store, book.id, Some(0)).unwrap();
         assert_eq!(store_next(&env, &fence), (book.id, 0));
@@ -159,22 +210,43 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
     assert_eq!(removed, [ids[2], stray.id]);
     for id in [ids[2], stray.id] {
         assert!(!files.book_dir(id).exists(), "its files are gone");
-        assert!(download_stack::tasks_of_book(&env.store, id).unwrap().is_empty());
+        assert!(download_stack::tasks_of_book(&env.store, id)
+            .unwrap()
+            .is_empty());
         assert!(books::get(&env.store, id).is_ok(), "the book stays known");
     }
     for id in [ids[0], ids[1], ids[3], ids[4]] {
         assert!(files.find_page(id, 0).is_some(), "book {id} stays");
     }
-    assert!(book_downloads::evict_unkept(&env.store, 2).unwrap().is_empty(), "nothing more to do");
+    assert!(
+        book_downloads::evict_unkept(&env.store, 2)
+            .unwrap()
+            .is_empty(),
+        "nothing more to do"
+    );
 
     // Lowering the setting to 0 keeps only the book open last (and pinned or waiting ones).
-    let saved = settings::apply(&env.store, &Settings { books_kept: 0, notifications: true, theme: Theme::System }).unwrap();
+    let saved = settings::apply(
+        &env.store,
+        &Settings {
+            books_kept: 0,
+            notifications: true,
+            theme: Theme::System,
+        },
+    )
+    .unwrap();
     assert_eq!(saved.books_kept, 0);
     assert!(!files.book_dir(ids[3]).exists());
-    assert!(files.find_page(ids[4], 0).is_some(), "the book open last stays");
+    assert!(
+        files.find_page(ids[4], 0).is_some(),
+        "the book open last stays"
+    );
     assert!(files.find_page(ids[0], 0).is_some(), "pinned");
     assert!(files.find_page(ids[1], 0).is_some(), "still downloading");
-    assert_eq!(book_downloads::evict_per_setting(&env.store).unwrap(), Vec::<i64>::new());
+    assert_eq!(
+        book_downloads::evict_per_setting(&env.store).unwrap(),
+        Vec::<i64>::new()
+    );
 }
 
 #[test]
@@ -186,12 +258,29 @@ fn the_downloads_page_lists_books_in_the_order_they_will_run() {
     servers::set_paused(&env.store, paused.id, Some("authentication needed")).unwrap();
     let fence = lease(&env, "this-app");
     download_stack::push(&env.store, &page(e, 0, false)).unwrap();
-    let t = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
-    download_stack::fail(&env.store, &fence, t.id, "the server no longer has this (410 Gone)", &[]).unwrap();
-    for spec in [page(a, 0, false), page(bb, 0, false), page(c, 0, false), page(&d, 0, false), page(bb, 1, true)] {
+    let t = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
+    download_stack::fail(
+        &env.store,
+        &fence,
+        t.id,
+        "the server no longer has this (410 Gone)",
+        &[],
+    )
+    .unwrap();
+    for spec in [
+        page(a, 0, false),
+        page(bb, 0, false),
+        page(c, 0, false),
+        page(&d, 0, false),
+        page(bb, 1, true),
+    ] {
         download_stack::push(&env.store, &spec).unwrap();
     }
-    let running = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
+    let running = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
     assert_eq!((running.book_id, running.position), (bb.id, 1));
 
     // Pages took two seconds each, as this process's executor saw it.
@@ -201,9 +290,23 @@ fn the_downloads_page_lists_books_in_the_order_they_will_run() {
     for i in 0..3 {
         let at = t0 + Duration::from_secs(2 * i);
         let id = 1000 + i as i64;
-        monitor.observe_at(&DownloadEvent::TaskStarted { task_id: id, book_id: 1, kind: TaskKind::Page, position: 0 }, at);
         monitor.observe_at(
-            &DownloadEvent::TaskDone { task_id: id, book_id: 1, kind: TaskKind::Page, position: 0, bytes: 1000 },
+            &DownloadEvent::TaskStarted {
+                task_id: id,
+                book_id: 1,
+                kind: TaskKind::Page,
+                position: 0,
+            },
+            at,
+        );
+        monitor.observe_at(
+            &DownloadEvent::TaskDone {
+                task_id: id,
+                book_id: 1,
+                kind: TaskKind::Page,
+                position: 0,
+                bytes: 1000,
+            },
             at + Duration::from_secs(2),
         );
     }
@@ -215,9 +318,16 @@ fn the_downloads_page_lists_books_in_the_order_they_will_run() {
     assert_eq!(view.executor.holder.as_deref(), Some("this-app"));
     assert_eq!(view.executor.status, ExecutorStatus::Running);
     let active = view.active.as_ref().unwrap();
-    assert_eq!((active.book_id, active.kind, active.position), (bb.id, TaskKind::Page, 1));
+    assert_eq!(
+        (active.book_id, active.kind, active.position),
+        (bb.id, TaskKind::Page, 1)
+    );
     let order: Vec<i64> = view.queue.iter().map(|q| q.book_id).collect();
-    assert_eq!(order, [c.id, a.id, d.id], "the book in flight is not listed again; a paused server's book comes last");
+    assert_eq!(
+        order,
+        [c.id, a.id, d.id],
+        "the book in flight is not listed again; a paused server's book comes last"
+    );
     assert_eq!(view.queue[0].status.state, BookState::Queued);
     assert!(!view.queue[0].prioritary);
     // b: two parts left, the one in flight half done (1 s) and one more (2 s); then c: four pages.
@@ -239,10 +349,17 @@ fn the_downloads_page_lists_books_in_the_order_they_will_run() {
     assert!(other.queue.iter().all(|q| q.eta_s.is_none()));
     executor_lease::release(&env.store, &fence).unwrap();
     let nobody = downloads_view::view(&env.store, &live, Some("this-app")).unwrap();
-    assert!(matches!(nobody.executor.status, ExecutorStatus::Stopped { .. }));
+    assert!(matches!(
+        nobody.executor.status,
+        ExecutorStatus::Stopped { .. }
+    ));
     assert_eq!(nobody.executor.holder, None);
     carrel_core::executor::set_paused(&env.store, true).unwrap();
-    assert!(downloads_view::view(&env.store, &live, None).unwrap().paused);
+    assert!(
+        downloads_view::view(&env.store, &live, None)
+            .unwrap()
+            .paused
+    );
 }
 
 #[test]
@@ -256,17 +373,40 @@ fn storage_usage_counts_books_covers_and_kept_pages_per_server() {
     let files = PartFiles::new(env.dir.books());
     part_files::write_atomically(&files.page_path(x.id, 0, "png"), &[0; 100]).unwrap();
     part_files::write_atomically(&files.book_file_path(y.id, "epub"), &[0; 250]).unwrap();
-    part_files::write_atomically(&cover_cache::cache_dir(&env.dir).join(format!("{}.png", x.id)), &[0; 30]).unwrap();
+    part_files::write_atomically(
+        &cover_cache::cache_dir(&env.dir).join(format!("{}.png", x.id)),
+        &[0; 30],
+    )
+    .unwrap();
     part_files::write_atomically(&files.page_path(999, 0, "png"), &[0; 5]).unwrap();
     catalog_cache::put(
         &env.store,
         two.id,
         "http://127.0.0.1:8/opds",
-        &CachedDocument { bytes: b"<feed/>".to_vec(), final_url: url::Url::parse("http://127.0.0.1:8/opds").unwrap(), fetched_at_ms: 1 },
+        &CachedDocument {
+            bytes: b"<feed/>".to_vec(),
+            final_url: url::Url::parse("http://127.0.0.1:8/opds").unwrap(),
+            fetched_at_ms: 1,
+        },
     )
     .unwrap();
     let usage = storage_usage::usage(&env.store).unwrap();
-    let per: Vec<(i64, &str, u64)> = usage.per_server.iter().map(|s| (s.server_id, s.name.as_str(), s.bytes)).collect();
-    assert_eq!(per, [(empty.id, "Empty", 0), (one.id, "One", 130), (two.id, "Two", 257)]);
-    assert_eq!(usage.total_bytes, 130 + 257 + 5, "files of unknown books count in the total");
+    let per: Vec<(i64, &str, u64)> = usage
+        .per_server
+        .iter()
+        .map(|s| (s.server_id, s.name.as_str(), s.bytes))
+        .collect();
+    assert_eq!(
+        per,
+        [
+            (empty.id, "Empty", 0),
+            (one.id, "One", 130),
+            (two.id, "Two", 257)
+        ]
+    );
+    assert_eq!(
+        usage.total_bytes,
+        130 + 257 + 5,
+        "files of unknown books count in the total"
+    );
 }

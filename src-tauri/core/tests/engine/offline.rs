@@ -15,7 +15,11 @@ use fixture_server::{Config, RunningServer};
 use crate::support::Env;
 
 fn start() -> RunningServer {
-    fixture_server::Server::start(Config { books: 4, ..Config::default() }).expect("the fixture server starts")
+    fixture_server::Server::start(Config {
+        books: 4,
+        ..Config::default()
+    })
+    .expect("the fixture server starts")
 }
 
 fn http() -> HttpClient {
@@ -47,12 +51,21 @@ async fn a_feed_seen_before_is_shown_offline_when_the_server_is_away() {
     assert!(!root.offline);
     assert!(root.searchable);
     assert_eq!(root.server_id, server.id);
-    let books = client.browse_view(server.id, Some("/opds/books")).await.unwrap();
+    let books = client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
     assert!(!books.offline);
     let ids = book_ids(&books.entries);
     assert_eq!(ids.len(), 4);
     for entry in &books.entries {
-        if let CatalogViewItem::Book { has_cover, status, authors, .. } = entry {
+        if let CatalogViewItem::Book {
+            has_cover,
+            status,
+            authors,
+            ..
+        } = entry
+        {
             assert!(has_cover, "every fixture book has a cover");
             assert_eq!(status.state, BookState::Remote);
             assert!(!authors.is_empty());
@@ -64,23 +77,42 @@ async fn a_feed_seen_before_is_shown_offline_when_the_server_is_away() {
 
     fixture.stop();
 
-    let again = client.browse_view(server.id, Some("/opds/books")).await.unwrap();
+    let again = client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
     assert!(again.offline, "the kept copy, marked offline");
-    assert_eq!(again.fetched_at_ms, fetched_at, "with the time it was fetched");
-    assert_eq!(book_ids(&again.entries), ids, "the same books under the same ids");
+    assert_eq!(
+        again.fetched_at_ms, fetched_at,
+        "with the time it was fetched"
+    );
+    assert_eq!(
+        book_ids(&again.entries),
+        ids,
+        "the same books under the same ids"
+    );
     assert_eq!(again.feed_url, books.feed_url);
     assert_eq!(again.next, books.next);
     let root_again = client.browse_view(server.id, None).await.unwrap();
     assert!(root_again.offline);
     assert_eq!(root_again.entries.len(), root.entries.len());
     let found_again = client.search_view(server.id, "a").await.unwrap();
-    assert!(found_again.offline, "search goes through kept documents too");
+    assert!(
+        found_again.offline,
+        "search goes through kept documents too"
+    );
     assert_eq!(book_ids(&found_again.entries), book_ids(&found.entries));
 
     // Never seen: nothing to show, and the failure says the server is away.
-    let err = client.browse_view(server.id, Some("/opds/comics")).await.unwrap_err();
+    let err = client
+        .browse_view(server.id, Some("/opds/comics"))
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Server, "{err}");
-    let err = client.search_view(server.id, "never asked").await.unwrap_err();
+    let err = client
+        .search_view(server.id, "never asked")
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Server, "{err}");
 }
 
@@ -95,36 +127,77 @@ async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
         credentials: &env.credentials,
         http: &http,
     };
-    let ids = book_ids(&client.browse_view(server.id, Some("/opds/books")).await.unwrap().entries);
+    let ids = book_ids(
+        &client
+            .browse_view(server.id, Some("/opds/books"))
+            .await
+            .unwrap()
+            .entries,
+    );
     let book = books::get(&env.store, ids[0]).unwrap();
     let n: u32 = book.catalog_id.rsplit(':').next().unwrap().parse().unwrap();
-    let cover_path = url::Url::parse(book.cover_url.as_deref().unwrap()).unwrap().path().to_owned();
+    let cover_path = url::Url::parse(book.cover_url.as_deref().unwrap())
+        .unwrap()
+        .path()
+        .to_owned();
     fixture.reset_stats();
 
     let covers = CoverCache::new(&env.dir);
-    let first = covers.cover(&env.store, &env.credentials, &http, book.id).await.unwrap().unwrap();
+    let first = covers
+        .cover(&env.store, &env.credentials, &http, book.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(first.content_type, "image/png");
-    let expected = if cover_path.ends_with("thumbnail") { fixture.thumbnail_bytes(n) } else { fixture.cover_bytes(n) };
+    let expected = if cover_path.ends_with("thumbnail") {
+        fixture.thumbnail_bytes(n)
+    } else {
+        fixture.cover_bytes(n)
+    };
     assert_eq!(Some(first.bytes.clone()), expected);
     let kept = cover_cache::find_local(&env.dir, book.id).unwrap();
-    assert_eq!(kept, cover_cache::cache_dir(&env.dir).join(format!("{}.png", book.id)));
+    assert_eq!(
+        kept,
+        cover_cache::cache_dir(&env.dir).join(format!("{}.png", book.id))
+    );
     // Many windows asking at once still cost one request.
     let (a, b) = tokio::join!(
         covers.cover(&env.store, &env.credentials, &http, ids[1]),
         covers.cover(&env.store, &env.credentials, &http, ids[1]),
     );
     assert_eq!(a.unwrap(), b.unwrap());
-    let second = covers.cover(&env.store, &env.credentials, &http, book.id).await.unwrap().unwrap();
+    let second = covers
+        .cover(&env.store, &env.credentials, &http, book.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(second, first);
     let stats = fixture.stats();
     assert_eq!(stats.hits(&cover_path), 1, "fetched once");
     assert_eq!(stats.total_requests, 2, "one request per book");
 
     fixture.stop();
-    let offline = covers.cover(&env.store, &env.credentials, &http, book.id).await.unwrap();
+    let offline = covers
+        .cover(&env.store, &env.credentials, &http, book.id)
+        .await
+        .unwrap();
     assert_eq!(offline, Some(first), "a kept cover needs no server");
-    assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[2]).await.unwrap(), None, "away: none for now");
-    assert_eq!(covers.cover(&env.store, &env.credentials, &http, 999_999).await.unwrap(), None, "unknown book");
+    assert_eq!(
+        covers
+            .cover(&env.store, &env.credentials, &http, ids[2])
+            .await
+            .unwrap(),
+        None,
+        "away: none for now"
+    );
+    assert_eq!(
+        covers
+            .cover(&env.store, &env.credentials, &http, 999_999)
+            .await
+            .unwrap(),
+        None,
+        "unknown book"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -157,14 +230,35 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
         credentials: &env.credentials,
         http: &http,
     };
-    let ids = book_ids(&client.browse_view(server.id, Some("/opds/books")).await.unwrap().entries);
+    let ids = book_ids(
+        &client
+            .browse_view(server.id, Some("/opds/books"))
+            .await
+            .unwrap()
+            .entries,
+    );
     let covers = CoverCache::new(&env.dir);
 
     // The password changes on the server: covers are refused, and not asked for again and again.
-    fixture.set_behavior(fixture_server::Behavior { auth: Some("reader:new words".into()), ..Default::default() });
+    fixture.set_behavior(fixture_server::Behavior {
+        auth: Some("reader:new words".into()),
+        ..Default::default()
+    });
     fixture.reset_stats();
-    assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[0]).await.unwrap(), None);
-    assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[1]).await.unwrap(), None);
+    assert_eq!(
+        covers
+            .cover(&env.store, &env.credentials, &http, ids[0])
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        covers
+            .cover(&env.store, &env.credentials, &http, ids[1])
+            .await
+            .unwrap(),
+        None
+    );
     assert_eq!(fixture.stats().total_requests, 1, "one refusal is enough");
 
     // The reader types the new password: the covers come at once.
@@ -178,10 +272,16 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
             username: Some("reader".into()),
             ..Default::default()
         },
-        &carrel_core::servers::PasswordChange::Set(carrel_core::credentials::Secret::new("new words")),
+        &carrel_core::servers::PasswordChange::Set(carrel_core::credentials::Secret::new(
+            "new words",
+        )),
     )
     .unwrap();
-    assert!(covers.cover(&env.store, &env.credentials, &http, ids[0]).await.unwrap().is_some());
+    assert!(covers
+        .cover(&env.store, &env.credentials, &http, ids[0])
+        .await
+        .unwrap()
+        .is_some());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -195,16 +295,34 @@ async fn a_data_cover_never_marks_the_server_away() {
         credentials: &env.credentials,
         http: &http,
     };
-    let ids = book_ids(&client.browse_view(server.id, Some("/opds/books")).await.unwrap().entries);
+    let ids = book_ids(
+        &client
+            .browse_view(server.id, Some("/opds/books"))
+            .await
+            .unwrap()
+            .entries,
+    );
     // One book's catalog entry names its cover inline.
     env.store
         .write(|tx| {
-            tx.execute("UPDATE books SET cover_url = 'data:image/png;base64,iVBORw0KGgo=' WHERE id = ?1", [ids[0]])
-                .map_err(|e| env.store.sql_error(e))
+            tx.execute(
+                "UPDATE books SET cover_url = 'data:image/png;base64,iVBORw0KGgo=' WHERE id = ?1",
+                [ids[0]],
+            )
+            .map_err(|e| env.store.sql_error(e))
         })
         .unwrap();
     let covers = CoverCache::new(&env.dir);
-    assert_eq!(covers.cover(&env.store, &env.credentials, &http, ids[0]).await.unwrap(), None);
-    let other = covers.cover(&env.store, &env.credentials, &http, ids[1]).await.unwrap();
+    assert_eq!(
+        covers
+            .cover(&env.store, &env.credentials, &http, ids[0])
+            .await
+            .unwrap(),
+        None
+    );
+    let other = covers
+        .cover(&env.store, &env.credentials, &http, ids[1])
+        .await
+        .unwrap();
     assert!(other.is_some(), "the server's other covers still come");
 }

@@ -64,11 +64,19 @@ async fn a_stored_page_is_served_from_the_device_with_its_sniffed_type() {
     let expected = fixture.page_bytes(1, 3).unwrap();
     fixture.stop();
 
-    let stored = page_source::stored_page(&env.store, id, 3).unwrap().expect("page 3 is on the device");
+    let stored = page_source::stored_page(&env.store, id, 3)
+        .unwrap()
+        .expect("page 3 is on the device");
     assert_eq!(stored.bytes, expected);
-    assert!(stored.content_type.starts_with("image/"), "{}", stored.content_type);
+    assert!(
+        stored.content_type.starts_with("image/"),
+        "{}",
+        stored.content_type
+    );
     // With the server gone, the page is still served at once.
-    let served = page_source::page(&env.store, id, 3, quick(200)).await.unwrap();
+    let served = page_source::page(&env.store, id, 3, quick(200))
+        .await
+        .unwrap();
     assert_eq!(served.bytes, expected);
 }
 
@@ -79,13 +87,21 @@ async fn a_missing_page_is_pushed_prioritary_and_served_once_stored() {
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let id = register_comic(&env, &server).await;
     books::mark_opened(&env.store, id, Some(7)).unwrap();
-    assert!(page_source::stored_page(&env.store, id, 40).unwrap().is_none());
+    assert!(page_source::stored_page(&env.store, id, 40)
+        .unwrap()
+        .is_none());
 
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
-    let served = page_source::page(&env.store, id, 40, quick(10_000)).await.unwrap();
+    let served = page_source::page(&env.store, id, 40, quick(10_000))
+        .await
+        .unwrap();
     assert_eq!(served.bytes, fixture.page_bytes(1, 40).unwrap());
     let first_page = sink.events().into_iter().find_map(|e| match e {
-        DownloadEvent::TaskDone { kind: TaskKind::Page, position, .. } => Some(position),
+        DownloadEvent::TaskDone {
+            kind: TaskKind::Page,
+            position,
+            ..
+        } => Some(position),
         _ => None,
     });
     assert_eq!(first_page, Some(40), "the page asked for is fetched first");
@@ -105,11 +121,16 @@ async fn a_page_of_a_book_on_a_stopped_server_times_out_as_offline_not_downloade
 
     let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
     let started = std::time::Instant::now();
-    let err = page_source::page(&env.store, id, 2, quick(600)).await.unwrap_err();
+    let err = page_source::page(&env.store, id, 2, quick(600))
+        .await
+        .unwrap_err();
     assert!(matches!(err, PageError::OfflineNotDownloaded), "{err:?}");
     assert_eq!(err.to_string(), "offline-not-downloaded");
     assert!(started.elapsed() >= Duration::from_millis(600));
-    assert!(started.elapsed() < Duration::from_secs(5), "the wait is bounded");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the wait is bounded"
+    );
     stop.send(true).unwrap();
     run.await.unwrap();
 }
@@ -121,11 +142,20 @@ async fn pages_outside_the_book_and_unknown_books_are_not_found() {
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let id = register_comic(&env, &server).await;
     for page in [10, 11, -1] {
-        let err = page_source::page(&env.store, id, page, quick(100)).await.unwrap_err();
-        assert!(matches!(err, PageError::OutOfRange { count: 10, .. }), "{page}: {err:?}");
+        let err = page_source::page(&env.store, id, page, quick(100))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, PageError::OutOfRange { count: 10, .. }),
+            "{page}: {err:?}"
+        );
     }
-    let err = page_source::page(&env.store, id + 100, 0, quick(100)).await.unwrap_err();
+    let err = page_source::page(&env.store, id + 100, 0, quick(100))
+        .await
+        .unwrap_err();
     assert!(matches!(err, PageError::UnknownBook(_)), "{err:?}");
     // Nothing was queued for any of them.
-    assert!(carrel_core::download_stack::tasks_of_book(&env.store, id).unwrap().is_empty());
+    assert!(carrel_core::download_stack::tasks_of_book(&env.store, id)
+        .unwrap()
+        .is_empty());
 }

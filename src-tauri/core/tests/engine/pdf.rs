@@ -9,7 +9,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use carrel_core::{
-    book_downloads, book_reader::BookReader, book_source, book_view, books,
+    book_downloads,
+    book_reader::BookReader,
+    book_source, book_view, books,
     catalog::{CatalogClient, CatalogItem},
     executor::Finish,
     http_fetch::{HttpClient, HttpConfig},
@@ -30,29 +32,55 @@ fn reportlab_pdf() -> Vec<u8> {
         .arg(script)
         .arg(&out)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run /usr/bin/python3: {e} (install it: see the Makefile)"));
-    assert!(out_status.status.success(), "ReportLab failed: {}", String::from_utf8_lossy(&out_status.stderr));
+        .unwrap_or_else(|e| {
+            panic!("cannot run /usr/bin/python3: {e} (install it: see the Makefile)")
+        });
+    assert!(
+        out_status.status.success(),
+        "ReportLab failed: {}",
+        String::from_utf8_lossy(&out_status.stderr)
+    );
     std::fs::read(&out).unwrap()
 }
 
 fn start(files: BTreeMap<u32, GivenFile>) -> RunningServer {
-    fixture_server::Server::start(Config { books: 3, files, ..Default::default() }).expect("the fixture server starts")
+    fixture_server::Server::start(Config {
+        books: 3,
+        files,
+        ..Default::default()
+    })
+    .expect("the fixture server starts")
 }
 
 fn given(media_type: &str, extension: &str, bytes: Vec<u8>) -> GivenFile {
-    GivenFile { media_type: media_type.into(), extension: extension.into(), bytes }
+    GivenFile {
+        media_type: media_type.into(),
+        extension: extension.into(),
+        bytes,
+    }
 }
 
 /// The local id of the fixture's book 1, as the catalog lists it.
 async fn book_one(env: &Env, server: &Server) -> (i64, BookReader) {
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     for item in page.entries {
         if let CatalogItem::Book { book_id, .. } = item {
             let book = books::get(&env.store, book_id).unwrap();
-            if book.file_url.as_deref().is_some_and(|u| u.ends_with("/books/1/file")) {
-                return (book_id, book_view::details(&env.store, book_id).unwrap().reader);
+            if book
+                .file_url
+                .as_deref()
+                .is_some_and(|u| u.ends_with("/books/1/file"))
+            {
+                return (
+                    book_id,
+                    book_view::details(&env.store, book_id).unwrap().reader,
+                );
             }
         }
     }
@@ -60,7 +88,10 @@ async fn book_one(env: &Env, server: &Server) -> (i64, BookReader) {
 }
 
 fn quick(timeout_ms: u64) -> WaitPolicy {
-    WaitPolicy { poll: Duration::from_millis(20), timeout: Duration::from_millis(timeout_ms) }
+    WaitPolicy {
+        poll: Duration::from_millis(20),
+        timeout: Duration::from_millis(timeout_ms),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -85,7 +116,10 @@ async fn a_pdf_is_read_by_the_pdf_reader_and_served_byte_identical() {
     assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(5));
     for bad in [0, -1, book_source::MAX_PDF_PAGES + 1] {
         let err = book_source::record_pdf_pages(&env.store, id, bad).unwrap_err();
-        assert!(matches!(err, PageError::OutOfRange { .. }), "{bad}: {err:?}");
+        assert!(
+            matches!(err, PageError::OutOfRange { .. }),
+            "{bad}: {err:?}"
+        );
     }
     assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(5));
     let err = book_source::record_pdf_pages(&env.store, id + 1000, 5).unwrap_err();
@@ -116,21 +150,34 @@ async fn a_server_page_sent_as_a_pdf_is_refused_with_a_clear_error() {
     book_downloads::open_book(&env.store, id, None).unwrap();
     env.sync(fast_config()).await;
     fixture.stop();
-    let err = book_source::book(&env.store, id, quick(200)).await.unwrap_err();
-    assert!(matches!(&err, PageError::Failed(why) if why.contains("not a PDF")), "{err:?}");
+    let err = book_source::book(&env.store, id, quick(200))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, PageError::Failed(why) if why.contains("not a PDF")),
+        "{err:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_format_no_reader_shows_goes_to_another_app_from_the_device() {
     let mut mobi = vec![0u8; 78];
     mobi[60..68].copy_from_slice(b"BOOKMOBI");
-    let fixture = start([(1, given("application/x-mobipocket-ebook", "mobi", mobi.clone()))].into());
+    let fixture = start(
+        [(
+            1,
+            given("application/x-mobipocket-ebook", "mobi", mobi.clone()),
+        )]
+        .into(),
+    );
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let (id, reader) = book_one(&env, &server).await;
     assert_eq!(reader, BookReader::Other);
     // Not for the readers' windows…
-    let err = book_source::book(&env.store, id, quick(100)).await.unwrap_err();
+    let err = book_source::book(&env.store, id, quick(100))
+        .await
+        .unwrap_err();
     assert!(matches!(err, PageError::NotPaged(_)), "{err:?}");
     let err = book_source::record_pdf_pages(&env.store, id, 3).unwrap_err();
     assert!(matches!(err, PageError::NotPaged(_)), "{err:?}");
@@ -138,7 +185,13 @@ async fn a_format_no_reader_shows_goes_to_another_app_from_the_device() {
     book_downloads::open_book(&env.store, id, None).unwrap();
     env.sync(fast_config()).await;
     fixture.stop();
-    let path = book_source::book_path(&env.store, id, quick(200)).await.unwrap();
+    let path = book_source::book_path(&env.store, id, quick(200))
+        .await
+        .unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), mobi);
-    assert!(path.starts_with(env.store.data_dir().books()), "{}", path.display());
+    assert!(
+        path.starts_with(env.store.data_dir().books()),
+        "{}",
+        path.display()
+    );
 }

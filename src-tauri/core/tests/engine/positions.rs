@@ -6,13 +6,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use carrel_core::{
-    book_downloads, books, epub_positions,
-    clock::ManualClock,
+    book_downloads, books,
     catalog::{CatalogClient, CatalogItem},
+    clock::ManualClock,
+    epub_positions,
     http_fetch::{HttpClient, HttpConfig},
     position_sync::{self, FlushReport, PositionSource},
-    timestamps,
     servers::Server,
+    timestamps,
 };
 use fixture_server::{Config, RunningServer};
 use serde_json::json;
@@ -40,11 +41,15 @@ async fn first_comic(env: &Env, server: &Server) -> i64 {
 }
 
 async fn flush(env: &Env) -> FlushReport {
-    position_sync::flush(&env.store, &http(), &env.credentials).await.unwrap()
+    position_sync::flush(&env.store, &http(), &env.credentials)
+        .await
+        .unwrap()
 }
 
 fn server_page(fixture: &RunningServer) -> Option<i64> {
-    fixture.progression(1)?["locator"]["locations"]["position"].as_i64().map(|p| p - 1)
+    fixture.progression(1)?["locator"]["locations"]["position"]
+        .as_i64()
+        .map(|p| p - 1)
 }
 
 fn locator(modified_ms: i64, position: i64) -> serde_json::Value {
@@ -62,20 +67,38 @@ async fn a_saved_position_reaches_the_servers_progression_document() {
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let book = first_comic(&env, &server).await;
     assert_eq!(
-        books::get(&env.store, book).unwrap().progression_url.as_deref(),
+        books::get(&env.store, book)
+            .unwrap()
+            .progression_url
+            .as_deref(),
         Some(fixture.url("/books/1/progression").as_str())
     );
 
     position_sync::record(&env.store, book, 6).unwrap();
     position_sync::record(&env.store, book, 7).unwrap();
-    assert_eq!(position_sync::pending(&env.store).unwrap().len(), 1, "one row per book");
+    assert_eq!(
+        position_sync::pending(&env.store).unwrap().len(),
+        1,
+        "one row per book"
+    );
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(7));
 
-    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            sent: 1,
+            ..Default::default()
+        }
+    );
     assert_eq!(server_page(&fixture), Some(7));
     let doc = fixture.progression(1).unwrap();
-    assert_eq!(doc["locator"]["locations"]["totalProgression"].as_f64(), Some(7.0 / 20.0));
-    assert!(doc["device"]["id"].as_str().is_some_and(|id| !id.is_empty()));
+    assert_eq!(
+        doc["locator"]["locations"]["totalProgression"].as_f64(),
+        Some(7.0 / 20.0)
+    );
+    assert!(doc["device"]["id"]
+        .as_str()
+        .is_some_and(|id| !id.is_empty()));
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
     let stats = fixture.stats();
     assert_eq!(stats.hits("/books/1/progression"), 1);
@@ -97,9 +120,17 @@ async fn a_page_that_is_not_the_books_is_refused_and_changes_nothing() {
     let count = books::get(&env.store, book).unwrap().page_count.unwrap();
     for page in [-1, count, count + 100, i64::MIN] {
         let err = position_sync::record(&env.store, book, page).unwrap_err();
-        assert_eq!(err.kind(), carrel_core::ErrorKind::InvalidInput, "{page}: {err}");
+        assert_eq!(
+            err.kind(),
+            carrel_core::ErrorKind::InvalidInput,
+            "{page}: {err}"
+        );
     }
-    assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(5), "the position stays");
+    assert_eq!(
+        books::get(&env.store, book).unwrap().last_page,
+        Some(5),
+        "the position stays"
+    );
     assert_eq!(position_sync::pending(&env.store).unwrap().len(), 1);
     assert_eq!(position_sync::pending(&env.store).unwrap()[0].page, Some(5));
     fixture.stop();
@@ -115,16 +146,37 @@ async fn a_position_saved_offline_waits_in_the_outbox_until_the_server_is_back()
     fixture.stop();
 
     position_sync::record(&env.store, book, 11).unwrap();
-    assert_eq!(flush(&env).await, FlushReport { failed: 1, ..Default::default() });
-    assert_eq!(flush(&env).await, FlushReport { failed: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            failed: 1,
+            ..Default::default()
+        }
+    );
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            failed: 1,
+            ..Default::default()
+        }
+    );
     let waiting = position_sync::pending(&env.store).unwrap();
     assert_eq!(waiting.len(), 1);
-    assert_eq!((waiting[0].book_id, waiting[0].page, waiting[0].attempts), (book, Some(11), 2));
+    assert_eq!(
+        (waiting[0].book_id, waiting[0].page, waiting[0].attempts),
+        (book, Some(11), 2)
+    );
     assert!(waiting[0].last_error.is_some());
 
     // The same server comes back on the same address.
     let back = start(port);
-    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            sent: 1,
+            ..Default::default()
+        }
+    );
     assert_eq!(server_page(&back), Some(11));
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
 }
@@ -140,7 +192,13 @@ async fn on_a_conflict_the_newer_position_wins() {
     let later = env.store.now_ms() + 3_600_000;
     fixture.set_progression(1, Some(locator(later, 15)));
     position_sync::record(&env.store, book, 3).unwrap();
-    assert_eq!(flush(&env).await, FlushReport { server_newer: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            server_newer: 1,
+            ..Default::default()
+        }
+    );
     assert_eq!(server_page(&fixture), Some(14));
     assert_eq!(fixture.stats().progressions[&1].conflicts, 1);
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
@@ -149,7 +207,13 @@ async fn on_a_conflict_the_newer_position_wins() {
     // An older position on the server gives way to this device's.
     fixture.set_progression(1, Some(locator(env.store.now_ms() - 86_400_000, 2)));
     position_sync::record(&env.store, book, 9).unwrap();
-    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            sent: 1,
+            ..Default::default()
+        }
+    );
     assert_eq!(server_page(&fixture), Some(9));
 }
 
@@ -167,7 +231,10 @@ async fn background_downloads_never_touch_the_servers_position() {
     assert_eq!(flush(&env).await, FlushReport::default());
 
     let stats = fixture.stats();
-    assert!(stats.hits("/books/1/file") + stats.hits("/books/1/pages/5") > 0, "the book was downloaded");
+    assert!(
+        stats.hits("/books/1/file") + stats.hits("/books/1/pages/5") > 0,
+        "the book was downloaded"
+    );
     assert_eq!(stats.hits("/books/1/progression"), 0);
     assert!(fixture.progression(1).is_none());
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
@@ -187,11 +254,21 @@ async fn opening_a_book_offers_the_servers_position_when_it_is_newer() {
 
     position_sync::record(&env.store, book, 4).unwrap();
     fixture.set_progression(1, Some(locator(env.store.now_ms() - 60_000, 10)));
-    assert_eq!(newest().await.unwrap(), None, "the server's is older than this device's");
+    assert_eq!(
+        newest().await.unwrap(),
+        None,
+        "the server's is older than this device's"
+    );
 
     fixture.set_progression(1, Some(locator(env.store.now_ms() + 60_000, 17)));
-    let theirs = newest().await.unwrap().expect("the server's newer position");
-    assert_eq!((theirs.page, theirs.source), (16, PositionSource::Progression));
+    let theirs = newest()
+        .await
+        .unwrap()
+        .expect("the server's newer position");
+    assert_eq!(
+        (theirs.page, theirs.source),
+        (16, PositionSource::Progression)
+    );
 
     // Unreachable: opening goes on with this device's position.
     fixture.stop();
@@ -213,15 +290,29 @@ async fn without_a_progression_document_the_page_streams_last_read_is_offered() 
     let path = env.dir.database();
     rusqlite::Connection::open(path)
         .unwrap()
-        .execute("UPDATE books SET progression_url = NULL WHERE id = ?1", [book])
+        .execute(
+            "UPDATE books SET progression_url = NULL WHERE id = ?1",
+            [book],
+        )
         .unwrap();
 
-    let theirs = position_sync::newest(&env.store, &http(), &env.credentials, book).await.unwrap().unwrap();
-    assert_eq!((theirs.page, theirs.source), (12, PositionSource::PageStream));
+    let theirs = position_sync::newest(&env.store, &http(), &env.credentials, book)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (theirs.page, theirs.source),
+        (12, PositionSource::PageStream)
+    );
     // Read-only: saving without a progression document queues nothing.
     position_sync::record(&env.store, book, 13).unwrap();
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
-    assert_eq!(position_sync::newest(&env.store, &http(), &env.credentials, book).await.unwrap(), None);
+    assert_eq!(
+        position_sync::newest(&env.store, &http(), &env.credentials, book)
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 /// The local id of the fixture's book `fixture_id` after browsing its book list.
@@ -240,9 +331,11 @@ async fn listed_book(env: &Env, server: &Server, fixture_id: u32) -> i64 {
         .entries
         .into_iter()
         .find_map(|item| match item {
-            CatalogItem::Book { book_id, .. } => {
-                books::get(&env.store, book_id).unwrap().catalog_id.ends_with(&suffix).then_some(book_id)
-            }
+            CatalogItem::Book { book_id, .. } => books::get(&env.store, book_id)
+                .unwrap()
+                .catalog_id
+                .ends_with(&suffix)
+                .then_some(book_id),
             _ => None,
         })
         .expect("the book is listed")
@@ -259,20 +352,46 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let epub = listed_book(&env, &server, 3).await;
-    assert_eq!(books::get(&env.store, epub).unwrap().format, books::BookFormat::Epub);
+    assert_eq!(
+        books::get(&env.store, epub).unwrap().format,
+        books::BookFormat::Epub
+    );
 
     position_sync::record_epub(&env.store, epub, "epubcfi(/6/8!/4/2/10/1:42)", 0.4).unwrap();
     let waiting = position_sync::pending(&env.store).unwrap();
-    assert_eq!((waiting[0].page, waiting[0].cfi.as_deref()), (None, Some("epubcfi(/6/8!/4/2/10/1:42)")));
-    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(
+        (waiting[0].page, waiting[0].cfi.as_deref()),
+        (None, Some("epubcfi(/6/8!/4/2/10/1:42)"))
+    );
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            sent: 1,
+            ..Default::default()
+        }
+    );
     let sent = fixture.progression(3).expect("the server has the position");
-    assert_eq!(sent["locator"]["locations"]["fragments"], json!(["epubcfi(/6/8!/4/2/10/1:42)"]));
-    assert_eq!(sent["locator"]["locations"]["totalProgression"].as_f64(), Some(0.4));
-    assert!(sent["locator"]["locations"].get("position").is_none(), "an EPUB position has no page");
+    assert_eq!(
+        sent["locator"]["locations"]["fragments"],
+        json!(["epubcfi(/6/8!/4/2/10/1:42)"])
+    );
+    assert_eq!(
+        sent["locator"]["locations"]["totalProgression"].as_f64(),
+        Some(0.4)
+    );
+    assert!(
+        sent["locator"]["locations"].get("position").is_none(),
+        "an EPUB position has no page"
+    );
 
     // The same position coming back is not "newer elsewhere".
     let http = http();
-    assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, epub).await.unwrap(), None);
+    assert_eq!(
+        position_sync::newest(&env.store, &http, &env.credentials, epub)
+            .await
+            .unwrap(),
+        None
+    );
 
     // Another device read on, later: opening takes its CFI.
     fixture.set_progression(
@@ -283,11 +402,26 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
             "locator": { "locations": { "totalProgression": 0.7, "fragments": ["epubcfi(/6/12!/4/2/1:0)"] } }
         })),
     );
-    let theirs = position_sync::take_newer(&env.store, &http, &env.credentials, epub).await.unwrap().expect("newer");
-    assert_eq!((theirs.cfi.as_deref(), theirs.progression), (Some("epubcfi(/6/12!/4/2/1:0)"), Some(0.7)));
+    let theirs = position_sync::take_newer(&env.store, &http, &env.credentials, epub)
+        .await
+        .unwrap()
+        .expect("newer");
+    assert_eq!(
+        (theirs.cfi.as_deref(), theirs.progression),
+        (Some("epubcfi(/6/12!/4/2/1:0)"), Some(0.7))
+    );
     let kept = epub_positions::position(&env.store, epub).unwrap().unwrap();
-    assert_eq!((kept.cfi.as_str(), kept.fraction), ("epubcfi(/6/12!/4/2/1:0)", 0.7));
-    assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, epub).await.unwrap(), None, "taken");
+    assert_eq!(
+        (kept.cfi.as_str(), kept.fraction),
+        ("epubcfi(/6/12!/4/2/1:0)", 0.7)
+    );
+    assert_eq!(
+        position_sync::newest(&env.store, &http, &env.credentials, epub)
+            .await
+            .unwrap(),
+        None,
+        "taken"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -297,18 +431,26 @@ async fn opening_a_book_without_reading_does_not_outdate_the_servers_position() 
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let book = first_comic(&env, &server).await;
     position_sync::record(&env.store, book, 2).unwrap();
-    let read_at = books::get(&env.store, book).unwrap().position_ms.expect("reading sets the position's time");
+    let read_at = books::get(&env.store, book)
+        .unwrap()
+        .position_ms
+        .expect("reading sets the position's time");
 
     // Another device moves on after this one read; this one then only opens the book.
     fixture.set_progression(1, Some(locator(read_at + 1_000, 9)));
     book_downloads::open_book(&env.store, book, None).unwrap();
-    let theirs = position_sync::take_newer(&env.store, &http(), &env.credentials, book).await.unwrap();
+    let theirs = position_sync::take_newer(&env.store, &http(), &env.credentials, book)
+        .await
+        .unwrap();
     assert_eq!(theirs.map(|t| t.page), Some(8));
     let now = books::get(&env.store, book).unwrap();
     assert_eq!(now.last_page, Some(8));
     // Taken as of the server's time, but never later than this device's clock.
     let taken_at = now.position_ms.unwrap();
-    assert!(taken_at > read_at && taken_at <= read_at + 1_000, "{taken_at} vs {read_at}");
+    assert!(
+        taken_at > read_at && taken_at <= read_at + 1_000,
+        "{taken_at} vs {read_at}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -317,7 +459,10 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
         books: 2,
         comic_pages: [(1, 20)].into(),
         reading_positions: Some(BTreeMap::new()),
-        behavior: fixture_server::Behavior { komga: true, ..Default::default() },
+        behavior: fixture_server::Behavior {
+            komga: true,
+            ..Default::default()
+        },
         ..Config::default()
     })
     .unwrap();
@@ -328,7 +473,10 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
         let book = first_comic(&env, &server).await;
         let known = books::get(&env.store, book).unwrap();
         assert_eq!(known.progression_url, None);
-        assert_eq!(known.read_progress_url.as_deref(), Some(fixture.url("/api/v1/books/1/read-progress").as_str()));
+        assert_eq!(
+            known.read_progress_url.as_deref(),
+            Some(fixture.url("/api/v1/books/1/read-progress").as_str())
+        );
         book_downloads::open_book(&env.store, book, Some(5)).unwrap();
         env.sync(fast_config()).await;
         assert!(fixture.stats().hits("/opds/v1.2/books/1/pages/5") > 0);
@@ -336,7 +484,10 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
     }
 
     // Another device, reading two hours ago (its clock only moves forward).
-    let wall = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
     let clock = Arc::new(ManualClock::new(wall - 7_200_000));
     let env = Env::with_clock(clock.clone());
     let server = env.add_server("Komga", &fixture.url("/opds"));
@@ -344,38 +495,80 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
 
     // A page read here is sent, one-based.
     position_sync::record(&env.store, book, 6).unwrap();
-    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            sent: 1,
+            ..Default::default()
+        }
+    );
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (6, 1));
     let http = http();
-    assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, book).await.unwrap(), None, "same page");
+    assert_eq!(
+        position_sync::newest(&env.store, &http, &env.credentials, book)
+            .await
+            .unwrap(),
+        None,
+        "same page"
+    );
 
     // The next page read here goes out too, although this device's clock is behind the stamp
     // Komga gave the last one: Komga's position is this device's own echo, not a newer one.
     clock.advance_ms(20_000);
     position_sync::record(&env.store, book, 7).unwrap();
-    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            sent: 1,
+            ..Default::default()
+        }
+    );
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (7, 2));
-    assert_eq!(position_sync::newest(&env.store, &http, &env.credentials, book).await.unwrap(), None, "its own echo");
+    assert_eq!(
+        position_sync::newest(&env.store, &http, &env.credentials, book)
+            .await
+            .unwrap(),
+        None,
+        "its own echo"
+    );
 
     // Read further on another device (Komga stamps to the second: a later second): opening
     // takes Komga's page.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     fixture.set_reading_position(1, Some(14));
-    let taken = position_sync::take_newer(&env.store, &http, &env.credentials, book).await.unwrap().unwrap();
-    assert_eq!((taken.page, taken.source), (14, PositionSource::ReadProgress));
+    let taken = position_sync::take_newer(&env.store, &http, &env.credentials, book)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (taken.page, taken.source),
+        (14, PositionSource::ReadProgress)
+    );
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
 
     // A save older than Komga's gives way to it; a newer one is sent.
     clock.set_ms(wall - 3_600_000);
     position_sync::record(&env.store, book, 3).unwrap();
-    assert_eq!(flush(&env).await, FlushReport { server_newer: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            server_newer: 1,
+            ..Default::default()
+        }
+    );
     assert_eq!(fixture.reading_position(1).unwrap().index, 14);
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
     clock.set_ms(wall + 3_600_000);
     position_sync::record(&env.store, book, 19).unwrap();
-    assert_eq!(flush(&env).await, FlushReport { sent: 1, ..Default::default() });
+    assert_eq!(
+        flush(&env).await,
+        FlushReport {
+            sent: 1,
+            ..Default::default()
+        }
+    );
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (19, 3));
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
@@ -413,13 +606,34 @@ async fn positions_never_go_to_an_address_off_the_servers_origin() {
         .id
     };
     let progression = remember("urn:p", Some(elsewhere.url("/books/1/progression")), None);
-    let komga = remember("urn:k", None, Some(elsewhere.url("/api/v1/books/1/read-progress")));
+    let komga = remember(
+        "urn:k",
+        None,
+        Some(elsewhere.url("/api/v1/books/1/read-progress")),
+    );
     elsewhere.reset_stats();
     position_sync::record(&env.store, progression, 5).unwrap();
     position_sync::record(&env.store, komga, 6).unwrap();
     flush(&env).await;
-    assert!(position_sync::newest(&env.store, &http(), &env.credentials, progression).await.unwrap().is_none());
-    assert!(position_sync::newest(&env.store, &http(), &env.credentials, komga).await.unwrap().is_none());
-    assert_eq!(elsewhere.stats().total_requests, 0, "nothing was sent to another host");
-    assert!(position_sync::pending(&env.store).unwrap().is_empty(), "nothing kept to retry forever");
+    assert!(
+        position_sync::newest(&env.store, &http(), &env.credentials, progression)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        position_sync::newest(&env.store, &http(), &env.credentials, komga)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        elsewhere.stats().total_requests,
+        0,
+        "nothing was sent to another host"
+    );
+    assert!(
+        position_sync::pending(&env.store).unwrap().is_empty(),
+        "nothing kept to retry forever"
+    );
 }

@@ -46,7 +46,11 @@ async fn signed_in(env: &Env, fixture: &RunningServer) -> (Server, i64) {
     )
     .unwrap();
     let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient { store: &env.store, credentials: &env.credentials, http: &http };
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
     let page = client.browse(&server, Some("/opds/books")).await.unwrap();
     let book_id = page
         .entries
@@ -68,12 +72,21 @@ async fn a_signed_in_download_of_200_pages_checks_the_password_at_most_twice() {
     book_downloads::store_book(&env.store, book).unwrap();
     env.sync(fast_config()).await;
     let b = books::get(&env.store, book).unwrap();
-    assert_eq!(book_downloads::status(&env.store, &b).unwrap().state, BookState::Stored);
+    assert_eq!(
+        book_downloads::status(&env.store, &b).unwrap().state,
+        BookState::Stored
+    );
     let stats = fixture.stats();
     let checks = stats.password_checks - before;
-    eprintln!("password checks for a {PAGES}-page download: {checks} (requests: {})", stats.total_requests);
+    eprintln!(
+        "password checks for a {PAGES}-page download: {checks} (requests: {})",
+        stats.total_requests
+    );
     assert!(checks <= 2, "{checks} password checks");
-    assert!(stats.total_requests >= PAGES as u64, "every page was fetched");
+    assert!(
+        stats.total_requests >= PAGES as u64,
+        "every page was fetched"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -86,23 +99,44 @@ async fn an_expired_session_costs_one_password_check_and_the_new_session_is_kept
     book_downloads::store_book(&env.store, book).unwrap();
     env.sync(fast_config()).await;
     let b = books::get(&env.store, book).unwrap();
-    assert_eq!(book_downloads::status(&env.store, &b).unwrap().state, BookState::Stored, "nothing failed on a refused session");
+    assert_eq!(
+        book_downloads::status(&env.store, &b).unwrap().state,
+        BookState::Stored,
+        "nothing failed on a refused session"
+    );
     let checks = fixture.stats().password_checks - before;
     // 200 pages + the cover: a first sign-in, then one per expired session.
     assert!((4..=6).contains(&checks), "{checks} password checks");
 }
 
 /// A second process on the same data dir: its own store, secret store and HTTP client.
-fn second_process(env: &Env) -> (carrel_core::store::Store, std::sync::Arc<carrel_core::credentials::Credentials>) {
+fn second_process(
+    env: &Env,
+) -> (
+    carrel_core::store::Store,
+    std::sync::Arc<carrel_core::credentials::Credentials>,
+) {
     let dir = carrel_core::data_dir::DataDir::new(env.store.data_dir().root());
     let store = carrel_core::store::Store::open(&dir, carrel_core::clock::system()).unwrap();
-    let credentials = std::sync::Arc::new(carrel_core::credentials::Credentials::file_only(&dir, "test"));
+    let credentials = std::sync::Arc::new(carrel_core::credentials::Credentials::file_only(
+        &dir, "test",
+    ));
     (store, credentials)
 }
 
-async fn browse_once(store: &carrel_core::store::Store, credentials: &std::sync::Arc<carrel_core::credentials::Credentials>, server: &Server) {
-    let http = HttpClient::new(HttpConfig::default()).unwrap().keeping_sessions_in(credentials.clone());
-    let client = CatalogClient { store, credentials, http: &http };
+async fn browse_once(
+    store: &carrel_core::store::Store,
+    credentials: &std::sync::Arc<carrel_core::credentials::Credentials>,
+    server: &Server,
+) {
+    let http = HttpClient::new(HttpConfig::default())
+        .unwrap()
+        .keeping_sessions_in(credentials.clone());
+    let client = CatalogClient {
+        store,
+        credentials,
+        http: &http,
+    };
     client.browse(server, Some("/opds/books")).await.unwrap();
 }
 
@@ -113,7 +147,12 @@ async fn a_session_outlives_the_process_in_the_secret_store_and_never_in_sqlite(
     let server = servers::add_with_secret(
         &env.store,
         &env.credentials,
-        &NewServer { name: "Codex-like".into(), url: fixture.url("/opds"), username: Some("reader".into()), ..Default::default() },
+        &NewServer {
+            name: "Codex-like".into(),
+            url: fixture.url("/opds"),
+            username: Some("reader".into()),
+            ..Default::default()
+        },
         Some(&Secret::new("open sesame")),
     )
     .unwrap();
@@ -124,18 +163,36 @@ async fn a_session_outlives_the_process_in_the_secret_store_and_never_in_sqlite(
     let (store, credentials) = second_process(&env);
     browse_once(&store, &credentials, &server).await;
     browse_once(&store, &credentials, &server).await;
-    assert_eq!(fixture.stats().password_checks, 1, "the next processes signed in with the kept session");
+    assert_eq!(
+        fixture.stats().password_checks,
+        1,
+        "the next processes signed in with the kept session"
+    );
     // The session is a credential: in the secret store, never in the database.
-    let kept = credentials.get(&credentials.session_account(server.id)).unwrap().expect("the session is kept");
+    let kept = credentials
+        .get(&credentials.session_account(server.id))
+        .unwrap()
+        .expect("the session is kept");
     let value: serde_json::Value = serde_json::from_str(kept.expose()).unwrap();
     let cookie = value["cookie"].as_str().expect("a cookie").to_string();
-    assert!(!kept.expose().contains("open sesame"), "the password itself is not in the record");
+    assert!(
+        !kept.expose().contains("open sesame"),
+        "the password itself is not in the record"
+    );
     for entry in std::fs::read_dir(env.store.data_dir().root()).unwrap() {
         let path = entry.unwrap().path();
-        if path.file_name().unwrap().to_string_lossy().starts_with("carrel.db") {
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("carrel.db")
+        {
             let bytes = std::fs::read(&path).unwrap();
             let needle = cookie.split('=').nth(1).unwrap().as_bytes();
-            assert!(!bytes.windows(needle.len()).any(|w| w == needle), "the session in {path:?}");
+            assert!(
+                !bytes.windows(needle.len()).any(|w| w == needle),
+                "the session in {path:?}"
+            );
         }
     }
     fixture.stop();
@@ -148,7 +205,12 @@ async fn a_new_password_or_a_removed_server_drops_the_kept_session() {
     let server = servers::add_with_secret(
         &env.store,
         &env.credentials,
-        &NewServer { name: "Codex-like".into(), url: fixture.url("/opds"), username: Some("reader".into()), ..Default::default() },
+        &NewServer {
+            name: "Codex-like".into(),
+            url: fixture.url("/opds"),
+            username: Some("reader".into()),
+            ..Default::default()
+        },
         Some(&Secret::new("open sesame")),
     )
     .unwrap();
@@ -156,12 +218,30 @@ async fn a_new_password_or_a_removed_server_drops_the_kept_session() {
     let account = env.credentials.session_account(server.id);
     assert!(env.credentials.get(&account).unwrap().is_some());
     // The password is given again (changed): the session won with the old one goes.
-    let input = NewServer { name: server.name.clone(), url: server.url.clone(), username: server.username.clone(), ..Default::default() };
-    servers::update_with_secret(&env.store, &env.credentials, server.id, &input, &servers::PasswordChange::Set(Secret::new("open sesame"))).unwrap();
-    assert!(env.credentials.get(&account).unwrap().is_none(), "a password change drops the session");
+    let input = NewServer {
+        name: server.name.clone(),
+        url: server.url.clone(),
+        username: server.username.clone(),
+        ..Default::default()
+    };
+    servers::update_with_secret(
+        &env.store,
+        &env.credentials,
+        server.id,
+        &input,
+        &servers::PasswordChange::Set(Secret::new("open sesame")),
+    )
+    .unwrap();
+    assert!(
+        env.credentials.get(&account).unwrap().is_none(),
+        "a password change drops the session"
+    );
     browse_once(&env.store, &env.credentials, &server).await;
     assert!(env.credentials.get(&account).unwrap().is_some());
     servers::remove_with_secret(&env.store, &env.credentials, server.id).unwrap();
-    assert!(env.credentials.get(&account).unwrap().is_none(), "a removed server leaves no session behind");
+    assert!(
+        env.credentials.get(&account).unwrap().is_none(),
+        "a removed server leaves no session behind"
+    );
     fixture.stop();
 }

@@ -15,7 +15,11 @@ fn spec(book: i64, server: i64, kind: TaskKind, position: i64, prioritary: bool)
         server_id: server,
         kind,
         position,
-        url: if kind == TaskKind::Book { String::new() } else { format!("http://127.0.0.1:9/b/{book}/{position}") },
+        url: if kind == TaskKind::Book {
+            String::new()
+        } else {
+            format!("http://127.0.0.1:9/b/{book}/{position}")
+        },
         prioritary,
     }
 }
@@ -43,7 +47,11 @@ fn pushing_an_equal_pending_task_moves_it_to_the_top_instead_of_adding_it() {
     let again = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
     assert!(matches!(first, Pushed::Added(_)));
     assert_eq!(again, Pushed::MovedToTop(first.task_id()));
-    let order: Vec<i64> = download_stack::pending_in_pop_order(&env.store, 100).unwrap().iter().map(|t| t.position).collect();
+    let order: Vec<i64> = download_stack::pending_in_pop_order(&env.store, 100)
+        .unwrap()
+        .iter()
+        .map(|t| t.position)
+        .collect();
     assert_eq!(order, [1, 3, 2]);
 }
 
@@ -71,7 +79,9 @@ fn a_prioritary_push_of_a_pending_task_makes_it_prioritary() {
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 6, true)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, true)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 7, false)).unwrap();
-    let t = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
+    let t = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
     assert_eq!((t.position, t.prioritary), (5, true));
 }
 
@@ -81,17 +91,33 @@ fn done_and_failed_tasks_are_not_pushed_again_but_a_retry_revives_a_failed_one()
     let fence = lease(&env, "A");
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, false)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
-    let t1 = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
+    let t1 = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
     download_stack::complete(&env.store, &fence, t1.id, 10, &[]).unwrap();
-    let t0 = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
+    let t0 = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
     download_stack::fail(&env.store, &fence, t0.id, "gone (404)", &[]).unwrap();
-    assert_eq!(download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, true)).unwrap(), Pushed::AlreadyDone(t1.id));
-    assert_eq!(download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, true)).unwrap(), Pushed::AlreadyFailed(t0.id));
+    assert_eq!(
+        download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, true)).unwrap(),
+        Pushed::AlreadyDone(t1.id)
+    );
+    assert_eq!(
+        download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, true)).unwrap(),
+        Pushed::AlreadyFailed(t0.id)
+    );
     assert!(!download_stack::has_pending(&env.store).unwrap());
     let failed = download_stack::task(&env.store, t0.id).unwrap().unwrap();
     assert_eq!(failed.failure.as_deref(), Some("gone (404)"));
     download_stack::retry(&env.store, t0.id).unwrap();
-    assert_eq!(download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap().id, t0.id);
+    assert_eq!(
+        download_stack::claim_next(&env.store, &fence, &[])
+            .unwrap()
+            .unwrap()
+            .id,
+        t0.id
+    );
 }
 
 #[test]
@@ -103,9 +129,19 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
     // A second handle on the same file: another process.
     let other = carrel_core::store::Store::open(&env.dir, Arc::new(clock.clone())).unwrap();
     let old = lease(&env, "A");
-    download_stack::push(&env.store, &spec(book.id, server.id, TaskKind::Page, 0, false)).unwrap();
-    download_stack::push(&env.store, &spec(book.id, server.id, TaskKind::Page, 1, false)).unwrap();
-    let claimed = download_stack::claim_next(&env.store, &old, &[]).unwrap().unwrap();
+    download_stack::push(
+        &env.store,
+        &spec(book.id, server.id, TaskKind::Page, 0, false),
+    )
+    .unwrap();
+    download_stack::push(
+        &env.store,
+        &spec(book.id, server.id, TaskKind::Page, 1, false),
+    )
+    .unwrap();
+    let claimed = download_stack::claim_next(&env.store, &old, &[])
+        .unwrap()
+        .unwrap();
     // A dies (no heartbeat); B takes over after the TTL.
     clock.advance_ms(10_001);
     let new = match executor_lease::try_acquire(&other, "B", 10_000).unwrap() {
@@ -116,12 +152,30 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
         other => panic!("{other:?}"),
     };
     // A wakes up: every write it tries is refused and changes nothing.
-    assert!(matches!(download_stack::complete(&env.store, &old, claimed.id, 1, &[]), Err(StackError::LeaseLost(_))));
-    assert!(matches!(download_stack::claim_next(&env.store, &old, &[]), Err(StackError::LeaseLost(_))));
-    assert_eq!(download_stack::task(&other, claimed.id).unwrap().unwrap().state, TaskState::Active);
+    assert!(matches!(
+        download_stack::complete(&env.store, &old, claimed.id, 1, &[]),
+        Err(StackError::LeaseLost(_))
+    ));
+    assert!(matches!(
+        download_stack::claim_next(&env.store, &old, &[]),
+        Err(StackError::LeaseLost(_))
+    ));
+    assert_eq!(
+        download_stack::task(&other, claimed.id)
+            .unwrap()
+            .unwrap()
+            .state,
+        TaskState::Active
+    );
     // B puts A's active task back and can take it.
     assert_eq!(download_stack::reconcile(&other, &new).unwrap(), 1);
-    assert_eq!(download_stack::task(&other, claimed.id).unwrap().unwrap().state, TaskState::Pending);
+    assert_eq!(
+        download_stack::task(&other, claimed.id)
+            .unwrap()
+            .unwrap()
+            .state,
+        TaskState::Pending
+    );
     let mut seen = vec![];
     while let Some(t) = download_stack::claim_next(&other, &new, &[]).unwrap() {
         seen.push(t.id);
@@ -135,8 +189,11 @@ fn pop_is_served_by_the_stack_index_not_a_scan() {
     let plan: Vec<String> = env
         .store
         .read(|c| {
-            let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", download_stack::NEXT_TASK))?;
-            let rows = stmt.query_map(rusqlite::named_params! { ":skip": "[7]" }, |r| r.get::<_, String>(3))?;
+            let mut stmt =
+                c.prepare(&format!("EXPLAIN QUERY PLAN {}", download_stack::NEXT_TASK))?;
+            let rows = stmt.query_map(rusqlite::named_params! { ":skip": "[7]" }, |r| {
+                r.get::<_, String>(3)
+            })?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
         })
         .unwrap();
@@ -149,12 +206,28 @@ fn pop_is_served_by_the_stack_index_not_a_scan() {
 fn pushing_and_popping_stay_correct_with_100k_pending_tasks() {
     let (env, s, b) = setup();
     let fence = lease(&env, "A");
-    let specs: Vec<TaskSpec> = (0..100_000).map(|i| spec(b, s, TaskKind::Resource, i, false)).collect();
+    let specs: Vec<TaskSpec> = (0..100_000)
+        .map(|i| spec(b, s, TaskKind::Resource, i, false))
+        .collect();
     download_stack::push_all(&env.store, &specs).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 3, true)).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Resource, 10, false)).unwrap();
-    assert_eq!(download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap().position, 3);
-    let t = download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap();
+    assert_eq!(
+        download_stack::claim_next(&env.store, &fence, &[])
+            .unwrap()
+            .unwrap()
+            .position,
+        3
+    );
+    let t = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
     assert_eq!((t.kind, t.position), (TaskKind::Resource, 10));
-    assert_eq!(download_stack::claim_next(&env.store, &fence, &[]).unwrap().unwrap().position, 99_999);
+    assert_eq!(
+        download_stack::claim_next(&env.store, &fence, &[])
+            .unwrap()
+            .unwrap()
+            .position,
+        99_999
+    );
 }

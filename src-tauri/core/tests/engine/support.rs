@@ -88,7 +88,14 @@ impl Env {
     }
 
     pub fn executor(&self, config: ExecutorConfig, sink: Arc<dyn ProgressSink>) -> Executor {
-        Executor::new(self.store.clone(), self.credentials.clone(), sink, config, format!("test-{}", rand_tag())).unwrap()
+        Executor::new(
+            self.store.clone(),
+            self.credentials.clone(),
+            sink,
+            config,
+            format!("test-{}", rand_tag()),
+        )
+        .unwrap()
     }
 
     /// Starts an executor in the background; send `true` on the returned sender to stop it.
@@ -96,7 +103,11 @@ impl Env {
         &self,
         config: ExecutorConfig,
         mode: RunMode,
-    ) -> (Arc<RecordingSink>, tokio::sync::watch::Sender<bool>, tokio::task::JoinHandle<Finish>) {
+    ) -> (
+        Arc<RecordingSink>,
+        tokio::sync::watch::Sender<bool>,
+        tokio::task::JoinHandle<Finish>,
+    ) {
         let sink = Arc::new(RecordingSink::default());
         let ex = self.executor(config, sink.clone());
         let (stop, rx) = tokio::sync::watch::channel(false);
@@ -116,7 +127,10 @@ impl Env {
 
 fn rand_tag() -> u32 {
     use std::time::{SystemTime, UNIX_EPOCH};
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().subsec_nanos()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos()
 }
 
 /// Settings for fast tests: short backoff and polls.
@@ -131,10 +145,17 @@ pub fn fast_config() -> ExecutorConfig {
 }
 
 /// Waits (at most ten seconds) until `sink` has recorded an event matching `what`.
-pub async fn wait_for_event(sink: &RecordingSink, description: &str, what: impl Fn(&carrel_core::progress::DownloadEvent) -> bool) {
+pub async fn wait_for_event(
+    sink: &RecordingSink,
+    description: &str,
+    what: impl Fn(&carrel_core::progress::DownloadEvent) -> bool,
+) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !sink.events().iter().any(&what) {
-        assert!(std::time::Instant::now() < deadline, "timed out waiting for {description}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {description}"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
 }
@@ -149,11 +170,20 @@ impl SmallDisk {
     pub fn mount(megabytes: u32) -> SmallDisk {
         let dir = tempfile::tempdir().unwrap();
         let status = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m,mode=0700"), "tmpfs"])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={megabytes}m,mode=0700"),
+                "tmpfs",
+            ])
             .arg(dir.path())
             .status()
             .expect("`mount` runs (tests of a full disk mount a small tmpfs; run them as root)");
-        assert!(status.success(), "mounting a {megabytes} MB tmpfs failed: these tests need root");
+        assert!(
+            status.success(),
+            "mounting a {megabytes} MB tmpfs failed: these tests need root"
+        );
         SmallDisk { dir }
     }
 
@@ -164,6 +194,9 @@ impl SmallDisk {
 
 impl Drop for SmallDisk {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg("-l").arg(self.dir.path()).status();
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.dir.path())
+            .status();
     }
 }

@@ -56,23 +56,32 @@ struct SelfSignedServer {
 
 impl SelfSignedServer {
     async fn start() -> SelfSignedServer {
-        let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
-            .expect("a self-signed certificate");
+        let made = rcgen::generate_simple_self_signed(vec![
+            "localhost".to_owned(),
+            "127.0.0.1".to_owned(),
+        ])
+        .expect("a self-signed certificate");
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.signing_key.serialize_der()));
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .expect("TLS versions")
-            .with_no_client_auth()
-            .with_single_cert(vec![made.cert.der().clone()], key)
-            .expect("a certificate rustls accepts");
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(vec![made.cert.der().clone()], key)
+        .expect("a certificate rustls accepts");
         let acceptor = TlsAcceptor::from(Arc::new(config));
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a loopback port");
         let port = listener.local_addr().unwrap().port();
         let served = Arc::new(AtomicUsize::new(0));
         let counter = served.clone();
         let accepting = tokio::spawn(async move {
             loop {
-                let Ok((tcp, _)) = listener.accept().await else { return };
+                let Ok((tcp, _)) = listener.accept().await else {
+                    return;
+                };
                 let acceptor = acceptor.clone();
                 let counter = counter.clone();
                 tokio::spawn(async move {
@@ -80,7 +89,11 @@ impl SelfSignedServer {
                 });
             }
         });
-        SelfSignedServer { port, served, accepting }
+        SelfSignedServer {
+            port,
+            served,
+            accepting,
+        }
     }
 
     fn url(&self, path: &str) -> String {
@@ -100,7 +113,11 @@ impl Drop for SelfSignedServer {
 
 /// One connection: the TLS handshake (which a client that refuses the certificate ends),
 /// the request head, one answer.
-async fn answer(acceptor: TlsAcceptor, tcp: tokio::net::TcpStream, served: Arc<AtomicUsize>) -> std::io::Result<()> {
+async fn answer(
+    acceptor: TlsAcceptor,
+    tcp: tokio::net::TcpStream,
+    served: Arc<AtomicUsize>,
+) -> std::io::Result<()> {
     let mut tls = acceptor.accept(tcp).await?;
     let mut head = Vec::with_capacity(1024);
     let mut buf = [0u8; 1024];
@@ -151,7 +168,10 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
     let tls = SelfSignedServer::start().await;
     let env = Env::new();
     let server = env.add_server("Own NAS", &tls.url("/opds"));
-    assert!(!server.trust_self_signed, "certificates are checked by default");
+    assert!(
+        !server.trust_self_signed,
+        "certificates are checked by default"
+    );
     let http = HttpClient::new(HttpConfig::default()).unwrap();
     let client = CatalogClient {
         store: &env.store,
@@ -160,23 +180,39 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
     };
 
     // Not trusted: the certificate is refused, and the error says so.
-    let err = tokio::time::timeout(STEP, client.browse(&server, None)).await.expect("bounded").unwrap_err();
+    let err = tokio::time::timeout(STEP, client.browse(&server, None))
+        .await
+        .expect("bounded")
+        .unwrap_err();
     match &err {
         CatalogError::Fetch(FetchError::Certificate(message)) => {
             assert!(message.contains("certificate is not trusted"), "{message}");
-            assert!(message.contains("127.0.0.1"), "says which server: {message}");
+            assert!(
+                message.contains("127.0.0.1"),
+                "says which server: {message}"
+            );
         }
         other => panic!("expected a certificate error, got {other:?}"),
     }
     assert_eq!(err.kind(), ErrorKind::Certificate);
-    let err = tokio::time::timeout(STEP, client.browse_view(server.id, None)).await.expect("bounded").unwrap_err();
+    let err = tokio::time::timeout(STEP, client.browse_view(server.id, None))
+        .await
+        .expect("bounded")
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Certificate, "{err}");
-    assert_eq!(tls.served(), 0, "nothing was asked over a connection that was not trusted");
+    assert_eq!(
+        tls.served(),
+        0,
+        "nothing was asked over a connection that was not trusted"
+    );
 
     // Trusted: the same server's feed parses.
     let trusted = set_trust(&env, &server, true);
     assert!(trusted.trust_self_signed);
-    let page = tokio::time::timeout(STEP, client.browse_view(server.id, None)).await.expect("bounded").unwrap();
+    let page = tokio::time::timeout(STEP, client.browse_view(server.id, None))
+        .await
+        .expect("bounded")
+        .unwrap();
     assert!(!page.offline);
     assert_eq!(page.title, "Shelf behind TLS");
     assert_eq!(nav_titles(&page.entries), ["Comics"]);
@@ -184,8 +220,14 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
 
     // Taken back: refused again, with the kept copy not standing in for the server.
     let untrusted = set_trust(&env, &trusted, false);
-    let err = tokio::time::timeout(STEP, client.browse_view(untrusted.id, None)).await.expect("bounded").unwrap_err();
-    assert!(matches!(err, CatalogError::Fetch(FetchError::Certificate(_))), "{err:?}");
+    let err = tokio::time::timeout(STEP, client.browse_view(untrusted.id, None))
+        .await
+        .expect("bounded")
+        .unwrap_err();
+    assert!(
+        matches!(err, CatalogError::Fetch(FetchError::Certificate(_))),
+        "{err:?}"
+    );
     assert_eq!(tls.served(), 1);
 }
 
@@ -210,17 +252,29 @@ async fn trusting_one_server_does_not_trust_another() {
         credentials: &env.credentials,
         http: &http,
     };
-    let page = tokio::time::timeout(STEP, client.browse(&own, None)).await.expect("bounded").unwrap();
+    let page = tokio::time::timeout(STEP, client.browse(&own, None))
+        .await
+        .expect("bounded")
+        .unwrap();
     assert_eq!(page.title, "Shelf behind TLS");
     // One client, the lenient half already made: still only for the server that chose it.
-    let err = tokio::time::timeout(STEP, client.browse(&other, None)).await.expect("bounded").unwrap_err();
-    assert!(matches!(err, CatalogError::Fetch(FetchError::Certificate(_))), "{err:?}");
+    let err = tokio::time::timeout(STEP, client.browse(&other, None))
+        .await
+        .expect("bounded")
+        .unwrap_err();
+    assert!(
+        matches!(err, CatalogError::Fetch(FetchError::Certificate(_))),
+        "{err:?}"
+    );
     let clone = http.clone();
     let client = CatalogClient {
         store: &env.store,
         credentials: &env.credentials,
         http: &clone,
     };
-    assert!(tokio::time::timeout(STEP, client.browse(&own, None)).await.expect("bounded").is_ok());
+    assert!(tokio::time::timeout(STEP, client.browse(&own, None))
+        .await
+        .expect("bounded")
+        .is_ok());
     assert_eq!(tls.served(), 2);
 }

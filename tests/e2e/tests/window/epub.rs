@@ -52,9 +52,15 @@ fn open_details(app: &App, title: &str, all_books: bool) -> i64 {
             Ok(None)
         })
         .unwrap();
-    let id: i64 = tile.attribute("data-book-id").unwrap().expect("a tile has data-book-id").parse().unwrap();
+    let id: i64 = tile
+        .attribute("data-book-id")
+        .unwrap()
+        .expect("a tile has data-book-id")
+        .parse()
+        .unwrap();
     tile.click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
+        .unwrap();
     id
 }
 
@@ -65,14 +71,22 @@ const SECTION_TEXT: &str = "const view = document.querySelector('foliate-view');
      return doc && doc.body ? doc.body.textContent : '';";
 
 fn section_text(app: &App) -> String {
-    app.execute(SECTION_TEXT, vec![]).unwrap().as_str().unwrap_or_default().to_string()
+    app.execute(SECTION_TEXT, vec![])
+        .unwrap()
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn wait_for_section_text(app: &App, needle: &str) -> String {
-    app.wait_until(&format!("the section showing {needle:?}"), default_timeout(), |_| {
-        let text = section_text(app);
-        Ok(text.contains(needle).then_some(text))
-    })
+    app.wait_until(
+        &format!("the section showing {needle:?}"),
+        default_timeout(),
+        |_| {
+            let text = section_text(app);
+            Ok(text.contains(needle).then_some(text))
+        },
+    )
     .unwrap()
 }
 
@@ -87,9 +101,15 @@ fn invoke(app: &App, command: &str, args: Value) -> Value {
 }
 
 fn open_reader(app: &App, id: i64) {
-    app.wait_for_displayed(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"][data-phase=\"ready\"]", sel("epub-reader")))
+    app.wait_for_displayed(&sel("read-book"))
+        .unwrap()
+        .click()
         .unwrap();
+    app.wait_for_displayed(&format!(
+        "{}[data-book-id=\"{id}\"][data-phase=\"ready\"]",
+        sel("epub-reader")
+    ))
+    .unwrap();
 }
 
 /// The CFI foliate-js reports for what is on screen.
@@ -108,8 +128,16 @@ fn shown_cfi(app: &App) -> String {
 #[test]
 fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
     let case = TestCase::start();
-    let server = Server::start(Config { books: 3, ..Config::default() }).expect("start the fixture server");
-    let book = server.books().into_iter().find(|b| b.kind == BookKind::Epub).expect("the fixture has an EPUB");
+    let server = Server::start(Config {
+        books: 3,
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let book = server
+        .books()
+        .into_iter()
+        .find(|b| b.kind == BookKind::Epub)
+        .expect("the fixture has an EPUB");
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &book.title, true);
@@ -121,12 +149,23 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
         app.find(&sel("epub-next")).unwrap().click().unwrap();
         std::thread::sleep(Duration::from_millis(300));
     }
-    app.execute("document.documentElement.dataset.theme = 'light';", vec![]).unwrap();
+    app.execute("document.documentElement.dataset.theme = 'light';", vec![])
+        .unwrap();
     wait_for_section_text(&app, "Chapter");
     save_docs_screenshot(&app, "reader-epub-light.png").unwrap();
-    app.find(&sel("epub-settings-toggle")).unwrap().click().unwrap();
-    app.wait_for_displayed(&sel("epub-theme-dark")).unwrap().click().unwrap();
-    app.wait_for(&format!("{}[data-theme-choice=\"dark\"]", sel("epub-reader"))).unwrap();
+    app.find(&sel("epub-settings-toggle"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("epub-theme-dark"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for(&format!(
+        "{}[data-theme-choice=\"dark\"]",
+        sel("epub-reader")
+    ))
+    .unwrap();
     let background = app
         .wait_until("the dark theme in the book", default_timeout(), |_| {
             let bg = app.execute(
@@ -134,13 +173,18 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
                  return getComputedStyle(doc.body).backgroundColor;",
                 vec![],
             )?;
-            Ok(bg.as_str().filter(|bg| *bg == "rgb(22, 24, 29)").map(str::to_string))
+            Ok(bg
+                .as_str()
+                .filter(|bg| *bg == "rgb(22, 24, 29)")
+                .map(str::to_string))
         })
         .unwrap();
     assert_eq!(background, "rgb(22, 24, 29)");
-    app.execute("document.documentElement.dataset.theme = 'dark';", vec![]).unwrap();
+    app.execute("document.documentElement.dataset.theme = 'dark';", vec![])
+        .unwrap();
     save_docs_screenshot(&app, "reader-epub-dark.png").unwrap();
-    app.execute("delete document.documentElement.dataset.theme;", vec![]).unwrap();
+    app.execute("delete document.documentElement.dataset.theme;", vec![])
+        .unwrap();
     let before_close = shown_cfi(&app);
     app.find(&sel("epub-back")).unwrap().click().unwrap();
     app.wait_for_hidden(&sel("epub-reader")).unwrap();
@@ -148,21 +192,35 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
     let saved = app
         .wait_until("the saved position", default_timeout(), |_| {
             let answer = invoke(&app, "epub_position", json!({ "bookId": id }));
-            Ok(answer["ok"]["cfi"].as_str().filter(|cfi| *cfi == before_close).map(str::to_string))
+            Ok(answer["ok"]["cfi"]
+                .as_str()
+                .filter(|cfi| *cfi == before_close)
+                .map(str::to_string))
         })
         .unwrap();
     assert!(saved.starts_with("epubcfi("), "{saved}");
 
     open_reader(&app, id);
-    let start = app.find(&sel("epub-reader")).unwrap().attribute("data-start-cfi").unwrap().unwrap_or_default();
+    let start = app
+        .find(&sel("epub-reader"))
+        .unwrap()
+        .attribute("data-start-cfi")
+        .unwrap()
+        .unwrap_or_default();
     assert_eq!(start, saved, "the reader opens at the saved position");
-    assert_eq!(shown_cfi(&app), saved, "the position shown is exactly the one saved");
+    assert_eq!(
+        shown_cfi(&app),
+        saved,
+        "the position shown is exactly the one saved"
+    );
     assert!(!section_text(&app).is_empty());
 
     // Going to a place by percent: back to the start of the book.
     app.find(&sel("epub-progress")).unwrap().click().unwrap();
     let field = app.wait_for_displayed(&sel("epub-goto")).unwrap();
-    field.send_keys("\u{E003}\u{E003}\u{E003}0\u{E007}").unwrap(); // Backspace ×3, 0, Enter
+    field
+        .send_keys("\u{E003}\u{E003}\u{E003}0\u{E007}")
+        .unwrap(); // Backspace ×3, 0, Enter
     app.wait_until("the first chapter", default_timeout(), |_| {
         Ok((shown_cfi(&app) != saved && section_text(&app).contains("Chapter 1")).then_some(()))
     })
@@ -222,7 +280,8 @@ fn hostile_epub(trap: u16) -> Vec<u8> {
          //]]>\n</script></body></html>\n"
     );
     let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     for (name, data) in [
         ("mimetype", "application/epub+zip".as_bytes()),
         ("META-INF/container.xml", container.as_bytes()),
@@ -278,7 +337,11 @@ fn serve(mut stream: TcpStream, feed: &[u8], epub: &[u8]) {
     let method = words.next().unwrap_or_default();
     let path = words.next().unwrap_or_default();
     let (status, kind, body): (&str, &str, &[u8]) = match path {
-        "/opds" => ("200 OK", "application/atom+xml;profile=opds-catalog;kind=acquisition", feed),
+        "/opds" => (
+            "200 OK",
+            "application/atom+xml;profile=opds-catalog;kind=acquisition",
+            feed,
+        ),
         "/book.epub" => ("200 OK", "application/epub+zip", epub),
         _ => ("404 Not Found", "text/plain", b"not here"),
     };
@@ -299,9 +362,17 @@ fn a_hostile_epub_renders_without_reaching_the_ipc_or_the_network() {
     let (trap, hits) = tripwire();
     let port = hostile_server(hostile_epub(trap));
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    add_server(&app, "Hostile Library", &format!("http://127.0.0.1:{port}/opds"));
+    add_server(
+        &app,
+        "Hostile Library",
+        &format!("http://127.0.0.1:{port}/opds"),
+    );
     let servers_before = invoke(&app, "list_servers", json!({}));
-    assert_eq!(servers_before["ok"].as_array().map(Vec::len), Some(1), "{servers_before}");
+    assert_eq!(
+        servers_before["ok"].as_array().map(Vec::len),
+        Some(1),
+        "{servers_before}"
+    );
 
     let id = open_details(&app, "Hostile Book", false);
     open_reader(&app, id);
@@ -309,7 +380,11 @@ fn a_hostile_epub_renders_without_reaching_the_ipc_or_the_network() {
     assert!(text.contains("Chapter One"), "{text}");
     // Whatever the chapter could have started has had time to arrive.
     std::thread::sleep(Duration::from_secs(4));
-    assert_eq!(hits.load(Ordering::SeqCst), 0, "the book reached the network");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "the book reached the network"
+    );
     let ran = app
         .execute(
             "const doc = document.querySelector('foliate-view').renderer.getContents()[0].doc;
@@ -345,7 +420,9 @@ fn book_reaching_other_books(trap: u16) -> Vec<u8> {
     let mut css = String::new();
     for id in 1..=4 {
         images.push_str(&format!("<img src=\"carrel-page://localhost/{id}/0\" alt=\"\"/><img src=\"carrel-page://localhost/{id}/1\" alt=\"\"/>"));
-        css.push_str(&format!(".c{id} {{ background-image: url(carrel-cover://localhost/{id}); }}\n"));
+        css.push_str(&format!(
+            ".c{id} {{ background-image: url(carrel-cover://localhost/{id}); }}\n"
+        ));
     }
     let chapter = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\
@@ -357,7 +434,8 @@ fn book_reaching_other_books(trap: u16) -> Vec<u8> {
          </body></html>\n"
     );
     let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     for (name, data) in [
         ("mimetype", "application/epub+zip".as_bytes()),
         ("META-INF/container.xml", container.as_bytes()),
@@ -390,7 +468,11 @@ fn a_book_cannot_make_carrel_download_another_book() {
     add_server(&app, "Fixture", &server.url("/opds"));
     let comic = open_details(&app, "", true);
     assert!(comic > 0);
-    add_server(&app, "Hostile Library", &format!("http://127.0.0.1:{port}/opds"));
+    add_server(
+        &app,
+        "Hostile Library",
+        &format!("http://127.0.0.1:{port}/opds"),
+    );
     let servers = invoke(&app, "list_servers", json!({}));
     let hostile = servers["ok"]
         .as_array()
@@ -401,10 +483,14 @@ fn a_book_cannot_make_carrel_download_another_book() {
     // the fixture server's books.
     std::thread::sleep(Duration::from_secs(2));
     server.reset_stats();
-    app.wait_for(&format!("{}[data-server-id=\"{hostile}\"] {}", sel("server-item"), sel("server-open")))
-        .unwrap()
-        .click()
-        .unwrap();
+    app.wait_for(&format!(
+        "{}[data-server-id=\"{hostile}\"] {}",
+        sel("server-item"),
+        sel("server-open")
+    ))
+    .unwrap()
+    .click()
+    .unwrap();
     let tile = app
         .wait_until("the reaching book in the grid", default_timeout(), |_| {
             for tile in app.find_all(&sel("catalog-book"))? {
@@ -415,18 +501,37 @@ fn a_book_cannot_make_carrel_download_another_book() {
             Ok(None)
         })
         .unwrap();
-    let id: i64 = tile.attribute("data-book-id").unwrap().expect("a tile has data-book-id").parse().unwrap();
+    let id: i64 = tile
+        .attribute("data-book-id")
+        .unwrap()
+        .expect("a tile has data-book-id")
+        .parse()
+        .unwrap();
     tile.click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
+        .unwrap();
     open_reader(&app, id);
     wait_for_section_text(&app, REACHING_TEXT);
     // Whatever the chapter could have started has had time to arrive.
     std::thread::sleep(Duration::from_secs(4));
     let stats = server.stats();
-    let reached: Vec<&String> = stats.clients.values().flat_map(|c| c.hits.keys()).filter(|u| u.starts_with("/books/")).collect();
-    assert!(reached.is_empty(), "the book made Carrel fetch another book's parts: {reached:?}");
+    let reached: Vec<&String> = stats
+        .clients
+        .values()
+        .flat_map(|c| c.hits.keys())
+        .filter(|u| u.starts_with("/books/"))
+        .collect();
+    assert!(
+        reached.is_empty(),
+        "the book made Carrel fetch another book's parts: {reached:?}"
+    );
     // A link to the web in the book is not followed: no request, no new window.
-    let windows = || app.command("GET", "/window/handles", None, "window handles").unwrap().as_array().map_or(0, Vec::len);
+    let windows = || {
+        app.command("GET", "/window/handles", None, "window handles")
+            .unwrap()
+            .as_array()
+            .map_or(0, Vec::len)
+    };
     let windows_before = windows();
     let url_before = app.url().unwrap();
     // What the reader does with the link is seen: the link event, and any window.open.
@@ -444,16 +549,38 @@ fn a_book_cannot_make_carrel_download_another_book() {
             vec![],
         )
         .unwrap();
-    assert_eq!(seen["links"].as_array().map(Vec::len), Some(1), "the click reached the reader: {seen}");
-    assert_eq!(seen["opened"], json!([]), "the reader opened the book's link: {seen}");
+    assert_eq!(
+        seen["links"].as_array().map(Vec::len),
+        Some(1),
+        "the click reached the reader: {seen}"
+    );
+    assert_eq!(
+        seen["opened"],
+        json!([]),
+        "the reader opened the book's link: {seen}"
+    );
     std::thread::sleep(Duration::from_secs(1));
-    assert_eq!(hits.load(Ordering::SeqCst), 0, "the book's link was followed");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "the book's link was followed"
+    );
     assert_eq!(windows(), windows_before, "the book's link opened a window");
-    assert_eq!(app.url().unwrap(), url_before, "the book's link navigated the window");
+    assert_eq!(
+        app.url().unwrap(),
+        url_before,
+        "the book's link navigated the window"
+    );
     let downloads = invoke(&app, "list_downloads", json!({}));
-    let queued = downloads["ok"]["queue"].as_array().map(Vec::len).unwrap_or(0);
+    let queued = downloads["ok"]["queue"]
+        .as_array()
+        .map(Vec::len)
+        .unwrap_or(0);
     assert_eq!(queued, 0, "nothing queued: {downloads}");
-    assert!(downloads["ok"]["active"].is_null(), "nothing downloading: {downloads}");
+    assert!(
+        downloads["ok"]["active"].is_null(),
+        "nothing downloading: {downloads}"
+    );
     app.close().unwrap();
     server.stop();
 }

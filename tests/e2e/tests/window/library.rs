@@ -697,7 +697,11 @@ fn two_app_processes_share_one_executor() {
     open_server(&second, "Shared");
     follow(&second, "All books");
     open_details(&second, &small.title);
-    second.wait_for(&sel("keep-offline")).unwrap().click().unwrap();
+    second
+        .wait_for(&sel("keep-offline"))
+        .unwrap()
+        .click()
+        .unwrap();
     let started = Instant::now();
     second
         .wait_until("the first book on the device", DOWNLOAD_TIMEOUT, |_| {
@@ -731,7 +735,11 @@ fn two_app_processes_share_one_executor() {
     });
     second.find(&sel("close-details")).unwrap().click().unwrap();
     open_details(&second, &big.title);
-    second.wait_for(&sel("keep-offline")).unwrap().click().unwrap();
+    second
+        .wait_for(&sel("keep-offline"))
+        .unwrap()
+        .click()
+        .unwrap();
     // The downloads beside the book's details: app 2 still stands by.
     go(&second, "downloads-nav", "downloads-view");
     assert_eq!(
@@ -918,7 +926,10 @@ fn a_server_that_wants_a_password_prompts_for_it() {
         "carrel-e2e: looked for the password in {} log lines ({debug_lines} at debug level)",
         log.lines().count()
     );
-    let basic = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, format!("{USER}:{PASSWORD}"));
+    let basic = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        format!("{USER}:{PASSWORD}"),
+    );
     for needle in [PASSWORD, basic.as_str()] {
         assert!(
             !log.contains(needle),
@@ -1088,12 +1099,19 @@ fn wait_for_covers(app: &App, scope: &str) {
 #[test]
 fn one_search_asks_every_server_and_shows_answers_as_they_come() {
     let case = TestCase::start();
-    let quick = start_server(Config { books: 6, seed: 1, ..Config::default() });
+    let quick = start_server(Config {
+        books: 6,
+        seed: 1,
+        ..Config::default()
+    });
     // Each answer from the slow server takes seconds: its group says "Searching…" meanwhile.
     let slow = start_server(Config {
         books: 6,
         seed: 2,
-        faults: Faults { latency_ms: 2_500, ..Faults::default() },
+        faults: Faults {
+            latency_ms: 2_500,
+            ..Faults::default()
+        },
         ..Config::default()
     });
     let book = quick.books()[0].clone();
@@ -1104,26 +1122,48 @@ fn one_search_asks_every_server_and_shows_answers_as_they_come() {
 
     go(&app, "search-nav", "search-view");
     app.wait_until("the search box to have focus", default_timeout(), |c| {
-        let id = c.execute("return document.activeElement && document.activeElement.id", vec![])?;
+        let id = c.execute(
+            "return document.activeElement && document.activeElement.id",
+            vec![],
+        )?;
         Ok((id.as_str() == Some("everywhere-search")).then_some(()))
     })
     .unwrap();
     let input = app.find(&sel("everywhere-search-input")).unwrap();
     input.send_keys(&format!("{word}\u{E007}")).unwrap();
 
-    let group = |name: &str| format!("{}[data-server-id=\"{}\"]", sel("search-group"), server_id(&app, name));
+    let group = |name: &str| {
+        format!(
+            "{}[data-server-id=\"{}\"]",
+            sel("search-group"),
+            server_id(&app, name)
+        )
+    };
     // The quick server has answered while the slow one still searches.
     app.wait_until("the quick server's answer", default_timeout(), |c| {
-        let Some(g) = c.try_find(&group("Quick"))? else { return Ok(None) };
+        let Some(g) = c.try_find(&group("Quick"))? else {
+            return Ok(None);
+        };
         Ok((g.attribute("data-state")?.as_deref() == Some("results")).then_some(()))
     })
     .unwrap();
-    let slow_state = app.find(&group("Slow")).unwrap().attribute("data-state").unwrap();
-    assert_eq!(slow_state.as_deref(), Some("searching"), "the slow server was still searching");
-    let quick_titles: Vec<String> = texts(&app, &format!("{} {}", group("Quick"), sel("search-server-book")))
-        .iter()
-        .map(|t| first_line(t))
-        .collect();
+    let slow_state = app
+        .find(&group("Slow"))
+        .unwrap()
+        .attribute("data-state")
+        .unwrap();
+    assert_eq!(
+        slow_state.as_deref(),
+        Some("searching"),
+        "the slow server was still searching"
+    );
+    let quick_titles: Vec<String> = texts(
+        &app,
+        &format!("{} {}", group("Quick"), sel("search-server-book")),
+    )
+    .iter()
+    .map(|t| first_line(t))
+    .collect();
     assert!(quick_titles.contains(&book.title), "{quick_titles:?}");
     app.wait_until("the slow server's answer", Duration::from_secs(30), |c| {
         let g = c.find(&group("Slow"))?;
@@ -1133,29 +1173,48 @@ fn one_search_asks_every_server_and_shows_answers_as_they_come() {
     save_docs_screenshot(&app, "search-everywhere-light.png").unwrap();
 
     // Kept offline, the book is found on the device even with its server gone.
-    let tile = wait_for_element(&app, &format!("{} {}", group("Quick"), sel("search-server-book")), "the quick server's book", |t| first_line(t) == book.title);
+    let tile = wait_for_element(
+        &app,
+        &format!("{} {}", group("Quick"), sel("search-server-book")),
+        "the quick server's book",
+        |t| first_line(t) == book.title,
+    );
     tile.click().unwrap();
-    app.wait_for_text(&sel("details-title"), &book.title).unwrap();
+    app.wait_for_text(&sel("details-title"), &book.title)
+        .unwrap();
     app.wait_for(&sel("keep-offline")).unwrap().click().unwrap();
     app.wait_until("the book to be stored", DOWNLOAD_TIMEOUT, |_| {
-        Ok(details_badge(&app).filter(|(state, _)| state == "stored").map(|_| ()))
+        Ok(details_badge(&app)
+            .filter(|(state, _)| state == "stored")
+            .map(|_| ()))
     })
     .unwrap();
     drop(quick);
     let input = app.find(&sel("everywhere-search-input")).unwrap();
     input.clear().unwrap();
     input.send_keys(&format!("{word}\u{E007}")).unwrap();
-    let local = wait_for_element(&app, &sel("search-local-book"), "the book found on the device", |t| t.lines().any(|l| l.trim() == book.title));
+    let local = wait_for_element(
+        &app,
+        &sel("search-local-book"),
+        "the book found on the device",
+        |t| t.lines().any(|l| l.trim() == book.title),
+    );
     local.click().unwrap();
-    app.wait_for_text(&sel("details-title"), &book.title).unwrap();
+    app.wait_for_text(&sel("details-title"), &book.title)
+        .unwrap();
     // The quick server is gone: its group answers from the kept results and says so.
-    app.wait_for_displayed(&format!("{} {}", group("Quick"), sel("search-offline"))).unwrap();
+    app.wait_for_displayed(&format!("{} {}", group("Quick"), sel("search-offline")))
+        .unwrap();
 }
 
 /// The id the sidebar gives the server named `name`.
 fn server_id(app: &App, name: &str) -> String {
-    let item = wait_for_element(app, &sel("server-item"), "the server in the sidebar", |t| t.contains(name));
-    item.attribute("data-server-id").unwrap().expect("a server item has data-server-id")
+    let item = wait_for_element(app, &sel("server-item"), "the server in the sidebar", |t| {
+        t.contains(name)
+    });
+    item.attribute("data-server-id")
+        .unwrap()
+        .expect("a server item has data-server-id")
 }
 
 /// "Keep all offline" on a feed of several pages: one batch in Downloads, paused and resumed
@@ -1167,34 +1226,58 @@ fn keep_a_whole_feed_offline_as_one_batch() {
     let server = start_server(Config {
         books: 7,
         feed_page_size: 3,
-        faults: Faults { latency_ms: 150, ..Faults::default() },
+        faults: Faults {
+            latency_ms: 150,
+            ..Faults::default()
+        },
         ..Config::default()
     });
     let app = launch(&case);
     add_server(&app, "Fixture Library", &server.url("/opds"), None);
     open_server(&app, "Fixture Library");
     follow(&app, "All books");
-    app.wait_for(&sel("keep-all-offline")).unwrap().click().unwrap();
-    app.wait_for_text(&sel("toast"), "of “All books” offline").unwrap();
+    app.wait_for(&sel("keep-all-offline"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_text(&sel("toast"), "of “All books” offline")
+        .unwrap();
 
     go(&app, "downloads-nav", "downloads-view");
     let batch = sel("download-batch");
-    app.wait_for_text(&format!("{batch} {}", sel("batch-line")), "of 7 books on this device").unwrap();
+    app.wait_for_text(
+        &format!("{batch} {}", sel("batch-line")),
+        "of 7 books on this device",
+    )
+    .unwrap();
     app.wait_for(&sel("batch-pause")).unwrap().click().unwrap();
     app.wait_until("the batch to be paused", default_timeout(), |c| {
         let b = c.find(&batch)?;
         Ok((b.attribute("data-paused")?.as_deref() == Some("true")).then_some(()))
     })
     .unwrap();
-    let paused_line = app.find(&format!("{batch} {}", sel("batch-line"))).unwrap().inner_text().unwrap();
+    let paused_line = app
+        .find(&format!("{batch} {}", sel("batch-line")))
+        .unwrap()
+        .inner_text()
+        .unwrap();
     assert!(paused_line.contains("paused"), "{paused_line}");
     app.wait_for(&sel("batch-resume")).unwrap().click().unwrap();
-    app.wait_until("every book of the feed on the device", DOWNLOAD_TIMEOUT, |c| {
-        let line = c.find(&format!("{batch} {}", sel("batch-line")))?.inner_text()?;
-        Ok(line.contains("7 of 7 books on this device").then_some(()))
-    })
+    app.wait_until(
+        "every book of the feed on the device",
+        DOWNLOAD_TIMEOUT,
+        |c| {
+            let line = c
+                .find(&format!("{batch} {}", sel("batch-line")))?
+                .inner_text()?;
+            Ok(line.contains("7 of 7 books on this device").then_some(()))
+        },
+    )
     .unwrap();
-    assert!(server.stats().global_max_in_flight <= 1, "one request at a time");
+    assert!(
+        server.stats().global_max_in_flight <= 1,
+        "one request at a time"
+    );
 }
 
 /// A server added by what a person knows — its host and port — shows what was found before it
@@ -1202,19 +1285,40 @@ fn keep_a_whole_feed_offline_as_one_batch() {
 #[test]
 fn a_server_added_by_its_host_and_port_finds_its_catalog() {
     let case = TestCase::start();
-    let server = start_server(Config { books: 3, ..Config::default() });
+    let server = start_server(Config {
+        books: 3,
+        ..Config::default()
+    });
     let app = launch(&case);
-    app.wait_for(&sel("add-server-button")).unwrap().click().unwrap();
-    app.wait_for(&sel("server-url")).unwrap().fill(&format!("127.0.0.1:{}", server.port())).unwrap();
-    let found = app.wait_for_text(&sel("server-found"), "OPDS 1.2 at /opds").unwrap();
+    app.wait_for(&sel("add-server-button"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for(&sel("server-url"))
+        .unwrap()
+        .fill(&format!("127.0.0.1:{}", server.port()))
+        .unwrap();
+    let found = app
+        .wait_for_text(&sel("server-found"), "OPDS 1.2 at /opds")
+        .unwrap();
     assert_eq!(found.trim(), "Found OPDS 1.2 at /opds", "{found}");
-    assert_eq!(server.stats().hits("/opds"), 1, "found by looking, nothing saved yet");
+    assert_eq!(
+        server.stats().hits("/opds"),
+        1,
+        "found by looking, nothing saved yet"
+    );
     app.find(&sel("server-cancel")).unwrap().click().unwrap(); // nothing kept
     app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
     add_server(&app, "Home", &format!("127.0.0.1:{}", server.port()), None);
     open_server(&app, "Home");
-    let sections: Vec<String> = texts(&app, &sel("catalog-nav-entry")).iter().map(|t| first_line(t)).collect();
-    assert!(sections.contains(&"All books".to_string()), "the root feed: {sections:?}");
+    let sections: Vec<String> = texts(&app, &sel("catalog-nav-entry"))
+        .iter()
+        .map(|t| first_line(t))
+        .collect();
+    assert!(
+        sections.contains(&"All books".to_string()),
+        "the root feed: {sections:?}"
+    );
     // Saved with the catalog's address, not the one typed.
     let listed = app
         .execute_async(

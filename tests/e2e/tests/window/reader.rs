@@ -64,10 +64,16 @@ fn open_details(app: &App, title: &str, before: impl FnOnce(i64)) -> i64 {
             Ok(None)
         })
         .unwrap();
-    let id: i64 = tile.attribute("data-book-id").unwrap().expect("a tile has data-book-id").parse().unwrap();
+    let id: i64 = tile
+        .attribute("data-book-id")
+        .unwrap()
+        .expect("a tile has data-book-id")
+        .parse()
+        .unwrap();
     before(id);
     tile.click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
+        .unwrap();
     id
 }
 
@@ -102,11 +108,16 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
             .unwrap();
         assert_eq!(answer, json!("ok"), "save_position");
     });
-    app.wait_for_text(&sel("read-book"), "Continue reading").unwrap();
-    assert!(pages_asked(&server).is_empty(), "no page was asked for before reading");
+    app.wait_for_text(&sel("read-book"), "Continue reading")
+        .unwrap();
+    assert!(
+        pages_asked(&server).is_empty(),
+        "no page was asked for before reading"
+    );
 
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
 
     // The first page asked for is page 40.
     let deadline = Instant::now() + default_timeout();
@@ -130,16 +141,31 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
         Ok((width.as_u64().unwrap_or(0) > 0).then_some(()))
     })
     .unwrap();
-    assert_eq!(app.find(&sel("page-image")).unwrap().attribute("data-page").unwrap().as_deref(), Some("40"));
-    let indicator = app.find(&sel("page-indicator")).unwrap().inner_text().unwrap();
+    assert_eq!(
+        app.find(&sel("page-image"))
+            .unwrap()
+            .attribute("data-page")
+            .unwrap()
+            .as_deref(),
+        Some("40")
+    );
+    let indicator = app
+        .find(&sel("page-indicator"))
+        .unwrap()
+        .inner_text()
+        .unwrap();
     assert_eq!(indicator.trim(), "Page 41 of 60");
 
     // The next page comes from the chain and the read-ahead, then a key turns to it.
     app.find("body").unwrap().send_keys("\u{E014}").unwrap(); // ArrowRight
-    app.wait_for_text(&sel("page-indicator"), "Page 42 of 60").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 42 of 60")
+        .unwrap();
     let asked = pages_asked(&server);
     assert!(asked.contains(&41), "page 41 was fetched: {asked:?}");
-    assert!(!asked.contains(&0), "the pages before the reader's come last: {asked:?}");
+    assert!(
+        !asked.contains(&0),
+        "the pages before the reader's come last: {asked:?}"
+    );
 
     app.close().unwrap();
     server.stop();
@@ -161,7 +187,11 @@ fn a_comic_read_further_on_another_device_opens_at_the_servers_page_and_sends_th
     add_server(&app, "Fixture Library", &server.url("/opds"));
     open_details(&app, &title, |_| {
         // Another device read up to page 31 a minute ago; this device never read the book.
-        let earlier = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64 - 60_000;
+        let earlier = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+            - 60_000;
         server.set_progression(
             BOOK,
             Some(json!({
@@ -172,7 +202,8 @@ fn a_comic_read_further_on_another_device_opens_at_the_servers_page_and_sends_th
         );
     });
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 31 of 60").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 31 of 60")
+        .unwrap();
     app.wait_for_text(&sel("toast"), "another device").unwrap();
     app.wait_until("page 31 to show", default_timeout(), |c| {
         let page = c.execute(
@@ -186,11 +217,18 @@ fn a_comic_read_further_on_another_device_opens_at_the_servers_page_and_sends_th
 
     // Reading on from there: the server hears of the next page (sent a few seconds after).
     app.find("body").unwrap().send_keys("\u{E014}").unwrap(); // ArrowRight
-    app.wait_for_text(&sel("page-indicator"), "Page 32 of 60").unwrap();
-    app.wait_until("the server to have page 32", Duration::from_secs(30), |_| {
-        let position = server.progression(BOOK).and_then(|d| d["locator"]["locations"]["position"].as_i64());
-        Ok((position == Some(32)).then_some(()))
-    })
+    app.wait_for_text(&sel("page-indicator"), "Page 32 of 60")
+        .unwrap();
+    app.wait_until(
+        "the server to have page 32",
+        Duration::from_secs(30),
+        |_| {
+            let position = server
+                .progression(BOOK)
+                .and_then(|d| d["locator"]["locations"]["position"].as_i64());
+            Ok((position == Some(32)).then_some(()))
+        },
+    )
     .unwrap();
 
     app.close().unwrap();
@@ -223,11 +261,15 @@ fn pages_on_screen(app: &App) -> Vec<(u32, f64)> {
 /// Waits until the pages shown, in reading order, are `expected`; returns their left edges.
 fn wait_for_pages(app: &App, expected: &[u32]) -> Vec<f64> {
     let mut last = Vec::new();
-    app.wait_until(&format!("pages {expected:?} on screen"), default_timeout(), |_| {
-        last = pages_on_screen(app);
-        let indices: Vec<u32> = last.iter().map(|(i, _)| *i).collect();
-        Ok((indices == expected).then(|| last.iter().map(|(_, left)| *left).collect()))
-    })
+    app.wait_until(
+        &format!("pages {expected:?} on screen"),
+        default_timeout(),
+        |_| {
+            last = pages_on_screen(app);
+            let indices: Vec<u32> = last.iter().map(|(i, _)| *i).collect();
+            Ok((indices == expected).then(|| last.iter().map(|(_, left)| *left).collect()))
+        },
+    )
     .unwrap_or_else(|e| panic!("{e}; on screen: {last:?}"))
 }
 
@@ -259,7 +301,8 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &title, |_| {});
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
     wait_for_pages(&app, &[0]);
 
     // Two pages, right to left: page index 1 comes first, on the right.
@@ -268,7 +311,11 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     slide_to(&app, 1, true);
     let lefts = wait_for_pages(&app, &[1, 2]);
     assert!(lefts[0] > lefts[1], "page 1 is right of page 2: {lefts:?}");
-    let indicator = app.find(&sel("page-indicator")).unwrap().inner_text().unwrap();
+    let indicator = app
+        .find(&sel("page-indicator"))
+        .unwrap()
+        .inner_text()
+        .unwrap();
     assert_eq!(indicator.trim(), "Pages 2–3 of 8");
 
     // Left to right: the same spread, page index 1 on the left.
@@ -279,7 +326,10 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     // The slider previews the page under it while it moves.
     slide_to(&app, 5, false);
     let thumbnail = app.wait_for_displayed(&sel("slider-thumbnail")).unwrap();
-    assert_eq!(thumbnail.attribute("data-page-index").unwrap().as_deref(), Some("5"));
+    assert_eq!(
+        thumbnail.attribute("data-page-index").unwrap().as_deref(),
+        Some("5")
+    );
     slide_to(&app, 1, true);
     app.wait_for_absent(&sel("slider-thumbnail")).unwrap();
     wait_for_pages(&app, &[1, 2]);
@@ -287,12 +337,15 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     // For the documentation: the spread fitted to the window, left to right in the light theme;
     // right to left in the dark one, the pointer over the slider previewing a page.
     app.find(&sel("fit-screen")).unwrap().click().unwrap();
-    app.execute("document.documentElement.dataset.theme = 'light';", vec![]).unwrap();
+    app.execute("document.documentElement.dataset.theme = 'light';", vec![])
+        .unwrap();
     wait_for_pages(&app, &[1, 2]);
     save_docs_screenshot(&app, "reader-comic-light.png").unwrap();
-    app.execute("document.documentElement.dataset.theme = 'dark';", vec![]).unwrap();
+    app.execute("document.documentElement.dataset.theme = 'dark';", vec![])
+        .unwrap();
     app.find(&sel("direction-rtl")).unwrap().click().unwrap();
-    app.wait_for(&format!("{}[aria-pressed=\"true\"]", sel("direction-rtl"))).unwrap();
+    app.wait_for(&format!("{}[aria-pressed=\"true\"]", sel("direction-rtl")))
+        .unwrap();
     wait_for_pages(&app, &[1, 2]);
     app.execute(
         "const slider = document.querySelector('[data-testid=\"page-slider\"]');
@@ -304,7 +357,11 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     )
     .unwrap();
     let thumbnail = app.wait_for_displayed(&sel("slider-thumbnail")).unwrap();
-    assert_eq!(thumbnail.attribute("data-page-index").unwrap().as_deref(), Some("5"), "30% from the left of a right-to-left slider");
+    assert_eq!(
+        thumbnail.attribute("data-page-index").unwrap().as_deref(),
+        Some("5"),
+        "30% from the left of a right-to-left slider"
+    );
     app.wait_until("the preview to load", default_timeout(), |c| {
         let loaded = c.execute(
             "const img = document.querySelector('[data-testid=\"slider-thumbnail\"]');
@@ -328,7 +385,11 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     wait_for_pages(&app, &[3, 4]);
     app.find("body").unwrap().send_keys("\u{E011}").unwrap(); // Home
     wait_for_pages(&app, &[0]);
-    let indicator = app.find(&sel("page-indicator")).unwrap().inner_text().unwrap();
+    let indicator = app
+        .find(&sel("page-indicator"))
+        .unwrap()
+        .inner_text()
+        .unwrap();
     assert_eq!(indicator.trim(), "Page 1 of 8");
 
     app.close().unwrap();
@@ -351,16 +412,21 @@ fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view
     add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &title, |_| {});
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
     wait_for_pages(&app, &[0]);
 
     app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
     app.wait_for_displayed(&sel("page-strip")).unwrap();
-    app.wait_for(&format!("{}[data-page-index=\"0\"]", sel("strip-image"))).unwrap();
+    app.wait_for(&format!("{}[data-page-index=\"0\"]", sel("strip-image")))
+        .unwrap();
     // The strip asks for a page only as it comes near (the downloads may fetch it meanwhile: the
     // window's own image for it is what waits).
     let last = format!("{}[data-page-index=\"29\"]", sel("strip-image"));
-    assert!(!app.exists(&last).unwrap(), "the last page's image waits until it comes near");
+    assert!(
+        !app.exists(&last).unwrap(),
+        "the last page's image waits until it comes near"
+    );
 
     // Scrolled by hand to page index 12: the indicator follows, and the position is saved.
     app.execute(
@@ -368,8 +434,10 @@ fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view
         vec![],
     )
     .unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 13 of 30").unwrap();
-    app.wait_for(&format!("{}[data-page-index=\"12\"]", sel("strip-image"))).unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 13 of 30")
+        .unwrap();
+    app.wait_for(&format!("{}[data-page-index=\"12\"]", sel("strip-image")))
+        .unwrap();
     app.wait_until("the position to be saved", default_timeout(), |c| {
         let page = c.execute_async(
             "const done = arguments[arguments.length - 1];
@@ -383,7 +451,8 @@ fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view
 
     // The keys move the strip a page at a time.
     app.find("body").unwrap().send_keys("\u{E014}").unwrap(); // ArrowRight
-    app.wait_for_text(&sel("page-indicator"), "Page 14 of 30").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 14 of 30")
+        .unwrap();
     let top = app
         .execute(
             "const strip = document.querySelector('[data-testid=\"page-strip\"]');
@@ -392,7 +461,10 @@ fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view
             vec![],
         )
         .unwrap();
-    assert!(top.as_f64().unwrap().abs() < 2.0, "page 14 is at the top of the strip: {top}");
+    assert!(
+        top.as_f64().unwrap().abs() < 2.0,
+        "page 14 is at the top of the strip: {top}"
+    );
 
     app.close().unwrap();
     server.stop();
@@ -408,7 +480,12 @@ const PICTURE: &str = "const img = document.querySelector('[data-testid=\"page-i
 
 fn picture(app: &App) -> [f64; 4] {
     let rect = app.execute(PICTURE, vec![]).unwrap();
-    let values: Vec<f64> = rect.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let values: Vec<f64> = rect
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
     [values[0], values[1], values[2], values[3]]
 }
 
@@ -428,12 +505,14 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
     add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &title, |_| {});
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
     wait_for_pages(&app, &[0]);
 
     // The whole page in view: a wheel notch down turns to the next page.
     app.find(&sel("fit-screen")).unwrap().click().unwrap();
-    app.wait_for(&format!("{}[aria-pressed=\"true\"]", sel("fit-screen"))).unwrap();
+    app.wait_for(&format!("{}[aria-pressed=\"true\"]", sel("fit-screen")))
+        .unwrap();
     app.execute(
         "const stage = document.querySelector('[data-testid=\"page-stage\"]');
          const rect = stage.getBoundingClientRect();
@@ -443,7 +522,8 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
         vec![],
     )
     .unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 2 of 8").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 2 of 8")
+        .unwrap();
     wait_for_pages(&app, &[1]);
 
     // Ctrl+wheel up zooms to 200 % about the pointer, a quarter of the way down the stage: the
@@ -467,13 +547,23 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
     )
     .unwrap();
     app.wait_for_text(&sel("zoom-reset"), "200 %").unwrap();
-    app.wait_for(&format!("{}.zoomed", sel("page-stage"))).unwrap();
+    app.wait_for(&format!("{}.zoomed", sel("page-stage")))
+        .unwrap();
     let after = picture(&app);
-    assert!((after[2] - 2.0 * before[2]).abs() < 1.5, "twice as wide: {before:?} -> {after:?}");
-    assert!((after[3] - 2.0 * before[3]).abs() < 1.5, "twice as tall: {before:?} -> {after:?}");
+    assert!(
+        (after[2] - 2.0 * before[2]).abs() < 1.5,
+        "twice as wide: {before:?} -> {after:?}"
+    );
+    assert!(
+        (after[3] - 2.0 * before[3]).abs() < 1.5,
+        "twice as tall: {before:?} -> {after:?}"
+    );
     let (fx, fy) = ((px - before[0]) / before[2], (py - before[1]) / before[3]);
     let (ax, ay) = (after[0] + fx * after[2], after[1] + fy * after[3]);
-    assert!((ax - px).abs() < 2.0 && (ay - py).abs() < 2.0, "the spot under the pointer moved to ({ax}, {ay}) from ({px}, {py})");
+    assert!(
+        (ax - px).abs() < 2.0 && (ay - py).abs() < 2.0,
+        "the spot under the pointer moved to ({ax}, {ay}) from ({px}, {py})"
+    );
 
     // A mouse drag pans the zoomed page, and the page never leaves the view.
     let scrolled = app
@@ -490,18 +580,29 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
             vec![],
         )
         .unwrap();
-    assert!(scrolled[0].as_f64().unwrap() > 0.0, "zoomed about a point low on the page, it scrolled: {scrolled}");
-    assert_eq!(scrolled[1].as_f64().unwrap(), 0.0, "dragged down as far as it goes: the page's top at the top");
+    assert!(
+        scrolled[0].as_f64().unwrap() > 0.0,
+        "zoomed about a point low on the page, it scrolled: {scrolled}"
+    );
+    assert_eq!(
+        scrolled[1].as_f64().unwrap(),
+        0.0,
+        "dragged down as far as it goes: the page's top at the top"
+    );
     let dragged = picture(&app);
     let stage_top = app
         .execute("return document.querySelector('[data-testid=\"page-stage\"]').getBoundingClientRect().top;", vec![])
         .unwrap();
-    assert!((dragged[1] - stage_top.as_f64().unwrap()).abs() < 1.5, "the page's top meets the stage's: {dragged:?}");
+    assert!(
+        (dragged[1] - stage_top.as_f64().unwrap()).abs() < 1.5,
+        "the page's top meets the stage's: {dragged:?}"
+    );
 
     // 0 goes back to the fit.
     app.find("body").unwrap().send_keys("0").unwrap();
     app.wait_for_text(&sel("zoom-reset"), "100 %").unwrap();
-    app.wait_for_absent(&format!("{}.zoomed", sel("page-stage"))).unwrap();
+    app.wait_for_absent(&format!("{}.zoomed", sel("page-stage")))
+        .unwrap();
 
     // A finger swiped to the left brings the page on the right: the next one.
     app.execute(
@@ -515,7 +616,8 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
         vec![],
     )
     .unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 3 of 8").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 8")
+        .unwrap();
     wait_for_pages(&app, &[2]);
 
     app.close().unwrap();
@@ -531,7 +633,10 @@ fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
     let server = Server::start(Config {
         books: 1,
         comic_pages: [(BOOK, 9)].into(),
-        behavior: fixture_server::Behavior { whole_file_comics: true, ..Default::default() },
+        behavior: fixture_server::Behavior {
+            whole_file_comics: true,
+            ..Default::default()
+        },
         ..Config::default()
     })
     .expect("start the fixture server");
@@ -540,7 +645,8 @@ fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
     add_server(&app, "calibre", &server.url("/opds"));
     let id = open_details(&app, &title, |_| {});
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
     let painted = |app: &App, page: u32| {
         app.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
             let shown = c.execute(
@@ -553,18 +659,25 @@ fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
         .unwrap();
     };
     painted(&app, 0);
-    app.wait_for_text(&sel("page-indicator"), "Page 1 of 9").unwrap();
-    app.find("body").unwrap().send_keys("\u{E014}\u{E014}").unwrap(); // ArrowRight twice
-    app.wait_for_text(&sel("page-indicator"), "Page 3 of 9").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 9")
+        .unwrap();
+    app.find("body")
+        .unwrap()
+        .send_keys("\u{E014}\u{E014}")
+        .unwrap(); // ArrowRight twice
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 9")
+        .unwrap();
     painted(&app, 2);
     // The file came once, whole; no page was asked of the server one by one.
     assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1);
     assert!(pages_asked(&server).is_empty());
     // Closed and opened again: back at page 3.
     app.find("body").unwrap().send_keys("\u{E00C}").unwrap(); // Escape
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
+        .unwrap();
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 3 of 9").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 9")
+        .unwrap();
     painted(&app, 2);
     app.close().unwrap();
     server.stop();
@@ -586,7 +699,11 @@ fn make_pdf(kind: &str, arg: &str) -> Vec<u8> {
 }
 
 fn given(media_type: &str, extension: &str, bytes: Vec<u8>) -> fixture_server::GivenFile {
-    fixture_server::GivenFile { media_type: media_type.into(), extension: extension.into(), bytes }
+    fixture_server::GivenFile {
+        media_type: media_type.into(),
+        extension: extension.into(),
+        bytes,
+    }
 }
 
 /// Waits until page `page` (0-based) is the one painted in single-page mode.
@@ -635,22 +752,43 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     add_server(&app, "calibre", &server.url("/opds"));
     let id = open_details(&app, &title, |_| {});
-    assert_eq!(app.wait_for(&sel("read-book")).unwrap().inner_text().unwrap().trim(), "Read");
+    assert_eq!(
+        app.wait_for(&sel("read-book"))
+            .unwrap()
+            .inner_text()
+            .unwrap()
+            .trim(),
+        "Read"
+    );
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
     painted(&app, 0);
-    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
+        .unwrap();
     let first = page_colour(&app);
-    app.find("body").unwrap().send_keys("\u{E014}\u{E014}").unwrap(); // ArrowRight twice
-    app.wait_for_text(&sel("page-indicator"), "Page 3 of 6").unwrap();
+    app.find("body")
+        .unwrap()
+        .send_keys("\u{E014}\u{E014}")
+        .unwrap(); // ArrowRight twice
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 6")
+        .unwrap();
     painted(&app, 2);
     let third = page_colour(&app);
     assert_ne!(first, third, "each page is drawn in its own colour");
-    assert!(first.iter().all(|&c| c > 100), "a pale page colour, not an empty picture: {first:?}");
+    assert!(
+        first.iter().all(|&c| c > 100),
+        "a pale page colour, not an empty picture: {first:?}"
+    );
 
     // The outline is the book's contents: chapters and the parts under them.
-    app.wait_for(&sel("reader-contents")).unwrap().click().unwrap();
-    let list = app.wait_for_text(&sel("reader-contents-list"), "Chapter 3").unwrap();
+    app.wait_for(&sel("reader-contents"))
+        .unwrap()
+        .click()
+        .unwrap();
+    let list = app
+        .wait_for_text(&sel("reader-contents-list"), "Chapter 3")
+        .unwrap();
     for entry in ["Chapter 1", "Part 2", "Chapter 2", "Part 6"] {
         assert!(list.contains(entry), "{entry} in {list:?}");
     }
@@ -661,7 +799,8 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
         .find(|b| b.inner_text().unwrap().contains("Chapter 3"))
         .expect("Chapter 3 in the contents");
     chapter3.click().unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 5 of 6").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 5 of 6")
+        .unwrap();
     painted(&app, 4);
     app.wait_for_hidden(&sel("reader-contents-list")).unwrap();
 
@@ -670,20 +809,31 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
     assert!(pages_asked(&server).is_empty());
     // Closed and opened again: back at page 5.
     app.find("body").unwrap().send_keys("\u{E00C}").unwrap(); // Escape
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details"))).unwrap();
-    app.wait_for_text(&sel("read-book"), "Continue reading").unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
+        .unwrap();
+    app.wait_for_text(&sel("read-book"), "Continue reading")
+        .unwrap();
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 5 of 6").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 5 of 6")
+        .unwrap();
     painted(&app, 4);
     save_docs_screenshot(&app, "reader-pdf.png").unwrap();
     app.close().unwrap();
     // The page count measured by the reader is the book's, and its position a page of it.
     let db = carrel_e2e::data::open_database(case.data_dir());
     let (count, last): (i64, i64) = db
-        .query_row("SELECT page_count, last_page FROM books WHERE id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row(
+            "SELECT page_count, last_page FROM books WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
     assert_eq!((count, last), (6, 4));
-    assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1, "opened again from the device");
+    assert_eq!(
+        server.stats().hits(&format!("/books/{BOOK}/file")),
+        1,
+        "opened again from the device"
+    );
     server.stop();
 }
 
@@ -691,7 +841,11 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
 fn a_hostile_pdf_shows_its_page_and_runs_nothing_it_carries() {
     let case = TestCase::start();
     // The address the file's links and forms point at: the server itself, so a request would show.
-    let probe = Server::start(Config { books: 1, ..Config::default() }).expect("start the probe server");
+    let probe = Server::start(Config {
+        books: 1,
+        ..Config::default()
+    })
+    .expect("start the probe server");
     let pdf = make_pdf("hostile", &probe.url("/pwned"));
     let server = Server::start(Config {
         books: 3,
@@ -705,9 +859,11 @@ fn a_hostile_pdf_shows_its_page_and_runs_nothing_it_carries() {
     let id = open_details(&app, &title, |_| {});
     let window_title = app.execute("return document.title;", vec![]).unwrap();
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader"))).unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
     painted(&app, 0);
-    app.wait_for_text(&sel("page-indicator"), "Page 1 of 1").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 1")
+        .unwrap();
     // Time for anything the file carries to run, and a click on its links.
     std::thread::sleep(Duration::from_millis(1500));
     app.find(&sel("page-image")).unwrap().click().unwrap();
@@ -720,9 +876,19 @@ fn a_hostile_pdf_shows_its_page_and_runs_nothing_it_carries() {
             vec![],
         )
         .unwrap();
-    assert_eq!(ran["marker"], serde_json::Value::Null, "a script in the PDF ran: {ran}");
-    assert_eq!(ran["title"], window_title, "a script in the PDF changed the window: {ran}");
-    assert_eq!(ran["eval"], false, "the window may compile code from strings: {ran}");
+    assert_eq!(
+        ran["marker"],
+        serde_json::Value::Null,
+        "a script in the PDF ran: {ran}"
+    );
+    assert_eq!(
+        ran["title"], window_title,
+        "a script in the PDF changed the window: {ran}"
+    );
+    assert_eq!(
+        ran["eval"], false,
+        "the window may compile code from strings: {ran}"
+    );
     let probed: Vec<String> = probe
         .stats()
         .clients
@@ -730,7 +896,10 @@ fn a_hostile_pdf_shows_its_page_and_runs_nothing_it_carries() {
         .flat_map(|c| c.hits.keys().cloned())
         .filter(|u| u.starts_with("/pwned"))
         .collect();
-    assert!(probed.is_empty(), "the PDF's links or forms reached out: {probed:?}");
+    assert!(
+        probed.is_empty(),
+        "the PDF's links or forms reached out: {probed:?}"
+    );
     assert!(!app.log_text().contains("pdf script ran"));
     app.close().unwrap();
     server.stop();
@@ -747,7 +916,11 @@ fn a_format_carrel_cannot_show_is_offered_to_the_systems_app_for_it() {
     mobi.extend(std::iter::repeat_n(b'x', 4096));
     let server = Server::start(Config {
         books: 3,
-        files: [(BOOK, given("application/x-mobipocket-ebook", "mobi", mobi.clone()))].into(),
+        files: [(
+            BOOK,
+            given("application/x-mobipocket-ebook", "mobi", mobi.clone()),
+        )]
+        .into(),
         ..Config::default()
     })
     .expect("start the fixture server");
@@ -778,17 +951,36 @@ fn a_format_carrel_cannot_show_is_offered_to_the_systems_app_for_it() {
     );
     add_server(&app, "calibre", &server.url("/opds"));
     open_details(&app, &title, |_| {});
-    assert!(app.find_all(&sel("read-book")).unwrap().is_empty(), "no Read button that would do nothing");
-    app.wait_for_text(&sel("other-format-note"), "Carrel can’t show MOBI books").unwrap();
-    app.wait_for(&sel("open-in-another-app")).unwrap().click().unwrap();
-    let got = app
-        .wait_until("the other app to be given the file", default_timeout(), |_| {
-            Ok(std::fs::read(&opened).ok().filter(|b| b.len() == mobi.len()))
-        })
+    assert!(
+        app.find_all(&sel("read-book")).unwrap().is_empty(),
+        "no Read button that would do nothing"
+    );
+    app.wait_for_text(&sel("other-format-note"), "Carrel can’t show MOBI books")
         .unwrap();
-    assert_eq!(got, mobi, "the other app got the file as the server sent it");
+    app.wait_for(&sel("open-in-another-app"))
+        .unwrap()
+        .click()
+        .unwrap();
+    let got = app
+        .wait_until(
+            "the other app to be given the file",
+            default_timeout(),
+            |_| {
+                Ok(std::fs::read(&opened)
+                    .ok()
+                    .filter(|b| b.len() == mobi.len()))
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        got, mobi,
+        "the other app got the file as the server sent it"
+    );
     assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1);
-    assert!(app.find_all(&sel("details-action-error")).unwrap().is_empty());
+    assert!(app
+        .find_all(&sel("details-action-error"))
+        .unwrap()
+        .is_empty());
     app.close().unwrap();
     server.stop();
 }

@@ -199,13 +199,25 @@ async fn progression_documents_are_stored_and_older_updates_refused() {
 
     let (status, headers, text) = get_text(&url).await;
     assert_eq!(status, 200);
-    assert_eq!(header(&headers, "content-type"), Some("application/vnd.readium.progression+json"));
+    assert_eq!(
+        header(&headers, "content-type"),
+        Some("application/vnd.readium.progression+json")
+    );
     assert!(text.contains("\"position\":6"), "{text}");
     let bad = client().put(url.clone()).body("{}").send().await.unwrap();
     assert_eq!(bad.status(), 400);
 
     let stats: Stats = server.stats();
-    assert_eq!((stats.progressions[&1].puts, stats.progressions[&1].conflicts), (2, 1));
+    assert_eq!(
+        (
+            stats.progressions[&1].puts,
+            stats.progressions[&1].conflicts
+        ),
+        (2, 1)
+    );
     assert_eq!(stats.hits("/books/1/progression"), 6);
-    assert_eq!(server.progression(1).unwrap()["locator"]["locations"]["position"], 6);
+    assert_eq!(
+        server.progression(1).unwrap()["locator"]["locations"]["position"],
+        6
+    );
 }
