@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use carrel_core::{
-    clock,
-    credentials::Credentials,
-    data_dir::{self, DataDir},
-    store::Store,
+    foundation::clock,
+    foundation::data_dir::{self, DataDir},
+    foundation::store::Store,
+    library::credentials::Credentials,
     ErrorKind,
 };
 

@@ -7,13 +7,13 @@
 //! most [`WAIT`]); if it does not come the answer is a 504 whose body says
 //! `offline-not-downloaded`. Anything but one positive integer is a 400; a book unknown or not
 //! an EPUB or a PDF is a 404. The type is `application/epub+zip` or `application/pdf` as the
-//! bytes prove, never taken from the server. The work is [`carrel_core::book_source`]'s; this module only speaks HTTP.
+//! bytes prove, never taken from the server. The work is [`carrel_core::reading::book_source`]'s; this module only speaks HTTP.
 
 use std::borrow::Cow;
 use std::time::Duration;
 
-use carrel_core::book_source::{self, BookFile};
-use carrel_core::page_source::{PageError, WaitPolicy};
+use carrel_core::reading::book_source::{self, BookFile};
+use carrel_core::reading::page_source::{PageError, WaitPolicy};
 use tauri::http::{header, Method, Request, Response, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 

@@ -5,21 +5,21 @@
 use std::sync::Arc;
 
 use carrel_core::{
-    archive_pages,
-    book_downloads::{self, BookStatus, StoreRequest},
-    book_view::{self, BookDetails},
-    catalog::{CatalogClient, CatalogView},
-    credentials::{Backend, Credentials, Secret},
-    download_batches::{self, BatchView},
-    downloads_view::{self, DownloadsView},
-    executor,
-    library_search::{self, ServerAnswer},
-    page_source::WaitPolicy,
-    position_sync::{self, ServerPosition},
-    servers::{self, NewServer, PasswordChange, Server},
-    settings::{self, Settings},
-    storage_usage::{self, StorageUsage},
-    store::Store,
+    catalog::book_view::{self, BookDetails},
+    catalog::client::{CatalogClient, CatalogView},
+    catalog::download_batches::{self, BatchView},
+    catalog::library_search::{self, ServerAnswer},
+    catalog::storage_usage::{self, StorageUsage},
+    engine::book_downloads::{self, BookStatus, StoreRequest},
+    engine::downloads_view::{self, DownloadsView},
+    engine::executor,
+    foundation::store::Store,
+    library::credentials::{Backend, Credentials, Secret},
+    library::servers::{self, NewServer, PasswordChange, Server},
+    library::settings::{self, Settings},
+    reading::archive_pages,
+    reading::page_source::WaitPolicy,
+    reading::position_sync::{self, ServerPosition},
     ErrorField, ErrorKind, Failure,
 };
 use serde::{Deserialize, Serialize};
@@ -156,7 +156,7 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
         .clone()
         .filter(|p| !p.is_empty())
         .map(Secret::new);
-    let (url, _) = carrel_core::server_discovery::catalog_address(
+    let (url, _) = carrel_core::http::server_discovery::catalog_address(
         &input.url,
         input.username.as_deref(),
         password.as_ref(),
@@ -202,7 +202,7 @@ pub async fn discover_server(
 ) -> CommandResult<FoundCatalog> {
     contained(async move {
         let password = password.filter(|p| !p.is_empty()).map(Secret::new);
-        let found = carrel_core::server_discovery::discover(
+        let found = carrel_core::http::server_discovery::discover(
             &url,
             username.as_deref(),
             password.as_ref(),
@@ -222,7 +222,11 @@ pub async fn discover_server(
 #[tauri::command]
 pub async fn remove_server(app: AppHandle, id: i64) -> CommandResult<()> {
     with_core(app, move |core| {
-        servers::remove_with_secret(&core.store, &core.credentials, id)?;
+        carrel_core::catalog::server_removal::remove_with_secret(
+            &core.store,
+            &core.credentials,
+            id,
+        )?;
         Ok(())
     })
     .await
@@ -469,7 +473,7 @@ const OPEN_COMIC_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 pub async fn record_pdf_pages(app: AppHandle, book_id: i64, pages: i64) -> CommandResult<()> {
     contained(async move {
         let (store, _) = handles(&app)?;
-        carrel_core::book_source::record_pdf_pages(&store, book_id, pages)
+        carrel_core::reading::book_source::record_pdf_pages(&store, book_id, pages)
             .map_err(CommandError::from)
     })
     .await
@@ -479,7 +483,7 @@ pub async fn record_pdf_pages(app: AppHandle, book_id: i64, pages: i64) -> Comma
 #[tauri::command]
 pub async fn kosync_account(app: AppHandle) -> CommandResult<Option<KosyncAccountView>> {
     with_core(app, |core| {
-        Ok(carrel_core::kosync::account(&core.store)?.map(KosyncAccountView::from))
+        Ok(carrel_core::reading::kosync::account(&core.store)?.map(KosyncAccountView::from))
     })
     .await
 }
@@ -491,8 +495,8 @@ pub struct KosyncAccountView {
     pub username: String,
 }
 
-impl From<carrel_core::kosync::KosyncAccount> for KosyncAccountView {
-    fn from(a: carrel_core::kosync::KosyncAccount) -> Self {
+impl From<carrel_core::reading::kosync::KosyncAccount> for KosyncAccountView {
+    fn from(a: carrel_core::reading::kosync::KosyncAccount) -> Self {
         KosyncAccountView {
             url: a.url,
             username: a.username,
@@ -511,8 +515,8 @@ pub async fn kosync_sign_in(
 ) -> CommandResult<KosyncAccountView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let client = carrel_core::kosync::KosyncClient::shared()?;
-        let account = carrel_core::kosync::sign_in(
+        let client = carrel_core::reading::kosync::KosyncClient::shared()?;
+        let account = carrel_core::reading::kosync::sign_in(
             &store,
             &credentials,
             client,
@@ -530,7 +534,7 @@ pub async fn kosync_sign_in(
 #[tauri::command]
 pub async fn kosync_sign_out(app: AppHandle) -> CommandResult<()> {
     with_core(app, |core| {
-        Ok(carrel_core::kosync::sign_out(
+        Ok(carrel_core::reading::kosync::sign_out(
             &core.store,
             &core.credentials,
         )?)
@@ -550,7 +554,7 @@ pub async fn open_in_another_app(app: AppHandle, book_id: i64) -> CommandResult<
             poll: std::time::Duration::from_millis(100),
             timeout: OPEN_ELSEWHERE_WAIT,
         };
-        let path = carrel_core::book_source::book_path(&store, book_id, wait)
+        let path = carrel_core::reading::book_source::book_path(&store, book_id, wait)
             .await
             .map_err(CommandError::from)?;
         open::that_detached(&path).map_err(|e| {
@@ -659,7 +663,7 @@ pub async fn save_epub_position(
     fraction: f64,
 ) -> CommandResult<()> {
     with_core(app, move |core| {
-        carrel_core::position_sync::record_epub(&core.store, book_id, &cfi, fraction)
+        carrel_core::reading::position_sync::record_epub(&core.store, book_id, &cfi, fraction)
             .map(|_| ())
             .map_err(|e| CommandError::new(e.kind(), e.to_string()))
     })
@@ -671,9 +675,12 @@ pub async fn save_epub_position(
 pub async fn epub_position(
     app: AppHandle,
     book_id: i64,
-) -> CommandResult<Option<carrel_core::epub_positions::EpubPosition>> {
+) -> CommandResult<Option<carrel_core::reading::epub_positions::EpubPosition>> {
     with_core(app, move |core| {
-        Ok(carrel_core::epub_positions::position(&core.store, book_id)?)
+        Ok(carrel_core::reading::epub_positions::position(
+            &core.store,
+            book_id,
+        )?)
     })
     .await
 }
@@ -784,7 +791,10 @@ pub async fn get_settings(app: AppHandle) -> CommandResult<Settings> {
 #[tauri::command]
 pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<Settings> {
     with_core(app, move |core| {
-        Ok(settings::apply(&core.store, &settings)?)
+        Ok(carrel_core::engine::book_downloads::apply_settings(
+            &core.store,
+            &settings,
+        )?)
     })
     .await
 }
@@ -850,7 +860,7 @@ mod tests {
         );
     }
 
-    use carrel_core::{http_fetch::FetchError, servers::ServerError};
+    use carrel_core::{http::http_fetch::FetchError, library::servers::ServerError};
 
     #[test]
     fn a_refused_certificate_reaches_the_window_as_its_own_kind() {
@@ -887,16 +897,17 @@ mod tests {
 
     #[test]
     fn every_core_error_reaches_the_window_with_its_kind_and_field() {
-        let e = CommandError::from(carrel_core::credentials::CredentialError::Keyring(
+        let e = CommandError::from(carrel_core::library::credentials::CredentialError::Keyring(
             "locked".into(),
         ));
         assert_eq!(
             (e.kind, e.field),
             (ErrorKind::Storage, Some(ErrorField::Password))
         );
-        let e = CommandError::from(carrel_core::page_source::PageError::OfflineNotDownloaded);
+        let e =
+            CommandError::from(carrel_core::reading::page_source::PageError::OfflineNotDownloaded);
         assert_eq!((e.kind, e.field), (ErrorKind::Server, None));
-        let e = CommandError::from(carrel_core::settings::SettingsError::BooksKept);
+        let e = CommandError::from(carrel_core::library::settings::SettingsError::BooksKept);
         assert_eq!(serde_json::to_value(&e).unwrap()["field"], "books_kept");
     }
 }

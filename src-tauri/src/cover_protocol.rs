@@ -5,11 +5,11 @@
 //! The request gives a book id and nothing else: anything but a positive integer is a 400, a
 //! book without a cover (or whose cover cannot be had now) a 404. The image type is sniffed
 //! from the bytes; the server's declared type never travels. The work is
-//! [`carrel_core::cover_cache`]'s; this module only speaks HTTP to the webview.
+//! [`carrel_core::catalog::cover_cache`]'s; this module only speaks HTTP to the webview.
 
 use std::sync::OnceLock;
 
-use carrel_core::cover_cache::{Cover, CoverCache};
+use carrel_core::catalog::cover_cache::{Cover, CoverCache};
 use tauri::http::{Method, Request, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 

@@ -13,11 +13,11 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use carrel_core::{
-    credentials::Credentials,
-    executor::{Executor, ExecutorConfig, Finish, RunMode},
-    executor_lease, position_sync,
-    progress::{DownloadEvent, ProgressSink},
-    store::Store,
+    engine::executor::{Executor, ExecutorConfig, Finish, RunMode},
+    engine::progress::{DownloadEvent, ProgressSink},
+    foundation::store::Store,
+    library::credentials::Credentials,
+    reading::position_sync,
 };
 use tokio::sync::{watch, Notify};
 
@@ -110,7 +110,7 @@ impl ProgressSink for LogSink {
 /// holder is this process.
 pub fn holder_id() -> &'static str {
     static HOLDER: OnceLock<String> = OnceLock::new();
-    HOLDER.get_or_init(|| executor_lease::new_holder_id("carrel"))
+    HOLDER.get_or_init(|| carrel_core::foundation::process_holders::new_holder_id("carrel"))
 }
 
 /// The running executor; dropping it does not stop it, [`DownloadService::shut_down`] does.

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use carrel_core::{
-    downloads_view::{self, DownloadsMonitor, DownloadsView, LiveProgress},
-    progress::{DownloadEvent, ProgressSink},
-    store::Store,
+    engine::downloads_view::{self, DownloadsMonitor, DownloadsView, LiveProgress},
+    engine::progress::{DownloadEvent, ProgressSink},
+    foundation::store::Store,
 };
 use tauri::{ipc::Channel, AppHandle, Manager, Runtime};
 

@@ -5,8 +5,8 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use carrel_core::credentials::Credentials;
-use carrel_core::http_fetch::{FetchError, HttpClient, HttpConfig};
+use carrel_core::http::http_fetch::{FetchError, HttpClient, HttpConfig};
+use carrel_core::library::credentials::Credentials;
 
 const CONFIG: HttpConfig = HttpConfig {
     connect_timeout: Duration::from_secs(5),

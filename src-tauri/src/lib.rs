@@ -40,7 +40,7 @@ pub mod webview_rendering;
 
 use std::sync::{Arc, Mutex};
 
-use carrel_core::progress::{FanOut, ProgressSink};
+use carrel_core::engine::progress::{FanOut, ProgressSink};
 
 use tauri::{Manager, RunEvent};
 

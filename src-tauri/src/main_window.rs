@@ -7,8 +7,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use carrel_core::{
-    settings::{self, WindowGeometry},
-    store::Store,
+    foundation::store::Store,
+    library::settings::{self, WindowGeometry},
 };
 use tauri::{
     AppHandle, LogicalPosition, LogicalSize, WebviewUrl, WebviewWindow, WebviewWindowBuilder,

@@ -22,11 +22,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use carrel_core::{
-    books,
-    download_stack::TaskKind,
-    progress::{BookProgress, DownloadEvent, ExecutorState, ProgressSink},
-    settings::{self, NotificationsEnabled},
-    store::Store,
+    engine::download_stack::TaskKind,
+    engine::progress::{BookProgress, DownloadEvent, ExecutorState, ProgressSink},
+    foundation::store::Store,
+    library::books,
+    library::settings::{self, NotificationsEnabled},
 };
 
 /// The application name notifications carry.

@@ -6,12 +6,12 @@
 //! most [`WAIT`]); if it does not come (the server is away) the answer is a 504 whose body says
 //! `offline-not-downloaded`. Anything but two non-negative integers is a 400, a page outside
 //! the book (or a book unknown or not read page by page) a 404. The work is
-//! [`carrel_core::page_source`]'s; this module only speaks HTTP to the webview.
+//! [`carrel_core::reading::page_source`]'s; this module only speaks HTTP to the webview.
 
 use std::borrow::Cow;
 use std::time::Duration;
 
-use carrel_core::page_source::{self, PageError, PageImage, WaitPolicy};
+use carrel_core::reading::page_source::{self, PageError, PageImage, WaitPolicy};
 use tauri::http::{Method, Request, Response, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 

@@ -5,22 +5,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use carrel_core::{
-    book_downloads::{self, StoreRequest},
-    books,
-    catalog::{CatalogClient, CatalogItem, CatalogPage},
-    clock,
-    credentials::{Credentials, Secret},
-    data_dir::{self, DataDir},
-    download_batches::{self, BatchView},
-    download_stack,
-    executor::{self, Executor, ExecutorConfig, Finish, RunMode},
-    executor_lease,
-    http_fetch::{HttpClient, HttpConfig},
-    library_search::{self, ServerOutcome},
-    part_files::PartFiles,
-    progress::ProgressSink,
-    servers::{self, NewServer},
-    store::Store,
+    catalog::client::{CatalogClient, CatalogItem, CatalogPage},
+    catalog::download_batches::{self, BatchView},
+    catalog::library_search::{self, ServerOutcome},
+    engine::book_downloads::{self, StoreRequest},
+    engine::download_stack,
+    engine::executor::{self, Executor, ExecutorConfig, Finish, RunMode},
+    engine::executor_lease,
+    engine::progress::ProgressSink,
+    foundation::clock,
+    foundation::data_dir::{self, DataDir},
+    foundation::part_files::PartFiles,
+    foundation::store::Store,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
+    library::credentials::{Credentials, Secret},
+    library::servers::{self, NewServer},
     ErrorKind, Failure,
 };
 use serde_json::json;
@@ -184,7 +184,7 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
                 None
             };
             // A host, host:port or web address leads to the catalog; what was found is said.
-            let found = carrel_core::server_discovery::discover(
+            let found = carrel_core::http::server_discovery::discover(
                 &url,
                 username.as_deref(),
                 secret.as_ref(),
@@ -194,7 +194,7 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
             let url = match &found {
                 Ok(d) => d.catalog_url.clone(),
                 // Not an address at all: the server's validation says so below.
-                Err(carrel_core::server_discovery::DiscoveryError::InvalidAddress(_)) => url,
+                Err(carrel_core::http::server_discovery::DiscoveryError::InvalidAddress(_)) => url,
                 Err(e) => {
                     eprintln!("note: {e}; the address is kept as given");
                     url
@@ -250,7 +250,11 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
         }
         ServerCommand::Remove { name } => {
             let id = servers::get_by_name(&ctx.store, &name)?.id;
-            servers::remove_with_secret(&ctx.store, &ctx.credentials, id)?;
+            carrel_core::catalog::server_removal::remove_with_secret(
+                &ctx.store,
+                &ctx.credentials,
+                id,
+            )?;
             if ctx.json {
                 print_json(json!({ "removed": name }));
             } else {
@@ -384,9 +388,9 @@ fn print_server_answer(answer: &library_search::ServerAnswer) {
                 .entries
                 .iter()
                 .filter_map(|e| match e {
-                    carrel_core::catalog::CatalogViewItem::Book { book_id, title, .. } => {
-                        Some((book_id, title))
-                    }
+                    carrel_core::catalog::client::CatalogViewItem::Book {
+                        book_id, title, ..
+                    } => Some((book_id, title)),
                     _ => None,
                 })
                 .collect();
@@ -468,7 +472,7 @@ async fn store(ctx: &Context, args: StoreArgs) -> CliResult {
 
 /// `kosync login|show|push|logout`.
 async fn kosync_command(ctx: &Context, cmd: KosyncCommand) -> CliResult {
-    use carrel_core::kosync::{self, KosyncClient};
+    use carrel_core::reading::kosync::{self, KosyncClient};
     match cmd {
         KosyncCommand::Login { url, username } => {
             let mut password = String::new();
@@ -589,11 +593,11 @@ fn format_name(f: books::BookFormat) -> &'static str {
 }
 
 async fn sync(ctx: &Context, args: SyncArgs) -> CliResult {
-    let holder = executor_lease::new_holder_id("carrel-cli");
+    let holder = carrel_core::foundation::process_holders::new_holder_id("carrel-cli");
     let sink: Arc<dyn ProgressSink> = if !ctx.json && std::io::stderr().is_terminal() {
         Arc::new(TerminalProgress::default())
     } else {
-        Arc::new(carrel_core::progress::NoProgress)
+        Arc::new(carrel_core::engine::progress::NoProgress)
     };
     let config = ExecutorConfig::default();
     let executor = Executor::new(
@@ -770,7 +774,7 @@ fn path(ctx: &Context, book_id: i64, page: Option<i64>) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use carrel_core::{catalog::CatalogError, http_fetch::FetchError};
+    use carrel_core::{catalog::client::CatalogError, http::http_fetch::FetchError};
 
     #[test]
     fn a_refused_certificate_exits_with_the_server_code_and_says_what_to_do() {
@@ -805,11 +809,14 @@ mod tests {
             4
         );
         assert_eq!(
-            CliError::from(carrel_core::servers::ServerError::NotFound("x".into())).code,
+            CliError::from(carrel_core::library::servers::ServerError::NotFound(
+                "x".into()
+            ))
+            .code,
             3
         );
         assert_eq!(
-            CliError::from(carrel_core::store::StoreError::DiskFull).code,
+            CliError::from(carrel_core::foundation::store::StoreError::DiskFull).code,
             5
         );
     }

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use carrel_core::progress::{DownloadEvent, ExecutorState, ProgressSink};
+use carrel_core::engine::progress::{DownloadEvent, ExecutorState, ProgressSink};
 
 #[derive(Default)]
 pub struct TerminalProgress {

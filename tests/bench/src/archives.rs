@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use carrel_core::comic_archive::ComicArchive;
+use carrel_core::reading::comic_archive::ComicArchive;
 
 use crate::report::{millis, Report, Row, Summary};
 

@@ -23,7 +23,10 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use carrel_core::{book_downloads, books, books::BookFormat, catalog::CatalogClient, http_fetch};
+use carrel_core::{
+    catalog::client::CatalogClient, engine::book_downloads, http::http_fetch, library::books,
+    library::books::BookFormat,
+};
 use fixture_server::Config;
 
 use crate::engine::Env;

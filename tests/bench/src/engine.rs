@@ -12,18 +12,18 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use carrel_core::{
-    book_downloads, books,
-    catalog::{CatalogClient, CatalogItem},
-    clock,
-    credentials::Credentials,
-    data_dir::DataDir,
-    download_stack::{self, TaskState},
-    executor::{Executor, ExecutorConfig, Finish, RunMode},
-    executor_lease,
-    http_fetch::{HttpClient, HttpConfig},
-    progress::NoProgress,
-    servers::{self, NewServer, Server},
-    store::Store,
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads,
+    engine::download_stack::{self, TaskState},
+    engine::executor::{Executor, ExecutorConfig, Finish, RunMode},
+    engine::progress::NoProgress,
+    foundation::clock,
+    foundation::data_dir::DataDir,
+    foundation::store::Store,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
+    library::credentials::Credentials,
+    library::servers::{self, NewServer, Server},
 };
 use fixture_server::{Config, RunningServer};
 
@@ -132,7 +132,7 @@ impl Env {
             self.credentials.clone(),
             Arc::new(NoProgress),
             ExecutorConfig::default(),
-            executor_lease::new_holder_id("carrel-bench"),
+            carrel_core::foundation::process_holders::new_holder_id("carrel-bench"),
         )?;
         let (_stop, stop_rx) = tokio::sync::watch::channel(false);
         match executor.run(RunMode::UntilIdle, stop_rx).await? {

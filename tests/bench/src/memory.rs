@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use carrel_core::{
-    book_downloads,
-    books::{self, BookFormat, CatalogBook},
+    engine::book_downloads,
+    library::books::{self, BookFormat, CatalogBook},
 };
 use fixture_server::{Config, RunningServer};
 

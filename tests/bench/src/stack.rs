@@ -10,13 +10,13 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use carrel_core::{
-    books::{self, BookFormat, CatalogBook},
-    clock,
-    data_dir::DataDir,
-    download_stack::{self, Pushed, TaskKind, TaskSpec},
-    executor_lease::{self, Acquire, Fence},
-    servers::{self, NewServer},
-    store::Store,
+    engine::download_stack::{self, Pushed, TaskKind, TaskSpec},
+    engine::executor_lease::{self, Acquire, Fence},
+    foundation::clock,
+    foundation::data_dir::DataDir,
+    foundation::store::Store,
+    library::books::{self, BookFormat, CatalogBook},
+    library::servers::{self, NewServer},
 };
 
 use crate::report::{micros, Report, Row, Summary};
@@ -96,7 +96,7 @@ impl Stack {
                 read_progress_url: None,
             },
         )?;
-        let holder = executor_lease::new_holder_id("carrel-bench");
+        let holder = carrel_core::foundation::process_holders::new_holder_id("carrel-bench");
         let fence = match executor_lease::try_acquire(&store, &holder, 3_600_000)? {
             Acquire::Acquired { fence, .. } => fence,
             Acquire::Held { holder, .. } => {

@@ -253,7 +253,7 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
         }
     }
     if skipped > 0 {
-        tracing::debug!(skipped, feed = %crate::http_fetch::redact(feed_url), "entries with no usable link were left out");
+        tracing::debug!(skipped, feed = %crate::foundation::address_secrets::redact(feed_url), "entries with no usable link were left out");
     }
 
     let (links, declared_kind) = read_feed_links(root, feed_url);

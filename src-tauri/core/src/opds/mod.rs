@@ -51,7 +51,7 @@ pub use url_template::{strip_bookmark_params, strip_bookmark_params_with, BOOKMA
 
 use url::Url;
 
-use crate::error::ErrorKind;
+use crate::foundation::error::ErrorKind;
 
 /// Parses a catalog feed fetched from `feed_url`: an OPDS 1.x Atom feed, or an OPDS 2.0 JSON
 /// feed (`application/opds+json`). Which one is decided by the bytes, not a declared type.
@@ -151,9 +151,9 @@ pub enum OpdsError {
     NoCatalogSearch,
 }
 
-impl crate::Failure for OpdsError {
+impl crate::foundation::error::Failure for OpdsError {
     /// The coarse kind front ends branch on.
-    fn kind(&self) -> crate::ErrorKind {
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
         match self {
             OpdsError::PageOutOfRange { .. } => ErrorKind::InvalidInput,
             // The HTTP status (401, 403) tells an authentication failure apart; a web page alone

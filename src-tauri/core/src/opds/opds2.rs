@@ -113,7 +113,7 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
         entries, skipped, ..
     } = reader;
     if skipped > 0 {
-        tracing::debug!(skipped, feed = %crate::http_fetch::redact(feed_url), "navigation links or publications with no usable link were left out");
+        tracing::debug!(skipped, feed = %crate::foundation::address_secrets::redact(feed_url), "navigation links or publications with no usable link were left out");
     }
 
     let kind = if entries.iter().any(|e| matches!(e, Entry::Book(_))) {

@@ -57,7 +57,7 @@ pub struct PageStream {
     pub template: String,
     /// Number of pages, at least 1.
     pub count: u32,
-    /// The image type the server declares. Often wrong; see [`crate::image_type::sniff_image_type`].
+    /// The image type the server declares. Often wrong; see [`crate::foundation::image_type::sniff_image_type`].
     pub declared_type: Option<String>,
     /// The server's last page read (`pse:lastRead`), as sent: 1-based per PSE 1.2, though some
     /// servers send 0 for "not started".

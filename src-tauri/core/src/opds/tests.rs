@@ -1,7 +1,7 @@
 //! Tests of the whole module on sample documents in `tests/feeds/`, written in the styles of
 //! the servers Carrel talks to, plus the malformed-input guarantees.
 
-use crate::Failure;
+use crate::foundation::error::Failure;
 use url::Url;
 
 use super::*;
@@ -95,7 +95,7 @@ fn opds_komga_feed_header_and_paging() {
 #[test]
 fn opds_a_komga_feed_names_komga_and_its_streams_lead_to_the_read_progress_api() {
     let feed = komga();
-    assert!(crate::komga::is_komga_feed(
+    assert!(crate::reading::komga::is_komga_feed(
         feed.authors.iter().map(String::as_str)
     ));
     let stream = books(&feed)[0]
@@ -103,13 +103,13 @@ fn opds_a_komga_feed_names_komga_and_its_streams_lead_to_the_read_progress_api()
         .as_ref()
         .unwrap()
         .background_template();
-    let api = crate::komga::read_progress_url(&stream).expect("a Komga page stream");
+    let api = crate::reading::komga::read_progress_url(&stream).expect("a Komga page stream");
     assert!(
         api.starts_with("https://komga.example.net/api/v1/books/")
             && api.ends_with("/read-progress"),
         "{api}"
     );
-    assert!(!crate::komga::is_komga_feed(
+    assert!(!crate::reading::komga::is_komga_feed(
         kavita().authors.iter().map(String::as_str)
     ));
 }
@@ -777,7 +777,7 @@ fn opds_types_round_trip_through_json() {
 
 #[test]
 fn opds_error_kinds() {
-    use crate::error::ErrorKind;
+    use crate::foundation::error::ErrorKind;
     assert_eq!(
         OpdsError::PageOutOfRange { page: 3, count: 2 }.kind(),
         ErrorKind::InvalidInput

@@ -3,11 +3,11 @@
 //! a password or a bearer token; the key lives in the secret store, never in the database.
 
 use carrel_core::{
-    catalog::CatalogClient,
-    catalog::CatalogError,
-    credentials::Secret,
-    http_fetch::{FetchError, HttpClient, HttpConfig},
-    servers::{self, NewServer},
+    catalog::client::CatalogClient,
+    catalog::client::CatalogError,
+    http::http_fetch::{FetchError, HttpClient, HttpConfig},
+    library::credentials::Secret,
+    library::servers::{self, NewServer},
 };
 use fixture_server::{Behavior, Config};
 

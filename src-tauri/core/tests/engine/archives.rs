@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use carrel_core::comic_archive::{self, ArchiveError, ComicArchive, Container};
+use carrel_core::reading::comic_archive::{self, ArchiveError, ComicArchive, Container};
 
 /// Runs a tool; a missing tool or a failure fails the test (never skips it).
 fn run(cmd: &mut Command) {
@@ -226,11 +226,12 @@ fn hostile_archives_get_clear_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     use carrel_core::{
-        archive_pages, books,
-        catalog::{CatalogClient, CatalogItem},
-        executor::{Finish, RunMode},
-        http_fetch::{HttpClient, HttpConfig},
-        page_source::{self, PageError, WaitPolicy},
+        catalog::client::{CatalogClient, CatalogItem},
+        engine::executor::{Finish, RunMode},
+        http::http_fetch::{HttpClient, HttpConfig},
+        library::books,
+        reading::archive_pages,
+        reading::page_source::{self, PageError, WaitPolicy},
     };
     use fixture_server::{Behavior, Config};
     use std::time::Duration;

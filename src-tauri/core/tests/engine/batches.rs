@@ -4,13 +4,13 @@
 //! device", which the executor applies when a book completes.
 
 use carrel_core::{
-    book_downloads::{self, BookState},
-    books,
-    catalog::{CatalogClient, CatalogItem},
-    download_batches::{self, BatchError},
-    download_stack::{self, TaskKind},
-    http_fetch::{HttpClient, HttpConfig},
-    store::Store,
+    catalog::client::{CatalogClient, CatalogItem},
+    catalog::download_batches::{self, BatchError},
+    engine::book_downloads::{self, BookState},
+    engine::download_stack::{self, TaskKind},
+    foundation::store::Store,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
 };
 use fixture_server::{Config, RunningServer};
 
@@ -33,7 +33,7 @@ fn queued_books(store: &Store) -> Vec<i64> {
 /// The local ids of a feed's books, every page followed, in the server's order.
 async fn feed_ids(
     client: &CatalogClient<'_>,
-    server: &carrel_core::servers::Server,
+    server: &carrel_core::library::servers::Server,
     feed: &str,
 ) -> Vec<i64> {
     let mut ids = Vec::new();
@@ -237,7 +237,7 @@ async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
 /// front end that downloads (the app, `carrel-cli sync`) keeps to it.
 #[tokio::test]
 async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
-    use carrel_core::settings::{self, BooksKept};
+    use carrel_core::library::settings::{self, BooksKept};
     let fixture = start(Config {
         books: 3,
         comic_pages: [(1, 3), (2, 3), (3, 3)].into(),

@@ -6,15 +6,16 @@
 use std::time::Duration;
 
 use carrel_core::{
-    book_downloads, book_source,
-    books::BookFormat,
-    catalog::{CatalogClient, CatalogItem},
-    epub_positions,
-    executor::{Finish, RunMode},
-    http_fetch::{HttpClient, HttpConfig},
-    page_source::{PageError, WaitPolicy},
-    position_sync,
-    servers::Server,
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads,
+    engine::executor::{Finish, RunMode},
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books::BookFormat,
+    library::servers::Server,
+    reading::book_source,
+    reading::epub_positions,
+    reading::page_source::{PageError, WaitPolicy},
+    reading::position_sync,
 };
 use fixture_server::{BookKind, Config, RunningServer};
 
@@ -174,7 +175,7 @@ async fn a_stored_file_larger_than_the_window_may_hold_is_refused_not_read() {
     let (id, _, _) = register(&env, &server, &fixture).await;
     book_downloads::open_book(&env.store, id, None).unwrap();
     assert_eq!(env.sync(fast_config()).await.0, Finish::Idle);
-    let path = carrel_core::part_files::PartFiles::new(env.dir.books())
+    let path = carrel_core::foundation::part_files::PartFiles::new(env.dir.books())
         .find_book_file(id)
         .unwrap();
     // Grown past the cap without using the disk (a sparse file).

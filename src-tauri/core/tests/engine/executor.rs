@@ -6,15 +6,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use carrel_core::{
-    book_downloads::{self, BookState},
-    books,
-    catalog::{CatalogClient, CatalogItem},
-    download_stack::{self, TaskKind, TaskState},
-    executor::{ExecutorConfig, Finish, RunMode},
-    http_fetch::{HttpClient, HttpConfig},
-    part_files::PartFiles,
-    progress::{DownloadEvent, RecordingSink},
-    servers::{self, Server},
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads::{self, BookState},
+    engine::download_stack::{self, TaskKind, TaskState},
+    engine::executor::{ExecutorConfig, Finish, RunMode},
+    engine::progress::{DownloadEvent, RecordingSink},
+    foundation::part_files::PartFiles,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
+    library::servers::{self, Server},
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
@@ -418,7 +418,7 @@ async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() 
         .filter(|e| {
             matches!(
                 e,
-                DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. })
+                DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Backoff { .. })
             )
         })
         .count();
@@ -450,7 +450,7 @@ async fn a_push_wakes_a_backing_off_executor_at_once() {
     wait_for_event(&sink, "never backed off", |e| {
         matches!(
             e,
-            DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. })
+            DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Backoff { .. })
         )
     })
     .await;
@@ -510,7 +510,7 @@ async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downlo
     wait_for_event(&sink, "never said it backs off", |e| {
         matches!(
             e,
-            DownloadEvent::State(carrel_core::progress::ExecutorState::Backoff { .. })
+            DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Backoff { .. })
         )
     })
     .await;
@@ -628,7 +628,9 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
             username: Some("reader".into()),
             ..Default::default()
         },
-        Some(&carrel_core::credentials::Secret::new("open sesame")),
+        Some(&carrel_core::library::credentials::Secret::new(
+            "open sesame",
+        )),
     )
     .unwrap();
     let ids = register_books(&env, &server).await;
@@ -762,7 +764,11 @@ async fn a_prioritary_push_preempts_a_slow_background_file_download() {
 async fn orphaned_files_are_collected_when_the_executor_starts() {
     let env = Env::new();
     let files = PartFiles::new(env.dir.books());
-    carrel_core::part_files::write_atomically(&files.page_path(4242, 0, "png"), b"orphan").unwrap();
+    carrel_core::foundation::part_files::write_atomically(
+        &files.page_path(4242, 0, "png"),
+        b"orphan",
+    )
+    .unwrap();
     let (finish, _) = env.sync(fast_config()).await;
     assert_eq!(finish, Finish::Idle);
     assert!(!files.book_dir(4242).exists());
@@ -830,21 +836,25 @@ async fn removing_a_book_stops_its_download_at_once_even_from_a_server_without_r
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
     let env = Env::new();
-    let other = carrel_core::store::Store::open(&env.dir, carrel_core::clock::system()).unwrap();
+    let other = carrel_core::foundation::store::Store::open(
+        &env.dir,
+        carrel_core::foundation::clock::system(),
+    )
+    .unwrap();
     let sink = Arc::new(RecordingSink::default());
     let first = env.executor(fast_config(), sink.clone());
     let (stop, rx) = tokio::sync::watch::channel(false);
     let holder = first.holder().to_owned();
     let run = tokio::spawn(async move { first.run(RunMode::Forever, rx).await.unwrap() });
     let deadline = Instant::now() + Duration::from_secs(5);
-    while carrel_core::executor_lease::holder_at(&other)
+    while carrel_core::engine::executor_lease::holder_at(&other)
         .unwrap()
         .is_none()
     {
         assert!(Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let second = carrel_core::executor::Executor::new(
+    let second = carrel_core::engine::executor::Executor::new(
         other,
         env.credentials.clone(),
         sink,
@@ -888,7 +898,7 @@ async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
     let base = url::Url::parse(&fixture.url("/manifest.json")).unwrap();
     let entry =
         carrel_core::opds::parse_publication(manifest.to_string().as_bytes(), &base).unwrap();
-    let catalog = carrel_core::catalog::catalog_book(&entry, false);
+    let catalog = carrel_core::catalog::client::catalog_book(&entry, false);
     assert_eq!((catalog.page_count, catalog.page_list.len()), (Some(4), 4));
     let book = books::remember(&env.store, server.id, &catalog).unwrap();
     assert!(book.streams_pages());
@@ -1024,7 +1034,7 @@ async fn resuming_a_paused_server_wakes_the_executor() {
     wait_for_event(&sink, "the executor idling", |e| {
         matches!(
             e,
-            DownloadEvent::State(carrel_core::progress::ExecutorState::Idle)
+            DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Idle)
         )
     })
     .await;

@@ -5,12 +5,14 @@
 use std::collections::BTreeSet;
 
 use carrel_core::{
-    book_downloads, book_identity, books,
-    catalog::{CatalogClient, CatalogItem},
-    http_fetch::{HttpClient, HttpConfig},
-    part_files::{self, PartFiles},
-    position_sync,
-    servers::Server,
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads,
+    foundation::part_files::{self, PartFiles},
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::book_identity,
+    library::books,
+    library::servers::Server,
+    reading::position_sync,
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
@@ -137,15 +139,15 @@ async fn copies_remembered_before_are_merged_keeping_files_position_pins_and_que
     // `a` has two pages stored; `b` was read furthest and waits to send its position; `c` is pinned.
     let files = PartFiles::new(env.dir.books());
     for page in 0..2 {
-        let spec = carrel_core::download_stack::TaskSpec {
+        let spec = carrel_core::engine::download_stack::TaskSpec {
             book_id: a,
             server_id: server.id,
-            kind: carrel_core::download_stack::TaskKind::Page,
+            kind: carrel_core::engine::download_stack::TaskKind::Page,
             position: page,
             url: format!("http://127.0.0.1:9/p/{page}"),
             prioritary: false,
         };
-        carrel_core::download_stack::push(&env.store, &spec).unwrap();
+        carrel_core::engine::download_stack::push(&env.store, &spec).unwrap();
         part_files::write_atomically(&files.page_path(a, page, "png"), &[page as u8; 10]).unwrap();
     }
     env.store

@@ -9,14 +9,16 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use carrel_core::{
-    book_downloads, book_source, books,
-    catalog::{CatalogClient, CatalogItem},
-    clock::ManualClock,
-    credentials::Secret,
-    http_fetch::{HttpClient, HttpConfig},
-    kosync::{self, KosyncClient, KosyncError},
-    position_sync::{self, PositionSource},
-    servers::Server,
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads,
+    foundation::clock::ManualClock,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
+    library::credentials::Secret,
+    library::servers::Server,
+    reading::book_source,
+    reading::kosync::{self, KosyncClient, KosyncError},
+    reading::position_sync::{self, PositionSource},
 };
 use fixture_server::{Behavior, Config, GivenFile, RunningServer};
 

@@ -5,19 +5,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use carrel_core::{
-    book_downloads::{self, BookState, DownloadRequestError},
-    books::{self, Book, BookError},
-    catalog_cache::{self, CachedDocument},
-    clock::ManualClock,
-    cover_cache,
-    download_stack::{self, StackError, TaskKind, TaskSpec, TaskState},
-    downloads_view::{self, DownloadsMonitor, ExecutorStatus},
-    executor_lease::{self, Acquire, Fence},
-    part_files::{self, PartFiles},
-    progress::{DownloadEvent, ExecutorState},
-    servers::{self, Server},
-    settings::{self, Settings, Theme},
-    storage_usage,
+    catalog::cover_cache,
+    catalog::storage_usage,
+    engine::book_downloads::{self, BookState, DownloadRequestError},
+    engine::download_stack::{self, StackError, TaskKind, TaskSpec, TaskState},
+    engine::downloads_view::{self, DownloadsMonitor, ExecutorStatus},
+    engine::executor_lease::{self, Acquire, Fence},
+    engine::progress::{DownloadEvent, ExecutorState},
+    foundation::clock::ManualClock,
+    foundation::part_files::{self, PartFiles},
+    library::books::{self, Book, BookError},
+    library::catalog_cache::{self, CachedDocument},
+    library::servers::{self, Server},
+    library::settings::{Settings, Theme},
 };
 
 use crate::support::Env;
@@ -226,7 +226,7 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
     );
 
     // Lowering the setting to 0 keeps only the book open last (and pinned or waiting ones).
-    let saved = settings::apply(
+    let saved = carrel_core::engine::book_downloads::apply_settings(
         &env.store,
         &Settings {
             books_kept: 0,
@@ -354,7 +354,7 @@ fn the_downloads_page_lists_books_in_the_order_they_will_run() {
         ExecutorStatus::Stopped { .. }
     ));
     assert_eq!(nobody.executor.holder, None);
-    carrel_core::executor::set_paused(&env.store, true).unwrap();
+    carrel_core::engine::executor::set_paused(&env.store, true).unwrap();
     assert!(
         downloads_view::view(&env.store, &live, None)
             .unwrap()

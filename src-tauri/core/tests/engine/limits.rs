@@ -7,14 +7,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use carrel_core::{
-    book_downloads,
-    books::{self, BookFormat, CatalogBook},
-    download_limits::MaxBookSize,
-    download_stack::{self, Task, TaskKind, TaskState},
-    executor::{ExecutorError, Finish, RunMode},
-    progress::RecordingSink,
-    servers::Server,
-    settings,
+    engine::book_downloads,
+    engine::download_limits::MaxBookSize,
+    engine::download_stack::{self, Task, TaskKind, TaskState},
+    engine::executor::{ExecutorError, Finish, RunMode},
+    engine::progress::RecordingSink,
+    library::books::{self, BookFormat, CatalogBook},
+    library::servers::Server,
+    library::settings,
 };
 use fixture_server::{Config, LengthLie, RunningServer};
 
@@ -205,10 +205,10 @@ async fn a_book_larger_than_the_free_space_is_refused_before_any_byte_and_stays_
 #[test]
 fn free_space_is_read_from_the_filesystem() {
     let disk = crate::support::SmallDisk::mount(4);
-    let free = carrel_core::download_limits::free_bytes(disk.path()).unwrap();
+    let free = carrel_core::engine::download_limits::free_bytes(disk.path()).unwrap();
     assert!(free > 3 << 20 && free <= 4 << 20, "{free}");
     std::fs::write(disk.path().join("fill"), vec![1u8; 2 << 20]).unwrap();
-    let after = carrel_core::download_limits::free_bytes(disk.path()).unwrap();
+    let after = carrel_core::engine::download_limits::free_bytes(disk.path()).unwrap();
     assert!(
         after <= free - (2 << 20),
         "{after} after writing 2 MiB into {free}"

@@ -3,11 +3,11 @@
 
 use carrel_core::Failure;
 use carrel_core::{
-    book_downloads::BookState,
-    books,
-    catalog::{CatalogClient, CatalogViewItem},
-    cover_cache::{self, CoverCache},
-    http_fetch::{HttpClient, HttpConfig},
+    catalog::client::{CatalogClient, CatalogViewItem},
+    catalog::cover_cache::{self, CoverCache},
+    engine::book_downloads::BookState,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
     ErrorKind,
 };
 use fixture_server::{Config, RunningServer};
@@ -212,16 +212,18 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
     })
     .expect("the fixture server starts");
     let env = Env::new();
-    let server = carrel_core::servers::add_with_secret(
+    let server = carrel_core::library::servers::add_with_secret(
         &env.store,
         &env.credentials,
-        &carrel_core::servers::NewServer {
+        &carrel_core::library::servers::NewServer {
             name: "Locked".into(),
             url: fixture.url("/opds"),
             username: Some("reader".into()),
             ..Default::default()
         },
-        Some(&carrel_core::credentials::Secret::new("open sesame")),
+        Some(&carrel_core::library::credentials::Secret::new(
+            "open sesame",
+        )),
     )
     .unwrap();
     let http = http();
@@ -262,19 +264,19 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
     assert_eq!(fixture.stats().total_requests, 1, "one refusal is enough");
 
     // The reader types the new password: the covers come at once.
-    carrel_core::servers::update_with_secret(
+    carrel_core::library::servers::update_with_secret(
         &env.store,
         &env.credentials,
         server.id,
-        &carrel_core::servers::NewServer {
+        &carrel_core::library::servers::NewServer {
             name: "Locked".into(),
             url: fixture.url("/opds"),
             username: Some("reader".into()),
             ..Default::default()
         },
-        &carrel_core::servers::PasswordChange::Set(carrel_core::credentials::Secret::new(
-            "new words",
-        )),
+        &carrel_core::library::servers::PasswordChange::Set(
+            carrel_core::library::credentials::Secret::new("new words"),
+        ),
     )
     .unwrap();
     assert!(covers

@@ -5,14 +5,15 @@
 use std::time::Duration;
 
 use carrel_core::{
-    book_downloads, books,
-    catalog::{CatalogClient, CatalogItem},
-    download_stack::TaskKind,
-    executor::{Finish, RunMode},
-    http_fetch::{HttpClient, HttpConfig},
-    page_source::{self, PageError, WaitPolicy},
-    progress::DownloadEvent,
-    servers::Server,
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads,
+    engine::download_stack::TaskKind,
+    engine::executor::{Finish, RunMode},
+    engine::progress::DownloadEvent,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
+    library::servers::Server,
+    reading::page_source::{self, PageError, WaitPolicy},
 };
 use fixture_server::{Config, RunningServer};
 
@@ -155,7 +156,9 @@ async fn pages_outside_the_book_and_unknown_books_are_not_found() {
         .unwrap_err();
     assert!(matches!(err, PageError::UnknownBook(_)), "{err:?}");
     // Nothing was queued for any of them.
-    assert!(carrel_core::download_stack::tasks_of_book(&env.store, id)
-        .unwrap()
-        .is_empty());
+    assert!(
+        carrel_core::engine::download_stack::tasks_of_book(&env.store, id)
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -9,14 +9,16 @@ use std::process::Command;
 use std::time::Duration;
 
 use carrel_core::{
-    book_downloads,
-    book_reader::BookReader,
-    book_source, book_view, books,
-    catalog::{CatalogClient, CatalogItem},
-    executor::Finish,
-    http_fetch::{HttpClient, HttpConfig},
-    page_source::{PageError, WaitPolicy},
-    servers::Server,
+    catalog::book_view,
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads,
+    engine::executor::Finish,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
+    library::servers::Server,
+    reading::book_reader::BookReader,
+    reading::book_source,
+    reading::page_source::{PageError, WaitPolicy},
 };
 use fixture_server::{Config, GivenFile, RunningServer};
 

@@ -6,14 +6,15 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use carrel_core::{
-    book_downloads, books,
-    catalog::{CatalogClient, CatalogItem},
-    clock::ManualClock,
-    epub_positions,
-    http_fetch::{HttpClient, HttpConfig},
-    position_sync::{self, FlushReport, PositionSource},
-    servers::Server,
-    timestamps,
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads,
+    foundation::clock::ManualClock,
+    foundation::timestamps,
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
+    library::servers::Server,
+    reading::epub_positions,
+    reading::position_sync::{self, FlushReport, PositionSource},
 };
 use fixture_server::{Config, RunningServer};
 use serde_json::json;

@@ -3,12 +3,12 @@
 //! sends the password only when there is no session or the server refused it.
 
 use carrel_core::{
-    book_downloads::{self, BookState},
-    books,
-    catalog::{CatalogClient, CatalogItem},
-    credentials::Secret,
-    http_fetch::{HttpClient, HttpConfig},
-    servers::{self, NewServer, Server},
+    catalog::client::{CatalogClient, CatalogItem},
+    engine::book_downloads::{self, BookState},
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books,
+    library::credentials::Secret,
+    library::servers::{self, NewServer, Server},
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
@@ -113,20 +113,22 @@ async fn an_expired_session_costs_one_password_check_and_the_new_session_is_kept
 fn second_process(
     env: &Env,
 ) -> (
-    carrel_core::store::Store,
-    std::sync::Arc<carrel_core::credentials::Credentials>,
+    carrel_core::foundation::store::Store,
+    std::sync::Arc<carrel_core::library::credentials::Credentials>,
 ) {
-    let dir = carrel_core::data_dir::DataDir::new(env.store.data_dir().root());
-    let store = carrel_core::store::Store::open(&dir, carrel_core::clock::system()).unwrap();
-    let credentials = std::sync::Arc::new(carrel_core::credentials::Credentials::file_only(
-        &dir, "test",
-    ));
+    let dir = carrel_core::foundation::data_dir::DataDir::new(env.store.data_dir().root());
+    let store =
+        carrel_core::foundation::store::Store::open(&dir, carrel_core::foundation::clock::system())
+            .unwrap();
+    let credentials = std::sync::Arc::new(
+        carrel_core::library::credentials::Credentials::file_only(&dir, "test"),
+    );
     (store, credentials)
 }
 
 async fn browse_once(
-    store: &carrel_core::store::Store,
-    credentials: &std::sync::Arc<carrel_core::credentials::Credentials>,
+    store: &carrel_core::foundation::store::Store,
+    credentials: &std::sync::Arc<carrel_core::library::credentials::Credentials>,
     server: &Server,
 ) {
     let http = HttpClient::new(HttpConfig::default())
@@ -238,7 +240,12 @@ async fn a_new_password_or_a_removed_server_drops_the_kept_session() {
     );
     browse_once(&env.store, &env.credentials, &server).await;
     assert!(env.credentials.get(&account).unwrap().is_some());
-    servers::remove_with_secret(&env.store, &env.credentials, server.id).unwrap();
+    carrel_core::catalog::server_removal::remove_with_secret(
+        &env.store,
+        &env.credentials,
+        server.id,
+    )
+    .unwrap();
     assert!(
         env.credentials.get(&account).unwrap().is_none(),
         "a removed server leaves no session behind"

@@ -1,9 +1,9 @@
 //! The stack's rules, on a real SQLite file.
 
 use carrel_core::{
-    clock::ManualClock,
-    download_stack::{self, Pushed, StackError, TaskKind, TaskSpec, TaskState},
-    executor_lease::{self, Acquire, Fence},
+    engine::download_stack::{self, Pushed, StackError, TaskKind, TaskSpec, TaskState},
+    engine::executor_lease::{self, Acquire, Fence},
+    foundation::clock::ManualClock,
 };
 use std::sync::Arc;
 
@@ -127,7 +127,8 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
     let server = env.add_server("S", "http://127.0.0.1:9/opds");
     let book = env.comic(&server, "a", 10, "http://127.0.0.1:9/p/{pageNumber}");
     // A second handle on the same file: another process.
-    let other = carrel_core::store::Store::open(&env.dir, Arc::new(clock.clone())).unwrap();
+    let other =
+        carrel_core::foundation::store::Store::open(&env.dir, Arc::new(clock.clone())).unwrap();
     let old = lease(&env, "A");
     download_stack::push(
         &env.store,

@@ -4,14 +4,14 @@
 use std::sync::Arc;
 
 use carrel_core::{
-    books::{self, Book, BookFormat, CatalogBook},
-    clock::{self, SharedClock},
-    credentials::Credentials,
-    data_dir::DataDir,
-    executor::{Executor, ExecutorConfig, Finish, RunMode},
-    progress::{ProgressSink, RecordingSink},
-    servers::{self, NewServer, Server},
-    store::Store,
+    engine::executor::{Executor, ExecutorConfig, Finish, RunMode},
+    engine::progress::{ProgressSink, RecordingSink},
+    foundation::clock::{self, SharedClock},
+    foundation::data_dir::DataDir,
+    foundation::store::Store,
+    library::books::{self, Book, BookFormat, CatalogBook},
+    library::credentials::Credentials,
+    library::servers::{self, NewServer, Server},
 };
 
 pub struct Env {
@@ -148,7 +148,7 @@ pub fn fast_config() -> ExecutorConfig {
 pub async fn wait_for_event(
     sink: &RecordingSink,
     description: &str,
-    what: impl Fn(&carrel_core::progress::DownloadEvent) -> bool,
+    what: impl Fn(&carrel_core::engine::progress::DownloadEvent) -> bool,
 ) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !sink.events().iter().any(&what) {

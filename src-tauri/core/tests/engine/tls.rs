@@ -8,9 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use carrel_core::{
-    catalog::{CatalogClient, CatalogError, CatalogViewItem},
-    http_fetch::{FetchError, HttpClient, HttpConfig},
-    servers::{self, NewServer, Server},
+    catalog::client::{CatalogClient, CatalogError, CatalogViewItem},
+    http::http_fetch::{FetchError, HttpClient, HttpConfig},
+    library::servers::{self, NewServer, Server},
     ErrorKind,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -195,7 +195,7 @@ fn a_comic_read_further_on_another_device_opens_at_the_servers_page_and_sends_th
         server.set_progression(
             BOOK,
             Some(json!({
-                "modified": carrel_core::timestamps::format_rfc3339(earlier),
+                "modified": carrel_core::foundation::timestamps::format_rfc3339(earlier),
                 "device": { "id": "urn:another-reader", "name": "Tablet" },
                 "locator": { "locations": { "position": 31, "totalProgression": 0.5 } }
             })),

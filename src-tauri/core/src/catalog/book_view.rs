@@ -1,0 +1,277 @@
+//! Books as the reader's windows show them: a book's details (what its catalog entry said, where
+//! it stands on this device), the books on this device, and the books to continue reading.
+//!
+//! Owns the `book_meta` table — the descriptive fields of a catalog entry (authors as a list,
+//! series, summary) that downloading does not need. Reads everything else through
+//! [`crate::library::books`], [`crate::engine::book_downloads`] and [`crate::library::servers`].
+
+use std::collections::HashMap;
+
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+use crate::catalog::cover_cache;
+use crate::engine::book_downloads::{self, BookStatus};
+use crate::foundation::store::{Store, StoreError};
+use crate::library::books::{self, Book, BookFormat};
+use crate::library::servers;
+
+/// How many books "continue reading" lists when the caller does not say.
+pub const DEFAULT_CONTINUE_READING: u32 = 12;
+/// The most it lists.
+pub const MAX_CONTINUE_READING: u32 = 100;
+
+/// What a catalog entry says about a book beyond what downloading it needs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BookMeta {
+    pub authors: Vec<String>,
+    pub series: Option<String>,
+    pub series_index: Option<f64>,
+    pub summary: Option<String>,
+}
+
+/// Records what the catalog said about a book (replacing what it said before).
+pub fn remember_meta(store: &Store, book_id: i64, meta: &BookMeta) -> Result<(), StoreError> {
+    let authors = serde_json::to_string(&meta.authors).expect("a list of names serialises");
+    store.write(|tx| {
+        tx.execute(
+            "INSERT INTO book_meta (book_id, authors, series, series_index, summary) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (book_id) DO UPDATE SET authors = excluded.authors, series = excluded.series,
+                 series_index = excluded.series_index, summary = excluded.summary",
+            params![book_id, authors, meta.series, meta.series_index, meta.summary],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// A `book_meta` row: authors (JSON), series, series index, summary.
+type MetaRow = (String, Option<String>, Option<f64>, Option<String>);
+
+/// What the catalog said about a book; for a book never seen in a feed (or seen before this
+/// was kept), the authors the book list has and nothing more.
+pub fn meta(store: &Store, book: &Book) -> Result<BookMeta, StoreError> {
+    let row: Option<MetaRow> = store
+        .read(|c| {
+            c.query_row(
+                "SELECT authors, series, series_index, summary FROM book_meta WHERE book_id = ?1",
+                [book.id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    Ok(match row {
+        Some((authors, series, series_index, summary)) => BookMeta {
+            authors: serde_json::from_str(&authors)
+                .unwrap_or_else(|_| split_authors(&book.authors)),
+            series,
+            series_index,
+            summary,
+        },
+        None => BookMeta {
+            authors: split_authors(&book.authors),
+            ..BookMeta::default()
+        },
+    })
+}
+
+fn split_authors(joined: &str) -> Vec<String> {
+    joined
+        .split(", ")
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// One book as the details pane shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BookDetails {
+    pub book_id: i64,
+    pub server_id: i64,
+    pub server_name: String,
+    pub title: String,
+    pub authors: Vec<String>,
+    pub series: Option<String>,
+    pub series_index: Option<f64>,
+    pub summary: Option<String>,
+    pub format: BookFormat,
+    pub page_count: Option<i64>,
+    pub file_type: Option<String>,
+    pub file_length: Option<i64>,
+    pub pinned: bool,
+    /// The page the reader was last on, 0-based.
+    pub last_page: Option<i64>,
+    pub last_opened_ms: Option<i64>,
+    pub has_cover: bool,
+    pub status: BookStatus,
+    /// A comic downloaded as one archive file (CBZ, CBR, CB7, CBT): the reader asks its pages
+    /// from the archive, whose page count is known once the file is on the device.
+    pub archive_comic: bool,
+    /// The reader the book opens in (see [`crate::reading::book_reader`]).
+    pub reader: crate::reading::book_reader::BookReader,
+}
+
+fn details_of(
+    store: &Store,
+    book: Book,
+    server_name: String,
+) -> Result<BookDetails, crate::library::error::Error> {
+    let meta = meta(store, &book)?;
+    let status = book_downloads::status(store, &book)?;
+    let archive_comic = crate::reading::archive_pages::is_archive_comic(&book);
+    let reader = crate::reading::book_reader::reader_for(&book);
+    Ok(BookDetails {
+        archive_comic,
+        reader,
+        book_id: book.id,
+        server_id: book.server_id,
+        server_name,
+        has_cover: cover_cache::has_cover(store, &book),
+        title: book.title,
+        authors: meta.authors,
+        series: meta.series,
+        series_index: meta.series_index,
+        summary: meta.summary,
+        format: book.format,
+        page_count: book.page_count,
+        file_type: book.file_type,
+        file_length: book.file_length,
+        pinned: book.pinned,
+        last_page: book.last_page,
+        last_opened_ms: book.last_opened_ms,
+        status,
+    })
+}
+
+/// The details of one book.
+pub fn details(store: &Store, book_id: i64) -> Result<BookDetails, crate::library::error::Error> {
+    let book = books::get(store, book_id)?;
+    let server = servers::get(store, book.server_id)?;
+    details_of(store, book, server.name)
+}
+
+/// The books most recently opened (newest first), at most `limit` (default
+/// [`DEFAULT_CONTINUE_READING`], at most [`MAX_CONTINUE_READING`]).
+pub fn continue_reading(
+    store: &Store,
+    limit: Option<u32>,
+) -> Result<Vec<BookDetails>, crate::library::error::Error> {
+    let limit = limit
+        .unwrap_or(DEFAULT_CONTINUE_READING)
+        .min(MAX_CONTINUE_READING);
+    let mut names: HashMap<i64, String> = HashMap::new();
+    let mut out = Vec::new();
+    for book in books::recently_opened(store, limit)? {
+        let name = match names.get(&book.server_id) {
+            Some(n) => n.clone(),
+            None => {
+                let n = servers::get(store, book.server_id)?.name;
+                names.insert(book.server_id, n.clone());
+                n
+            }
+        };
+        out.push(details_of(store, book, name)?);
+    }
+    Ok(out)
+}
+
+/// The books on this device: pinned ones (kept offline, even while still downloading) and
+/// every book with at least one part stored, most recently touched first.
+pub fn on_device(store: &Store) -> Result<Vec<BookStatus>, crate::library::error::Error> {
+    let mut out = Vec::new();
+    for book in book_downloads::books_with_downloads(store)? {
+        let status = book_downloads::status(store, &book)?;
+        if book.pinned || status.progress.stored_parts > 0 {
+            out.push(status);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::foundation::clock::ManualClock;
+    use crate::foundation::data_dir::DataDir;
+    use crate::library::books::CatalogBook;
+    use crate::library::servers::NewServer;
+    use std::sync::Arc;
+
+    #[test]
+    fn details_carry_the_catalogs_words_and_the_books_state() {
+        let t = tempfile::tempdir().unwrap();
+        let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(5))).unwrap();
+        let server = servers::add(
+            &store,
+            &NewServer {
+                name: "Home".into(),
+                url: "http://127.0.0.1:9/opds".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let book = books::remember(
+            &store,
+            server.id,
+            &CatalogBook {
+                catalog_id: "urn:1".into(),
+                title: "Salt & Cinder #2".into(),
+                authors: vec!["Doe, Jane".into(), "Roe".into()],
+                format: BookFormat::Epub,
+                stream_template: None,
+                page_count: None,
+                page_base: 0,
+                page_list: Vec::new(),
+                file_url: Some("http://127.0.0.1:9/b/1".into()),
+                file_type: Some("application/epub+zip".into()),
+                file_length: Some(1234),
+                cover_url: Some("http://127.0.0.1:9/c/1".into()),
+                progression_url: None,
+                read_progress_url: None,
+            },
+        )
+        .unwrap();
+        let before = details(&store, book.id).unwrap();
+        assert_eq!(
+            before.authors,
+            ["Doe", "Jane", "Roe"],
+            "without kept metadata the joined list is split"
+        );
+        remember_meta(
+            &store,
+            book.id,
+            &BookMeta {
+                authors: vec!["Doe, Jane".into(), "Roe".into()],
+                series: Some("Salt & Cinder".into()),
+                series_index: Some(2.0),
+                summary: Some("A story.".into()),
+            },
+        )
+        .unwrap();
+        let d = details(&store, book.id).unwrap();
+        assert_eq!(d.authors, ["Doe, Jane", "Roe"]);
+        assert_eq!(d.series.as_deref(), Some("Salt & Cinder"));
+        assert_eq!(d.server_name, "Home");
+        assert!(d.has_cover);
+        assert_eq!(d.status.state, book_downloads::BookState::Remote);
+        assert!(on_device(&store).unwrap().is_empty());
+        book_downloads::store_book(&store, book.id).unwrap();
+        let listed = on_device(&store).unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].state, book_downloads::BookState::Queued);
+        assert!(continue_reading(&store, None).unwrap().is_empty());
+        book_downloads::open_book(&store, book.id, None).unwrap();
+        assert_eq!(
+            continue_reading(&store, Some(5)).unwrap()[0].book_id,
+            book.id
+        );
+        assert!(matches!(
+            details(&store, 999),
+            Err(crate::library::error::Error::Book(
+                books::BookError::NotFound(999)
+            ))
+        ));
+    }
+}

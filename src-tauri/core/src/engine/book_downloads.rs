@@ -1,0 +1,582 @@
+//! What to download for a book, and when: the producers of the download stack.
+//!
+//! - **store book** (the reader keeps a book offline): a prioritary `book` task, unless the
+//!   book is stored already;
+//! - **open book at page N**: page N, prioritary; each page then pushes the next one not yet
+//!   stored (N+1, …, the last, then 0, …, N−1), so the reader's page comes first, not page 0;
+//! - **keep many offline** ([`keep_books`]): a whole series, feed or search, not prioritary,
+//!   in the list's order;
+//! - **latest read**: the first not-yet-stored book among the N most recently opened;
+//! - **chained parts**: each finished part pushes the next ([`next_parts`]).
+//!
+//! Also a book's progress (stored/total parts), its removal with its files, cancelling and
+//! retrying its downloads, and eviction: books neither pinned nor among the N most recently
+//! opened leave the device ([`evict_unkept`]).
+//! Owns no table; speaks through [`crate::library::books`] and [`crate::engine::download_stack`].
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::engine::download_stack::{self, Pushed, Task, TaskKind, TaskSpec, TaskState};
+use crate::engine::progress::BookProgress;
+use crate::foundation::part_files::PartFiles;
+use crate::foundation::store::{Store, StoreError};
+use crate::library::books::{self, Book, BookError};
+use crate::opds::{PageBase, PageStream};
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DownloadRequestError {
+    #[error(transparent)]
+    Book(#[from] BookError),
+    #[error("page {page} does not exist: the book has {count} pages")]
+    NoSuchPage { page: i64, count: i64 },
+    #[error("{0} is not a page number")]
+    NotAPage(i64),
+    #[error("the server gives no way to download \"{0}\"")]
+    NotDownloadable(String),
+    #[error("cannot remove the files of book {book_id}: {reason}")]
+    Files { book_id: i64, reason: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl crate::foundation::error::Failure for DownloadRequestError {
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
+        use crate::foundation::error::ErrorKind;
+        match self {
+            DownloadRequestError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
+            DownloadRequestError::NoSuchPage { .. }
+            | DownloadRequestError::NotAPage(_)
+            | DownloadRequestError::NotDownloadable(_) => ErrorKind::InvalidInput,
+            _ => ErrorKind::Storage,
+        }
+    }
+}
+
+/// What a store request did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreRequest {
+    Queued,
+    AlreadyStored,
+}
+
+/// The URL of page `page` (0-based) of a page-streamed book, for background downloads (the
+/// stored template carries no bookmark-moving parameter).
+pub fn page_url(book: &Book, page: i64) -> Option<String> {
+    if !book.page_list.is_empty() {
+        let url = url::Url::parse(book.page_list.get(usize::try_from(page).ok()?)?).ok()?;
+        return Some(crate::opds::strip_bookmark_params(&url).to_string());
+    }
+    let stream = PageStream {
+        template: book.stream_template.clone()?,
+        count: u32::try_from(book.page_count?).ok()?,
+        declared_type: None,
+        last_read: None,
+        last_read_date: None,
+    };
+    let base = if book.page_base == 1 {
+        PageBase::OneBased
+    } else {
+        PageBase::ZeroBased
+    };
+    let page = u32::try_from(page).ok()?;
+    stream
+        .page_url(page, base, None)
+        .ok()
+        .map(|u| u.to_string())
+}
+
+fn page_spec(book: &Book, page: i64, prioritary: bool) -> Option<TaskSpec> {
+    Some(TaskSpec {
+        book_id: book.id,
+        server_id: book.server_id,
+        kind: TaskKind::Page,
+        position: page,
+        url: page_url(book, page)?,
+        prioritary,
+    })
+}
+
+fn book_spec(book: &Book, prioritary: bool) -> TaskSpec {
+    TaskSpec {
+        book_id: book.id,
+        server_id: book.server_id,
+        kind: TaskKind::Book,
+        position: 0,
+        url: String::new(),
+        prioritary,
+    }
+}
+
+fn file_spec(book: &Book, prioritary: bool) -> Option<TaskSpec> {
+    Some(TaskSpec {
+        book_id: book.id,
+        server_id: book.server_id,
+        kind: TaskKind::File,
+        position: 0,
+        url: book.file_url.clone()?,
+        prioritary,
+    })
+}
+
+fn cover_spec(book: &Book) -> Option<TaskSpec> {
+    Some(TaskSpec {
+        book_id: book.id,
+        server_id: book.server_id,
+        kind: TaskKind::Resource,
+        position: 0,
+        url: book.cover_url.clone()?,
+        prioritary: false,
+    })
+}
+
+/// The reader asks to keep a book offline: pins it and queues it, prioritary.
+pub fn store_book(store: &Store, book_id: i64) -> Result<StoreRequest, DownloadRequestError> {
+    let book = books::get(store, book_id)?;
+    books::set_pinned(store, book_id, true)?;
+    if progress(store, &book)?.is_complete() {
+        return Ok(StoreRequest::AlreadyStored);
+    }
+    if !book.streams_pages() && book.file_url.is_none() {
+        return Err(DownloadRequestError::NotDownloadable(book.title));
+    }
+    download_stack::push(store, &book_spec(&book, true))?;
+    Ok(StoreRequest::Queued)
+}
+
+/// What [`keep_books`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct KeepOutcome {
+    /// Books queued (not prioritary), the first of the list on top.
+    pub queued: usize,
+    /// Books already whole on the device.
+    pub already_stored: usize,
+    /// Books the server gives no way to download (kept in the list, never queued).
+    pub not_downloadable: usize,
+}
+
+/// The reader keeps many books offline at once ("Keep all offline" on a series, a feed or a
+/// search): pins every one and queues, **not** prioritary, those not stored yet, in one
+/// transaction, so that `ids[0]` is taken first and the rest follow in the list's order — the
+/// book being read and the pages a window waits for still come before them.
+pub fn keep_books(store: &Store, ids: &[i64]) -> Result<KeepOutcome, DownloadRequestError> {
+    let mut outcome = KeepOutcome::default();
+    let mut specs = Vec::new();
+    for &id in ids {
+        let book = books::get(store, id)?;
+        if progress(store, &book)?.is_complete() {
+            outcome.already_stored += 1;
+        } else if !book.streams_pages() && book.file_url.is_none() {
+            outcome.not_downloadable += 1;
+        } else {
+            specs.push(book_spec(&book, false));
+        }
+    }
+    outcome.queued = specs.len();
+    // `push_all` leaves its last task on top: the list's first book goes in last.
+    specs.reverse();
+    let now = store.now_ms();
+    store.write(|tx| {
+        for &id in ids {
+            tx.execute("UPDATE books SET pinned = 1 WHERE id = ?1", [id])
+                .map_err(|e| store.sql_error(e))?;
+        }
+        for spec in &specs {
+            download_stack::push_in(tx, spec, now).map_err(|e| store.sql_error(e))?;
+        }
+        Ok::<_, StoreError>(())
+    })?;
+    Ok(outcome)
+}
+
+/// The reader opens a book at `page` (0-based): that page first, prioritary; the chain
+/// brings the pages after it, then the rest. Books read as one file queue the file.
+pub fn open_book(
+    store: &Store,
+    book_id: i64,
+    page: Option<i64>,
+) -> Result<Option<Pushed>, DownloadRequestError> {
+    let book = books::get(store, book_id)?;
+    let page = page.or(book.last_page).unwrap_or(0);
+    if book.streams_pages() {
+        let count = book.page_count.unwrap_or(0);
+        if page < 0 || page >= count {
+            return Err(DownloadRequestError::NoSuchPage { page, count });
+        }
+    }
+    books::mark_opened(store, book_id, Some(page))?;
+    let spec = if book.streams_pages() {
+        page_spec(&book, page, true)
+    } else {
+        file_spec(&book, true)
+    };
+    let Some(spec) = spec else {
+        return Err(DownloadRequestError::NotDownloadable(book.title));
+    };
+    Ok(Some(download_stack::push(store, &spec)?))
+}
+
+/// A window needs page `page` (0-based) of a page-streamed book now: pushes it prioritary,
+/// without touching the reader's position (a window may ask for pages ahead of the one read).
+/// The chain then brings the pages after it.
+pub fn push_page(store: &Store, book_id: i64, page: i64) -> Result<Pushed, DownloadRequestError> {
+    let book = books::get(store, book_id)?;
+    let count = if book.streams_pages() {
+        book.page_count.unwrap_or(0)
+    } else {
+        0
+    };
+    if page < 0 || page >= count {
+        return Err(DownloadRequestError::NoSuchPage { page, count });
+    }
+    let Some(spec) = page_spec(&book, page, true) else {
+        return Err(DownloadRequestError::NotDownloadable(book.title));
+    };
+    Ok(download_stack::push(store, &spec)?)
+}
+
+/// Queues (not prioritary) the first not-yet-stored book among the `n` most recently opened
+/// that has nothing queued yet. Returns its id.
+pub fn queue_latest_read(store: &Store, n: u32) -> Result<Option<i64>, DownloadRequestError> {
+    for book in books::recently_opened(store, n)? {
+        if progress(store, &book)?.is_complete() {
+            continue;
+        }
+        let tasks = download_stack::tasks_of_book(store, book.id)?;
+        if tasks
+            .iter()
+            .any(|t| matches!(t.state, TaskState::Pending | TaskState::Active))
+        {
+            continue;
+        }
+        if tasks
+            .iter()
+            .any(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource)
+        {
+            continue; // waits for the reader's retry
+        }
+        if !book.streams_pages() && book.file_url.is_none() {
+            continue;
+        }
+        download_stack::push(store, &book_spec(&book, false))?;
+        return Ok(Some(book.id));
+    }
+    Ok(None)
+}
+
+/// The tasks a finished task pushes: a `book` task its first part (and its cover); a page
+/// the next page not yet stored after it, wrapping around.
+pub fn next_parts(store: &Store, book: &Book, task: &Task) -> Result<Vec<TaskSpec>, StoreError> {
+    match task.kind {
+        TaskKind::Book => {
+            let mut specs = Vec::new();
+            if book.cover_url.is_some()
+                && crate::foundation::part_files::PartFiles::new(store.data_dir().books())
+                    .find_cover(book.id)
+                    .is_none()
+            {
+                specs.extend(cover_spec(book));
+            }
+            // The first part goes on last, so it ends on top.
+            if book.streams_pages() {
+                let done = download_stack::done_pages(store, book.id)?;
+                let start = book
+                    .last_page
+                    .unwrap_or(0)
+                    .clamp(0, book.page_count.unwrap_or(1) - 1);
+                if let Some(p) = next_missing_page(book.page_count.unwrap_or(0), &done, start - 1) {
+                    specs.extend(page_spec(book, p, task.prioritary));
+                }
+            } else {
+                specs.extend(file_spec(book, task.prioritary));
+            }
+            Ok(specs)
+        }
+        TaskKind::Page => {
+            let done = download_stack::done_pages(store, book.id)?;
+            let next = next_missing_page(book.page_count.unwrap_or(0), &done, task.position)
+                .filter(|&p| p != task.position);
+            Ok(next
+                .and_then(|p| page_spec(book, p, task.prioritary))
+                .into_iter()
+                .collect())
+        }
+        TaskKind::File | TaskKind::Resource => Ok(Vec::new()),
+    }
+}
+
+/// The first page after `after` (wrapping around) that is not in `done` (sorted).
+pub fn next_missing_page(count: i64, done: &[i64], after: i64) -> Option<i64> {
+    (1..=count)
+        .map(|step| (after + step).rem_euclid(count.max(1)))
+        .find(|p| done.binary_search(p).is_err())
+}
+
+/// Where a book stands on this device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum BookState {
+    /// Only on the server.
+    Remote,
+    /// Waiting in the stack.
+    Queued,
+    /// A part of it is being downloaded.
+    Downloading,
+    /// Every part is on the device.
+    Stored,
+    /// A part failed for good; the reader may retry.
+    Failed { reason: String },
+}
+
+/// A book's state and progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BookStatus {
+    #[serde(flatten)]
+    pub state: BookState,
+    #[serde(flatten)]
+    pub progress: BookProgress,
+}
+
+pub fn status(store: &Store, book: &Book) -> Result<BookStatus, StoreError> {
+    let progress = progress(store, book)?;
+    let tasks = download_stack::tasks_of_book(store, book.id)?;
+    let state = if progress.is_complete() {
+        BookState::Stored
+    } else if let Some(t) = tasks
+        .iter()
+        .find(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource)
+    {
+        BookState::Failed {
+            reason: t.failure.clone().unwrap_or_else(|| "failed".into()),
+        }
+    } else if tasks.iter().any(|t| t.state == TaskState::Active) {
+        BookState::Downloading
+    } else if tasks.iter().any(|t| t.state == TaskState::Pending) {
+        BookState::Queued
+    } else {
+        BookState::Remote
+    };
+    Ok(BookStatus { state, progress })
+}
+
+/// Books that have downloads (any state) or are pinned, most recently touched first.
+pub fn books_with_downloads(store: &Store) -> Result<Vec<Book>, crate::library::error::Error> {
+    let ids: Vec<i64> = store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT b.id FROM books b
+                 WHERE b.pinned = 1 OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id)
+                 ORDER BY coalesce(b.last_opened_ms, b.created_at_ms) DESC",
+            )?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    Ok(ids
+        .into_iter()
+        .map(|id| books::get(store, id))
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Stored and total parts of a book.
+pub fn progress(store: &Store, book: &Book) -> Result<BookProgress, StoreError> {
+    let tasks = download_stack::tasks_of_book(store, book.id)?;
+    let done = |t: &&Task| t.state == TaskState::Done && t.kind.is_part();
+    let stored = tasks
+        .iter()
+        .filter(done)
+        .filter(|t| t.kind == part_kind(book))
+        .count() as u64;
+    let bytes = tasks
+        .iter()
+        .filter(done)
+        .filter_map(|t| t.bytes)
+        .sum::<i64>() as u64;
+    let total = if book.streams_pages() {
+        book.page_count.unwrap_or(0) as u64
+    } else {
+        1
+    };
+    Ok(BookProgress {
+        book_id: book.id,
+        title: book.title.clone(),
+        stored_parts: stored.min(total),
+        total_parts: total,
+        bytes,
+    })
+}
+
+fn part_kind(book: &Book) -> TaskKind {
+    if book.streams_pages() {
+        TaskKind::Page
+    } else {
+        TaskKind::File
+    }
+}
+
+/// Removes a book from the device: its downloads (every task, any state) and its files
+/// together, and unpins it. The book stays known under the same id, so it can be stored again.
+pub fn remove_book(store: &Store, book_id: i64) -> Result<(), DownloadRequestError> {
+    let files = PartFiles::new(store.data_dir().books());
+    store.write(|tx| {
+        let n = tx
+            .execute("UPDATE books SET pinned = 0 WHERE id = ?1", [book_id])
+            .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
+        if n == 0 {
+            return Err(DownloadRequestError::Book(BookError::NotFound(book_id)));
+        }
+        tx.execute("DELETE FROM tasks WHERE book_id = ?1", [book_id])
+            .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
+        Ok(())
+    })?;
+    files
+        .remove_book(book_id)
+        .map_err(|e| DownloadRequestError::Files {
+            book_id,
+            reason: e.to_string(),
+        })
+}
+
+/// The reader stops a book's downloads: its unfinished downloads are dropped (pending, running
+/// and failed ones) and it is unpinned; the parts already stored stay.
+pub fn cancel_book(store: &Store, book_id: i64) -> Result<(), DownloadRequestError> {
+    books::set_pinned(store, book_id, false)?;
+    download_stack::drop_unfinished(store, book_id)?;
+    Ok(())
+}
+
+/// The reader asks to try a book's failed downloads again: they go back on top.
+pub fn retry_book(store: &Store, book_id: i64) -> Result<usize, DownloadRequestError> {
+    books::get(store, book_id)?;
+    Ok(download_stack::retry_book(store, book_id)?)
+}
+
+/// Moves a book's waiting downloads to the top of the stack (their own order kept).
+pub fn move_book_to_top(store: &Store, book_id: i64) -> Result<usize, DownloadRequestError> {
+    books::get(store, book_id)?;
+    Ok(download_stack::move_book_to_top(store, book_id)?)
+}
+
+/// Removes from the device ([`remove_book`]) every book that has something on it and is kept
+/// for no reason: not pinned, not among the `n` most recently opened, and with nothing waiting
+/// or downloading (a book being fetched was asked for just now). The most recently opened book
+/// always stays, even with `n = 0`: it may be open in the reader. Returns the removed ids.
+pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestError> {
+    let kept: BTreeSet<i64> = books::recently_opened(store, n.max(1))?
+        .into_iter()
+        .map(|b| b.id)
+        .collect();
+    let mut candidates: BTreeSet<i64> = store
+        .read(|c| {
+            let mut stmt = c.prepare_cached("SELECT DISTINCT book_id FROM tasks")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<BTreeSet<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    if let Ok(entries) = std::fs::read_dir(store.data_dir().books()) {
+        candidates.extend(
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<i64>().ok()),
+        );
+    }
+    let mut removed = Vec::new();
+    for id in candidates.difference(&kept) {
+        let book = match books::get(store, *id) {
+            Ok(b) => b,
+            // A folder of a book no longer known: the executor's orphan collection takes it.
+            Err(BookError::NotFound(_)) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if book.pinned {
+            continue;
+        }
+        // Decided and done in one write transaction: a "Keep offline" or a download started
+        // meanwhile (in another window or process) is never undone.
+        let evicted = store.write(|tx| {
+            let still_evictable: bool = tx
+                .query_row(
+                    "SELECT NOT EXISTS (SELECT 1 FROM books WHERE id = ?1 AND pinned = 1)
+                        AND NOT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND state IN ('pending', 'active'))",
+                    [book.id],
+                    |r| r.get(0),
+                )
+                .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
+            if still_evictable {
+                tx.execute("DELETE FROM tasks WHERE book_id = ?1", [book.id])
+                    .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
+            }
+            Ok::<_, DownloadRequestError>(still_evictable)
+        })?;
+        if evicted {
+            PartFiles::new(store.data_dir().books())
+                .remove_book(book.id)
+                .map_err(|e| DownloadRequestError::Files {
+                    book_id: book.id,
+                    reason: e.to_string(),
+                })?;
+            removed.push(book.id);
+        }
+    }
+    if !removed.is_empty() {
+        tracing::info!(books = ?removed, "removed books no longer kept on the device");
+    }
+    Ok(removed)
+}
+
+/// [`evict_unkept`] with the reader's "books kept on the device" setting; run when a book
+/// completes.
+pub fn evict_per_setting(store: &Store) -> Result<Vec<i64>, DownloadRequestError> {
+    let n = crate::library::settings::get::<crate::library::settings::BooksKept>(store)?
+        .unwrap_or_default()
+        .0;
+    evict_unkept(store, n)
+}
+
+/// Saves the settings page ([`crate::library::settings::save`]) and applies it to the device: the books
+/// no longer kept are removed at once. The settings stand if removal fails; it runs again when
+/// the next book is stored.
+pub fn apply_settings(
+    store: &Store,
+    new: &crate::library::settings::Settings,
+) -> Result<crate::library::settings::Settings, crate::library::settings::SettingsError> {
+    let saved = crate::library::settings::save(store, new)?;
+    if let Err(e) = evict_unkept(
+        store,
+        u32::try_from(saved.books_kept).unwrap_or(crate::library::settings::DEFAULT_BOOKS_KEPT),
+    ) {
+        tracing::warn!(cause = %e, "could not remove the books no longer kept");
+    }
+    Ok(saved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chain_runs_from_the_readers_page_to_the_end_then_wraps() {
+        let mut done = vec![];
+        let mut order = vec![40];
+        done.push(40);
+        let mut at = 40;
+        while let Some(p) = next_missing_page(60, &done, at) {
+            order.push(p);
+            done.push(p);
+            done.sort();
+            at = p;
+        }
+        let expected: Vec<i64> = (40..60).chain(0..40).collect();
+        assert_eq!(order, expected);
+    }
+
+    #[test]
+    fn the_chain_skips_stored_pages() {
+        assert_eq!(next_missing_page(5, &[1, 2], 0), Some(3));
+        assert_eq!(next_missing_page(5, &[0, 1, 2, 3, 4], 2), None);
+        assert_eq!(next_missing_page(5, &[4], 3), Some(0));
+    }
+}

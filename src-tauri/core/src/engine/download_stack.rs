@@ -1,0 +1,703 @@
+//! The persistent download stack of one data dir.
+//!
+//! Tasks are rows of the `tasks` table ordered by `seq` (the highest pending seq is the top).
+//! [`push`] puts a task on top, or moves an equal pending task (same book, kind, position and
+//! URL) to the top instead of adding it twice. The pop order is: the topmost **prioritary**
+//! pending task, else the topmost task — one partial index serves it, so both stay fast with
+//! 100k pending tasks.
+//!
+//! Anybody may push. Only the lease holder claims and settles tasks, and each of its writes is
+//! fenced by its [`Fence`]: a write under a stale epoch changes nothing and reports
+//! [`StackError::LeaseLost`].
+//!
+//! Owns `tasks`, `file_checkpoints` and `stack_counter`. Knows nothing of HTTP or files.
+
+use rusqlite::{params, OptionalExtension, Row, Transaction};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::executor_lease::{Fence, FenceError, LeaseLost};
+use crate::foundation::store::{Store, StoreError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Turns a book into its parts.
+    Book,
+    /// One page image through the page-streaming link.
+    Page,
+    /// A whole acquisition (EPUB, CBZ, PDF), in Range chunks where the server allows.
+    File,
+    /// An extra such as a cover; failing one does not stop the executor.
+    Resource,
+}
+
+impl TaskKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Book => "book",
+            TaskKind::Page => "page",
+            TaskKind::File => "file",
+            TaskKind::Resource => "resource",
+        }
+    }
+    fn parse(s: &str) -> TaskKind {
+        match s {
+            "book" => TaskKind::Book,
+            "page" => TaskKind::Page,
+            "file" => TaskKind::File,
+            _ => TaskKind::Resource,
+        }
+    }
+    /// Whether the task is a part a book needs to be stored.
+    pub fn is_part(self) -> bool {
+        matches!(self, TaskKind::Page | TaskKind::File)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskState {
+    Pending,
+    Active,
+    Done,
+    Failed,
+}
+
+impl TaskState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskState::Pending => "pending",
+            TaskState::Active => "active",
+            TaskState::Done => "done",
+            TaskState::Failed => "failed",
+        }
+    }
+    fn parse(s: &str) -> TaskState {
+        match s {
+            "pending" => TaskState::Pending,
+            "active" => TaskState::Active,
+            "done" => TaskState::Done,
+            _ => TaskState::Failed,
+        }
+    }
+}
+
+/// What to push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskSpec {
+    pub book_id: i64,
+    pub server_id: i64,
+    pub kind: TaskKind,
+    /// The page index (0-based, the reader's numbering) for pages; 0 otherwise.
+    pub position: i64,
+    /// The URL fetched; empty for `book` tasks.
+    pub url: String,
+    pub prioritary: bool,
+}
+
+/// A task as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Task {
+    pub id: i64,
+    pub book_id: i64,
+    pub server_id: i64,
+    pub kind: TaskKind,
+    pub position: i64,
+    pub url: String,
+    pub prioritary: bool,
+    pub seq: i64,
+    pub state: TaskState,
+    pub attempts: i64,
+    pub failure: Option<String>,
+    pub bytes: Option<i64>,
+}
+
+/// What [`push`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    Added(i64),
+    MovedToTop(i64),
+    /// Running now; left alone (its priority may have been raised).
+    AlreadyActive(i64),
+    /// Stored already; nothing to do.
+    AlreadyDone(i64),
+    /// Failed for good earlier (404/410); only an explicit [`retry`] revives it.
+    AlreadyFailed(i64),
+}
+
+impl Pushed {
+    pub fn task_id(self) -> i64 {
+        match self {
+            Pushed::Added(i)
+            | Pushed::MovedToTop(i)
+            | Pushed::AlreadyActive(i)
+            | Pushed::AlreadyDone(i)
+            | Pushed::AlreadyFailed(i) => i,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StackError {
+    #[error(transparent)]
+    LeaseLost(#[from] LeaseLost),
+    #[error("task {0} is not in a state that allows this")]
+    WrongState(i64),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl crate::foundation::error::Failure for StackError {
+    /// A lost lease, a task in another state or a disk that failed: this device's storage.
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
+        crate::foundation::error::ErrorKind::Storage
+    }
+}
+
+fn fenced(store: &Store, fence: &Fence, tx: &Transaction<'_>) -> Result<(), StackError> {
+    fence.check(tx).map_err(|e| match e {
+        FenceError::Lost(l) => StackError::LeaseLost(l),
+        FenceError::Sql(e) => StackError::Store(store.sql_error(e)),
+    })
+}
+
+const COLUMNS: &str =
+    "id, book_id, server_id, kind, position, url, prioritary, seq, state, attempts, failure, bytes";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Task> {
+    Ok(Task {
+        id: r.get(0)?,
+        book_id: r.get(1)?,
+        server_id: r.get(2)?,
+        kind: TaskKind::parse(&r.get::<_, String>(3)?),
+        position: r.get(4)?,
+        url: r.get(5)?,
+        prioritary: r.get(6)?,
+        seq: r.get(7)?,
+        state: TaskState::parse(&r.get::<_, String>(8)?),
+        attempts: r.get(9)?,
+        failure: r.get(10)?,
+        bytes: r.get(11)?,
+    })
+}
+
+fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<i64> {
+    tx.query_row(
+        "UPDATE stack_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq",
+        [],
+        |r| r.get(0),
+    )
+}
+
+/// Pushes inside an open write transaction (so a producer can push several tasks atomically).
+pub fn push_in(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64) -> rusqlite::Result<Pushed> {
+    push_at(tx, spec, now_ms, None)
+}
+
+/// Where a pushed task goes: the top (`None`), or a chained part's place (`Some(seq)`).
+fn push_at(
+    tx: &Transaction<'_>,
+    spec: &TaskSpec,
+    now_ms: i64,
+    chained_at: Option<i64>,
+) -> rusqlite::Result<Pushed> {
+    let existing: Option<(i64, String, i64)> = tx
+        .query_row(
+            "SELECT id, state, seq FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4",
+            params![spec.book_id, spec.kind.as_str(), spec.position, spec.url],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    let place = |tx: &Transaction<'_>, current: i64| -> rusqlite::Result<i64> {
+        match chained_at {
+            Some(seq) => Ok(seq.max(current)),
+            None => next_seq(tx),
+        }
+    };
+    match existing {
+        None => {
+            let seq = place(tx, 0)?;
+            let id = tx.query_row(
+                "INSERT INTO tasks (book_id, server_id, kind, position, url, prioritary, seq, created_at_ms, updated_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) RETURNING id",
+                params![spec.book_id, spec.server_id, spec.kind.as_str(), spec.position, spec.url, spec.prioritary, seq, now_ms],
+                |r| r.get(0),
+            )?;
+            Ok(Pushed::Added(id))
+        }
+        Some((id, state, current)) => match TaskState::parse(&state) {
+            TaskState::Pending => {
+                let seq = place(tx, current)?;
+                tx.execute(
+                    "UPDATE tasks SET seq = ?2, prioritary = max(prioritary, ?3), updated_at_ms = ?4 WHERE id = ?1",
+                    params![id, seq, spec.prioritary, now_ms],
+                )?;
+                Ok(Pushed::MovedToTop(id))
+            }
+            TaskState::Active => {
+                tx.execute(
+                    "UPDATE tasks SET prioritary = max(prioritary, ?2) WHERE id = ?1",
+                    params![id, spec.prioritary],
+                )?;
+                Ok(Pushed::AlreadyActive(id))
+            }
+            // Turning a book into its parts again only queues the parts still missing: a book
+            // stored, cancelled or grown since can always be asked for again.
+            TaskState::Done if spec.kind == TaskKind::Book => {
+                let seq = place(tx, current)?;
+                tx.execute(
+                    "UPDATE tasks SET state = 'pending', seq = ?2, prioritary = ?3, failure = NULL, updated_at_ms = ?4 WHERE id = ?1",
+                    params![id, seq, spec.prioritary, now_ms],
+                )?;
+                Ok(Pushed::Added(id))
+            }
+            TaskState::Done => Ok(Pushed::AlreadyDone(id)),
+            TaskState::Failed => Ok(Pushed::AlreadyFailed(id)),
+        },
+    }
+}
+
+/// Pushes the parts a settled task chains to at the settled task's own place in the stack
+/// (not on top: a page the reader asked for meanwhile stays ahead of a running chain), with
+/// its priority as it is now (the reader may have raised it while the task ran).
+fn push_chained(
+    tx: &Transaction<'_>,
+    parent_id: i64,
+    then_push: &[TaskSpec],
+    now_ms: i64,
+) -> rusqlite::Result<()> {
+    let (seq, prioritary): (i64, bool) = tx.query_row(
+        "SELECT seq, prioritary FROM tasks WHERE id = ?1",
+        [parent_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    for spec in then_push {
+        let spec = TaskSpec {
+            prioritary: spec.prioritary || prioritary,
+            ..spec.clone()
+        };
+        push_at(tx, &spec, now_ms, Some(seq))?;
+    }
+    Ok(())
+}
+
+/// Pushes one task on top of the stack (or moves its pending twin there).
+pub fn push(store: &Store, spec: &TaskSpec) -> Result<Pushed, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| push_in(tx, spec, now).map_err(|e| store.sql_error(e)))
+}
+
+/// Pushes several tasks in one transaction, the **last** ending on top.
+pub fn push_all(store: &Store, specs: &[TaskSpec]) -> Result<Vec<Pushed>, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        specs
+            .iter()
+            .map(|s| push_in(tx, s, now).map_err(|e| store.sql_error(e)))
+            .collect()
+    })
+}
+
+/// The SQL that picks the next task: top prioritary first, then top; skips servers paused
+/// for authentication. Served by the `tasks_stack` partial index.
+/// (`INDEXED BY`: the planner must never trade the stack index for a sort.)
+/// The next task: the top prioritary one, else the top one — of servers neither paused nor in
+/// `:skip` (a JSON array of server ids the executor is backing off from).
+pub const NEXT_TASK: &str = "SELECT t.id FROM tasks t INDEXED BY tasks_stack
+     WHERE t.state = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
+       AND t.server_id NOT IN (SELECT value FROM json_each(:skip))
+     ORDER BY t.prioritary DESC, t.seq DESC
+     LIMIT 1";
+
+/// `skip` as [`NEXT_TASK`]'s `:skip`.
+fn skip_json(skip: &[i64]) -> String {
+    serde_json::to_string(skip).expect("a list of numbers serialises")
+}
+
+/// The task [`claim_next`] would take (skipping the servers in `skip`), without taking it.
+pub fn peek(store: &Store, skip: &[i64]) -> Result<Option<Task>, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM tasks WHERE id = ({NEXT_TASK})"),
+                rusqlite::named_params! { ":skip": skip_json(skip) },
+                from_row,
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Pops: marks the next task active under `fence` and returns it, in one fenced statement.
+/// Tasks of the servers in `skip` stay where they are.
+pub fn claim_next(store: &Store, fence: &Fence, skip: &[i64]) -> Result<Option<Task>, StackError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        fenced(store, fence, tx)?;
+        tx.query_row(
+            &format!(
+                "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
+                 WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
+            ),
+            rusqlite::named_params! { ":epoch": fence.epoch, ":now": now, ":skip": skip_json(skip) },
+            from_row,
+        )
+        .optional()
+        .map_err(|e| StackError::Store(store.sql_error(e)))
+    })
+}
+
+/// Runs `f` in a fenced write transaction after checking `task_id` is active under `fence`.
+fn settle<T>(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
+) -> Result<T, StackError> {
+    store.write(|tx| {
+        fenced(store, fence, tx)?;
+        let mine: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2)",
+                params![task_id, fence.epoch],
+                |r| r.get(0),
+            )
+            .map_err(|e| StackError::Store(store.sql_error(e)))?;
+        if !mine {
+            return Err(StackError::WrongState(task_id));
+        }
+        f(tx).map_err(|e| StackError::Store(store.sql_error(e)))
+    })
+}
+
+/// Marks an active task done with the bytes it stored, and pushes its follow-ups (the next
+/// chained part, ...) in the same transaction.
+pub fn complete(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    bytes: i64,
+    then_push: &[TaskSpec],
+) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "UPDATE tasks SET state = 'done', bytes = ?2, failure = NULL, updated_at_ms = ?3 WHERE id = ?1",
+            params![task_id, bytes, now],
+        )?;
+        tx.execute("DELETE FROM file_checkpoints WHERE task_id = ?1", [task_id])?;
+        push_chained(tx, task_id, then_push, now)
+    })
+}
+
+/// Puts an active task back on the stack where it was (it keeps its seq), with the reason it
+/// could not finish (without one — a preemption, a shutdown — the last failure stays shown
+/// until the task succeeds).
+pub fn requeue(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    reason: Option<&str>,
+) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "UPDATE tasks SET state = 'pending', failure = coalesce(?2, failure), updated_at_ms = ?3 WHERE id = ?1",
+            params![task_id, reason, now],
+        )?;
+        Ok(())
+    })
+}
+
+/// Marks an active task failed for good, with a reason the reader can see, and pushes what it
+/// chains to (a missing page must not end its book's chain).
+pub fn fail(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    reason: &str,
+    then_push: &[TaskSpec],
+) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "UPDATE tasks SET state = 'failed', failure = ?2, updated_at_ms = ?3 WHERE id = ?1",
+            params![task_id, reason, now],
+        )?;
+        push_chained(tx, task_id, then_push, now)
+    })
+}
+
+/// Fails with [`StackError::LeaseLost`] or [`StackError::WrongState`] unless `task_id` is
+/// still active under `fence`: checked right before a finished file is moved into place.
+pub fn ensure_active(store: &Store, fence: &Fence, task_id: i64) -> Result<(), StackError> {
+    settle(store, fence, task_id, |_| Ok(()))
+}
+
+/// Records how far a whole-file download got, fenced.
+pub fn checkpoint(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    cp: &FileCheckpoint,
+) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.execute(
+            "INSERT INTO file_checkpoints (task_id, offset, total, validator, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (task_id) DO UPDATE SET offset = excluded.offset, total = excluded.total,
+                 validator = excluded.validator, updated_at_ms = excluded.updated_at_ms",
+            params![task_id, cp.offset as i64, cp.total.map(|t| t as i64), cp.validator, now],
+        )?;
+        Ok(())
+    })
+}
+
+/// Where a whole-file download stands.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileCheckpoint {
+    /// Bytes safely on disk (synced) from the start of the file.
+    pub offset: u64,
+    pub total: Option<u64>,
+    /// The ETag or Last-Modified the bytes so far came with.
+    pub validator: Option<String>,
+}
+
+pub fn file_checkpoint(store: &Store, task_id: i64) -> Result<Option<FileCheckpoint>, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT offset, total, validator FROM file_checkpoints WHERE task_id = ?1",
+                [task_id],
+                |r| {
+                    Ok(FileCheckpoint {
+                        offset: r.get::<_, i64>(0)? as u64,
+                        total: r.get::<_, Option<i64>>(1)?.map(|t| t as u64),
+                        validator: r.get(2)?,
+                    })
+                },
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// When a run of the executor starts, before it claims anything: every task still active was
+/// left by an earlier run (a dead holder, or this process's own run that stopped) and goes
+/// back to pending. Fenced, so only the holder does it. Returns how many.
+pub fn reconcile(store: &Store, fence: &Fence) -> Result<usize, StackError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        fenced(store, fence, tx)?;
+        tx.execute(
+            "UPDATE tasks SET state = 'pending', updated_at_ms = ?1 WHERE state = 'active'",
+            params![now],
+        )
+        .map_err(|e| StackError::Store(store.sql_error(e)))
+    })
+}
+
+/// The reader asks to try a failed task again: it goes back on top.
+pub fn retry(store: &Store, task_id: i64) -> Result<(), StackError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        let seq = next_seq(tx).map_err(|e| StackError::Store(store.sql_error(e)))?;
+        let n = tx
+            .execute(
+                "UPDATE tasks SET state = 'pending', seq = ?2, failure = NULL, updated_at_ms = ?3 WHERE id = ?1 AND state = 'failed'",
+                params![task_id, seq, now],
+            )
+            .map_err(|e| StackError::Store(store.sql_error(e)))?;
+        if n == 0 {
+            return Err(StackError::WrongState(task_id));
+        }
+        Ok(())
+    })
+}
+
+/// Retries every failed task of a book.
+pub fn retry_book(store: &Store, book_id: i64) -> Result<usize, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        let seq = next_seq(tx).map_err(|e| store.sql_error(e))?;
+        tx.execute(
+            "UPDATE tasks SET state = 'pending', seq = ?2, failure = NULL, updated_at_ms = ?3 WHERE book_id = ?1 AND state = 'failed'",
+            params![book_id, seq, now],
+        )
+        .map_err(|e| store.sql_error(e))
+    })
+}
+
+/// Moves every pending task of a book to the top of the stack, keeping their order among
+/// themselves (prioritary tasks of other books still come first). Returns how many moved.
+pub fn move_book_to_top(store: &Store, book_id: i64) -> Result<usize, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        let ids: Vec<i64> = {
+            let mut stmt = tx
+                .prepare_cached("SELECT id FROM tasks WHERE book_id = ?1 AND state = 'pending' ORDER BY seq ASC")
+                .map_err(|e| store.sql_error(e))?;
+            let rows = stmt.query_map([book_id], |r| r.get(0)).map_err(|e| store.sql_error(e))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>().map_err(|e| store.sql_error(e))?
+        };
+        for id in &ids {
+            // Lowest first, so the book's own top stays its top.
+            let seq = next_seq(tx).map_err(|e| store.sql_error(e))?;
+            tx.execute(
+                "UPDATE tasks SET seq = ?2, updated_at_ms = ?3 WHERE id = ?1",
+                params![id, seq, now],
+            )
+            .map_err(|e| store.sql_error(e))?;
+        }
+        Ok(ids.len())
+    })
+}
+
+/// Drops every unfinished task of a book — pending, running (the executor finds it gone and
+/// goes on; nothing is chained after it) and failed. Done tasks stay, and so do their files.
+/// Returns how many were dropped.
+pub fn drop_unfinished(store: &Store, book_id: i64) -> Result<usize, StoreError> {
+    store.write(|tx| {
+        tx.execute(
+            "DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done'",
+            [book_id],
+        )
+        .map_err(|e| store.sql_error(e))
+    })
+}
+
+/// Drops the background work of some books: their unfinished tasks that are not prioritary
+/// (what the reader asked for just now — a page a window waits for — stays). A running one is
+/// dropped too: the executor finds it gone and chains nothing after it. Returns how many.
+pub fn drop_background(store: &Store, book_ids: &[i64]) -> Result<usize, StoreError> {
+    store.write(|tx| {
+        let mut n = 0;
+        for id in book_ids {
+            n += tx
+                .execute(
+                    "DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done' AND prioritary = 0",
+                    [id],
+                )
+                .map_err(|e| store.sql_error(e))?;
+        }
+        Ok(n)
+    })
+}
+
+/// Tasks matching `filter` (a `WHERE … ORDER BY … LIMIT …` tail over `tasks`).
+fn select_tasks(
+    store: &Store,
+    filter: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<Task>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(&format!("SELECT {COLUMNS} FROM tasks {filter}"))?;
+            let rows = stmt.query_map(params, from_row)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// The pending stack in pop order (at most `limit`).
+pub fn pending_in_pop_order(store: &Store, limit: u32) -> Result<Vec<Task>, StoreError> {
+    select_tasks(store, "INDEXED BY tasks_stack WHERE state = 'pending' ORDER BY prioritary DESC, seq DESC LIMIT ?1", [limit])
+}
+
+/// Tasks in a given state (active, failed, ...), most recently changed first.
+pub fn in_state(store: &Store, state: TaskState, limit: u32) -> Result<Vec<Task>, StoreError> {
+    select_tasks(
+        store,
+        "WHERE state = ?1 ORDER BY updated_at_ms DESC LIMIT ?2",
+        params![state.as_str(), limit],
+    )
+}
+
+pub fn task(store: &Store, task_id: i64) -> Result<Option<Task>, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM tasks WHERE id = ?1"),
+                [task_id],
+                from_row,
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Every task of a book (any state).
+pub fn tasks_of_book(store: &Store, book_id: i64) -> Result<Vec<Task>, StoreError> {
+    select_tasks(
+        store,
+        "WHERE book_id = ?1 ORDER BY kind, position",
+        [book_id],
+    )
+}
+
+/// Books with a whole-file download still to finish (their partial files are worth keeping).
+pub fn books_with_unfinished_files(store: &Store) -> Result<Vec<i64>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT DISTINCT book_id FROM tasks WHERE kind = 'file' AND state IN ('pending', 'active')",
+            )?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Page positions of a book that are stored.
+pub fn done_pages(store: &Store, book_id: i64) -> Result<Vec<i64>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT position FROM tasks WHERE book_id = ?1 AND kind = 'page' AND state = 'done' ORDER BY position",
+            )?;
+            let rows = stmt.query_map([book_id], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<Vec<i64>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Whether anything is waiting.
+pub fn has_pending(store: &Store) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM tasks WHERE state = 'pending')",
+                [],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// The highest stack position handed out so far; grows at every push.
+/// Whether a prioritary task of `server` was pushed (or moved to the top) after the push
+/// counter stood at `since`.
+pub fn prioritary_pushed_since(store: &Store, server: i64, since: i64) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM tasks INDEXED BY tasks_server_pending
+                 WHERE server_id = ?1 AND state = 'pending' AND prioritary = 1 AND seq > ?2)",
+                params![server, since],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+pub fn push_counter(store: &Store) -> Result<i64, StoreError> {
+    store
+        .read(|c| {
+            c.query_row("SELECT seq FROM stack_counter WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+        })
+        .map_err(|e| store.sql_error(e))
+}

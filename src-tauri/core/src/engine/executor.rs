@@ -1,0 +1,1465 @@
+//! The download executor: the one consumer of the download stack.
+//!
+//! [`Executor::run`] takes the [executor lease](crate::engine::executor_lease) (or reports who holds
+//! it), keeps it alive with a heartbeat, puts back tasks a dead holder left active, collects
+//! orphaned files, queues the latest-read book, and then pops tasks one at a time — the
+//! server sees one polite stream. Every write it makes is fenced by its lease epoch; when the
+//! lease is lost it stops at once without touching the task.
+//!
+//! Failure policy: a failed `book`/`page`/`file` task goes back on the stack and the executor
+//! backs off from its server (exponentially with jitter, 1 s up to 5 min, or at once when
+//! something new is pushed) while the other servers' tasks go on; a local failure (the disk)
+//! backs the whole run off; a failed `resource` is recorded and skipped; 404/410 fail the task with its reason;
+//! 401/403 pause that server with "authentication needed". A prioritary push preempts a
+//! non-prioritary whole-file download at its next chunk boundary (it is checkpointed and
+//! resumed later).
+//!
+//! Reports through a [`ProgressSink`]. Owns no table: it drives [`crate::engine::download_stack`],
+//! [`crate::foundation::part_files`] and [`crate::http::http_fetch`].
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use reqwest::{header, StatusCode};
+use tokio::sync::watch;
+use url::Url;
+
+use crate::engine::book_downloads;
+use crate::engine::download_limits::{self, ByteCap, MaxBookSize};
+use crate::engine::download_stack::{
+    self, FileCheckpoint, StackError, Task, TaskKind, TaskSpec, TaskState,
+};
+use crate::engine::executor_lease::{self, Acquire, Fence, LeaseError};
+use crate::engine::progress::{DownloadEvent, ExecutorState, ProgressSink};
+use crate::foundation::part_files::{self, PartFiles, PartialFile};
+use crate::foundation::store::{Store, StoreError};
+use crate::http::http_fetch::{self, FetchError, Fetching, HttpClient, HttpConfig, ServerAccess};
+use crate::library::books::{self, Book};
+use crate::library::credentials::Credentials;
+use crate::library::settings::{self, BooksKept, DownloadsPaused};
+
+#[derive(Debug, Clone)]
+pub struct ExecutorConfig {
+    pub lease_ttl_ms: i64,
+    pub heartbeat: Duration,
+    /// How often an idle or backing-off executor looks for new pushes (and a running file
+    /// download for a prioritary push that should preempt it).
+    pub wake_poll: Duration,
+    pub backoff_min: Duration,
+    pub backoff_max: Duration,
+    /// Size of one Range request of a whole-file download; a checkpoint follows each.
+    pub chunk_bytes: u64,
+    pub max_page_bytes: u64,
+    pub http: HttpConfig,
+}
+
+impl Default for ExecutorConfig {
+    fn default() -> Self {
+        ExecutorConfig {
+            lease_ttl_ms: executor_lease::DEFAULT_TTL_MS,
+            heartbeat: Duration::from_millis(executor_lease::DEFAULT_HEARTBEAT_MS as u64),
+            wake_poll: Duration::from_millis(100),
+            backoff_min: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(300),
+            chunk_bytes: 1 << 20,
+            max_page_bytes: 64 << 20,
+            http: HttpConfig::default(),
+        }
+    }
+}
+
+/// When [`Executor::run`] returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    /// Return when the stack is empty (the CLI's `sync --until-idle`).
+    UntilIdle,
+    /// Wait for pushes until shut down (the app).
+    Forever,
+}
+
+/// Why [`Executor::run`] returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finish {
+    /// The stack is empty (only with [`RunMode::UntilIdle`]).
+    Idle,
+    /// The shutdown signal fired; the lease was released.
+    Shutdown,
+    /// Another process holds the lease.
+    LeaseHeld { holder: String, expires_at_ms: i64 },
+    /// The lease was taken over or could not be renewed; the executor stopped at once.
+    LeaseLost,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExecutorError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    #[error(transparent)]
+    Stack(#[from] StackError),
+    /// A run until idle stopped with work left because of this device (the disk): the tasks
+    /// stay queued.
+    #[error("downloads stopped with work left: {0}")]
+    Storage(String),
+}
+
+impl crate::foundation::error::Failure for ExecutorError {
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
+        match self {
+            ExecutorError::Store(_) | ExecutorError::Storage(_) => {
+                crate::foundation::error::ErrorKind::Storage
+            }
+            ExecutorError::Fetch(FetchError::Store(_)) => {
+                crate::foundation::error::ErrorKind::Storage
+            }
+            ExecutorError::Fetch(FetchError::Auth(_)) => crate::foundation::error::ErrorKind::Auth,
+            ExecutorError::Fetch(FetchError::Certificate(_)) => {
+                crate::foundation::error::ErrorKind::Certificate
+            }
+            ExecutorError::Fetch(_) => crate::foundation::error::ErrorKind::Server,
+            ExecutorError::Stack(_) => crate::foundation::error::ErrorKind::Storage,
+        }
+    }
+}
+
+/// How long the executor reuses a server's address and credentials before reading them again.
+const ACCESS_FRESH_FOR: Duration = Duration::from_secs(10);
+
+/// A shutdown signal: send `true` to stop.
+pub type Shutdown = watch::Receiver<bool>;
+
+/// Why a task did not complete.
+#[derive(Debug)]
+enum TaskError {
+    Fetch(FetchError),
+    Disk(std::io::Error),
+    /// No room on this device for the file (a local failure, the task waits).
+    NoRoom(String),
+    Preempted,
+    Stack(StackError),
+}
+
+impl From<FetchError> for TaskError {
+    fn from(e: FetchError) -> Self {
+        TaskError::Fetch(e)
+    }
+}
+impl From<StackError> for TaskError {
+    fn from(e: StackError) -> Self {
+        TaskError::Stack(e)
+    }
+}
+impl From<StoreError> for TaskError {
+    fn from(e: StoreError) -> Self {
+        TaskError::Fetch(FetchError::Store(e))
+    }
+}
+
+pub struct Executor {
+    store: Store,
+    credentials: Arc<Credentials>,
+    http: HttpClient,
+    files: PartFiles,
+    sink: Arc<dyn ProgressSink>,
+    config: ExecutorConfig,
+    holder: String,
+}
+
+/// State of one run, under one fence.
+struct Run<'a> {
+    ex: &'a Executor,
+    fence: Fence,
+    lost: Arc<AtomicBool>,
+    access: HashMap<i64, (Instant, ServerAccess)>,
+    /// Failures in a row that were not a server's (the disk): the whole run backs off.
+    failures: u32,
+    /// A run until idle stops at a local failure (with the task queued) rather than wait.
+    mode: RunMode,
+    /// Servers that failed: their tasks wait, the other servers' go on.
+    backoffs: Backoffs,
+    /// The push counter when the loop last looked, while servers are in backoff.
+    seen_pushes: Option<i64>,
+}
+
+/// A server the executor backs off from.
+#[derive(Debug, Clone)]
+struct ServerBackoff {
+    /// Failures in a row.
+    failures: u32,
+    retry_at: Instant,
+    reason: String,
+    /// The push counter when it failed: a prioritary push after it retries at once.
+    since_push: i64,
+}
+
+/// The servers in backoff: a server that cannot be reached does not hold up the others.
+#[derive(Debug, Default)]
+struct Backoffs(HashMap<i64, ServerBackoff>);
+
+impl Backoffs {
+    /// Notes a failure of `server` (`pushes`: the push counter then); returns how long its
+    /// tasks now wait.
+    fn failed(
+        &mut self,
+        server: i64,
+        reason: &str,
+        pushes: i64,
+        config: &ExecutorConfig,
+    ) -> Duration {
+        let failures = self.0.get(&server).map_or(0, |b| b.failures) + 1;
+        let delay = backoff_delay(config.backoff_min, config.backoff_max, failures);
+        self.0.insert(
+            server,
+            ServerBackoff {
+                failures,
+                retry_at: Instant::now() + delay,
+                reason: reason.to_owned(),
+                since_push: pushes,
+            },
+        );
+        delay
+    }
+
+    /// The servers still waiting, with the push counter from when they last failed.
+    fn waiting_since(&self) -> Vec<(i64, i64)> {
+        let now = Instant::now();
+        self.0
+            .iter()
+            .filter(|(_, b)| b.retry_at > now)
+            .map(|(id, b)| (*id, b.since_push))
+            .collect()
+    }
+
+    /// The reader asked for something of `server`: it is tried again now (a failure then backs
+    /// off for longer, as the failures in a row are kept).
+    fn retry_server_now(&mut self, server: i64, pushes: i64) {
+        if let Some(b) = self.0.get_mut(&server) {
+            b.retry_at = Instant::now();
+            b.since_push = pushes;
+        }
+    }
+
+    fn succeeded(&mut self, server: i64) {
+        self.0.remove(&server);
+    }
+
+    /// The servers whose tasks must still wait.
+    fn waiting(&self) -> Vec<i64> {
+        let now = Instant::now();
+        let mut ids: Vec<i64> = self
+            .0
+            .iter()
+            .filter(|(_, b)| b.retry_at > now)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// The server retried soonest among `servers` (its time may have come already).
+    fn next_retry_among(&self, servers: &[i64]) -> Option<&ServerBackoff> {
+        servers
+            .iter()
+            .filter_map(|id| self.0.get(id))
+            .min_by_key(|b| b.retry_at)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Something new was asked for: every server is tried again at once (a failure then backs
+    /// off for longer, as the failures in a row are kept).
+    fn retry_now(&mut self) {
+        let now = Instant::now();
+        for b in self.0.values_mut() {
+            b.retry_at = b.retry_at.min(now);
+        }
+    }
+}
+
+impl Executor {
+    pub fn new(
+        store: Store,
+        credentials: Arc<Credentials>,
+        sink: Arc<dyn ProgressSink>,
+        config: ExecutorConfig,
+        holder: String,
+    ) -> Result<Executor, ExecutorError> {
+        let files = PartFiles::new(store.data_dir().books());
+        Ok(Executor {
+            http: HttpClient::new(config.http)?.keeping_sessions_in(credentials.clone()),
+            store,
+            credentials,
+            files,
+            sink,
+            config,
+            holder,
+        })
+    }
+
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    async fn db<T: Send + 'static>(&self, f: impl FnOnce(&Store) -> T + Send + 'static) -> T {
+        let store = self.store.clone();
+        match tokio::task::spawn_blocking(move || f(&store)).await {
+            Ok(v) => v,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+
+    /// Takes the lease and works the stack (see [`RunMode`]); returns at once with
+    /// [`Finish::LeaseHeld`] if another process holds the lease.
+    pub async fn run(
+        &self,
+        mode: RunMode,
+        mut shutdown: Shutdown,
+    ) -> Result<Finish, ExecutorError> {
+        let holder = self.holder.clone();
+        let ttl = self.config.lease_ttl_ms;
+        let fence = match self
+            .db(move |s| executor_lease::try_acquire(s, &holder, ttl))
+            .await?
+        {
+            Acquire::Acquired { fence, took_over } => {
+                tracing::info!(epoch = fence.epoch, took_over, "executor lease taken");
+                fence
+            }
+            Acquire::Held {
+                holder,
+                expires_at_ms,
+            } => {
+                return Ok(Finish::LeaseHeld {
+                    holder,
+                    expires_at_ms,
+                })
+            }
+        };
+        let lost = Arc::new(AtomicBool::new(false));
+        // Aborted when dropped, also when a task panics or the run is cancelled: a heartbeat
+        // must never outlive its run and keep a lease nobody works under.
+        let heartbeat = AbortOnDrop(self.spawn_heartbeat(fence.clone(), lost.clone()));
+        let mut run = Run {
+            ex: self,
+            fence: fence.clone(),
+            lost: lost.clone(),
+            access: HashMap::new(),
+            failures: 0,
+            backoffs: Backoffs::default(),
+            seen_pushes: None,
+            mode,
+        };
+        let result = run.work(mode, &mut shutdown).await;
+        drop(heartbeat);
+        match &result {
+            Ok(Finish::LeaseLost) => {
+                self.sink
+                    .report(DownloadEvent::State(ExecutorState::Stopped {
+                        reason: "another Carrel took over the downloads".into(),
+                    }));
+            }
+            _ => {
+                let f = fence.clone();
+                if let Err(e) = self.db(move |s| executor_lease::release(s, &f)).await {
+                    tracing::warn!(cause = %e, "could not release the executor lease; it expires by itself");
+                }
+            }
+        }
+        result
+    }
+
+    /// Like [`Executor::run`], but waits for the lease while another process holds it.
+    pub async fn run_waiting(
+        &self,
+        mode: RunMode,
+        shutdown: Shutdown,
+    ) -> Result<Finish, ExecutorError> {
+        loop {
+            match self.run(mode, shutdown.clone()).await? {
+                Finish::LeaseHeld { .. } => {
+                    let mut s = shutdown.clone();
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis((self.config.lease_ttl_ms / 10).clamp(50, 1000) as u64)) => {}
+                        _ = s.wait_for(|stop| *stop) => return Ok(Finish::Shutdown),
+                    }
+                }
+                other => return Ok(other),
+            }
+        }
+    }
+
+    fn spawn_heartbeat(&self, fence: Fence, lost: Arc<AtomicBool>) -> tokio::task::JoinHandle<()> {
+        let store = self.store.clone();
+        let period = self.config.heartbeat;
+        let ttl = self.config.lease_ttl_ms;
+        tokio::spawn(async move {
+            // Until when the lease is surely ours: a failed renewal (a busy or full disk) is
+            // tried again, but past this point the holder stops, as another may take over.
+            let mut valid_until = store.now_ms() + ttl;
+            loop {
+                tokio::time::sleep(period).await;
+                let s = store.clone();
+                let f = fence.clone();
+                let renewed =
+                    tokio::task::spawn_blocking(move || executor_lease::renew(&s, &f, ttl)).await;
+                match renewed {
+                    Ok(Ok(())) => valid_until = store.now_ms() + ttl,
+                    Ok(Err(LeaseError::Lost(_))) => {
+                        tracing::warn!(epoch = fence.epoch, "executor lease taken over; stopping");
+                        lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    Ok(Err(e)) if store.now_ms() + (period.as_millis() as i64) < valid_until => {
+                        tracing::warn!(cause = %e, "could not renew the executor lease; trying again");
+                    }
+                    Ok(Err(e)) => {
+                        tracing::error!(cause = %e, "cannot renew the executor lease; stopping");
+                        lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    Err(_) => {
+                        lost.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                }
+            }
+        })
+    }
+
+    fn report(&self, event: DownloadEvent) {
+        self.sink.report(event);
+    }
+}
+
+/// Aborts a background task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Whether downloads are paused by the reader.
+pub fn is_paused(store: &Store) -> Result<bool, StoreError> {
+    Ok(settings::get::<DownloadsPaused>(store)?
+        .unwrap_or_default()
+        .0)
+}
+
+/// Pauses or resumes all downloads (survives restarts).
+pub fn set_paused(store: &Store, paused: bool) -> Result<(), StoreError> {
+    settings::set(store, &DownloadsPaused(paused))
+}
+
+/// What the waiting executor watches: a push or a pause change wakes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Watch {
+    pushes: i64,
+    paused: bool,
+    /// Servers paused for authentication: resuming one makes its tasks claimable again.
+    paused_servers: i64,
+}
+
+fn watch_now(store: &Store) -> Result<Watch, StoreError> {
+    Ok(Watch {
+        pushes: download_stack::push_counter(store)?,
+        paused: is_paused(store)?,
+        paused_servers: crate::library::servers::paused_count(store)?,
+    })
+}
+
+/// Whether a prioritary task of a server not in `skip` waits.
+fn has_prioritary_pending(store: &Store, skip: &[i64]) -> bool {
+    matches!(download_stack::peek(store, skip), Ok(Some(t)) if t.prioritary)
+}
+
+fn backoff_delay(min: Duration, max: Duration, failures: u32) -> Duration {
+    let exp = min.saturating_mul(1u32 << failures.saturating_sub(1).min(16));
+    let capped = exp.min(max);
+    // Full jitter in the upper half: never hammer, never synchronise with other clients.
+    let half = capped / 2;
+    half + half.mul_f64(rand::random::<f64>())
+}
+
+/// Why [`Run::wait_for_change`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    Changed,
+    Timeout,
+    Stop,
+}
+
+impl Run<'_> {
+    async fn work(
+        &mut self,
+        mode: RunMode,
+        shutdown: &mut Shutdown,
+    ) -> Result<Finish, ExecutorError> {
+        self.start_up().await?;
+        if self.lost.load(Ordering::SeqCst) {
+            return Ok(Finish::LeaseLost);
+        }
+        loop {
+            if self.lost.load(Ordering::SeqCst) {
+                return Ok(Finish::LeaseLost);
+            }
+            if *shutdown.borrow() {
+                return Ok(Finish::Shutdown);
+            }
+            if self.ex.db(is_paused).await? {
+                self.ex.report(DownloadEvent::State(ExecutorState::Paused));
+                // Whatever woke us, the loop's head decides what comes next.
+                self.wait_for_change(None, shutdown).await?;
+                continue;
+            }
+            // The reader asked for something of a server in backoff (opened a book, a window
+            // wants a page): that server is tried again at once, even while others have work.
+            if !self.backoffs.is_empty() {
+                let pushes = self.ex.db(download_stack::push_counter).await?;
+                if self.seen_pushes != Some(pushes) {
+                    self.seen_pushes = Some(pushes);
+                    let waiting: Vec<(i64, i64)> = self.backoffs.waiting_since();
+                    let asked = self
+                        .ex
+                        .db(move |s| -> Result<Vec<i64>, StoreError> {
+                            let mut asked = Vec::new();
+                            for (server, since) in waiting {
+                                if download_stack::prioritary_pushed_since(s, server, since)? {
+                                    asked.push(server);
+                                }
+                            }
+                            Ok(asked)
+                        })
+                        .await?;
+                    for server in asked {
+                        self.backoffs.retry_server_now(server, pushes);
+                    }
+                }
+            }
+            let fence = self.fence.clone();
+            let skip = self.backoffs.waiting();
+            let skipped = skip.clone();
+            let task = match self
+                .ex
+                .db(move |s| download_stack::claim_next(s, &fence, &skip))
+                .await
+            {
+                Ok(t) => t,
+                Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
+                Err(e) => return Err(e.into()),
+            };
+            let Some(task) = task else {
+                // Decided on the servers this claim skipped (a backoff may have ended since).
+                if let Some(next) = self.backoffs.next_retry_among(&skipped) {
+                    // Only servers in backoff have work left: wait for the first of them, or
+                    // for something new to try.
+                    let wait = next.retry_at.saturating_duration_since(Instant::now());
+                    let reason = next.reason.clone();
+                    let retry_at_ms = self.ex.store.now_ms() + wait.as_millis() as i64;
+                    self.ex.report(DownloadEvent::State(ExecutorState::Backoff {
+                        reason,
+                        retry_at_ms,
+                    }));
+                    if self.wait_for_change(Some(wait), shutdown).await? == Wake::Changed {
+                        self.backoffs.retry_now();
+                    }
+                    continue;
+                }
+                match mode {
+                    RunMode::UntilIdle => {
+                        // Idle means nothing left: a task still active here was stranded.
+                        let active = self
+                            .ex
+                            .db(|s| download_stack::in_state(s, TaskState::Active, 100))
+                            .await?;
+                        if !active.is_empty() {
+                            return Err(ExecutorError::Storage(format!(
+                                "{} downloads were left unfinished",
+                                active.len()
+                            )));
+                        }
+                        return Ok(Finish::Idle);
+                    }
+                    RunMode::Forever => {
+                        self.ex.report(DownloadEvent::State(ExecutorState::Idle));
+                        self.wait_for_change(None, shutdown).await?;
+                        continue;
+                    }
+                }
+            };
+            self.ex.report(DownloadEvent::State(ExecutorState::Running));
+            self.ex.report(DownloadEvent::TaskStarted {
+                task_id: task.id,
+                book_id: task.book_id,
+                kind: task.kind,
+                position: task.position,
+            });
+            let outcome = {
+                let lost = self.lost.clone();
+                let mut stop = shutdown.clone();
+                let poll = self.ex.config.wake_poll;
+                let execute = self.execute(&task);
+                tokio::pin!(execute);
+                tokio::select! {
+                    o = &mut execute => Some(o),
+                    _ = async { while !lost.load(Ordering::SeqCst) { tokio::time::sleep(poll).await } } => None,
+                    _ = stop.wait_for(|s| *s) => None,
+                }
+            };
+            let Some(outcome) = outcome else {
+                // Lost the lease or asked to stop mid-task: the partial work is checkpointed
+                // or discarded; put the task back if we still may.
+                if !self.lost.load(Ordering::SeqCst) {
+                    let (fence, id) = (self.fence.clone(), task.id);
+                    let _ = self
+                        .ex
+                        .db(move |s| download_stack::requeue(s, &fence, id, None))
+                        .await;
+                    return Ok(Finish::Shutdown);
+                }
+                return Ok(Finish::LeaseLost);
+            };
+            if let Some(finish) = self.settle(&task, outcome, shutdown).await? {
+                return Ok(finish);
+            }
+        }
+    }
+
+    async fn start_up(&mut self) -> Result<(), ExecutorError> {
+        let fence = self.fence.clone();
+        match self
+            .ex
+            .db(move |s| download_stack::reconcile(s, &fence))
+            .await
+        {
+            Ok(n) if n > 0 => {
+                tracing::info!(tasks = n, "put back tasks a stopped executor left active")
+            }
+            Ok(_) => {}
+            Err(StackError::LeaseLost(_)) => {
+                self.lost.store(true, Ordering::SeqCst);
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let files = self.ex.files.clone();
+        let collected = self
+            .ex
+            .db(move |s| -> Result<Vec<std::path::PathBuf>, StoreError> {
+                let known: HashSet<i64> = books::all_ids(s)?.into_iter().collect();
+                let resumable: HashSet<i64> = download_stack::books_with_unfinished_files(s)?
+                    .into_iter()
+                    .collect();
+                Ok(files
+                    .collect_orphans(&known, &resumable)
+                    .unwrap_or_else(|e| {
+                        tracing::warn!(cause = %e, "could not collect orphaned files");
+                        Vec::new()
+                    }))
+            })
+            .await?;
+        if !collected.is_empty() {
+            tracing::info!(files = collected.len(), "collected orphaned files");
+        }
+        self.queue_latest_read().await;
+        Ok(())
+    }
+
+    async fn queue_latest_read(&self) {
+        let queued = self
+            .ex
+            .db(|s| {
+                let n = settings::get::<BooksKept>(s)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default()
+                    .0;
+                book_downloads::queue_latest_read(s, n)
+            })
+            .await;
+        match queued {
+            Ok(Some(book)) => tracing::info!(book, "queued a recently read book"),
+            Ok(None) => {}
+            Err(e) => tracing::warn!(cause = %e, "could not queue the latest read book"),
+        }
+    }
+
+    /// Waits until something is pushed, the pause flag changes, `timeout` passes, or we must stop.
+    async fn wait_for_change(
+        &self,
+        timeout: Option<Duration>,
+        shutdown: &mut Shutdown,
+    ) -> Result<Wake, ExecutorError> {
+        let start = self.ex.db(watch_now).await?;
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            if self.lost.load(Ordering::SeqCst) || *shutdown.borrow() {
+                return Ok(Wake::Stop);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(Wake::Timeout);
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(self.ex.config.wake_poll) => {}
+                // A dropped sender can never ask to stop: keep polling at the usual pace.
+                changed = shutdown.changed() => match changed {
+                    Ok(()) => return Ok(Wake::Stop),
+                    Err(_) => tokio::time::sleep(self.ex.config.wake_poll).await,
+                },
+            }
+            if self.ex.db(watch_now).await? != start {
+                return Ok(Wake::Changed);
+            }
+        }
+    }
+
+    /// Applies the failure policy to a task's outcome. `Some` ends the run.
+    async fn settle(
+        &mut self,
+        task: &Task,
+        outcome: Result<(u64, Vec<TaskSpec>), TaskError>,
+        shutdown: &mut Shutdown,
+    ) -> Result<Option<Finish>, ExecutorError> {
+        let fence = self.fence.clone();
+        let id = task.id;
+        let result = match outcome {
+            Ok((bytes, follow_ups)) => {
+                self.failures = 0;
+                self.backoffs.succeeded(task.server_id);
+                let r = self
+                    .ex
+                    .db(move |s| download_stack::complete(s, &fence, id, bytes as i64, &follow_ups))
+                    .await;
+                if r.is_ok() {
+                    self.ex.report(DownloadEvent::TaskDone {
+                        task_id: id,
+                        book_id: task.book_id,
+                        kind: task.kind,
+                        position: task.position,
+                        bytes,
+                    });
+                    if task.kind.is_part() {
+                        // Only a part can complete a book: "stored" is said once.
+                        self.report_book(task.book_id).await;
+                    }
+                }
+                r
+            }
+            Err(TaskError::Preempted) => {
+                tracing::info!(task = id, "paused a file download for a prioritary task");
+                self.ex
+                    .db(move |s| download_stack::requeue(s, &fence, id, None))
+                    .await
+            }
+            Err(TaskError::Stack(e)) => Err(e),
+            Err(TaskError::Fetch(FetchError::Auth(status))) => {
+                let server = task.server_id;
+                self.access.remove(&server);
+                let reason = format!("authentication needed ({})", status.as_u16());
+                self.report_failed(task, &reason, true);
+                let r = self.ex.db(move |s| -> Result<(), StackError> {
+                    crate::library::servers::set_paused(s, server, Some("authentication needed"))?;
+                    download_stack::requeue(s, &fence, id, Some(&reason))
+                });
+                r.await
+            }
+            Err(TaskError::Fetch(e))
+                if task.kind == TaskKind::Resource
+                    || matches!(
+                        e,
+                        FetchError::Gone(_) | FetchError::TooLarge(_) | FetchError::Oversized(_)
+                    ) =>
+            {
+                // For good: a missing page, an oversized one, or a failed extra. A page's
+                // chain goes on past it.
+                let reason = e.to_string();
+                self.report_failed(task, &reason, false);
+                let t = task.clone();
+                self.ex
+                    .db(move |s| {
+                        let follow_ups = match books::get(s, t.book_id) {
+                            Ok(book) if t.kind == TaskKind::Page => {
+                                book_downloads::next_parts(s, &book, &t)?
+                            }
+                            _ => Vec::new(),
+                        };
+                        download_stack::fail(s, &fence, id, &reason, &follow_ups)
+                    })
+                    .await
+            }
+            Err(e) => {
+                // The server (or the disk) is probably away: back on the stack, and back off.
+                if let TaskError::Fetch(FetchError::Certificate(_)) = &e {
+                    // The reader may trust the server meanwhile: read its settings again.
+                    self.access.remove(&task.server_id);
+                }
+                let reason = match &e {
+                    TaskError::Disk(io) if part_files::is_disk_full(io) => {
+                        "the disk is full".to_owned()
+                    }
+                    TaskError::Disk(io) => format!("cannot write the download: {io}"),
+                    TaskError::NoRoom(reason) => reason.clone(),
+                    TaskError::Fetch(f) => f.to_string(),
+                    _ => "interrupted".to_owned(),
+                };
+                // Read before the failure is reported: a push made as soon as it is seen (the
+                // reader asking again) must count as newer than the failure.
+                let pushes = match &e {
+                    TaskError::Fetch(_) => self
+                        .ex
+                        .db(download_stack::push_counter)
+                        .await
+                        .unwrap_or(i64::MAX),
+                    _ => 0,
+                };
+                self.report_failed(task, &reason, true);
+                let r = {
+                    let reason = reason.clone();
+                    self.ex
+                        .db(move |s| download_stack::requeue(s, &fence, id, Some(&reason)))
+                        .await
+                };
+                match r {
+                    Err(StackError::LeaseLost(_)) => return Ok(Some(Finish::LeaseLost)),
+                    // The task could not be put back (the database's disk is full too): stop
+                    // rather than leave it active behind an executor that looks idle; the next
+                    // run puts it back.
+                    Err(other) => return Err(ExecutorError::Storage(format!("{reason}; {other}"))),
+                    Ok(()) => {}
+                }
+                if let TaskError::Fetch(_) = &e {
+                    // The server's trouble: its tasks wait, the other servers' go on (the
+                    // loop's head waits once only servers in backoff have work left).
+                    let delay =
+                        self.backoffs
+                            .failed(task.server_id, &reason, pushes, &self.ex.config);
+                    tracing::warn!(task = id, server = task.server_id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off from the server");
+                    return Ok(None);
+                }
+                if self.mode == RunMode::UntilIdle {
+                    return Err(ExecutorError::Storage(reason));
+                }
+                self.failures += 1;
+                let delay = backoff_delay(
+                    self.ex.config.backoff_min,
+                    self.ex.config.backoff_max,
+                    self.failures,
+                );
+                let retry_at_ms = self.ex.store.now_ms() + delay.as_millis() as i64;
+                tracing::warn!(task = id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off");
+                self.ex.report(DownloadEvent::State(ExecutorState::Backoff {
+                    reason,
+                    retry_at_ms,
+                }));
+                // A push, the delay, or a stop: the loop's head decides what comes next.
+                self.wait_for_change(Some(delay), shutdown).await?;
+                return Ok(None);
+            }
+        };
+        match result {
+            Ok(()) => Ok(None),
+            Err(StackError::LeaseLost(_)) => Ok(Some(Finish::LeaseLost)),
+            Err(StackError::WrongState(t)) => {
+                tracing::info!(
+                    task = t,
+                    "task vanished while running (its book was removed)"
+                );
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn report_failed(&self, task: &Task, reason: &str, will_retry: bool) {
+        self.ex.report(DownloadEvent::TaskFailed {
+            task_id: task.id,
+            book_id: task.book_id,
+            kind: task.kind,
+            reason: reason.to_owned(),
+            will_retry,
+        });
+    }
+
+    async fn report_book(&self, book_id: i64) {
+        let progress = self
+            .ex
+            .db(move |s| -> Result<_, crate::library::error::Error> {
+                let book = books::get(s, book_id)?;
+                Ok(book_downloads::progress(s, &book)?)
+            })
+            .await;
+        let Ok(progress) = progress else { return };
+        if progress.is_complete() {
+            self.ex.report(DownloadEvent::BookStored(progress));
+            // "Books kept on the device" holds for every front end that downloads (the app and
+            // `carrel-cli sync` alike): a stored book may push an older one out.
+            match self.ex.db(book_downloads::evict_per_setting).await {
+                Ok(evicted) if !evicted.is_empty() => {
+                    tracing::info!(?evicted, "removed books no longer kept")
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(cause = %e, "could not remove the books no longer kept"),
+            }
+            self.queue_latest_read().await;
+        } else {
+            self.ex.report(DownloadEvent::Book(progress));
+        }
+    }
+
+    /// The server's address and credentials, reread every few seconds so an edited server or
+    /// password is used promptly.
+    async fn server_access(&mut self, server_id: i64) -> Result<ServerAccess, TaskError> {
+        if let Some((at, a)) = self.access.get(&server_id) {
+            if at.elapsed() < ACCESS_FRESH_FOR {
+                return Ok(a.clone());
+            }
+        }
+        let creds = self.ex.credentials.clone();
+        let access = self
+            .ex
+            .db(
+                move |s| -> Result<ServerAccess, crate::library::error::Error> {
+                    let server = crate::library::servers::get(s, server_id)?;
+                    ServerAccess::load(&server, &creds)
+                },
+            )
+            .await
+            .map_err(|e| match e {
+                crate::library::error::Error::Server(
+                    crate::library::servers::ServerError::NotFound(_),
+                ) => TaskError::Fetch(FetchError::Gone("the server was removed".into())),
+                // A locked keyring or an unreadable secrets file: a local problem, retried.
+                other => TaskError::Fetch(FetchError::Transient(format!(
+                    "cannot prepare the request: {other}"
+                ))),
+            })?;
+        self.access
+            .insert(server_id, (Instant::now(), access.clone()));
+        Ok(access)
+    }
+
+    /// Runs one task; returns the bytes stored and the follow-up tasks to push.
+    async fn execute(&mut self, task: &Task) -> Result<(u64, Vec<TaskSpec>), TaskError> {
+        let book_id = task.book_id;
+        let book = self
+            .ex
+            .db(move |s| books::get(s, book_id))
+            .await
+            .map_err(|e| match e {
+                books::BookError::NotFound(_) => TaskError::Fetch(FetchError::Gone(e.to_string())),
+                other => TaskError::Fetch(FetchError::Transient(other.to_string())),
+            })?;
+        let bytes = match task.kind {
+            TaskKind::Book => 0,
+            TaskKind::Page => self.fetch_page(task, &book).await?,
+            TaskKind::Resource => self.fetch_cover(task, &book).await?,
+            TaskKind::File => self.fetch_file(task, &book).await?,
+        };
+        let (b, t) = (book.clone(), task.clone());
+        let follow_ups = self
+            .ex
+            .db(move |s| book_downloads::next_parts(s, &b, &t))
+            .await?;
+        Ok((bytes, follow_ups))
+    }
+
+    async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        if let Some(existing) = self.ex.files.find_page(book.id, task.position) {
+            // Stored before a crash, not yet marked: never downloaded twice.
+            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+        }
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        let fetched = self
+            .ex
+            .http
+            .get_bytes(&self.ex.store, &access, &url, self.ex.config.max_page_bytes)
+            .await?;
+        let ext = image_extension(&fetched.bytes);
+        let path = self.ex.files.page_path(book.id, task.position, ext);
+        let len = fetched.bytes.len() as u64;
+        write_blocking(path, fetched.bytes).await?;
+        Ok(len)
+    }
+
+    async fn fetch_cover(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        if let Some(existing) = self.ex.files.find_cover(book.id) {
+            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+        }
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        let fetched = self
+            .ex
+            .http
+            .get_bytes(&self.ex.store, &access, &url, 32 << 20)
+            .await?;
+        let path = self
+            .ex
+            .files
+            .cover_path(book.id, image_extension(&fetched.bytes));
+        let len = fetched.bytes.len() as u64;
+        write_blocking(path, fetched.bytes).await?;
+        Ok(len)
+    }
+
+    /// Downloads a whole acquisition in Range chunks, checkpointing after each, resuming at the
+    /// checkpoint, and never stitching two versions together (the validator must match). A
+    /// server without Range or without a validator gets one whole request instead.
+    async fn fetch_file(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        let ext = file_extension(book.file_type.as_deref(), &task.url);
+        let final_path = self.ex.files.book_file_path(book.id, ext);
+        if let Some(existing) = self.ex.files.find_book_file(book.id) {
+            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+        }
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        let task_id = task.id;
+        let saved = self
+            .ex
+            .db(move |s| download_stack::file_checkpoint(s, task_id))
+            .await?
+            .unwrap_or_default();
+        // The partial file is the task's own: two tasks (or a stale holder) never share one.
+        let partial_path = self.ex.files.book_partial_path(book.id, task.id);
+        let resume_at = if saved.validator.is_some() {
+            saved.offset
+        } else {
+            0
+        };
+        let max_book = self
+            .ex
+            .db(settings::get::<MaxBookSize>)
+            .await?
+            .unwrap_or_default()
+            .0;
+        let cap = ByteCap::new(
+            book.file_length.and_then(|l| u64::try_from(l).ok()),
+            max_book,
+        );
+        if let Some(d) = cap.declared {
+            // What the catalog declared must fit before anything is asked of the server.
+            self.ensure_room(&partial_path, d.saturating_sub(resume_at))
+                .await?;
+        }
+        let mut partial =
+            PartialFile::open_at(&partial_path, resume_at).map_err(TaskError::Disk)?;
+        let result = self
+            .fetch_file_into(task, &url, &access, &mut partial, saved, cap)
+            .await;
+        match result {
+            Ok(()) => {}
+            Err(TaskError::Fetch(FetchError::Oversized(reason))) => {
+                // Nothing of a file refused for its size is kept, nor its checkpoint.
+                partial.restart().map_err(TaskError::Disk)?;
+                self.save_checkpoint(task.id, &partial, None, None).await?;
+                partial.discard().map_err(TaskError::Disk)?;
+                return Err(FetchError::Oversized(reason).into());
+            }
+            Err(e) => return Err(e),
+        }
+        // A holder that lost its lease (or a task removed meanwhile) must not put a file in place.
+        let fence = self.fence.clone();
+        self.ex
+            .db(move |s| download_stack::ensure_active(s, &fence, task_id))
+            .await?;
+        let len = partial.len();
+        tokio::task::spawn_blocking(move || partial.finish(&final_path))
+            .await
+            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+            .map_err(TaskError::Disk)?;
+        Ok(len)
+    }
+
+    /// Refuses a download that needs more room than the data dir's filesystem has.
+    async fn ensure_room(
+        &self,
+        partial_path: &std::path::Path,
+        needed: u64,
+    ) -> Result<(), TaskError> {
+        let dir = partial_path.parent().unwrap_or(partial_path).to_owned();
+        let refusal =
+            tokio::task::spawn_blocking(move || download_limits::refuse_without_room(&dir, needed))
+                .await
+                .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+                .map_err(TaskError::Disk)?;
+        match refusal {
+            Some(reason) => Err(TaskError::NoRoom(reason)),
+            None => Ok(()),
+        }
+    }
+
+    /// Streams a file into `partial` in checkpointed Range chunks (or whole), never past `cap`.
+    async fn fetch_file_into(
+        &mut self,
+        task: &Task,
+        url: &Url,
+        access: &ServerAccess,
+        partial: &mut PartialFile,
+        saved: FileCheckpoint,
+        cap: ByteCap,
+    ) -> Result<(), TaskError> {
+        let book_id = task.book_id;
+        let mut validator = saved.validator.filter(|_| !partial.is_empty());
+        let mut total = saved.total.filter(|_| !partial.is_empty());
+        let mut use_range = true;
+        // Starting over happens once per attempt at most: a server that keeps sending other
+        // bytes than asked for is an error (and a backoff), not a loop.
+        let mut restarted = false;
+        let preemptible = !task.prioritary;
+        let mut last_bytes_report = Instant::now();
+        loop {
+            let start = partial.len();
+            if total.is_some_and(|t| start >= t) {
+                break;
+            }
+            let chunk = self.ex.config.chunk_bytes.max(1);
+            // Bytes as stored on the server: no transparent compression under a Range.
+            let mut headers = vec![(header::ACCEPT_ENCODING, "identity".to_owned())];
+            if use_range {
+                headers.push((
+                    header::RANGE,
+                    format!("bytes={start}-{}", start.saturating_add(chunk - 1)),
+                ));
+                if let (Some(v), true) = (&validator, start > 0) {
+                    headers.push((header::IF_RANGE, v.clone()));
+                }
+            }
+            let fetching = match self
+                .ex
+                .http
+                .get(&self.ex.store, access, url, &headers)
+                .await
+            {
+                // Asked past the end of a file of unknown length: it is complete.
+                Err(FetchError::RangeNotSatisfiable) if start > 0 && total.is_none() => break,
+                Err(FetchError::RangeNotSatisfiable) if start > 0 && !restarted => {
+                    // The file shrank since the checkpoint: another version.
+                    restarted = true;
+                    self.start_over(task.id, partial, &mut validator, &mut total)
+                        .await?;
+                    continue;
+                }
+                other => other?,
+            };
+            let Fetching { response, slot } = fetching;
+            let status = response.status();
+            let fresh_validator = http_fetch::validator(&response);
+            let whole_body = status == StatusCode::OK;
+            let expected = if status == StatusCode::PARTIAL_CONTENT {
+                let range = http_fetch::content_range(&response).ok_or_else(|| {
+                    FetchError::Transient(
+                        "the server sent a partial answer without a valid Content-Range".into(),
+                    )
+                })?;
+                let version_changed =
+                    start > 0 && validator.is_some() && fresh_validator != validator;
+                if range.first != start || version_changed {
+                    drop(response);
+                    slot.release()?;
+                    if restarted {
+                        return Err(FetchError::Transient(
+                            "the server keeps sending other bytes than asked for".into(),
+                        )
+                        .into());
+                    }
+                    tracing::info!(
+                        task = task.id,
+                        "the book changed on the server; downloading it again from the start"
+                    );
+                    restarted = true;
+                    self.start_over(task.id, partial, &mut validator, &mut total)
+                        .await?;
+                    continue;
+                }
+                if fresh_validator.is_none() {
+                    // No way to tell versions apart across requests: take it whole instead.
+                    drop(response);
+                    slot.release()?;
+                    partial.restart().map_err(TaskError::Disk)?;
+                    use_range = false;
+                    continue;
+                }
+                validator = fresh_validator;
+                total = range.total;
+                Some(range.len())
+            } else if whole_body {
+                if start > 0 {
+                    partial.restart().map_err(TaskError::Disk)?;
+                }
+                validator = fresh_validator;
+                total = response.content_length();
+                use_range = false;
+                response.content_length()
+            } else {
+                return Err(FetchError::Transient(format!("unexpected answer {status}")).into());
+            };
+            let chunk_start = partial.len();
+            // A lie about the size ends here: a terabyte announced is refused before its
+            // first byte, and a file that cannot fit waits for room instead of filling the disk.
+            let announced = total.or(expected.map(|x| chunk_start.saturating_add(x)));
+            if let Some(a) = announced {
+                if let Some(reason) = cap.refuse_announced(a) {
+                    drop(response);
+                    slot.release()?;
+                    return Err(FetchError::Oversized(reason).into());
+                }
+                if let Err(e) = self
+                    .ensure_room(partial.path(), a.saturating_sub(chunk_start))
+                    .await
+                {
+                    drop(response);
+                    slot.release()?;
+                    return Err(e);
+                }
+            }
+            let mut body = response.bytes_stream();
+            let mut oversized = false;
+            let mut preempted = false;
+            let mut last_poll = Instant::now();
+            let mut last_alive = Instant::now();
+            let mut body_error = None;
+            while let Some(piece) = body.next().await {
+                match piece {
+                    Ok(bytes) => partial.append(&bytes).map_err(TaskError::Disk)?,
+                    Err(e) => {
+                        body_error = Some(FetchError::Transient(format!(
+                            "{}: the download broke off ({e})",
+                            crate::foundation::address_secrets::redact(url)
+                        )));
+                        break;
+                    }
+                }
+                if expected.is_some_and(|x| partial.len() - chunk_start > x) {
+                    break; // more than announced: checked below
+                }
+                if partial.len() > cap.bytes {
+                    oversized = true; // a body without end (or longer than the catalog said)
+                    break;
+                }
+                if last_bytes_report.elapsed() >= Duration::from_millis(250) {
+                    last_bytes_report = Instant::now();
+                    self.ex.report(DownloadEvent::TaskBytes {
+                        task_id: task.id,
+                        book_id,
+                        bytes: partial.len(),
+                        total,
+                    });
+                }
+                if last_alive.elapsed() >= http_fetch::KEEP_ALIVE_EVERY {
+                    last_alive = Instant::now();
+                    slot.keep_alive()?;
+                }
+                if last_poll.elapsed() >= self.ex.config.wake_poll {
+                    last_poll = Instant::now();
+                    // Cancelled or removed meanwhile: stop now, not at the end of the body.
+                    let id = task.id;
+                    let still_ours = self
+                        .ex
+                        .db(move |s| download_stack::task(s, id))
+                        .await
+                        .map_or(true, |t| t.is_some_and(|t| t.state == TaskState::Active));
+                    if !still_ours {
+                        tracing::info!(task = id, "the download was cancelled while it ran");
+                        return Err(TaskError::Stack(StackError::WrongState(id)));
+                    }
+                    if preemptible && !whole_body {
+                        let skip = self.backoffs.waiting();
+                        if self.ex.db(move |s| has_prioritary_pending(s, &skip)).await {
+                            preempted = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            drop(body);
+            slot.release()?;
+            if oversized {
+                return Err(FetchError::Oversized(cap.overflow_reason()).into());
+            }
+            let got = partial.len() - chunk_start;
+            if let Some(expected) = expected.filter(|x| got > *x) {
+                // Never keep bytes nobody announced.
+                partial
+                    .truncate_to(chunk_start + expected)
+                    .map_err(TaskError::Disk)?;
+                if !whole_body {
+                    self.save_checkpoint(task.id, partial, total, validator.clone())
+                        .await?;
+                }
+                return Err(FetchError::Transient(format!(
+                    "the server sent more than the {expected} bytes it announced"
+                ))
+                .into());
+            }
+            if !whole_body {
+                // Every byte of a validated 206 is the right byte at the right place: keep what
+                // arrived even when the body broke off.
+                partial.sync().map_err(TaskError::Disk)?;
+                self.save_checkpoint(task.id, partial, total, validator.clone())
+                    .await?;
+            }
+            if let Some(e) = body_error {
+                return Err(e.into());
+            }
+            if preempted {
+                return Err(TaskError::Preempted);
+            }
+            if let Some(expected) = expected {
+                if got != expected {
+                    return Err(FetchError::Transient(format!(
+                        "the server sent {got} of {expected} bytes"
+                    ))
+                    .into());
+                }
+            }
+            if whole_body {
+                if let Some(t) = total {
+                    if partial.len() != t {
+                        return Err(FetchError::Transient(format!(
+                            "the server sent {} of {t} bytes",
+                            partial.len()
+                        ))
+                        .into());
+                    }
+                }
+                break;
+            }
+            if got == 0 {
+                return Err(FetchError::Transient("the server sent an empty chunk".into()).into());
+            }
+            if total.is_none() && got < chunk {
+                // Length unknown (`/*`) and a short chunk: that was the end.
+                total = Some(partial.len());
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets what was downloaded of a file (another version is on the server).
+    async fn start_over(
+        &self,
+        task_id: i64,
+        partial: &mut PartialFile,
+        validator: &mut Option<String>,
+        total: &mut Option<u64>,
+    ) -> Result<(), TaskError> {
+        partial.restart().map_err(TaskError::Disk)?;
+        *validator = None;
+        *total = None;
+        self.save_checkpoint(task_id, partial, None, None).await
+    }
+
+    async fn save_checkpoint(
+        &self,
+        task_id: i64,
+        partial: &PartialFile,
+        total: Option<u64>,
+        validator: Option<String>,
+    ) -> Result<(), TaskError> {
+        let fence = self.fence.clone();
+        let cp = FileCheckpoint {
+            offset: partial.len(),
+            total,
+            validator,
+        };
+        self.ex
+            .db(move |s| download_stack::checkpoint(s, &fence, task_id, &cp))
+            .await
+            .map_err(TaskError::Stack)
+    }
+}
+
+fn parse_url(raw: &str) -> Result<Url, TaskError> {
+    Url::parse(raw).map_err(|e| {
+        TaskError::Fetch(FetchError::Gone(format!(
+            "the catalog gave a bad address: {e}"
+        )))
+    })
+}
+
+async fn write_blocking(path: std::path::PathBuf, bytes: Vec<u8>) -> Result<(), TaskError> {
+    tokio::task::spawn_blocking(move || part_files::write_atomically(&path, &bytes))
+        .await
+        .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+        .map_err(TaskError::Disk)
+}
+
+/// The file extension for image bytes, from the bytes themselves (servers declare wrong types).
+fn image_extension(bytes: &[u8]) -> &'static str {
+    match crate::foundation::image_type::sniff_image_type(bytes) {
+        Some("image/png") => "png",
+        Some("image/jpeg") => "jpg",
+        Some("image/gif") => "gif",
+        Some("image/webp") => "webp",
+        Some("image/avif") => "avif",
+        Some("image/bmp") => "bmp",
+        _ => "img",
+    }
+}
+
+fn file_extension(media_type: Option<&str>, url: &str) -> &'static str {
+    let t = media_type
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim();
+    match t {
+        "application/epub+zip" => "epub",
+        "application/pdf" => "pdf",
+        "application/vnd.comicbook+zip" | "application/x-cbz" => "cbz",
+        "application/vnd.comicbook-rar" | "application/x-cbr" => "cbr",
+        "application/x-cb7" => "cb7",
+        _ => {
+            let lower = url.to_ascii_lowercase();
+            ["epub", "pdf", "cbz", "cbr", "cb7"]
+                .into_iter()
+                .find(|e| {
+                    lower
+                        .split('?')
+                        .next()
+                        .unwrap_or("")
+                        .ends_with(&format!(".{e}"))
+                })
+                .unwrap_or("bin")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_to_the_cap_with_jitter() {
+        let min = Duration::from_secs(1);
+        let max = Duration::from_secs(300);
+        for failures in 1..30 {
+            let d = backoff_delay(min, max, failures);
+            let ceiling = min.saturating_mul(1 << (failures - 1).min(16)).min(max);
+            assert!(
+                d <= ceiling && d >= ceiling / 2,
+                "{failures}: {d:?} vs {ceiling:?}"
+            );
+        }
+        assert!(backoff_delay(min, max, 40) >= Duration::from_secs(150));
+    }
+
+    #[test]
+    fn file_types_map_to_extensions() {
+        assert_eq!(file_extension(Some("application/epub+zip"), "/x"), "epub");
+        assert_eq!(file_extension(None, "/books/1/file.CBZ?x=1"), "cbz");
+        assert_eq!(
+            file_extension(Some("application/octet-stream"), "/books/1/file"),
+            "bin"
+        );
+    }
+}

@@ -1,0 +1,759 @@
+//! Talking HTTP to library servers: one configured client, authentication per server, the
+//! server's request slot taken around every request, status codes sorted into what the
+//! executor must do about them, and bodies read with their declared length checked.
+//!
+//! Certificates are verified. A server the reader chose to trust even with a self-signed
+//! certificate (`trust_self_signed`) is asked through a second client, made on first use,
+//! that accepts any certificate and is otherwise configured the same; a certificate refused
+//! for any other server is a [`FetchError::Certificate`].
+//!
+//! Owns no storage: it returns bytes or streams chunks to a caller.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use reqwest::{header, Response, StatusCode};
+use url::Url;
+
+use crate::foundation::address_secrets::redact;
+
+use crate::foundation::store::{Store, StoreError};
+use crate::http::server_throttle::{self, SlotGuard};
+use crate::library::credentials::{Credentials, Secret};
+use crate::library::servers::Server;
+
+/// Sent with every request; servers see one polite client.
+pub const USER_AGENT: &str = concat!("Carrel/", env!("CARGO_PKG_VERSION"));
+
+/// How often a request still streaming its body renews its server slot.
+pub const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(5);
+
+/// Time limits of the HTTP client.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpConfig {
+    pub connect_timeout: Duration,
+    /// A body that sends nothing for this long is abandoned (a stalled server).
+    pub read_timeout: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Why a request did not give us what we asked for, sorted by what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// 404/410 and other definitive refusals: the task fails with this reason.
+    #[error("{0}")]
+    Gone(String),
+    /// 401/403: the server wants (other) credentials.
+    #[error("authentication needed ({0})")]
+    Auth(StatusCode),
+    /// The server or the network is probably away: retry later.
+    #[error("{0}")]
+    Transient(String),
+    /// 416: the range asked for is not in the file (it shrank, or it is complete).
+    #[error("the server has no such part of the file (416)")]
+    RangeNotSatisfiable,
+    /// More bytes than we accept for this kind of resource.
+    #[error("the server sent more than {0} bytes")]
+    TooLarge(u64),
+    /// A whole file larger than allowed (announced, or sent): the task fails with this reason.
+    #[error("{0}")]
+    Oversized(String),
+    /// The server's certificate was refused (self-signed, unknown authority, expired, for
+    /// another name): the reader may choose to trust this server.
+    #[error("{0}")]
+    Certificate(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl crate::foundation::error::Failure for FetchError {
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
+        use crate::foundation::error::ErrorKind;
+        match self {
+            FetchError::Auth(_) => ErrorKind::Auth,
+            FetchError::Certificate(_) => ErrorKind::Certificate,
+            FetchError::Store(_) => ErrorKind::Storage,
+            FetchError::Gone(_)
+            | FetchError::Transient(_)
+            | FetchError::RangeNotSatisfiable
+            | FetchError::TooLarge(_)
+            | FetchError::Oversized(_) => ErrorKind::Server,
+        }
+    }
+}
+
+/// A server as the fetcher needs it: where, who, how politely.
+#[derive(Clone)]
+pub struct ServerAccess {
+    pub server_id: i64,
+    /// The catalog's address: credentials go only to its origin (scheme, host, port).
+    pub origin: Url,
+    pub username: Option<String>,
+    pub secret: Option<Secret>,
+    pub min_interval_ms: i64,
+    /// Accept the server's certificate even if nobody vouches for it (the reader's choice).
+    pub trust_self_signed: bool,
+    /// The secret is an API key, sent as `X-API-Key`.
+    pub api_key: bool,
+}
+
+impl std::fmt::Debug for ServerAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerAccess")
+            .field("server_id", &self.server_id)
+            .field("username", &self.username)
+            .field("has_secret", &self.secret.is_some())
+            .field("trust_self_signed", &self.trust_self_signed)
+            .finish()
+    }
+}
+
+impl ServerAccess {
+    /// Loads the server's secret from the credential store.
+    pub fn load(
+        server: &Server,
+        credentials: &Credentials,
+    ) -> Result<ServerAccess, crate::library::error::Error> {
+        let origin = Url::parse(&server.url)
+            .map_err(|e| crate::library::servers::ServerError::InvalidUrl(e.to_string()))?;
+        Ok(ServerAccess {
+            origin,
+            server_id: server.id,
+            username: server.username.clone(),
+            secret: crate::library::servers::secret(credentials, server)?,
+            min_interval_ms: server.min_interval_ms,
+            trust_self_signed: server.trust_self_signed,
+            api_key: server.api_key,
+        })
+    }
+}
+
+/// The HTTP client shared by everything that talks to servers.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    config: HttpConfig,
+    /// Verifies certificates: every server but those trusted though self-signed.
+    client: reqwest::Client,
+    /// Accepts any certificate; made the first time a server trusted though self-signed is
+    /// asked, and shared by the clones of this client.
+    lenient: Arc<OnceLock<reqwest::Client>>,
+    /// Sessions the servers gave after a password was accepted (see [`crate::library::server_sessions`]).
+    sessions: crate::library::server_sessions::ServerSessions,
+}
+
+/// A response whose body is still to be read, holding the server's request slot.
+pub struct Fetching {
+    pub response: Response,
+    pub slot: SlotGuard,
+}
+
+/// A fully read small body.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub bytes: Vec<u8>,
+    pub content_type: Option<String>,
+    pub final_url: Url,
+}
+
+impl HttpClient {
+    pub fn new(config: HttpConfig) -> Result<HttpClient, FetchError> {
+        Ok(HttpClient {
+            config,
+            client: build_client(config, false)?,
+            lenient: Arc::new(OnceLock::new()),
+            sessions: Default::default(),
+        })
+    }
+
+    /// The same client, keeping the sessions servers give in the installation's secret store
+    /// too, so other processes and later runs sign in without the password (see
+    /// [`crate::library::server_sessions`]).
+    pub fn keeping_sessions_in(
+        mut self,
+        credentials: std::sync::Arc<crate::library::credentials::Credentials>,
+    ) -> HttpClient {
+        self.sessions = crate::library::server_sessions::ServerSessions::keep_in(credentials);
+        self
+    }
+
+    /// The client for this server: the lenient one only when the reader trusts the server's
+    /// own certificate.
+    fn client_for(&self, access: &ServerAccess) -> Result<&reqwest::Client, FetchError> {
+        if !access.trust_self_signed {
+            return Ok(&self.client);
+        }
+        if let Some(c) = self.lenient.get() {
+            return Ok(c);
+        }
+        let made = build_client(self.config, true)?;
+        Ok(self.lenient.get_or_init(|| made))
+    }
+
+    /// Sends a GET after taking the server's slot; the slot stays held until the returned
+    /// [`Fetching`] is dropped or released. Status codes are sorted here.
+    pub async fn get(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        headers: &[(header::HeaderName, String)],
+    ) -> Result<Fetching, FetchError> {
+        let client = self.client_for(access)?;
+        let slot =
+            server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
+        let build = || {
+            let mut request = client.get(url.clone());
+            for (name, value) in headers {
+                request = request.header(name, value);
+            }
+            request
+        };
+        let response = self.send_signed_in(build, url, access).await?;
+        match check_status(&response) {
+            // Only the library server itself asking for credentials means the reader must sign
+            // in (again); a refusal from elsewhere (a CDN, a signed URL) is about that address.
+            Err(FetchError::Auth(status)) if !same_origin(response.url(), &access.origin) => {
+                return Err(FetchError::Gone(format!(
+                    "the server refused access to this ({})",
+                    status.as_u16()
+                )));
+            }
+            other => other?,
+        }
+        Ok(Fetching { response, slot })
+    }
+
+    /// Fetches a small resource (a feed, a page, a cover) whole, refusing more than `max_bytes`.
+    pub async fn get_bytes(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        max_bytes: u64,
+    ) -> Result<Fetched, FetchError> {
+        let Fetching { response, slot } = self.get(store, access, url, &[]).await?;
+        let declared = response.content_length();
+        if declared.is_some_and(|l| l > max_bytes) {
+            return Err(FetchError::TooLarge(max_bytes));
+        }
+        let content_type = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let final_url = response.url().clone();
+        let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(max_bytes) as usize);
+        let mut body = response.bytes_stream();
+        let mut last_alive = std::time::Instant::now();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| transient(url, &e))?;
+            if last_alive.elapsed() >= KEEP_ALIVE_EVERY {
+                last_alive = std::time::Instant::now();
+                slot.keep_alive()?;
+            }
+            if bytes.len() as u64 + chunk.len() as u64 > max_bytes {
+                return Err(FetchError::TooLarge(max_bytes));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if let Some(declared) = declared {
+            if declared != bytes.len() as u64 {
+                return Err(FetchError::Transient(format!(
+                    "{}: the server sent {} of {declared} bytes",
+                    redact(url),
+                    bytes.len()
+                )));
+            }
+        }
+        slot.release()?;
+        Ok(Fetched {
+            bytes,
+            content_type,
+            final_url,
+        })
+    }
+
+    /// Sends `body` with PUT through the server's slot and reads the (small) answer. A
+    /// `409 Conflict` is an answer, not an error: the caller decides what the conflict means;
+    /// every other status is sorted as for GET.
+    pub async fn put_bytes(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        content_type: &str,
+        body: Vec<u8>,
+        max_bytes: u64,
+    ) -> Result<Answer, FetchError> {
+        self.send_bytes(
+            store,
+            access,
+            reqwest::Method::PUT,
+            url,
+            content_type,
+            body,
+            max_bytes,
+        )
+        .await
+    }
+
+    /// As [`HttpClient::put_bytes`], with another method (e.g. PATCH).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn send_bytes(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        method: reqwest::Method,
+        url: &Url,
+        content_type: &str,
+        body: Vec<u8>,
+        max_bytes: u64,
+    ) -> Result<Answer, FetchError> {
+        let client = self.client_for(access)?;
+        let slot =
+            server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
+        let build = || {
+            client
+                .request(method.clone(), url.clone())
+                .header(header::CONTENT_TYPE, content_type)
+                .body(body.clone())
+        };
+        let response = self.send_signed_in(build, url, access).await?;
+        let status = response.status();
+        if status != StatusCode::CONFLICT {
+            match check_status(&response) {
+                Err(FetchError::Auth(status)) if !same_origin(response.url(), &access.origin) => {
+                    return Err(FetchError::Gone(format!(
+                        "the server refused access to this ({})",
+                        status.as_u16()
+                    )));
+                }
+                other => other?,
+            }
+        }
+        if response.content_length().is_some_and(|l| l > max_bytes) {
+            return Err(FetchError::TooLarge(max_bytes));
+        }
+        let bytes = response.bytes().await.map_err(|e| transient(url, &e))?;
+        if bytes.len() as u64 > max_bytes {
+            return Err(FetchError::TooLarge(max_bytes));
+        }
+        slot.release()?;
+        Ok(Answer {
+            status,
+            bytes: bytes.to_vec(),
+        })
+    }
+}
+
+/// The answer to a request that sent a body: its status (a success or `409 Conflict`) and
+/// its small body.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub bytes: Vec<u8>,
+}
+
+impl HttpClient {
+    /// Sends the request `build` makes, signed in: with the server's session when one is kept,
+    /// else with the password. A refused session is dropped and the request sent once more with
+    /// the password; the session a password-signed answer carries is kept.
+    async fn send_signed_in(
+        &self,
+        build: impl Fn() -> reqwest::RequestBuilder,
+        url: &Url,
+        access: &ServerAccess,
+    ) -> Result<Response, FetchError> {
+        let password = access
+            .secret
+            .as_ref()
+            .filter(|_| access.username.is_some() && same_origin(url, &access.origin));
+        if let Some(secret) = password {
+            if let Some(session) = self.sessions.for_request(access.server_id, url, secret) {
+                let response = session
+                    .apply(build())
+                    .send()
+                    .await
+                    .map_err(|e| request_failed(url, &e))?;
+                let refused = matches!(
+                    response.status(),
+                    StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN
+                );
+                if !(refused && same_origin(response.url(), &access.origin)) {
+                    return Ok(response);
+                }
+                self.sessions.forget(access.server_id);
+            }
+        }
+        let response = authorize(build(), url, access)
+            .send()
+            .await
+            .map_err(|e| request_failed(url, &e))?;
+        if let Some(secret) = password.filter(|_| response.status().is_success()) {
+            if is_codex(response.headers()) {
+                // Codex checks a Basic password on every request and the cookie such an answer
+                // carries is not a signed-in session: Codex's own sign-in gives one.
+                self.sign_in_to_codex(access, secret).await;
+            } else {
+                self.sessions.keep_from(
+                    access.server_id,
+                    response.url(),
+                    secret,
+                    response.headers(),
+                );
+            }
+        }
+        Ok(response)
+    }
+
+    /// Signs in to Codex through its own login (`POST <prefix>/api/v4/auth/login`, Codex's
+    /// `urls/api/v4/auth.py`, django-rest-registration's `LoginView`): the `sessionid` it answers
+    /// with is a signed-in Django session, which Codex's OPDS views accept (their
+    /// `SessionAuthentication`, `views/opds/auth.py`). Best effort: without it the password is
+    /// sent as before. Runs inside the caller's request slot.
+    async fn sign_in_to_codex(&self, access: &ServerAccess, secret: &Secret) {
+        let Some(user) = access.username.as_deref() else {
+            return;
+        };
+        // Codex may live under a path prefix: its API sits beside its OPDS root.
+        let path = access.origin.path();
+        let prefix = path.find("/opds/").map_or("", |at| &path[..at]);
+        let Ok(login) = access.origin.join(&format!("{prefix}/api/v4/auth/login")) else {
+            return;
+        };
+        let Ok(client) = self.client_for(access) else {
+            return;
+        };
+        let body = serde_json::json!({ "login": user, "password": secret.expose() });
+        match client.post(login.clone()).json(&body).send().await {
+            Ok(answer) if answer.status().is_success() => {
+                self.sessions
+                    .keep_from(access.server_id, answer.url(), secret, answer.headers());
+            }
+            Ok(answer) => tracing::info!(
+                status = answer.status().as_u16(),
+                "Codex's sign-in refused; the password is sent with each request"
+            ),
+            Err(e) => {
+                tracing::info!(cause = %e, "Codex's sign-in failed; the password is sent with each request")
+            }
+        }
+    }
+
+    /// Drops the session kept for a server (its password changed, it was removed).
+    pub fn forget_session(&self, server_id: i64) {
+        self.sessions.forget(server_id);
+    }
+}
+
+/// Adds the server's credentials to a request for its own origin only.
+fn authorize(
+    request: reqwest::RequestBuilder,
+    url: &Url,
+    access: &ServerAccess,
+) -> reqwest::RequestBuilder {
+    match access
+        .secret
+        .as_ref()
+        .filter(|_| same_origin(url, &access.origin))
+    {
+        // Komga's API keys: its `HeaderApiKeyAuthenticationConverter`, registered for the
+        // `X-API-Key` header in `SecurityConfiguration.kt`.
+        Some(secret) if access.api_key => request.header("x-api-key", secret.expose()),
+        Some(secret) => match &access.username {
+            Some(user) => request.basic_auth(user, Some(secret.expose())),
+            None => request.bearer_auth(secret.expose()),
+        },
+        None => request,
+    }
+}
+
+/// Whether an answer comes from Codex (its `Server: codex/<version>` header).
+fn is_codex(headers: &header::HeaderMap) -> bool {
+    headers
+        .get(header::SERVER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("codex/"))
+}
+
+/// Both clients are made here, so they differ in certificate checking only.
+fn build_client(
+    config: HttpConfig,
+    accept_invalid_certs: bool,
+) -> Result<reqwest::Client, FetchError> {
+    reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .connect_timeout(config.connect_timeout)
+        .read_timeout(config.read_timeout)
+        .redirect(reqwest::redirect::Policy::limited(8))
+        .danger_accept_invalid_certs(accept_invalid_certs)
+        .build()
+        .map_err(|e| FetchError::Transient(format!("cannot start the HTTP client: {e}")))
+}
+
+/// Whether two URLs share scheme, host and port: the only place a server's secret may go.
+pub fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// Sorts a status code into success or a [`FetchError`].
+pub fn check_status(response: &Response) -> Result<(), FetchError> {
+    let status = response.status();
+    let url = response.url();
+    match status {
+        s if s.is_success() => Ok(()),
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Err(FetchError::Auth(status)),
+        StatusCode::NOT_FOUND | StatusCode::GONE => Err(FetchError::Gone(format!(
+            "the server no longer has this ({} {})",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or("")
+        ))),
+        StatusCode::RANGE_NOT_SATISFIABLE => Err(FetchError::RangeNotSatisfiable),
+        StatusCode::REQUEST_TIMEOUT | StatusCode::TOO_MANY_REQUESTS => {
+            Err(FetchError::Transient(format!("{}: {status}", redact(url))))
+        }
+        s if s.is_server_error() => Err(FetchError::Transient(format!(
+            "{}: the server answered {status}",
+            redact(url)
+        ))),
+        s => Err(FetchError::Gone(format!(
+            "the server refused the request ({s})"
+        ))),
+    }
+}
+
+/// Sorts a request that got no answer: a refused certificate, else the network (retry later).
+fn request_failed(url: &Url, e: &reqwest::Error) -> FetchError {
+    match certificate_problem(e) {
+        Some(detail) => FetchError::Certificate(format!(
+            "{}: the server's certificate is not trusted (self-signed?): {detail}",
+            redact(url)
+        )),
+        None => transient(url, e),
+    }
+}
+
+/// What rustls (or webpki) said about the server's certificate, found in the error's source
+/// chain; `None` when the failure was something else.
+pub fn certificate_problem(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    // rustls says "invalid peer certificate: UnknownIssuer" (or Expired, NotValidForName…);
+    // the rest is what other TLS stacks say.
+    const SIGNS: [&str; 5] = [
+        "invalid peer certificate",
+        "unknownissuer",
+        "certificate verify failed",
+        "self-signed certificate",
+        "self signed certificate",
+    ];
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = current {
+        let text = err.to_string();
+        let lower = text.to_lowercase();
+        if SIGNS.iter().any(|s| lower.contains(s)) {
+            let detail = match text.find("invalid peer certificate") {
+                Some(at) => text[at..].to_owned(),
+                None => text,
+            };
+            return Some(detail);
+        }
+        current = err.source();
+    }
+    None
+}
+
+fn transient(url: &Url, e: &reqwest::Error) -> FetchError {
+    let what = if e.is_timeout() {
+        "the server stopped answering".to_owned()
+    } else if e.is_connect() {
+        "cannot reach the server".to_owned()
+    } else {
+        // Without the URL: reqwest's message may include it, with credentials if any.
+        e.without_url_ref().to_string()
+    };
+    FetchError::Transient(format!("{}: {what}", redact(url)))
+}
+
+trait WithoutUrl {
+    fn without_url_ref(&self) -> String;
+}
+
+impl WithoutUrl for reqwest::Error {
+    fn without_url_ref(&self) -> String {
+        let mut text = self.to_string();
+        if let Some(u) = self.url() {
+            text = text.replace(u.as_str(), &redact(u));
+        }
+        let mut source = std::error::Error::source(self);
+        while let Some(s) = source {
+            text.push_str(": ");
+            text.push_str(&s.to_string());
+            source = s.source();
+        }
+        text
+    }
+}
+
+/// The validator a response carries: its strong ETag, else its Last-Modified.
+pub fn validator(response: &Response) -> Option<String> {
+    let h = response.headers();
+    let etag = h
+        .get(header::ETAG)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.starts_with("W/"));
+    etag.or_else(|| h.get(header::LAST_MODIFIED).and_then(|v| v.to_str().ok()))
+        .map(str::to_owned)
+}
+
+/// A `Content-Range: bytes first-last/total` that makes sense: `first <= last`, and
+/// `last < total` when the total is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteRange {
+    pub first: u64,
+    pub last: u64,
+    pub total: Option<u64>,
+}
+
+impl ByteRange {
+    /// How many bytes the range holds.
+    pub fn len(&self) -> u64 {
+        // Cannot overflow: `parse_content_range` refuses `last == u64::MAX`.
+        self.last - self.first + 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// The response's `Content-Range`, if present and sound.
+pub fn content_range(response: &Response) -> Option<ByteRange> {
+    parse_content_range(
+        response
+            .headers()
+            .get(header::CONTENT_RANGE)?
+            .to_str()
+            .ok()?,
+    )
+}
+
+/// Parses `bytes first-last/total` (or `/*`); `None` for anything malformed or inconsistent.
+pub fn parse_content_range(value: &str) -> Option<ByteRange> {
+    let rest = value.trim().strip_prefix("bytes ")?;
+    let (span, total) = rest.split_once('/')?;
+    let (a, b) = span.split_once('-')?;
+    let (first, last): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+    let total: Option<u64> = if total.trim() == "*" {
+        None
+    } else {
+        Some(total.trim().parse().ok()?)
+    };
+    if first > last || last == u64::MAX || total.is_some_and(|t| last >= t) {
+        return None;
+    }
+    Some(ByteRange { first, last, total })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_ranges_that_make_no_sense_are_refused() {
+        assert_eq!(
+            parse_content_range("bytes 0-99/200"),
+            Some(ByteRange {
+                first: 0,
+                last: 99,
+                total: Some(200)
+            })
+        );
+        assert_eq!(
+            parse_content_range("bytes 100-199/*").map(|r| r.len()),
+            Some(100)
+        );
+        for bad in [
+            "bytes 0-18446744073709551615/*",
+            "bytes 10-5/100",
+            "bytes 0-100/100",
+            "bytes 0-1",
+            "items 0-1/2",
+            "bytes -5/10",
+            "bytes 0-x/10",
+        ] {
+            assert_eq!(parse_content_range(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn secrets_stay_with_their_origin() {
+        let home = Url::parse("https://books.example.org/opds").unwrap();
+        assert!(same_origin(
+            &Url::parse("https://books.example.org:443/x/y").unwrap(),
+            &home
+        ));
+        assert!(!same_origin(
+            &Url::parse("http://books.example.org/x").unwrap(),
+            &home
+        ));
+        assert!(!same_origin(
+            &Url::parse("https://cdn.example.org/x").unwrap(),
+            &home
+        ));
+        assert!(!same_origin(
+            &Url::parse("https://books.example.org:8443/x").unwrap(),
+            &home
+        ));
+    }
+
+    #[derive(Debug)]
+    struct Layer(&'static str, Option<Box<Layer>>);
+
+    impl std::fmt::Display for Layer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Layer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1
+                .as_deref()
+                .map(|l| l as &(dyn std::error::Error + 'static))
+        }
+    }
+
+    #[test]
+    fn a_refused_certificate_is_found_deep_in_the_error_chain() {
+        let tls = Layer(
+            "error sending request",
+            Some(Box::new(Layer(
+                "client error (Connect)",
+                Some(Box::new(Layer(
+                    "invalid peer certificate: UnknownIssuer",
+                    None,
+                ))),
+            ))),
+        );
+        assert_eq!(
+            certificate_problem(&tls).as_deref(),
+            Some("invalid peer certificate: UnknownIssuer")
+        );
+        let refused = Layer(
+            "error sending request",
+            Some(Box::new(Layer("Connection refused (os error 111)", None))),
+        );
+        assert_eq!(certificate_problem(&refused), None);
+    }
+}

@@ -1,0 +1,269 @@
+//! Politeness towards each library server, shared by every process of a data dir through the
+//! store: never more than one request in flight to a server, and an optional minimum interval
+//! between the starts of two requests.
+//!
+//! A request takes the server's slot (a row of `server_slots`) before it starts and gives it
+//! back when its body is read or abandoned. A slot carries an expiry, renewed while a long
+//! body streams, so a process killed mid-request frees it after [`SLOT_TTL_MS`] — at once when
+//! it ran on this machine: the holder names its process as the executor lease's holders do, and
+//! a slot whose process is gone is free (see [`crate::foundation::process_holders::holder_is_dead`]).
+//!
+//! Owns `server_slots`; knows nothing of what is fetched.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use rusqlite::{params, OptionalExtension};
+
+use crate::foundation::process_holders;
+use crate::foundation::store::{Store, StoreError};
+
+/// How long a slot stays taken without renewal.
+pub const SLOT_TTL_MS: i64 = 30_000;
+/// How often a waiting request looks at the slot again.
+const POLL: Duration = Duration::from_millis(15);
+
+static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
+
+/// A held request slot. Give it back with [`SlotGuard::release`]; dropping it releases too.
+#[derive(Debug)]
+pub struct SlotGuard {
+    store: Store,
+    server_id: i64,
+    holder: String,
+    released: bool,
+}
+
+/// What a waiting request sees.
+enum TryTake {
+    Taken,
+    /// Busy or too early; look again after this long.
+    Wait(Duration),
+}
+
+fn try_take(
+    store: &Store,
+    server_id: i64,
+    holder: &str,
+    min_interval_ms: i64,
+) -> Result<TryTake, StoreError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        let row: Option<(Option<String>, i64, i64)> = tx
+            .query_row(
+                "SELECT holder, expires_at_ms, last_start_ms FROM server_slots WHERE server_id = ?1",
+                [server_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(|e| store.sql_error(e))?;
+        // A clock set back (by hand, or stepped by time sync) must not make the slot wait for
+        // it to catch up: an expiry further ahead than a slot ever lasts, or a start in the
+        // future, are from before the clock moved.
+        let (busy, last_start) = match &row {
+            Some((Some(h), expires, last))
+                if *expires > now && *expires <= now + SLOT_TTL_MS && !process_holders::holder_is_dead(h) =>
+            {
+                (true, *last)
+            }
+            Some((_, _, last)) => (false, *last),
+            None => (false, 0),
+        };
+        if busy {
+            return Ok(TryTake::Wait(POLL));
+        }
+        let ready_at = last_start + min_interval_ms;
+        if ready_at > now && last_start <= now {
+            return Ok(TryTake::Wait(Duration::from_millis((ready_at - now) as u64).min(Duration::from_secs(1))));
+        }
+        tx.execute(
+            "INSERT INTO server_slots (server_id, holder, expires_at_ms, last_start_ms) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (server_id) DO UPDATE SET holder = excluded.holder,
+                 expires_at_ms = excluded.expires_at_ms, last_start_ms = excluded.last_start_ms",
+            params![server_id, holder, now + SLOT_TTL_MS, now],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(TryTake::Taken)
+    })
+}
+
+/// This process as a slot holder: `request[pid N@host]#tag`; each request adds `/<n>`.
+fn process_holder() -> &'static str {
+    static HOLDER: OnceLock<String> = OnceLock::new();
+    HOLDER.get_or_init(|| process_holders::new_holder_id("request"))
+}
+
+/// Waits for the server's slot (and its minimum interval) and takes it.
+pub async fn acquire(
+    store: &Store,
+    server_id: i64,
+    min_interval_ms: i64,
+) -> Result<SlotGuard, StoreError> {
+    let holder = format!(
+        "{}/{}",
+        process_holder(),
+        NEXT_REQUEST.fetch_add(1, Ordering::Relaxed)
+    );
+    loop {
+        let s = store.clone();
+        let h = holder.clone();
+        let outcome =
+            tokio::task::spawn_blocking(move || try_take(&s, server_id, &h, min_interval_ms))
+                .await
+                .unwrap_or_else(|e| {
+                    Err(StoreError::Sqlite(rusqlite::Error::ToSqlConversionFailure(
+                        Box::new(e),
+                    )))
+                })?;
+        match outcome {
+            TryTake::Taken => {
+                return Ok(SlotGuard {
+                    store: store.clone(),
+                    server_id,
+                    holder,
+                    released: false,
+                })
+            }
+            TryTake::Wait(d) => tokio::time::sleep(d).await,
+        }
+    }
+}
+
+impl SlotGuard {
+    /// Extends the slot while a long body is still streaming.
+    pub fn keep_alive(&self) -> Result<(), StoreError> {
+        let now = self.store.now_ms();
+        self.store.write(|tx| {
+            tx.execute(
+                "UPDATE server_slots SET expires_at_ms = ?3 WHERE server_id = ?1 AND holder = ?2",
+                params![self.server_id, self.holder, now + SLOT_TTL_MS],
+            )
+            .map_err(|e| self.store.sql_error(e))?;
+            Ok(())
+        })
+    }
+
+    pub fn release(mut self) -> Result<(), StoreError> {
+        self.released = true;
+        self.free()
+    }
+
+    fn free(&self) -> Result<(), StoreError> {
+        self.store.write(|tx| {
+            tx.execute(
+                "UPDATE server_slots SET holder = NULL, expires_at_ms = 0 WHERE server_id = ?1 AND holder = ?2",
+                params![self.server_id, self.holder],
+            )
+            .map_err(|e| self.store.sql_error(e))?;
+            Ok(())
+        })
+    }
+}
+
+impl Drop for SlotGuard {
+    fn drop(&mut self) {
+        if !self.released {
+            if let Err(e) = self.free() {
+                tracing::warn!(cause = %e, server = self.server_id, "could not free a request slot; it expires by itself");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{foundation::clock::ManualClock, foundation::data_dir::DataDir, library::servers};
+    use std::sync::Arc;
+
+    fn store_with_server() -> (tempfile::TempDir, ManualClock, Store, i64) {
+        let t = tempfile::tempdir().unwrap();
+        let clock = ManualClock::new(1_000_000);
+        let store = Store::open(&DataDir::new(t.path()), Arc::new(clock.clone())).unwrap();
+        let server = servers::add(
+            &store,
+            &servers::NewServer {
+                name: "Home".into(),
+                url: "http://127.0.0.1:9/opds".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        (t, clock, store, server.id)
+    }
+
+    /// A holder id naming a process of this machine that has ended.
+    fn dead_holder() -> String {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let alive = process_holders::new_holder_id("request");
+        let host = alive.split_once('@').unwrap().1.split_once(']').unwrap().0;
+        format!("request[pid {pid}@{host}]#00000001/7")
+    }
+
+    #[test]
+    fn one_request_at_a_time_until_the_slot_expires() {
+        let (_t, clock, store, server) = store_with_server();
+        assert!(matches!(
+            try_take(&store, server, "other[pid 1@elsewhere]#1/1", 0).unwrap(),
+            TryTake::Taken
+        ));
+        assert!(matches!(
+            try_take(&store, server, "mine", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
+        clock.advance_ms(SLOT_TTL_MS + 1);
+        assert!(matches!(
+            try_take(&store, server, "mine", 0).unwrap(),
+            TryTake::Taken
+        ));
+    }
+
+    #[test]
+    fn a_clock_set_back_does_not_hold_the_slot_until_it_catches_up() {
+        let (_t, clock, store, server) = store_with_server();
+        assert!(matches!(
+            try_take(&store, server, "other[pid 1@elsewhere]#1/1", 60_000).unwrap(),
+            TryTake::Taken
+        ));
+        clock.set_ms(1_000_000 - 3_600_000);
+        // The slot's expiry now lies beyond any slot's lifetime, and the interval's start in the future.
+        assert!(matches!(
+            try_take(&store, server, "mine", 60_000).unwrap(),
+            TryTake::Taken
+        ));
+        // From here on, time counts again from the new clock.
+        assert!(matches!(
+            try_take(&store, server, "next", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
+    }
+
+    #[test]
+    fn a_slot_held_by_a_process_that_died_is_free_at_once() {
+        let (_t, clock, store, server) = store_with_server();
+        let dead = dead_holder();
+        assert!(process_holders::holder_is_dead(&dead));
+        assert!(matches!(
+            try_take(&store, server, &dead, 0).unwrap(),
+            TryTake::Taken
+        ));
+        assert!(matches!(
+            try_take(&store, server, "mine", 0).unwrap(),
+            TryTake::Taken
+        ));
+        // A request of a live process (this one) keeps its slot.
+        clock.advance_ms(SLOT_TTL_MS + 1);
+        let alive = format!("{}/1", process_holder());
+        assert!(matches!(
+            try_take(&store, server, &alive, 0).unwrap(),
+            TryTake::Taken
+        ));
+        assert!(matches!(
+            try_take(&store, server, "mine", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
+    }
+}

@@ -1,0 +1,813 @@
+//! The library servers the reader has added: their names, catalog URLs, usernames, the
+//! politeness interval between requests and whether a self-signed certificate is accepted.
+//! Validates what the reader typed before anything is saved. Passwords are not here: see
+//! [`crate::library::credentials`].
+
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::foundation::error::ErrorKind;
+use crate::foundation::store::{Store, StoreError};
+use crate::library::credentials::{Credentials, Secret};
+
+/// The longest server name accepted, in characters.
+pub const MAX_NAME_CHARS: usize = 80;
+/// The longest minimum interval between two requests to a server.
+pub const MAX_INTERVAL_MS: i64 = 60_000;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    #[error("give the server a name")]
+    EmptyName,
+    #[error("the name is too long (at most {MAX_NAME_CHARS} characters)")]
+    NameTooLong,
+    #[error("{0}")]
+    InvalidUrl(String),
+    #[error("the interval between requests must be between 0 and {MAX_INTERVAL_MS} ms")]
+    InvalidInterval,
+    #[error("a server named \"{0}\" exists already")]
+    DuplicateName(String),
+    #[error("no server named \"{0}\"")]
+    NotFound(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl crate::foundation::error::Failure for ServerError {
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
+        match self {
+            ServerError::EmptyName
+            | ServerError::NameTooLong
+            | ServerError::InvalidUrl(_)
+            | ServerError::InvalidInterval => ErrorKind::InvalidInput,
+            ServerError::DuplicateName(_) => ErrorKind::Conflict,
+            ServerError::NotFound(_) => ErrorKind::NotFound,
+            ServerError::Store(_) => ErrorKind::Storage,
+        }
+    }
+
+    fn field(&self) -> Option<crate::foundation::error::ErrorField> {
+        match self {
+            ServerError::EmptyName | ServerError::NameTooLong | ServerError::DuplicateName(_) => {
+                Some(crate::foundation::error::ErrorField::Name)
+            }
+            ServerError::InvalidUrl(_) => Some(crate::foundation::error::ErrorField::Url),
+            ServerError::InvalidInterval => {
+                Some(crate::foundation::error::ErrorField::MinIntervalMs)
+            }
+            ServerError::NotFound(_) | ServerError::Store(_) => None,
+        }
+    }
+}
+
+/// A saved library server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Server {
+    pub id: i64,
+    pub name: String,
+    /// The catalog's root feed.
+    pub url: String,
+    pub username: Option<String>,
+    /// Minimum time between the starts of two requests to this server.
+    pub min_interval_ms: i64,
+    pub created_at_ms: i64,
+    /// Why downloads from this server are paused ("authentication needed"), if they are.
+    pub paused_reason: Option<String>,
+    /// The reader chose to accept this server's certificate even when no authority vouches
+    /// for it (a self-signed certificate on a server they run). Off unless chosen.
+    pub trust_self_signed: bool,
+    /// The saved secret is an API key, sent as `X-API-Key` (Komga's), never as a password.
+    pub api_key: bool,
+}
+
+/// What the reader typed in the "Add server" dialog.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct NewServer {
+    pub name: String,
+    pub url: String,
+    #[serde(default)]
+    pub username: Option<String>,
+    #[serde(default)]
+    pub min_interval_ms: Option<i64>,
+    /// Accept the server's certificate even if it is self-signed. Absent: off when adding,
+    /// unchanged when updating.
+    #[serde(default)]
+    pub trust_self_signed: Option<bool>,
+    /// The secret given is an API key (signs in alone, without a username). Absent: off when
+    /// adding, unchanged when updating.
+    #[serde(default)]
+    pub api_key: Option<bool>,
+}
+
+/// A server that passed validation, ready to save.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidServer {
+    pub name: String,
+    pub url: Url,
+    pub username: Option<String>,
+    pub min_interval_ms: i64,
+    pub trust_self_signed: bool,
+    pub api_key: bool,
+}
+
+/// Checks and normalises the reader's input: a non-empty name, an `http(s)` URL with a host
+/// and no credentials in it (those have their own fields).
+pub fn validate(input: &NewServer) -> Result<ValidServer, ServerError> {
+    let name = input.name.trim();
+    if name.is_empty() {
+        return Err(ServerError::EmptyName);
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(ServerError::NameTooLong);
+    }
+    let url = validate_url(&input.url)?;
+    let api_key = input.api_key.unwrap_or(false);
+    // An API key signs in alone: a username beside it would make it a password.
+    let username = input
+        .username
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty() && !api_key)
+        .map(str::to_owned);
+    let min_interval_ms = input.min_interval_ms.unwrap_or(0);
+    if !(0..=MAX_INTERVAL_MS).contains(&min_interval_ms) {
+        return Err(ServerError::InvalidInterval);
+    }
+    Ok(ValidServer {
+        name: name.to_owned(),
+        url,
+        username,
+        min_interval_ms,
+        trust_self_signed: input.trust_self_signed.unwrap_or(false),
+        api_key,
+    })
+}
+
+/// Parses a catalog URL as typed by a reader.
+pub fn validate_url(raw: &str) -> Result<Url, ServerError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Err(ServerError::InvalidUrl(
+            "enter the address of the server's OPDS catalog".into(),
+        ));
+    }
+    let url = Url::parse(raw).map_err(|_| {
+        ServerError::InvalidUrl(
+            "this is not a web address; it should look like https://books.example.org/opds".into(),
+        )
+    })?;
+    match url.scheme() {
+        "http" | "https" => {}
+        other => {
+            return Err(ServerError::InvalidUrl(format!(
+                "\"{other}:\" addresses are not supported; use http:// or https://"
+            )))
+        }
+    }
+    if url.host_str().map_or(true, str::is_empty) {
+        return Err(ServerError::InvalidUrl(
+            "the address has no server name".into(),
+        ));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(ServerError::InvalidUrl(
+            "put the username and password in their own fields, not in the address".into(),
+        ));
+    }
+    Ok(url)
+}
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<Server> {
+    Ok(Server {
+        id: row.get("id")?,
+        name: row.get("name")?,
+        url: row.get("url")?,
+        username: row.get("username")?,
+        min_interval_ms: row.get("min_interval_ms")?,
+        created_at_ms: row.get("created_at_ms")?,
+        paused_reason: row.get("paused_reason")?,
+        trust_self_signed: row.get("trust_self_signed")?,
+        api_key: row.get("api_key")?,
+    })
+}
+
+const COLUMNS: &str = "id, name, url, username, min_interval_ms, created_at_ms, paused_reason, trust_self_signed, api_key";
+
+/// Validates and saves a new server.
+pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
+    let valid = validate(input)?;
+    let now = store.now_ms();
+    store.write(|tx| {
+        let exists: bool = tx
+            .query_row("SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1)", [&valid.name], |r| r.get(0))
+            .map_err(|e| store.sql_error(e))?;
+        if exists {
+            return Err(ServerError::DuplicateName(valid.name.clone()));
+        }
+        let server = tx
+            .query_row(
+                &format!(
+                    "INSERT INTO servers (id, name, url, username, min_interval_ms, created_at_ms, trust_self_signed, api_key)
+                     VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'servers'), ?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     RETURNING {COLUMNS}"
+                ),
+                params![
+                    valid.name,
+                    valid.url.as_str(),
+                    valid.username,
+                    valid.min_interval_ms,
+                    now,
+                    valid.trust_self_signed,
+                    valid.api_key
+                ],
+                from_row,
+            )
+            .map_err(|e| store.sql_error(e))?;
+        Ok(server)
+    })
+}
+
+/// Every saved server, by name.
+pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
+    store.read(|c| {
+        let mut stmt = c
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM servers ORDER BY name COLLATE NOCASE"
+            ))
+            .map_err(|e| store.sql_error(e))?;
+        let rows = stmt
+            .query_map([], from_row)
+            .map_err(|e| store.sql_error(e))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| store.sql_error(e).into())
+    })
+}
+
+pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
+    store
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM servers WHERE name = ?1"),
+                [name],
+                from_row,
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(name.to_owned()))
+}
+
+pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
+    store
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM servers WHERE id = ?1"),
+                [id],
+                from_row,
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+}
+
+/// How many servers are paused (the executor watches this to wake when one resumes).
+pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Pauses downloads from a server (`Some(reason)`) or resumes them (`None`).
+pub fn set_paused(store: &Store, id: i64, reason: Option<&str>) -> Result<(), StoreError> {
+    store.write(|tx| {
+        tx.execute(
+            "UPDATE servers SET paused_reason = ?2 WHERE id = ?1",
+            params![id, reason],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// Sets the minimum interval between the starts of two requests to a server.
+pub fn set_min_interval(store: &Store, name: &str, interval_ms: i64) -> Result<(), ServerError> {
+    if !(0..=MAX_INTERVAL_MS).contains(&interval_ms) {
+        return Err(ServerError::InvalidInterval);
+    }
+    store.write(|tx| {
+        let n = tx
+            .execute(
+                "UPDATE servers SET min_interval_ms = ?2 WHERE name = ?1",
+                params![name, interval_ms],
+            )
+            .map_err(|e| store.sql_error(e))?;
+        if n == 0 {
+            return Err(ServerError::NotFound(name.to_owned()));
+        }
+        Ok(())
+    })
+}
+
+/// What an update leaves as it was: an absent interval or certificate choice keeps the
+/// server's current one.
+fn with_current(input: &NewServer, current: &Server) -> NewServer {
+    NewServer {
+        min_interval_ms: input.min_interval_ms.or(Some(current.min_interval_ms)),
+        trust_self_signed: input.trust_self_signed.or(Some(current.trust_self_signed)),
+        api_key: input.api_key.or(Some(current.api_key)),
+        ..input.clone()
+    }
+}
+
+/// Validates and saves new settings of a server (name, URL, username, interval, certificate
+/// choice), checked as [`add`] checks them. An absent interval or certificate choice keeps
+/// the current one.
+pub fn update(store: &Store, id: i64, input: &NewServer) -> Result<Server, ServerError> {
+    let current = get(store, id)?;
+    let valid = validate(&with_current(input, &current))?;
+    store.write(|tx| {
+        let taken: bool = tx
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2)",
+                params![valid.name, id],
+                |r| r.get(0),
+            )
+            .map_err(|e| store.sql_error(e))?;
+        if taken {
+            return Err(ServerError::DuplicateName(valid.name.clone()));
+        }
+        tx.query_row(
+            &format!(
+                "UPDATE servers SET name = ?2, url = ?3, username = ?4, min_interval_ms = ?5, trust_self_signed = ?6,
+                     api_key = ?7
+                 WHERE id = ?1 RETURNING {COLUMNS}"
+            ),
+            params![
+                id,
+                valid.name,
+                valid.url.as_str(),
+                valid.username,
+                valid.min_interval_ms,
+                valid.trust_self_signed,
+                valid.api_key
+            ],
+            from_row,
+        )
+        .optional()
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+    })
+}
+
+/// What to do with a server's saved password when its settings change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PasswordChange {
+    Keep,
+    Forget,
+    Set(Secret),
+}
+
+impl PasswordChange {
+    /// The reader's field: absent keeps the password, empty forgets it, anything else sets it.
+    pub fn from_field(field: Option<String>) -> PasswordChange {
+        match field {
+            None => PasswordChange::Keep,
+            Some(p) if p.is_empty() => PasswordChange::Forget,
+            Some(p) => PasswordChange::Set(Secret::new(p)),
+        }
+    }
+}
+
+/// [`update`], and the password changed in the secret store. The input is checked before the
+/// secret store is touched.
+pub fn update_with_secret(
+    store: &Store,
+    credentials: &Credentials,
+    id: i64,
+    input: &NewServer,
+    password: &PasswordChange,
+) -> Result<Server, crate::library::error::Error> {
+    // Everything that can refuse the update is checked before the secret store changes.
+    let current = get(store, id)?;
+    let valid = validate(&with_current(input, &current))?;
+    let taken: bool = store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2)",
+                params![valid.name, id],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))?;
+    if taken {
+        return Err(ServerError::DuplicateName(valid.name).into());
+    }
+    match password {
+        PasswordChange::Keep => {}
+        PasswordChange::Forget => credentials.delete(&credentials.server_account(id))?,
+        PasswordChange::Set(secret) => credentials.set(&credentials.server_account(id), secret)?,
+    }
+    // A session won with the old password (or none) is not this password's.
+    if !matches!(password, PasswordChange::Keep) {
+        credentials.delete(&credentials.session_account(id))?;
+    }
+    Ok(update(store, id, input)?)
+}
+
+/// Lets downloads from a paused server ("authentication needed") run again, e.g. after the
+/// reader gave new credentials.
+pub fn resume(store: &Store, id: i64) -> Result<(), ServerError> {
+    get(store, id)?;
+    set_paused(store, id, None)?;
+    Ok(())
+}
+
+/// Removes a server by name and returns what was removed.
+pub fn remove(store: &Store, id: i64) -> Result<Server, ServerError> {
+    store.write(|tx| {
+        tx.query_row(
+            &format!("DELETE FROM servers WHERE id = ?1 RETURNING {COLUMNS}"),
+            [id],
+            from_row,
+        )
+        .optional()
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+    })
+}
+
+/// Saves a new server and, when given, its password in the secret store. If the secret
+/// cannot be kept the server is not kept either: a half-added server would fail later with
+/// a confusing "authentication needed".
+pub fn add_with_secret(
+    store: &Store,
+    credentials: &Credentials,
+    input: &NewServer,
+    secret: Option<&Secret>,
+) -> Result<Server, crate::library::error::Error> {
+    let server = add(store, input)?;
+    if let Some(secret) = secret {
+        if let Err(e) = credentials.set(&credentials.server_account(server.id), secret) {
+            remove(store, server.id)?;
+            return Err(e.into());
+        }
+    }
+    Ok(server)
+}
+
+/// The password or token saved for a server, if any.
+pub fn secret(
+    credentials: &Credentials,
+    server: &Server,
+) -> Result<Option<Secret>, crate::library::error::Error> {
+    Ok(credentials.get(&credentials.server_account(server.id))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{foundation::clock::ManualClock, foundation::data_dir::DataDir};
+    use std::sync::Arc;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(42))).unwrap();
+        (t, s)
+    }
+
+    fn input(name: &str, url: &str) -> NewServer {
+        NewServer {
+            name: name.into(),
+            url: url.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_catalog_address() {
+        for bad in [
+            "not a url",
+            "",
+            "   ",
+            "ftp://example.org/opds",
+            "file:///etc/passwd",
+            "https://user:pw@example.org/",
+        ] {
+            let err = validate(&input("Home", bad)).unwrap_err();
+            assert!(
+                matches!(err, ServerError::InvalidUrl(_)),
+                "{bad:?} gave {err:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn accepts_and_normalises_a_good_server() {
+        let v = validate(&NewServer {
+            name: "  Home  ".into(),
+            url: " http://127.0.0.1:8080/opds ".into(),
+            username: Some("  ".into()),
+            min_interval_ms: None,
+            trust_self_signed: None,
+            api_key: None,
+        })
+        .unwrap();
+        assert_eq!(v.name, "Home");
+        assert_eq!(v.url.as_str(), "http://127.0.0.1:8080/opds");
+        assert_eq!(v.username, None);
+        assert!(
+            !v.trust_self_signed,
+            "certificates are checked unless the reader says otherwise"
+        );
+    }
+
+    #[test]
+    fn empty_or_long_names_are_refused() {
+        assert!(matches!(
+            validate(&input(" ", "http://a/")),
+            Err(ServerError::EmptyName)
+        ));
+        let long = "x".repeat(MAX_NAME_CHARS + 1);
+        assert!(matches!(
+            validate(&input(&long, "http://a/")),
+            Err(ServerError::NameTooLong)
+        ));
+    }
+
+    #[test]
+    fn add_list_remove_round_trip() {
+        let (_t, s) = store();
+        let a = add(
+            &s,
+            &input("Komga", "https://komga.example.org/opds/v1.2/catalog"),
+        )
+        .unwrap();
+        add(&s, &input("calibre", "http://calibre.lan/opds")).unwrap();
+        assert_eq!(a.created_at_ms, 42);
+        let names: Vec<_> = list(&s).unwrap().into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["calibre", "Komga"]);
+        assert!(matches!(
+            add(&s, &input("Komga", "http://other/")),
+            Err(ServerError::DuplicateName(_))
+        ));
+        assert_eq!(remove(&s, a.id).unwrap().id, a.id);
+        assert!(matches!(
+            get_by_name(&s, "Komga"),
+            Err(ServerError::NotFound(_))
+        ));
+        assert!(matches!(remove(&s, a.id), Err(ServerError::NotFound(_))));
+    }
+
+    #[test]
+    fn a_password_goes_to_the_secret_store_never_to_sqlite() {
+        let (t, s) = store();
+        let creds = Credentials::file_only(s.data_dir(), "test");
+        let new = NewServer {
+            username: Some("reader".into()),
+            ..input("Home", "http://127.0.0.1:1/opds")
+        };
+        let server = add_with_secret(
+            &s,
+            &creds,
+            &new,
+            Some(&Secret::new("correct horse battery")),
+        )
+        .unwrap();
+        assert_eq!(
+            secret(&creds, &server).unwrap().unwrap().expose(),
+            "correct horse battery"
+        );
+        drop(s);
+        for entry in std::fs::read_dir(t.path()).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("carrel.db")
+            {
+                let bytes = std::fs::read(&path).unwrap();
+                assert!(
+                    !bytes.windows(7).any(|w| w == b"correct"),
+                    "password found in {path:?}"
+                );
+            }
+        }
+        let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(0))).unwrap();
+        crate::catalog::server_removal::remove_with_secret(&s, &creds, server.id).unwrap();
+        assert_eq!(secret(&creds, &server).unwrap(), None);
+    }
+
+    #[test]
+    fn update_checks_like_add_and_changes_the_password_as_asked() {
+        let (_t, s) = store();
+        let creds = Credentials::file_only(s.data_dir(), "test");
+        let home = add_with_secret(
+            &s,
+            &creds,
+            &NewServer {
+                username: Some("me".into()),
+                min_interval_ms: Some(250),
+                ..input("Home", "http://a/opds")
+            },
+            Some(&Secret::new("old")),
+        )
+        .unwrap();
+        add(&s, &input("Other", "http://b/opds")).unwrap();
+        assert!(matches!(
+            update_with_secret(
+                &s,
+                &creds,
+                home.id,
+                &input("Other", "http://a/opds"),
+                &PasswordChange::Forget
+            ),
+            Err(crate::library::error::Error::Server(
+                ServerError::DuplicateName(_)
+            ))
+        ));
+        assert!(matches!(
+            update_with_secret(
+                &s,
+                &creds,
+                home.id,
+                &input("Home", "ftp://a/"),
+                &PasswordChange::Forget
+            ),
+            Err(crate::library::error::Error::Server(
+                ServerError::InvalidUrl(_)
+            ))
+        ));
+        assert_eq!(
+            secret(&creds, &home).unwrap().unwrap().expose(),
+            "old",
+            "a refused update changes nothing"
+        );
+        let renamed = update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &NewServer {
+                username: Some("me".into()),
+                ..input(" Attic ", "http://a:8080/opds")
+            },
+            &PasswordChange::Keep,
+        )
+        .unwrap();
+        assert_eq!(
+            (renamed.name.as_str(), renamed.url.as_str()),
+            ("Attic", "http://a:8080/opds")
+        );
+        assert_eq!(renamed.min_interval_ms, 250, "an absent interval is kept");
+        assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "old");
+        update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &input("Attic", "http://a/opds"),
+            &PasswordChange::from_field(Some("new".into())),
+        )
+        .unwrap();
+        assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "new");
+        update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &input("Attic", "http://a/opds"),
+            &PasswordChange::from_field(Some(String::new())),
+        )
+        .unwrap();
+        assert_eq!(secret(&creds, &home).unwrap(), None);
+        assert!(matches!(
+            update(
+                &s,
+                home.id,
+                &NewServer {
+                    min_interval_ms: Some(60_001),
+                    ..input("Attic", "http://a/opds")
+                }
+            ),
+            Err(ServerError::InvalidInterval)
+        ));
+        assert!(matches!(
+            update(&s, 999, &input("X", "http://x/")),
+            Err(ServerError::NotFound(_))
+        ));
+        set_paused(&s, home.id, Some("authentication needed")).unwrap();
+        resume(&s, home.id).unwrap();
+        assert_eq!(get(&s, home.id).unwrap().paused_reason, None);
+        assert!(matches!(resume(&s, 999), Err(ServerError::NotFound(_))));
+    }
+
+    #[test]
+    fn trusting_a_self_signed_certificate_is_chosen_per_server_and_kept_until_changed() {
+        let (_t, s) = store();
+        let plain = add(&s, &input("Plain", "https://a.example.org/opds")).unwrap();
+        assert!(!plain.trust_self_signed);
+        let own = add(
+            &s,
+            &NewServer {
+                trust_self_signed: Some(true),
+                ..input("Own", "https://nas.lan/opds")
+            },
+        )
+        .unwrap();
+        assert!(own.trust_self_signed);
+        assert!(
+            !get(&s, plain.id).unwrap().trust_self_signed,
+            "one server's choice is not another's"
+        );
+        let renamed = update(&s, own.id, &input("Own NAS", "https://nas.lan/opds")).unwrap();
+        assert!(
+            renamed.trust_self_signed,
+            "an absent choice keeps the current one"
+        );
+        let revoked = update(
+            &s,
+            own.id,
+            &NewServer {
+                trust_self_signed: Some(false),
+                ..input("Own NAS", "https://nas.lan/opds")
+            },
+        )
+        .unwrap();
+        assert!(!revoked.trust_self_signed);
+        assert_eq!(
+            list(&s)
+                .unwrap()
+                .iter()
+                .filter(|v| v.trust_self_signed)
+                .count(),
+            0
+        );
+        let refused = s.write(|tx| {
+            tx.execute(
+                "UPDATE servers SET trust_self_signed = 2 WHERE id = ?1",
+                [own.id],
+            )
+            .map_err(|e| s.sql_error(e))
+        });
+        assert!(refused.is_err(), "the column holds a yes or a no only");
+    }
+
+    #[test]
+    fn ids_of_removed_servers_are_never_given_again() {
+        let (_t, s) = store();
+        let creds = Credentials::file_only(s.data_dir(), "test");
+        add(&s, &input("A", "http://a/")).unwrap();
+        let b = add_with_secret(
+            &s,
+            &creds,
+            &input("B", "http://b/"),
+            Some(&Secret::new("for b only")),
+        )
+        .unwrap();
+        crate::catalog::server_removal::remove_with_secret(&s, &creds, b.id).unwrap();
+        let c = add(&s, &input("C", "http://c/")).unwrap();
+        assert!(c.id > b.id, "{} reused", c.id);
+        assert_eq!(
+            secret(&creds, &c).unwrap(),
+            None,
+            "B's password never reaches C"
+        );
+    }
+
+    #[test]
+    fn two_data_dirs_never_share_a_secret() {
+        let t = tempfile::tempdir().unwrap();
+        let one = Store::open(
+            &DataDir::new(t.path().join("one")),
+            Arc::new(ManualClock::new(0)),
+        )
+        .unwrap();
+        let two = Store::open(
+            &DataDir::new(t.path().join("two")),
+            Arc::new(ManualClock::new(0)),
+        )
+        .unwrap();
+        let c1 = Credentials::file_only(one.data_dir(), "test");
+        let c2 = Credentials::file_only(two.data_dir(), "test");
+        assert_ne!(c1.server_account(1), c2.server_account(1));
+        // And an installation keeps its id across restarts.
+        assert_eq!(
+            c1.server_account(1),
+            Credentials::file_only(one.data_dir(), "test").server_account(1)
+        );
+    }
+
+    #[test]
+    fn an_invalid_server_saves_nothing() {
+        let (_t, s) = store();
+        assert!(add(&s, &input("Bad", "not a url")).is_err());
+        assert!(list(&s).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,235 @@
+//! Small app settings kept in the store as JSON values under a key: window geometry, theme
+//! choice and the like. Each setting is a typed [`Setting`] so callers never juggle raw keys.
+//!
+//! [`Settings`] is the reader's settings page as one value: [`load`] reads it, [`apply`]
+//! validates and saves it and lets go of the books no longer kept on the device.
+
+use rusqlite::{params, OptionalExtension};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::foundation::store::{Store, StoreError};
+
+/// A typed key in the settings table.
+pub trait Setting: Serialize + DeserializeOwned {
+    const KEY: &'static str;
+}
+
+/// Reads a setting; `None` when it was never saved or no longer parses (an old format is
+/// treated as unset rather than as an error: settings are never worth refusing to start).
+pub fn get<S: Setting>(store: &Store) -> Result<Option<S>, StoreError> {
+    let raw: Option<String> = store
+        .read(|c| {
+            c.query_row("SELECT value FROM settings WHERE key = ?1", [S::KEY], |r| {
+                r.get(0)
+            })
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    Ok(raw.and_then(|r| serde_json::from_str(&r).ok()))
+}
+
+pub fn set<S: Setting>(store: &Store, value: &S) -> Result<(), StoreError> {
+    let json = serde_json::to_string(value).expect("settings serialise to JSON");
+    store.write(|tx| {
+        tx.execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![S::KEY, json],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// The main window's last size and position, in logical pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WindowGeometry {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    pub maximized: bool,
+}
+
+impl Setting for WindowGeometry {
+    const KEY: &'static str = "window.main.geometry";
+}
+
+/// Downloads paused by the reader; survives restarts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DownloadsPaused(pub bool);
+
+impl Setting for DownloadsPaused {
+    const KEY: &'static str = "downloads.paused";
+}
+
+/// The default of the "books kept on the device" setting.
+pub const DEFAULT_BOOKS_KEPT: u32 = 6;
+
+/// How many of the most recently opened books are kept on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BooksKept(pub u32);
+
+impl Default for BooksKept {
+    fn default() -> Self {
+        BooksKept(DEFAULT_BOOKS_KEPT)
+    }
+}
+
+impl Setting for BooksKept {
+    const KEY: &'static str = "downloads.books_kept";
+}
+
+/// Desktop notifications about downloads (on by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotificationsEnabled(pub bool);
+
+impl Default for NotificationsEnabled {
+    fn default() -> Self {
+        NotificationsEnabled(true)
+    }
+}
+
+impl Setting for NotificationsEnabled {
+    const KEY: &'static str = "notifications.enabled";
+}
+
+/// The window theme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+impl Setting for Theme {
+    const KEY: &'static str = "ui.theme";
+}
+
+/// The most books the "books kept on the device" setting accepts.
+pub const MAX_BOOKS_KEPT: i64 = 50;
+
+/// The reader's settings page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// How many of the most recently opened books are kept on the device (0–50).
+    pub books_kept: i64,
+    /// Desktop notifications about downloads.
+    pub notifications: bool,
+    pub theme: Theme,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    #[error("books kept on the device must be between 0 and {MAX_BOOKS_KEPT}")]
+    BooksKept,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl crate::foundation::error::Failure for SettingsError {
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
+        match self {
+            SettingsError::BooksKept => crate::foundation::error::ErrorKind::InvalidInput,
+            SettingsError::Store(_) => crate::foundation::error::ErrorKind::Storage,
+        }
+    }
+
+    fn field(&self) -> Option<crate::foundation::error::ErrorField> {
+        match self {
+            SettingsError::BooksKept => Some(crate::foundation::error::ErrorField::BooksKept),
+            SettingsError::Store(_) => None,
+        }
+    }
+}
+
+/// The settings as saved, with defaults for what was never set.
+pub fn load(store: &Store) -> Result<Settings, StoreError> {
+    Ok(Settings {
+        books_kept: i64::from(get::<BooksKept>(store)?.unwrap_or_default().0),
+        notifications: get::<NotificationsEnabled>(store)?.unwrap_or_default().0,
+        theme: get::<Theme>(store)?.unwrap_or_default(),
+    })
+}
+
+/// Validates and saves the settings; returns them as saved. Applying what they change on the
+/// device (books no longer kept) is [`crate::engine::book_downloads::apply_settings`]'s.
+pub fn save(store: &Store, new: &Settings) -> Result<Settings, SettingsError> {
+    let books_kept = u32::try_from(new.books_kept)
+        .ok()
+        .filter(|&n| i64::from(n) <= MAX_BOOKS_KEPT)
+        .ok_or(SettingsError::BooksKept)?;
+    set(store, &BooksKept(books_kept))?;
+    set(store, &NotificationsEnabled(new.notifications))?;
+    set(store, &new.theme)?;
+    Ok(load(store)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{foundation::clock, foundation::data_dir::DataDir};
+
+    #[test]
+    fn the_settings_page_has_defaults_and_refuses_out_of_range_books_kept() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), clock::system()).unwrap();
+        let defaults = load(&s).unwrap();
+        assert_eq!(
+            defaults,
+            Settings {
+                books_kept: 6,
+                notifications: true,
+                theme: Theme::System
+            }
+        );
+        for bad in [-1, 51, i64::MAX] {
+            let err = save(
+                &s,
+                &Settings {
+                    books_kept: bad,
+                    ..defaults
+                },
+            )
+            .unwrap_err();
+            assert_eq!(
+                crate::foundation::error::Failure::field(&err),
+                Some(crate::foundation::error::ErrorField::BooksKept)
+            );
+        }
+        assert_eq!(load(&s).unwrap(), defaults, "a refused page saves nothing");
+        let new = Settings {
+            books_kept: 0,
+            notifications: false,
+            theme: Theme::Dark,
+        };
+        assert_eq!(save(&s, &new).unwrap(), new);
+        assert_eq!(load(&s).unwrap(), new);
+        assert_eq!(get::<BooksKept>(&s).unwrap(), Some(BooksKept(0)));
+        let json = serde_json::to_value(new).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark" })
+        );
+    }
+
+    #[test]
+    fn a_setting_round_trips_and_overwrites() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), clock::system()).unwrap();
+        assert_eq!(get::<WindowGeometry>(&s).unwrap(), None);
+        let g = WindowGeometry {
+            x: 10.0,
+            y: 20.0,
+            width: 1200.0,
+            height: 800.0,
+            maximized: false,
+        };
+        set(&s, &g).unwrap();
+        set(&s, &WindowGeometry { width: 900.0, ..g }).unwrap();
+        assert_eq!(get::<WindowGeometry>(&s).unwrap().unwrap().width, 900.0);
+    }
+}

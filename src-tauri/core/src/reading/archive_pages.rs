@@ -1,0 +1,317 @@
+//! Pages of comics a server offers only as one archive file (CBZ, CBR, CB7, CBT — calibre's
+//! content server and Calibre-Web have no page streaming), for the reader's window by book id
+//! and page index, exactly as page-streamed comics are served by [`crate::reading::page_source`].
+//!
+//! The book's file is the stored one (its file task done), else it is queued prioritary and
+//! waited for (bounded: [`PageError::OfflineNotDownloaded`] when it does not come in time, so
+//! the window can show the download's progress and ask again). Pages are read from the archive
+//! by [`crate::reading::comic_archive`], never unpacked to disk. An opened archive's table of contents
+//! is kept for the few books read last, so a page turn reads one entry and nothing more.
+//! The page count found is recorded on the book, so "Page N of M", progress sent to the server
+//! and the details agree.
+//!
+//! Owns no table (writes the book's page count through [`crate::library::books`]).
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Instant, SystemTime};
+
+use serde::Serialize;
+
+use crate::engine::book_downloads::{self, DownloadRequestError};
+use crate::engine::download_stack::{self, TaskKind, TaskState};
+use crate::foundation::image_type::sniff_image_type;
+use crate::foundation::part_files::PartFiles;
+use crate::foundation::store::Store;
+use crate::library::books::{self, Book, BookFormat};
+use crate::reading::comic_archive::{ArchiveError, ComicArchive, ComicInfo};
+use crate::reading::page_source::{PageError, PageImage, WaitPolicy};
+
+/// How many opened archives are kept (their tables of contents, not their pages).
+const KEPT: usize = 4;
+
+/// Media types of comic archives (and the extensions of their acquisition links).
+const ARCHIVE_TYPES: &[&str] = &[
+    "application/vnd.comicbook+zip",
+    "application/x-cbz",
+    "application/vnd.comicbook-rar",
+    "application/x-cbr",
+    "application/x-cb7",
+    "application/x-7z-compressed",
+    "application/x-cbt",
+    "application/x-tar",
+    "application/zip",
+    "application/x-rar-compressed",
+    "application/vnd.rar",
+];
+const ARCHIVE_EXTENSIONS: &[&str] = &["cbz", "cbr", "cb7", "cbt"];
+
+/// A comic read from its archive, as the reader needs it to open.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArchiveComic {
+    pub book_id: i64,
+    pub page_count: usize,
+    /// From `ComicInfo.xml`: the book reads right to left (manga).
+    pub right_to_left: bool,
+    pub info: ComicInfo,
+}
+
+/// Whether a book is a comic downloaded as one archive file (not page-streamed).
+pub fn is_archive_comic(book: &Book) -> bool {
+    if book.streams_pages() || book.file_url.is_none() {
+        return false;
+    }
+    let typed = book.file_type.as_deref().map(|t| {
+        t.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
+    if typed.as_deref().is_some_and(|t| ARCHIVE_TYPES.contains(&t)) {
+        // A plain zip is a comic only where the catalog says so.
+        return book.format == BookFormat::Comic
+            || !matches!(typed.as_deref(), Some("application/zip"));
+    }
+    let ext = book
+        .file_url
+        .as_deref()
+        .and_then(|u| url::Url::parse(u).ok())
+        .and_then(|u| u.path_segments()?.next_back().map(str::to_ascii_lowercase))
+        .and_then(|name| name.rsplit_once('.').map(|(_, e)| e.to_owned()));
+    ext.as_deref()
+        .is_some_and(|e| ARCHIVE_EXTENSIONS.contains(&e))
+}
+
+fn check(store: &Store, book_id: i64) -> Result<Book, PageError> {
+    let book = books::get(store, book_id)?;
+    if !is_archive_comic(&book) {
+        return Err(PageError::NotPaged(book_id));
+    }
+    Ok(book)
+}
+
+/// The stored archive's path, when its file task is done.
+fn stored_file(store: &Store, book_id: i64) -> Result<Option<PathBuf>, PageError> {
+    let done = download_stack::tasks_of_book(store, book_id)?
+        .into_iter()
+        .any(|t| t.kind == TaskKind::File && t.state == TaskState::Done);
+    if !done {
+        return Ok(None);
+    }
+    Ok(PartFiles::new(store.data_dir().books()).find_book_file(book_id))
+}
+
+fn file_failure(store: &Store, book_id: i64) -> Result<Option<String>, PageError> {
+    Ok(download_stack::tasks_of_book(store, book_id)?
+        .into_iter()
+        .find(|t| t.kind == TaskKind::File && t.state == TaskState::Failed)
+        .map(|t| t.failure.unwrap_or_else(|| "failed".into())))
+}
+
+/// The stored archive, else its file queued prioritary and waited for.
+async fn archive_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<PathBuf, PageError> {
+    if let Some(path) = stored_file(store, book_id)? {
+        return Ok(path);
+    }
+    match book_downloads::open_book(store, book_id, None) {
+        Ok(_) => {}
+        Err(DownloadRequestError::Book(e)) => return Err(e.into()),
+        Err(DownloadRequestError::Store(e)) => return Err(e.into()),
+        Err(_) => return Err(PageError::NotPaged(book_id)),
+    }
+    let deadline = Instant::now() + wait.timeout;
+    loop {
+        if let Some(path) = stored_file(store, book_id)? {
+            return Ok(path);
+        }
+        if let Some(reason) = file_failure(store, book_id)? {
+            return Err(PageError::Failed(reason));
+        }
+        if Instant::now() >= deadline {
+            return Err(PageError::OfflineNotDownloaded);
+        }
+        tokio::time::sleep(wait.poll).await;
+    }
+}
+
+/// Opened archives by path, newest last; an entry is good while the file's length and time
+/// are those it was opened with.
+type Kept = VecDeque<(PathBuf, u64, Option<SystemTime>, Arc<ComicArchive>)>;
+
+fn kept() -> &'static Mutex<Kept> {
+    static KEPT_ARCHIVES: OnceLock<Mutex<Kept>> = OnceLock::new();
+    KEPT_ARCHIVES.get_or_init(|| Mutex::new(VecDeque::new()))
+}
+
+fn archive_error(e: ArchiveError) -> PageError {
+    match e {
+        ArchiveError::NoSuchPage { page, count } => PageError::OutOfRange {
+            page: page as i64,
+            count: count as i64,
+        },
+        ArchiveError::Io(e) => PageError::Io(e),
+        other => PageError::Failed(other.to_string()),
+    }
+}
+
+/// Opens (or finds kept) the archive at `path`, off the async workers.
+async fn opened(path: &Path) -> Result<Arc<ComicArchive>, PageError> {
+    let meta = std::fs::metadata(path).map_err(|e| PageError::Io(e.to_string()))?;
+    let (len, modified) = (meta.len(), meta.modified().ok());
+    {
+        let mut kept = kept().lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = kept
+            .iter()
+            .position(|(p, l, m, _)| p == path && *l == len && *m == modified)
+        {
+            let entry = kept.remove(at).expect("found above");
+            let archive = entry.3.clone();
+            kept.push_back(entry);
+            return Ok(archive);
+        }
+    }
+    let owned = path.to_owned();
+    let archive = tokio::task::spawn_blocking(move || ComicArchive::open(&owned))
+        .await
+        .map_err(|e| PageError::Io(e.to_string()))?
+        .map_err(archive_error)?;
+    let archive = Arc::new(archive);
+    let mut kept = kept().lock().unwrap_or_else(|p| p.into_inner());
+    kept.retain(|(p, ..)| p != path);
+    kept.push_back((path.to_owned(), len, modified, archive.clone()));
+    while kept.len() > KEPT {
+        kept.pop_front();
+    }
+    Ok(archive)
+}
+
+/// Opens a comic kept as one archive: waits for its file (see the module), reads its table of
+/// contents, and records its page count on the book.
+pub async fn open(
+    store: &Store,
+    book_id: i64,
+    wait: WaitPolicy,
+) -> Result<ArchiveComic, PageError> {
+    let book = check(store, book_id)?;
+    let path = archive_file(store, book_id, wait).await?;
+    let archive = opened(&path).await?;
+    let count = archive.page_count();
+    if book.page_count != Some(count as i64) {
+        books::set_page_count(store, book_id, count as i64)?;
+    }
+    Ok(ArchiveComic {
+        book_id,
+        page_count: count,
+        right_to_left: archive.info.right_to_left,
+        info: archive.info.clone(),
+    })
+}
+
+/// Page `index` (0-based) of a comic kept as one archive.
+pub async fn page(
+    store: &Store,
+    book_id: i64,
+    index: i64,
+    wait: WaitPolicy,
+) -> Result<PageImage, PageError> {
+    check(store, book_id)?;
+    if index < 0 {
+        return Err(PageError::OutOfRange {
+            page: index,
+            count: 0,
+        });
+    }
+    let path = archive_file(store, book_id, wait).await?;
+    let archive = opened(&path).await?;
+    let bytes = tokio::task::spawn_blocking(move || archive.page(index as usize))
+        .await
+        .map_err(|e| PageError::Io(e.to_string()))?
+        .map_err(archive_error)?;
+    let content_type = sniff_image_type(&bytes).unwrap_or("application/octet-stream");
+    Ok(PageImage {
+        bytes,
+        content_type,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn book(file_type: Option<&str>, url: &str, format: BookFormat) -> Book {
+        Book {
+            id: 1,
+            server_id: 1,
+            catalog_id: "x".into(),
+            title: "t".into(),
+            authors: String::new(),
+            format,
+            stream_template: None,
+            page_count: None,
+            page_base: 0,
+            page_list: Vec::new(),
+            file_url: Some(url.into()),
+            file_type: file_type.map(str::to_owned),
+            file_length: None,
+            cover_url: None,
+            pinned: false,
+            last_opened_ms: None,
+            last_page: None,
+            progression_url: None,
+            read_progress_url: None,
+            position_ms: None,
+        }
+    }
+
+    #[test]
+    fn archive_comics_are_known_by_type_or_extension() {
+        assert!(is_archive_comic(&book(
+            Some("application/x-cbz"),
+            "http://c/get/cbz/5",
+            BookFormat::Comic
+        )));
+        assert!(is_archive_comic(&book(
+            Some("application/vnd.comicbook-rar"),
+            "http://c/5",
+            BookFormat::Other
+        )));
+        assert!(is_archive_comic(&book(
+            None,
+            "http://c/opds/download/5/Saga%2001.CBR",
+            BookFormat::Other
+        )));
+        assert!(is_archive_comic(&book(
+            Some("application/zip"),
+            "http://c/5.zip",
+            BookFormat::Comic
+        )));
+        assert!(!is_archive_comic(&book(
+            Some("application/zip"),
+            "http://c/5.zip",
+            BookFormat::Other
+        )));
+        assert!(!is_archive_comic(&book(
+            Some("application/epub+zip"),
+            "http://c/5.epub",
+            BookFormat::Epub
+        )));
+        assert!(!is_archive_comic(&book(
+            Some("application/pdf"),
+            "http://c/5.pdf",
+            BookFormat::Pdf
+        )));
+        let mut streamed = book(
+            Some("application/x-cbz"),
+            "http://c/5.cbz",
+            BookFormat::Comic,
+        );
+        streamed.stream_template = Some("http://c/5/{pageNumber}".into());
+        streamed.page_count = Some(10);
+        assert!(
+            !is_archive_comic(&streamed),
+            "a page-streamed comic is read page by page"
+        );
+    }
+}

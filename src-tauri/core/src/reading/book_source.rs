@@ -1,0 +1,213 @@
+//! Whole book files for the EPUB and PDF readers' windows, by book id: the stored file when its
+//! file task is done, else the file queued prioritary and waited for (bounded), so opening a
+//! book shows it as soon as the server has sent it. Also the stored file of any whole-file book
+//! for opening it with another app; and a PDF's page count once its reader has counted it (kept
+//! on the book, so its positions are pages of a known count, saved and synced like a comic's).
+//!
+//! Only books whose reader ([`crate::reading::book_reader`]) is the EPUB or the PDF reader are answered,
+//! and only with the type their bytes prove (`%PDF-` for a PDF, a ZIP for an EPUB), never the
+//! server's word. The file is found by book id in the book's folder, never from a path given
+//! by a caller. Speaks through [`crate::library::books`], [`crate::engine::book_downloads`],
+//! [`crate::engine::download_stack`] and [`crate::foundation::part_files`].
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::engine::book_downloads::{self, DownloadRequestError};
+use crate::engine::download_stack::{self, TaskKind, TaskState};
+use crate::foundation::part_files::PartFiles;
+use crate::foundation::store::{Store, StoreError};
+use crate::library::books::{self, Book};
+use crate::reading::book_reader::{self, BookReader};
+use crate::reading::page_source::{PageError, WaitPolicy};
+
+/// The type an EPUB is answered with.
+pub const EPUB_TYPE: &str = "application/epub+zip";
+/// The type a PDF is answered with.
+pub const PDF_TYPE: &str = "application/pdf";
+
+/// The largest file handed to a window: its reader holds the whole file in memory.
+pub const MAX_BOOK_BYTES: u64 = 512 << 20;
+
+/// The most pages a PDF's count may say (more is not a count a reader measured).
+pub const MAX_PDF_PAGES: i64 = 100_000;
+
+/// A stored book file ready to hand to the reader.
+#[derive(Debug, Clone)]
+pub struct BookFile {
+    pub bytes: Vec<u8>,
+    pub content_type: &'static str,
+}
+
+/// Why a book file cannot be answered. `NotPaged` is reused as "not a book this window reads";
+/// the other variants mean what they mean for pages (unknown book, offline-not-downloaded,
+/// failed, too large).
+pub type BookFileError = PageError;
+
+/// A book downloaded as one file (not streamed page by page).
+fn whole_file_book(store: &Store, book_id: i64) -> Result<Book, BookFileError> {
+    let book = books::get(store, book_id)?;
+    if book.streams_pages() || book.file_url.is_none() {
+        return Err(PageError::NotPaged(book_id));
+    }
+    Ok(book)
+}
+
+/// A whole-file book that the EPUB or the PDF reader shows, and which of them.
+fn readable_book(store: &Store, book_id: i64) -> Result<BookReader, BookFileError> {
+    let book = whole_file_book(store, book_id)?;
+    match book_reader::reader_for(&book) {
+        reader @ (BookReader::Epub | BookReader::Pdf) => Ok(reader),
+        BookReader::Comic | BookReader::Other => Err(PageError::NotPaged(book_id)),
+    }
+}
+
+/// The bytes as the reader gets them, once they prove to be what the reader reads: a server
+/// that sends a web page or an error under a book's name gets a clear error, not a reader
+/// fed the wrong thing.
+fn answer(bytes: Vec<u8>, reader: BookReader) -> Result<BookFile, BookFileError> {
+    let (content_type, proven) = match reader {
+        // A PDF may have a little junk before its header; readers look in the first 1 KiB.
+        BookReader::Pdf => (
+            PDF_TYPE,
+            bytes[..bytes.len().min(1024)]
+                .windows(5)
+                .any(|w| w == b"%PDF-"),
+        ),
+        _ => (EPUB_TYPE, bytes.starts_with(b"PK\x03\x04")),
+    };
+    if !proven {
+        let what = if reader == BookReader::Pdf {
+            "a PDF"
+        } else {
+            "an EPUB"
+        };
+        return Err(PageError::Failed(format!("the stored file is not {what}")));
+    }
+    Ok(BookFile {
+        bytes,
+        content_type,
+    })
+}
+
+fn file_task(
+    store: &Store,
+    book_id: i64,
+) -> Result<Option<(TaskState, Option<String>)>, StoreError> {
+    Ok(download_stack::tasks_of_book(store, book_id)?
+        .into_iter()
+        .find(|t| t.kind == TaskKind::File)
+        .map(|t| (t.state, t.failure)))
+}
+
+/// The stored EPUB or PDF if its file task is done and the file is on the device (no download).
+pub fn stored_book(store: &Store, book_id: i64) -> Result<Option<BookFile>, BookFileError> {
+    let reader = readable_book(store, book_id)?;
+    match stored_path(store, book_id)? {
+        Some(path) => read(&path)?.map(|bytes| answer(bytes, reader)).transpose(),
+        None => Ok(None),
+    }
+}
+
+fn stored_path(store: &Store, book_id: i64) -> Result<Option<PathBuf>, BookFileError> {
+    if !matches!(file_task(store, book_id)?, Some((TaskState::Done, _))) {
+        return Ok(None);
+    }
+    Ok(PartFiles::new(store.data_dir().books())
+        .find_book_file(book_id)
+        .filter(|p| p.is_file()))
+}
+
+/// The file's bytes; `None` when it was removed meanwhile (the book left the device).
+fn read(path: &Path) -> Result<Option<Vec<u8>>, BookFileError> {
+    // Sized before it is read: never a whole oversized file in memory.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.len() > MAX_BOOK_BYTES {
+            return Err(PageError::TooLarge {
+                bytes: meta.len(),
+                limit: MAX_BOOK_BYTES,
+            });
+        }
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(PageError::Io(e.to_string())),
+    }
+}
+
+/// The stored file's path: from the device, else the file queued prioritary and waited for at
+/// most `wait.timeout` (then [`PageError::OfflineNotDownloaded`]).
+async fn wait_for_file(
+    store: &Store,
+    book_id: i64,
+    wait: WaitPolicy,
+) -> Result<PathBuf, BookFileError> {
+    if let Some(path) = stored_path(store, book_id)? {
+        return Ok(path);
+    }
+    match book_downloads::open_book(store, book_id, None) {
+        Ok(_) => {}
+        Err(DownloadRequestError::Book(e)) => return Err(e.into()),
+        Err(DownloadRequestError::Store(e)) => return Err(e.into()),
+        Err(_) => return Err(PageError::NotPaged(book_id)),
+    }
+    let deadline = Instant::now() + wait.timeout;
+    loop {
+        if let Some(path) = stored_path(store, book_id)? {
+            return Ok(path);
+        }
+        if let Some((TaskState::Failed, reason)) = file_task(store, book_id)? {
+            return Err(PageError::Failed(reason.unwrap_or_else(|| "failed".into())));
+        }
+        if Instant::now() >= deadline {
+            return Err(PageError::OfflineNotDownloaded);
+        }
+        tokio::time::sleep(wait.poll).await;
+    }
+}
+
+/// The EPUB or PDF: from the device, else its file queued prioritary and waited for at most
+/// `wait.timeout` (then [`PageError::OfflineNotDownloaded`]).
+pub async fn book(
+    store: &Store,
+    book_id: i64,
+    wait: WaitPolicy,
+) -> Result<BookFile, BookFileError> {
+    let reader = readable_book(store, book_id)?;
+    loop {
+        let path = wait_for_file(store, book_id, wait).await?;
+        // Removed between finding and reading it: looked for (and fetched) again.
+        if let Some(bytes) = read(&path)? {
+            return answer(bytes, reader);
+        }
+    }
+}
+
+/// The stored file of any whole-file book (whatever reader it has, or none), fetched first
+/// when it is not on the device — for handing it to another app. Never a path from a caller.
+pub async fn book_path(
+    store: &Store,
+    book_id: i64,
+    wait: WaitPolicy,
+) -> Result<PathBuf, BookFileError> {
+    whole_file_book(store, book_id)?;
+    wait_for_file(store, book_id, wait).await
+}
+
+/// Records how many pages a whole-file PDF has, as its reader counted them, so its positions
+/// are pages of a known count (saved and synced like a comic's). A book whose pages the server
+/// streams keeps the server's count.
+pub fn record_pdf_pages(store: &Store, book_id: i64, pages: i64) -> Result<(), BookFileError> {
+    if !(1..=MAX_PDF_PAGES).contains(&pages) {
+        return Err(PageError::OutOfRange {
+            page: pages,
+            count: MAX_PDF_PAGES,
+        });
+    }
+    if readable_book(store, book_id)? != BookReader::Pdf {
+        return Err(PageError::NotPaged(book_id));
+    }
+    books::set_page_count(store, book_id, pages)?;
+    Ok(())
+}

@@ -1,0 +1,522 @@
+//! Comic books kept as one archive file — CBZ (zip), CBR (RAR 4 and RAR 5), CB7 (7z) and CBT
+//! (tar) — read page by page without unpacking the book to disk.
+//!
+//! The container is recognised by its first bytes, never by its name (a `.cbr` that is really
+//! a zip is common). Zip files are read with the pure-Rust `zip` crate, straight to an entry
+//! through the central directory; RAR, 7z and tar through libarchive (BSD licence; its RAR 4
+//! and RAR 5 readers are its own code, not the UnRAR source, whose licence forbids what GPL
+//! software must allow), which walks the archive to the entry asked for.
+//!
+//! Pages are the archive's images in natural reading order (`page 2` before `page 10`,
+//! folder by folder); `__MACOSX/`, dot files, thumbnails and anything that is not an image are
+//! skipped. `ComicInfo.xml`, where present, gives the title, series, number, page count and
+//! reading direction (`Manga="YesAndRightToLeft"`).
+//!
+//! A hostile archive gets an [`ArchiveError`], never a crash, a hang or a full disk: the
+//! entry count is capped ([`MAX_ENTRIES`], [`MAX_PAGES`]), one page is never decompressed past
+//! [`MAX_PAGE_BYTES`] (a zip bomb stops there), entry names are only compared, never used as
+//! paths, and nothing is written to disk.
+//!
+//! Owns no table and no file: it reads the file it is given.
+
+use std::cmp::Ordering;
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// The most entries an archive may hold (pages, folders and everything else).
+pub const MAX_ENTRIES: usize = 50_000;
+/// The most pages a book may have.
+pub const MAX_PAGES: usize = 10_000;
+/// The largest page, decompressed.
+pub const MAX_PAGE_BYTES: u64 = 64 << 20;
+/// The largest `ComicInfo.xml` read.
+const MAX_COMIC_INFO_BYTES: u64 = 1 << 20;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ArchiveError {
+    #[error("this file is not a comic archive Carrel can read (CBZ, CBR, CB7 or CBT)")]
+    UnknownContainer,
+    #[error("the comic archive is damaged: {0}")]
+    Damaged(String),
+    #[error("the comic archive holds no pages")]
+    NoPages,
+    #[error("the comic archive holds more than {MAX_ENTRIES} entries")]
+    TooManyEntries,
+    #[error("page {page} is larger than {} MiB once unpacked", MAX_PAGE_BYTES >> 20)]
+    PageTooLarge { page: usize },
+    #[error("page {page} does not exist: the book has {count} pages")]
+    NoSuchPage { page: usize, count: usize },
+    #[error("cannot read the comic archive: {0}")]
+    Io(String),
+}
+
+impl crate::foundation::error::Failure for ArchiveError {
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
+        match self {
+            ArchiveError::Io(_) => crate::foundation::error::ErrorKind::Storage,
+            ArchiveError::NoSuchPage { .. } => crate::foundation::error::ErrorKind::InvalidInput,
+            // What the server sent is not a comic this reader can show.
+            _ => crate::foundation::error::ErrorKind::Server,
+        }
+    }
+}
+
+/// How the archive is packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Container {
+    Zip,
+    Rar,
+    SevenZip,
+    Tar,
+}
+
+/// What `ComicInfo.xml` says (all optional).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ComicInfo {
+    pub title: Option<String>,
+    pub series: Option<String>,
+    pub number: Option<String>,
+    pub page_count: Option<u32>,
+    /// `Manga="YesAndRightToLeft"`.
+    pub right_to_left: bool,
+}
+
+/// An opened comic archive: its pages in reading order.
+#[derive(Debug, Clone)]
+pub struct ComicArchive {
+    path: PathBuf,
+    pub container: Container,
+    /// Entry names in reading order (for zip also the entry's index in the archive).
+    pages: Vec<(String, usize)>,
+    pub info: ComicInfo,
+}
+
+impl ComicArchive {
+    /// Reads the archive's table of contents (and its `ComicInfo.xml`).
+    pub fn open(path: &Path) -> Result<ComicArchive, ArchiveError> {
+        let container = sniff(path)?;
+        let (names, info) = match container {
+            Container::Zip => zip_entries(path)?,
+            _ => libarchive_entries(path)?,
+        };
+        let mut pages: Vec<(String, usize)> =
+            names.into_iter().filter(|(n, _)| is_page(n)).collect();
+        if pages.is_empty() {
+            return Err(ArchiveError::NoPages);
+        }
+        if pages.len() > MAX_PAGES {
+            return Err(ArchiveError::TooManyEntries);
+        }
+        pages.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+        let info = info.map(|xml| parse_comic_info(&xml)).unwrap_or_default();
+        Ok(ComicArchive {
+            path: path.to_owned(),
+            container,
+            pages,
+            info,
+        })
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The entry names of the pages, in reading order.
+    pub fn page_names(&self) -> impl Iterator<Item = &str> {
+        self.pages.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// Page `index`'s bytes (0-based), decompressed, at most [`MAX_PAGE_BYTES`].
+    pub fn page(&self, index: usize) -> Result<Vec<u8>, ArchiveError> {
+        let (name, zip_index) = self.pages.get(index).ok_or(ArchiveError::NoSuchPage {
+            page: index,
+            count: self.pages.len(),
+        })?;
+        let bytes = match self.container {
+            Container::Zip => zip_read(&self.path, *zip_index, MAX_PAGE_BYTES + 1)?,
+            _ => libarchive_read(&self.path, name, MAX_PAGE_BYTES + 1)?,
+        };
+        if bytes.len() as u64 > MAX_PAGE_BYTES {
+            return Err(ArchiveError::PageTooLarge { page: index });
+        }
+        Ok(bytes)
+    }
+}
+
+/// Every entry name of an archive (pages or not), as stored.
+pub fn entry_names(path: &Path) -> Result<Vec<String>, ArchiveError> {
+    let (names, _) = match sniff(path)? {
+        Container::Zip => zip_entries(path)?,
+        _ => libarchive_entries(path)?,
+    };
+    Ok(names.into_iter().map(|(n, _)| n).collect())
+}
+
+/// One entry's bytes by its name, at most `limit` (more is [`ArchiveError::PageTooLarge`]
+/// for page 0: the caller names what it read).
+pub fn read_entry(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, ArchiveError> {
+    let bytes = match sniff(path)? {
+        Container::Zip => {
+            let (names, _) = zip_entries(path)?;
+            let index = names
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, i)| *i)
+                .ok_or(ArchiveError::NoSuchPage { page: 0, count: 0 })?;
+            zip_read(path, index, limit + 1)?
+        }
+        _ => libarchive_read(path, name, limit + 1)?,
+    };
+    if bytes.len() as u64 > limit {
+        return Err(ArchiveError::PageTooLarge { page: 0 });
+    }
+    Ok(bytes)
+}
+
+/// Which container a file is, by its first bytes.
+pub fn sniff(path: &Path) -> Result<Container, ArchiveError> {
+    let mut head = [0u8; 262];
+    let mut f = File::open(path).map_err(io)?;
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..]).map_err(io)? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    let head = &head[..n];
+    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        Ok(Container::Zip)
+    } else if head.starts_with(b"Rar!\x1a\x07") {
+        Ok(Container::Rar)
+    } else if head.starts_with(b"7z\xbc\xaf\x27\x1c") {
+        Ok(Container::SevenZip)
+    } else if head.len() >= 262 && &head[257..262] == b"ustar" {
+        Ok(Container::Tar)
+    } else {
+        Err(ArchiveError::UnknownContainer)
+    }
+}
+
+fn io(e: std::io::Error) -> ArchiveError {
+    ArchiveError::Io(e.to_string())
+}
+
+/// Whether an entry is a page: an image by its extension, not hidden, not macOS metadata, not
+/// a thumbnail.
+pub fn is_page(name: &str) -> bool {
+    let name = name.replace('\\', "/");
+    if name.ends_with('/') {
+        return false;
+    }
+    // "." and ".." say where, not what: a name that climbs is still only compared, never used.
+    let mut parts = name
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..");
+    if parts
+        .clone()
+        .any(|p| p.starts_with('.') || p.eq_ignore_ascii_case("__MACOSX"))
+    {
+        return false;
+    }
+    let Some(file) = parts.next_back() else {
+        return false;
+    };
+    let lower = file.to_ascii_lowercase();
+    if lower.starts_with("thumbs") || lower.contains("thumbnail") {
+        return false;
+    }
+    let Some((_, ext)) = lower.rsplit_once('.') else {
+        return false;
+    };
+    matches!(
+        ext,
+        "jpg" | "jpeg" | "png" | "webp" | "gif" | "avif" | "bmp" | "jxl"
+    )
+}
+
+/// Natural order: digit runs compare by value (`2` before `10`), other text case-insensitively,
+/// folder by folder.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let a = a.replace('\\', "/");
+    let b = b.replace('\\', "/");
+    let (mut x, mut y) = (a.chars().peekable(), b.chars().peekable());
+    loop {
+        match (x.peek().copied(), y.peek().copied()) {
+            (None, None) => return a.cmp(&b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let take = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+                    let mut s = String::new();
+                    while let Some(c) = it.peek().copied().filter(char::is_ascii_digit) {
+                        s.push(c);
+                        it.next();
+                    }
+                    s
+                };
+                let (m, n) = (take(&mut x), take(&mut y));
+                let (mt, nt) = (m.trim_start_matches('0'), n.trim_start_matches('0'));
+                let order = mt
+                    .len()
+                    .cmp(&nt.len())
+                    .then_with(|| mt.cmp(nt))
+                    .then_with(|| m.len().cmp(&n.len()));
+                if order != Ordering::Equal {
+                    return order;
+                }
+            }
+            (Some(c), Some(d)) => {
+                // A folder ends before any name that goes on: "a/z" comes before "a b/".
+                let rank = |c: char| {
+                    if c == '/' {
+                        '\0'
+                    } else {
+                        c.to_ascii_lowercase()
+                    }
+                };
+                let order = rank(c).cmp(&rank(d));
+                if order != Ordering::Equal {
+                    return order;
+                }
+                x.next();
+                y.next();
+            }
+        }
+    }
+}
+
+type Entries = (Vec<(String, usize)>, Option<String>);
+
+fn zip_entries(path: &Path) -> Result<Entries, ArchiveError> {
+    let file = File::open(path).map_err(io)?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    if archive.len() > MAX_ENTRIES {
+        return Err(ArchiveError::TooManyEntries);
+    }
+    let mut names = Vec::with_capacity(archive.len());
+    let mut info = None;
+    for i in 0..archive.len() {
+        let entry = archive
+            .by_index_raw(i)
+            .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+        let name = entry.name().to_owned();
+        drop(entry);
+        if is_comic_info(&name) {
+            let mut entry = archive
+                .by_index(i)
+                .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+            let mut xml = Vec::new();
+            (&mut entry)
+                .take(MAX_COMIC_INFO_BYTES)
+                .read_to_end(&mut xml)
+                .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+            info = Some(String::from_utf8_lossy(&xml).into_owned());
+        }
+        names.push((name, i));
+    }
+    Ok((names, info))
+}
+
+fn zip_read(path: &Path, index: usize, limit: u64) -> Result<Vec<u8>, ArchiveError> {
+    let file = File::open(path).map_err(io)?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut entry = archive
+        .by_index(index)
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut bytes = Vec::with_capacity(entry.size().min(limit) as usize);
+    (&mut entry)
+        .take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    Ok(bytes)
+}
+
+fn is_comic_info(name: &str) -> bool {
+    name.rsplit(['/', '\\'])
+        .next()
+        .is_some_and(|f| f.eq_ignore_ascii_case("ComicInfo.xml"))
+}
+
+fn libarchive_entries(path: &Path) -> Result<Entries, ArchiveError> {
+    let file = File::open(path).map_err(io)?;
+    let names = compress_tools::list_archive_files(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    if names.len() > MAX_ENTRIES {
+        return Err(ArchiveError::TooManyEntries);
+    }
+    let info = match names.iter().find(|n| is_comic_info(n)) {
+        Some(name) => {
+            let bytes = libarchive_read(path, name, MAX_COMIC_INFO_BYTES)?;
+            Some(String::from_utf8_lossy(&bytes).into_owned())
+        }
+        None => None,
+    };
+    Ok((names.into_iter().map(|n| (n, 0)).collect(), info))
+}
+
+/// A writer that keeps at most `limit` bytes and then refuses more, so a bomb stops early.
+struct Capped {
+    bytes: Vec<u8>,
+    limit: u64,
+}
+
+impl Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let room = (self.limit - self.bytes.len() as u64) as usize;
+        if room == 0 {
+            return Err(std::io::Error::other("limit reached"));
+        }
+        let n = buf.len().min(room);
+        self.bytes.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Walks the archive to the entry named `name`, decompressing what comes before it (a solid
+/// RAR or 7z cannot be skipped through), and returns at most `limit` bytes of it.
+fn libarchive_read(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, ArchiveError> {
+    use compress_tools::{ArchiveContents, ArchiveIterator};
+    let file = File::open(path).map_err(io)?;
+    let entries = ArchiveIterator::from_read(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut out = Capped {
+        bytes: Vec::new(),
+        limit,
+    };
+    let mut inside = false;
+    let mut seen = 0usize;
+    for item in entries {
+        match item {
+            ArchiveContents::StartOfEntry(entry, _) => {
+                seen += 1;
+                if seen > MAX_ENTRIES {
+                    return Err(ArchiveError::TooManyEntries);
+                }
+                inside = entry == name;
+            }
+            ArchiveContents::DataChunk(chunk) if inside => {
+                if out.write(&chunk).is_err() || out.bytes.len() as u64 >= limit {
+                    // At the limit: the caller sees more than it allows and refuses the page.
+                    return Ok(out.bytes);
+                }
+            }
+            ArchiveContents::DataChunk(_) => {}
+            ArchiveContents::EndOfEntry if inside => return Ok(out.bytes),
+            ArchiveContents::EndOfEntry => {}
+            ArchiveContents::Err(e) => return Err(ArchiveError::Damaged(e.to_string())),
+        }
+    }
+    Err(ArchiveError::Damaged(format!(
+        "the entry “{name}” is missing"
+    )))
+}
+
+/// The fields of `ComicInfo.xml` Carrel uses; a malformed document gives nothing.
+pub fn parse_comic_info(xml: &str) -> ComicInfo {
+    let Ok(doc) = roxmltree::Document::parse(xml) else {
+        return ComicInfo::default();
+    };
+    let field = |name: &str| {
+        doc.root_element()
+            .children()
+            .find(|n| n.is_element() && n.tag_name().name().eq_ignore_ascii_case(name))
+            .and_then(|n| n.text())
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+    };
+    ComicInfo {
+        title: field("Title"),
+        series: field("Series"),
+        number: field("Number"),
+        page_count: field("PageCount").and_then(|c| c.parse().ok()),
+        right_to_left: field("Manga").is_some_and(|m| m.eq_ignore_ascii_case("YesAndRightToLeft")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_come_in_natural_order_folder_by_folder() {
+        let mut names = vec![
+            "p10.jpg",
+            "p2.jpg",
+            "p1.jpg",
+            "b/p1.png",
+            "a/p3.png",
+            "a/p20.png",
+            "P02b.jpg",
+        ];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            names,
+            [
+                "a/p3.png",
+                "a/p20.png",
+                "b/p1.png",
+                "p1.jpg",
+                "p2.jpg",
+                "P02b.jpg",
+                "p10.jpg"
+            ]
+        );
+        assert_eq!(natural_cmp("page 2", "page 10"), Ordering::Less);
+        assert_eq!(natural_cmp("007", "7"), Ordering::Greater);
+    }
+
+    #[test]
+    fn only_real_pages_count() {
+        for yes in ["001.jpg", "ch1/002.PNG", "x.webp", "a b/c.jpeg"] {
+            assert!(is_page(yes), "{yes}");
+        }
+        for no in [
+            "__MACOSX/._001.jpg",
+            ".hidden.jpg",
+            "dir/.x/1.png",
+            "Thumbs.db",
+            "cover_thumbnail.jpg",
+            "ComicInfo.xml",
+            "folder/",
+            "notes.txt",
+            "noext",
+        ] {
+            assert!(!is_page(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn comic_info_gives_title_series_number_and_direction() {
+        let info = parse_comic_info(
+            "<?xml version=\"1.0\"?><ComicInfo><Title>Dawn</Title><Series>Saga</Series><Number>3</Number>\
+             <PageCount>24</PageCount><Manga>YesAndRightToLeft</Manga></ComicInfo>",
+        );
+        assert_eq!(info.title.as_deref(), Some("Dawn"));
+        assert_eq!(
+            (
+                info.series.as_deref(),
+                info.number.as_deref(),
+                info.page_count
+            ),
+            (Some("Saga"), Some("3"), Some(24))
+        );
+        assert!(info.right_to_left);
+        assert_eq!(
+            parse_comic_info("<ComicInfo><Manga>Yes</Manga>"),
+            ComicInfo::default()
+        );
+        assert!(!parse_comic_info("<ComicInfo><Manga>Yes</Manga></ComicInfo>").right_to_left);
+    }
+}

@@ -1,0 +1,122 @@
+//! Where the EPUB reader left each book: an EPUB CFI and the fraction read (the `epub_positions`
+//! table, one row per book, the newest save winning), and what a CFI the reader sends must look
+//! like. Saving goes through [`crate::reading::position_sync::record_epub`], which also queues the
+//! position for the servers in the same transaction; this module only owns the table.
+
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+use crate::foundation::store::{Store, StoreError};
+
+/// Where the EPUB reader left a book.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EpubPosition {
+    pub cfi: String,
+    pub fraction: f64,
+    pub updated_at_ms: i64,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EpubPositionError {
+    #[error("no book with id {0} on this device")]
+    UnknownBook(i64),
+    #[error("not a reading position: {0}")]
+    Invalid(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl crate::foundation::error::Failure for EpubPositionError {
+    fn kind(&self) -> crate::foundation::error::ErrorKind {
+        match self {
+            EpubPositionError::UnknownBook(_) => crate::foundation::error::ErrorKind::NotFound,
+            EpubPositionError::Invalid(_) => crate::foundation::error::ErrorKind::InvalidInput,
+            EpubPositionError::Store(_) => crate::foundation::error::ErrorKind::Storage,
+        }
+    }
+}
+
+/// The longest CFI kept (real ones are a few hundred characters at most).
+pub const MAX_CFI_LEN: usize = 4096;
+
+/// Checks a CFI as the reader sends it: `epubcfi(…)`, printable, bounded.
+pub fn valid_cfi(cfi: &str) -> bool {
+    cfi.len() <= MAX_CFI_LEN
+        && cfi.starts_with("epubcfi(")
+        && cfi.ends_with(')')
+        && !cfi.chars().any(char::is_control)
+}
+
+/// Checks a position as the reader sends it.
+pub(crate) fn check(cfi: &str, fraction: f64) -> Result<(), EpubPositionError> {
+    if !valid_cfi(cfi) {
+        return Err(EpubPositionError::Invalid("cfi"));
+    }
+    if !fraction.is_finite() || !(0.0..=1.0).contains(&fraction) {
+        return Err(EpubPositionError::Invalid("fraction"));
+    }
+    Ok(())
+}
+
+/// Keeps a book's position inside the caller's transaction (the newest save wins).
+pub(crate) fn upsert_in(
+    store: &Store,
+    tx: &rusqlite::Transaction<'_>,
+    book_id: i64,
+    cfi: &str,
+    fraction: f64,
+    at_ms: i64,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO epub_positions (book_id, cfi, fraction, updated_at_ms) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (book_id) DO UPDATE SET cfi = excluded.cfi, fraction = excluded.fraction,
+             updated_at_ms = excluded.updated_at_ms",
+        params![book_id, cfi, fraction, at_ms],
+    )
+    .map_err(|e| store.sql_error(e))?;
+    Ok(())
+}
+
+/// Where the reader left an EPUB, if it was ever saved.
+pub fn position(store: &Store, book_id: i64) -> Result<Option<EpubPosition>, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT cfi, fraction, updated_at_ms FROM epub_positions WHERE book_id = ?1",
+                [book_id],
+                |r| {
+                    Ok(EpubPosition {
+                        cfi: r.get(0)?,
+                        fraction: r.get(1)?,
+                        updated_at_ms: r.get(2)?,
+                    })
+                },
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bounded_printable_epub_cfis_are_positions() {
+        assert!(valid_cfi("epubcfi(/6/4!/4/2/1:0)"));
+        assert!(valid_cfi("epubcfi(/6/8!/4/2,/1:0,/3:12)"));
+        for bad in [
+            "",
+            "/6/4!/4",
+            "epubcfi(/6/4",
+            "epubcfi(/6\n/4)",
+            "javascript:alert(1)",
+        ] {
+            assert!(!valid_cfi(bad), "{bad:?}");
+        }
+        let long = format!("epubcfi({})", "/2".repeat(MAX_CFI_LEN));
+        assert!(!valid_cfi(&long));
+    }
+}

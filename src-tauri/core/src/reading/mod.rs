@@ -1,0 +1,13 @@
+//! What the reader's windows read, by book id: pages (streamed, or read from a comic archive),
+//! whole EPUB and PDF files, which reader opens a book, and reading positions — saved here and
+//! shared with the server (OPDS progression, Komga's API) and with KOReader devices.
+
+pub mod archive_pages;
+pub mod book_reader;
+pub mod book_source;
+pub mod comic_archive;
+pub mod epub_positions;
+pub mod komga;
+pub mod kosync;
+pub mod page_source;
+pub mod position_sync;
