@@ -68,6 +68,8 @@ test: setup-test ui
 	@$(MAKE) --no-print-directory test-interop
 
 test-core:
+	@echo "==> formatting (rustfmt's defaults)"
+	cargo fmt --all --check
 	@echo "==> core, CLI, shell and test-server tests"
 	cargo test --workspace --exclude carrel-e2e --exclude carrel-interop
 

@@ -2,22 +2,58 @@
 //! or — when that failed — the reason, kept so the window can show it in a dialog instead of
 //! the app dying or recreating anything over the reader's data.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use carrel_core::{
+    catalog::cover_cache::CoverCache,
     foundation::clock,
     foundation::data_dir::{self, DataDir},
+    foundation::process_holders,
     foundation::store::Store,
+    http::http_fetch::{FetchError, HttpClient},
     library::credentials::Credentials,
     ErrorKind,
 };
+use tokio::sync::Notify;
 
 use crate::commands::CommandError;
 
-/// The core of one running app process.
+/// The core of one running app process, and what its windows' requests share.
 pub struct Core {
     pub store: Store,
     pub credentials: Arc<Credentials>,
+    /// The covers of the data dir, for `carrel-cover://`.
+    pub covers: Arc<CoverCache>,
+    /// This process's executor holder id, so the windows can tell whether the lease holder is
+    /// this process.
+    pub holder_id: String,
+    /// Rung when the reader saves a position; the position sender waits on it.
+    pub position_saved: Arc<Notify>,
+    /// The windows' HTTP client (catalog pages, covers, positions), made on first use.
+    http: OnceLock<HttpClient>,
+}
+
+impl Core {
+    fn new(store: Store, credentials: Arc<Credentials>) -> Core {
+        Core {
+            covers: Arc::new(CoverCache::new(store.data_dir())),
+            holder_id: process_holders::new_holder_id("carrel"),
+            position_saved: Arc::new(Notify::new()),
+            http: OnceLock::new(),
+            store,
+            credentials,
+        }
+    }
+
+    /// The windows' HTTP client ([`crate::http_client::make`]); the sessions servers give are
+    /// kept in the installation's secret store.
+    pub fn http(&self) -> Result<HttpClient, FetchError> {
+        if let Some(c) = self.http.get() {
+            return Ok(c.clone());
+        }
+        let made = crate::http_client::make(&self.credentials)?;
+        Ok(self.http.get_or_init(|| made).clone())
+    }
 }
 
 pub struct AppState {
@@ -39,10 +75,7 @@ impl AppState {
         };
         let dir = DataDir::new(root);
         let core = carrel_core::open_library(&dir, clock::system())
-            .map(|store| Core {
-                credentials: Arc::new(Credentials::open(&dir, identifier)),
-                store,
-            })
+            .map(|store| Core::new(store, Arc::new(Credentials::open(&dir, identifier))))
             .map_err(|e| {
                 tracing::error!(cause = %e, "cannot open the data folder");
                 CommandError::from(carrel_core::Error::from(e))

@@ -14,6 +14,7 @@ use carrel_core::{
     engine::downloads_view::{self, DownloadsView},
     engine::executor,
     foundation::store::Store,
+    http::http_fetch::HttpClient,
     library::credentials::{Backend, Credentials, Secret},
     library::servers::{self, NewServer, PasswordChange, Server},
     library::settings::{self, Settings},
@@ -26,7 +27,6 @@ use serde::{Deserialize, Serialize};
 use tauri::{ipc::Channel, AppHandle, Manager, Webview};
 
 use crate::app_state::{AppState, Core};
-use crate::downloads;
 use crate::downloads_watch::DownloadsWatch;
 
 /// An error as the UI sees it.
@@ -78,6 +78,11 @@ fn handles(app: &AppHandle) -> CommandResult<(Store, Arc<Credentials>)> {
     let state = app.state::<AppState>();
     let core = state.core()?;
     Ok((core.store.clone(), core.credentials.clone()))
+}
+
+/// The windows' HTTP client, kept by the core of this process.
+fn window_client(app: &AppHandle) -> CommandResult<HttpClient> {
+    Ok(app.state::<AppState>().core()?.http()?)
 }
 
 fn downloads_watch(app: &AppHandle) -> CommandResult<Arc<DownloadsWatch>> {
@@ -300,7 +305,7 @@ pub async fn browse_catalog(
 ) -> CommandResult<CatalogView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client(&credentials)?;
+        let http = &window_client(&app)?;
         let catalog = CatalogClient {
             store: &store,
             credentials: &credentials,
@@ -319,7 +324,7 @@ pub async fn search_catalog(
 ) -> CommandResult<CatalogView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client(&credentials)?;
+        let http = &window_client(&app)?;
         let catalog = CatalogClient {
             store: &store,
             credentials: &credentials,
@@ -349,7 +354,7 @@ pub async fn search_everywhere(
 ) -> CommandResult<usize> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client(&credentials)?;
+        let http = &window_client(&app)?;
         let catalog = CatalogClient {
             store: &store,
             credentials: &credentials,
@@ -374,7 +379,7 @@ pub async fn keep_feed_offline(
 ) -> CommandResult<BatchView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client(&credentials)?;
+        let http = &window_client(&app)?;
         let catalog = CatalogClient {
             store: &store,
             credentials: &credentials,
@@ -395,7 +400,7 @@ pub async fn keep_search_offline(
 ) -> CommandResult<BatchView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client(&credentials)?;
+        let http = &window_client(&app)?;
         let catalog = CatalogClient {
             store: &store,
             credentials: &credentials,
@@ -614,11 +619,12 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
 /// is sent a few seconds after the reader stops turning pages.
 #[tauri::command]
 pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
-    with_core(app, move |core| {
-        Ok(position_sync::record(&core.store, book_id, page)?)
+    let saved = with_core(app, move |core| {
+        position_sync::record(&core.store, book_id, page)?;
+        Ok(core.position_saved.clone())
     })
     .await?;
-    downloads::position_saved();
+    saved.notify_one();
     Ok(())
 }
 
@@ -643,7 +649,7 @@ pub async fn take_server_position(
         .clamp(SERVER_POSITION_WAIT_MIN_MS, SERVER_POSITION_WAIT_MS);
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = crate::http_client::client(&credentials)?;
+        let http = &window_client(&app)?;
         let asked = position_sync::take_newer(&store, http, &credentials, book_id);
         match tokio::time::timeout(std::time::Duration::from_millis(wait), asked).await {
             Ok(found) => Ok(found?),
@@ -725,7 +731,7 @@ pub async fn list_downloads(app: AppHandle) -> CommandResult<DownloadsView> {
         Ok(downloads_view::view(
             &core.store,
             &live,
-            Some(downloads::holder_id()),
+            Some(core.holder_id.as_str()),
         )?)
     })
     .await
@@ -744,7 +750,7 @@ pub async fn watch_downloads(
         Ok(downloads_view::view(
             &core.store,
             &live,
-            Some(downloads::holder_id()),
+            Some(core.holder_id.as_str()),
         )?)
     })
     .await?;

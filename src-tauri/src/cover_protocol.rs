@@ -7,9 +7,7 @@
 //! from the bytes; the server's declared type never travels. The work is
 //! [`carrel_core::catalog::cover_cache`]'s; this module only speaks HTTP to the webview.
 
-use std::sync::OnceLock;
-
-use carrel_core::catalog::cover_cache::{Cover, CoverCache};
+use carrel_core::catalog::cover_cache::Cover;
 use tauri::http::{Method, Request, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
@@ -49,17 +47,18 @@ pub fn handle<R: Runtime>(
 }
 
 async fn cover<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<Option<Cover>, StatusCode> {
-    static COVERS: OnceLock<CoverCache> = OnceLock::new();
     let state = app
         .try_state::<AppState>()
         .ok_or(StatusCode::SERVICE_UNAVAILABLE)?;
     let core = state.core().map_err(|_| StatusCode::SERVICE_UNAVAILABLE)?;
-    let (store, credentials) = (core.store.clone(), core.credentials.clone());
-    let http =
-        crate::http_client::client(&credentials).map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
-    let covers = COVERS.get_or_init(|| CoverCache::new(store.data_dir()));
+    let (store, credentials, covers) = (
+        core.store.clone(),
+        core.credentials.clone(),
+        core.covers.clone(),
+    );
+    let http = core.http().map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
     covers
-        .cover(&store, &credentials, http, book_id)
+        .cover(&store, &credentials, &http, book_id)
         .await
         .map_err(|e| {
             tracing::warn!(book = book_id, cause = %e, "cannot serve a cover");

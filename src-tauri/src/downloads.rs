@@ -9,40 +9,34 @@
 //! ([`position_sync::flush`]): every 30 s while something waits, and 5 s after the reader
 //! stops turning pages.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use carrel_core::{
     engine::executor::{Executor, ExecutorConfig, Finish, RunMode},
     engine::progress::{DownloadEvent, ProgressSink},
     foundation::store::Store,
+    http::http_fetch::HttpClient,
     library::credentials::Credentials,
     reading::position_sync,
 };
 use tokio::sync::{watch, Notify};
+
+use crate::app_state::Core;
 
 /// How often waiting reading positions are sent again.
 const POSITION_FLUSH_EVERY: Duration = Duration::from_secs(30);
 /// How long after the last saved position the positions are sent.
 const POSITION_DEBOUNCE: Duration = Duration::from_secs(5);
 
-fn position_saves() -> &'static Notify {
-    static SAVED: OnceLock<Notify> = OnceLock::new();
-    SAVED.get_or_init(Notify::new)
-}
-
-/// Tells the position sender that the reader saved a position.
-pub fn position_saved() {
-    position_saves().notify_one();
-}
-
 /// Sends waiting reading positions until `stop` turns true.
 async fn send_positions(
     store: Store,
     credentials: Arc<Credentials>,
+    http: HttpClient,
+    saved: Arc<Notify>,
     mut stop: watch::Receiver<bool>,
 ) {
-    let saved = position_saves();
     loop {
         tokio::select! {
             _ = stop.changed() => return,
@@ -67,14 +61,7 @@ async fn send_positions(
                 continue;
             }
         }
-        let http = match crate::http_client::client(&credentials) {
-            Ok(http) => http,
-            Err(e) => {
-                tracing::warn!(cause = %e, "cannot send reading positions");
-                continue;
-            }
-        };
-        match position_sync::flush(&store, http, &credentials).await {
+        match position_sync::flush(&store, &http, &credentials).await {
             Ok(report) => tracing::debug!(?report, "reading positions sent"),
             Err(e) => tracing::warn!(cause = %e, "cannot send reading positions"),
         }
@@ -106,13 +93,6 @@ impl ProgressSink for LogSink {
     }
 }
 
-/// This app's executor holder id: one per process, so the windows can tell whether the lease
-/// holder is this process.
-pub fn holder_id() -> &'static str {
-    static HOLDER: OnceLock<String> = OnceLock::new();
-    HOLDER.get_or_init(|| carrel_core::foundation::process_holders::new_holder_id("carrel"))
-}
-
 /// The running executor; dropping it does not stop it, [`DownloadService::shut_down`] does.
 pub struct DownloadService {
     stop: watch::Sender<bool>,
@@ -121,19 +101,20 @@ pub struct DownloadService {
 }
 
 impl DownloadService {
-    pub fn start(
-        store: Store,
-        credentials: Arc<Credentials>,
-        sink: Arc<dyn ProgressSink>,
-    ) -> Option<DownloadService> {
-        let positions_store = store.clone();
-        let positions_credentials = credentials.clone();
+    pub fn start(core: &Core, sink: Arc<dyn ProgressSink>) -> Option<DownloadService> {
+        let http = match core.http() {
+            Ok(http) => http,
+            Err(e) => {
+                tracing::error!(cause = %e, "downloads are unavailable");
+                return None;
+            }
+        };
         let executor = match Executor::new(
-            store,
-            credentials,
+            core.store.clone(),
+            core.credentials.clone(),
             sink,
             ExecutorConfig::default(),
-            holder_id().to_owned(),
+            core.holder_id.clone(),
         ) {
             Ok(e) => e,
             Err(e) => {
@@ -143,8 +124,10 @@ impl DownloadService {
         };
         let (stop, rx) = watch::channel(false);
         let positions = tauri::async_runtime::spawn(send_positions(
-            positions_store,
-            positions_credentials,
+            core.store.clone(),
+            core.credentials.clone(),
+            http,
+            core.position_saved.clone(),
             rx.clone(),
         ));
         let task = tauri::async_runtime::spawn(async move {

@@ -15,8 +15,6 @@ use carrel_core::{
 };
 use tauri::{ipc::Channel, AppHandle, Manager, Runtime};
 
-use crate::downloads;
-
 /// The most views a second after executor events.
 const MIN_GAP: Duration = Duration::from_millis(250);
 /// The longest time without a view.
@@ -39,15 +37,19 @@ struct Watcher {
 
 /// Creates the watch, lets the app manage it, starts its background task, and returns the
 /// sink that feeds it.
-pub fn install<R: Runtime>(app: &AppHandle<R>, store: Option<Store>) -> Arc<dyn ProgressSink> {
+/// `core` is the store and this process's executor holder id, when the data dir opened.
+pub fn install<R: Runtime>(
+    app: &AppHandle<R>,
+    core: Option<(Store, String)>,
+) -> Arc<dyn ProgressSink> {
     let watch = Arc::new(DownloadsWatch {
         monitor: DownloadsMonitor::new(),
         watchers: Mutex::new(Vec::new()),
         changed: tokio::sync::Notify::new(),
     });
     app.manage(watch.clone());
-    if let Some(store) = store {
-        tauri::async_runtime::spawn(run(app.clone(), watch.clone(), store));
+    if let Some((store, holder_id)) = core {
+        tauri::async_runtime::spawn(run(app.clone(), watch.clone(), store, holder_id));
     }
     watch
 }
@@ -98,7 +100,12 @@ impl DownloadsWatch {
 }
 
 /// The one background task: views for the channels.
-async fn run<R: Runtime>(app: AppHandle<R>, watch: Arc<DownloadsWatch>, store: Store) {
+async fn run<R: Runtime>(
+    app: AppHandle<R>,
+    watch: Arc<DownloadsWatch>,
+    store: Store,
+    holder_id: String,
+) {
     let mut last_sent = Instant::now() - MIN_GAP;
     loop {
         tokio::select! {
@@ -114,9 +121,9 @@ async fn run<R: Runtime>(app: AppHandle<R>, watch: Arc<DownloadsWatch>, store: S
             continue;
         }
         let live = watch.live();
-        let s = store.clone();
+        let (s, holder) = (store.clone(), holder_id.clone());
         let view = tauri::async_runtime::spawn_blocking(move || {
-            downloads_view::view(&s, &live, Some(downloads::holder_id()))
+            downloads_view::view(&s, &live, Some(&holder))
         })
         .await;
         match view {

@@ -2,7 +2,7 @@
 //! own.) Shorter time limits than the downloads', so an unreachable server turns into the
 //! offline copy quickly.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use carrel_core::http::http_fetch::{FetchError, HttpClient, HttpConfig};
@@ -13,14 +13,9 @@ const CONFIG: HttpConfig = HttpConfig {
     read_timeout: Duration::from_secs(20),
 };
 
-/// The shared client, made on first use; the sessions servers give are kept in the
-/// installation's secret store (`credentials`), so the app's next start signs in without the
-/// password.
-pub fn client(credentials: &Arc<Credentials>) -> Result<&'static HttpClient, FetchError> {
-    static CLIENT: OnceLock<HttpClient> = OnceLock::new();
-    if let Some(c) = CLIENT.get() {
-        return Ok(c);
-    }
-    let made = HttpClient::new(CONFIG)?.keeping_sessions_in(credentials.clone());
-    Ok(CLIENT.get_or_init(|| made))
+/// The windows' client; the sessions servers give are kept in the installation's secret store
+/// (`credentials`), so the app's next start signs in without the password. Made once per
+/// process, on first use, by [`crate::app_state::Core::http`].
+pub fn make(credentials: &Arc<Credentials>) -> Result<HttpClient, FetchError> {
+    Ok(HttpClient::new(CONFIG)?.keeping_sessions_in(credentials.clone()))
 }

@@ -109,16 +109,19 @@ pub fn run() {
                     state.store().cloned(),
                 )),
                 // Each further consumer of download events adds its sink here.
-                downloads_watch::install(app.handle(), state.store().cloned()),
+                downloads_watch::install(
+                    app.handle(),
+                    state
+                        .core()
+                        .ok()
+                        .map(|c| (c.store.clone(), c.holder_id.clone())),
+                ),
             ];
             let sink: Arc<dyn ProgressSink> = Arc::new(FanOut(sinks));
-            let downloads = state.core().ok().and_then(|core| {
-                downloads::DownloadService::start(
-                    core.store.clone(),
-                    core.credentials.clone(),
-                    sink,
-                )
-            });
+            let downloads = state
+                .core()
+                .ok()
+                .and_then(|core| downloads::DownloadService::start(core, sink));
             let store = state.store().cloned();
             app.manage(state);
             app.manage(Running(Mutex::new(downloads)));
