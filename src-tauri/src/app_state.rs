@@ -74,8 +74,9 @@ impl AppState {
             };
         };
         let dir = DataDir::new(root);
-        let core = carrel_core::open_library(&dir, clock::system())
-            .map(|store| Core::new(store, Arc::new(Credentials::open(&dir, identifier))))
+        let credentials = Arc::new(Credentials::open(&dir, identifier));
+        let core = carrel_core::open_library(&dir, clock::system(), &credentials)
+            .map(|store| Core::new(store, credentials))
             .map_err(|e| {
                 tracing::error!(cause = %e, "cannot open the data folder");
                 CommandError::from(carrel_core::Error::from(e))

@@ -83,8 +83,8 @@ fn open(cli: &Cli) -> CliResult<Context> {
             .ok_or_else(|| CliError::new(5, "no home folder to keep data in; pass --data-dir"))?,
     };
     let dir = DataDir::new(root);
-    let store = carrel_core::open_library(&dir, clock::system())?;
     let credentials = Arc::new(Credentials::open(&dir, data_dir::default_identifier()));
+    let store = carrel_core::open_library(&dir, clock::system(), &credentials)?;
     Ok(Context {
         store,
         credentials,

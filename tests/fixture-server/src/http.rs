@@ -328,6 +328,26 @@ impl Reply {
         Reply::json(status, &serde_json::json!({ "error": message }))
     }
 
+    /// The reply with every address of its document under `/api/opds/<key>`, as Kavita writes
+    /// its links.
+    fn with_kavita_links(mut self, key: &str) -> Reply {
+        let is_document = self.headers.iter().any(|(n, v)| {
+            n == header::CONTENT_TYPE
+                && v.to_str()
+                    .is_ok_and(|v| v.contains("xml") || v.contains("json"))
+        });
+        if is_document {
+            if let Ok(text) = std::str::from_utf8(&self.body) {
+                let prefixed = format!("\"/api/opds/{key}/");
+                let text = text
+                    .replace("\"/opds", &format!("{prefixed}opds"))
+                    .replace("\"/books", &format!("{prefixed}books"));
+                self.body = Bytes::from(text);
+            }
+        }
+        self
+    }
+
     fn set(&mut self, name: HeaderName, value: &str) {
         if let Ok(v) = HeaderValue::from_str(value) {
             self.headers.retain(|(n, _)| *n != name);
@@ -398,6 +418,14 @@ async fn handle(
             Some(reset),
         );
     }
+    let kavita_key = state.behavior().kavita_key.clone();
+    let (req, url) = match kavita_key {
+        Some(key) => match without_kavita_key(req, &url, &key) {
+            Ok(unkeyed) => unkeyed,
+            Err(refused) => return refused.into_response(BodyPlan::clean(), Some(guard), None),
+        },
+        None => (req, url),
+    };
     let plan = state.plan(&url);
     if !plan.latency.is_zero() {
         tokio::time::sleep(plan.latency).await;
@@ -431,7 +459,36 @@ async fn handle(
             }
         }
     };
+    let reply = match &state.behavior().kavita_key {
+        Some(key) => reply.with_kavita_links(key),
+        None => reply,
+    };
     reply.into_response(plan.body, Some(guard), Some(reset))
+}
+
+/// A request to a Kavita-like server: its address without the `/api/opds/<key>` prefix, or a
+/// 401 when the key is missing or wrong (Kavita finds no user for the key).
+fn without_kavita_key(
+    mut req: Request<Incoming>,
+    url: &str,
+    key: &str,
+) -> Result<(Request<Incoming>, String), Reply> {
+    let prefix = format!("/api/opds/{key}");
+    let Some(rest) = url.strip_prefix(&prefix) else {
+        return Err(Reply::text(
+            StatusCode::UNAUTHORIZED,
+            "no user for this API key",
+        ));
+    };
+    let rest = if rest.is_empty() || rest.starts_with('?') {
+        format!("/opds{rest}")
+    } else {
+        rest.to_owned()
+    };
+    *req.uri_mut() = rest
+        .parse()
+        .map_err(|_| Reply::text(StatusCode::BAD_REQUEST, "bad address"))?;
+    Ok((req, rest))
 }
 
 fn path_is_kosync(url: &str) -> bool {

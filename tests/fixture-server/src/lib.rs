@@ -219,6 +219,11 @@ pub struct Behavior {
     pub kosync_user: Option<(String, String)>,
     /// The web home page (`/`) does not link to the catalog: it is found only at `/opds`.
     pub home_without_catalog_link: bool,
+    /// Look like Kavita: the reader's API key is in every catalog address, `/api/opds/<key>/…`
+    /// (its `OpdsController` is routed under `api/opds/{apiKey}` and builds every link with
+    /// `{baseUrl}api/opds/{apiKey}/…`, Kareadita/Kavita `API/Controllers/OPDSController.cs`).
+    /// Library requests without the key are refused with 401; the links of every feed carry it.
+    pub kavita_key: Option<String>,
 }
 
 impl Default for Behavior {
@@ -238,6 +243,7 @@ impl Default for Behavior {
             sessions: false,
             session_max_uses: None,
             home_without_catalog_link: false,
+            kavita_key: None,
             kosync_user: None,
         }
     }

@@ -369,7 +369,10 @@ impl CatalogClient<'_> {
             .await
         {
             Ok(fetched) => Ok(Document {
-                bytes: fetched.bytes,
+                bytes: match access.kept_document(&fetched.bytes) {
+                    std::borrow::Cow::Owned(concealed) => concealed,
+                    std::borrow::Cow::Borrowed(_) => fetched.bytes,
+                },
                 final_url: fetched.final_url,
                 freshness: Freshness {
                     offline: false,

@@ -21,6 +21,7 @@ pub fn remove_with_secret(
     let server = servers::get(store, id)?;
     credentials.delete(&credentials.server_account(server.id))?;
     credentials.delete(&credentials.session_account(server.id))?;
+    credentials.delete(&credentials.path_key_account(server.id))?;
     let book_ids: Vec<i64> = store
         .read(|c| {
             let mut stmt = c.prepare_cached("SELECT id FROM books WHERE server_id = ?1")?;

@@ -16,7 +16,7 @@ use futures_util::StreamExt;
 use reqwest::{header, Response, StatusCode};
 use url::Url;
 
-use crate::foundation::address_secrets::redact;
+use crate::foundation::address_secrets::{self, redact};
 
 use crate::foundation::store::{Store, StoreError};
 use crate::http::server_throttle::{self, SlotGuard};
@@ -105,6 +105,9 @@ pub struct ServerAccess {
     pub trust_self_signed: bool,
     /// The secret is an API key, sent as `X-API-Key`.
     pub api_key: bool,
+    /// The key the server's addresses carry in their path (Kavita), put in place of the
+    /// placeholder the kept addresses have, for requests to the server's own origin only.
+    pub path_key: Option<Secret>,
 }
 
 impl std::fmt::Debug for ServerAccess {
@@ -114,6 +117,7 @@ impl std::fmt::Debug for ServerAccess {
             .field("username", &self.username)
             .field("has_secret", &self.secret.is_some())
             .field("trust_self_signed", &self.trust_self_signed)
+            .field("has_path_key", &self.path_key.is_some())
             .finish()
     }
 }
@@ -134,7 +138,36 @@ impl ServerAccess {
             min_interval_ms: server.min_interval_ms,
             trust_self_signed: server.trust_self_signed,
             api_key: server.api_key,
+            path_key: crate::library::servers::path_key(credentials, server)?,
         })
+    }
+
+    /// The address to request for a kept address: the server's path key in place of its
+    /// placeholder, when the address is the server's own.
+    pub fn request_url(&self, url: &Url) -> Url {
+        match &self.path_key {
+            Some(key) if same_origin(url, &self.origin) => {
+                address_secrets::reveal(url, key.expose())
+            }
+            _ => url.clone(),
+        }
+    }
+
+    /// An address the server answered from, as Carrel keeps it: without the server's path key.
+    pub fn kept_url(&self, url: &Url) -> Url {
+        match &self.path_key {
+            Some(_) => address_secrets::conceal_url(url).0,
+            None => url.clone(),
+        }
+    }
+
+    /// A document of the server as Carrel keeps it: every occurrence of the server's path key
+    /// replaced by the placeholder, so the addresses it links to are kept without the key.
+    pub fn kept_document<'a>(&self, bytes: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        match &self.path_key {
+            Some(key) => address_secrets::conceal_text(bytes, key.expose()),
+            None => std::borrow::Cow::Borrowed(bytes),
+        }
     }
 }
 
@@ -209,6 +242,7 @@ impl HttpClient {
         headers: &[(header::HeaderName, String)],
     ) -> Result<Fetching, FetchError> {
         let client = self.client_for(access)?;
+        let url = &access.request_url(url);
         let slot =
             server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
         let build = || {
@@ -251,7 +285,7 @@ impl HttpClient {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let final_url = response.url().clone();
+        let final_url = access.kept_url(response.url());
         let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(max_bytes) as usize);
         let mut body = response.bytes_stream();
         let mut last_alive = std::time::Instant::now();
@@ -320,6 +354,7 @@ impl HttpClient {
         max_bytes: u64,
     ) -> Result<Answer, FetchError> {
         let client = self.client_for(access)?;
+        let url = &access.request_url(url);
         let slot =
             server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
         let build = || {

@@ -192,6 +192,12 @@ impl Credentials {
         format!("{}:session:{server_id}", self.install_id)
     }
 
+    /// The account under which the key a server keeps in its addresses' path (Kavita's API key)
+    /// is stored.
+    pub fn path_key_account(&self, server_id: i64) -> String {
+        format!("{}:path-key:{server_id}", self.install_id)
+    }
+
     /// The account under which the KOReader sync key is kept.
     pub fn kosync_account(&self) -> String {
         format!("{}:kosync", self.install_id)

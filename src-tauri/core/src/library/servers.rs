@@ -7,6 +7,7 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use crate::foundation::address_secrets;
 use crate::foundation::error::ErrorKind;
 use crate::foundation::store::{Store, StoreError};
 use crate::library::credentials::{Credentials, Secret};
@@ -397,6 +398,8 @@ pub fn update_with_secret(
     password: &PasswordChange,
 ) -> Result<Server, crate::library::error::Error> {
     // Everything that can refuse the update is checked before the secret store changes.
+    let (input, path_key) = concealing_path_key(input);
+    let input = &input;
     let current = get(store, id)?;
     let valid = validate(&with_current(input, &current))?;
     let taken: bool = store
@@ -417,9 +420,10 @@ pub fn update_with_secret(
         PasswordChange::Set(secret) => credentials.set(&credentials.server_account(id), secret)?,
     }
     // A session won with the old password (or none) is not this password's.
-    if !matches!(password, PasswordChange::Keep) {
+    if !matches!(password, PasswordChange::Keep) || path_key.is_some() {
         credentials.delete(&credentials.session_account(id))?;
     }
+    keep_path_key(credentials, id, path_key.as_ref())?;
     Ok(update(store, id, input)?)
 }
 
@@ -454,14 +458,62 @@ pub fn add_with_secret(
     input: &NewServer,
     secret: Option<&Secret>,
 ) -> Result<Server, crate::library::error::Error> {
-    let server = add(store, input)?;
-    if let Some(secret) = secret {
-        if let Err(e) = credentials.set(&credentials.server_account(server.id), secret) {
-            remove(store, server.id)?;
-            return Err(e.into());
-        }
+    let (input, path_key) = concealing_path_key(input);
+    let server = add(store, &input)?;
+    let kept = secret
+        .map(|secret| credentials.set(&credentials.server_account(server.id), secret))
+        .transpose()
+        .and_then(|_| keep_path_key(credentials, server.id, path_key.as_ref()));
+    if let Err(e) = kept {
+        remove(store, server.id)?;
+        credentials.delete(&credentials.server_account(server.id))?;
+        return Err(e.into());
     }
     Ok(server)
+}
+
+/// The input with the key a Kavita address carries in its path replaced by the placeholder
+/// ([`address_secrets::conceal_url`]), and the key: the key goes to the secret store, never
+/// into SQLite.
+fn concealing_path_key(input: &NewServer) -> (NewServer, Option<Secret>) {
+    let Ok(url) = Url::parse(input.url.trim()) else {
+        return (input.clone(), None);
+    };
+    match address_secrets::conceal_url(&url) {
+        (kept, Some(key)) => (
+            NewServer {
+                url: kept.to_string(),
+                ..input.clone()
+            },
+            Some(Secret::new(key)),
+        ),
+        _ => (input.clone(), None),
+    }
+}
+
+fn keep_path_key(
+    credentials: &Credentials,
+    id: i64,
+    key: Option<&Secret>,
+) -> Result<(), crate::library::credentials::CredentialError> {
+    match key {
+        Some(key) => credentials.set(&credentials.path_key_account(id), key),
+        None => Ok(()),
+    }
+}
+
+/// The key a server's addresses carry in their path (Kavita), from the secret store, when its
+/// catalog address has the placeholder for one.
+pub fn path_key(
+    credentials: &Credentials,
+    server: &Server,
+) -> Result<Option<Secret>, crate::library::error::Error> {
+    let wants_key =
+        Url::parse(&server.url).is_ok_and(|u| address_secrets::has_path_key_placeholder(&u));
+    if !wants_key {
+        return Ok(None);
+    }
+    Ok(credentials.get(&credentials.path_key_account(server.id))?)
 }
 
 /// The password or token saved for a server, if any.
@@ -470,6 +522,80 @@ pub fn secret(
     server: &Server,
 ) -> Result<Option<Secret>, crate::library::error::Error> {
     Ok(credentials.get(&credentials.server_account(server.id))?)
+}
+
+/// Moves the key of every server whose catalog address still carries it in its path (Kavita,
+/// added before keys were kept as secrets) into the secret store, and replaces it with the
+/// placeholder in every address kept for that server: the server, its books, their tasks,
+/// "keep all offline" batches and the kept catalog pages (whose documents are concealed the
+/// same way). Runs when a library is opened; a server whose key cannot be stored keeps its
+/// address as it was and is tried again at the next start.
+pub fn conceal_path_keys(
+    store: &Store,
+    credentials: &Credentials,
+) -> Result<usize, crate::library::error::Error> {
+    let mut concealed = 0;
+    for server in list(store)? {
+        let Ok(url) = Url::parse(&server.url) else {
+            continue;
+        };
+        let Some(key) = address_secrets::path_key(&url) else {
+            continue;
+        };
+        credentials.set(
+            &credentials.path_key_account(server.id),
+            &Secret::new(key.clone()),
+        )?;
+        let placeholder = address_secrets::PATH_KEY_PLACEHOLDER;
+        store.write(|tx| {
+            let sql = |statement: &str| {
+                tx.execute(statement, params![server.id, key, placeholder])
+                    .map_err(|e| store.sql_error(e))
+            };
+            sql("UPDATE servers SET url = replace(url, ?2, ?3) WHERE id = ?1")?;
+            sql("UPDATE books SET catalog_id = replace(catalog_id, ?2, ?3),
+                     stream_template = replace(stream_template, ?2, ?3),
+                     file_url = replace(file_url, ?2, ?3),
+                     cover_url = replace(cover_url, ?2, ?3),
+                     page_list = replace(page_list, ?2, ?3),
+                     progression_url = replace(progression_url, ?2, ?3),
+                     read_progress_url = replace(read_progress_url, ?2, ?3),
+                     match_key = replace(match_key, ?2, ?3)
+                 WHERE server_id = ?1")?;
+            sql("UPDATE tasks SET url = replace(url, ?2, ?3) WHERE server_id = ?1")?;
+            sql(
+                "UPDATE download_batches SET source_url = replace(source_url, ?2, ?3)
+                 WHERE server_id = ?1",
+            )?;
+            let kept: Vec<(String, String, Vec<u8>)> = {
+                let mut stmt = tx
+                    .prepare("SELECT url, final_url, body FROM catalog_cache WHERE server_id = ?1")
+                    .map_err(|e| store.sql_error(e))?;
+                let rows = stmt
+                    .query_map([server.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+                    .map_err(|e| store.sql_error(e));
+                rows?
+            };
+            for (url, final_url, body) in kept {
+                tx.execute(
+                    "UPDATE catalog_cache SET url = ?3, final_url = ?4, body = ?5
+                     WHERE server_id = ?1 AND url = ?2",
+                    params![
+                        server.id,
+                        url,
+                        url.replace(&key, placeholder),
+                        final_url.replace(&key, placeholder),
+                        address_secrets::conceal_text(&body, &key).as_ref()
+                    ],
+                )
+                .map_err(|e| store.sql_error(e))?;
+            }
+            Ok::<_, StoreError>(())
+        })?;
+        concealed += 1;
+    }
+    Ok(concealed)
 }
 
 #[cfg(test)]
@@ -490,6 +616,58 @@ mod tests {
             url: url.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_kavita_key_kept_in_addresses_moves_to_the_secret_store() {
+        let (t, s) = store();
+        let creds = Credentials::file_only(&DataDir::new(t.path()), "carrel-test");
+        let key = "7f3c2a1e-90ab-4cde-8f00-123456789abc";
+        let server = add(
+            &s,
+            &input("Kavita", &format!("http://nas.local:5000/api/opds/{key}")),
+        )
+        .unwrap();
+        s.write(|tx| {
+            tx.execute(
+                "INSERT INTO books (id, server_id, catalog_id, title, format, file_url, created_at_ms)
+                 VALUES (1, ?1, 'urn:1', 'One', 'epub', ?2, 0)",
+                params![server.id, format!("http://nas.local:5000/api/opds/{key}/series/1/volume/1/chapter/1/download/a.epub")],
+            )
+            .unwrap();
+            tx.execute(
+                "INSERT INTO catalog_cache (server_id, url, final_url, body, fetched_at_ms)
+                 VALUES (?1, ?2, ?2, ?3, 0)",
+                params![
+                    server.id,
+                    format!("http://nas.local:5000/api/opds/{key}"),
+                    format!("<feed><link href=\"/api/opds/{key}/libraries\"/></feed>").into_bytes()
+                ],
+            )
+            .unwrap();
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+        assert_eq!(conceal_path_keys(&s, &creds).unwrap(), 1);
+        let kept = get(&s, server.id).unwrap();
+        assert_eq!(kept.url, "http://nas.local:5000/api/opds/~apikey~");
+        assert_eq!(path_key(&creds, &kept).unwrap().unwrap().expose(), key);
+        let file_url: String = s
+            .read(|c| c.query_row("SELECT file_url FROM books WHERE id = 1", [], |r| r.get(0)))
+            .unwrap();
+        assert!(
+            file_url.contains("/api/opds/~apikey~/series/1"),
+            "{file_url}"
+        );
+        let (url, body): (String, Vec<u8>) = s
+            .read(|c| {
+                c.query_row("SELECT url, body FROM catalog_cache", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+            })
+            .unwrap();
+        assert!(!url.contains(key) && !String::from_utf8(body).unwrap().contains(key));
+        assert_eq!(conceal_path_keys(&s, &creds).unwrap(), 0, "done once");
     }
 
     #[test]

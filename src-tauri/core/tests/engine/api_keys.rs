@@ -92,3 +92,110 @@ async fn an_api_key_signs_in_as_x_api_key_and_only_so() {
     }
     fixture.stop();
 }
+
+const KAVITA_KEY: &str = "5d1c9a0e-77f2-4b1a-9c3e-0f2e4d6a8b10";
+
+/// Kavita keeps the reader's API key in every catalog address (`/api/opds/<key>/…`): the key
+/// goes to the secret store when the server is added, every address Carrel keeps carries a
+/// placeholder instead, and requests carry the key again — so browsing, pages and files work
+/// while the database never holds the key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kavita_key_in_the_catalog_address_works_and_never_reaches_the_database() {
+    use carrel_core::{
+        catalog::client::CatalogItem,
+        engine::book_downloads::{self, BookState},
+        foundation::part_files::PartFiles,
+        library::books,
+    };
+    let fixture = fixture_server::Server::start(Config {
+        books: 3,
+        behavior: Behavior {
+            kavita_key: Some(KAVITA_KEY.into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .expect("the fixture server starts");
+    let env = Env::new();
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let server = servers::add_with_secret(
+        &env.store,
+        &env.credentials,
+        &NewServer {
+            name: "Kavita".into(),
+            url: fixture.url(&format!("/api/opds/{KAVITA_KEY}")),
+            ..Default::default()
+        },
+        None,
+    )
+    .unwrap();
+    assert!(!server.url.contains(KAVITA_KEY), "{}", server.url);
+    assert!(server.url.ends_with("/api/opds/~apikey~"), "{}", server.url);
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let root = client.browse(&server, None).await.unwrap();
+    let books_feed = root
+        .entries
+        .iter()
+        .find_map(|e| match e {
+            CatalogItem::Navigation { href, .. } if href.ends_with("/opds/books") => {
+                Some(href.clone())
+            }
+            _ => None,
+        })
+        .expect("the root feed links to its books");
+    assert!(books_feed.contains("/api/opds/~apikey~/"), "{books_feed}");
+    let page = client.browse(&server, Some(&books_feed)).await.unwrap();
+    let ids: Vec<i64> = page
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            CatalogItem::Book { book_id, .. } => Some(*book_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 3);
+    for id in &ids {
+        book_downloads::store_book(&env.store, *id).unwrap();
+    }
+    let (finish, _) = env.sync(crate::support::fast_config()).await;
+    assert_eq!(finish, carrel_core::engine::executor::Finish::Idle);
+    let files = PartFiles::new(env.dir.books());
+    for id in &ids {
+        let book = books::get(&env.store, *id).unwrap();
+        let status = book_downloads::status(&env.store, &book).unwrap();
+        assert_eq!(status.state, BookState::Stored, "{}", book.title);
+        if !book.streams_pages() {
+            let stored = std::fs::read(files.find_book_file(*id).unwrap()).unwrap();
+            assert!(
+                (1..=3).any(|n| fixture.book_bytes(n).as_deref() == Some(&stored[..])),
+                "{} is stored byte for byte",
+                book.title
+            );
+        }
+    }
+    // Every request carried the key (the server refuses any other), and no file of the
+    // database holds it.
+    assert!(fixture.stats().total_requests > 3);
+    for entry in std::fs::read_dir(env.store.data_dir().root()).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("carrel.db")
+        {
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(
+                !bytes
+                    .windows(KAVITA_KEY.len())
+                    .any(|w| w == KAVITA_KEY.as_bytes()),
+                "the key in {path:?}"
+            );
+        }
+    }
+    fixture.stop();
+}
