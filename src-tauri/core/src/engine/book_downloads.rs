@@ -219,6 +219,56 @@ pub fn open_book(
     Ok(Some(download_stack::push(store, &spec)?))
 }
 
+/// The fragment that makes a task's address a part of a file: `…#bytes=START-END` (END
+/// included) or `…#bytes=-N` (the last N bytes). Fragments never travel in requests: the
+/// executor sends the range as a `Range` header and stores the part's bytes as they come.
+const RANGE_FRAGMENT: &str = "bytes=";
+
+/// The address of bytes `[start, end)` of a file (`end` `None`: the file's last `start` bytes).
+pub fn part_of_file_url(file_url: &str, start: u64, end: Option<u64>) -> String {
+    let base = file_url.split_once('#').map_or(file_url, |(b, _)| b);
+    match end {
+        Some(end) => format!("{base}#{RANGE_FRAGMENT}{start}-{}", end.saturating_sub(1)),
+        None => format!("{base}#{RANGE_FRAGMENT}-{start}"),
+    }
+}
+
+/// The `Range` header value a task's address asks for, when it is a part of a file.
+pub fn requested_range(url: &url::Url) -> Option<String> {
+    let spec = url.fragment()?.strip_prefix(RANGE_FRAGMENT)?;
+    let valid = match spec.split_once('-') {
+        Some(("", n)) => n.parse::<u64>().is_ok_and(|n| n > 0),
+        Some((a, b)) => matches!((a.parse::<u64>(), b.parse::<u64>()), (Ok(a), Ok(b)) if a <= b),
+        None => false,
+    };
+    valid.then(|| format!("{RANGE_FRAGMENT}{spec}"))
+}
+
+/// A window reads a book's file before it is stored: pushes the parts of the file it needs
+/// (`(position, address)`, see [`part_of_file_url`]) prioritary, the **last** on top, beside
+/// the file's own task. Parts already asked for move to the top; stored ones are not asked for.
+pub fn push_file_parts(
+    store: &Store,
+    book_id: i64,
+    parts: &[(i64, String)],
+) -> Result<Vec<Pushed>, DownloadRequestError> {
+    let book = books::get(store, book_id)?;
+    let files = PartFiles::new(store.data_dir().books());
+    let specs: Vec<TaskSpec> = parts
+        .iter()
+        .filter(|(position, _)| files.find_page(book_id, *position).is_none())
+        .map(|(position, url)| TaskSpec {
+            book_id,
+            server_id: book.server_id,
+            kind: TaskKind::Page,
+            position: *position,
+            url: url.clone(),
+            prioritary: true,
+        })
+        .collect();
+    Ok(download_stack::push_all(store, &specs)?)
+}
+
 /// A window needs page `page` (0-based) of a page-streamed book now: pushes it prioritary,
 /// without touching the reader's position (a window may ask for pages ahead of the one read).
 /// The chain then brings the pages after it.

@@ -629,6 +629,22 @@ pub fn task(store: &Store, task_id: i64) -> Result<Option<Task>, StoreError> {
 }
 
 /// Every task of a book (any state).
+/// Whether a window waits for parts of a book's file (prioritary page tasks of a book that
+/// is downloaded as one file): the file's download then gives way to them.
+pub fn has_prioritary_parts_pending(store: &Store, book_id: i64) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS(SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = 'page'
+                 AND prioritary = 1 AND state = 'pending'
+                 AND EXISTS(SELECT 1 FROM tasks f WHERE f.book_id = ?1 AND f.kind = 'file'))",
+                [book_id],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
 pub fn tasks_of_book(store: &Store, book_id: i64) -> Result<Vec<Task>, StoreError> {
     select_tasks(
         store,

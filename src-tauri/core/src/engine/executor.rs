@@ -978,6 +978,24 @@ impl Run<'_> {
         }
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
+        if let Some(range) = book_downloads::requested_range(&url) {
+            // A part of the book's file, read before the file is stored (a page of a zip).
+            let (fetched, _) = self
+                .ex
+                .http
+                .get_part(
+                    &self.ex.store,
+                    &access,
+                    &url,
+                    &range,
+                    self.ex.config.max_page_bytes,
+                )
+                .await?;
+            let path = self.ex.files.page_path(book.id, task.position, "bytes");
+            let len = fetched.bytes.len() as u64;
+            write_blocking(path, fetched.bytes).await?;
+            return Ok(len);
+        }
         let fetched = self
             .ex
             .http
@@ -1115,6 +1133,8 @@ impl Run<'_> {
         let mut restarted = false;
         let preemptible = !task.prioritary;
         let mut last_bytes_report = Instant::now();
+        // Polled across chunks: a chunk shorter than the poll interval must not hide a push.
+        let mut last_poll = Instant::now();
         loop {
             let start = partial.len();
             if total.is_some_and(|t| start >= t) {
@@ -1223,7 +1243,6 @@ impl Run<'_> {
             let mut body = response.bytes_stream();
             let mut oversized = false;
             let mut preempted = false;
-            let mut last_poll = Instant::now();
             let mut last_alive = Instant::now();
             let mut body_error = None;
             while let Some(piece) = body.next().await {
@@ -1270,9 +1289,21 @@ impl Run<'_> {
                         tracing::info!(task = id, "the download was cancelled while it ran");
                         return Err(TaskError::Stack(StackError::WrongState(id)));
                     }
-                    if preemptible && !whole_body {
+                    if !whole_body {
+                        // A prioritary file gives way only to the parts of itself a window is
+                        // reading before it is stored (pages of a zip).
                         let skip = self.backoffs.waiting();
-                        if self.ex.db(move |s| has_prioritary_pending(s, &skip)).await {
+                        let wanted = if preemptible {
+                            self.ex.db(move |s| has_prioritary_pending(s, &skip)).await
+                        } else {
+                            self.ex
+                                .db(move |s| {
+                                    download_stack::has_prioritary_parts_pending(s, book_id)
+                                })
+                                .await
+                                .unwrap_or(false)
+                        };
+                        if wanted {
                             preempted = true;
                             break;
                         }

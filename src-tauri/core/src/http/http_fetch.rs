@@ -275,7 +275,61 @@ impl HttpClient {
         url: &Url,
         max_bytes: u64,
     ) -> Result<Fetched, FetchError> {
-        let Fetching { response, slot } = self.get(store, access, url, &[]).await?;
+        let fetching = self.get(store, access, url, &[]).await?;
+        self.read_body(fetching, access, url, max_bytes).await
+    }
+
+    /// Fetches one part of a file, `range` being a `Range` header value (`bytes=A-B` or
+    /// `bytes=-N`), and refuses any answer that is not a part: a server that ignores `Range`
+    /// (a `200` with the whole file) is [`FetchError::Gone`] for this request, so the caller
+    /// knows to wait for the whole file instead. Returns the bytes and where they are.
+    pub async fn get_part(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        range: &str,
+        max_bytes: u64,
+    ) -> Result<(Fetched, ByteRange), FetchError> {
+        let headers = [
+            (header::RANGE, range.to_owned()),
+            // Bytes as stored on the server: no transparent compression under a Range.
+            (header::ACCEPT_ENCODING, "identity".to_owned()),
+        ];
+        let fetching = self.get(store, access, url, &headers).await?;
+        if fetching.response.status() != StatusCode::PARTIAL_CONTENT {
+            return Err(FetchError::Gone(format!(
+                "{}: the server does not send parts of files",
+                redact(url)
+            )));
+        }
+        let part = content_range(&fetching.response).ok_or_else(|| {
+            FetchError::Gone(format!("{}: a part came without its place", redact(url)))
+        })?;
+        if part.len() > max_bytes {
+            return Err(FetchError::TooLarge(max_bytes));
+        }
+        let fetched = self.read_body(fetching, access, url, max_bytes).await?;
+        if fetched.bytes.len() as u64 != part.len() {
+            return Err(FetchError::Transient(format!(
+                "{}: the server sent {} bytes of a {}-byte part",
+                redact(url),
+                fetched.bytes.len(),
+                part.len()
+            )));
+        }
+        Ok((fetched, part))
+    }
+
+    /// Reads a small answer whole, refusing more than `max_bytes`, and gives back the slot.
+    async fn read_body(
+        &self,
+        fetching: Fetching,
+        access: &ServerAccess,
+        url: &Url,
+        max_bytes: u64,
+    ) -> Result<Fetched, FetchError> {
+        let Fetching { response, slot } = fetching;
         let declared = response.content_length();
         if declared.is_some_and(|l| l > max_bytes) {
             return Err(FetchError::TooLarge(max_bytes));

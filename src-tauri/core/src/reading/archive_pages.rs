@@ -10,6 +10,13 @@
 //! The page count found is recorded on the book, so "Page N of M", progress sent to the server
 //! and the details agree.
 //!
+//! A zip comic (CBZ) is read before its file is stored: the file's tail (its directory), then
+//! the byte ranges of the page asked for and the two after it, each a prioritary part of the
+//! file in the download stack — the same executor and one request slot, the file's download
+//! giving way to them and resuming after ([`crate::reading::remote_zip`]). A server that does
+//! not send parts of files, or a directory too large for the tail, falls back to waiting for
+//! the whole file. `ComicInfo.xml` (reading direction) is read once the file is stored.
+//!
 //! Owns no table (writes the book's page count through [`crate::library::books`]).
 
 use std::collections::VecDeque;
@@ -27,6 +34,7 @@ use crate::foundation::store::Store;
 use crate::library::books::{self, Book, BookFormat};
 use crate::reading::comic_archive::{ArchiveError, ComicArchive, ComicInfo};
 use crate::reading::page_source::{PageError, PageImage, WaitPolicy};
+use crate::reading::remote_zip::{RemoteZip, TAIL_BYTES};
 
 /// How many opened archives are kept (their tables of contents, not their pages).
 const KEPT: usize = 4;
@@ -187,6 +195,198 @@ async fn opened(path: &Path) -> Result<Arc<ComicArchive>, PageError> {
     Ok(archive)
 }
 
+/// Where the parts of a zip read before its file is stored are kept, by position: the tail,
+/// then each page at its index.
+const TAIL_POSITION: i64 = -1;
+/// Pages read ahead of the one asked for, while the file is not stored.
+const PARTS_AHEAD: i64 = 2;
+
+/// Zips read from their tails, by data dir and book id, for the few books read last.
+type Remote = VecDeque<((PathBuf, i64), Arc<RemoteZip>)>;
+
+fn remote_kept() -> &'static Mutex<Remote> {
+    static REMOTE: OnceLock<Mutex<Remote>> = OnceLock::new();
+    REMOTE.get_or_init(|| Mutex::new(VecDeque::new()))
+}
+
+/// Whether the catalog says the book's file is a zip (by media type or extension): only those
+/// are read before the file is stored.
+fn is_zip(book: &Book) -> bool {
+    let typed = book.file_type.as_deref().map(|t| {
+        t.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
+    if let Some(t) = typed.as_deref() {
+        if matches!(
+            t,
+            "application/vnd.comicbook+zip" | "application/x-cbz" | "application/zip"
+        ) {
+            return true;
+        }
+    }
+    book.file_url
+        .as_deref()
+        .and_then(|u| url::Url::parse(u).ok())
+        .and_then(|u| u.path_segments()?.next_back().map(str::to_ascii_lowercase))
+        .is_some_and(|name| name.ends_with(".cbz"))
+}
+
+/// What waiting for a part of the file came to.
+enum PartWait {
+    /// The part's bytes.
+    Part(Vec<u8>),
+    /// The whole file is stored meanwhile: read it instead.
+    FileStored,
+    /// Parts cannot be had (the server sends no parts of files): wait for the whole file.
+    Unavailable,
+}
+
+/// Pushes the parts (`position`, address) — the last on top — and waits for the first one.
+async fn part(
+    store: &Store,
+    book: &Book,
+    wanted: i64,
+    parts: Vec<(i64, String)>,
+    wait: WaitPolicy,
+) -> Result<PartWait, PageError> {
+    let files = PartFiles::new(store.data_dir().books());
+    let read = |path: PathBuf| std::fs::read(path).map_err(|e| PageError::Io(e.to_string()));
+    if let Some(path) = files.find_page(book.id, wanted) {
+        return Ok(PartWait::Part(read(path)?));
+    }
+    book_downloads::push_file_parts(store, book.id, &parts).map_err(|e| match e {
+        DownloadRequestError::Book(e) => PageError::from(e),
+        DownloadRequestError::Store(e) => PageError::from(e),
+        other => PageError::Failed(other.to_string()),
+    })?;
+    let deadline = Instant::now() + wait.timeout;
+    loop {
+        if let Some(path) = files.find_page(book.id, wanted) {
+            return Ok(PartWait::Part(read(path)?));
+        }
+        if stored_file(store, book.id)?.is_some() {
+            return Ok(PartWait::FileStored);
+        }
+        let failed = download_stack::tasks_of_book(store, book.id)?
+            .into_iter()
+            .find(|t| {
+                t.kind == TaskKind::Page && t.position == wanted && t.state == TaskState::Failed
+            });
+        if let Some(t) = failed {
+            tracing::info!(book = book.id, cause = ?t.failure, "parts of the file cannot be read; waiting for the whole file");
+            return Ok(PartWait::Unavailable);
+        }
+        if Instant::now() >= deadline {
+            return Err(PageError::OfflineNotDownloaded);
+        }
+        tokio::time::sleep(wait.poll).await;
+    }
+}
+
+/// The zip of a book not stored yet, read from its tail (fetched once, kept), or `None` when it
+/// cannot be read that way.
+async fn remote_zip(
+    store: &Store,
+    book: &Book,
+    wait: WaitPolicy,
+) -> Result<Option<Arc<RemoteZip>>, PageError> {
+    let Some(file_url) = book.file_url.as_deref().filter(|_| is_zip(book)) else {
+        return Ok(None);
+    };
+    let key = (store.data_dir().root().to_owned(), book.id);
+    {
+        let mut kept = remote_kept().lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
+            let entry = kept.remove(at).expect("found above");
+            let zip = entry.1.clone();
+            kept.push_back(entry);
+            return Ok(Some(zip));
+        }
+    }
+    let tail_url = book_downloads::part_of_file_url(file_url, TAIL_BYTES, None);
+    let tail = match part(
+        store,
+        book,
+        TAIL_POSITION,
+        vec![(TAIL_POSITION, tail_url)],
+        wait,
+    )
+    .await?
+    {
+        PartWait::Part(bytes) => bytes,
+        PartWait::FileStored | PartWait::Unavailable => return Ok(None),
+    };
+    let zip = match tokio::task::spawn_blocking(move || RemoteZip::from_tail(tail))
+        .await
+        .map_err(|e| PageError::Io(e.to_string()))?
+    {
+        Ok(zip) => Arc::new(zip),
+        Err(e) => {
+            tracing::info!(book = book.id, cause = %e, "the zip cannot be read before it is stored; waiting for the whole file");
+            return Ok(None);
+        }
+    };
+    let mut kept = remote_kept().lock().unwrap_or_else(|p| p.into_inner());
+    kept.retain(|(k, _)| *k != key);
+    kept.push_back((key, zip.clone()));
+    while kept.len() > KEPT {
+        kept.pop_front();
+    }
+    Ok(Some(zip))
+}
+
+/// Page `index` of a zip not stored yet, from its byte range (the two pages after it asked for
+/// too), or `None` when the whole file is to be read instead.
+async fn remote_page(
+    store: &Store,
+    book: &Book,
+    zip: &Arc<RemoteZip>,
+    index: usize,
+    wait: WaitPolicy,
+) -> Result<Option<Vec<u8>>, PageError> {
+    let file_url = book.file_url.as_deref().unwrap_or_default();
+    let count = zip.page_count();
+    if index >= count {
+        return Err(PageError::OutOfRange {
+            page: index as i64,
+            count: count as i64,
+        });
+    }
+    let ahead = (index as i64 + PARTS_AHEAD).min(count as i64 - 1);
+    let mut parts = Vec::new();
+    // The furthest first: the page asked for ends on top.
+    for p in (index as i64..=ahead).rev() {
+        let (start, end) = zip.page_range(p as usize).map_err(archive_error)?;
+        parts.push((
+            p,
+            book_downloads::part_of_file_url(file_url, start, Some(end)),
+        ));
+    }
+    let bytes = match part(store, book, index as i64, parts, wait).await? {
+        PartWait::Part(bytes) => bytes,
+        PartWait::FileStored | PartWait::Unavailable => return Ok(None),
+    };
+    let zip = zip.clone();
+    let page = tokio::task::spawn_blocking(move || zip.read_page(index, &bytes))
+        .await
+        .map_err(|e| PageError::Io(e.to_string()))?
+        .map_err(archive_error)?;
+    Ok(Some(page))
+}
+
+/// Queues the book's file prioritary (the reader opened it).
+fn queue_file(store: &Store, book_id: i64) -> Result<(), PageError> {
+    match book_downloads::open_book(store, book_id, None) {
+        Ok(_) => Ok(()),
+        Err(DownloadRequestError::Book(e)) => Err(e.into()),
+        Err(DownloadRequestError::Store(e)) => Err(e.into()),
+        Err(_) => Err(PageError::NotPaged(book_id)),
+    }
+}
+
 /// Opens a comic kept as one archive: waits for its file (see the module), reads its table of
 /// contents, and records its page count on the book.
 pub async fn open(
@@ -195,6 +395,21 @@ pub async fn open(
     wait: WaitPolicy,
 ) -> Result<ArchiveComic, PageError> {
     let book = check(store, book_id)?;
+    if stored_file(store, book_id)?.is_none() {
+        queue_file(store, book_id)?;
+        if let Some(zip) = remote_zip(store, &book, wait).await? {
+            let count = zip.page_count();
+            if book.page_count != Some(count as i64) {
+                books::set_page_count(store, book_id, count as i64)?;
+            }
+            return Ok(ArchiveComic {
+                book_id,
+                page_count: count,
+                right_to_left: false,
+                info: ComicInfo::default(),
+            });
+        }
+    }
     let path = archive_file(store, book_id, wait).await?;
     let archive = opened(&path).await?;
     let count = archive.page_count();
@@ -216,12 +431,24 @@ pub async fn page(
     index: i64,
     wait: WaitPolicy,
 ) -> Result<PageImage, PageError> {
-    check(store, book_id)?;
+    let book = check(store, book_id)?;
     if index < 0 {
         return Err(PageError::OutOfRange {
             page: index,
             count: 0,
         });
+    }
+    if stored_file(store, book_id)?.is_none() {
+        queue_file(store, book_id)?;
+        if let Some(zip) = remote_zip(store, &book, wait).await? {
+            if let Some(bytes) = remote_page(store, &book, &zip, index as usize, wait).await? {
+                let content_type = sniff_image_type(&bytes).unwrap_or("application/octet-stream");
+                return Ok(PageImage {
+                    bytes,
+                    content_type,
+                });
+            }
+        }
     }
     let path = archive_file(store, book_id, wait).await?;
     let archive = opened(&path).await?;

@@ -104,15 +104,7 @@ impl ComicArchive {
             Container::Zip => zip_entries(path)?,
             _ => libarchive_entries(path)?,
         };
-        let mut pages: Vec<(String, usize)> =
-            names.into_iter().filter(|(n, _)| is_page(n)).collect();
-        if pages.is_empty() {
-            return Err(ArchiveError::NoPages);
-        }
-        if pages.len() > MAX_PAGES {
-            return Err(ArchiveError::TooManyEntries);
-        }
-        pages.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+        let pages = pages_in_reading_order(names)?;
         let info = info.map(|xml| parse_comic_info(&xml)).unwrap_or_default();
         Ok(ComicArchive {
             path: path.to_owned(),
@@ -146,6 +138,22 @@ impl ComicArchive {
         }
         Ok(bytes)
     }
+}
+
+/// The pages among an archive's entries (name, index in the archive), in reading order:
+/// images only, natural order, at most [`MAX_PAGES`].
+pub fn pages_in_reading_order(
+    entries: Vec<(String, usize)>,
+) -> Result<Vec<(String, usize)>, ArchiveError> {
+    let mut pages: Vec<(String, usize)> = entries.into_iter().filter(|(n, _)| is_page(n)).collect();
+    if pages.is_empty() {
+        return Err(ArchiveError::NoPages);
+    }
+    if pages.len() > MAX_PAGES {
+        return Err(ArchiveError::TooManyEntries);
+    }
+    pages.sort_by(|a, b| natural_cmp(&a.0, &b.0));
+    Ok(pages)
 }
 
 /// Every entry name of an archive (pages or not), as stored.

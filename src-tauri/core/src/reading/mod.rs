@@ -11,3 +11,4 @@ pub mod komga;
 pub mod kosync;
 pub mod page_source;
 pub mod position_sync;
+pub mod remote_zip;

@@ -309,8 +309,137 @@ async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     // Browsing again (the catalog gives no count) keeps the archive's.
     client.browse(&server, Some("/opds/books")).await.unwrap();
     assert_eq!(books::get(&env.store, id).unwrap().page_count, Some(14));
-    // The file was downloaded once.
-    assert_eq!(fixture.stats().hits(&format!("/books/{}/file", meta.id)), 1);
+    // The file was downloaded once, besides the parts read before it was stored.
+    let parts = parts_bytes(&env, id);
+    assert_eq!(
+        fixture.stats().bytes(&format!("/books/{}/file", meta.id)),
+        meta.length + parts
+    );
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+/// Bytes of the parts of a book's file read before the file was stored (its tail and pages).
+fn parts_bytes(env: &crate::support::Env, id: i64) -> u64 {
+    let files = carrel_core::foundation::part_files::PartFiles::new(env.dir.books());
+    (-1..200)
+        .filter_map(|p| files.find_page(id, p))
+        .map(|path| std::fs::metadata(path).unwrap().len())
+        .sum()
+}
+
+/// A zip comic opens at page 30 long before its file is stored: the file's tail (its
+/// directory) and the page's byte range come as prioritary parts through the same executor and
+/// request slot, the file's download giving way to them and resuming after; pages read so are
+/// the pages of the stored file, and the file's bytes are sent once besides those parts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zip_comic_opens_at_any_page_long_before_its_file_is_stored() {
+    use carrel_core::{
+        catalog::client::{CatalogClient, CatalogItem},
+        engine::executor::{Finish, RunMode},
+        foundation::part_files::PartFiles,
+        http::http_fetch::{HttpClient, HttpConfig},
+        reading::archive_pages,
+        reading::page_source::{self, WaitPolicy},
+    };
+    use fixture_server::{Behavior, Config, Faults};
+    use std::time::Duration;
+
+    let fixture = fixture_server::Server::start(Config {
+        books: 2,
+        comic_pages: [(1, 40)].into(),
+        behavior: Behavior {
+            whole_file_comics: true,
+            ..Behavior::default()
+        },
+        // About fifteen seconds for the whole file.
+        faults: Faults {
+            bandwidth: Some(150_000),
+            ..Faults::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
+    let file_url = format!("/books/{}/file", meta.id);
+    let env = crate::support::Env::new();
+    let server = env.add_server("calibre", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let page = client.browse(&server, Some("/opds/books")).await.unwrap();
+    let id = page
+        .entries
+        .iter()
+        .find_map(|e| match e {
+            CatalogItem::Book { book_id, title, .. } if *title == meta.title => Some(*book_id),
+            _ => None,
+        })
+        .unwrap();
+    let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
+    let wait = WaitPolicy {
+        poll: Duration::from_millis(20),
+        timeout: Duration::from_secs(60),
+    };
+    let opened = archive_pages::open(&env.store, id, wait).await.unwrap();
+    assert_eq!(opened.page_count, 40);
+    let image = page_source::page(&env.store, id, 29, wait).await.unwrap();
+    assert_eq!(image.bytes, fixture.page_bytes(1, 29).unwrap());
+    let sent = fixture.stats().bytes(&file_url);
+    assert!(
+        sent < meta.length / 2,
+        "page 30 came after {sent} of the file's {} bytes",
+        meta.length
+    );
+    let files = PartFiles::new(env.dir.books());
+    assert!(
+        files.find_book_file(id).is_none(),
+        "the file is not stored yet"
+    );
+    // Turning on: the pages after it were asked for with it.
+    let next = page_source::page(&env.store, id, 30, wait).await.unwrap();
+    assert_eq!(next.bytes, fixture.page_bytes(1, 30).unwrap());
+
+    // The file completes meanwhile; its pages are the same.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while files.find_book_file(id).is_none()
+        || !matches!(
+            carrel_core::engine::book_downloads::status(
+                &env.store,
+                &carrel_core::library::books::get(&env.store, id).unwrap()
+            )
+            .unwrap()
+            .state,
+            carrel_core::engine::book_downloads::BookState::Stored
+        )
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the file is stored in the end"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let stored = std::fs::read(files.find_book_file(id).unwrap()).unwrap();
+    assert_eq!(stored, fixture.book_bytes(1).unwrap());
+    for i in [0u32, 29, 39] {
+        let image = page_source::page(&env.store, id, i as i64, wait)
+            .await
+            .unwrap();
+        assert_eq!(image.bytes, fixture.page_bytes(1, i).unwrap(), "page {i}");
+    }
+    assert_eq!(
+        fixture.stats().bytes(&file_url),
+        meta.length + parts_bytes(&env, id),
+        "the file's bytes were sent once, besides the parts read before"
+    );
+    assert_eq!(
+        fixture.stats().global_max_in_flight,
+        1,
+        "one request at a time"
+    );
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
 }

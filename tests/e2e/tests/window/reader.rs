@@ -668,8 +668,18 @@ fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
     app.wait_for_text(&sel("page-indicator"), "Page 3 of 9")
         .unwrap();
     painted(&app, 2);
-    // The file came once, whole; no page was asked of the server one by one.
-    assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1);
+    // The file came once (besides the parts read before it was stored); no page was asked of
+    // the server one by one.
+    let file_url = format!("/books/{BOOK}/file");
+    let length = server.book(BOOK).unwrap().length;
+    app.wait_until("the file to be stored", default_timeout(), |_| {
+        Ok(stored_file(&case, id).then_some(()))
+    })
+    .unwrap();
+    assert_eq!(
+        server.stats().bytes(&file_url),
+        length + file_parts_bytes(&case, id)
+    );
     assert!(pages_asked(&server).is_empty());
     // Closed and opened again: back at page 3.
     app.find("body").unwrap().send_keys("\u{E00C}").unwrap(); // Escape
@@ -981,6 +991,92 @@ fn a_format_carrel_cannot_show_is_offered_to_the_systems_app_for_it() {
         .find_all(&sel("details-action-error"))
         .unwrap()
         .is_empty());
+    app.close().unwrap();
+    server.stop();
+}
+
+/// Whether the app stored a book's whole file.
+fn stored_file(case: &TestCase, id: i64) -> bool {
+    std::fs::read_dir(case.data_dir().join("books").join(id.to_string()))
+        .map(|d| {
+            d.flatten().any(|e| {
+                e.file_name().to_string_lossy().starts_with("book.")
+                    && !e.file_name().to_string_lossy().ends_with(".part")
+            })
+        })
+        .unwrap_or(false)
+}
+
+/// Bytes of the parts of a book's file the app read before the file was stored.
+fn file_parts_bytes(case: &TestCase, id: i64) -> u64 {
+    std::fs::read_dir(
+        case.data_dir()
+            .join("books")
+            .join(id.to_string())
+            .join("pages"),
+    )
+    .map(|d| {
+        d.flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".bytes"))
+            .map(|e| e.metadata().unwrap().len())
+            .sum()
+    })
+    .unwrap_or(0)
+}
+
+/// A 200-page CBZ on a slow server is read at page 150 long before its file is stored: the
+/// window asks, the core fetches the zip's directory and that page's bytes (the file's
+/// download giving way), and the page paints while most of the file is still on the server.
+#[test]
+fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 1,
+        comic_pages: [(BOOK, 200)].into(),
+        behavior: fixture_server::Behavior {
+            whole_file_comics: true,
+            ..Default::default()
+        },
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let book = server.book(BOOK).unwrap();
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    add_server(&app, "calibre", &server.url("/opds"));
+    let id = open_details(&app, &book.title, |_| {});
+    // From now on the server sends about 400 KB a second: the whole file takes half a minute.
+    server.set_faults(Faults {
+        bandwidth: Some(400_000),
+        ..Faults::default()
+    });
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 200")
+        .unwrap();
+    slide_to(&app, 149, true);
+    app.wait_for_text(&sel("page-indicator"), "Page 150 of 200")
+        .unwrap();
+    app.wait_until("page 150 to paint", default_timeout(), |c| {
+        let shown = c.execute(
+            "const img = document.querySelector('[data-testid=\"page-image\"]');
+             return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
+            vec![],
+        )?;
+        Ok((shown.as_str() == Some("149")).then_some(()))
+    })
+    .unwrap();
+    let file_url = format!("/books/{BOOK}/file");
+    let sent = server.stats().bytes(&file_url);
+    assert!(
+        !stored_file(&case, id) && sent < book.length / 2,
+        "page 150 painted after {sent} of the file's {} bytes",
+        book.length
+    );
+    assert!(
+        pages_asked(&server).is_empty(),
+        "pages come from the file, not one by one"
+    );
     app.close().unwrap();
     server.stop();
 }
