@@ -76,6 +76,30 @@ pub fn run_group(report: &mut Report) -> Result<()> {
             Row::new("archive", name, "ms", value, "the page's own file", files).goal_at_most(50.0),
         );
     }
+    // Turning pages one after another, as a reader does: an archive read by walking it (7z)
+    // takes the pages after the one asked for in the same walk.
+    let pace: Vec<usize> = (100..100 + TURNS).map(|i| i % PAGES).collect();
+    let files_in_order = measure(&pace, |i| {
+        Ok(std::fs::read(pages.join(format!("{:03}.jpg", i + 1)))?)
+    })?;
+    for (name, path) in [
+        ("next page from a stored CBZ (zip)", &cbz),
+        ("next page from a stored CB7 (7z)", &cb7),
+    ] {
+        let archive = ComicArchive::open(path)?;
+        let value = measure(&pace, |i| Ok(archive.page(i)?))?;
+        report.row(
+            Row::new(
+                "archive",
+                name,
+                "ms",
+                value,
+                "the page's own file",
+                files_in_order,
+            )
+            .goal_at_most(50.0),
+        );
+    }
     report.fact(
         "archive",
         "pages",

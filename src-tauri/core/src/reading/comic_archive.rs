@@ -20,9 +20,11 @@
 //! Owns no table and no file: it reads the file it is given.
 
 use std::cmp::Ordering;
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
@@ -94,7 +96,16 @@ pub struct ComicArchive {
     /// Entry names in reading order (for zip also the entry's index in the archive).
     pages: Vec<(String, usize)>,
     pub info: ComicInfo,
+    /// Pages decompressed ahead of the reader (RAR, 7z, tar: see [`READ_AHEAD`]).
+    ahead: Arc<Mutex<VecDeque<(usize, Arc<Vec<u8>>)>>>,
 }
+
+/// Pages kept decompressed after the one read, for archives read by walking them (RAR, 7z,
+/// tar): reaching page N of a solid archive decompresses everything before it, so the pages
+/// after it are taken in the same walk and the next turns cost nothing.
+pub const READ_AHEAD: usize = 4;
+/// The most bytes kept decompressed ahead, all pages together.
+const AHEAD_BYTES: usize = 96 << 20;
 
 impl ComicArchive {
     /// Reads the archive's table of contents (and its `ComicInfo.xml`).
@@ -111,6 +122,7 @@ impl ComicArchive {
             container,
             pages,
             info,
+            ahead: Arc::default(),
         })
     }
 
@@ -131,12 +143,48 @@ impl ComicArchive {
         })?;
         let bytes = match self.container {
             Container::Zip => zip_read(&self.path, *zip_index, MAX_PAGE_BYTES + 1)?,
-            _ => libarchive_read(&self.path, name, MAX_PAGE_BYTES + 1)?,
+            _ => return self.walked_page(index, name),
         };
         if bytes.len() as u64 > MAX_PAGE_BYTES {
             return Err(ArchiveError::PageTooLarge { page: index });
         }
         Ok(bytes)
+    }
+
+    /// A page of an archive read by walking it: kept from an earlier walk, else read with the
+    /// [`READ_AHEAD`] pages after it in one walk.
+    fn walked_page(&self, index: usize, name: &str) -> Result<Vec<u8>, ArchiveError> {
+        let lock = || self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, bytes)) = lock().iter().find(|(i, _)| *i == index) {
+            return Ok(bytes.to_vec());
+        }
+        let wanted: Vec<(usize, &str)> = (index..self.pages.len().min(index + 1 + READ_AHEAD))
+            .map(|i| (i, self.pages[i].0.as_str()))
+            .collect();
+        let names: Vec<&str> = wanted.iter().map(|(_, n)| *n).collect();
+        let mut found = libarchive_read_many(&self.path, &names, MAX_PAGE_BYTES + 1)?;
+        let asked = found
+            .remove(name)
+            .ok_or_else(|| ArchiveError::Damaged(format!("the entry “{name}” is missing")))?;
+        if asked.len() as u64 > MAX_PAGE_BYTES {
+            return Err(ArchiveError::PageTooLarge { page: index });
+        }
+        let mut ahead = lock();
+        for (i, n) in &wanted[1..] {
+            if let Some(bytes) = found
+                .remove(*n)
+                .filter(|b| b.len() as u64 <= MAX_PAGE_BYTES)
+            {
+                ahead.retain(|(k, _)| k != i);
+                ahead.push_back((*i, Arc::new(bytes)));
+            }
+        }
+        while ahead.len() > 2 * READ_AHEAD
+            || ahead.iter().map(|(_, b)| b.len()).sum::<usize>() > AHEAD_BYTES
+        {
+            ahead.pop_front();
+        }
+        Ok(asked)
     }
 }
 
@@ -393,6 +441,64 @@ impl Write for Capped {
 
 /// Walks the archive to the entry named `name`, decompressing what comes before it (a solid
 /// RAR or 7z cannot be skipped through), and returns at most `limit` bytes of it.
+/// Several entries' bytes by name in one walk of the archive, each at most `limit` (a longer
+/// one is cut at `limit`, for the caller to refuse). The walk stops once all are found.
+fn libarchive_read_many(
+    path: &Path,
+    names: &[&str],
+    limit: u64,
+) -> Result<HashMap<String, Vec<u8>>, ArchiveError> {
+    use compress_tools::{ArchiveContents, ArchiveIterator};
+    let file = File::open(path).map_err(io)?;
+    let entries = ArchiveIterator::from_read(BufReader::new(file))
+        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut found: HashMap<String, Vec<u8>> = HashMap::new();
+    let mut current: Option<(String, Capped)> = None;
+    let mut seen = 0usize;
+    for item in entries {
+        match item {
+            ArchiveContents::StartOfEntry(entry, _) => {
+                seen += 1;
+                if seen > MAX_ENTRIES {
+                    return Err(ArchiveError::TooManyEntries);
+                }
+                current =
+                    (names.contains(&entry.as_str()) && !found.contains_key(&entry)).then(|| {
+                        (
+                            entry,
+                            Capped {
+                                bytes: Vec::new(),
+                                limit,
+                            },
+                        )
+                    });
+            }
+            ArchiveContents::DataChunk(chunk) => {
+                let full = current.as_mut().is_some_and(|(_, out)| {
+                    out.write(&chunk).is_err() || out.bytes.len() as u64 >= limit
+                });
+                if full {
+                    // At the limit the walk stops (a bomb is not decompressed further); the
+                    // caller sees more than it allows and refuses that page.
+                    let (name, out) = current.take().expect("checked above");
+                    found.insert(name, out.bytes);
+                    break;
+                }
+            }
+            ArchiveContents::EndOfEntry => {
+                if let Some((name, out)) = current.take() {
+                    found.insert(name, out.bytes);
+                    if found.len() == names.len() {
+                        break;
+                    }
+                }
+            }
+            ArchiveContents::Err(e) => return Err(ArchiveError::Damaged(e.to_string())),
+        }
+    }
+    Ok(found)
+}
+
 fn libarchive_read(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, ArchiveError> {
     use compress_tools::{ArchiveContents, ArchiveIterator};
     let file = File::open(path).map_err(io)?;
