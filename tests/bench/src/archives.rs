@@ -125,3 +125,169 @@ fn measure(order: &[usize], mut read: impl FnMut(usize) -> Result<Vec<u8>>) -> R
     }
     Ok(Summary::of(&millis(&times)))
 }
+
+/// Times in the remote-read comparison.
+const REMOTE_REPS: usize = 5;
+/// The remote comic: pages of this size, and what the server sends a second.
+const REMOTE_PAGES: u32 = 200;
+const REMOTE_PAGE_BYTES: usize = 64 << 10;
+const REMOTE_BANDWIDTH: u64 = 4_000_000;
+
+/// Page 150 of a 200-page CBZ that is not stored, opened while its file downloads from a
+/// server sending 4 MB/s (the file takes about 3 s): time from opening the book to the page's
+/// bytes, against the least any client could do — the same two Range requests (the file's tail
+/// for its directory, then the page's bytes) sent alone, back to back.
+pub fn run_remote(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
+    use fixture_server::{Behavior, Config, Faults};
+    let fixture = fixture_server::Server::start(Config {
+        books: 1,
+        page_bytes: REMOTE_PAGE_BYTES,
+        comic_pages: [(1, REMOTE_PAGES)].into(),
+        behavior: Behavior {
+            whole_file_comics: true,
+            ..Behavior::default()
+        },
+        faults: Faults {
+            bandwidth: Some(REMOTE_BANDWIDTH),
+            ..Faults::default()
+        },
+        ..Config::default()
+    })
+    .context("starting the fixture server")?;
+    let length = fixture.book(1).context("book 1")?.length;
+    let mut times = Vec::new();
+    let mut alone = Vec::new();
+    let mut sent = Vec::new();
+    for _ in 0..REMOTE_REPS {
+        let (took, bytes) = runtime.block_on(open_at_page_150(&fixture))?;
+        times.push(took);
+        sent.push(bytes as f64);
+        alone.push(runtime.block_on(two_parts_alone(&fixture))?);
+    }
+    report.row(
+        Row::new(
+            "archive",
+            "page 150 of a CBZ not stored, its file downloading",
+            "ms",
+            Summary::of(&millis(&times)),
+            "its two parts fetched alone",
+            Summary::of(&millis(&alone)),
+        )
+        .goal(2.0),
+    );
+    report.fact(
+        "archive",
+        "remote file bytes before page 150",
+        serde_json::json!(Summary::of(&sent).median),
+        format!(
+            "{:.0} of the file's {length} bytes had been sent when page 150 came (median)",
+            Summary::of(&sent).median
+        ),
+    );
+    fixture.stop();
+    Ok(())
+}
+
+async fn open_at_page_150(
+    fixture: &fixture_server::RunningServer,
+) -> Result<(std::time::Duration, u64)> {
+    use carrel_core::{
+        catalog::client::{CatalogClient, CatalogItem},
+        engine::executor::{Executor, ExecutorConfig, RunMode},
+        engine::progress::NoProgress,
+        foundation::{clock, data_dir::DataDir, store::Store},
+        http::http_fetch::{HttpClient, HttpConfig},
+        library::{
+            credentials::Credentials,
+            servers::{self, NewServer},
+        },
+        reading::{
+            archive_pages,
+            page_source::{self, WaitPolicy},
+        },
+    };
+    use std::sync::Arc;
+    use std::time::Duration;
+    let tmp = tempfile::tempdir()?;
+    let dir = DataDir::new(tmp.path());
+    let store = Store::open(&dir, clock::system())?;
+    let credentials = Arc::new(Credentials::file_only(&dir, "carrel-bench"));
+    let server = servers::add(
+        &store,
+        &NewServer {
+            name: "calibre".into(),
+            url: fixture.url("/opds"),
+            ..Default::default()
+        },
+    )?;
+    let http = HttpClient::new(HttpConfig::default())?;
+    let catalog = CatalogClient {
+        store: &store,
+        credentials: &credentials,
+        http: &http,
+    };
+    let page = catalog.browse(&server, Some("/opds/books")).await?;
+    let id = page
+        .entries
+        .iter()
+        .find_map(|e| match e {
+            CatalogItem::Book { book_id, .. } => Some(*book_id),
+            _ => None,
+        })
+        .context("the feed lists the book")?;
+    fixture.reset_stats();
+    let executor = Executor::new(
+        store.clone(),
+        credentials.clone(),
+        Arc::new(NoProgress),
+        ExecutorConfig::default(),
+        carrel_core::foundation::process_holders::new_holder_id("carrel-bench"),
+    )?;
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn(async move { executor.run(RunMode::Forever, rx).await });
+    let wait = WaitPolicy {
+        poll: Duration::from_millis(5),
+        timeout: Duration::from_secs(60),
+    };
+    let started = Instant::now();
+    let opened = archive_pages::open(&store, id, wait).await?;
+    if opened.page_count != REMOTE_PAGES as usize {
+        bail!("{} pages, not {REMOTE_PAGES}", opened.page_count);
+    }
+    let image = page_source::page(&store, id, 149, wait).await?;
+    let took = started.elapsed();
+    if image.bytes != fixture.page_bytes(1, 149).context("page 150")? {
+        bail!("page 150 is not the server's");
+    }
+    let bytes = fixture.stats().bytes("/books/1/file");
+    stop.send(true).ok();
+    run.await??;
+    Ok((took, bytes))
+}
+
+/// The tail and page 150's bytes fetched with two plain Range requests.
+async fn two_parts_alone(fixture: &fixture_server::RunningServer) -> Result<std::time::Duration> {
+    use carrel_core::reading::remote_zip::{RemoteZip, TAIL_BYTES};
+    let client = reqwest::Client::new();
+    let url = fixture.url("/books/1/file");
+    let started = Instant::now();
+    let tail = client
+        .get(&url)
+        .header("range", format!("bytes=-{TAIL_BYTES}"))
+        .send()
+        .await?
+        .bytes()
+        .await?;
+    let zip = RemoteZip::from_tail(tail.to_vec())?;
+    let (start, end) = zip.page_range(149)?;
+    let part = client
+        .get(&url)
+        .header("range", format!("bytes={start}-{}", end - 1))
+        .send()
+        .await?
+        .bytes()
+        .await?;
+    let took = started.elapsed();
+    zip.read_page(149, &part)?;
+    Ok(took)
+}

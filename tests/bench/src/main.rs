@@ -155,6 +155,11 @@ fn main() -> Result<()> {
     }
     if wants("archive") {
         archives::run_group(&mut report)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        archives::run_remote(&mut report, &runtime)?;
     }
     if window_groups {
         let runtime = tokio::runtime::Builder::new_multi_thread()
