@@ -45,9 +45,11 @@ use crate::library::settings::{self, BooksKept, DownloadsPaused};
 pub struct ExecutorConfig {
     pub lease_ttl_ms: i64,
     pub heartbeat: Duration,
-    /// How often an idle or backing-off executor looks for new pushes (and a running file
-    /// download for a prioritary push that should preempt it).
+    /// How often an idle or backing-off executor looks for new pushes.
     pub wake_poll: Duration,
+    /// How often a running file download looks for a prioritary push that should preempt it
+    /// (one indexed query; the download keeps the machine awake anyway).
+    pub preempt_poll: Duration,
     pub backoff_min: Duration,
     pub backoff_max: Duration,
     /// Size of one Range request of a whole-file download; a checkpoint follows each.
@@ -62,6 +64,7 @@ impl Default for ExecutorConfig {
             lease_ttl_ms: executor_lease::DEFAULT_TTL_MS,
             heartbeat: Duration::from_millis(executor_lease::DEFAULT_HEARTBEAT_MS as u64),
             wake_poll: Duration::from_millis(100),
+            preempt_poll: Duration::from_millis(20),
             backoff_min: Duration::from_secs(1),
             backoff_max: Duration::from_secs(300),
             chunk_bytes: 1 << 20,
@@ -1276,7 +1279,8 @@ impl Run<'_> {
                     last_alive = Instant::now();
                     slot.keep_alive()?;
                 }
-                if last_poll.elapsed() >= self.ex.config.wake_poll {
+                if last_poll.elapsed() >= self.ex.config.preempt_poll.min(self.ex.config.wake_poll)
+                {
                     last_poll = Instant::now();
                     // Cancelled or removed meanwhile: stop now, not at the end of the body.
                     let id = task.id;

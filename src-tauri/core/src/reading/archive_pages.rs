@@ -15,7 +15,7 @@
 //! file in the download stack — the same executor and one request slot, the file's download
 //! giving way to them and resuming after ([`crate::reading::remote_zip`]). A server that does
 //! not send parts of files, or a directory too large for the tail, falls back to waiting for
-//! the whole file. `ComicInfo.xml` (reading direction) is read once the file is stored.
+//! the whole file. `ComicInfo.xml` (reading direction) is one more part, read with the tail.
 //!
 //! Owns no table (writes the book's page count through [`crate::library::books`]).
 
@@ -34,7 +34,7 @@ use crate::foundation::store::Store;
 use crate::library::books::{self, Book, BookFormat};
 use crate::reading::comic_archive::{ArchiveError, ComicArchive, ComicInfo};
 use crate::reading::page_source::{PageError, PageImage, WaitPolicy};
-use crate::reading::remote_zip::{RemoteZip, TAIL_BYTES};
+use crate::reading::remote_zip::{RemoteZip, TailError, TAIL_BYTES};
 
 /// How many opened archives are kept (their tables of contents, not their pages).
 const KEPT: usize = 4;
@@ -198,6 +198,8 @@ async fn opened(path: &Path) -> Result<Arc<ComicArchive>, PageError> {
 /// Where the parts of a zip read before its file is stored are kept, by position: the tail,
 /// then each page at its index.
 const TAIL_POSITION: i64 = -1;
+const COMIC_INFO_POSITION: i64 = -2;
+const DIRECTORY_POSITION: i64 = -3;
 /// Pages read ahead of the one asked for, while the file is not stored.
 const PARTS_AHEAD: i64 = 2;
 
@@ -319,11 +321,47 @@ async fn remote_zip(
         PartWait::Part(bytes) => bytes,
         PartWait::FileStored | PartWait::Unavailable => return Ok(None),
     };
-    let zip = match tokio::task::spawn_blocking(move || RemoteZip::from_tail(tail))
-        .await
-        .map_err(|e| PageError::Io(e.to_string()))?
-    {
-        Ok(zip) => Arc::new(zip),
+    let parsed = parse_tail(tail.clone()).await?;
+    let parsed = match parsed {
+        // A directory larger than the tail: its first bytes are one more part.
+        Err(TailError::DirectoryBefore { start, tail_start }) => {
+            let url = book_downloads::part_of_file_url(file_url, start, Some(tail_start));
+            let head = match part(
+                store,
+                book,
+                DIRECTORY_POSITION,
+                vec![(DIRECTORY_POSITION, url)],
+                wait,
+            )
+            .await?
+            {
+                PartWait::Part(bytes) => bytes,
+                PartWait::FileStored | PartWait::Unavailable => return Ok(None),
+            };
+            parse_tail([head, tail].concat()).await?
+        }
+        other => other,
+    };
+    let zip = match parsed {
+        // Its ComicInfo.xml too (reading direction), when it has one.
+        Ok(zip) => match zip.comic_info_range() {
+            Some((start, end)) => {
+                let url = book_downloads::part_of_file_url(file_url, start, Some(end));
+                match part(
+                    store,
+                    book,
+                    COMIC_INFO_POSITION,
+                    vec![(COMIC_INFO_POSITION, url)],
+                    wait,
+                )
+                .await?
+                {
+                    PartWait::Part(bytes) => Arc::new(zip.with_info(&bytes)),
+                    PartWait::FileStored | PartWait::Unavailable => return Ok(None),
+                }
+            }
+            None => Arc::new(zip),
+        },
         Err(e) => {
             tracing::info!(book = book.id, cause = %e, "the zip cannot be read before it is stored; waiting for the whole file");
             return Ok(None);
@@ -336,6 +374,12 @@ async fn remote_zip(
         kept.pop_front();
     }
     Ok(Some(zip))
+}
+
+async fn parse_tail(tail: Vec<u8>) -> Result<Result<RemoteZip, TailError>, PageError> {
+    tokio::task::spawn_blocking(move || RemoteZip::from_tail(tail))
+        .await
+        .map_err(|e| PageError::Io(e.to_string()))
 }
 
 /// Page `index` of a zip not stored yet, from its byte range (the two pages after it asked for
@@ -405,8 +449,8 @@ pub async fn open(
             return Ok(ArchiveComic {
                 book_id,
                 page_count: count,
-                right_to_left: false,
-                info: ComicInfo::default(),
+                right_to_left: zip.info.right_to_left,
+                info: zip.info.clone(),
             });
         }
     }

@@ -35,7 +35,7 @@ pub const MAX_PAGES: usize = 10_000;
 /// The largest page, decompressed.
 pub const MAX_PAGE_BYTES: u64 = 64 << 20;
 /// The largest `ComicInfo.xml` read.
-const MAX_COMIC_INFO_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_COMIC_INFO_BYTES: u64 = 1 << 20;
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -395,7 +395,7 @@ fn zip_read(path: &Path, index: usize, limit: u64) -> Result<Vec<u8>, ArchiveErr
     Ok(bytes)
 }
 
-fn is_comic_info(name: &str) -> bool {
+pub(crate) fn is_comic_info(name: &str) -> bool {
     name.rsplit(['/', '\\'])
         .next()
         .is_some_and(|f| f.eq_ignore_ascii_case("ComicInfo.xml"))

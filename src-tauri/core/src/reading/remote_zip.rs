@@ -17,11 +17,14 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 
-use crate::reading::comic_archive::{self, ArchiveError, MAX_ENTRIES, MAX_PAGE_BYTES};
+use crate::reading::comic_archive::{self, ArchiveError, ComicInfo, MAX_ENTRIES, MAX_PAGE_BYTES};
 
-/// How much of the file's end is fetched first: enough for the central directory of a book of
-/// about 2,000 pages with long names.
-pub const TAIL_BYTES: u64 = 256 << 10;
+/// How much of the file's end is fetched first: the central directory of a book of about 500
+/// pages with long names. A larger directory is fetched as one more part
+/// ([`TailError::DirectoryBefore`]).
+pub const TAIL_BYTES: u64 = 64 << 10;
+/// The largest directory read before the file is stored (about 100,000 entries).
+pub const MAX_DIRECTORY_BYTES: u64 = 16 << 20;
 
 const EOCD: &[u8; 4] = b"PK\x05\x06";
 const ZIP64_LOCATOR: &[u8; 4] = b"PK\x06\x07";
@@ -33,8 +36,12 @@ const CENTRAL_ENTRY: &[u8; 4] = b"PK\x01\x02";
 pub enum TailError {
     #[error("the file's end holds no zip directory")]
     NotAZip,
-    #[error("the zip directory does not fit in the file's last {} KiB", TAIL_BYTES >> 10)]
+    #[error("the zip directory cannot be found from the file's end")]
     DirectoryTooLarge,
+    /// The directory starts before the tail: the bytes `[start, tail_start)` are needed too;
+    /// the tail with them before it is read again.
+    #[error("the zip directory starts {} bytes before the file's last part", tail_start - start)]
+    DirectoryBefore { start: u64, tail_start: u64 },
     #[error("the zip directory is damaged: {0}")]
     Damaged(&'static str),
 }
@@ -50,6 +57,10 @@ pub struct RemoteZip {
     offsets: Vec<u64>,
     /// Entry indexes of the pages, in reading order.
     pages: Vec<usize>,
+    /// The entry of `ComicInfo.xml`, if the archive has one.
+    comic_info: Option<usize>,
+    /// What `ComicInfo.xml` says, once read ([`RemoteZip::with_info`]).
+    pub info: ComicInfo,
     tail: Vec<u8>,
 }
 
@@ -172,7 +183,14 @@ impl RemoteZip {
     pub fn from_tail(tail: Vec<u8>) -> Result<RemoteZip, TailError> {
         let (tail_start, directory_start, directory_size, entries) = locate_directory(&tail)?;
         if directory_start < tail_start {
-            return Err(TailError::DirectoryTooLarge);
+            return Err(if tail_start - directory_start <= MAX_DIRECTORY_BYTES {
+                TailError::DirectoryBefore {
+                    start: directory_start,
+                    tail_start,
+                }
+            } else {
+                TailError::DirectoryTooLarge
+            });
         }
         let from = (directory_start - tail_start) as usize;
         let dir = tail
@@ -190,10 +208,14 @@ impl RemoteZip {
             // Duplicate names: the crate keeps one of them; indexes would not agree.
             return Err(TailError::Damaged("entries share a name"));
         }
-        let names = (0..archive.len())
+        let names: Vec<(String, usize)> = (0..archive.len())
             .filter_map(|i| archive.name_for_index(i).map(|n| (n.to_owned(), i)))
             .collect();
         drop(archive);
+        let comic_info = names
+            .iter()
+            .find(|(n, _)| comic_archive::is_comic_info(n))
+            .map(|(_, i)| *i);
         let pages = comic_archive::pages_in_reading_order(names)
             .map_err(|_| TailError::Damaged("no pages"))?
             .into_iter()
@@ -205,8 +227,71 @@ impl RemoteZip {
             directory_start,
             offsets,
             pages,
+            comic_info,
+            info: ComicInfo::default(),
             tail,
         })
+    }
+
+    /// The bytes of the file that hold `ComicInfo.xml`, when the archive has one.
+    pub fn comic_info_range(&self) -> Option<(u64, u64)> {
+        let (start, end) = self.entry_range(self.comic_info?);
+        (end - start <= comic_archive::MAX_COMIC_INFO_BYTES + (64 << 10)).then_some((start, end))
+    }
+
+    /// This zip with what its `ComicInfo.xml` says, read from the entry's bytes (see
+    /// [`RemoteZip::comic_info_range`]); a damaged one changes nothing.
+    pub fn with_info(mut self, range: &[u8]) -> RemoteZip {
+        if let (Some(entry), Some((start, end))) = (self.comic_info, self.comic_info_range()) {
+            if range.len() as u64 == end - start {
+                if let Ok(xml) =
+                    self.read_entry(entry, start, range, comic_archive::MAX_COMIC_INFO_BYTES)
+                {
+                    self.info = comic_archive::parse_comic_info(&String::from_utf8_lossy(&xml));
+                }
+            }
+        }
+        self
+    }
+
+    /// Entry `entry`'s bytes in the file: `[start, end)`, from its local header to the next
+    /// entry's (or the directory).
+    fn entry_range(&self, entry: usize) -> (u64, u64) {
+        let start = self.offsets[entry];
+        let end = self
+            .offsets
+            .iter()
+            .copied()
+            .filter(|&o| o > start)
+            .min()
+            .unwrap_or(self.directory_start)
+            .min(self.directory_start);
+        (start, end)
+    }
+
+    /// Entry `entry` decompressed from its range's bytes, at most `limit` bytes and one more.
+    fn read_entry(
+        &self,
+        entry: usize,
+        start: u64,
+        range: &[u8],
+        limit: u64,
+    ) -> Result<Vec<u8>, ArchiveError> {
+        let reader = Sparse::new(
+            self.len,
+            vec![(self.tail_start, &self.tail), (start, range)],
+        );
+        let mut archive =
+            zip::ZipArchive::new(reader).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+        let mut file = archive
+            .by_index(entry)
+            .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+        let mut bytes = Vec::with_capacity(file.size().min(limit) as usize);
+        (&mut file)
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+        Ok(bytes)
     }
 
     pub fn page_count(&self) -> usize {
@@ -229,15 +314,7 @@ impl RemoteZip {
             page,
             count: self.pages.len(),
         })?;
-        let start = self.offsets[entry];
-        let end = self
-            .offsets
-            .iter()
-            .copied()
-            .filter(|&o| o > start)
-            .min()
-            .unwrap_or(self.directory_start)
-            .min(self.directory_start);
+        let (start, end) = self.entry_range(entry);
         // Compressed data is never much larger than the page it holds.
         if end - start > MAX_PAGE_BYTES + (1 << 20) {
             return Err(ArchiveError::PageTooLarge { page });
@@ -255,21 +332,7 @@ impl RemoteZip {
                 end - start
             )));
         }
-        let entry = self.pages[page];
-        let reader = Sparse::new(
-            self.len,
-            vec![(self.tail_start, &self.tail), (start, range)],
-        );
-        let mut archive =
-            zip::ZipArchive::new(reader).map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-        let mut file = archive
-            .by_index(entry)
-            .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-        let mut bytes = Vec::with_capacity(file.size().min(MAX_PAGE_BYTES) as usize);
-        (&mut file)
-            .take(MAX_PAGE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+        let bytes = self.read_entry(self.pages[page], start, range, MAX_PAGE_BYTES)?;
         if bytes.len() as u64 > MAX_PAGE_BYTES {
             return Err(ArchiveError::PageTooLarge { page });
         }
@@ -378,7 +441,10 @@ mod tests {
                     png(i, 5_000 + i as usize * 300),
                 )
             })
-            .chain([("ComicInfo.xml".to_owned(), b"<ComicInfo/>".to_vec())])
+            .chain([(
+                "ComicInfo.xml".to_owned(),
+                b"<ComicInfo><Manga>YesAndRightToLeft</Manga></ComicInfo>".to_vec(),
+            )])
             .collect();
         let refs: Vec<(&str, Vec<u8>)> = entries
             .iter()
@@ -388,6 +454,12 @@ mod tests {
             let file = zip_of(&refs, stored);
             for tail_len in [file.len(), 8 * 1024] {
                 let remote = RemoteZip::from_tail(tail_of(&file, tail_len)).unwrap();
+                let (a, b) = remote.comic_info_range().unwrap();
+                let remote = remote.with_info(&file[a as usize..b as usize]);
+                assert!(
+                    remote.info.right_to_left,
+                    "ComicInfo.xml is read from its range"
+                );
                 assert_eq!(remote.len(), file.len() as u64);
                 assert_eq!(remote.page_count(), 40);
                 for page in [0usize, 1, 9, 39] {
@@ -427,10 +499,16 @@ mod tests {
             .map(|(n, b)| (n.as_str(), b.clone()))
             .collect();
         let file = zip_of(&refs, true);
-        assert_eq!(
-            RemoteZip::from_tail(tail_of(&file, 4_000)).unwrap_err(),
-            TailError::DirectoryTooLarge
-        );
+        // A directory larger than the tail: the bytes before the tail are asked for, and the
+        // tail with them reads.
+        let TailError::DirectoryBefore { start, tail_start } =
+            RemoteZip::from_tail(tail_of(&file, 4_000)).unwrap_err()
+        else {
+            panic!("the directory's start is told");
+        };
+        assert_eq!(tail_start, file.len() as u64 - 4_000);
+        let remote = RemoteZip::from_tail(file[start as usize..].to_vec()).unwrap();
+        assert_eq!(remote.page_count(), 300);
         // A damaged directory: an offset past the directory.
         let mut bad = file.clone();
         let dir = bad.windows(4).position(|w| w == CENTRAL_ENTRY).unwrap();

@@ -1077,6 +1077,16 @@ fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
         pages_asked(&server).is_empty(),
         "pages come from the file, not one by one"
     );
+    // At full speed again the file completes; its bytes came once, besides the parts read.
+    server.set_faults(Faults::default());
+    app.wait_until("the file to be stored", Duration::from_secs(60), |_| {
+        Ok(stored_file(&case, id).then_some(()))
+    })
+    .unwrap();
+    assert_eq!(
+        server.stats().bytes(&file_url),
+        book.length + file_parts_bytes(&case, id)
+    );
     app.close().unwrap();
     server.stop();
 }
