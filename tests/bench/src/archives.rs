@@ -253,9 +253,10 @@ async fn open_then_page_150(
     )?;
     let (stop, rx) = tokio::sync::watch::channel(false);
     let run = tokio::spawn(async move { executor.run(RunMode::Forever, rx).await });
+    // As the app waits (its poll), with room for a slow machine.
     let wait = WaitPolicy {
-        poll: Duration::from_millis(5),
         timeout: Duration::from_secs(60),
+        ..WaitPolicy::default()
     };
     let started = Instant::now();
     let opened = archive_pages::open(&store, id, wait).await?;

@@ -64,7 +64,7 @@ impl Default for ExecutorConfig {
             lease_ttl_ms: executor_lease::DEFAULT_TTL_MS,
             heartbeat: Duration::from_millis(executor_lease::DEFAULT_HEARTBEAT_MS as u64),
             wake_poll: Duration::from_millis(100),
-            preempt_poll: Duration::from_millis(20),
+            preempt_poll: Duration::from_millis(10),
             backoff_min: Duration::from_secs(1),
             backoff_max: Duration::from_secs(300),
             chunk_bytes: 1 << 20,

@@ -9,6 +9,7 @@ pub mod comic_archive;
 pub mod epub_positions;
 pub mod komga;
 pub mod kosync;
+pub mod locator;
 pub mod page_source;
 pub mod position_sync;
 pub mod remote_zip;

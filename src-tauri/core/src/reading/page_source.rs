@@ -30,7 +30,7 @@ pub struct WaitPolicy {
 impl Default for WaitPolicy {
     fn default() -> Self {
         WaitPolicy {
-            poll: Duration::from_millis(50),
+            poll: Duration::from_millis(20),
             timeout: Duration::from_secs(20),
         }
     }

@@ -21,13 +21,13 @@ use std::collections::HashMap;
 use reqwest::StatusCode;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use url::Url;
 
 use crate::engine::book_downloads::DownloadRequestError;
 use crate::foundation::store::Store;
 use crate::foundation::store::StoreError;
-use crate::foundation::timestamps::{format_rfc3339, parse_rfc3339};
+use crate::foundation::timestamps::parse_rfc3339;
 use crate::http::http_fetch::{FetchError, HttpClient, ServerAccess};
 use crate::library::books::{self, Book, BookFormat};
 use crate::library::credentials::Credentials;
@@ -36,9 +36,7 @@ use crate::library::servers;
 use crate::opds::BookEntry;
 use crate::reading::epub_positions::{self, EpubPosition, EpubPositionError};
 use crate::reading::komga;
-
-/// The media type of a progression document.
-pub const PROGRESSION_TYPE: &str = "application/vnd.readium.progression+json";
+use crate::reading::locator;
 
 /// Progression documents are a few hundred bytes.
 const MAX_PROGRESSION_BYTES: u64 = 64 * 1024;
@@ -448,7 +446,13 @@ async fn send(
 ) -> Result<Option<ServerPosition>, FetchError> {
     let url = Url::parse(link)
         .map_err(|e| FetchError::Gone(format!("unusable progression address: {e}")))?;
-    let body = locator_document(store, row)?;
+    let body = locator::document(
+        row.page,
+        row.progression,
+        row.cfi.as_deref(),
+        row.updated_at_ms,
+        &device_id(store)?,
+    );
     let mut retried = false;
     loop {
         let answer = http
@@ -456,7 +460,7 @@ async fn send(
                 store,
                 access,
                 &url,
-                PROGRESSION_TYPE,
+                locator::PROGRESSION_TYPE,
                 body.clone(),
                 MAX_PROGRESSION_BYTES,
             )
@@ -493,7 +497,7 @@ async fn fetch(
         .get_bytes(store, access, url, MAX_PROGRESSION_BYTES)
         .await
     {
-        Ok(fetched) => Ok(parse_locator(&fetched.bytes, book.page_count)),
+        Ok(fetched) => Ok(locator::parse(&fetched.bytes, book.page_count)),
         Err(FetchError::Gone(_)) => Ok(None),
         Err(e) => Err(e),
     }
@@ -731,97 +735,4 @@ fn device_id(store: &Store) -> Result<String, FetchError> {
             .map_err(|e| store.sql_error(e))?;
         Ok(serde_json::from_str::<String>(&value).unwrap_or(value))
     })
-}
-
-fn locator_document(store: &Store, row: &Pending) -> Result<Vec<u8>, FetchError> {
-    let mut locations = serde_json::Map::new();
-    if let Some(page) = row.page {
-        locations.insert("position".into(), json!(page + 1));
-    }
-    if let Some(progression) = row.progression {
-        locations.insert("totalProgression".into(), json!(progression));
-    }
-    if let Some(cfi) = &row.cfi {
-        // An EPUB CFI is a fragment identifier of the publication (`book.epub#epubcfi(…)`).
-        locations.insert("fragments".into(), json!([cfi]));
-    }
-    let document = json!({
-        "modified": format_rfc3339(row.updated_at_ms),
-        "device": { "id": device_id(store)?, "name": "Carrel" },
-        "locator": { "locations": locations },
-    });
-    Ok(serde_json::to_vec(&document).expect("a JSON value serialises"))
-}
-
-/// Reads a progression document: `locations.position` (1-based) gives the page, else
-/// `totalProgression` with the book's page count; an EPUB CFI in `locations.fragments` is kept.
-/// A document without any of these holds no position.
-pub fn parse_locator(bytes: &[u8], page_count: Option<i64>) -> Option<ServerPosition> {
-    let doc: Value = serde_json::from_slice(bytes).ok()?;
-    let modified_ms = parse_rfc3339(doc.get("modified")?.as_str()?)?;
-    let locations = doc.get("locator")?.get("locations")?;
-    let progression = locations
-        .get("totalProgression")
-        .and_then(Value::as_f64)
-        .filter(|p| (0.0..=1.0).contains(p));
-    let cfi = locations
-        .get("fragments")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|f| f.trim_start_matches('#'))
-        // A CFI of the whole publication (with its `!` step into a spine item); one relative to
-        // a single chapter file would land in the wrong place: the fraction stands then.
-        .find(|f| epub_positions::valid_cfi(f) && f.contains('!'))
-        .map(str::to_owned);
-    let count = page_count.filter(|c| *c > 0);
-    let page = match (
-        locations.get("position").and_then(Value::as_i64),
-        progression,
-        count,
-    ) {
-        (Some(position), _, _) => position.saturating_sub(1),
-        (None, Some(p), Some(c)) => (p * c as f64).floor() as i64,
-        (None, _, _) if cfi.is_some() || (progression.is_some() && page_count.is_none()) => 0,
-        (None, _, _) => return None,
-    };
-    let page = match count {
-        Some(c) => page.clamp(0, c - 1),
-        None => page.max(0),
-    };
-    Some(ServerPosition {
-        page,
-        progression,
-        cfi,
-        modified_ms,
-        source: PositionSource::Progression,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn locators_give_pages() {
-        let doc = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"position":5,"totalProgression":0.2}}}"#;
-        let p = parse_locator(doc, Some(20)).unwrap();
-        assert_eq!((p.page, p.progression), (4, Some(0.2)));
-        let by_fraction = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"totalProgression":0.5}}}"#;
-        assert_eq!(parse_locator(by_fraction, Some(20)).unwrap().page, 10);
-        let epub = parse_locator(by_fraction, None).unwrap();
-        assert_eq!(
-            (epub.page, epub.progression, epub.cfi),
-            (0, Some(0.5), None)
-        );
-        let with_cfi = br##"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"totalProgression":0.25,"fragments":["t=1","#epubcfi(/6/8!/4/2/1:10)"]}}}"##;
-        assert_eq!(
-            parse_locator(with_cfi, None).unwrap().cfi.as_deref(),
-            Some("epubcfi(/6/8!/4/2/1:10)")
-        );
-        let hostile = br#"{"modified":"2025-01-01T00:00:00Z","locator":{"locations":{"fragments":["epubcfi(/6/8\n)"]}}}"#;
-        assert_eq!(parse_locator(hostile, None), None);
-        assert_eq!(parse_locator(b"{}", Some(3)), None);
-    }
 }
