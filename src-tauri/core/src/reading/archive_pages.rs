@@ -140,7 +140,7 @@ async fn archive_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<P
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
         }
-        tokio::time::sleep(wait.poll).await;
+        wait.pause(deadline).await;
     }
 }
 
@@ -284,7 +284,7 @@ async fn part(
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
         }
-        tokio::time::sleep(wait.poll).await;
+        wait.pause(deadline).await;
     }
 }
 

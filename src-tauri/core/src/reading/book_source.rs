@@ -163,7 +163,7 @@ async fn wait_for_file(
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
         }
-        tokio::time::sleep(wait.poll).await;
+        wait.pause(deadline).await;
     }
 }
 

@@ -27,6 +27,27 @@ pub struct WaitPolicy {
     pub timeout: Duration,
 }
 
+impl WaitPolicy {
+    /// How long the first looks are apart: most parts come within a few tens of milliseconds,
+    /// and a looker that sleeps the whole `poll` adds half of it on average.
+    const FIRST_POLL: Duration = Duration::from_millis(4);
+    /// How long looks stay that close together.
+    const FIRST_POLLS_FOR: Duration = Duration::from_millis(250);
+
+    /// Sleeps until the next look of a wait that ends at `deadline`: briefly at first, then
+    /// `poll`.
+    pub async fn pause(&self, deadline: std::time::Instant) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let waited = self.timeout.saturating_sub(left);
+        let next = if waited < Self::FIRST_POLLS_FOR {
+            Self::FIRST_POLL.min(self.poll)
+        } else {
+            self.poll
+        };
+        tokio::time::sleep(next).await;
+    }
+}
+
 impl Default for WaitPolicy {
     fn default() -> Self {
         WaitPolicy {
@@ -167,7 +188,7 @@ pub async fn page(
     }
     let deadline = Instant::now() + wait.timeout;
     loop {
-        tokio::time::sleep(wait.poll).await;
+        wait.pause(deadline).await;
         if let Some(image) = read_stored(store, book_id, page)? {
             return Ok(image);
         }
