@@ -233,6 +233,12 @@ pub fn part_of_file_url(file_url: &str, start: u64, end: Option<u64>) -> String 
     }
 }
 
+/// Whether a task's address is a part of a file (see [`part_of_file_url`]).
+pub fn is_file_part(url: &str) -> bool {
+    url.split_once('#')
+        .is_some_and(|(_, fragment)| fragment.starts_with(RANGE_FRAGMENT))
+}
+
 /// The `Range` header value a task's address asks for, when it is a part of a file.
 pub fn requested_range(url: &url::Url) -> Option<String> {
     let spec = url.fragment()?.strip_prefix(RANGE_FRAGMENT)?;

@@ -481,6 +481,10 @@ fn watch_now(store: &Store) -> Result<Watch, StoreError> {
 }
 
 /// Whether a prioritary task of a server not in `skip` waits.
+/// How long a file download whose chunk is under way may go on to the chunk's end once a
+/// prioritary push was seen: the bytes in flight would otherwise be sent again.
+const PREEMPT_DRAIN: Duration = Duration::from_millis(10);
+
 fn has_prioritary_pending(store: &Store, skip: &[i64]) -> bool {
     matches!(download_stack::peek(store, skip), Ok(Some(t)) if t.prioritary)
 }
@@ -750,7 +754,7 @@ impl Run<'_> {
                         position: task.position,
                         bytes,
                     });
-                    if task.kind.is_part() {
+                    if task.kind.is_part() && !book_downloads::is_file_part(&task.url) {
                         // Only a part can complete a book: "stored" is said once.
                         self.report_book(task.book_id).await;
                     }
@@ -1252,9 +1256,27 @@ impl Run<'_> {
             let mut body = response.bytes_stream();
             let mut oversized = false;
             let mut preempted = false;
+            // When a prioritary push was seen: the chunk may still end within DRAIN (its bytes
+            // are mostly on their way already, and would be sent again); after that it stops.
+            let mut preempt_seen: Option<Instant> = None;
             let mut last_alive = Instant::now();
             let mut body_error = None;
-            while let Some(piece) = body.next().await {
+            loop {
+                let piece = match preempt_seen {
+                    // Draining: the rest of the chunk only if it comes at once.
+                    Some(seen) => {
+                        let left = PREEMPT_DRAIN.saturating_sub(seen.elapsed());
+                        match tokio::time::timeout(left, body.next()).await {
+                            Ok(piece) => piece,
+                            Err(_) => {
+                                preempted = true;
+                                break;
+                            }
+                        }
+                    }
+                    None => body.next().await,
+                };
+                let Some(piece) = piece else { break };
                 match piece {
                     Ok(bytes) => partial.append(&bytes).map_err(TaskError::Disk)?,
                     Err(e) => {
@@ -1267,6 +1289,11 @@ impl Run<'_> {
                 }
                 if expected.is_some_and(|x| partial.len() - chunk_start > x) {
                     break; // more than announced: checked below
+                }
+                // Every byte received is kept; what is still on its way is not waited for long.
+                if preempt_seen.is_some_and(|seen| seen.elapsed() >= PREEMPT_DRAIN) {
+                    preempted = true;
+                    break;
                 }
                 if partial.len() > cap.bytes {
                     oversized = true; // a body without end (or longer than the catalog said)
@@ -1299,7 +1326,10 @@ impl Run<'_> {
                         return Err(TaskError::Stack(StackError::WrongState(id)));
                     }
                 }
-                if !whole_body && last_poll.elapsed() >= self.ex.config.preempt_poll {
+                if !whole_body
+                    && preempt_seen.is_none()
+                    && last_poll.elapsed() >= self.ex.config.preempt_poll
+                {
                     last_poll = Instant::now();
                     // A prioritary file gives way only to the parts of itself a window is
                     // reading before it is stored (pages of a zip).
@@ -1313,13 +1343,14 @@ impl Run<'_> {
                             .unwrap_or(false)
                     };
                     if wanted {
-                        preempted = true;
-                        break;
+                        preempt_seen = Some(Instant::now());
                     }
                 }
             }
             drop(body);
             slot.release()?;
+            // Drained to its end: the push still goes first.
+            preempted |= preempt_seen.is_some();
             if oversized {
                 return Err(FetchError::Oversized(cap.overflow_reason()).into());
             }
