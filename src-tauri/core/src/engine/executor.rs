@@ -1259,6 +1259,7 @@ impl Run<'_> {
             // When a prioritary push was seen: the chunk may still end within DRAIN (its bytes
             // are mostly on their way already, and would be sent again); after that it stops.
             let mut preempt_seen: Option<Instant> = None;
+            let body_started = Instant::now();
             let mut last_alive = Instant::now();
             let mut body_error = None;
             loop {
@@ -1343,7 +1344,17 @@ impl Run<'_> {
                             .unwrap_or(false)
                     };
                     if wanted {
-                        preempt_seen = Some(Instant::now());
+                        // The rest of the chunk is waited for only when, at this chunk's pace,
+                        // it comes within PREEMPT_DRAIN (bytes then are mostly on their way).
+                        let got = partial.len() - chunk_start;
+                        let rate = got as f64 / body_started.elapsed().as_secs_f64().max(1e-6);
+                        let rest = expected.map_or(f64::INFINITY, |x| x.saturating_sub(got) as f64);
+                        if rest / rate <= PREEMPT_DRAIN.as_secs_f64() {
+                            preempt_seen = Some(Instant::now());
+                        } else {
+                            preempted = true;
+                            break;
+                        }
                     }
                 }
             }
