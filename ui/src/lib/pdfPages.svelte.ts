@@ -61,6 +61,12 @@ export function drawScale(width: number, height: number, box: Box): number {
   return scale;
 }
 
+/** How soon a page is drawn: its distance from the page read, a page behind it after the page
+ * ahead at the same distance. */
+export function nearness(page: number, focus: number): number {
+  return Math.abs(page - focus) + (page < focus ? 0.5 : 0);
+}
+
 /** The page to drop from `kept` to make room: the farthest from `focus`. */
 export function farthest(kept: Iterable<number>, focus: number): number | null {
   let worst: number | null = null;
@@ -200,8 +206,9 @@ export class PdfPages {
     this.#drawing = true;
     try {
       while (this.#wanted.size > 0 && !this.#destroyed) {
-        // The nearest page to the one read first; the others may no longer be wanted.
-        const index = [...this.#wanted].reduce((a, b) => (Math.abs(b - this.#focus) < Math.abs(a - this.#focus) ? b : a));
+        // The nearest page to the one read first, the next before the previous (pages are read
+        // forwards); the others may no longer be wanted.
+        const index = [...this.#wanted].reduce((a, b) => (nearness(b, this.#focus) < nearness(a, this.#focus) ? b : a));
         this.#wanted.delete(index);
         try {
           const { url, scale } = await this.#draw(index);
