@@ -200,15 +200,12 @@ class ReaderState {
     return this.layout === 'spread' ? spreadOf(this.spreads, this.index) : [this.index];
   }
 
-  /** The pages fetched ahead of those shown, nearest first. A PDF's pages are drawn on the
-   * window's own thread, so only the next view is drawn ahead: more would keep the thread busy
-   * when the reader turns. */
+  /** The pages fetched ahead of those shown, nearest first. */
   get preload(): number[] {
     const pages: number[] = [];
     const shown = this.shown;
     const after = shown.length > 0 ? shown[shown.length - 1] : this.index;
-    const ahead = this.pdf === null ? PRELOAD_AHEAD : Math.max(1, shown.length);
-    for (let i = after + 1; i < this.pageCount && pages.length < ahead; i++) pages.push(i);
+    for (let i = after + 1; i < this.pageCount && pages.length < PRELOAD_AHEAD; i++) pages.push(i);
     return pages;
   }
 
