@@ -92,6 +92,9 @@ async fn a_missing_page_is_pushed_prioritary_and_served_once_stored() {
         .unwrap()
         .is_none());
 
+    // Asked for before the executor starts (it queues the latest read book as it starts): the
+    // order of the two pushes is then not left to the machine's scheduling.
+    carrel_core::engine::book_downloads::push_page(&env.store, id, 40).unwrap();
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
     let served = page_source::page(&env.store, id, 40, quick(10_000))
         .await

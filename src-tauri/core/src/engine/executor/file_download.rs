@@ -1,0 +1,459 @@
+//! Whole-file downloads: the Range / If-Range / checkpoint / preemption state machine of one file
+//! task — chunks of `chunk_bytes` each followed by a checkpoint, resuming at the checkpoint,
+//! never stitching two versions together (the validator must match), a server without Range or
+//! a validator taken in one request, room checked before each chunk, and giving way to a
+//! prioritary push (or, for a prioritary file, to a window reading parts of it).
+
+use super::*;
+
+/// How long a file download whose chunk is under way may go on to the chunk's end once a
+/// prioritary push was seen: the bytes in flight would otherwise be sent again.
+const PREEMPT_DRAIN: Duration = Duration::from_millis(10);
+
+impl Run<'_> {
+    /// Downloads a whole acquisition in Range chunks, checkpointing after each, resuming at the
+    /// checkpoint, and never stitching two versions together (the validator must match). A
+    /// server without Range or without a validator gets one whole request instead.
+    pub(super) async fn fetch_file(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        let ext = file_extension(book.file_type.as_deref(), &task.url);
+        let final_path = self.ex.files.book_file_path(book.id, ext);
+        if let Some(existing) = self.ex.files.find_book_file(book.id) {
+            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+        }
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        let task_id = task.id;
+        let saved = self
+            .ex
+            .db(move |s| download_stack::file_checkpoint(s, task_id))
+            .await?
+            .unwrap_or_default();
+        // The partial file is the task's own: two tasks (or a stale holder) never share one.
+        let partial_path = self.ex.files.book_partial_path(book.id, task.id);
+        let resume_at = if saved.validator.is_some() {
+            saved.offset
+        } else {
+            0
+        };
+        let max_book = self
+            .ex
+            .db(settings::get::<MaxBookSize>)
+            .await?
+            .unwrap_or_default()
+            .0;
+        let cap = ByteCap::new(
+            book.file_length.and_then(|l| u64::try_from(l).ok()),
+            max_book,
+        );
+        if let Some(d) = cap.declared {
+            // What the catalog declared must fit before anything is asked of the server.
+            self.ensure_room(&partial_path, d.saturating_sub(resume_at))
+                .await?;
+        }
+        let mut partial =
+            PartialFile::open_at(&partial_path, resume_at).map_err(TaskError::Disk)?;
+        let result = self
+            .fetch_file_into(task, &url, &access, &mut partial, saved, cap)
+            .await;
+        match result {
+            Ok(()) => {}
+            Err(TaskError::Fetch(FetchError::Oversized(reason))) => {
+                // Nothing of a file refused for its size is kept, nor its checkpoint.
+                partial.restart().map_err(TaskError::Disk)?;
+                self.save_checkpoint(task.id, &partial, None, None).await?;
+                partial.discard().map_err(TaskError::Disk)?;
+                return Err(FetchError::Oversized(reason).into());
+            }
+            Err(e) => return Err(e),
+        }
+        // A holder that lost its lease (or a task removed meanwhile) must not put a file in place.
+        let fence = self.fence.clone();
+        self.ex
+            .db(move |s| download_stack::ensure_active(s, &fence, task_id))
+            .await?;
+        let len = partial.len();
+        tokio::task::spawn_blocking(move || partial.finish(&final_path))
+            .await
+            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+            .map_err(TaskError::Disk)?;
+        Ok(len)
+    }
+
+    /// Refuses a download that needs more room than the data dir's filesystem has.
+    async fn ensure_room(
+        &self,
+        partial_path: &std::path::Path,
+        needed: u64,
+    ) -> Result<(), TaskError> {
+        let dir = partial_path.parent().unwrap_or(partial_path).to_owned();
+        let refusal =
+            tokio::task::spawn_blocking(move || download_limits::refuse_without_room(&dir, needed))
+                .await
+                .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+                .map_err(TaskError::Disk)?;
+        match refusal {
+            Some(reason) => Err(TaskError::NoRoom(reason)),
+            None => Ok(()),
+        }
+    }
+
+    /// Streams a file into `partial` in checkpointed Range chunks (or whole), never past `cap`.
+    async fn fetch_file_into(
+        &mut self,
+        task: &Task,
+        url: &Url,
+        access: &ServerAccess,
+        partial: &mut PartialFile,
+        saved: FileCheckpoint,
+        cap: ByteCap,
+    ) -> Result<(), TaskError> {
+        let book_id = task.book_id;
+        let mut validator = saved.validator.filter(|_| !partial.is_empty());
+        let mut total = saved.total.filter(|_| !partial.is_empty());
+        let mut use_range = true;
+        // Starting over happens once per attempt at most: a server that keeps sending other
+        // bytes than asked for is an error (and a backoff), not a loop.
+        let mut restarted = false;
+        let preemptible = !task.prioritary;
+        let mut last_bytes_report = Instant::now();
+        // Polled across chunks: a chunk shorter than the poll interval must not hide a push.
+        let mut last_poll = Instant::now();
+        let mut last_check = Instant::now();
+        loop {
+            let start = partial.len();
+            if total.is_some_and(|t| start >= t) {
+                break;
+            }
+            let chunk = self.ex.config.chunk_bytes.max(1);
+            // Bytes as stored on the server: no transparent compression under a Range.
+            let mut headers = vec![(header::ACCEPT_ENCODING, "identity".to_owned())];
+            if use_range {
+                headers.push((
+                    header::RANGE,
+                    format!("bytes={start}-{}", start.saturating_add(chunk - 1)),
+                ));
+                if let (Some(v), true) = (&validator, start > 0) {
+                    headers.push((header::IF_RANGE, v.clone()));
+                }
+            }
+            let fetching = match self
+                .ex
+                .http
+                .get(&self.ex.store, access, url, &headers)
+                .await
+            {
+                // Asked past the end of a file of unknown length: it is complete.
+                Err(FetchError::RangeNotSatisfiable) if start > 0 && total.is_none() => break,
+                Err(FetchError::RangeNotSatisfiable) if start > 0 && !restarted => {
+                    // The file shrank since the checkpoint: another version.
+                    restarted = true;
+                    self.start_over(task.id, partial, &mut validator, &mut total)
+                        .await?;
+                    continue;
+                }
+                other => other?,
+            };
+            let Fetching { response, slot } = fetching;
+            let status = response.status();
+            let fresh_validator = http_fetch::validator(&response);
+            let whole_body = status == StatusCode::OK;
+            let expected = if status == StatusCode::PARTIAL_CONTENT {
+                let range = http_fetch::content_range(&response).ok_or_else(|| {
+                    FetchError::Transient(
+                        "the server sent a partial answer without a valid Content-Range".into(),
+                    )
+                })?;
+                let version_changed =
+                    start > 0 && validator.is_some() && fresh_validator != validator;
+                if range.first != start || version_changed {
+                    drop(response);
+                    slot.release()?;
+                    if restarted {
+                        return Err(FetchError::Transient(
+                            "the server keeps sending other bytes than asked for".into(),
+                        )
+                        .into());
+                    }
+                    tracing::info!(
+                        task = task.id,
+                        "the book changed on the server; downloading it again from the start"
+                    );
+                    restarted = true;
+                    self.start_over(task.id, partial, &mut validator, &mut total)
+                        .await?;
+                    continue;
+                }
+                if fresh_validator.is_none() {
+                    // No way to tell versions apart across requests: take it whole instead.
+                    drop(response);
+                    slot.release()?;
+                    partial.restart().map_err(TaskError::Disk)?;
+                    use_range = false;
+                    continue;
+                }
+                validator = fresh_validator;
+                total = range.total;
+                Some(range.len())
+            } else if whole_body {
+                if start > 0 {
+                    partial.restart().map_err(TaskError::Disk)?;
+                }
+                validator = fresh_validator;
+                total = response.content_length();
+                use_range = false;
+                response.content_length()
+            } else {
+                return Err(FetchError::Transient(format!("unexpected answer {status}")).into());
+            };
+            let chunk_start = partial.len();
+            // A lie about the size ends here: a terabyte announced is refused before its
+            // first byte, and a file that cannot fit waits for room instead of filling the disk.
+            let announced = total.or(expected.map(|x| chunk_start.saturating_add(x)));
+            if let Some(a) = announced {
+                if let Some(reason) = cap.refuse_announced(a) {
+                    drop(response);
+                    slot.release()?;
+                    return Err(FetchError::Oversized(reason).into());
+                }
+                if let Err(e) = self
+                    .ensure_room(partial.path(), a.saturating_sub(chunk_start))
+                    .await
+                {
+                    drop(response);
+                    slot.release()?;
+                    return Err(e);
+                }
+            }
+            let mut body = response.bytes_stream();
+            let mut oversized = false;
+            let mut preempted = false;
+            // When a prioritary push was seen: the chunk may still end within DRAIN (its bytes
+            // are mostly on their way already, and would be sent again); after that it stops.
+            let mut preempt_seen: Option<Instant> = None;
+            let body_started = Instant::now();
+            let mut last_alive = Instant::now();
+            let mut body_error = None;
+            loop {
+                let piece = match preempt_seen {
+                    // Draining: the rest of the chunk only if it comes at once.
+                    Some(seen) => {
+                        let left = PREEMPT_DRAIN.saturating_sub(seen.elapsed());
+                        match tokio::time::timeout(left, body.next()).await {
+                            Ok(piece) => piece,
+                            Err(_) => {
+                                preempted = true;
+                                break;
+                            }
+                        }
+                    }
+                    None => body.next().await,
+                };
+                let Some(piece) = piece else { break };
+                match piece {
+                    Ok(bytes) => partial.append(&bytes).map_err(TaskError::Disk)?,
+                    Err(e) => {
+                        body_error = Some(FetchError::Transient(format!(
+                            "{}: the download broke off ({e})",
+                            crate::foundation::address_secrets::redact(url)
+                        )));
+                        break;
+                    }
+                }
+                if expected.is_some_and(|x| partial.len() - chunk_start > x) {
+                    break; // more than announced: checked below
+                }
+                // Every byte received is kept; what is still on its way is not waited for long.
+                if preempt_seen.is_some_and(|seen| seen.elapsed() >= PREEMPT_DRAIN) {
+                    preempted = true;
+                    break;
+                }
+                if partial.len() > cap.bytes {
+                    oversized = true; // a body without end (or longer than the catalog said)
+                    break;
+                }
+                if last_bytes_report.elapsed() >= Duration::from_millis(250) {
+                    last_bytes_report = Instant::now();
+                    self.ex.report(DownloadEvent::TaskBytes {
+                        task_id: task.id,
+                        book_id,
+                        bytes: partial.len(),
+                        total,
+                    });
+                }
+                if last_alive.elapsed() >= http_fetch::KEEP_ALIVE_EVERY {
+                    last_alive = Instant::now();
+                    slot.keep_alive()?;
+                }
+                if last_check.elapsed() >= self.ex.config.wake_poll {
+                    last_check = Instant::now();
+                    // Cancelled or removed meanwhile: stop now, not at the end of the body.
+                    let id = task.id;
+                    let still_ours = self
+                        .ex
+                        .db(move |s| download_stack::task(s, id))
+                        .await
+                        .map_or(true, |t| t.is_some_and(|t| t.state == TaskState::Active));
+                    if !still_ours {
+                        tracing::info!(task = id, "the download was cancelled while it ran");
+                        return Err(TaskError::Stack(StackError::WrongState(id)));
+                    }
+                }
+                if !whole_body
+                    && preempt_seen.is_none()
+                    && last_poll.elapsed() >= self.ex.config.preempt_poll
+                {
+                    last_poll = Instant::now();
+                    // A prioritary file gives way only to the parts of itself a window is
+                    // reading before it is stored (pages of a zip).
+                    let skip = self.backoffs.waiting();
+                    let wanted = if preemptible {
+                        self.ex.db(move |s| has_prioritary_pending(s, &skip)).await
+                    } else {
+                        self.ex
+                            .db(move |s| download_stack::has_prioritary_parts_pending(s, book_id))
+                            .await
+                            .unwrap_or(false)
+                    };
+                    if wanted {
+                        // The rest of the chunk is waited for only when, at this chunk's pace,
+                        // it comes within PREEMPT_DRAIN (bytes then are mostly on their way).
+                        let got = partial.len() - chunk_start;
+                        let rate = got as f64 / body_started.elapsed().as_secs_f64().max(1e-6);
+                        let rest = expected.map_or(f64::INFINITY, |x| x.saturating_sub(got) as f64);
+                        if rest / rate <= PREEMPT_DRAIN.as_secs_f64() {
+                            preempt_seen = Some(Instant::now());
+                        } else {
+                            preempted = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            drop(body);
+            slot.release()?;
+            // Drained to its end: the push still goes first.
+            preempted |= preempt_seen.is_some();
+            if oversized {
+                return Err(FetchError::Oversized(cap.overflow_reason()).into());
+            }
+            let got = partial.len() - chunk_start;
+            if let Some(expected) = expected.filter(|x| got > *x) {
+                // Never keep bytes nobody announced.
+                partial
+                    .truncate_to(chunk_start + expected)
+                    .map_err(TaskError::Disk)?;
+                if !whole_body {
+                    self.save_checkpoint(task.id, partial, total, validator.clone())
+                        .await?;
+                }
+                return Err(FetchError::Transient(format!(
+                    "the server sent more than the {expected} bytes it announced"
+                ))
+                .into());
+            }
+            if !whole_body {
+                // Every byte of a validated 206 is the right byte at the right place: keep what
+                // arrived even when the body broke off.
+                partial.sync().map_err(TaskError::Disk)?;
+                self.save_checkpoint(task.id, partial, total, validator.clone())
+                    .await?;
+            }
+            if let Some(e) = body_error {
+                return Err(e.into());
+            }
+            if preempted {
+                return Err(TaskError::Preempted);
+            }
+            if let Some(expected) = expected {
+                if got != expected {
+                    return Err(FetchError::Transient(format!(
+                        "the server sent {got} of {expected} bytes"
+                    ))
+                    .into());
+                }
+            }
+            if whole_body {
+                if let Some(t) = total {
+                    if partial.len() != t {
+                        return Err(FetchError::Transient(format!(
+                            "the server sent {} of {t} bytes",
+                            partial.len()
+                        ))
+                        .into());
+                    }
+                }
+                break;
+            }
+            if got == 0 {
+                return Err(FetchError::Transient("the server sent an empty chunk".into()).into());
+            }
+            if total.is_none() && got < chunk {
+                // Length unknown (`/*`) and a short chunk: that was the end.
+                total = Some(partial.len());
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets what was downloaded of a file (another version is on the server).
+    async fn start_over(
+        &self,
+        task_id: i64,
+        partial: &mut PartialFile,
+        validator: &mut Option<String>,
+        total: &mut Option<u64>,
+    ) -> Result<(), TaskError> {
+        partial.restart().map_err(TaskError::Disk)?;
+        *validator = None;
+        *total = None;
+        self.save_checkpoint(task_id, partial, None, None).await
+    }
+
+    async fn save_checkpoint(
+        &self,
+        task_id: i64,
+        partial: &PartialFile,
+        total: Option<u64>,
+        validator: Option<String>,
+    ) -> Result<(), TaskError> {
+        let fence = self.fence.clone();
+        let cp = FileCheckpoint {
+            offset: partial.len(),
+            total,
+            validator,
+        };
+        self.ex
+            .db(move |s| download_stack::checkpoint(s, &fence, task_id, &cp))
+            .await
+            .map_err(TaskError::Stack)
+    }
+}
+
+pub(super) fn file_extension(media_type: Option<&str>, url: &str) -> &'static str {
+    let t = media_type
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim();
+    match t {
+        "application/epub+zip" => "epub",
+        "application/pdf" => "pdf",
+        "application/vnd.comicbook+zip" | "application/x-cbz" => "cbz",
+        "application/vnd.comicbook-rar" | "application/x-cbr" => "cbr",
+        "application/x-cb7" => "cb7",
+        _ => {
+            let lower = url.to_ascii_lowercase();
+            ["epub", "pdf", "cbz", "cbr", "cb7"]
+                .into_iter()
+                .find(|e| {
+                    lower
+                        .split('?')
+                        .next()
+                        .unwrap_or("")
+                        .ends_with(&format!(".{e}"))
+                })
+                .unwrap_or("bin")
+        }
+    }
+}
