@@ -403,7 +403,10 @@ pub fn status(store: &Store, book: &Book) -> Result<BookStatus, StoreError> {
         BookState::Stored
     } else if let Some(t) = tasks
         .iter()
-        .find(|t| t.state == TaskState::Failed && t.kind != TaskKind::Resource)
+        // A cover, or a part of the file read ahead of it, failing leaves the book as it is.
+        .find(|t| {
+            t.state == TaskState::Failed && t.kind != TaskKind::Resource && !is_file_part(&t.url)
+        })
     {
         BookState::Failed {
             reason: t.failure.clone().unwrap_or_else(|| "failed".into()),

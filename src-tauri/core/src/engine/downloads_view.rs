@@ -468,7 +468,10 @@ pub fn view(
     let mut failed = Vec::new();
     let mut failed_seen = HashSet::new();
     for task in download_stack::in_state(store, TaskState::Failed, MAX_LISTED as u32)? {
-        if task.kind == TaskKind::Resource || !failed_seen.insert(task.book_id) {
+        if task.kind == TaskKind::Resource
+            || book_downloads::is_file_part(&task.url)
+            || !failed_seen.insert(task.book_id)
+        {
             continue;
         }
         let b = book(task.book_id)?;

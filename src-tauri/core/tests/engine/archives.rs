@@ -458,3 +458,70 @@ async fn a_zip_comic_opens_at_any_page_long_before_its_file_is_stored() {
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
 }
+
+/// A server that sends no parts of files (no `Range`): the parts asked for fail quietly, the
+/// window waits for the whole file as before, and neither the book nor the downloads page says
+/// anything failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_range_a_zip_comic_waits_for_its_file_and_nothing_says_failed() {
+    use carrel_core::{
+        catalog::client::{CatalogClient, CatalogItem},
+        engine::book_downloads::{self, BookState},
+        engine::downloads_view,
+        engine::executor::{Finish, RunMode},
+        http::http_fetch::{HttpClient, HttpConfig},
+        library::books,
+        reading::archive_pages,
+        reading::page_source::{self, WaitPolicy},
+    };
+    use fixture_server::{Behavior, Config};
+    use std::time::Duration;
+
+    let fixture = fixture_server::Server::start(Config {
+        books: 2,
+        comic_pages: [(1, 12)].into(),
+        behavior: Behavior {
+            whole_file_comics: true,
+            range: false,
+            ..Behavior::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
+    let env = crate::support::Env::new();
+    let server = env.add_server("calibre", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let page = client.browse(&server, Some("/opds/books")).await.unwrap();
+    let id = page
+        .entries
+        .iter()
+        .find_map(|e| match e {
+            CatalogItem::Book { book_id, title, .. } if *title == meta.title => Some(*book_id),
+            _ => None,
+        })
+        .unwrap();
+    let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
+    let wait = WaitPolicy {
+        poll: Duration::from_millis(20),
+        timeout: Duration::from_secs(30),
+    };
+    let opened = archive_pages::open(&env.store, id, wait).await.unwrap();
+    assert_eq!(opened.page_count, 12);
+    let image = page_source::page(&env.store, id, 7, wait).await.unwrap();
+    assert_eq!(image.bytes, fixture.page_bytes(1, 7).unwrap());
+    let book = books::get(&env.store, id).unwrap();
+    assert_eq!(
+        book_downloads::status(&env.store, &book).unwrap().state,
+        BookState::Stored
+    );
+    let view = downloads_view::view(&env.store, &Default::default(), None).unwrap();
+    assert!(view.failed.is_empty(), "{:?}", view.failed);
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}

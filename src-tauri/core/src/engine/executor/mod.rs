@@ -885,6 +885,12 @@ impl Run<'_> {
     }
 
     fn report_failed(&self, task: &Task, reason: &str, will_retry: bool) {
+        if book_downloads::is_file_part(&task.url) {
+            // A part read ahead of its file: the window falls back to the whole file, which is
+            // the download the reader sees.
+            tracing::info!(task = task.id, %reason, will_retry, "a part of a file could not be read");
+            return;
+        }
         self.ex.report(DownloadEvent::TaskFailed {
             task_id: task.id,
             book_id: task.book_id,
