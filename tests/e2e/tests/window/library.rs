@@ -1242,6 +1242,12 @@ fn keep_a_whole_feed_offline_as_one_batch() {
         .unwrap();
     app.wait_for_text(&sel("toast"), "of “All books” offline")
         .unwrap();
+    // Dismissed, as a reader would: it sits over the bottom of the page the batch is listed on.
+    app.find(&format!("{} button[aria-label=\"Dismiss\"]", sel("toast")))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_hidden(&sel("toast")).unwrap();
 
     go(&app, "downloads-nav", "downloads-view");
     let batch = sel("download-batch");
