@@ -21,13 +21,13 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime};
 
 use serde::Serialize;
 
 use crate::engine::book_downloads::{self, DownloadRequestError};
-use crate::engine::download_stack::{self, TaskKind, TaskState};
+use crate::engine::download_stack::{self, Task, TaskKind, TaskState};
 use crate::foundation::image_type::sniff_image_type;
 use crate::foundation::part_files::PartFiles;
 use crate::foundation::store::Store;
@@ -65,31 +65,35 @@ pub struct ArchiveComic {
     pub info: ComicInfo,
 }
 
+/// The media type the catalog gave the book's file, without parameters, in lower case.
+fn declared_type(book: &Book) -> Option<String> {
+    let t = book.file_type.as_deref()?;
+    Some(
+        t.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase(),
+    )
+}
+
+/// The extension of the file's name in its address, in lower case.
+fn declared_extension(book: &Book) -> Option<String> {
+    let url = url::Url::parse(book.file_url.as_deref()?).ok()?;
+    let name = url.path_segments()?.next_back()?.to_ascii_lowercase();
+    name.rsplit_once('.').map(|(_, e)| e.to_owned())
+}
+
 /// Whether a book is a comic downloaded as one archive file (not page-streamed).
 pub fn is_archive_comic(book: &Book) -> bool {
     if book.streams_pages() || book.file_url.is_none() {
         return false;
     }
-    let typed = book.file_type.as_deref().map(|t| {
-        t.split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase()
-    });
-    if typed.as_deref().is_some_and(|t| ARCHIVE_TYPES.contains(&t)) {
+    if let Some(t) = declared_type(book).filter(|t| ARCHIVE_TYPES.contains(&t.as_str())) {
         // A plain zip is a comic only where the catalog says so.
-        return book.format == BookFormat::Comic
-            || !matches!(typed.as_deref(), Some("application/zip"));
+        return book.format == BookFormat::Comic || t != "application/zip";
     }
-    let ext = book
-        .file_url
-        .as_deref()
-        .and_then(|u| url::Url::parse(u).ok())
-        .and_then(|u| u.path_segments()?.next_back().map(str::to_ascii_lowercase))
-        .and_then(|name| name.rsplit_once('.').map(|(_, e)| e.to_owned()));
-    ext.as_deref()
-        .is_some_and(|e| ARCHIVE_EXTENSIONS.contains(&e))
+    declared_extension(book).is_some_and(|e| ARCHIVE_EXTENSIONS.contains(&e.as_str()))
 }
 
 fn check(store: &Store, book_id: i64) -> Result<Book, PageError> {
@@ -100,22 +104,19 @@ fn check(store: &Store, book_id: i64) -> Result<Book, PageError> {
     Ok(book)
 }
 
-/// The stored archive's path, when its file task is done.
-fn stored_file(store: &Store, book_id: i64) -> Result<Option<PathBuf>, PageError> {
-    let done = download_stack::tasks_of_book(store, book_id)?
-        .into_iter()
-        .any(|t| t.kind == TaskKind::File && t.state == TaskState::Done);
-    if !done {
-        return Ok(None);
-    }
-    Ok(PartFiles::new(store.data_dir().books()).find_book_file(book_id))
+/// The stored archive's path, when its file task (among the book's `tasks`) is done.
+fn stored_in(store: &Store, book_id: i64, tasks: &[Task]) -> Option<PathBuf> {
+    tasks
+        .iter()
+        .any(|t| t.kind == TaskKind::File && t.state == TaskState::Done)
+        .then(|| PartFiles::new(store.data_dir().books()).find_book_file(book_id))
+        .flatten()
 }
 
-fn file_failure(store: &Store, book_id: i64) -> Result<Option<String>, PageError> {
-    Ok(download_stack::tasks_of_book(store, book_id)?
-        .into_iter()
-        .find(|t| t.kind == TaskKind::File && t.state == TaskState::Failed)
-        .map(|t| t.failure.unwrap_or_else(|| "failed".into())))
+/// The stored archive's path, when its file task is done.
+fn stored_file(store: &Store, book_id: i64) -> Result<Option<PathBuf>, PageError> {
+    let tasks = download_stack::tasks_of_book(store, book_id)?;
+    Ok(stored_in(store, book_id, &tasks))
 }
 
 /// The stored archive, else its file queued prioritary and waited for.
@@ -123,19 +124,20 @@ async fn archive_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<P
     if let Some(path) = stored_file(store, book_id)? {
         return Ok(path);
     }
-    match book_downloads::open_book(store, book_id, None) {
-        Ok(_) => {}
-        Err(DownloadRequestError::Book(e)) => return Err(e.into()),
-        Err(DownloadRequestError::Store(e)) => return Err(e.into()),
-        Err(_) => return Err(PageError::NotPaged(book_id)),
-    }
+    queue_file(store, book_id)?;
     let deadline = Instant::now() + wait.timeout;
     loop {
-        if let Some(path) = stored_file(store, book_id)? {
+        let tasks = download_stack::tasks_of_book(store, book_id)?;
+        if let Some(path) = stored_in(store, book_id, &tasks) {
             return Ok(path);
         }
-        if let Some(reason) = file_failure(store, book_id)? {
-            return Err(PageError::Failed(reason));
+        let failed = tasks
+            .iter()
+            .find(|t| t.kind == TaskKind::File && t.state == TaskState::Failed);
+        if let Some(t) = failed {
+            return Err(PageError::Failed(
+                t.failure.clone().unwrap_or_else(|| "failed".into()),
+            ));
         }
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
@@ -144,14 +146,37 @@ async fn archive_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<P
     }
 }
 
-/// Opened archives by path, newest last; an entry is good while the file's length and time
-/// are those it was opened with.
-type Kept = VecDeque<(PathBuf, u64, Option<SystemTime>, Arc<ComicArchive>)>;
+/// The few values used last, by key, newest last.
+struct Recent<K, V>(VecDeque<(K, V)>);
 
-fn kept() -> &'static Mutex<Kept> {
-    static KEPT_ARCHIVES: OnceLock<Mutex<Kept>> = OnceLock::new();
-    KEPT_ARCHIVES.get_or_init(|| Mutex::new(VecDeque::new()))
+impl<K: PartialEq, V: Clone> Recent<K, V> {
+    const fn new() -> Self {
+        Recent(VecDeque::new())
+    }
+
+    /// The value kept under `key`, now the newest.
+    fn get(&mut self, key: &K) -> Option<V> {
+        let at = self.0.iter().position(|(k, _)| k == key)?;
+        let entry = self.0.remove(at)?;
+        let value = entry.1.clone();
+        self.0.push_back(entry);
+        Some(value)
+    }
+
+    /// Keeps `value` under `key` (replacing what was there), forgetting the oldest past [`KEPT`].
+    fn put(&mut self, key: K, value: V) {
+        self.0.retain(|(k, _)| *k != key);
+        self.0.push_back((key, value));
+        while self.0.len() > KEPT {
+            self.0.pop_front();
+        }
+    }
 }
+
+/// Opened archives by path, with the file's length and time they were opened at (an entry is
+/// good while those are the file's).
+type Opened = (u64, Option<SystemTime>, Arc<ComicArchive>);
+static KEPT_ARCHIVES: Mutex<Recent<PathBuf, Opened>> = Mutex::new(Recent::new());
 
 fn archive_error(e: ArchiveError) -> PageError {
     match e {
@@ -168,17 +193,12 @@ fn archive_error(e: ArchiveError) -> PageError {
 async fn opened(path: &Path) -> Result<Arc<ComicArchive>, PageError> {
     let meta = std::fs::metadata(path).map_err(|e| PageError::Io(e.to_string()))?;
     let (len, modified) = (meta.len(), meta.modified().ok());
-    {
-        let mut kept = kept().lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(at) = kept
-            .iter()
-            .position(|(p, l, m, _)| p == path && *l == len && *m == modified)
-        {
-            let entry = kept.remove(at).expect("found above");
-            let archive = entry.3.clone();
-            kept.push_back(entry);
-            return Ok(archive);
-        }
+    let kept = KEPT_ARCHIVES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&path.to_owned());
+    if let Some((_, _, archive)) = kept.filter(|(l, m, _)| *l == len && *m == modified) {
+        return Ok(archive);
     }
     let owned = path.to_owned();
     let archive = tokio::task::spawn_blocking(move || ComicArchive::open(&owned))
@@ -186,12 +206,10 @@ async fn opened(path: &Path) -> Result<Arc<ComicArchive>, PageError> {
         .map_err(|e| PageError::Io(e.to_string()))?
         .map_err(archive_error)?;
     let archive = Arc::new(archive);
-    let mut kept = kept().lock().unwrap_or_else(|p| p.into_inner());
-    kept.retain(|(p, ..)| p != path);
-    kept.push_back((path.to_owned(), len, modified, archive.clone()));
-    while kept.len() > KEPT {
-        kept.pop_front();
-    }
+    KEPT_ARCHIVES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .put(path.to_owned(), (len, modified, archive.clone()));
     Ok(archive)
 }
 
@@ -204,36 +222,17 @@ const DIRECTORY_POSITION: i64 = -3;
 const PARTS_AHEAD: i64 = 2;
 
 /// Zips read from their tails, by data dir and book id, for the few books read last.
-type Remote = VecDeque<((PathBuf, i64), Arc<RemoteZip>)>;
-
-fn remote_kept() -> &'static Mutex<Remote> {
-    static REMOTE: OnceLock<Mutex<Remote>> = OnceLock::new();
-    REMOTE.get_or_init(|| Mutex::new(VecDeque::new()))
-}
+static REMOTE_ZIPS: Mutex<Recent<(PathBuf, i64), Arc<RemoteZip>>> = Mutex::new(Recent::new());
 
 /// Whether the catalog says the book's file is a zip (by media type or extension): only those
 /// are read before the file is stored.
 fn is_zip(book: &Book) -> bool {
-    let typed = book.file_type.as_deref().map(|t| {
-        t.split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase()
-    });
-    if let Some(t) = typed.as_deref() {
-        if matches!(
-            t,
+    declared_type(book).is_some_and(|t| {
+        matches!(
+            t.as_str(),
             "application/vnd.comicbook+zip" | "application/x-cbz" | "application/zip"
-        ) {
-            return true;
-        }
-    }
-    book.file_url
-        .as_deref()
-        .and_then(|u| url::Url::parse(u).ok())
-        .and_then(|u| u.path_segments()?.next_back().map(str::to_ascii_lowercase))
-        .is_some_and(|name| name.ends_with(".cbz"))
+        )
+    }) || declared_extension(book).as_deref() == Some("cbz")
 }
 
 /// What waiting for a part of the file came to.
@@ -269,14 +268,13 @@ async fn part(
         if let Some(path) = files.find_page(book.id, wanted) {
             return Ok(PartWait::Part(read(path)?));
         }
-        if stored_file(store, book.id)?.is_some() {
+        let tasks = download_stack::tasks_of_book(store, book.id)?;
+        if stored_in(store, book.id, &tasks).is_some() {
             return Ok(PartWait::FileStored);
         }
-        let failed = download_stack::tasks_of_book(store, book.id)?
-            .into_iter()
-            .find(|t| {
-                t.kind == TaskKind::Page && t.position == wanted && t.state == TaskState::Failed
-            });
+        let failed = tasks.iter().find(|t| {
+            t.kind == TaskKind::Page && t.position == wanted && t.state == TaskState::Failed
+        });
         if let Some(t) = failed {
             tracing::info!(book = book.id, cause = ?t.failure, "parts of the file cannot be read; waiting for the whole file");
             return Ok(PartWait::Unavailable);
@@ -299,14 +297,12 @@ async fn remote_zip(
         return Ok(None);
     };
     let key = (store.data_dir().root().to_owned(), book.id);
-    {
-        let mut kept = remote_kept().lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
-            let entry = kept.remove(at).expect("found above");
-            let zip = entry.1.clone();
-            kept.push_back(entry);
-            return Ok(Some(zip));
-        }
+    let kept = REMOTE_ZIPS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key);
+    if let Some(zip) = kept {
+        return Ok(Some(zip));
     }
     let tail_url = book_downloads::part_of_file_url(file_url, TAIL_BYTES, None);
     let tail = match part(
@@ -367,12 +363,10 @@ async fn remote_zip(
             return Ok(None);
         }
     };
-    let mut kept = remote_kept().lock().unwrap_or_else(|p| p.into_inner());
-    kept.retain(|(k, _)| *k != key);
-    kept.push_back((key, zip.clone()));
-    while kept.len() > KEPT {
-        kept.pop_front();
-    }
+    REMOTE_ZIPS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .put(key, zip.clone());
     Ok(Some(zip))
 }
 

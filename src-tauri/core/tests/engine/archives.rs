@@ -226,7 +226,7 @@ fn hostile_archives_get_clear_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     use carrel_core::{
-        catalog::client::{CatalogClient, CatalogItem},
+        catalog::client::CatalogClient,
         engine::executor::{Finish, RunMode},
         http::http_fetch::{HttpClient, HttpConfig},
         library::books,
@@ -247,23 +247,13 @@ async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     })
     .unwrap();
     let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
-    let env = crate::support::Env::new();
-    let server = env.add_server("calibre", &fixture.url("/opds"));
+    let (env, server, id) = whole_file_comic(&fixture, &meta.title).await;
     let http = HttpClient::new(HttpConfig::default()).unwrap();
     let client = CatalogClient {
         store: &env.store,
         credentials: &env.credentials,
         http: &http,
     };
-    let page = client.browse(&server, Some("/opds/books")).await.unwrap();
-    let id = page
-        .entries
-        .iter()
-        .find_map(|e| match e {
-            CatalogItem::Book { book_id, title, .. } if *title == meta.title => Some(*book_id),
-            _ => None,
-        })
-        .unwrap();
     let book = books::get(&env.store, id).unwrap();
     assert!(
         !book.streams_pages() && archive_pages::is_archive_comic(&book),
@@ -349,10 +339,8 @@ fn parts_bytes(env: &crate::support::Env, id: i64) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_zip_comic_opens_at_any_page_long_before_its_file_is_stored() {
     use carrel_core::{
-        catalog::client::{CatalogClient, CatalogItem},
         engine::executor::{Finish, RunMode},
         foundation::part_files::PartFiles,
-        http::http_fetch::{HttpClient, HttpConfig},
         reading::archive_pages,
         reading::page_source::{self, WaitPolicy},
     };
@@ -376,23 +364,7 @@ async fn a_zip_comic_opens_at_any_page_long_before_its_file_is_stored() {
     .unwrap();
     let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
     let file_url = format!("/books/{}/file", meta.id);
-    let env = crate::support::Env::new();
-    let server = env.add_server("calibre", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
-    let page = client.browse(&server, Some("/opds/books")).await.unwrap();
-    let id = page
-        .entries
-        .iter()
-        .find_map(|e| match e {
-            CatalogItem::Book { book_id, title, .. } if *title == meta.title => Some(*book_id),
-            _ => None,
-        })
-        .unwrap();
+    let (env, _, id) = whole_file_comic(&fixture, &meta.title).await;
     let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
     let wait = WaitPolicy {
         poll: Duration::from_millis(20),
@@ -465,11 +437,9 @@ async fn a_zip_comic_opens_at_any_page_long_before_its_file_is_stored() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_range_a_zip_comic_waits_for_its_file_and_nothing_says_failed() {
     use carrel_core::{
-        catalog::client::{CatalogClient, CatalogItem},
         engine::book_downloads::{self, BookState},
         engine::downloads_view,
         engine::executor::{Finish, RunMode},
-        http::http_fetch::{HttpClient, HttpConfig},
         library::books,
         reading::archive_pages,
         reading::page_source::{self, WaitPolicy},
@@ -489,23 +459,7 @@ async fn without_range_a_zip_comic_waits_for_its_file_and_nothing_says_failed() 
     })
     .unwrap();
     let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
-    let env = crate::support::Env::new();
-    let server = env.add_server("calibre", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
-    let page = client.browse(&server, Some("/opds/books")).await.unwrap();
-    let id = page
-        .entries
-        .iter()
-        .find_map(|e| match e {
-            CatalogItem::Book { book_id, title, .. } if *title == meta.title => Some(*book_id),
-            _ => None,
-        })
-        .unwrap();
+    let (env, _, id) = whole_file_comic(&fixture, &meta.title).await;
     let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
     let wait = WaitPolicy {
         poll: Duration::from_millis(20),
@@ -524,4 +478,40 @@ async fn without_range_a_zip_comic_waits_for_its_file_and_nothing_says_failed() 
     assert!(view.failed.is_empty(), "{:?}", view.failed);
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+/// A data dir with the fixture's catalog added as "calibre", browsed to its books: the local id
+/// of the book titled `title`.
+async fn whole_file_comic(
+    fixture: &fixture_server::RunningServer,
+    title: &str,
+) -> (
+    crate::support::Env,
+    carrel_core::library::servers::Server,
+    i64,
+) {
+    use carrel_core::{
+        catalog::client::{CatalogClient, CatalogItem},
+        http::http_fetch::{HttpClient, HttpConfig},
+    };
+    let env = crate::support::Env::new();
+    let server = env.add_server("calibre", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let page = client.browse(&server, Some("/opds/books")).await.unwrap();
+    let id = page
+        .entries
+        .iter()
+        .find_map(|e| match e {
+            CatalogItem::Book {
+                book_id, title: t, ..
+            } if t == title => Some(*book_id),
+            _ => None,
+        })
+        .unwrap();
+    (env, server, id)
 }
