@@ -227,17 +227,18 @@ impl Run<'_> {
             let mut body = response.bytes_stream();
             let mut oversized = false;
             let mut preempted = false;
-            // When a prioritary push was seen: the chunk may still end within DRAIN (its bytes
-            // are mostly on their way already, and would be sent again); after that it stops.
-            let mut preempt_seen: Option<Instant> = None;
+            // Once a prioritary push was seen, until when the chunk may still come: its bytes
+            // already here are always taken (they would be sent again), and the rest only when
+            // it ends within PREEMPT_DRAIN.
+            let mut drain_until: Option<Instant> = None;
             let body_started = Instant::now();
             let mut last_alive = Instant::now();
             let mut body_error = None;
             loop {
-                let piece = match preempt_seen {
-                    // Draining: the rest of the chunk only if it comes at once.
-                    Some(seen) => {
-                        let left = PREEMPT_DRAIN.saturating_sub(seen.elapsed());
+                let piece = match drain_until {
+                    // Draining: what is here, and what comes before the deadline.
+                    Some(until) => {
+                        let left = until.saturating_duration_since(Instant::now());
                         match tokio::time::timeout(left, body.next()).await {
                             Ok(piece) => piece,
                             Err(_) => {
@@ -261,11 +262,6 @@ impl Run<'_> {
                 }
                 if expected.is_some_and(|x| partial.len() - chunk_start > x) {
                     break; // more than announced: checked below
-                }
-                // Every byte received is kept; what is still on its way is not waited for long.
-                if preempt_seen.is_some_and(|seen| seen.elapsed() >= PREEMPT_DRAIN) {
-                    preempted = true;
-                    break;
                 }
                 if partial.len() > cap.bytes {
                     oversized = true; // a body without end (or longer than the catalog said)
@@ -299,7 +295,7 @@ impl Run<'_> {
                     }
                 }
                 if !whole_body
-                    && preempt_seen.is_none()
+                    && drain_until.is_none()
                     && last_poll.elapsed() >= self.ex.config.preempt_poll
                 {
                     last_poll = Instant::now();
@@ -320,19 +316,19 @@ impl Run<'_> {
                         let got = partial.len() - chunk_start;
                         let rate = got as f64 / body_started.elapsed().as_secs_f64().max(1e-6);
                         let rest = expected.map_or(f64::INFINITY, |x| x.saturating_sub(got) as f64);
-                        if rest / rate <= PREEMPT_DRAIN.as_secs_f64() {
-                            preempt_seen = Some(Instant::now());
+                        let drain = if rest / rate <= PREEMPT_DRAIN.as_secs_f64() {
+                            PREEMPT_DRAIN
                         } else {
-                            preempted = true;
-                            break;
-                        }
+                            Duration::ZERO
+                        };
+                        drain_until = Some(Instant::now() + drain);
                     }
                 }
             }
             drop(body);
             slot.release()?;
             // Drained to its end: the push still goes first.
-            preempted |= preempt_seen.is_some();
+            preempted |= drain_until.is_some();
             if oversized {
                 return Err(FetchError::Oversized(cap.overflow_reason()).into());
             }
