@@ -10,6 +10,18 @@ use super::*;
 /// prioritary push was seen: the bytes in flight would otherwise be sent again.
 const PREEMPT_DRAIN: Duration = Duration::from_millis(10);
 
+/// How long an answer given up before its end has to close its connection before the request
+/// slot goes to the next request: dropping a body closes the socket on the connection's own task,
+/// and a server that counts what is in flight must see that close before the next request, or it
+/// sees two at once.
+const CLOSE_SETTLE: Duration = Duration::from_millis(5);
+
+/// Gives up an answer whose body was not read to its end, and waits for its connection to close.
+async fn give_up<T>(answer: T) {
+    drop(answer);
+    tokio::time::sleep(CLOSE_SETTLE).await;
+}
+
 impl Run<'_> {
     /// Downloads a whole acquisition in Range chunks, checkpointing after each, resuming at the
     /// checkpoint, and never stitching two versions together (the validator must match). A
@@ -166,7 +178,7 @@ impl Run<'_> {
                 let version_changed =
                     start > 0 && validator.is_some() && fresh_validator != validator;
                 if range.first != start || version_changed {
-                    drop(response);
+                    give_up(response).await;
                     slot.release()?;
                     if restarted {
                         return Err(FetchError::Transient(
@@ -185,7 +197,7 @@ impl Run<'_> {
                 }
                 if fresh_validator.is_none() {
                     // No way to tell versions apart across requests: take it whole instead.
-                    drop(response);
+                    give_up(response).await;
                     slot.release()?;
                     partial.restart().map_err(TaskError::Disk)?;
                     use_range = false;
@@ -211,7 +223,7 @@ impl Run<'_> {
             let announced = total.or(expected.map(|x| chunk_start.saturating_add(x)));
             if let Some(a) = announced {
                 if let Some(reason) = cap.refuse_announced(a) {
-                    drop(response);
+                    give_up(response).await;
                     slot.release()?;
                     return Err(FetchError::Oversized(reason).into());
                 }
@@ -219,7 +231,7 @@ impl Run<'_> {
                     .ensure_room(partial.path(), a.saturating_sub(chunk_start))
                     .await
                 {
-                    drop(response);
+                    give_up(response).await;
                     slot.release()?;
                     return Err(e);
                 }
@@ -234,6 +246,7 @@ impl Run<'_> {
             let body_started = Instant::now();
             let mut last_alive = Instant::now();
             let mut body_error = None;
+            let mut ended = false;
             loop {
                 let piece = match drain_until {
                     // Draining: what is here, and what comes before the deadline.
@@ -249,7 +262,10 @@ impl Run<'_> {
                     }
                     None => body.next().await,
                 };
-                let Some(piece) = piece else { break };
+                let Some(piece) = piece else {
+                    ended = true;
+                    break;
+                };
                 match piece {
                     Ok(bytes) => partial.append(&bytes).map_err(TaskError::Disk)?,
                     Err(e) => {
@@ -291,6 +307,7 @@ impl Run<'_> {
                         .map_or(true, |t| t.is_some_and(|t| t.state == TaskState::Active));
                     if !still_ours {
                         tracing::info!(task = id, "the download was cancelled while it ran");
+                        give_up(body).await;
                         return Err(TaskError::Stack(StackError::WrongState(id)));
                     }
                 }
@@ -325,7 +342,11 @@ impl Run<'_> {
                     }
                 }
             }
-            drop(body);
+            if ended {
+                drop(body);
+            } else {
+                give_up(body).await;
+            }
             slot.release()?;
             // Drained to its end: the push still goes first.
             preempted |= drain_until.is_some();
