@@ -432,9 +432,10 @@ fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_a_part_per
                 "book {n}"
             );
             let sent = stats.bytes(&format!("/books/{n}/file"));
-            let chunk = 1 << 20;
+            // A kill costs at most what streamed since the last checkpoint.
+            let interval = carrel_core::engine::executor::CHECKPOINT_BYTES;
             assert!(
-                sent <= info.length + kills * chunk,
+                sent <= info.length + kills * interval,
                 "{sent} bytes sent for a {}-byte file",
                 info.length
             );

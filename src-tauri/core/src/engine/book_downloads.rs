@@ -16,6 +16,7 @@
 
 use std::collections::BTreeSet;
 
+use rusqlite::params;
 use serde::Serialize;
 
 use crate::engine::download_stack::{self, Pushed, Task, TaskKind, TaskSpec, TaskState};
@@ -442,18 +443,19 @@ pub fn books_with_downloads(store: &Store) -> Result<Vec<Book>, crate::library::
 
 /// Stored and total parts of a book.
 pub fn progress(store: &Store, book: &Book) -> Result<BookProgress, StoreError> {
-    let tasks = download_stack::tasks_of_book(store, book.id)?;
-    let done = |t: &&Task| t.state == TaskState::Done && t.kind.is_part();
-    let stored = tasks
-        .iter()
-        .filter(done)
-        .filter(|t| t.kind == part_kind(book))
-        .count() as u64;
-    let bytes = tasks
-        .iter()
-        .filter(done)
-        .filter_map(|t| t.bytes)
-        .sum::<i64>() as u64;
+    // Counted by SQLite (the book's done parts through `tasks_book`): this runs after every
+    // page a download stores.
+    let (stored, bytes): (i64, i64) = store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT count(*) FILTER (WHERE kind = ?2), coalesce(sum(bytes), 0) FROM tasks
+                 WHERE book_id = ?1 AND kind IN ('page', 'file') AND state = 'done'",
+            )?
+            .query_row(params![book.id, part_kind(book).as_str()], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+        })
+        .map_err(|e| store.sql_error(e))?;
     let total = if book.streams_pages() {
         book.page_count.unwrap_or(0) as u64
     } else {
@@ -462,9 +464,9 @@ pub fn progress(store: &Store, book: &Book) -> Result<BookProgress, StoreError> 
     Ok(BookProgress {
         book_id: book.id,
         title: book.title.clone(),
-        stored_parts: stored.min(total),
+        stored_parts: (stored.max(0) as u64).min(total),
         total_parts: total,
-        bytes,
+        bytes: bytes.max(0) as u64,
     })
 }
 

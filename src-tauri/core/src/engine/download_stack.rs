@@ -183,11 +183,8 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Task> {
 }
 
 fn next_seq(tx: &Transaction<'_>) -> rusqlite::Result<i64> {
-    tx.query_row(
-        "UPDATE stack_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq",
-        [],
-        |r| r.get(0),
-    )
+    tx.prepare_cached("UPDATE stack_counter SET seq = seq + 1 WHERE id = 1 RETURNING seq")?
+        .query_row([], |r| r.get(0))
 }
 
 /// Pushes inside an open write transaction (so a producer can push several tasks atomically).
@@ -203,8 +200,10 @@ fn push_at(
     chained_at: Option<i64>,
 ) -> rusqlite::Result<Pushed> {
     let existing: Option<(i64, String, i64)> = tx
-        .query_row(
+        .prepare_cached(
             "SELECT id, state, seq FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4",
+        )?
+        .query_row(
             params![spec.book_id, spec.kind.as_str(), spec.position, spec.url],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
@@ -218,9 +217,10 @@ fn push_at(
     match existing {
         None => {
             let seq = place(tx, 0)?;
-            let id = tx.query_row(
+            let id = tx.prepare_cached(
                 "INSERT INTO tasks (book_id, server_id, kind, position, url, prioritary, seq, created_at_ms, updated_at_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) RETURNING id",
+            )?.query_row(
                 params![spec.book_id, spec.server_id, spec.kind.as_str(), spec.position, spec.url, spec.prioritary, seq, now_ms],
                 |r| r.get(0),
             )?;
@@ -229,10 +229,10 @@ fn push_at(
         Some((id, state, current)) => match TaskState::parse(&state) {
             TaskState::Pending => {
                 let seq = place(tx, current)?;
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE tasks SET seq = ?2, prioritary = max(prioritary, ?3), updated_at_ms = ?4 WHERE id = ?1",
-                    params![id, seq, spec.prioritary, now_ms],
-                )?;
+                )?
+                .execute(params![id, seq, spec.prioritary, now_ms])?;
                 Ok(Pushed::MovedToTop(id))
             }
             TaskState::Active => {
@@ -267,11 +267,9 @@ fn push_chained(
     then_push: &[TaskSpec],
     now_ms: i64,
 ) -> rusqlite::Result<()> {
-    let (seq, prioritary): (i64, bool) = tx.query_row(
-        "SELECT seq, prioritary FROM tasks WHERE id = ?1",
-        [parent_id],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
+    let (seq, prioritary): (i64, bool) = tx
+        .prepare_cached("SELECT seq, prioritary FROM tasks WHERE id = ?1")?
+        .query_row([parent_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
     for spec in then_push {
         let spec = TaskSpec {
             prioritary: spec.prioritary || prioritary,
@@ -336,15 +334,17 @@ pub fn claim_next(store: &Store, fence: &Fence, skip: &[i64]) -> Result<Option<T
     let now = store.now_ms();
     store.write(|tx| {
         fenced(store, fence, tx)?;
-        tx.query_row(
-            &format!(
-                "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
+        tx.prepare_cached(&format!(
+            "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
                  WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
-            ),
-            rusqlite::named_params! { ":epoch": fence.epoch, ":now": now, ":skip": skip_json(skip) },
-            from_row,
-        )
-        .optional()
+        ))
+        .and_then(|mut s| {
+            s.query_row(
+                rusqlite::named_params! { ":epoch": fence.epoch, ":now": now, ":skip": skip_json(skip) },
+                from_row,
+            )
+            .optional()
+        })
         .map_err(|e| StackError::Store(store.sql_error(e)))
     })
 }
@@ -359,11 +359,10 @@ fn settle<T>(
     store.write(|tx| {
         fenced(store, fence, tx)?;
         let mine: bool = tx
-            .query_row(
+            .prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2)",
-                params![task_id, fence.epoch],
-                |r| r.get(0),
             )
+            .and_then(|mut s| s.query_row(params![task_id, fence.epoch], |r| r.get(0)))
             .map_err(|e| StackError::Store(store.sql_error(e)))?;
         if !mine {
             return Err(StackError::WrongState(task_id));
@@ -383,11 +382,12 @@ pub fn complete(
 ) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE tasks SET state = 'done', bytes = ?2, failure = NULL, updated_at_ms = ?3 WHERE id = ?1",
-            params![task_id, bytes, now],
-        )?;
-        tx.execute("DELETE FROM file_checkpoints WHERE task_id = ?1", [task_id])?;
+        )?
+        .execute(params![task_id, bytes, now])?;
+        tx.prepare_cached("DELETE FROM file_checkpoints WHERE task_id = ?1")?
+            .execute([task_id])?;
         push_chained(tx, task_id, then_push, now)
     })
 }
@@ -403,10 +403,10 @@ pub fn requeue(
 ) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE tasks SET state = 'pending', failure = coalesce(?2, failure), updated_at_ms = ?3 WHERE id = ?1",
-            params![task_id, reason, now],
-        )?;
+        )?
+        .execute(params![task_id, reason, now])?;
         Ok(())
     })
 }

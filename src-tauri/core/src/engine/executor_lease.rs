@@ -53,11 +53,10 @@ impl Fence {
     /// Inside a write transaction: fails with [`LeaseLost`] unless this fence is still current.
     pub fn check(&self, tx: &Transaction<'_>) -> Result<(), FenceError> {
         let current: bool = tx
-            .query_row(
+            .prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM executor_lease WHERE id = 1 AND holder = ?1 AND epoch = ?2)",
-                params![self.holder, self.epoch],
-                |r| r.get(0),
             )
+            .and_then(|mut s| s.query_row(params![self.holder, self.epoch], |r| r.get(0)))
             .map_err(FenceError::Sql)?;
         if current {
             Ok(())

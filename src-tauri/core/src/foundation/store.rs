@@ -234,6 +234,9 @@ fn check_writable(root: &Path) -> Result<(), StoreError> {
     })
 }
 
+/// Prepared statements kept per connection (rusqlite keeps 16 by default).
+const STATEMENT_CACHE: usize = 64;
+
 fn open_connection(path: &Path, read_only: bool) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
@@ -241,6 +244,8 @@ fn open_connection(path: &Path, read_only: bool) -> Result<Connection, StoreErro
         | OpenFlags::SQLITE_OPEN_URI;
     let conn =
         Connection::open_with_flags(path, flags).map_err(|e| StoreError::from_sqlite(e, path))?;
+    // The executor's few statements run for every task: keep them all prepared.
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| StoreError::from_sqlite(e, path))?;
     // The first statement that reads the file tells a damaged or foreign file apart. Another

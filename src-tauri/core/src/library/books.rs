@@ -265,12 +265,9 @@ fn known_in(
 pub fn get(store: &Store, id: i64) -> Result<Book, BookError> {
     store
         .read(|c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM books WHERE id = ?1"),
-                [id],
-                from_row,
-            )
-            .optional()
+            c.prepare_cached(&format!("SELECT {COLUMNS} FROM books WHERE id = ?1"))?
+                .query_row([id], from_row)
+                .optional()
         })
         .map_err(|e| BookError::Store(store.sql_error(e)))?
         .ok_or(BookError::NotFound(id))

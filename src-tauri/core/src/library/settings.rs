@@ -19,10 +19,9 @@ pub trait Setting: Serialize + DeserializeOwned {
 pub fn get<S: Setting>(store: &Store) -> Result<Option<S>, StoreError> {
     let raw: Option<String> = store
         .read(|c| {
-            c.query_row("SELECT value FROM settings WHERE key = ?1", [S::KEY], |r| {
-                r.get(0)
-            })
-            .optional()
+            c.prepare_cached("SELECT value FROM settings WHERE key = ?1")?
+                .query_row([S::KEY], |r| r.get(0))
+                .optional()
         })
         .map_err(|e| store.sql_error(e))?;
     Ok(raw.and_then(|r| serde_json::from_str(&r).ok()))

@@ -138,7 +138,7 @@ async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
     }
     let (finish, sink) = env
         .sync(ExecutorConfig {
-            chunk_bytes: 16 * 1024,
+            checkpoint_bytes: 16 * 1024,
             ..fast_config()
         })
         .await;
@@ -226,7 +226,7 @@ async fn a_broken_range_download_resumes_where_it_stopped_without_repeating_byte
     let chunk = 8 * 1024;
     let (finish, sink) = env
         .sync(ExecutorConfig {
-            chunk_bytes: chunk,
+            checkpoint_bytes: chunk,
             ..fast_config()
         })
         .await;
@@ -268,7 +268,7 @@ async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_v
     // Download part of it, then stop.
     let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-            chunk_bytes: 4 * 1024,
+            checkpoint_bytes: 4 * 1024,
             backoff_min: Duration::from_secs(30),
             backoff_max: Duration::from_secs(30),
             ..fast_config()
@@ -298,7 +298,7 @@ async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_v
     assert_ne!(fixture.book_bytes(3).unwrap(), old);
     let (finish, _) = env
         .sync(ExecutorConfig {
-            chunk_bytes: 4 * 1024,
+            checkpoint_bytes: 4 * 1024,
             ..fast_config()
         })
         .await;
@@ -332,7 +332,7 @@ async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
     book_downloads::store_book(&env.store, ids[&3]).unwrap();
     let (finish, _) = env
         .sync(ExecutorConfig {
-            chunk_bytes: 4 * 1024,
+            checkpoint_bytes: 4 * 1024,
             ..fast_config()
         })
         .await;
@@ -717,7 +717,7 @@ async fn a_prioritary_push_preempts_a_slow_background_file_download() {
     book_downloads::queue_latest_read(&env.store, 6).unwrap();
     let (sink, stop, run) = env.spawn_executor(
         ExecutorConfig {
-            chunk_bytes: 1 << 20,
+            checkpoint_bytes: 1 << 20,
             ..fast_config()
         },
         RunMode::UntilIdle,

@@ -1,12 +1,13 @@
 //! Whole-file downloads: the Range / If-Range / checkpoint / preemption state machine of one file
-//! task — chunks of `chunk_bytes` each followed by a checkpoint, resuming at the checkpoint,
-//! never stitching two versions together (the validator must match), a server without Range or
-//! a validator taken in one request, room checked before each chunk, and giving way to a
-//! prioritary push (or, for a prioritary file, to a window reading parts of it).
+//! task — the rest of the file asked for in one request (`Range: bytes=N-`), synced and
+//! checkpointed every `checkpoint_bytes` while it streams and where it ends, resuming at the
+//! checkpoint, never stitching two versions together (the validator must match), a server
+//! without Range or a validator taken in one request, room checked before each request, and
+//! giving way to a prioritary push (or, for a prioritary file, to a window reading parts of it).
 
 use super::*;
 
-/// How long a file download whose chunk is under way may go on to the chunk's end once a
+/// How long a file download whose answer is nearly complete may go on to its end once a
 /// prioritary push was seen: the bytes in flight would otherwise be sent again.
 const PREEMPT_DRAIN: Duration = Duration::from_millis(10);
 
@@ -23,7 +24,7 @@ async fn give_up<T>(answer: T) {
 }
 
 impl Run<'_> {
-    /// Downloads a whole acquisition in Range chunks, checkpointing after each, resuming at the
+    /// Downloads a whole acquisition with Range, checkpointing as it streams, resuming at the
     /// checkpoint, and never stitching two versions together (the validator must match). A
     /// server without Range or without a validator gets one whole request instead.
     pub(super) async fn fetch_file(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
@@ -136,13 +137,14 @@ impl Run<'_> {
             if total.is_some_and(|t| start >= t) {
                 break;
             }
-            let chunk = self.ex.config.chunk_bytes.max(1);
             // Bytes as stored on the server: no transparent compression under a Range.
             let mut headers = vec![(header::ACCEPT_ENCODING, "identity".to_owned())];
             if use_range {
                 headers.push((
                     header::RANGE,
-                    format!("bytes={start}-{}", start.saturating_add(chunk - 1)),
+                    // The rest of the file: one request, however large (checkpoints are taken
+                    // while it streams, and a push stops it at any byte).
+                    format!("bytes={start}-"),
                 ));
                 if let (Some(v), true) = (&validator, start > 0) {
                     headers.push((header::IF_RANGE, v.clone()));
@@ -247,6 +249,8 @@ impl Run<'_> {
             let mut last_alive = Instant::now();
             let mut body_error = None;
             let mut ended = false;
+            let checkpoint_every = self.ex.config.checkpoint_bytes.max(1);
+            let mut checkpointed = partial.len();
             loop {
                 let piece = match drain_until {
                     // Draining: what is here, and what comes before the deadline.
@@ -282,6 +286,13 @@ impl Run<'_> {
                 if partial.len() > cap.bytes {
                     oversized = true; // a body without end (or longer than the catalog said)
                     break;
+                }
+                if !whole_body && partial.len() - checkpointed >= checkpoint_every {
+                    // A crash from here on fetches at most `checkpoint_bytes` again.
+                    checkpointed = partial.len();
+                    partial.sync().map_err(TaskError::Disk)?;
+                    self.save_checkpoint(task.id, partial, total, validator.clone())
+                        .await?;
                 }
                 if last_bytes_report.elapsed() >= Duration::from_millis(250) {
                     last_bytes_report = Instant::now();
@@ -404,8 +415,8 @@ impl Run<'_> {
             if got == 0 {
                 return Err(FetchError::Transient("the server sent an empty chunk".into()).into());
             }
-            if total.is_none() && got < chunk {
-                // Length unknown (`/*`) and a short chunk: that was the end.
+            if total.is_none() && ended {
+                // Length unknown (`/*`) and the answer came to its end: that was the file.
                 total = Some(partial.len());
             }
         }

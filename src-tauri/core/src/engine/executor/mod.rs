@@ -29,11 +29,9 @@ use url::Url;
 
 use crate::engine::book_downloads;
 use crate::engine::download_limits::{self, ByteCap, MaxBookSize};
-use crate::engine::download_stack::{
-    self, FileCheckpoint, StackError, Task, TaskKind, TaskSpec, TaskState,
-};
+use crate::engine::download_stack::{self, FileCheckpoint, StackError, Task, TaskKind, TaskState};
 use crate::engine::executor_lease::{self, Acquire, Fence, LeaseError};
-use crate::engine::progress::{DownloadEvent, ExecutorState, ProgressSink};
+use crate::engine::progress::{BookProgress, DownloadEvent, ExecutorState, ProgressSink};
 use crate::foundation::part_files::{self, PartFiles, PartialFile};
 use crate::foundation::store::{Store, StoreError};
 use crate::http::http_fetch::{self, FetchError, Fetching, HttpClient, HttpConfig, ServerAccess};
@@ -42,6 +40,10 @@ use crate::library::credentials::Credentials;
 use crate::library::settings::{self, BooksKept, DownloadsPaused};
 
 mod file_download;
+
+/// See [`ExecutorConfig::checkpoint_bytes`]; docs/ARCHITECTURE.md gives the measurements that
+/// chose it.
+pub const CHECKPOINT_BYTES: u64 = 16 << 20;
 
 #[derive(Debug, Clone)]
 pub struct ExecutorConfig {
@@ -55,8 +57,9 @@ pub struct ExecutorConfig {
     pub preempt_poll: Duration,
     pub backoff_min: Duration,
     pub backoff_max: Duration,
-    /// Size of one Range request of a whole-file download; a checkpoint follows each.
-    pub chunk_bytes: u64,
+    /// A whole-file download syncs its partial file and records how far it got every this many
+    /// bytes (and wherever an answer ends): a crash fetches at most this much again.
+    pub checkpoint_bytes: u64,
     pub max_page_bytes: u64,
     pub http: HttpConfig,
 }
@@ -70,7 +73,7 @@ impl Default for ExecutorConfig {
             preempt_poll: Duration::from_millis(5),
             backoff_min: Duration::from_secs(1),
             backoff_max: Duration::from_secs(300),
-            chunk_bytes: 1 << 20,
+            checkpoint_bytes: CHECKPOINT_BYTES,
             max_page_bytes: 64 << 20,
             http: HttpConfig::default(),
         }
@@ -483,6 +486,13 @@ fn watch_now(store: &Store) -> Result<Watch, StoreError> {
 }
 
 /// Whether a prioritary task of a server not in `skip` waits.
+/// What the loop's one trip to the database found.
+enum Claimed {
+    Paused,
+    Nothing,
+    Task(Task, Result<Book, books::BookError>),
+}
+
 fn has_prioritary_pending(store: &Store, skip: &[i64]) -> bool {
     matches!(download_stack::peek(store, skip), Ok(Some(t)) if t.prioritary)
 }
@@ -520,12 +530,6 @@ impl Run<'_> {
             if *shutdown.borrow() {
                 return Ok(Finish::Shutdown);
             }
-            if self.ex.db(is_paused).await? {
-                self.ex.report(DownloadEvent::State(ExecutorState::Paused));
-                // Whatever woke us, the loop's head decides what comes next.
-                self.wait_for_change(None, shutdown).await?;
-                continue;
-            }
             // The reader asked for something of a server in backoff (opened a book, a window
             // wants a page): that server is tried again at once, even while others have work.
             if !self.backoffs.is_empty() {
@@ -553,16 +557,36 @@ impl Run<'_> {
             let fence = self.fence.clone();
             let skip = self.backoffs.waiting();
             let skipped = skip.clone();
-            let task = match self
+            // One trip to the database per task taken: the pause switch, the claim and the
+            // claimed task's book.
+            let claimed = self
                 .ex
-                .db(move |s| download_stack::claim_next(s, &fence, &skip))
-                .await
-            {
-                Ok(t) => t,
+                .db(move |s| -> Result<Claimed, StackError> {
+                    if is_paused(s)? {
+                        return Ok(Claimed::Paused);
+                    }
+                    Ok(match download_stack::claim_next(s, &fence, &skip)? {
+                        None => Claimed::Nothing,
+                        Some(task) => {
+                            let book = books::get(s, task.book_id);
+                            Claimed::Task(task, book)
+                        }
+                    })
+                })
+                .await;
+            let claimed = match claimed {
+                Ok(Claimed::Paused) => {
+                    self.ex.report(DownloadEvent::State(ExecutorState::Paused));
+                    // Whatever woke us, the loop's head decides what comes next.
+                    self.wait_for_change(None, shutdown).await?;
+                    continue;
+                }
+                Ok(Claimed::Nothing) => None,
+                Ok(Claimed::Task(task, book)) => Some((task, book)),
                 Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
                 Err(e) => return Err(e.into()),
             };
-            let Some(task) = task else {
+            let Some((task, book)) = claimed else {
                 // Decided on the servers this claim skipped (a backoff may have ended since).
                 if let Some(next) = self.backoffs.next_retry_among(&skipped) {
                     // Only servers in backoff have work left: wait for the first of them, or
@@ -612,7 +636,7 @@ impl Run<'_> {
                 let lost = self.lost.clone();
                 let mut stop = shutdown.clone();
                 let poll = self.ex.config.wake_poll;
-                let execute = self.execute(&task);
+                let execute = self.execute(&task, book);
                 tokio::pin!(execute);
                 tokio::select! {
                     o = &mut execute => Some(o),
@@ -731,33 +755,46 @@ impl Run<'_> {
     async fn settle(
         &mut self,
         task: &Task,
-        outcome: Result<(u64, Vec<TaskSpec>), TaskError>,
+        outcome: Result<(u64, Book), TaskError>,
         shutdown: &mut Shutdown,
     ) -> Result<Option<Finish>, ExecutorError> {
         let fence = self.fence.clone();
         let id = task.id;
         let result = match outcome {
-            Ok((bytes, follow_ups)) => {
+            Ok((bytes, book)) => {
                 self.failures = 0;
                 self.backoffs.succeeded(task.server_id);
+                // Only a part can complete a book: "stored" is said once.
+                let book_part = task.kind.is_part() && !book_downloads::is_file_part(&task.url);
+                let t = task.clone();
+                // One trip to the database per task done: what it chains to, its completion,
+                // and where its book stands.
                 let r = self
                     .ex
-                    .db(move |s| download_stack::complete(s, &fence, id, bytes as i64, &follow_ups))
+                    .db(move |s| -> Result<Option<BookProgress>, StackError> {
+                        let follow_ups = book_downloads::next_parts(s, &book, &t)?;
+                        download_stack::complete(s, &fence, id, bytes as i64, &follow_ups)?;
+                        Ok(book_part
+                            .then(|| book_downloads::progress(s, &book).ok())
+                            .flatten())
+                    })
                     .await;
-                if r.is_ok() {
-                    self.ex.report(DownloadEvent::TaskDone {
-                        task_id: id,
-                        book_id: task.book_id,
-                        kind: task.kind,
-                        position: task.position,
-                        bytes,
-                    });
-                    if task.kind.is_part() && !book_downloads::is_file_part(&task.url) {
-                        // Only a part can complete a book: "stored" is said once.
-                        self.report_book(task.book_id).await;
+                match r {
+                    Ok(progress) => {
+                        self.ex.report(DownloadEvent::TaskDone {
+                            task_id: id,
+                            book_id: task.book_id,
+                            kind: task.kind,
+                            position: task.position,
+                            bytes,
+                        });
+                        if let Some(progress) = progress {
+                            self.report_progress(progress).await;
+                        }
+                        Ok(())
                     }
+                    Err(e) => Err(e),
                 }
-                r
             }
             Err(TaskError::Preempted) => {
                 tracing::info!(task = id, "paused a file download for a prioritary task");
@@ -900,15 +937,9 @@ impl Run<'_> {
         });
     }
 
-    async fn report_book(&self, book_id: i64) {
-        let progress = self
-            .ex
-            .db(move |s| -> Result<_, crate::library::error::Error> {
-                let book = books::get(s, book_id)?;
-                Ok(book_downloads::progress(s, &book)?)
-            })
-            .await;
-        let Ok(progress) = progress else { return };
+    /// Says where a book stands after one of its parts was stored; a book now complete may
+    /// push an older one out.
+    async fn report_progress(&self, progress: BookProgress) {
         if progress.is_complete() {
             self.ex.report(DownloadEvent::BookStored(progress));
             // "Books kept on the device" holds for every front end that downloads (the app and
@@ -959,28 +990,22 @@ impl Run<'_> {
     }
 
     /// Runs one task; returns the bytes stored and the follow-up tasks to push.
-    async fn execute(&mut self, task: &Task) -> Result<(u64, Vec<TaskSpec>), TaskError> {
-        let book_id = task.book_id;
-        let book = self
-            .ex
-            .db(move |s| books::get(s, book_id))
-            .await
-            .map_err(|e| match e {
-                books::BookError::NotFound(_) => TaskError::Fetch(FetchError::Gone(e.to_string())),
-                other => TaskError::Fetch(FetchError::Transient(other.to_string())),
-            })?;
+    async fn execute(
+        &mut self,
+        task: &Task,
+        book: Result<Book, books::BookError>,
+    ) -> Result<(u64, Book), TaskError> {
+        let book = book.map_err(|e| match e {
+            books::BookError::NotFound(_) => TaskError::Fetch(FetchError::Gone(e.to_string())),
+            other => TaskError::Fetch(FetchError::Transient(other.to_string())),
+        })?;
         let bytes = match task.kind {
             TaskKind::Book => 0,
             TaskKind::Page => self.fetch_page(task, &book).await?,
             TaskKind::Resource => self.fetch_cover(task, &book).await?,
             TaskKind::File => self.fetch_file(task, &book).await?,
         };
-        let (b, t) = (book.clone(), task.clone());
-        let follow_ups = self
-            .ex
-            .db(move |s| book_downloads::next_parts(s, &b, &t))
-            .await?;
-        Ok((bytes, follow_ups))
+        Ok((bytes, book))
     }
 
     async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
