@@ -6,7 +6,7 @@
 //! `target/bench/engine.json`.
 //!
 //! ```text
-//! carrel-bench [--only stack,download,memory,archive,page-turn,cold-start] [--json PATH]
+//! carrel-bench [--only stack,download,throughput,memory,archive,page-turn,cold-start] [--json PATH]
 //! ```
 //!
 //! `download` also runs the resume measurement, which reuses its data dirs. `window` stands for
@@ -14,7 +14,7 @@
 //! harness and need an X display, tauri-driver and WebKitWebDriver: `make bench` provides them.
 //!
 //! Layout:
-//! - [`stack`], [`engine`], [`memory`]: the engine without a window; [`archives`]: pages read
+//! - [`stack`], [`engine`], [`throughput`], [`memory`]: the engine without a window; [`archives`]: pages read
 //!   from comics kept as one archive file;
 //! - [`window`]: launching the app and reading the webview's clocks; [`page_turn`] and
 //!   [`cold_start`]: the window benchmarks;
@@ -27,6 +27,7 @@ mod memory;
 mod page_turn;
 mod report;
 mod stack;
+mod throughput;
 mod window;
 
 use std::path::PathBuf;
@@ -37,9 +38,10 @@ use serde_json::json;
 
 use report::Report;
 
-const GROUPS: [&str; 6] = [
+const GROUPS: [&str; 7] = [
     "stack",
     "download",
+    "throughput",
     "memory",
     "archive",
     "page-turn",
@@ -118,6 +120,9 @@ fn main() -> Result<()> {
     if raw.first().map(String::as_str) == Some("memory-probe") {
         return memory::probe(&raw[1..]);
     }
+    if raw.first().map(String::as_str) == Some("file-probe") {
+        return throughput::probe(&raw[1..]);
+    }
     let args = parse_args(&raw)?;
     let wants = |g: &str| args.only.iter().any(|o| o == g);
     if cfg!(debug_assertions) {
@@ -152,6 +157,13 @@ fn main() -> Result<()> {
         if wants("memory") {
             memory::run(&mut report, &library)?;
         }
+    }
+    if wants("throughput") {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        throughput::run(&mut report, &runtime)?;
     }
     if wants("archive") {
         archives::run_group(&mut report)?;

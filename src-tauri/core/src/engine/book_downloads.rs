@@ -339,12 +339,11 @@ pub fn next_parts(store: &Store, book: &Book, task: &Task) -> Result<Vec<TaskSpe
             }
             // The first part goes on last, so it ends on top.
             if book.streams_pages() {
-                let done = download_stack::done_pages(store, book.id)?;
-                let start = book
-                    .last_page
-                    .unwrap_or(0)
-                    .clamp(0, book.page_count.unwrap_or(1) - 1);
-                if let Some(p) = next_missing_page(book.page_count.unwrap_or(0), &done, start - 1) {
+                let count = book.page_count.unwrap_or(0);
+                let start = book.last_page.unwrap_or(0).clamp(0, (count - 1).max(0));
+                if let Some(p) =
+                    download_stack::next_missing_page(store, book.id, count, start - 1)?
+                {
                     specs.extend(page_spec(book, p, task.prioritary));
                 }
             } else {
@@ -353,9 +352,13 @@ pub fn next_parts(store: &Store, book: &Book, task: &Task) -> Result<Vec<TaskSpe
             Ok(specs)
         }
         TaskKind::Page => {
-            let done = download_stack::done_pages(store, book.id)?;
-            let next = next_missing_page(book.page_count.unwrap_or(0), &done, task.position)
-                .filter(|&p| p != task.position);
+            let next = download_stack::next_missing_page(
+                store,
+                book.id,
+                book.page_count.unwrap_or(0),
+                task.position,
+            )?
+            .filter(|&p| p != task.position);
             Ok(next
                 .and_then(|p| page_spec(book, p, task.prioritary))
                 .into_iter()
@@ -363,13 +366,6 @@ pub fn next_parts(store: &Store, book: &Book, task: &Task) -> Result<Vec<TaskSpe
         }
         TaskKind::File | TaskKind::Resource => Ok(Vec::new()),
     }
-}
-
-/// The first page after `after` (wrapping around) that is not in `done` (sorted).
-pub fn next_missing_page(count: i64, done: &[i64], after: i64) -> Option<i64> {
-    (1..=count)
-        .map(|step| (after + step).rem_euclid(count.max(1)))
-        .find(|p| done.binary_search(p).is_err())
 }
 
 /// Where a book stands on this device.
@@ -617,27 +613,4 @@ pub fn apply_settings(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_chain_runs_from_the_readers_page_to_the_end_then_wraps() {
-        let mut done = vec![];
-        let mut order = vec![40];
-        done.push(40);
-        let mut at = 40;
-        while let Some(p) = next_missing_page(60, &done, at) {
-            order.push(p);
-            done.push(p);
-            done.sort();
-            at = p;
-        }
-        let expected: Vec<i64> = (40..60).chain(0..40).collect();
-        assert_eq!(order, expected);
-    }
-
-    #[test]
-    fn the_chain_skips_stored_pages() {
-        assert_eq!(next_missing_page(5, &[1, 2], 0), Some(3));
-        assert_eq!(next_missing_page(5, &[0, 1, 2, 3, 4], 2), None);
-        assert_eq!(next_missing_page(5, &[4], 3), Some(0));
-    }
 }

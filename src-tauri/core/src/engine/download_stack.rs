@@ -679,6 +679,59 @@ pub fn done_pages(store: &Store, book_id: i64) -> Result<Vec<i64>, StoreError> {
         .map_err(|e| store.sql_error(e))
 }
 
+/// Whether page `page` of a book is stored (its task done).
+pub fn is_page_done(store: &Store, book_id: i64, page: i64) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM tasks
+                 WHERE book_id = ?1 AND kind = 'page' AND state = 'done' AND position = ?2)",
+            )?
+            .query_row(params![book_id, page], |r| r.get(0))
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// The first page after `after` (wrapping around to 0) among `0..count` that is not stored,
+/// read from the index in page order: it stops at the first gap instead of reading every page.
+pub fn next_missing_page(
+    store: &Store,
+    book_id: i64,
+    count: i64,
+    after: i64,
+) -> Result<Option<i64>, StoreError> {
+    if count <= 0 {
+        return Ok(None);
+    }
+    let after = after.rem_euclid(count);
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT position FROM tasks
+                 WHERE book_id = ?1 AND kind = 'page' AND state = 'done' AND position >= ?2 AND position < ?3
+                 ORDER BY position",
+            )?;
+            // The first position of from..to without a done task.
+            let mut gap = |from: i64, to: i64| -> rusqlite::Result<Option<i64>> {
+                let mut expect = from;
+                let mut rows = stmt.query(params![book_id, from, to])?;
+                while let Some(r) = rows.next()? {
+                    let p: i64 = r.get(0)?;
+                    if p > expect {
+                        break;
+                    }
+                    expect = expect.max(p + 1);
+                }
+                Ok((expect < to).then_some(expect))
+            };
+            match gap(after + 1, count)? {
+                Some(p) => Ok(Some(p)),
+                None => gap(0, after + 1),
+            }
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
 /// Whether anything is waiting.
 pub fn has_pending(store: &Store) -> Result<bool, StoreError> {
     store

@@ -43,9 +43,14 @@ impl PartFiles {
         self.pages_dir(book_id).join(format!("{page:05}.{ext}"))
     }
 
-    /// The stored file of page `page`, whatever its image type.
+    /// The stored file of page `page`, whatever its image type: a look at each name it may
+    /// have (a book of 5,000 pages is not listed for every page).
     pub fn find_page(&self, book_id: i64, page: i64) -> Option<PathBuf> {
-        find_with_stem(&self.pages_dir(book_id), &format!("{page:05}"))
+        let dir = self.pages_dir(book_id);
+        PAGE_EXTENSIONS
+            .iter()
+            .map(|ext| dir.join(format!("{page:05}.{ext}")))
+            .find(|p| p.is_file())
     }
 
     /// The whole-book file (`book.cbz`, `book.epub`, ...).
@@ -178,6 +183,10 @@ fn remove_stray_temps(dir: &Path) -> io::Result<Vec<PathBuf>> {
     }
     Ok(removed)
 }
+
+/// Every extension a stored page may have: the image types told from the bytes, `img` for any
+/// other, and `bytes` for a part of a file read before the file is stored.
+pub const PAGE_EXTENSIONS: [&str; 8] = ["jpg", "png", "webp", "gif", "avif", "bmp", "img", "bytes"];
 
 fn find_with_stem(dir: &Path, stem: &str) -> Option<PathBuf> {
     let entries = fs::read_dir(dir).ok()?;

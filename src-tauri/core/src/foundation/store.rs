@@ -78,6 +78,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0016_api_keys",
         include_str!("../../migrations/0016_api_keys.sql"),
     ),
+    (
+        "0017_task_positions",
+        include_str!("../../migrations/0017_task_positions.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -184,6 +184,81 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
     assert!(seen.contains(&claimed.id));
 }
 
+/// Marks pages of book `b` done, as the executor does when it stores them.
+fn store_pages(env: &Env, fence: &Fence, s: i64, b: i64, pages: &[i64]) {
+    for &p in pages {
+        download_stack::push(&env.store, &spec(b, s, TaskKind::Page, p, false)).unwrap();
+        let t = download_stack::claim_next(&env.store, fence, &[])
+            .unwrap()
+            .unwrap();
+        download_stack::complete(&env.store, fence, t.id, 10, &[]).unwrap();
+    }
+}
+
+#[test]
+fn the_chain_runs_from_the_readers_page_to_the_end_then_wraps_and_skips_stored_pages() {
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    let next = |after| download_stack::next_missing_page(&env.store, b, 10, after).unwrap();
+    assert_eq!(next(-1), Some(0));
+    assert_eq!(next(4), Some(5));
+    store_pages(&env, &fence, s, b, &[5, 6, 9]);
+    assert_eq!(next(4), Some(7), "stored pages are skipped");
+    assert_eq!(next(7), Some(8));
+    store_pages(&env, &fence, s, b, &[7, 8]);
+    assert_eq!(
+        next(4),
+        Some(0),
+        "past the last page, the chain wraps to the first"
+    );
+    store_pages(&env, &fence, s, b, &[0, 1, 2, 3]);
+    assert_eq!(
+        next(9),
+        Some(4),
+        "the page itself is the last one looked at"
+    );
+    store_pages(&env, &fence, s, b, &[4]);
+    assert_eq!(next(2), None, "every page stored");
+    assert!(download_stack::is_page_done(&env.store, b, 4).unwrap());
+    assert_eq!(
+        download_stack::next_missing_page(&env.store, b, 0, 0).unwrap(),
+        None
+    );
+
+    // The walk from the reader's page through the whole book, as the executor chains it.
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    let (mut at, mut order) = (6, vec![6]);
+    store_pages(&env, &fence, s, b, &[6]);
+    while let Some(p) = download_stack::next_missing_page(&env.store, b, 10, at).unwrap() {
+        order.push(p);
+        store_pages(&env, &fence, s, b, &[p]);
+        at = p;
+    }
+    assert_eq!(order, (6..10).chain(0..6).collect::<Vec<_>>());
+    assert!(!download_stack::is_page_done(&env.store, b, 10).unwrap());
+}
+
+#[test]
+fn the_next_missing_page_is_found_in_the_index_in_page_order() {
+    let (env, _s, _b) = setup();
+    let plan: Vec<String> = env
+        .store
+        .read(|c| {
+            let mut stmt = c.prepare(
+                "EXPLAIN QUERY PLAN SELECT position FROM tasks
+                 WHERE book_id = 1 AND kind = 'page' AND state = 'done' AND position >= 0 AND position < 9
+                 ORDER BY position",
+            )?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(3))?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .unwrap();
+    let text = plan.join(" | ");
+    assert!(text.contains("tasks_book"), "{text}");
+    assert!(!text.contains("TEMP B-TREE"), "no sort: {text}");
+}
+
 #[test]
 fn pop_is_served_by_the_stack_index_not_a_scan() {
     let (env, _s, _b) = setup();

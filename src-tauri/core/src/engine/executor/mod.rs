@@ -1119,6 +1119,24 @@ mod tests {
     }
 
     #[test]
+    fn every_page_extension_written_is_one_a_page_is_looked_for_under() {
+        let samples: [&[u8]; 7] = [
+            b"\x89PNG\r\n\x1a\n....",
+            b"\xff\xd8\xff\xe0....",
+            b"GIF89a....",
+            b"RIFF\0\0\0\0WEBPVP8 ",
+            b"\0\0\0\x1cftypavif....",
+            b"BM..........",
+            b"not an image",
+        ];
+        for bytes in samples {
+            let ext = image_extension(bytes);
+            assert!(part_files::PAGE_EXTENSIONS.contains(&ext), "{ext}");
+        }
+        assert!(part_files::PAGE_EXTENSIONS.contains(&"bytes"));
+    }
+
+    #[test]
     fn file_types_map_to_extensions() {
         assert_eq!(file_extension(Some("application/epub+zip"), "/x"), "epub");
         assert_eq!(file_extension(None, "/books/1/file.CBZ?x=1"), "cbz");
