@@ -107,13 +107,9 @@ fn curl_loop(urls: &[String], out: &Path) -> Result<Duration> {
 }
 
 pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
-    if std::env::var("ONLY_TINY").is_err() {
-        pages(report, runtime)?;
-    }
+    pages(report, runtime)?;
     tiny_tasks(report, runtime)?;
-    if std::env::var("ONLY_TINY").is_err() {
-        large_file(report)?;
-    }
+    large_file(report)?;
     Ok(())
 }
 

@@ -392,6 +392,45 @@ pub fn complete(
     })
 }
 
+/// Keeps an active task active with the bytes it stored, and pushes its follow-ups: its file is
+/// in place but not yet synced to the disk, and it is marked done by [`complete_held`] once it
+/// is. A holder that dies meanwhile leaves it active; the next one puts it back, and the file
+/// found in place of the recorded size is taken without downloading it again.
+pub fn hold(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    bytes: i64,
+    then_push: &[TaskSpec],
+) -> Result<(), StackError> {
+    let now = store.now_ms();
+    settle(store, fence, task_id, |tx| {
+        tx.prepare_cached("UPDATE tasks SET bytes = ?2, updated_at_ms = ?3 WHERE id = ?1")?
+            .execute(params![task_id, bytes, now])?;
+        push_chained(tx, task_id, then_push, now)
+    })
+}
+
+/// Marks held tasks done, in one transaction (their files are on the disk now). A task no
+/// longer active under `fence` (removed with its book meanwhile) is left as it is.
+pub fn complete_held(store: &Store, fence: &Fence, task_ids: &[i64]) -> Result<(), StackError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        fenced(store, fence, tx)?;
+        let mut stmt = tx
+            .prepare_cached(
+                "UPDATE tasks SET state = 'done', failure = NULL, updated_at_ms = ?3
+                 WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2",
+            )
+            .map_err(|e| StackError::Store(store.sql_error(e)))?;
+        for id in task_ids {
+            stmt.execute(params![id, fence.epoch, now])
+                .map_err(|e| StackError::Store(store.sql_error(e)))?;
+        }
+        Ok(())
+    })
+}
+
 /// Puts an active task back on the stack where it was (it keeps its seq), with the reason it
 /// could not finish (without one — a preemption, a shutdown — the last failure stays shown
 /// until the task succeeds).
@@ -686,6 +725,22 @@ pub fn is_page_done(store: &Store, book_id: i64, page: i64) -> Result<bool, Stor
             c.prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM tasks
                  WHERE book_id = ?1 AND kind = 'page' AND state = 'done' AND position = ?2)",
+            )?
+            .query_row(params![book_id, page], |r| r.get(0))
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Whether page `page` of a book is in place to be read: its task done, or its file put in
+/// place by the running executor and waiting for its batch to be synced to the disk (active,
+/// its size recorded: see [`hold`]).
+pub fn is_page_stored(store: &Store, book_id: i64, page: i64) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM tasks
+                 WHERE book_id = ?1 AND kind = 'page' AND position = ?2
+                   AND (state = 'done' OR (state = 'active' AND bytes IS NOT NULL)))",
             )?
             .query_row(params![book_id, page], |r| r.get(0))
         })

@@ -220,6 +220,51 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// Like [`write_atomically`] (`path` either does not exist or holds every byte, whatever
+/// moment the process is killed at) but without waiting for the disk: a power cut may still
+/// lose the file or leave it short until [`sync_written`] has run over it.
+pub fn write_atomically_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::other("a part path has a folder"))?;
+    fs::create_dir_all(dir)?;
+    let tmp = temp_path_for(path);
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        drop(f);
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Makes files written by [`write_atomically_unsynced`] durable: each file, then each folder
+/// once. The first sync commits the filesystem's journal for all of them, so the rest cost
+/// little: one batch costs about what one page written with [`write_atomically`] does.
+pub fn sync_written(paths: &[PathBuf]) -> io::Result<()> {
+    // A file (or its book's folder) removed meanwhile has nothing left to sync.
+    let gone = |r: io::Result<()>| match r {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    };
+    let mut dirs: Vec<&Path> = Vec::new();
+    for p in paths {
+        gone(File::open(p).and_then(|f| f.sync_all()))?;
+        if let Some(d) = p.parent() {
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+    }
+    for d in dirs {
+        gone(sync_dir(d))?;
+    }
+    Ok(())
+}
+
 fn temp_path_for(path: &Path) -> PathBuf {
     let tag: u32 = rand::random();
     let mut name = path.file_name().unwrap_or_default().to_os_string();
@@ -289,6 +334,13 @@ impl PartialFile {
     /// Makes everything appended so far durable; call before recording a checkpoint.
     pub fn sync(&mut self) -> io::Result<()> {
         self.file.sync_data()
+    }
+
+    /// Starts syncing the bytes written so far on a thread of its own, while more are
+    /// appended; the answer says when they are all on the disk.
+    pub fn sync_in_background(&self) -> io::Result<tokio::task::JoinHandle<io::Result<()>>> {
+        let file = self.file.try_clone()?;
+        Ok(tokio::task::spawn_blocking(move || file.sync_data()))
     }
 
     /// Cuts the file back to `len` bytes (never longer than it is).

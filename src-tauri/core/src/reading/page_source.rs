@@ -128,7 +128,7 @@ pub fn check_page(store: &Store, book_id: i64, page: i64) -> Result<i64, PageErr
 
 /// The stored file of a page whose task is done, if any.
 pub fn stored_path(store: &Store, book_id: i64, page: i64) -> Result<Option<PathBuf>, PageError> {
-    if !download_stack::is_page_done(store, book_id, page)? {
+    if !download_stack::is_page_stored(store, book_id, page)? {
         return Ok(None);
     }
     Ok(PartFiles::new(store.data_dir().books()).find_page(book_id, page))

@@ -199,6 +199,50 @@ async fn a_restart_never_downloads_a_finished_part_again() {
     );
 }
 
+/// Pages stored in the background are synced to the disk in batches, their tasks marked done
+/// only after. As after a power cut before a batch's sync (tasks still active with their sizes
+/// recorded): a page left whole is taken without a request, one left short is fetched again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_cut_short_before_its_batch_was_synced_is_fetched_again_and_a_whole_one_is_not() {
+    let fixture = start(one_comic(12));
+    let (env, _, ids) = library(&fixture).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    let files = PartFiles::new(env.dir.books());
+    let short = files.find_page(ids[&1], 4).unwrap();
+    let whole = std::fs::read(&short).unwrap();
+    std::fs::write(&short, &whole[..10]).unwrap();
+    env.store
+        .write(|tx| {
+            tx.execute(
+                "UPDATE tasks SET state = 'active', claimed_epoch = 0 WHERE kind = 'page' AND position IN (3, 4)",
+                [],
+            )
+            .map_err(|e| env.store.sql_error(e))
+        })
+        .unwrap();
+    fixture.reset_stats();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    let stats = fixture.stats();
+    assert_eq!(
+        page_hits(&stats, 1, 4),
+        1,
+        "the short page is fetched again"
+    );
+    assert_eq!(stats.total_requests, 1, "and nothing else");
+    for i in [3, 4] {
+        let stored = std::fs::read(files.find_page(ids[&1], i).unwrap()).unwrap();
+        assert_eq!(stored, fixture.page_bytes(1, i as u32).unwrap(), "page {i}");
+    }
+    let book = books::get(&env.store, ids[&1]).unwrap();
+    assert_eq!(
+        book_downloads::status(&env.store, &book).unwrap().state,
+        BookState::Stored
+    );
+}
+
 fn one_epub() -> Config {
     // Book ids divisible by 3 are EPUBs.
     Config {

@@ -17,6 +17,13 @@ const PREEMPT_DRAIN: Duration = Duration::from_millis(10);
 /// sees two at once.
 const CLOSE_SETTLE: Duration = Duration::from_millis(5);
 
+/// Waits for a background sync of a partial file.
+async fn synced(sync: tokio::task::JoinHandle<std::io::Result<()>>) -> Result<(), TaskError> {
+    sync.await
+        .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+        .map_err(TaskError::Disk)
+}
+
 /// Gives up an answer whose body was not read to its end, and waits for its connection to close.
 async fn give_up<T>(answer: T) {
     drop(answer);
@@ -251,6 +258,9 @@ impl Run<'_> {
             let mut ended = false;
             let checkpoint_every = self.ex.config.checkpoint_bytes.max(1);
             let mut checkpointed = partial.len();
+            // A checkpoint's sync runs beside the stream (the disk writes while the network
+            // reads); the checkpoint is recorded once its bytes are on the disk.
+            let mut syncing: Option<(u64, tokio::task::JoinHandle<std::io::Result<()>>)> = None;
             loop {
                 let piece = match drain_until {
                     // Draining: what is here, and what comes before the deadline.
@@ -287,12 +297,20 @@ impl Run<'_> {
                     oversized = true; // a body without end (or longer than the catalog said)
                     break;
                 }
-                if !whole_body && partial.len() - checkpointed >= checkpoint_every {
-                    // A crash from here on fetches at most `checkpoint_bytes` again.
-                    checkpointed = partial.len();
-                    partial.sync().map_err(TaskError::Disk)?;
-                    self.save_checkpoint(task.id, partial, total, validator.clone())
-                        .await?;
+                if !whole_body {
+                    if syncing.as_ref().is_some_and(|(_, h)| h.is_finished()) {
+                        let (at, h) = syncing.take().expect("checked above");
+                        synced(h).await?;
+                        self.save_checkpoint_at(task.id, at, total, validator.clone())
+                            .await?;
+                    }
+                    if syncing.is_none() && partial.len() - checkpointed >= checkpoint_every {
+                        // A crash fetches again at most what came since the last checkpoint
+                        // recorded: two intervals at most.
+                        checkpointed = partial.len();
+                        let sync = partial.sync_in_background().map_err(TaskError::Disk)?;
+                        syncing = Some((checkpointed, sync));
+                    }
                 }
                 if last_bytes_report.elapsed() >= Duration::from_millis(250) {
                     last_bytes_report = Instant::now();
@@ -357,6 +375,10 @@ impl Run<'_> {
                 drop(body);
             } else {
                 give_up(body).await;
+            }
+            if let Some((_, h)) = syncing.take() {
+                // Superseded by the sync below; its end is waited for all the same.
+                synced(h).await?;
             }
             slot.release()?;
             // Drained to its end: the push still goes first.
@@ -444,9 +466,21 @@ impl Run<'_> {
         total: Option<u64>,
         validator: Option<String>,
     ) -> Result<(), TaskError> {
+        self.save_checkpoint_at(task_id, partial.len(), total, validator)
+            .await
+    }
+
+    /// Records that the first `offset` bytes of the partial file are on the disk.
+    async fn save_checkpoint_at(
+        &self,
+        task_id: i64,
+        offset: u64,
+        total: Option<u64>,
+        validator: Option<String>,
+    ) -> Result<(), TaskError> {
         let fence = self.fence.clone();
         let cp = FileCheckpoint {
-            offset: partial.len(),
+            offset,
             total,
             validator,
         };

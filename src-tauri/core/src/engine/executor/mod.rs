@@ -58,7 +58,8 @@ pub struct ExecutorConfig {
     pub backoff_min: Duration,
     pub backoff_max: Duration,
     /// A whole-file download syncs its partial file and records how far it got every this many
-    /// bytes (and wherever an answer ends): a crash fetches at most this much again.
+    /// bytes (the sync runs beside the stream) and wherever an answer ends: a crash fetches at
+    /// most twice this again.
     pub checkpoint_bytes: u64,
     pub max_page_bytes: u64,
     pub http: HttpConfig,
@@ -193,7 +194,37 @@ struct Run<'a> {
     backoffs: Backoffs,
     /// The push counter when the loop last looked, while servers are in backoff.
     seen_pushes: Option<i64>,
+    /// The book whose progress was said last, and when: a book's progress is counted at most
+    /// every [`PROGRESS_EVERY`] while it downloads (counting reads every page it has), and
+    /// always when its last part is stored.
+    progress_said: Option<(i64, Instant)>,
+    /// The page the running task put in place without syncing it (see [`Held`]).
+    written_unsynced: Option<std::path::PathBuf>,
+    /// Pages stored but not yet on the disk for sure, their tasks still active.
+    held: Vec<Held>,
+    /// When the oldest of `held` was stored.
+    held_since: Option<Instant>,
 }
+
+/// A downloaded page is put in place at once (a window reads it from there at once: see
+/// [`download_stack::is_page_stored`]) but synced to the disk with others: one sync for up to
+/// [`HELD_MAX`] pages or [`HELD_FOR`], whichever comes first. Its task is marked done only after
+/// that sync, so "done" still means "on the disk" after a power cut; a process killed in
+/// between leaves the file in place and the task active, and the next run takes the file (its
+/// size was recorded) without fetching it again.
+struct Held {
+    task: Task,
+    book: Book,
+    path: std::path::PathBuf,
+}
+
+/// See [`Held`].
+const HELD_MAX: usize = 64;
+/// See [`Held`].
+const HELD_FOR: Duration = Duration::from_millis(250);
+
+/// See [`Run::progress_said`].
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// A server the executor backs off from.
 #[derive(Debug, Clone)]
@@ -363,9 +394,20 @@ impl Executor {
             failures: 0,
             backoffs: Backoffs::default(),
             seen_pushes: None,
+            progress_said: None,
+            written_unsynced: None,
+            held: Vec::new(),
+            held_since: None,
             mode,
         };
-        let result = run.work(mode, &mut shutdown).await;
+        let mut result = run.work(mode, &mut shutdown).await;
+        // Whatever ended the run, the pages stored are synced and marked (unless the lease is
+        // gone: the next holder takes them from the disk).
+        if let Err(e) = run.sync_held().await {
+            if result.is_ok() && !matches!(result, Ok(Finish::LeaseLost)) {
+                result = Err(e);
+            }
+        }
         drop(heartbeat);
         match &result {
             Ok(Finish::LeaseLost) => {
@@ -490,7 +532,7 @@ fn watch_now(store: &Store) -> Result<Watch, StoreError> {
 enum Claimed {
     Paused,
     Nothing,
-    Task(Task, Result<Book, books::BookError>),
+    Task(Task, Box<Result<Book, books::BookError>>),
 }
 
 fn has_prioritary_pending(store: &Store, skip: &[i64]) -> bool {
@@ -569,23 +611,33 @@ impl Run<'_> {
                         None => Claimed::Nothing,
                         Some(task) => {
                             let book = books::get(s, task.book_id);
-                            Claimed::Task(task, book)
+                            Claimed::Task(task, Box::new(book))
                         }
                     })
                 })
                 .await;
             let claimed = match claimed {
                 Ok(Claimed::Paused) => {
+                    self.sync_held().await?;
                     self.ex.report(DownloadEvent::State(ExecutorState::Paused));
                     // Whatever woke us, the loop's head decides what comes next.
                     self.wait_for_change(None, shutdown).await?;
                     continue;
                 }
                 Ok(Claimed::Nothing) => None,
-                Ok(Claimed::Task(task, book)) => Some((task, book)),
+                Ok(Claimed::Task(task, book)) => Some((task, *book)),
                 Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
-                Err(e) => return Err(e.into()),
+                // The database cannot be written (its disk is full): the stack stays as it is.
+                Err(e) => return Err(ExecutorError::Storage(e.to_string())),
             };
+            // Pages held for a sync wait no longer than the next task that is not a page (a
+            // file, a cover) or the end of the stack.
+            let batched = claimed
+                .as_ref()
+                .is_some_and(|(t, _)| t.kind == TaskKind::Page);
+            if !batched || self.held_since.is_some_and(|t| t.elapsed() >= HELD_FOR) {
+                self.sync_held().await?;
+            }
             let Some((task, book)) = claimed else {
                 // Decided on the servers this claim skipped (a backoff may have ended since).
                 if let Some(next) = self.backoffs.next_retry_among(&skipped) {
@@ -760,12 +812,58 @@ impl Run<'_> {
     ) -> Result<Option<Finish>, ExecutorError> {
         let fence = self.fence.clone();
         let id = task.id;
+        let unsynced = self.written_unsynced.take();
         let result = match outcome {
+            Ok((bytes, book)) if unsynced.is_some() => {
+                self.failures = 0;
+                self.backoffs.succeeded(task.server_id);
+                let (b, t) = (book.clone(), task.clone());
+                let r = self
+                    .ex
+                    .db(move |s| -> Result<bool, StackError> {
+                        let follow_ups = book_downloads::next_parts(s, &b, &t)?;
+                        download_stack::hold(s, &fence, id, bytes as i64, &follow_ups)?;
+                        Ok(follow_ups.is_empty())
+                    })
+                    .await;
+                match r {
+                    Ok(last) => {
+                        // In place, a window can read it: done as far as the reader can tell.
+                        self.ex.report(DownloadEvent::TaskDone {
+                            task_id: id,
+                            book_id: task.book_id,
+                            kind: task.kind,
+                            position: task.position,
+                            bytes,
+                        });
+                        self.held.push(Held {
+                            task: task.clone(),
+                            book,
+                            path: unsynced.expect("checked above"),
+                        });
+                        self.held_since.get_or_insert_with(Instant::now);
+                        // Nothing left to chain to: the book may be complete, said at once.
+                        if last || self.held.len() >= HELD_MAX {
+                            if let Err(e) = self.sync_held().await {
+                                return match e {
+                                    ExecutorError::Stack(StackError::LeaseLost(_)) => {
+                                        Ok(Some(Finish::LeaseLost))
+                                    }
+                                    other => Err(other),
+                                };
+                            }
+                        }
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            }
             Ok((bytes, book)) => {
                 self.failures = 0;
                 self.backoffs.succeeded(task.server_id);
                 // Only a part can complete a book: "stored" is said once.
                 let book_part = task.kind.is_part() && !book_downloads::is_file_part(&task.url);
+                let due = !matches!(self.progress_said, Some((b, at)) if b == task.book_id && at.elapsed() < PROGRESS_EVERY);
                 let t = task.clone();
                 // One trip to the database per task done: what it chains to, its completion,
                 // and where its book stands.
@@ -774,7 +872,10 @@ impl Run<'_> {
                     .db(move |s| -> Result<Option<BookProgress>, StackError> {
                         let follow_ups = book_downloads::next_parts(s, &book, &t)?;
                         download_stack::complete(s, &fence, id, bytes as i64, &follow_ups)?;
-                        Ok(book_part
+                        // Nothing left to chain to: the book may be complete, which is said
+                        // whatever the time.
+                        let count = book_part && (due || follow_ups.is_empty());
+                        Ok(count
                             .then(|| book_downloads::progress(s, &book).ok())
                             .flatten())
                     })
@@ -789,6 +890,7 @@ impl Run<'_> {
                             bytes,
                         });
                         if let Some(progress) = progress {
+                            self.progress_said = Some((task.book_id, Instant::now()));
                             self.report_progress(progress).await;
                         }
                         Ok(())
@@ -917,8 +1019,69 @@ impl Run<'_> {
                 );
                 Ok(None)
             }
-            Err(e) => Err(e.into()),
+            // The task could not be settled (the database's disk is full): it stays active
+            // and the next run puts it back.
+            Err(e) => Err(ExecutorError::Storage(e.to_string())),
         }
+    }
+
+    /// Syncs the held pages to the disk, then marks their tasks done in one transaction and
+    /// says where their books stand (see [`Held`]).
+    async fn sync_held(&mut self) -> Result<(), ExecutorError> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let held = std::mem::take(&mut self.held);
+        self.held_since = None;
+        let paths: Vec<_> = held.iter().map(|h| h.path.clone()).collect();
+        let synced = tokio::task::spawn_blocking(move || part_files::sync_written(&paths))
+            .await
+            .map_err(std::io::Error::other)
+            .and_then(|r| r);
+        if let Err(e) = synced {
+            // Not on the disk for sure: back on the stack (the files in place are taken
+            // again without a download once they can be synced).
+            let reason = format!("cannot write the download: {e}");
+            tracing::warn!(%reason, pages = held.len(), "could not sync stored pages");
+            for h in &held {
+                let (fence, id, r) = (self.fence.clone(), h.task.id, reason.clone());
+                let _ = self
+                    .ex
+                    .db(move |s| download_stack::requeue(s, &fence, id, Some(&r)))
+                    .await;
+            }
+            return Err(ExecutorError::Storage(reason));
+        }
+        let fence = self.fence.clone();
+        let ids: Vec<i64> = held.iter().map(|h| h.task.id).collect();
+        // Each book once, with its newest row.
+        let mut books: Vec<Book> = Vec::new();
+        for h in held.iter().rev() {
+            if !books.iter().any(|b| b.id == h.book.id) {
+                books.push(h.book.clone());
+            }
+        }
+        let progress = self
+            .ex
+            .db(move |s| -> Result<Vec<BookProgress>, StackError> {
+                download_stack::complete_held(s, &fence, &ids)?;
+                Ok(books
+                    .iter()
+                    .filter_map(|b| book_downloads::progress(s, b).ok())
+                    .collect())
+            })
+            .await
+            .map_err(|e| match e {
+                StackError::LeaseLost(l) => ExecutorError::Stack(StackError::LeaseLost(l)),
+                // The pages are in place but cannot be marked (the database's disk is full):
+                // their tasks stay active and the next run takes the files.
+                other => ExecutorError::Storage(other.to_string()),
+            })?;
+        for p in progress {
+            self.progress_said = Some((p.book_id, Instant::now()));
+            self.report_progress(p).await;
+        }
+        Ok(())
     }
 
     fn report_failed(&self, task: &Task, reason: &str, will_retry: bool) {
@@ -1010,8 +1173,23 @@ impl Run<'_> {
 
     async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         if let Some(existing) = self.ex.files.find_page(book.id, task.position) {
-            // Stored before a crash, not yet marked: never downloaded twice.
-            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+            // Stored before a crash, not yet marked: never downloaded twice. A page held for a
+            // sync recorded its size; a file cut short by a power cut is fetched again.
+            let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
+            match task.bytes {
+                Some(recorded) if recorded as u64 != len => {
+                    tracing::info!(
+                        task = task.id,
+                        "a stored page is shorter than recorded; fetching it again"
+                    );
+                    let _ = std::fs::remove_file(&existing);
+                }
+                _ => {
+                    // On the disk for sure before it is marked, with the next batch.
+                    self.written_unsynced = Some(existing);
+                    return Ok(len);
+                }
+            }
         }
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
@@ -1034,7 +1212,7 @@ impl Run<'_> {
                 .await?;
             let path = self.ex.files.page_path(book.id, task.position, "bytes");
             let len = fetched.bytes.len() as u64;
-            write_blocking(path, fetched.bytes).await?;
+            self.write_page(path, fetched.bytes).await?;
             return Ok(len);
         }
         let fetched = self
@@ -1045,8 +1223,23 @@ impl Run<'_> {
         let ext = image_extension(&fetched.bytes);
         let path = self.ex.files.page_path(book.id, task.position, ext);
         let len = fetched.bytes.len() as u64;
-        write_blocking(path, fetched.bytes).await?;
+        self.write_page(path, fetched.bytes).await?;
         Ok(len)
+    }
+
+    /// Puts a page in place, held for a batched sync (see [`Held`]).
+    async fn write_page(
+        &mut self,
+        path: std::path::PathBuf,
+        bytes: Vec<u8>,
+    ) -> Result<(), TaskError> {
+        let at = path.clone();
+        tokio::task::spawn_blocking(move || part_files::write_atomically_unsynced(&at, &bytes))
+            .await
+            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
+            .map_err(TaskError::Disk)?;
+        self.written_unsynced = Some(path);
+        Ok(())
     }
 
     async fn fetch_cover(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
