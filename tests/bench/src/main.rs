@@ -6,7 +6,7 @@
 //! `target/bench/engine.json`.
 //!
 //! ```text
-//! carrel-bench [--only stack,download,throughput,memory,archive,page-turn,cold-start] [--json PATH]
+//! carrel-bench [--only stack,download,throughput,preemption,memory,archive,page-turn,cold-start] [--json PATH]
 //! ```
 //!
 //! `download` also runs the resume measurement, which reuses its data dirs. `window` stands for
@@ -14,7 +14,8 @@
 //! harness and need an X display, tauri-driver and WebKitWebDriver: `make bench` provides them.
 //!
 //! Layout:
-//! - [`stack`], [`engine`], [`throughput`], [`memory`]: the engine without a window; [`archives`]: pages read
+//! - [`stack`], [`engine`], [`throughput`], [`preemption`], [`memory`]: the engine without a
+//!   window; [`archives`]: pages read
 //!   from comics kept as one archive file;
 //! - [`window`]: launching the app and reading the webview's clocks; [`page_turn`] and
 //!   [`cold_start`]: the window benchmarks;
@@ -25,6 +26,7 @@ mod cold_start;
 mod engine;
 mod memory;
 mod page_turn;
+mod preemption;
 mod report;
 mod stack;
 mod throughput;
@@ -38,10 +40,11 @@ use serde_json::json;
 
 use report::Report;
 
-const GROUPS: [&str; 7] = [
+const GROUPS: [&str; 8] = [
     "stack",
     "download",
     "throughput",
+    "preemption",
     "memory",
     "archive",
     "page-turn",
@@ -123,6 +126,9 @@ fn main() -> Result<()> {
     if raw.first().map(String::as_str) == Some("file-probe") {
         return throughput::probe(&raw[1..]);
     }
+    if raw.first().map(String::as_str) == Some("page-probe") {
+        return preemption::probe(&raw[1..]);
+    }
     let args = parse_args(&raw)?;
     let wants = |g: &str| args.only.iter().any(|o| o == g);
     if cfg!(debug_assertions) {
@@ -164,6 +170,13 @@ fn main() -> Result<()> {
             .enable_all()
             .build()?;
         throughput::run(&mut report, &runtime)?;
+    }
+    if wants("preemption") {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        preemption::run(&mut report, &runtime)?;
     }
     if wants("archive") {
         archives::run_group(&mut report)?;

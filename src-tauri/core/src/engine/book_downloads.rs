@@ -609,8 +609,3 @@ pub fn apply_settings(
     }
     Ok(saved)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-}

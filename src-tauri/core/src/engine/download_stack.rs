@@ -412,7 +412,9 @@ pub fn hold(
 }
 
 /// Marks held tasks done, in one transaction (their files are on the disk now). A task no
-/// longer active under `fence` (removed with its book meanwhile) is left as it is.
+/// longer active under `fence` (removed with its book meanwhile) is left as it is, and so is a
+/// task that was never held: task ids are given again once the newest rows are deleted, and a
+/// held task's id may by now name a task just claimed (its size not yet recorded).
 pub fn complete_held(store: &Store, fence: &Fence, task_ids: &[i64]) -> Result<(), StackError> {
     let now = store.now_ms();
     store.write(|tx| {
@@ -420,7 +422,7 @@ pub fn complete_held(store: &Store, fence: &Fence, task_ids: &[i64]) -> Result<(
         let mut stmt = tx
             .prepare_cached(
                 "UPDATE tasks SET state = 'done', failure = NULL, updated_at_ms = ?3
-                 WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2",
+                 WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2 AND bytes IS NOT NULL",
             )
             .map_err(|e| StackError::Store(store.sql_error(e)))?;
         for id in task_ids {

@@ -206,6 +206,18 @@ impl Store {
         Ok(value)
     }
 
+    /// Runs `f` with this store on a thread made for blocking work, so that an async caller (the
+    /// executor, a request, a window's command) never holds its runtime's thread while SQLite
+    /// waits on the disk or on another process's lock. A panic in `f` is the caller's.
+    pub async fn call<T: Send + 'static>(&self, f: impl FnOnce(&Store) -> T + Send + 'static) -> T {
+        let store = self.clone();
+        match tokio::task::spawn_blocking(move || f(&store)).await {
+            Ok(v) => v,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => panic!("the runtime shut down under a store call"),
+        }
+    }
+
     /// Runs `f` on the read connection (which refuses writes).
     pub fn read<T, E>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
         let conn = lock(&self.inner.reader);

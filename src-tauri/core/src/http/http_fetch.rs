@@ -347,7 +347,7 @@ impl HttpClient {
             let chunk = chunk.map_err(|e| transient(url, &e))?;
             if last_alive.elapsed() >= KEEP_ALIVE_EVERY {
                 last_alive = std::time::Instant::now();
-                slot.keep_alive()?;
+                slot.keep_alive().await?;
             }
             if bytes.len() as u64 + chunk.len() as u64 > max_bytes {
                 return Err(FetchError::TooLarge(max_bytes));
@@ -363,7 +363,7 @@ impl HttpClient {
                 )));
             }
         }
-        slot.release()?;
+        slot.release().await?;
         Ok(Fetched {
             bytes,
             content_type,
@@ -437,7 +437,7 @@ impl HttpClient {
         if bytes.len() as u64 > max_bytes {
             return Err(FetchError::TooLarge(max_bytes));
         }
-        slot.release()?;
+        slot.release().await?;
         Ok(Answer {
             status,
             bytes: bytes.to_vec(),

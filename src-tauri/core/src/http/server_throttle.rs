@@ -106,16 +106,10 @@ pub async fn acquire(
         NEXT_REQUEST.fetch_add(1, Ordering::Relaxed)
     );
     loop {
-        let s = store.clone();
         let h = holder.clone();
-        let outcome =
-            tokio::task::spawn_blocking(move || try_take(&s, server_id, &h, min_interval_ms))
-                .await
-                .unwrap_or_else(|e| {
-                    Err(StoreError::Sqlite(rusqlite::Error::ToSqlConversionFailure(
-                        Box::new(e),
-                    )))
-                })?;
+        let outcome = store
+            .call(move |s| try_take(s, server_id, &h, min_interval_ms))
+            .await?;
         match outcome {
             TryTake::Taken => {
                 return Ok(SlotGuard {
@@ -132,39 +126,49 @@ pub async fn acquire(
 
 impl SlotGuard {
     /// Extends the slot while a long body is still streaming.
-    pub fn keep_alive(&self) -> Result<(), StoreError> {
-        let now = self.store.now_ms();
-        self.store.write(|tx| {
-            tx.execute(
-                "UPDATE server_slots SET expires_at_ms = ?3 WHERE server_id = ?1 AND holder = ?2",
-                params![self.server_id, self.holder, now + SLOT_TTL_MS],
-            )
-            .map_err(|e| self.store.sql_error(e))?;
-            Ok(())
-        })
+    pub async fn keep_alive(&self) -> Result<(), StoreError> {
+        let (server_id, holder) = (self.server_id, self.holder.clone());
+        self.store
+            .call(move |store| {
+                let now = store.now_ms();
+                store.write(|tx| {
+                    tx.prepare_cached(
+                        "UPDATE server_slots SET expires_at_ms = ?3 WHERE server_id = ?1 AND holder = ?2",
+                    )
+                    .and_then(|mut s| s.execute(params![server_id, holder, now + SLOT_TTL_MS]))
+                    .map_err(|e| store.sql_error(e))?;
+                    Ok(())
+                })
+            })
+            .await
     }
 
-    pub fn release(mut self) -> Result<(), StoreError> {
+    /// Gives the slot back (off the caller's async thread).
+    pub async fn release(mut self) -> Result<(), StoreError> {
         self.released = true;
-        self.free()
+        let (server_id, holder) = (self.server_id, self.holder.clone());
+        self.store
+            .call(move |store| free(store, server_id, &holder))
+            .await
     }
+}
 
-    fn free(&self) -> Result<(), StoreError> {
-        self.store.write(|tx| {
-            tx.execute(
-                "UPDATE server_slots SET holder = NULL, expires_at_ms = 0 WHERE server_id = ?1 AND holder = ?2",
-                params![self.server_id, self.holder],
-            )
-            .map_err(|e| self.store.sql_error(e))?;
-            Ok(())
-        })
-    }
+fn free(store: &Store, server_id: i64, holder: &str) -> Result<(), StoreError> {
+    store.write(|tx| {
+        tx.prepare_cached(
+            "UPDATE server_slots SET holder = NULL, expires_at_ms = 0 WHERE server_id = ?1 AND holder = ?2",
+        )
+        .and_then(|mut s| s.execute(params![server_id, holder]))
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
 }
 
 impl Drop for SlotGuard {
     fn drop(&mut self) {
         if !self.released {
-            if let Err(e) = self.free() {
+            // Dropped without a release (an error's early return): freed here, at once.
+            if let Err(e) = free(&self.store, self.server_id, &self.holder) {
                 tracing::warn!(cause = %e, server = self.server_id, "could not free a request slot; it expires by itself");
             }
         }

@@ -239,6 +239,32 @@ fn the_chain_runs_from_the_readers_page_to_the_end_then_wraps_and_skips_stored_p
     assert!(!download_stack::is_page_done(&env.store, b, 10).unwrap());
 }
 
+/// A page held for its sync whose book is removed meanwhile: its id may be given to the next
+/// task pushed, which the late sync must not mark done.
+#[test]
+fn a_held_page_removed_meanwhile_never_marks_the_task_that_took_its_id() {
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, false)).unwrap();
+    let held = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
+    download_stack::hold(&env.store, &fence, held.id, 10, &[]).unwrap();
+    carrel_core::engine::book_downloads::remove_book(&env.store, b).unwrap();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Book, 0, false)).unwrap();
+    let next = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
+    assert_eq!(next.id, held.id, "SQLite gives the id again");
+    download_stack::complete_held(&env.store, &fence, &[held.id]).unwrap();
+    let now = download_stack::task(&env.store, next.id).unwrap().unwrap();
+    assert_eq!(
+        now.state,
+        TaskState::Active,
+        "the new task is not marked by the late sync"
+    );
+}
+
 #[test]
 fn the_next_missing_page_is_found_in_the_index_in_page_order() {
     let (env, _s, _b) = setup();

@@ -188,7 +188,7 @@ impl Run<'_> {
                     start > 0 && validator.is_some() && fresh_validator != validator;
                 if range.first != start || version_changed {
                     give_up(response).await;
-                    slot.release()?;
+                    slot.release().await?;
                     if restarted {
                         return Err(FetchError::Transient(
                             "the server keeps sending other bytes than asked for".into(),
@@ -207,7 +207,7 @@ impl Run<'_> {
                 if fresh_validator.is_none() {
                     // No way to tell versions apart across requests: take it whole instead.
                     give_up(response).await;
-                    slot.release()?;
+                    slot.release().await?;
                     partial.restart().map_err(TaskError::Disk)?;
                     use_range = false;
                     continue;
@@ -233,7 +233,7 @@ impl Run<'_> {
             if let Some(a) = announced {
                 if let Some(reason) = cap.refuse_announced(a) {
                     give_up(response).await;
-                    slot.release()?;
+                    slot.release().await?;
                     return Err(FetchError::Oversized(reason).into());
                 }
                 if let Err(e) = self
@@ -241,7 +241,7 @@ impl Run<'_> {
                     .await
                 {
                     give_up(response).await;
-                    slot.release()?;
+                    slot.release().await?;
                     return Err(e);
                 }
             }
@@ -323,7 +323,7 @@ impl Run<'_> {
                 }
                 if last_alive.elapsed() >= http_fetch::KEEP_ALIVE_EVERY {
                     last_alive = Instant::now();
-                    slot.keep_alive()?;
+                    slot.keep_alive().await?;
                 }
                 if last_check.elapsed() >= self.ex.config.wake_poll {
                     last_check = Instant::now();
@@ -374,13 +374,20 @@ impl Run<'_> {
             if ended {
                 drop(body);
             } else {
-                give_up(body).await;
+                drop(body);
+                let closing = Instant::now();
+                if !whole_body {
+                    // The checkpoint below syncs the file first: done while the connection
+                    // closes, the wait costs nothing more.
+                    partial.sync().map_err(TaskError::Disk)?;
+                }
+                tokio::time::sleep(CLOSE_SETTLE.saturating_sub(closing.elapsed())).await;
             }
             if let Some((_, h)) = syncing.take() {
                 // Superseded by the sync below; its end is waited for all the same.
                 synced(h).await?;
             }
-            slot.release()?;
+            slot.release().await?;
             // Drained to its end: the push still goes first.
             preempted |= drain_until.is_some();
             if oversized {

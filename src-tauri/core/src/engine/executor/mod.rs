@@ -348,11 +348,7 @@ impl Executor {
     }
 
     async fn db<T: Send + 'static>(&self, f: impl FnOnce(&Store) -> T + Send + 'static) -> T {
-        let store = self.store.clone();
-        match tokio::task::spawn_blocking(move || f(&store)).await {
-            Ok(v) => v,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        }
+        self.store.call(f).await
     }
 
     /// Takes the lease and works the stack (see [`RunMode`]); returns at once with
