@@ -95,9 +95,19 @@ impl PartFiles {
 
     /// Deletes a book's folder and everything in it.
     pub fn remove_book(&self, book_id: i64) -> io::Result<()> {
-        match fs::remove_dir_all(self.book_dir(book_id)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+        // A download of the book may be putting a file in place while its folder is removed
+        // (its task is gone already, it stops at its next step): the folder is then found not
+        // empty, and removed again.
+        let mut tries = 0;
+        loop {
+            match fs::remove_dir_all(self.book_dir(book_id)) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::DirectoryNotEmpty && tries < 20 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                other => return other,
+            }
         }
     }
 
@@ -394,6 +404,28 @@ pub fn is_disk_full(e: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page put in place while its book's folder is being removed (the download's task is
+    /// gone, the download not yet stopped): the removal still succeeds.
+    #[test]
+    fn a_book_folder_is_removed_while_a_last_page_is_put_in_it() {
+        let t = tempfile::tempdir().unwrap();
+        let files = PartFiles::new(t.path().join("books"));
+        for round in 0..20 {
+            let writer = {
+                let files = files.clone();
+                std::thread::spawn(move || {
+                    for p in 0..40 {
+                        let _ = write_atomically_unsynced(&files.page_path(1, p, "png"), b"page");
+                    }
+                })
+            };
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            let removed = files.remove_book(1);
+            writer.join().unwrap();
+            removed.unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+    }
 
     #[test]
     fn atomic_write_leaves_only_the_final_file() {
