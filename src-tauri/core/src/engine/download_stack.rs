@@ -733,6 +733,27 @@ pub fn is_page_done(store: &Store, book_id: i64, page: i64) -> Result<bool, Stor
         .map_err(|e| store.sql_error(e))
 }
 
+/// The state of a book's task for page `page`, and its failure if any (the newest such task),
+/// read through the index: a window waiting for a page looks every few milliseconds.
+pub fn page_task_state(
+    store: &Store,
+    book_id: i64,
+    page: i64,
+) -> Result<Option<(TaskState, Option<String>)>, StoreError> {
+    store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT state, failure FROM tasks WHERE book_id = ?1 AND kind = 'page' AND position = ?2
+                 ORDER BY id DESC LIMIT 1",
+            )?
+            .query_row(params![book_id, page], |r| {
+                Ok((TaskState::parse(&r.get::<_, String>(0)?), r.get(1)?))
+            })
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
 /// Whether page `page` of a book is in place to be read: its task done, or its file put in
 /// place by the running executor and waiting for its batch to be synced to the disk (active,
 /// its size recorded: see [`hold`]).

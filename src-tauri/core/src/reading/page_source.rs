@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::engine::book_downloads::{self, DownloadRequestError};
-use crate::engine::download_stack::{self, Pushed, TaskKind, TaskState};
+use crate::engine::download_stack::{self, Pushed, TaskState};
 use crate::foundation::image_type::sniff_image_type;
 use crate::foundation::part_files::PartFiles;
 use crate::foundation::store::{Store, StoreError};
@@ -189,13 +189,26 @@ pub async fn page(
     let deadline = Instant::now() + wait.timeout;
     loop {
         wait.pause(deadline).await;
-        if let Some(image) = read_stored(store, book_id, page)? {
-            return Ok(image);
-        }
-        if let Some(task) = page_task(store, book_id, page)? {
-            if task.0 == TaskState::Failed {
-                return Err(PageError::Failed(task.1.unwrap_or_else(|| "failed".into())));
-            }
+        // One look: the file and the task's state, read off the async thread.
+        let look = store
+            .call(
+                move |s| -> Result<Result<Option<PageImage>, String>, PageError> {
+                    if let Some(image) = read_stored(s, book_id, page)? {
+                        return Ok(Ok(Some(image)));
+                    }
+                    match page_task(s, book_id, page)? {
+                        Some((TaskState::Failed, failure)) => {
+                            Ok(Err(failure.unwrap_or_else(|| "failed".into())))
+                        }
+                        _ => Ok(Ok(None)),
+                    }
+                },
+            )
+            .await?;
+        match look {
+            Ok(Some(image)) => return Ok(image),
+            Err(reason) => return Err(PageError::Failed(reason)),
+            Ok(None) => {}
         }
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
@@ -208,10 +221,7 @@ fn page_task(
     book_id: i64,
     page: i64,
 ) -> Result<Option<(TaskState, Option<String>)>, PageError> {
-    Ok(download_stack::tasks_of_book(store, book_id)?
-        .into_iter()
-        .find(|t| t.kind == TaskKind::Page && t.position == page)
-        .map(|t| (t.state, t.failure)))
+    Ok(download_stack::page_task_state(store, book_id, page)?)
 }
 
 fn failure(store: &Store, book_id: i64, page: i64) -> Result<String, PageError> {
