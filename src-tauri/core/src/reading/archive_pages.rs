@@ -127,17 +127,25 @@ async fn archive_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<P
     queue_file(store, book_id)?;
     let deadline = Instant::now() + wait.timeout;
     loop {
-        let tasks = download_stack::tasks_of_book(store, book_id)?;
-        if let Some(path) = stored_in(store, book_id, &tasks) {
-            return Ok(path);
-        }
-        let failed = tasks
-            .iter()
-            .find(|t| t.kind == TaskKind::File && t.state == TaskState::Failed);
-        if let Some(t) = failed {
-            return Err(PageError::Failed(
-                t.failure.clone().unwrap_or_else(|| "failed".into()),
-            ));
+        // One look, off the async thread: the file, else whether its download failed.
+        let look = store
+            .call(
+                move |s| -> Result<Option<Result<PathBuf, String>>, PageError> {
+                    let tasks = download_stack::tasks_of_book(s, book_id)?;
+                    if let Some(path) = stored_in(s, book_id, &tasks) {
+                        return Ok(Some(Ok(path)));
+                    }
+                    Ok(tasks
+                        .iter()
+                        .find(|t| t.kind == TaskKind::File && t.state == TaskState::Failed)
+                        .map(|t| Err(t.failure.clone().unwrap_or_else(|| "failed".into()))))
+                },
+            )
+            .await?;
+        match look {
+            Some(Ok(path)) => return Ok(path),
+            Some(Err(reason)) => return Err(PageError::Failed(reason)),
+            None => {}
         }
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);

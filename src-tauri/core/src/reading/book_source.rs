@@ -154,11 +154,26 @@ async fn wait_for_file(
     }
     let deadline = Instant::now() + wait.timeout;
     loop {
-        if let Some(path) = stored_path(store, book_id)? {
-            return Ok(path);
-        }
-        if let Some((TaskState::Failed, reason)) = file_task(store, book_id)? {
-            return Err(PageError::Failed(reason.unwrap_or_else(|| "failed".into())));
+        // One look, off the async thread: the file, else whether its download failed.
+        let look = store
+            .call(
+                move |s| -> Result<Option<Result<PathBuf, String>>, BookFileError> {
+                    if let Some(path) = stored_path(s, book_id)? {
+                        return Ok(Some(Ok(path)));
+                    }
+                    match file_task(s, book_id)? {
+                        Some((TaskState::Failed, reason)) => {
+                            Ok(Some(Err(reason.unwrap_or_else(|| "failed".into()))))
+                        }
+                        _ => Ok(None),
+                    }
+                },
+            )
+            .await?;
+        match look {
+            Some(Ok(path)) => return Ok(path),
+            Some(Err(reason)) => return Err(PageError::Failed(reason)),
+            None => {}
         }
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
