@@ -8,11 +8,6 @@
 //! it ran on this machine: the holder names its process as the executor lease's holders do, and
 //! a slot whose process is gone is free (see [`crate::foundation::process_holders::holder_is_dead`]).
 //!
-//! A slot given back is kept by its process for [`LINGER`] before its row is freed: a request of
-//! the same process to the same server in that time (the executor's next page) takes it with no
-//! write to the database, and nobody else could have had it so soon anyway. Not with a minimum
-//! interval, whose starts are recorded in the row.
-//!
 //! Owns `server_slots`; knows nothing of what is fetched.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,30 +26,12 @@ const POLL: Duration = Duration::from_millis(15);
 
 static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
 
-/// How long a slot given back stays with its process (see the module's docs).
-const LINGER: Duration = Duration::from_millis(10);
-
-/// Slots given back and still held for this process: (database, server, holder).
-static LINGERING: std::sync::Mutex<Vec<(std::path::PathBuf, i64, String)>> =
-    std::sync::Mutex::new(Vec::new());
-
-/// Takes the slot this process still holds for `server_id` (with its holder), if any.
-fn take_lingering(db: &std::path::Path, server_id: i64, holder: Option<&str>) -> Option<String> {
-    let mut kept = LINGERING.lock().unwrap_or_else(|p| p.into_inner());
-    let at = kept
-        .iter()
-        .position(|(d, s, h)| d == db && *s == server_id && holder.is_none_or(|x| x == h))?;
-    Some(kept.swap_remove(at).2)
-}
-
 /// A held request slot. Give it back with [`SlotGuard::release`]; dropping it releases too.
 #[derive(Debug)]
 pub struct SlotGuard {
     store: Store,
     server_id: i64,
     holder: String,
-    /// Given back, it is kept for this process a moment first (no minimum interval).
-    linger: bool,
     released: bool,
 }
 
@@ -123,17 +100,6 @@ pub async fn acquire(
     server_id: i64,
     min_interval_ms: i64,
 ) -> Result<SlotGuard, StoreError> {
-    if min_interval_ms <= 0 {
-        if let Some(holder) = take_lingering(&store.data_dir().database(), server_id, None) {
-            return Ok(SlotGuard {
-                store: store.clone(),
-                server_id,
-                holder,
-                linger: true,
-                released: false,
-            });
-        }
-    }
     let holder = format!(
         "{}/{}",
         process_holder(),
@@ -150,7 +116,6 @@ pub async fn acquire(
                     store: store.clone(),
                     server_id,
                     holder,
-                    linger: min_interval_ms <= 0,
                     released: false,
                 })
             }
@@ -178,58 +143,13 @@ impl SlotGuard {
             .await
     }
 
-    /// Gives the slot back: kept for this process for [`LINGER`], then freed (off the caller's
-    /// async thread).
+    /// Gives the slot back (off the caller's async thread).
     pub async fn release(mut self) -> Result<(), StoreError> {
         self.released = true;
         let (server_id, holder) = (self.server_id, self.holder.clone());
-        if self.linger {
-            let db = self.store.data_dir().database();
-            LINGERING.lock().unwrap_or_else(|p| p.into_inner()).push((
-                db.clone(),
-                server_id,
-                holder.clone(),
-            ));
-            let later = FreeLater {
-                store: self.store.clone(),
-                db,
-                server_id,
-                holder,
-            };
-            tokio::spawn(async move {
-                tokio::time::sleep(LINGER).await;
-                // Not taken by a request of this process meanwhile: freed for everyone.
-                if let Some(holder) = take_lingering(&later.db, server_id, Some(&later.holder)) {
-                    let freed = later.store.call(move |s| free(s, server_id, &holder)).await;
-                    if let Err(e) = freed {
-                        tracing::warn!(cause = %e, server = server_id, "could not free a request slot; it expires by itself");
-                    }
-                }
-            });
-            return Ok(());
-        }
         self.store
             .call(move |store| free(store, server_id, &holder))
             .await
-    }
-}
-
-/// A lingering slot's release still to come. Should its runtime stop first (the task dropped
-/// unrun), the slot is freed there and then, so no other process waits for its expiry.
-struct FreeLater {
-    store: Store,
-    db: std::path::PathBuf,
-    server_id: i64,
-    holder: String,
-}
-
-impl Drop for FreeLater {
-    fn drop(&mut self) {
-        if let Some(holder) = take_lingering(&self.db, self.server_id, Some(&self.holder)) {
-            if let Err(e) = free(&self.store, self.server_id, &holder) {
-                tracing::warn!(cause = %e, server = self.server_id, "could not free a request slot; it expires by itself");
-            }
-        }
     }
 }
 
@@ -275,61 +195,6 @@ mod tests {
         )
         .unwrap();
         (t, clock, store, server.id)
-    }
-
-    fn row_holder(store: &Store, server: i64) -> Option<String> {
-        store
-            .read(|c| {
-                c.query_row(
-                    "SELECT holder FROM server_slots WHERE server_id = ?1",
-                    [server],
-                    |r| r.get(0),
-                )
-            })
-            .unwrap()
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_slot_given_back_is_kept_for_this_process_a_moment_then_freed_for_all() {
-        let (_t, clock, store, server) = store_with_server();
-        let first = acquire(&store, server, 0).await.unwrap();
-        let holder = first.holder.clone();
-        first.release().await.unwrap();
-        // This process's next request takes it again at once, under the same row.
-        let again = acquire(&store, server, 0).await.unwrap();
-        assert_eq!(again.holder, holder);
-        again.release().await.unwrap();
-        assert_eq!(row_holder(&store, server), Some(holder), "kept a moment");
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while row_holder(&store, server).is_some() {
-            assert!(std::time::Instant::now() < deadline, "then freed");
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        // With a minimum interval, a slot given back is freed at once (its start is recorded).
-        clock.advance_ms(1_000);
-        let paced = acquire(&store, server, 1).await.unwrap();
-        paced.release().await.unwrap();
-        assert_eq!(row_holder(&store, server), None);
-    }
-
-    #[test]
-    fn a_slot_kept_by_a_runtime_that_stops_is_freed_as_it_stops() {
-        let (_t, _clock, store, server) = store_with_server();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let slot = acquire(&store, server, 0).await.unwrap();
-            slot.release().await.unwrap();
-        });
-        assert!(row_holder(&store, server).is_some());
-        drop(runtime);
-        assert_eq!(
-            row_holder(&store, server),
-            None,
-            "no other process waits for its expiry"
-        );
     }
 
     /// A holder id naming a process of this machine that has ended.
