@@ -201,22 +201,35 @@ impl CatalogClient<'_> {
         let access = ServerAccess::load(server, self.credentials)?;
         let doc = self.document(&access, &url, MAX_FEED).await?;
         let feed = opds::parse_feed(&doc.bytes, &doc.final_url)?;
-        self.keep(&access, &url, &doc);
         let from_komga =
             crate::reading::komga::is_komga_feed(feed.authors.iter().map(String::as_str));
-        let mut entries = Vec::with_capacity(feed.entries.len());
-        for entry in feed.entries {
-            entries.push(match entry {
-                Entry::Navigation(nav) => CatalogItem::Navigation {
-                    title: nav.title,
-                    href: nav.href.to_string(),
-                    summary: nav.summary,
-                },
-                Entry::Book(book) => {
-                    self.remember(server, &book, doc.freshness.offline, from_komga)?
-                }
-            });
-        }
+        let freshness = doc.freshness;
+        // Keeping the document and remembering its books is database work: off the async
+        // threads, in one trip.
+        let (server_of_books, kept_url) = (server.clone(), url.clone());
+        let entries = self
+            .store
+            .call(move |store| {
+                keep(store, access.server_id, &kept_url, &doc);
+                feed.entries
+                    .into_iter()
+                    .map(|entry| match entry {
+                        Entry::Navigation(nav) => Ok(CatalogItem::Navigation {
+                            title: nav.title,
+                            href: nav.href.to_string(),
+                            summary: nav.summary,
+                        }),
+                        Entry::Book(book) => remember(
+                            store,
+                            &server_of_books,
+                            &book,
+                            freshness.offline,
+                            from_komga,
+                        ),
+                    })
+                    .collect::<Result<Vec<_>, CatalogError>>()
+            })
+            .await?;
         let page = CatalogPage {
             title: feed.title,
             feed_url: url.to_string(),
@@ -225,7 +238,7 @@ impl CatalogClient<'_> {
             previous: feed.links.previous.map(|u| u.to_string()),
             searchable: feed.links.search.is_some(),
         };
-        Ok((page, doc.freshness))
+        Ok((page, freshness))
     }
 
     /// Searches the catalog through its OpenSearch link.
@@ -245,8 +258,8 @@ impl CatalogClient<'_> {
         let access = ServerAccess::load(server, self.credentials)?;
         let root_doc = self.document(&access, &root, MAX_FEED).await?;
         let feed = opds::parse_feed(&root_doc.bytes, &root_doc.final_url)?;
-        self.keep(&access, &root, &root_doc);
         let mut offline = root_doc.freshness.offline;
+        self.keep(access.server_id, &root, root_doc).await;
         let template = match feed.links.search.ok_or(CatalogError::NoSearch)? {
             SearchLink::Template { template } => template,
             SearchLink::OpenSearchDescription { href } => {
@@ -254,8 +267,8 @@ impl CatalogClient<'_> {
                     .document(&access, &href, opds::MAX_SEARCH_DESCRIPTION_BYTES as u64)
                     .await?;
                 let template = opds::parse_open_search(&doc.bytes, &doc.final_url)?;
-                self.keep(&access, &href, &doc);
                 offline |= doc.freshness.offline;
+                self.keep(access.server_id, &href, doc).await;
                 template
             }
         };
@@ -271,10 +284,9 @@ impl CatalogClient<'_> {
         server_id: i64,
         feed: Option<&str>,
     ) -> Result<CatalogView, CatalogError> {
-        let server =
-            servers::get(self.store, server_id).map_err(crate::library::error::Error::from)?;
+        let server = self.server(server_id).await?;
         let (page, freshness) = self.browse_page(&server, feed).await?;
-        self.view(server.id, page, freshness)
+        self.view(server.id, page, freshness).await
     }
 
     /// Search results as the windows show them (see [`CatalogView`]).
@@ -283,76 +295,28 @@ impl CatalogClient<'_> {
         server_id: i64,
         query: &str,
     ) -> Result<CatalogView, CatalogError> {
-        let server =
-            servers::get(self.store, server_id).map_err(crate::library::error::Error::from)?;
+        let server = self.server(server_id).await?;
         let (page, freshness) = self.search_page(&server, query).await?;
-        self.view(server.id, page, freshness)
+        self.view(server.id, page, freshness).await
     }
 
-    fn view(
+    async fn server(&self, server_id: i64) -> Result<Server, CatalogError> {
+        self.store
+            .call(move |store| servers::get(store, server_id))
+            .await
+            .map_err(|e| crate::library::error::Error::from(e).into())
+    }
+
+    /// Looks up where each book stands on this device (database work, off the async threads).
+    async fn view(
         &self,
         server_id: i64,
         page: CatalogPage,
         freshness: Freshness,
     ) -> Result<CatalogView, CatalogError> {
-        let mut entries = Vec::with_capacity(page.entries.len());
-        for item in page.entries {
-            entries.push(match item {
-                CatalogItem::Navigation {
-                    title,
-                    href,
-                    summary,
-                } => CatalogViewItem::Navigation {
-                    title,
-                    href,
-                    summary,
-                },
-                CatalogItem::Book {
-                    book_id,
-                    title,
-                    authors,
-                    format,
-                    page_count,
-                    file_type,
-                    file_length,
-                    series,
-                    series_index,
-                    summary,
-                    not_streamable,
-                    ..
-                } => {
-                    let book = books::get(self.store, book_id)
-                        .map_err(crate::library::error::Error::from)?;
-                    CatalogViewItem::Book {
-                        book_id,
-                        title,
-                        authors,
-                        format,
-                        page_count,
-                        file_type,
-                        file_length,
-                        series,
-                        series_index,
-                        summary,
-                        has_cover: cover_cache::has_cover(self.store, &book),
-                        status: book_downloads::status(self.store, &book)?,
-                        reader: crate::reading::book_reader::reader_for(&book),
-                        not_streamable,
-                    }
-                }
-            });
-        }
-        Ok(CatalogView {
-            server_id,
-            title: page.title,
-            feed_url: page.feed_url,
-            entries,
-            next: page.next,
-            previous: page.previous,
-            searchable: page.searchable,
-            offline: freshness.offline,
-            fetched_at_ms: freshness.fetched_at_ms,
-        })
+        self.store
+            .call(move |store| view(store, server_id, page, freshness))
+            .await
     }
 
     /// Fetches a document; when the server cannot be reached, the copy kept from an earlier
@@ -380,7 +344,12 @@ impl CatalogClient<'_> {
                 },
             }),
             Err(FetchError::Transient(reason)) => {
-                match catalog_cache::get(self.store, access.server_id, url.as_str())? {
+                let (server_id, key) = (access.server_id, url.to_string());
+                let kept = self
+                    .store
+                    .call(move |store| catalog_cache::get(store, server_id, &key))
+                    .await?;
+                match kept {
                     Some(kept) => {
                         tracing::info!(cause = %reason, "the server cannot be reached; showing the copy kept offline");
                         Ok(Document {
@@ -399,67 +368,142 @@ impl CatalogClient<'_> {
         }
     }
 
-    /// Keeps a freshly fetched document that parsed, for offline use. A failure to keep it
-    /// costs only the offline copy, so it is logged, not returned.
-    fn keep(&self, access: &ServerAccess, url: &Url, doc: &Document) {
-        if doc.freshness.offline {
-            return;
-        }
-        let kept = CachedDocument {
-            bytes: doc.bytes.clone(),
-            final_url: doc.final_url.clone(),
-            fetched_at_ms: doc.freshness.fetched_at_ms,
-        };
-        if let Err(e) = catalog_cache::put(self.store, access.server_id, url.as_str(), &kept) {
-            tracing::warn!(cause = %e, "could not keep the catalog page for offline use");
-        }
+    /// Keeps a freshly fetched document that parsed, for offline use (off the async threads).
+    async fn keep(&self, server_id: i64, url: &Url, doc: Document) {
+        let url = url.clone();
+        self.store
+            .call(move |store| keep(store, server_id, &url, &doc))
+            .await;
     }
+}
 
-    /// Gives a book entry its local id. From a kept (offline) copy, only books not known yet are
-    /// recorded: an older copy never overwrites what a newer visit learnt.
-    fn remember(
-        &self,
-        server: &Server,
-        entry: &BookEntry,
-        from_kept_copy: bool,
-        from_komga: bool,
-    ) -> Result<CatalogItem, CatalogError> {
-        let mut catalog = catalog_book(entry, from_komga);
-        // Positions are written to these addresses: only the library's own origin is kept.
-        catalog.progression_url = only_on_origin(catalog.progression_url.take(), &server.url);
-        catalog.read_progress_url = only_on_origin(catalog.read_progress_url.take(), &server.url);
-        let book = if from_kept_copy {
-            books::remember_if_new(self.store, server.id, &catalog)
-        } else {
-            books::remember(self.store, server.id, &catalog)
-        }
-        .map_err(crate::library::error::Error::from)?;
-        let meta = BookMeta {
-            authors: entry.authors.clone(),
-            series: entry.series.clone(),
-            series_index: entry.series_index,
-            summary: entry.summary.clone(),
-        };
-        if !from_kept_copy {
-            book_view::remember_meta(self.store, book.id, &meta)?;
-            crate::reading::position_sync::remember_page_stream(self.store, book.id, entry)?;
-        }
-        let file = entry.acquisitions.first();
-        Ok(CatalogItem::Book {
-            book_id: book.id,
-            title: entry.title.clone(),
-            authors: entry.authors.clone(),
-            format: catalog.format,
-            page_count: entry.page_count(),
-            stream_template: catalog.stream_template.clone(),
-            file_type: file.map(|a| a.media_type.clone()),
-            file_length: file.and_then(|a| a.length),
-            series: entry.series.clone(),
-            series_index: entry.series_index,
-            summary: entry.summary.clone(),
-            not_streamable: entry.not_streamable.clone(),
-        })
+/// What the windows show of a catalog page: each book with where it stands on this device.
+fn view(
+    store: &Store,
+    server_id: i64,
+    page: CatalogPage,
+    freshness: Freshness,
+) -> Result<CatalogView, CatalogError> {
+    let mut entries = Vec::with_capacity(page.entries.len());
+    for item in page.entries {
+        entries.push(match item {
+            CatalogItem::Navigation {
+                title,
+                href,
+                summary,
+            } => CatalogViewItem::Navigation {
+                title,
+                href,
+                summary,
+            },
+            CatalogItem::Book {
+                book_id,
+                title,
+                authors,
+                format,
+                page_count,
+                file_type,
+                file_length,
+                series,
+                series_index,
+                summary,
+                not_streamable,
+                ..
+            } => {
+                let book =
+                    books::get(store, book_id).map_err(crate::library::error::Error::from)?;
+                CatalogViewItem::Book {
+                    book_id,
+                    title,
+                    authors,
+                    format,
+                    page_count,
+                    file_type,
+                    file_length,
+                    series,
+                    series_index,
+                    summary,
+                    has_cover: cover_cache::has_cover(store, &book),
+                    status: book_downloads::status(store, &book)?,
+                    reader: crate::reading::book_reader::reader_for(&book),
+                    not_streamable,
+                }
+            }
+        });
     }
+    Ok(CatalogView {
+        server_id,
+        title: page.title,
+        feed_url: page.feed_url,
+        entries,
+        next: page.next,
+        previous: page.previous,
+        searchable: page.searchable,
+        offline: freshness.offline,
+        fetched_at_ms: freshness.fetched_at_ms,
+    })
+}
+
+/// Keeps a freshly fetched document that parsed, for offline use. A failure to keep it costs
+/// only the offline copy, so it is logged, not returned.
+fn keep(store: &Store, server_id: i64, url: &Url, doc: &Document) {
+    if doc.freshness.offline {
+        return;
+    }
+    let kept = CachedDocument {
+        bytes: doc.bytes.clone(),
+        final_url: doc.final_url.clone(),
+        fetched_at_ms: doc.freshness.fetched_at_ms,
+    };
+    if let Err(e) = catalog_cache::put(store, server_id, url.as_str(), &kept) {
+        tracing::warn!(cause = %e, "could not keep the catalog page for offline use");
+    }
+}
+
+/// Gives a book entry its local id. From a kept (offline) copy, only books not known yet are
+/// recorded: an older copy never overwrites what a newer visit learnt.
+fn remember(
+    store: &Store,
+    server: &Server,
+    entry: &BookEntry,
+    from_kept_copy: bool,
+    from_komga: bool,
+) -> Result<CatalogItem, CatalogError> {
+    let mut catalog = catalog_book(entry, from_komga);
+    // Positions are written to these addresses: only the library's own origin is kept.
+    catalog.progression_url = only_on_origin(catalog.progression_url.take(), &server.url);
+    catalog.read_progress_url = only_on_origin(catalog.read_progress_url.take(), &server.url);
+    let book = if from_kept_copy {
+        books::remember_if_new(store, server.id, &catalog)
+    } else {
+        books::remember(store, server.id, &catalog)
+    }
+    .map_err(crate::library::error::Error::from)?;
+    let meta = BookMeta {
+        authors: entry.authors.clone(),
+        series: entry.series.clone(),
+        series_index: entry.series_index,
+        summary: entry.summary.clone(),
+    };
+    if !from_kept_copy {
+        book_view::remember_meta(store, book.id, &meta)?;
+        crate::reading::position_sync::remember_page_stream(store, book.id, entry)?;
+    }
+    let file = entry.acquisitions.first();
+    Ok(CatalogItem::Book {
+        book_id: book.id,
+        title: entry.title.clone(),
+        authors: entry.authors.clone(),
+        format: catalog.format,
+        page_count: entry.page_count(),
+        stream_template: catalog.stream_template.clone(),
+        file_type: file.map(|a| a.media_type.clone()),
+        file_length: file.and_then(|a| a.length),
+        series: entry.series.clone(),
+        series_index: entry.series_index,
+        summary: entry.summary.clone(),
+        not_streamable: entry.not_streamable.clone(),
+    })
 }
 
 /// What Carrel keeps of a book entry: the page stream without bookmark-moving parameters,

@@ -222,26 +222,25 @@ impl CoverCache {
         book_id: i64,
     ) -> Result<Plan, CoverError> {
         let dir = self.dir.clone();
-        let store = store.clone();
         let now = store.now_ms();
-        let local = tokio::task::spawn_blocking(
-            move || -> Result<(Option<Book>, Option<Cover>), CoverError> {
-                let book = match books::get(&store, book_id) {
-                    Ok(b) => b,
-                    Err(books::BookError::NotFound(_)) => return Ok((None, None)),
-                    Err(books::BookError::Store(e)) => return Err(e.into()),
-                };
-                let cover = match find_local(&dir, book_id)
-                    .or_else(|| stored_page_for_cover(&dir, &book))
-                {
-                    Some(path) => read_cover(&path)?,
-                    None => None,
-                };
-                Ok((Some(book), cover))
-            },
-        )
-        .await
-        .map_err(|e| CoverError::Disk(io::Error::other(e)))??;
+        let local = store
+            .call(
+                move |store| -> Result<(Option<Book>, Option<Cover>), CoverError> {
+                    let book = match books::get(store, book_id) {
+                        Ok(b) => b,
+                        Err(books::BookError::NotFound(_)) => return Ok((None, None)),
+                        Err(books::BookError::Store(e)) => return Err(e.into()),
+                    };
+                    let cover = match find_local(&dir, book_id)
+                        .or_else(|| stored_page_for_cover(&dir, &book))
+                    {
+                        Some(path) => read_cover(&path)?,
+                        None => None,
+                    };
+                    Ok((Some(book), cover))
+                },
+            )
+            .await?;
         let book = match local {
             (_, Some(cover)) => return Ok(Plan::Serve(cover)),
             (None, None) => return Ok(Plan::Nothing),
@@ -296,7 +295,10 @@ impl CoverCache {
             .map_err(|e| CoverError::Disk(io::Error::other(e)))?;
         // Read before the secret is: a password given meanwhile is newer than this refusal.
         let credentials_used = credentials.generation();
-        let access = match servers::get(store, book.server_id)
+        let server_id = book.server_id;
+        let access = match store
+            .call(move |store| servers::get(store, server_id))
+            .await
             .map_err(crate::library::error::Error::from)
             .and_then(|server| ServerAccess::load(&server, credentials))
         {

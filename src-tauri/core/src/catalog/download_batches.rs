@@ -130,14 +130,29 @@ async fn make(
     if ids.is_empty() {
         return Err(BatchError::NoBooks(title));
     }
-    let store = client.store;
-    let made = book_downloads::keep_books(store, &ids)?;
+    let server_id = server.id;
+    // Recording the batch is database work: off the async threads, in one trip.
+    client
+        .store
+        .call(move |store| record(store, server_id, &title, &source_url, &ids))
+        .await
+}
+
+/// Queues the books of a new batch and records the batch, in reading order.
+fn record(
+    store: &Store,
+    server_id: i64,
+    title: &str,
+    source_url: &str,
+    ids: &[i64],
+) -> Result<BatchView, BatchError> {
+    let made = book_downloads::keep_books(store, ids)?;
     let now = store.now_ms();
     let id = store.write(|tx| {
         let id: i64 = tx
             .query_row(
                 "INSERT INTO download_batches (server_id, title, source_url, created_at_ms) VALUES (?1, ?2, ?3, ?4) RETURNING id",
-                params![server.id, title, source_url, now],
+                params![server_id, title, source_url, now],
                 |r| r.get(0),
             )
             .map_err(|e| store.sql_error(e))?;

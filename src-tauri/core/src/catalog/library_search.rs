@@ -214,7 +214,11 @@ pub async fn across_servers(
 ) -> Result<usize, SearchError> {
     query_words(query)?;
     let query = query.trim();
-    let servers = servers::list(client.store).map_err(crate::library::error::Error::from)?;
+    let servers = client
+        .store
+        .call(servers::list)
+        .await
+        .map_err(crate::library::error::Error::from)?;
     let asked = servers.len();
     let mut pending: FuturesUnordered<_> = servers
         .into_iter()

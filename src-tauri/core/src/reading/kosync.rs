@@ -412,24 +412,34 @@ pub async fn flush(
     client: &KosyncClient,
 ) -> Result<KosyncReport, KosyncError> {
     let mut report = KosyncReport::default();
-    let rows: Vec<(i64, i64)> = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT book_id, updated_at_ms FROM kosync_outbox ORDER BY updated_at_ms, book_id",
-            )?;
-            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect()
-        })
-        .map_err(|e| store.sql_error(e))?;
-    if rows.is_empty() {
-        return Ok(report);
-    }
-    let Some(account) = account(store)? else {
-        store.write(|tx| {
-            tx.execute("DELETE FROM kosync_outbox", [])
+    // The database and the stored files are worked on off the async threads, a short trip at a
+    // time between requests.
+    let queued = store
+        .call(|store| -> Result<_, KosyncError> {
+            let rows: Vec<(i64, i64)> = store
+                .read(|c| {
+                    let mut stmt = c.prepare_cached(
+                        "SELECT book_id, updated_at_ms FROM kosync_outbox ORDER BY updated_at_ms, book_id",
+                    )?;
+                    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                    rows.collect()
+                })
                 .map_err(|e| store.sql_error(e))?;
-            Ok::<_, StoreError>(())
-        })?;
+            if rows.is_empty() {
+                return Ok(None);
+            }
+            let Some(account) = account(store)? else {
+                store.write(|tx| {
+                    tx.execute("DELETE FROM kosync_outbox", [])
+                        .map_err(|e| store.sql_error(e))?;
+                    Ok::<_, StoreError>(())
+                })?;
+                return Ok(None);
+            };
+            Ok(Some((rows, account)))
+        })
+        .await?;
+    let Some((rows, account)) = queued else {
         return Ok(report);
     };
     let Some(key) = credentials.get(&key_account(credentials))? else {
@@ -437,16 +447,23 @@ pub async fn flush(
     };
     let url = endpoint(&account.url, "syncs/progress")?;
     for (book_id, queued_at) in rows {
-        let sendable = match books::get(store, book_id) {
-            Ok(book) => match (document_of(store, &book)?, progress_of(store, &book)?) {
-                (Some(document), Some(progress)) => Some((document, progress)),
-                _ => None,
-            },
-            Err(books::BookError::NotFound(_)) => None,
-            Err(books::BookError::Store(e)) => return Err(e.into()),
-        };
+        let sendable = store
+            .call(move |store| -> Result<_, KosyncError> {
+                let sendable = match books::get(store, book_id) {
+                    Ok(book) => match (document_of(store, &book)?, progress_of(store, &book)?) {
+                        (Some(document), Some(progress)) => Some((document, progress)),
+                        _ => None,
+                    },
+                    Err(books::BookError::NotFound(_)) => None,
+                    Err(books::BookError::Store(e)) => return Err(e.into()),
+                };
+                if sendable.is_none() {
+                    forget(store, book_id, queued_at)?;
+                }
+                Ok(sendable)
+            })
+            .await?;
         let Some((document, (progress, percentage))) = sendable else {
-            forget(store, book_id, queued_at)?;
             report.skipped += 1;
             continue;
         };
@@ -468,21 +485,28 @@ pub async fn flush(
             .await
         {
             Ok(_) => {
-                forget(store, book_id, queued_at)?;
+                store
+                    .call(move |store| forget(store, book_id, queued_at))
+                    .await?;
                 report.sent += 1;
             }
             Err(e @ (KosyncError::Store(_) | KosyncError::Credential(_))) => return Err(e),
             Err(e) => {
                 report.failed += 1;
                 let refused = matches!(e, KosyncError::Refused);
-                store.write(|tx| {
-                    tx.execute(
-                        "UPDATE kosync_outbox SET attempts = attempts + 1, last_error = ?2 WHERE book_id = ?1",
-                        params![book_id, e.to_string()],
-                    )
-                    .map_err(|e| store.sql_error(e))?;
-                    Ok::<_, StoreError>(())
-                })?;
+                let reason = e.to_string();
+                store
+                    .call(move |store| {
+                        store.write(|tx| {
+                            tx.execute(
+                                "UPDATE kosync_outbox SET attempts = attempts + 1, last_error = ?2 WHERE book_id = ?1",
+                                params![book_id, reason],
+                            )
+                            .map_err(|e| store.sql_error(e))?;
+                            Ok::<_, StoreError>(())
+                        })
+                    })
+                    .await?;
                 // The server is away or refuses this account: the rest would fare no better.
                 if refused || matches!(e, KosyncError::Unreachable(_)) {
                     break;
@@ -537,10 +561,16 @@ pub async fn newest(
     client: &KosyncClient,
     book: &Book,
 ) -> Result<Option<KosyncPosition>, KosyncError> {
-    let Some(account) = account(store)? else {
-        return Ok(None);
-    };
-    let Some(document) = document_of(store, book)? else {
+    let of = book.clone();
+    let found = store
+        .call(move |store| -> Result<_, KosyncError> {
+            let Some(account) = account(store)? else {
+                return Ok(None);
+            };
+            Ok(document_of(store, &of)?.map(|document| (account, document)))
+        })
+        .await?;
+    let Some((account, document)) = found else {
         return Ok(None);
     };
     let Some(key) = credentials.get(&key_account(credentials))? else {

@@ -219,20 +219,23 @@ pub async fn flush(
 ) -> Result<FlushReport> {
     let mut report = FlushReport::default();
     let mut accesses: HashMap<i64, Option<ServerAccess>> = HashMap::new();
-    for row in pending(store)? {
-        let book = match books::get(store, row.book_id) {
+    // The database is worked on off the async threads, a short trip at a time between requests.
+    for row in store.call(pending).await? {
+        let (book_id, at) = (row.book_id, row.updated_at_ms);
+        let book = match store.call(move |s| books::get(s, book_id)).await {
             Ok(book) => book,
             Err(books::BookError::NotFound(_)) => continue,
             Err(e) => return Err(e.into()),
         };
         let Some(target) = Target::of(&book).filter(|t| t.can_send(&row)) else {
-            forget(store, row.book_id, row.updated_at_ms)?;
+            store.call(move |s| forget(s, book_id, at)).await?;
             continue;
         };
         let access = match accesses.get(&book.server_id) {
             Some(known) => known.clone(),
             None => {
-                let loaded = match servers::get(store, book.server_id) {
+                let server_id = book.server_id;
+                let loaded = match store.call(move |s| servers::get(s, server_id)).await {
                     Ok(server) if server.paused_reason.is_none() => {
                         Some(ServerAccess::load(&server, credentials)?)
                     }
@@ -252,7 +255,7 @@ pub async fn flush(
                 book = row.book_id,
                 "the position address is not on the server's origin; not sent"
             );
-            forget(store, row.book_id, row.updated_at_ms)?;
+            store.call(move |s| forget(s, book_id, at)).await?;
             continue;
         }
         let sent = match target {
@@ -263,18 +266,25 @@ pub async fn flush(
         };
         match sent {
             Ok(None) => {
-                forget(store, row.book_id, row.updated_at_ms)?;
+                store.call(move |s| forget(s, book_id, at)).await?;
                 report.sent += 1;
             }
             Ok(Some(theirs)) => {
-                forget(store, row.book_id, row.updated_at_ms)?;
-                adopt(store, &book, &theirs)?;
+                store
+                    .call(move |s| {
+                        forget(s, book_id, at)?;
+                        adopt(s, &book, &theirs)
+                    })
+                    .await?;
                 report.server_newer += 1;
             }
             Err(FetchError::Store(e)) => return Err(e.into()),
             Err(e) => {
-                tracing::info!(book = row.book_id, cause = %e, "the reading position waits to be sent");
-                note_failure(store, row.book_id, row.updated_at_ms, &e.to_string())?;
+                tracing::info!(book = book_id, cause = %e, "the reading position waits to be sent");
+                let reason = e.to_string();
+                store
+                    .call(move |s| note_failure(s, book_id, at, &reason))
+                    .await?;
                 report.failed += 1;
             }
         }
@@ -342,10 +352,15 @@ async fn send_read_progress(
     // Komga's clock stamps what it is sent: only a position another device set since (a stamp
     // other than the echo of this device's last one) is compared, and the newer wins.
     if let Some(theirs) = fetch_read_progress(store, http, access, &url, book).await? {
-        if theirs.modified_ms > row.updated_at_ms
-            && !is_echo(store, book.id, &theirs).map_err(FetchError::Store)?
-        {
-            return Ok(Some(theirs));
+        if theirs.modified_ms > row.updated_at_ms {
+            let (book_id, stamp) = (book.id, theirs.clone());
+            let echo = store
+                .call(move |s| is_echo(s, book_id, &stamp))
+                .await
+                .map_err(FetchError::Store)?;
+            if !echo {
+                return Ok(Some(theirs));
+            }
         }
     }
     let page = row.page.unwrap_or(0);
@@ -369,7 +384,10 @@ async fn send_read_progress(
     }
     // Remember the stamp Komga gave it, to know it when it comes back.
     if let Some(echo) = fetch_read_progress(store, http, access, &url, book).await? {
-        remember_echo(store, book.id, echo.modified_ms)?;
+        let book_id = book.id;
+        store
+            .call(move |s| remember_echo(s, book_id, echo.modified_ms))
+            .await?;
     }
     Ok(None)
 }
@@ -451,7 +469,7 @@ async fn send(
         row.progression,
         row.cfi.as_deref(),
         row.updated_at_ms,
-        &device_id(store)?,
+        &store.call(device_id).await?,
     );
     let mut retried = false;
     loop {
@@ -514,12 +532,17 @@ pub async fn newest(
     credentials: &Credentials,
     book_id: i64,
 ) -> Result<Option<ServerPosition>> {
-    let book = books::get(store, book_id)?;
-    let epub = if book.format == BookFormat::Epub {
-        epub_positions::position(store, book_id)?
-    } else {
-        None
-    };
+    let (book, epub) = store
+        .call(move |s| -> Result<_> {
+            let book = books::get(s, book_id)?;
+            let epub = if book.format == BookFormat::Epub {
+                epub_positions::position(s, book_id)?
+            } else {
+                None
+            };
+            Ok((book, epub))
+        })
+        .await?;
     let local_ms = match &epub {
         Some(position) => Some(position.updated_at_ms),
         None if book.format == BookFormat::Epub => None,
@@ -528,7 +551,8 @@ pub async fn newest(
     let theirs = match Target::of(&book) {
         Some(target) => {
             let (Target::Progression(link) | Target::ReadProgress(link)) = target;
-            let server = servers::get(store, book.server_id)?;
+            let server_id = book.server_id;
+            let server = store.call(move |s| servers::get(s, server_id)).await?;
             let access = ServerAccess::load(&server, credentials)?;
             let Some(url) = on_server_origin(link, &access) else {
                 return Ok(None);
@@ -548,7 +572,10 @@ pub async fn newest(
                 }
             }
         }
-        None => page_stream_position(store, &book)?,
+        None => {
+            let of = book.clone();
+            store.call(move |s| page_stream_position(s, &of)).await?
+        }
     };
     // Another device's position on the KOReader sync server competes: the newer one wins.
     let kosync = match crate::reading::kosync::KosyncClient::shared() {
@@ -586,7 +613,8 @@ pub async fn newest(
     let Some(theirs) = theirs else {
         return Ok(None);
     };
-    if is_echo(store, book_id, &theirs)? {
+    let stamp = theirs.clone();
+    if store.call(move |s| is_echo(s, book_id, &stamp)).await? {
         return Ok(None);
     }
     Ok(Some(theirs)
@@ -604,8 +632,10 @@ pub async fn take_newer(
     let Some(theirs) = newest(store, http, credentials, book_id).await? else {
         return Ok(None);
     };
-    let book = books::get(store, book_id)?;
-    adopt(store, &book, &theirs)?;
+    let taken = theirs.clone();
+    store
+        .call(move |s| adopt(s, &books::get(s, book_id)?, &taken))
+        .await?;
     Ok(Some(theirs))
 }
 

@@ -452,26 +452,20 @@ impl Executor {
             let mut valid_until = store.now_ms() + ttl;
             loop {
                 tokio::time::sleep(period).await;
-                let s = store.clone();
                 let f = fence.clone();
-                let renewed =
-                    tokio::task::spawn_blocking(move || executor_lease::renew(&s, &f, ttl)).await;
+                let renewed = store.call(move |s| executor_lease::renew(s, &f, ttl)).await;
                 match renewed {
-                    Ok(Ok(())) => valid_until = store.now_ms() + ttl,
-                    Ok(Err(LeaseError::Lost(_))) => {
+                    Ok(()) => valid_until = store.now_ms() + ttl,
+                    Err(LeaseError::Lost(_)) => {
                         tracing::warn!(epoch = fence.epoch, "executor lease taken over; stopping");
                         lost.store(true, Ordering::SeqCst);
                         return;
                     }
-                    Ok(Err(e)) if store.now_ms() + (period.as_millis() as i64) < valid_until => {
+                    Err(e) if store.now_ms() + (period.as_millis() as i64) < valid_until => {
                         tracing::warn!(cause = %e, "could not renew the executor lease; trying again");
                     }
-                    Ok(Err(e)) => {
+                    Err(e) => {
                         tracing::error!(cause = %e, "cannot renew the executor lease; stopping");
-                        lost.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                    Err(_) => {
                         lost.store(true, Ordering::SeqCst);
                         return;
                     }
