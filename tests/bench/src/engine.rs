@@ -97,6 +97,37 @@ impl Env {
         })
     }
 
+    /// Remembers a book kept as one comic archive of `length` bytes at `file_url`, as a
+    /// catalog entry without page streaming would make it.
+    pub fn remember_file_book(
+        &self,
+        catalog_id: &str,
+        title: &str,
+        file_url: &str,
+        length: u64,
+    ) -> Result<books::Book> {
+        Ok(books::remember(
+            &self.store,
+            self.server.id,
+            &books::CatalogBook {
+                catalog_id: catalog_id.into(),
+                title: title.into(),
+                authors: vec![],
+                format: books::BookFormat::Comic,
+                stream_template: None,
+                page_count: None,
+                page_base: 0,
+                page_list: Vec::new(),
+                file_url: Some(file_url.into()),
+                file_type: Some("application/vnd.comicbook+zip".into()),
+                file_length: Some(length),
+                cover_url: None,
+                progression_url: None,
+                read_progress_url: None,
+            },
+        )?)
+    }
+
     /// Registers every book of `/opds/books` (all its pages) as the catalog screen would.
     pub async fn register_library(&self) -> Result<Vec<i64>> {
         let http = HttpClient::new(HttpConfig::default())?;
@@ -404,4 +435,24 @@ pub async fn run(report: &mut Report, fixture: &RunningServer) -> Result<()> {
         ),
     );
     Ok(())
+}
+
+/// Runs this program again as `probe` with `args` (a measurement that needs a process of its
+/// own), its messages passed through, and gives the last line it printed.
+pub fn run_probe(probe: &str, args: &[&str]) -> Result<String> {
+    let exe = std::env::current_exe().context("finding this program")?;
+    let output = std::process::Command::new(exe)
+        .arg(probe)
+        .args(args)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("running the {probe}"))?;
+    if !output.status.success() {
+        bail!("the {probe} failed ({})", output.status);
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .last()
+        .map(str::to_owned)
+        .with_context(|| format!("the {probe} printed nothing"))
 }

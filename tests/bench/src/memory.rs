@@ -7,19 +7,15 @@
 //! to disk must not raise the peak by the size of the file.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use carrel_core::{
-    engine::book_downloads,
-    library::books::{self, BookFormat, CatalogBook},
-};
+use carrel_core::{engine::book_downloads, library::books};
 use fixture_server::{Config, RunningServer};
 
-use crate::engine::Env;
+use crate::engine::{run_probe, Env};
 use crate::report::{Report, Row, Summary};
 
 /// The large file: one comic of 10 pages of 2 MiB, downloaded as its CBZ.
@@ -80,25 +76,11 @@ pub fn probe(args: &[String]) -> Result<()> {
         env.check_all_stored(&ids)?;
         let after_library = read_rss()?;
 
-        let big = books::remember(
-            &env.store,
-            env.server.id,
-            &CatalogBook {
-                catalog_id: "urn:carrel-bench:big-file".into(),
-                title: "One large archive".into(),
-                authors: vec![],
-                format: BookFormat::Comic,
-                stream_template: None,
-                page_count: None,
-                page_base: 0,
-                page_list: Vec::new(),
-                file_url: Some(big_url.clone()),
-                file_type: Some("application/vnd.comicbook+zip".into()),
-                file_length: Some(big_len),
-                cover_url: None,
-                progression_url: None,
-                read_progress_url: None,
-            },
+        let big = env.remember_file_book(
+            "urn:carrel-bench:big-file",
+            "One large archive",
+            &big_url,
+            big_len,
         )?;
         book_downloads::store_book(&env.store, big.id)?;
         env.sync().await?;
@@ -140,24 +122,16 @@ pub fn run(report: &mut Report, library: &RunningServer) -> Result<()> {
         "memory: child process syncing the library, then one {:.1} MiB file ...",
         big_len as f64 / (1 << 20) as f64
     );
-    let exe = std::env::current_exe().context("finding this program")?;
-    let output = Command::new(exe)
-        .arg("memory-probe")
-        .arg(library.url("/opds"))
-        .arg(big_server.url("/books/1/file"))
-        .arg(big_len.to_string())
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .context("running the memory probe")?;
-    if !output.status.success() {
-        bail!("the memory probe failed ({})", output.status);
-    }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout
-        .lines()
-        .last()
-        .context("the memory probe printed nothing")?;
-    let r: ProbeResult = serde_json::from_str(line).context("reading the memory probe's result")?;
+    let line = run_probe(
+        "memory-probe",
+        &[
+            &library.url("/opds"),
+            &big_server.url("/books/1/file"),
+            &big_len.to_string(),
+        ],
+    )?;
+    let r: ProbeResult =
+        serde_json::from_str(&line).context("reading the memory probe's result")?;
 
     report.row(Row::new(
         "memory",

@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -24,12 +23,12 @@ use carrel_core::{
     foundation::clock,
     foundation::data_dir::DataDir,
     foundation::store::Store,
-    library::books::{self, BookFormat, CatalogBook},
+    library::books,
     reading::page_source::{self, WaitPolicy},
 };
 use fixture_server::{Config, Faults, RunningServer};
 
-use crate::engine::Env;
+use crate::engine::{run_probe, Env};
 use crate::report::{millis, Report, Row, Summary};
 
 const SAMPLES: usize = 15;
@@ -92,22 +91,13 @@ async fn sample_here(store: &Store, book: i64, page: i64) -> Result<Duration> {
 }
 
 fn sample_from_child(dir: &Path, book: i64, page: i64) -> Result<Duration> {
-    let exe = std::env::current_exe().context("finding this program")?;
-    let output = Command::new(exe)
-        .arg("page-probe")
-        .arg(dir)
-        .arg(book.to_string())
-        .arg(page.to_string())
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .context("running the page probe")?;
-    if !output.status.success() {
-        bail!("the page probe failed ({})", output.status);
-    }
-    let ms: f64 = String::from_utf8_lossy(&output.stdout)
-        .trim()
-        .parse()
-        .context("reading the page probe's time")?;
+    let ms: f64 = run_probe(
+        "page-probe",
+        &[&dir.to_string_lossy(), &book.to_string(), &page.to_string()],
+    )?
+    .trim()
+    .parse()
+    .context("reading the page probe's time")?;
     Ok(Duration::from_secs_f64(ms / 1e3))
 }
 
@@ -128,25 +118,11 @@ async fn measure(fixture: &RunningServer) -> Result<Samples> {
         })
         .context("the opened book")?;
     let length = fixture.book(1).context("the large book")?.length;
-    let file_book = books::remember(
-        &env.store,
-        env.server.id,
-        &CatalogBook {
-            catalog_id: "urn:carrel-bench:background-file".into(),
-            title: "A large file downloading".into(),
-            authors: vec![],
-            format: BookFormat::Comic,
-            stream_template: None,
-            page_count: None,
-            page_base: 0,
-            page_list: Vec::new(),
-            file_url: Some(fixture.url("/books/1/file")),
-            file_type: Some("application/vnd.comicbook+zip".into()),
-            file_length: Some(length),
-            cover_url: None,
-            progression_url: None,
-            read_progress_url: None,
-        },
+    let file_book = env.remember_file_book(
+        "urn:carrel-bench:background-file",
+        "A large file downloading",
+        &fixture.url("/books/1/file"),
+        length,
     )?;
 
     let executor = Executor::new(

@@ -14,13 +14,10 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use carrel_core::{
-    engine::book_downloads,
-    library::books::{self, BookFormat, CatalogBook},
-};
+use carrel_core::{engine::book_downloads, library::books};
 use fixture_server::{Config, RunningServer};
 
-use crate::engine::{bare_download, Env};
+use crate::engine::{bare_download, run_probe, Env};
 use crate::memory::read_rss;
 use crate::report::{millis, Report, Row, Summary};
 
@@ -226,25 +223,11 @@ pub fn probe(args: &[String]) -> Result<()> {
         .build()?;
     let took = runtime.block_on(async {
         let env = Env::new(catalog)?;
-        let book = books::remember(
-            &env.store,
-            env.server.id,
-            &CatalogBook {
-                catalog_id: "urn:carrel-bench:large-file".into(),
-                title: "One large archive".into(),
-                authors: vec![],
-                format: BookFormat::Comic,
-                stream_template: None,
-                page_count: None,
-                page_base: 0,
-                page_list: Vec::new(),
-                file_url: Some(url.clone()),
-                file_type: Some("application/vnd.comicbook+zip".into()),
-                file_length: Some(len),
-                cover_url: None,
-                progression_url: None,
-                read_progress_url: None,
-            },
+        let book = env.remember_file_book(
+            "urn:carrel-bench:large-file",
+            "One large archive",
+            &url,
+            len,
         )?;
         let started = Instant::now();
         book_downloads::store_book(&env.store, book.id)?;
@@ -271,7 +254,6 @@ fn large_file(report: &mut Report) -> Result<()> {
     let fixture = start(one_comic(FILE_PAGES, FILE_PAGE_BYTES))?;
     let len = fixture.book(1).context("the large book")?.length;
     let url = fixture.url("/books/1/file");
-    let exe = std::env::current_exe().context("finding this program")?;
     let (mut engine, mut curl, mut hwm) = (Vec::new(), Vec::new(), Vec::new());
     for rep in 0..REPS {
         eprintln!(
@@ -279,20 +261,12 @@ fn large_file(report: &mut Report) -> Result<()> {
             len as f64 / (1 << 20) as f64,
             rep + 1
         );
-        let output = Command::new(&exe)
-            .arg("file-probe")
-            .arg(fixture.url("/opds"))
-            .arg(&url)
-            .arg(len.to_string())
-            .stderr(std::process::Stdio::inherit())
-            .output()
-            .context("running the file probe")?;
-        if !output.status.success() {
-            bail!("the file probe failed ({})", output.status);
-        }
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let r: FileProbe = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-            .context("reading the file probe's result")?;
+        let line = run_probe(
+            "file-probe",
+            &[&fixture.url("/opds"), &url, &len.to_string()],
+        )?;
+        let r: FileProbe =
+            serde_json::from_str(&line).context("reading the file probe's result")?;
         engine.push(r.took_ms);
         hwm.push(r.end_hwm_kib as f64 / 1024.0);
 

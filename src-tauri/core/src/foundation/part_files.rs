@@ -211,29 +211,27 @@ fn find_with_stem(dir: &Path, stem: &str) -> Option<PathBuf> {
 /// Writes `bytes` to `path` so that `path` either does not exist or holds all of them:
 /// temp file, fsync, rename, fsync of the folder.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::other("a part path has a folder"))?;
-    fs::create_dir_all(dir)?;
-    let tmp = temp_path_for(path);
-    let result = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)?;
-        sync_dir(dir)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    put_in_place(path, bytes, Durability::Synced)
 }
 
 /// Like [`write_atomically`] (`path` either does not exist or holds every byte, whatever
 /// moment the process is killed at) but without waiting for the disk: a power cut may still
 /// lose the file or leave it short until [`sync_written`] has run over it.
 pub fn write_atomically_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    put_in_place(path, bytes, Durability::Unsynced)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    /// The file and its folder are on the disk before the call returns.
+    Synced,
+    /// In place for every reader at once; on the disk once [`sync_written`] has run.
+    Unsynced,
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it into place, so `path` never
+/// holds part of them; the temporary file is removed when anything fails.
+fn put_in_place(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other("a part path has a folder"))?;
@@ -242,8 +240,15 @@ pub fn write_atomically_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let result = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
+        if durability == Durability::Synced {
+            f.sync_all()?;
+        }
         drop(f);
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, path)?;
+        match durability {
+            Durability::Synced => sync_dir(dir),
+            Durability::Unsynced => Ok(()),
+        }
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);

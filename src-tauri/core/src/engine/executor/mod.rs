@@ -793,6 +793,16 @@ impl Run<'_> {
         }
     }
 
+    fn report_done(&self, task: &Task, bytes: u64) {
+        self.ex.report(DownloadEvent::TaskDone {
+            task_id: task.id,
+            book_id: task.book_id,
+            kind: task.kind,
+            position: task.position,
+            bytes,
+        });
+    }
+
     /// Applies the failure policy to a task's outcome. `Some` ends the run.
     async fn settle(
         &mut self,
@@ -819,13 +829,7 @@ impl Run<'_> {
                 match r {
                     Ok(last) => {
                         // In place, a window can read it: done as far as the reader can tell.
-                        self.ex.report(DownloadEvent::TaskDone {
-                            task_id: id,
-                            book_id: task.book_id,
-                            kind: task.kind,
-                            position: task.position,
-                            bytes,
-                        });
+                        self.report_done(task, bytes);
                         self.held.push(Held {
                             task: task.clone(),
                             book,
@@ -872,13 +876,7 @@ impl Run<'_> {
                     .await;
                 match r {
                     Ok(progress) => {
-                        self.ex.report(DownloadEvent::TaskDone {
-                            task_id: id,
-                            book_id: task.book_id,
-                            kind: task.kind,
-                            position: task.position,
-                            bytes,
-                        });
+                        self.report_done(task, bytes);
                         if let Some(progress) = progress {
                             self.progress_said = Some((task.book_id, Instant::now()));
                             self.report_progress(progress).await;
