@@ -53,6 +53,9 @@ const COMMANDS: &[&str] = &[
     "kosync_sign_in",
     "kosync_sign_out",
     "open_in_another_app",
+    "series_of_book",
+    "keep_series",
+    "stop_keeping_series",
 ];
 
 fn main() {

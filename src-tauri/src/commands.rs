@@ -620,7 +620,8 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
 #[tauri::command]
 pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
     let saved = with_core(app, move |core| {
-        position_sync::record(&core.store, book_id, page)?;
+        // The series' reading window follows the reader (see `catalog::series_windows`).
+        carrel_core::catalog::series_windows::record_position(&core.store, book_id, page)?;
         Ok(core.position_saved.clone())
     })
     .await?;
@@ -669,9 +670,14 @@ pub async fn save_epub_position(
     fraction: f64,
 ) -> CommandResult<()> {
     with_core(app, move |core| {
-        carrel_core::reading::position_sync::record_epub(&core.store, book_id, &cfi, fraction)
-            .map(|_| ())
-            .map_err(|e| CommandError::new(e.kind(), e.to_string()))
+        carrel_core::catalog::series_windows::record_epub_position(
+            &core.store,
+            book_id,
+            &cfi,
+            fraction,
+        )
+        .map(|_| ())
+        .map_err(|e| CommandError::new(e.kind(), e.to_string()))
     })
     .await
 }
@@ -916,4 +922,52 @@ mod tests {
         let e = CommandError::from(carrel_core::library::settings::SettingsError::BooksKept);
         assert_eq!(serde_json::to_value(&e).unwrap()["field"], "books_kept");
     }
+}
+
+/// A book's series as the details panel shows it: the window (if any) and the books in series
+/// order. An error of kind `invalid_input` when the server names no series for the book.
+#[tauri::command]
+pub async fn series_of_book(
+    app: AppHandle,
+    book_id: i64,
+) -> CommandResult<carrel_core::catalog::series_windows::SeriesView> {
+    with_core(app, move |core| {
+        Ok(carrel_core::catalog::series_windows::show(
+            &core.store,
+            book_id,
+        )?)
+    })
+    .await
+}
+
+/// "Keep the next `keep_next` unread of this series on the device" from `book_id`, finished
+/// books removed `remove_after_days` after they were finished (kept when `null`).
+#[tauri::command]
+pub async fn keep_series(
+    app: AppHandle,
+    book_id: i64,
+    keep_next: u32,
+    remove_after_days: Option<u32>,
+) -> CommandResult<carrel_core::catalog::series_windows::SeriesView> {
+    with_core(app, move |core| {
+        Ok(carrel_core::catalog::series_windows::keep(
+            &core.store,
+            book_id,
+            keep_next,
+            remove_after_days,
+        )?)
+    })
+    .await
+}
+
+/// Ends the reading window of `book_id`'s series.
+#[tauri::command]
+pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<()> {
+    with_core(app, move |core| {
+        Ok(carrel_core::catalog::series_windows::stop(
+            &core.store,
+            book_id,
+        )?)
+    })
+    .await
 }

@@ -8,6 +8,7 @@ use carrel_core::{
     catalog::client::{CatalogClient, CatalogItem, CatalogPage},
     catalog::download_batches::{self, BatchView},
     catalog::library_search::{self, ServerOutcome},
+    catalog::series_windows,
     engine::book_downloads::{self, StoreRequest},
     engine::download_stack,
     engine::executor::{self, Executor, ExecutorConfig, Finish, RunMode},
@@ -27,7 +28,7 @@ use serde_json::json;
 
 use crate::{
     sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, SearchArgs,
-    ServerCommand, StoreArgs, SyncArgs,
+    SeriesCommand, ServerCommand, StoreArgs, SyncArgs,
 };
 
 /// A failure: its exit code and its one line.
@@ -115,6 +116,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Search(args) => search(&ctx, args).await,
         Command::Store(args) => store(&ctx, args).await,
         Command::Batch(cmd) => batch(&ctx, cmd),
+        Command::Series(cmd) => series(&ctx, cmd),
         Command::Kosync(cmd) => kosync_command(&ctx, cmd).await,
         Command::Open { book_id, page } => {
             let index = page.map(|p| p - 1);
@@ -122,6 +124,8 @@ pub async fn run(cli: Cli) -> CliResult {
                 return Err(CliError::new(2, "pages are counted from 1"));
             }
             book_downloads::open_book(&ctx.store, book_id, index)?;
+            // Reading a book moves its series' window along, as in the app.
+            series_windows::apply(&ctx.store, book_id)?;
             let book = books::get(&ctx.store, book_id)?;
             if ctx.json {
                 print_json(json!({ "book_id": book_id, "page": book.last_page.map(|p| p + 1) }));
@@ -588,6 +592,53 @@ fn batch(ctx: &Context, cmd: BatchCommand) -> CliResult {
     Ok(())
 }
 
+fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
+    let view = match cmd {
+        SeriesCommand::Show { book_id } => series_windows::show(&ctx.store, book_id)?,
+        SeriesCommand::Keep {
+            book_id,
+            next,
+            remove_after_days,
+        } => series_windows::keep(&ctx.store, book_id, next, remove_after_days)?,
+        SeriesCommand::Stop { book_id } => {
+            series_windows::stop(&ctx.store, book_id)?;
+            series_windows::show(&ctx.store, book_id)?
+        }
+    };
+    if ctx.json {
+        print_json(json!(view));
+        return Ok(());
+    }
+    let window = match view.window {
+        Some(w) => {
+            let removal = match w.remove_after_days {
+                Some(0) => ", finished books removed at once".to_owned(),
+                Some(d) => format!(", finished books removed after {d} days"),
+                None => String::new(),
+            };
+            format!("keeps the next {} unread{removal}", w.keep_next)
+        }
+        None => "no reading window".to_owned(),
+    };
+    println!("\"{}\": {window}", view.series);
+    for b in &view.books {
+        let number = b.series_index.map(|i| format!("#{i} ")).unwrap_or_default();
+        let read = if b.finished { ", read" } else { "" };
+        let kept = if b.kept_by_window {
+            ", kept by the window"
+        } else {
+            ""
+        };
+        println!(
+            "  {:>5}  {number}{} — {}{read}{kept}",
+            b.book_id,
+            b.title,
+            state_name(&b.status.state)
+        );
+    }
+    Ok(())
+}
+
 fn format_name(f: books::BookFormat) -> &'static str {
     f.as_str()
 }
@@ -728,16 +779,21 @@ fn status(ctx: &Context) -> CliResult {
     }
     println!("books:");
     for (b, s) in statuses {
-        let state = serde_json::to_value(&s.state)
-            .ok()
-            .and_then(|v| v["state"].as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let state = state_name(&s.state);
         println!(
             "  [{}] {} — {state} {}/{}",
             b.id, b.title, s.progress.stored_parts, s.progress.total_parts
         );
     }
     Ok(())
+}
+
+/// A book's state as the JSON output names it (`stored`, `queued`, …).
+fn state_name(state: &book_downloads::BookState) -> String {
+    serde_json::to_value(state)
+        .ok()
+        .and_then(|v| v["state"].as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 fn path(ctx: &Context, book_id: i64, page: Option<i64>) -> CliResult {

@@ -49,6 +49,10 @@ enum Command {
     /// Batches of "keep all offline": list, pause, resume, cancel or move one to the top.
     #[command(subcommand)]
     Batch(BatchCommand),
+    /// Reading windows per series: keep the next N unread books of a book's series on this
+    /// device while it is read (show, keep, stop).
+    #[command(subcommand)]
+    Series(SeriesCommand),
     /// Open a book at a page: that page is downloaded first, then the ones after it.
     Open {
         book_id: i64,
@@ -154,6 +158,24 @@ enum BatchCommand {
     Top {
         id: i64,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum SeriesCommand {
+    /// The series of a book: its window and its books in series order.
+    Show { book_id: i64 },
+    /// Keep the next N unread books after this one on this device, queued in series order.
+    Keep {
+        book_id: i64,
+        /// How many unread books to keep ahead (1 to 50).
+        #[arg(long, value_name = "N")]
+        next: u32,
+        /// Remove a finished book the window brought this many days after it was finished.
+        #[arg(long, value_name = "D")]
+        remove_after_days: Option<u32>,
+    },
+    /// Stop keeping books of this series ahead (what is stored stays).
+    Stop { book_id: i64 },
 }
 
 #[derive(Debug, Subcommand)]

@@ -870,3 +870,72 @@ fn an_api_key_from_stdin_signs_in_as_x_api_key() {
         2
     );
 }
+
+#[test]
+fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
+    let server = fixture(Config {
+        books: 12,
+        comic_pages: (1..=12).map(|id| (id, 4)).collect(),
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    // A series of at least four books, as the catalog says (schema:Series).
+    let series = ids
+        .values()
+        .map(|id| cli.json(&["series", "show", &id.to_string()]))
+        .find(|s| s["books"].as_array().unwrap().len() >= 4)
+        .expect("a series of four books or more");
+    assert!(series["window"].is_null(), "{series}");
+    let books: Vec<String> = series["books"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["book_id"].as_i64().unwrap().to_string())
+        .collect();
+    // Numbered as the server numbers them.
+    let numbers: Vec<f64> = series["books"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["series_index"].as_f64().unwrap())
+        .collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+
+    let kept = cli.json(&["series", "keep", &books[0], "--next", "2"]);
+    assert_eq!(kept["window"]["keep_next"], 2, "{kept}");
+    let states = |s: &Value| -> Vec<String> {
+        s["books"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["status"]["state"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        &states(&kept)[..4],
+        ["remote", "queued", "queued", "remote"]
+    );
+    cli.ok(&["sync", "--until-idle"]);
+    let shown = cli.json(&["series", "show", &books[0]]);
+    assert_eq!(
+        &states(&shown)[..4],
+        ["remote", "stored", "stored", "remote"]
+    );
+
+    // Reading the second book to its end brings the fourth.
+    cli.ok(&["open", &books[1], "--page", "4"]);
+    let shown = cli.json(&["series", "show", &books[0]]);
+    assert_eq!(shown["books"][1]["finished"], true, "{shown}");
+    assert_eq!(states(&shown)[3], "queued", "{shown}");
+    let text = cli.ok(&["series", "show", &books[0]]);
+    assert!(text.contains("keeps the next 2 unread"), "{text}");
+
+    assert_eq!(
+        code(&cli.run(&["series", "keep", &books[0], "--next", "0"])),
+        2
+    );
+    assert_eq!(code(&cli.run(&["series", "show", "9999"])), 3);
+    cli.ok(&["series", "stop", &books[0]]);
+    assert!(cli.json(&["series", "show", &books[0]])["window"].is_null());
+}

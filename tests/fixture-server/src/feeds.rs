@@ -14,6 +14,7 @@ const NAMESPACES: &str = "xmlns=\"http://www.w3.org/2005/Atom\" \
     xmlns:opds=\"http://opds-spec.org/2010/catalog\" \
     xmlns:pse=\"http://vaemendis.net/opds-pse/ns\" \
     xmlns:dcterms=\"http://purl.org/dc/terms/\" \
+    xmlns:schema=\"http://schema.org/\" \
     xmlns:opensearch=\"http://a9.com/-/spec/opensearch/1.1/\"";
 
 fn latest_update(state: &State, books: &[&BookMeta]) -> String {
@@ -295,6 +296,7 @@ fn book_entry(
          \x20   <dcterms:language>en</dcterms:language>\n\
          \x20   <category term=\"{category}\" label=\"{category}\"/>\n\
          \x20   <category scheme=\"urn:carrel-fixture:series\" term=\"{series}\" label=\"{series} #{number}\"/>\n\
+         \x20   <schema:Series schema:name=\"{series}\" schema:position=\"{number}\"/>\n\
          \x20   <summary type=\"text\">{summary}</summary>\n\
          \x20   <content type=\"text\">{summary}</content>\n\
          \x20   <link rel=\"http://opds-spec.org/image\" type=\"image/png\" href=\"/books/{id}/cover\"/>\n\

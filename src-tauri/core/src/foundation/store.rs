@@ -82,6 +82,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0017_task_positions",
         include_str!("../../migrations/0017_task_positions.sql"),
     ),
+    (
+        "0018_series_windows",
+        include_str!("../../migrations/0018_series_windows.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -42,6 +42,7 @@ mod offline;
 mod pages;
 mod pdf;
 mod positions;
+mod series;
 mod sessions;
 mod stack;
 mod tls;

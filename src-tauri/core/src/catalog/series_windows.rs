@@ -1,0 +1,396 @@
+//! Reading windows per series: "keep the next N unread of this series on the device". While a
+//! book of a series with a window is read, the next `keep_next` unread books after it, in series
+//! order, are queued (not prioritary: the book being read and the pages a window waits for come
+//! first), so the next issue is on the device before the reader reaches the last page of this
+//! one. A book read to its end here is finished; a finished book the window brought is removed
+//! `remove_after_days` after it was finished (never a book the reader pinned themselves).
+//!
+//! The series is what the server says (`book_meta.series` and `series_index`, from the OPDS
+//! entry); a book whose entry names no series has no window, and says so — nothing is guessed
+//! from titles. Books without a number come after numbered ones, in the order they became known.
+//!
+//! Owns `series_windows` and `series_window_books`. Applied by [`record_position`] and
+//! [`record_epub_position`], which front ends call instead of saving the position alone, and
+//! by [`keep`] when a window is set.
+
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+use crate::engine::book_downloads::{self, BookState, BookStatus, DownloadRequestError};
+use crate::foundation::error::{ErrorKind, Failure};
+use crate::foundation::store::{Store, StoreError};
+use crate::library::books::{self, BookError, BookFormat};
+use crate::reading::position_sync;
+
+/// The most books a window keeps ahead.
+pub const MAX_KEEP_NEXT: u32 = 50;
+/// The longest a finished book may be kept before it is removed (days).
+pub const MAX_REMOVE_AFTER_DAYS: u32 = 3650;
+/// An EPUB read this far is finished.
+const EPUB_FINISHED_FRACTION: f64 = 0.99;
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SeriesError {
+    #[error("the server names no series for \"{0}\": it has no reading window")]
+    NoSeries(String),
+    #[error("a reading window keeps 1 to {MAX_KEEP_NEXT} books ahead, not {0}")]
+    BadKeepNext(u32),
+    #[error("finished books are removed after 0 to {MAX_REMOVE_AFTER_DAYS} days, not {0}")]
+    BadRemoveAfter(u32),
+    #[error(transparent)]
+    Download(#[from] DownloadRequestError),
+    #[error(transparent)]
+    Book(#[from] BookError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Failure for SeriesError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            SeriesError::NoSeries(_)
+            | SeriesError::BadKeepNext(_)
+            | SeriesError::BadRemoveAfter(_) => ErrorKind::InvalidInput,
+            SeriesError::Download(e) => e.kind(),
+            SeriesError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
+            SeriesError::Book(_) | SeriesError::Store(_) => ErrorKind::Storage,
+        }
+    }
+}
+
+pub type Result<T, E = SeriesError> = std::result::Result<T, E>;
+
+/// A series' window: how many unread books it keeps ahead, and when finished ones go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Window {
+    pub keep_next: u32,
+    pub remove_after_days: Option<u32>,
+}
+
+/// One book of a series, in series order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeriesBook {
+    pub book_id: i64,
+    pub title: String,
+    pub series_index: Option<f64>,
+    /// Read to its end on this device.
+    pub finished: bool,
+    /// Queued by the window (and removed once read and its days are up).
+    pub kept_by_window: bool,
+    pub status: BookStatus,
+}
+
+/// A book's series as [`show`] gives it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeriesView {
+    pub server_id: i64,
+    pub series: String,
+    /// `None`: no window (the series is read as any other book).
+    pub window: Option<Window>,
+    pub books: Vec<SeriesBook>,
+}
+
+/// The server and series of a book, when its entry names one.
+fn series_of(store: &Store, book_id: i64) -> Result<Option<(i64, String)>> {
+    let book = books::get(store, book_id)?;
+    let series: Option<String> = store
+        .read(|c| {
+            c.query_row(
+                "SELECT series FROM book_meta WHERE book_id = ?1",
+                [book_id],
+                |r| r.get(0),
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?
+        .flatten();
+    Ok(series
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .map(|s| (book.server_id, s)))
+}
+
+fn window_of(store: &Store, server_id: i64, series: &str) -> Result<Option<Window>> {
+    Ok(store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT keep_next, remove_after_days FROM series_windows WHERE server_id = ?1 AND series = ?2",
+            )?
+            .query_row(params![server_id, series], |r| {
+                Ok(Window {
+                    keep_next: r.get(0)?,
+                    remove_after_days: r.get(1)?,
+                })
+            })
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?)
+}
+
+/// The books of a series, in series order, with what the window needs to know of each.
+struct Member {
+    book_id: i64,
+    title: String,
+    series_index: Option<f64>,
+    finished: bool,
+    kept_by_window: bool,
+    finished_ms: Option<i64>,
+}
+
+fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
+    Ok(store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT b.id, b.title, m.series_index, b.format, b.last_page, b.page_count,
+                        e.fraction, w.book_id IS NOT NULL, w.finished_ms
+                 FROM book_meta m
+                 JOIN books b ON b.id = m.book_id
+                 LEFT JOIN epub_positions e ON e.book_id = b.id
+                 LEFT JOIN series_window_books w ON w.book_id = b.id
+                 WHERE m.series = ?2 AND b.server_id = ?1
+                 ORDER BY m.series_index IS NULL, m.series_index, b.id",
+            )?;
+            let rows = stmt.query_map(params![server_id, series], |r| {
+                let format: String = r.get(3)?;
+                let last_page: Option<i64> = r.get(4)?;
+                let page_count: Option<i64> = r.get(5)?;
+                let fraction: Option<f64> = r.get(6)?;
+                let finished = if format == BookFormat::Epub.as_str() {
+                    fraction.is_some_and(|f| f >= EPUB_FINISHED_FRACTION)
+                } else {
+                    matches!((last_page, page_count), (Some(p), Some(c)) if c > 0 && p + 1 >= c)
+                };
+                Ok(Member {
+                    book_id: r.get(0)?,
+                    title: r.get(1)?,
+                    series_index: r.get(2)?,
+                    finished,
+                    kept_by_window: r.get(7)?,
+                    finished_ms: r.get(8)?,
+                })
+            })?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))?)
+}
+
+/// Sets the window of `book_id`'s series (replacing its window) and applies it from that book:
+/// the next `keep_next` unread books after it are queued.
+pub fn keep(
+    store: &Store,
+    book_id: i64,
+    keep_next: u32,
+    remove_after_days: Option<u32>,
+) -> Result<SeriesView> {
+    if keep_next == 0 || keep_next > MAX_KEEP_NEXT {
+        return Err(SeriesError::BadKeepNext(keep_next));
+    }
+    if let Some(days) = remove_after_days.filter(|d| *d > MAX_REMOVE_AFTER_DAYS) {
+        return Err(SeriesError::BadRemoveAfter(days));
+    }
+    let Some((server_id, series)) = series_of(store, book_id)? else {
+        return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
+    };
+    store.write(|tx| {
+        tx.execute(
+            "INSERT INTO series_windows (server_id, series, keep_next, remove_after_days) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (server_id, series) DO UPDATE SET keep_next = excluded.keep_next,
+                 remove_after_days = excluded.remove_after_days",
+            params![server_id, series, keep_next, remove_after_days],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok::<_, StoreError>(())
+    })?;
+    apply(store, book_id)?;
+    show(store, book_id)
+}
+
+/// Ends the window of `book_id`'s series. What it queued stays queued and what it stored stays
+/// (pinned, as "keep offline" would have it); nothing more is queued or removed.
+pub fn stop(store: &Store, book_id: i64) -> Result<()> {
+    let Some((server_id, series)) = series_of(store, book_id)? else {
+        return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
+    };
+    let ids: Vec<i64> = members(store, server_id, &series)?
+        .iter()
+        .map(|m| m.book_id)
+        .collect();
+    store.write(|tx| {
+        tx.execute(
+            "DELETE FROM series_windows WHERE server_id = ?1 AND series = ?2",
+            params![server_id, series],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        for id in ids {
+            tx.execute("DELETE FROM series_window_books WHERE book_id = ?1", [id])
+                .map_err(|e| store.sql_error(e))?;
+        }
+        Ok::<_, StoreError>(())
+    })?;
+    Ok(())
+}
+
+/// A book's series, its window and its books in series order.
+pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
+    let Some((server_id, series)) = series_of(store, book_id)? else {
+        return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
+    };
+    let window = window_of(store, server_id, &series)?;
+    let books = members(store, server_id, &series)?
+        .into_iter()
+        .map(|m| {
+            let status = book_downloads::status(store, &books::get(store, m.book_id)?)?;
+            Ok(SeriesBook {
+                book_id: m.book_id,
+                title: m.title,
+                series_index: m.series_index,
+                finished: m.finished,
+                kept_by_window: m.kept_by_window,
+                status,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(SeriesView {
+        server_id,
+        series,
+        window,
+        books,
+    })
+}
+
+/// What [`apply`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Applied {
+    /// Books queued now.
+    pub queued: Vec<i64>,
+    /// Finished books removed from the device now.
+    pub removed: Vec<i64>,
+}
+
+/// Applies the window of `book_id`'s series, if it has one: finished books are noted (and
+/// removed once their days are up), and the next unread books after `book_id` are queued.
+pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
+    let mut applied = Applied::default();
+    let Some((server_id, series)) = series_of(store, book_id)? else {
+        return Ok(applied);
+    };
+    let Some(window) = window_of(store, server_id, &series)? else {
+        return Ok(applied);
+    };
+    let now = store.now_ms();
+    let members = members(store, server_id, &series)?;
+    // Finished books the window brought: noted once, removed when their days are up.
+    for m in &members {
+        if !m.kept_by_window || !m.finished {
+            continue;
+        }
+        let Some(finished_ms) = m.finished_ms else {
+            store.write(|tx| {
+                tx.execute(
+                    "UPDATE series_window_books SET finished_ms = ?2 WHERE book_id = ?1 AND finished_ms IS NULL",
+                    params![m.book_id, now],
+                )
+                .map_err(|e| store.sql_error(e))?;
+                Ok::<_, StoreError>(())
+            })?;
+            continue;
+        };
+        let due = window
+            .remove_after_days
+            .is_some_and(|days| now - finished_ms >= i64::from(days) * DAY_MS);
+        // The book being read stays, whatever its days.
+        if due && m.book_id != book_id {
+            store.write(|tx| {
+                tx.execute("UPDATE books SET pinned = 0 WHERE id = ?1", [m.book_id])
+                    .map_err(|e| store.sql_error(e))?;
+                tx.execute(
+                    "DELETE FROM series_window_books WHERE book_id = ?1",
+                    [m.book_id],
+                )
+                .map_err(|e| store.sql_error(e))?;
+                Ok::<_, StoreError>(())
+            })?;
+            book_downloads::remove_book(store, m.book_id)?;
+            applied.removed.push(m.book_id);
+        }
+    }
+    // The next unread books after the one being read, in series order.
+    let Some(at) = members.iter().position(|m| m.book_id == book_id) else {
+        return Ok(applied);
+    };
+    let next: Vec<&Member> = members[at + 1..]
+        .iter()
+        .filter(|m| !m.finished)
+        .take(window.keep_next as usize)
+        .collect();
+    // (book, pinned by the reader, only on the server)
+    let mut wanted = Vec::new();
+    for m in next {
+        let book = books::get(store, m.book_id)?;
+        let remote = matches!(
+            book_downloads::status(store, &book)?.state,
+            BookState::Remote
+        );
+        if remote || !m.kept_by_window && !book.pinned {
+            wanted.push((m.book_id, book.pinned && !m.kept_by_window, remote));
+        }
+    }
+    if wanted.is_empty() {
+        return Ok(applied);
+    }
+    // Pinned so "books kept on the device" leaves them be; recorded as the window's so they are
+    // unpinned and removed once read (a book the reader pinned is never recorded).
+    store.write(|tx| {
+        for (id, pinned, _) in &wanted {
+            if !pinned {
+                tx.execute(
+                    "INSERT OR IGNORE INTO series_window_books (book_id) VALUES (?1)",
+                    [id],
+                )
+                .map_err(|e| store.sql_error(e))?;
+                tx.execute("UPDATE books SET pinned = 1 WHERE id = ?1", [id])
+                    .map_err(|e| store.sql_error(e))?;
+            }
+        }
+        Ok::<_, StoreError>(())
+    })?;
+    let to_queue: Vec<i64> = wanted
+        .iter()
+        .filter(|(_, _, remote)| *remote)
+        .map(|(id, _, _)| *id)
+        .collect();
+    if !to_queue.is_empty() {
+        book_downloads::keep_books(store, &to_queue)?;
+        tracing::info!(series = %series, books = ?to_queue, "queued the next books of a series");
+    }
+    applied.queued = to_queue;
+    Ok(applied)
+}
+
+/// Saves a paged book's position ([`position_sync::record`]) and applies its series' window.
+/// A window that cannot be applied (a full disk) costs only the books it would have queued: the
+/// position stands, and the next save tries again.
+pub fn record_position(store: &Store, book_id: i64, page: i64) -> Result<Applied> {
+    position_sync::record(store, book_id, page)?;
+    Ok(apply_logged(store, book_id))
+}
+
+/// Saves an EPUB's position ([`position_sync::record_epub`]) and applies its series' window.
+pub fn record_epub_position(
+    store: &Store,
+    book_id: i64,
+    cfi: &str,
+    fraction: f64,
+) -> Result<Applied, crate::reading::epub_positions::EpubPositionError> {
+    position_sync::record_epub(store, book_id, cfi, fraction)?;
+    Ok(apply_logged(store, book_id))
+}
+
+fn apply_logged(store: &Store, book_id: i64) -> Applied {
+    apply(store, book_id).unwrap_or_else(|e| {
+        tracing::warn!(book = book_id, cause = %e, "could not apply the series' reading window");
+        Applied::default()
+    })
+}

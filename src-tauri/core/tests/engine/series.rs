@@ -1,0 +1,174 @@
+//! Reading windows per series: the next unread books of a series queued while one is read, in
+//! series order and not prioritary; stored by a real sync; finished books the window brought
+//! removed once their days are up (a book the reader pinned stays); a book whose entry names no
+//! series says so.
+
+use std::sync::Arc;
+
+use carrel_core::{
+    catalog::book_view::{self, BookMeta},
+    catalog::series_windows::{self, SeriesError},
+    engine::book_downloads::{self, BookState},
+    engine::download_stack::{self, TaskKind},
+    foundation::clock::ManualClock,
+    foundation::store::Store,
+    library::books::{self, Book},
+    ErrorKind, Failure,
+};
+use fixture_server::{Config, RunningServer};
+
+use crate::support::{fast_config, Env};
+
+const PAGES: u32 = 3;
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// Six comics of three pages.
+fn start() -> RunningServer {
+    fixture_server::Server::start(Config {
+        books: 6,
+        comic_pages: (1..=6).map(|id| (id, PAGES)).collect(),
+        ..Default::default()
+    })
+    .expect("the fixture server starts")
+}
+
+/// Books 1..=6 of the fixture; 1–5 in "Saga" (numbered 1, 2, 3, 4 and one without a number),
+/// made known out of order; 6 in no series.
+fn library(env: &Env, fixture: &RunningServer) -> Vec<Book> {
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let mut made = Vec::new();
+    for (id, index) in [
+        (3, Some(3.0)),
+        (1, Some(1.0)),
+        (5, None),
+        (2, Some(2.0)),
+        (4, Some(4.0)),
+        (6, None),
+    ] {
+        let template = fixture.url(&format!(
+            "/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}"
+        ));
+        let book = env.comic(&server, &id.to_string(), PAGES, &template);
+        if id != 6 {
+            book_view::remember_meta(
+                &env.store,
+                book.id,
+                &BookMeta {
+                    series: Some("Saga".into()),
+                    series_index: index,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        }
+        made.push((id, book));
+    }
+    made.sort_by_key(|(id, _)| *id);
+    made.into_iter().map(|(_, b)| b).collect()
+}
+
+/// The books waiting in the stack, in the order they will be taken.
+fn queued(store: &Store) -> Vec<(i64, bool)> {
+    let mut seen = Vec::new();
+    for t in download_stack::pending_in_pop_order(store, 10_000).unwrap() {
+        if t.kind != TaskKind::Resource && !seen.iter().any(|(b, _)| *b == t.book_id) {
+            seen.push((t.book_id, t.prioritary));
+        }
+    }
+    seen
+}
+
+fn state(store: &Store, book: &Book) -> BookState {
+    book_downloads::status(store, &books::get(store, book.id).unwrap())
+        .unwrap()
+        .state
+}
+
+#[tokio::test]
+async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync() {
+    let fixture = start();
+    let env = Env::new();
+    let b = library(&env, &fixture);
+
+    let view = series_windows::keep(&env.store, b[0].id, 2, None).unwrap();
+    assert_eq!(view.series, "Saga");
+    let order: Vec<i64> = view.books.iter().map(|x| x.book_id).collect();
+    // Numbered books in their order, the one without a number last; book 6 is not in it.
+    assert_eq!(order, [b[0].id, b[1].id, b[2].id, b[3].id, b[4].id]);
+    // The next two after book 1, book 2 first, neither prioritary.
+    assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
+
+    // Turning pages in book 1 queues nothing more.
+    series_windows::record_position(&env.store, b[0].id, 1).unwrap();
+    assert_eq!(queued(&env.store).len(), 2);
+
+    let (_finish, _sink) = env.sync(fast_config()).await;
+    assert_eq!(state(&env.store, &b[1]), BookState::Stored);
+    assert_eq!(state(&env.store, &b[2]), BookState::Stored);
+    assert_eq!(state(&env.store, &b[3]), BookState::Remote);
+
+    // Book 2 read to its last page: book 3 is on the device already, book 4 comes next.
+    let applied =
+        series_windows::record_position(&env.store, b[1].id, i64::from(PAGES) - 1).unwrap();
+    assert_eq!(applied.queued, [b[3].id]);
+    let view = series_windows::show(&env.store, b[1].id).unwrap();
+    assert!(view.books[1].finished && view.books[1].kept_by_window);
+    // Kept by the window: "books kept on the device" leaves them be.
+    book_downloads::evict_unkept(&env.store, 0).unwrap();
+    assert_eq!(state(&env.store, &b[2]), BookState::Stored);
+}
+
+#[tokio::test]
+async fn finished_books_the_window_brought_go_after_their_days_and_a_book_pinned_by_the_reader_stays(
+) {
+    let fixture = start();
+    let clock = ManualClock::new(1_700_000_000_000);
+    let env = Env::with_clock(Arc::new(clock.clone()));
+    let b = library(&env, &fixture);
+    // The reader keeps book 3 offline themselves.
+    books::set_pinned(&env.store, b[2].id, true).unwrap();
+    book_downloads::store_book(&env.store, b[2].id).unwrap();
+
+    series_windows::keep(&env.store, b[0].id, 2, Some(1)).unwrap();
+    env.sync(fast_config()).await;
+    for book in [&b[1], &b[2]] {
+        assert_eq!(state(&env.store, book), BookState::Stored);
+        series_windows::record_position(&env.store, book.id, i64::from(PAGES) - 1).unwrap();
+    }
+
+    // Less than a day later nothing goes.
+    clock.advance_ms(DAY_MS / 2);
+    let applied = series_windows::record_position(&env.store, b[3].id, 0).unwrap();
+    assert!(applied.removed.is_empty());
+
+    clock.advance_ms(DAY_MS);
+    let applied = series_windows::record_position(&env.store, b[3].id, 1).unwrap();
+    assert_eq!(applied.removed, [b[1].id]);
+    assert_eq!(state(&env.store, &b[1]), BookState::Remote);
+    assert!(!books::get(&env.store, b[1].id).unwrap().pinned);
+    assert_eq!(state(&env.store, &b[2]), BookState::Stored);
+    assert!(books::get(&env.store, b[2].id).unwrap().pinned);
+}
+
+#[test]
+fn a_book_whose_entry_names_no_series_has_no_window_and_says_so() {
+    let fixture = start();
+    let env = Env::new();
+    let b = library(&env, &fixture);
+    let err = series_windows::keep(&env.store, b[5].id, 2, None).unwrap_err();
+    assert!(matches!(err, SeriesError::NoSeries(_)), "{err}");
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("Comic 6"), "{err}");
+    // Reading it queues nothing.
+    series_windows::record_position(&env.store, b[5].id, 0).unwrap();
+    assert!(queued(&env.store).is_empty());
+    // Out of range.
+    assert!(matches!(
+        series_windows::keep(&env.store, b[0].id, 0, None),
+        Err(SeriesError::BadKeepNext(0))
+    ));
+    assert!(matches!(
+        series_windows::keep(&env.store, b[0].id, 51, None),
+        Err(SeriesError::BadKeepNext(51))
+    ));
+}
