@@ -86,6 +86,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0018_series_windows",
         include_str!("../../migrations/0018_series_windows.sql"),
     ),
+    (
+        "0019_slot_waiters",
+        include_str!("../../migrations/0019_slot_waiters.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -3,7 +3,10 @@
 //! between the starts of two requests.
 //!
 //! A request takes the server's slot (a row of `server_slots`) before it starts and gives it
-//! back when its body is read or abandoned. A slot carries an expiry, renewed while a long
+//! back when its body is read or abandoned. Waiters are seen first: a request that finds the
+//! slot busy marks it as wanted (and keeps marking it while it waits), and a request that finds
+//! it free but wanted by another waiter lets that one go first — so a window's catalog request
+//! is not left waiting behind a download that takes the slot again the moment it is free. A slot carries an expiry, renewed while a long
 //! body streams, so a process killed mid-request frees it after [`SLOT_TTL_MS`] — at once when
 //! it ran on this machine: the holder names its process as the executor lease's holders do, and
 //! a slot whose process is gone is free (see [`crate::foundation::process_holders::holder_is_dead`]).
@@ -23,6 +26,9 @@ use crate::foundation::store::{Store, StoreError};
 pub const SLOT_TTL_MS: i64 = 30_000;
 /// How often a waiting request looks at the slot again.
 const POLL: Duration = Duration::from_millis(15);
+/// How long a waiter's mark counts without being renewed (a waiter renews it every [`POLL`]; one
+/// that gave up stops holding others back after this).
+const WANTED_FOR_MS: i64 = 4 * POLL.as_millis() as i64;
 
 static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
 
@@ -50,39 +56,61 @@ fn try_take(
 ) -> Result<TryTake, StoreError> {
     let now = store.now_ms();
     store.write(|tx| {
-        let row: Option<(Option<String>, i64, i64)> = tx
-            .query_row(
-                "SELECT holder, expires_at_ms, last_start_ms FROM server_slots WHERE server_id = ?1",
-                [server_id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        let row: Option<(Option<String>, i64, i64, Option<String>, i64)> = tx
+            .prepare_cached(
+                "SELECT holder, expires_at_ms, last_start_ms, wanted_by, wanted_at_ms
+                 FROM server_slots WHERE server_id = ?1",
             )
-            .optional()
+            .and_then(|mut stmt| {
+                stmt.query_row([server_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })
+                .optional()
+            })
             .map_err(|e| store.sql_error(e))?;
+        // Another request waiting (its mark fresh: a clock set back makes a mark from the
+        // future stale too).
+        let wanted_by_other = match &row {
+            Some((_, _, _, Some(by), at)) => {
+                by != holder && *at > now - WANTED_FOR_MS && *at <= now + WANTED_FOR_MS
+            }
+            _ => false,
+        };
         // A clock set back (by hand, or stepped by time sync) must not make the slot wait for
         // it to catch up: an expiry further ahead than a slot ever lasts, or a start in the
         // future, are from before the clock moved.
         let (busy, last_start) = match &row {
-            Some((Some(h), expires, last))
+            Some((Some(h), expires, last, _, _))
                 if *expires > now && *expires <= now + SLOT_TTL_MS && !process_holders::holder_is_dead(h) =>
             {
                 (true, *last)
             }
-            Some((_, _, last)) => (false, *last),
+            Some((_, _, last, _, _)) => (false, *last),
             None => (false, 0),
         };
-        if busy {
+        if busy || wanted_by_other {
+            if !wanted_by_other {
+                // First in line: marked, so the holder's next request lets this one go first.
+                tx.prepare_cached(
+                    "UPDATE server_slots SET wanted_by = ?2, wanted_at_ms = ?3 WHERE server_id = ?1",
+                )
+                .and_then(|mut stmt| stmt.execute(params![server_id, holder, now]))
+                .map_err(|e| store.sql_error(e))?;
+            }
             return Ok(TryTake::Wait(POLL));
         }
         let ready_at = last_start + min_interval_ms;
         if ready_at > now && last_start <= now {
             return Ok(TryTake::Wait(Duration::from_millis((ready_at - now) as u64).min(Duration::from_secs(1))));
         }
-        tx.execute(
+        // Taking it ends this request's wait: its mark (or a stale one) goes.
+        tx.prepare_cached(
             "INSERT INTO server_slots (server_id, holder, expires_at_ms, last_start_ms) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT (server_id) DO UPDATE SET holder = excluded.holder,
-                 expires_at_ms = excluded.expires_at_ms, last_start_ms = excluded.last_start_ms",
-            params![server_id, holder, now + SLOT_TTL_MS, now],
+                 expires_at_ms = excluded.expires_at_ms, last_start_ms = excluded.last_start_ms,
+                 wanted_by = NULL, wanted_at_ms = 0",
         )
+        .and_then(|mut stmt| stmt.execute(params![server_id, holder, now + SLOT_TTL_MS, now]))
         .map_err(|e| store.sql_error(e))?;
         Ok(TryTake::Taken)
     })
@@ -223,6 +251,32 @@ mod tests {
             try_take(&store, server, "mine", 0).unwrap(),
             TryTake::Taken
         ));
+    }
+
+    #[test]
+    fn a_request_waiting_for_the_slot_goes_before_the_holder_takes_it_again() {
+        let (_t, clock, store, server) = store_with_server();
+        let taken =
+            |holder: &str| matches!(try_take(&store, server, holder, 0).unwrap(), TryTake::Taken);
+        assert!(taken("download/1"));
+        // A window's request finds it busy: it waits, marked as wanted.
+        assert!(!taken("window/1"));
+        free(&store, server, "download/1").unwrap();
+        // The download's next request finds it free but wanted: the window's goes first.
+        clock.advance_ms(1);
+        assert!(!taken("download/2"));
+        assert!(taken("window/1"));
+        // Now the download waits in line and goes next.
+        assert!(!taken("download/2"));
+        free(&store, server, "window/1").unwrap();
+        assert!(!taken("someone/else"), "the download was first in line");
+        assert!(taken("download/2"));
+        // A waiter that gave up stops holding others back once its mark is old.
+        assert!(!taken("window/2"));
+        free(&store, server, "download/2").unwrap();
+        assert!(!taken("download/3"));
+        clock.advance_ms(WANTED_FOR_MS + 1);
+        assert!(taken("download/3"));
     }
 
     #[test]
