@@ -228,6 +228,11 @@ export interface DownloadsView {
    * window or elsewhere; only compared with the value before.
    */
   library_revision: string;
+  /**
+   * Books stored in the last minute by this process's downloads: a small book may be queued
+   * and stored between two views, so the windows learn of it here.
+   */
+  stored_lately?: number[];
 }
 
 // ---- Settings ----
@@ -604,6 +609,49 @@ export function moveBatchToTop(id: number): Promise<BatchView> {
 
 export async function cancelBatch(id: number): Promise<void> {
   await call<null>('cancel_batch', { id });
+}
+
+// ---- Reading windows per series ----
+
+/** A series' window: how many unread books it keeps ahead, and when finished ones go. */
+export interface SeriesWindowSetting {
+  keep_next: number;
+  /** Days after it was finished that a book the window brought is removed; null: it stays. */
+  remove_after_days: number | null;
+}
+
+/** One book of a series, in series order. */
+export interface SeriesBook {
+  book_id: number;
+  title: string;
+  series_index: number | null;
+  /** Read to its end on this device. */
+  finished: boolean;
+  /** Queued by the window (removed once read, when the window says so). */
+  kept_by_window: boolean;
+  status: { state: BookState; reason?: string; stored_parts: number; total_parts: number; bytes: number };
+}
+
+export interface SeriesView {
+  server_id: number;
+  series: string;
+  window: SeriesWindowSetting | null;
+  books: SeriesBook[];
+}
+
+/** A book's series and its window; rejects with kind `invalid_input` when the server names no series. */
+export function seriesOfBook(bookId: number): Promise<SeriesView> {
+  return call<SeriesView>('series_of_book', { bookId });
+}
+
+/** Keeps the next `keepNext` unread books of the series after `bookId` on the device. */
+export function keepSeries(bookId: number, keepNext: number, removeAfterDays: number | null): Promise<SeriesView> {
+  return call<SeriesView>('keep_series', { bookId, keepNext, removeAfterDays });
+}
+
+/** Ends the window of the book's series (what is stored stays). */
+export async function stopKeepingSeries(bookId: number): Promise<void> {
+  await call<null>('stop_keeping_series', { bookId });
 }
 
 // ---- Comics kept as one archive ----

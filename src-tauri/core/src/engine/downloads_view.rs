@@ -53,7 +53,12 @@ struct Monitor {
     page_durations: VecDeque<Duration>,
     /// Recent transfers: bytes and the time they took.
     transfers: VecDeque<(u64, Duration)>,
+    /// Books stored lately, and when (see [`LiveProgress::stored_lately`]).
+    stored: VecDeque<(i64, Instant)>,
 }
+
+/// How long a book stored stays in [`LiveProgress::stored_lately`].
+const STORED_LATELY: Duration = Duration::from_secs(60);
 
 #[derive(Debug)]
 struct InFlight {
@@ -75,6 +80,9 @@ pub struct LiveProgress {
     pub page_seconds: Option<f64>,
     /// Bytes per second over recent transfers.
     pub bytes_per_second: Option<f64>,
+    /// Books stored in the last minute, oldest first. A small book can be queued and stored
+    /// between two views of the downloads; a window learns of it from here.
+    pub stored_lately: Vec<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -180,7 +188,11 @@ impl DownloadsMonitor {
             DownloadEvent::TaskFailed { task_id, .. } => {
                 m.active.take_if(|a| a.task_id == *task_id);
             }
-            DownloadEvent::Book(_) | DownloadEvent::BookStored(_) => {}
+            DownloadEvent::BookStored(progress) => {
+                m.stored.retain(|(id, _)| *id != progress.book_id);
+                push_capped(&mut m.stored, (progress.book_id, now));
+            }
+            DownloadEvent::Book(_) => {}
         }
     }
 
@@ -215,6 +227,12 @@ impl DownloadsMonitor {
             }),
             page_seconds,
             bytes_per_second,
+            stored_lately: m
+                .stored
+                .iter()
+                .filter(|(_, at)| now.saturating_duration_since(*at) < STORED_LATELY)
+                .map(|(id, _)| *id)
+                .collect(),
         }
     }
 }
@@ -252,6 +270,9 @@ pub struct DownloadsView {
     /// the settings, the books kept on the device — whichever window or process changed it.
     /// See [`library_revision`].
     pub library_revision: String,
+    /// Books this process's executor stored in the last minute (see
+    /// [`LiveProgress::stored_lately`]).
+    pub stored_lately: Vec<i64>,
 }
 
 /// Who downloads, and what it is doing.
@@ -484,6 +505,7 @@ pub fn view(
 
     Ok(DownloadsView {
         library_revision: library_revision(store)?,
+        stored_lately: live.stored_lately.clone(),
         paused,
         executor: ExecutorView {
             holder,
@@ -639,6 +661,36 @@ mod tests {
             at(9_000),
         );
         assert_eq!(m.snapshot_at(at(9_000)).active, None);
+    }
+
+    #[test]
+    fn books_stored_lately_are_named_for_a_minute() {
+        let m = DownloadsMonitor::new();
+        let t0 = Instant::now();
+        let stored = |id: i64| {
+            DownloadEvent::BookStored(crate::engine::progress::BookProgress {
+                book_id: id,
+                title: format!("Book {id}"),
+                stored_parts: 3,
+                total_parts: 3,
+                bytes: 300,
+            })
+        };
+        m.observe_at(&stored(7), t0);
+        m.observe_at(&stored(8), t0 + Duration::from_secs(30));
+        m.observe_at(&stored(7), t0 + Duration::from_secs(40));
+        assert_eq!(
+            m.snapshot_at(t0 + Duration::from_secs(41)).stored_lately,
+            [8, 7]
+        );
+        assert_eq!(
+            m.snapshot_at(t0 + Duration::from_secs(95)).stored_lately,
+            [7]
+        );
+        assert!(m
+            .snapshot_at(t0 + Duration::from_secs(101))
+            .stored_lately
+            .is_empty());
     }
 
     #[test]

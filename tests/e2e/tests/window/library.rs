@@ -1335,3 +1335,80 @@ fn a_server_added_by_its_host_and_port_finds_its_catalog() {
         .unwrap();
     assert_eq!(listed.as_str(), Some(server.url("/opds").as_str()));
 }
+
+#[test]
+fn a_series_keeps_its_next_books_on_the_device_from_the_details_panel() {
+    const PAGES: u32 = 3;
+    let server = start_server(Config {
+        books: 12,
+        comic_pages: (1..=12).map(|id| (id, PAGES)).collect(),
+        ..Config::default()
+    });
+    // A series of three books or more, in the server's numbering.
+    let books = server.books();
+    let mut series: Vec<_> = books
+        .iter()
+        .filter(|b| books.iter().filter(|o| o.series_id == b.series_id).count() >= 3)
+        .cloned()
+        .collect();
+    let first_series = series.first().expect("a series of three books").series_id;
+    series.retain(|b| b.series_id == first_series);
+    series.sort_by_key(|b| b.number);
+
+    let case = TestCase::start();
+    let app = launch(&case);
+    add_server(&app, "Fixture Library", &server.url("/opds"), None);
+    open_server(&app, "Fixture Library");
+    follow(&app, "Series");
+    follow(&app, &series[0].series);
+    open_details(&app, &series[0].title);
+
+    // Off by default; "the next 2 unread books" keeps the two after this one.
+    let choice = app.wait_for_displayed(&sel("series-keep-next")).unwrap();
+    assert_eq!(choice.property("value").unwrap().as_str(), Some("0"));
+    app.execute(
+        "const s = document.querySelector('[data-testid=\"series-keep-next\"]');
+         s.value = '2'; s.dispatchEvent(new Event('change', { bubbles: true }));",
+        vec![],
+    )
+    .unwrap();
+    let done = format!("2 of {} books of this series on this device", series.len());
+    app.wait_until("the next two books on the device", DOWNLOAD_TIMEOUT, |c| {
+        let note = c.find(&sel("series-window-note"))?.inner_text()?;
+        Ok(note.contains(&done).then_some(()))
+    })
+    .unwrap_or_else(|e| {
+        panic!(
+            "{e}; the window says {:?}",
+            texts(&app, &sel("series-window-note"))
+        )
+    });
+    app.wait_for_displayed(&sel("series-remove-after")).unwrap();
+    // The grid follows, even for a book stored between two views of the downloads.
+    let stored_tiles = format!(
+        "{} {}[data-state=\"stored\"]",
+        sel("catalog-book"),
+        sel("tile-state-badge")
+    );
+    app.wait_until(
+        "the grid to mark both books stored",
+        default_timeout(),
+        |c| Ok((c.find_all(&stored_tiles)?.len() == 2).then_some(())),
+    )
+    .unwrap();
+    save_docs_screenshot(&app, "series-window-light.png").unwrap();
+    // The two after it, every page once; this one and those further on, nothing.
+    for b in &series[1..3] {
+        assert_each_page_once(&page_hits(&server, b.id), PAGES, &b.title);
+    }
+    assert!(
+        page_hits(&server, series[0].id).is_empty(),
+        "the book shown was downloaded"
+    );
+    if let Some(further) = series.get(3) {
+        assert!(
+            page_hits(&server, further.id).is_empty(),
+            "a book beyond the window was downloaded"
+        );
+    }
+}

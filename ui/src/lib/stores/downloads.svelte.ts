@@ -172,6 +172,7 @@ export class DownloadsStore {
     this.#noteLibrary(view.library_revision);
     // Even an unchanged view may have missed a book learnt since.
     this.#recheck(view);
+    this.#learnStored(view);
     const json = JSON.stringify(view);
     if (json === this.#shown) return;
     this.#shown = json;
@@ -212,6 +213,14 @@ export class DownloadsStore {
     const still = mentioned(view);
     for (const [id, status] of this.#known) {
       if (!still.has(id) && isInProgress(status.state)) this.#ask(id);
+    }
+  }
+
+  /** Asks for the standing of books stored lately that are not known as stored. */
+  #learnStored(view: DownloadsView): void {
+    for (const id of view.stored_lately ?? []) {
+      if (this.#index.has(id) || this.#known.get(id)?.state === 'stored') continue;
+      this.#ask(id);
     }
   }
 

@@ -143,6 +143,27 @@ describe('DownloadsStore', () => {
     expect(invokeMock).not.toHaveBeenCalledWith('book_details', { bookId: 2 });
   });
 
+  it('learns of a book stored between two views, once', async () => {
+    const { downloads, frame } = store();
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'book_details') return details(5, { status: status(5, 'stored') });
+      return null;
+    });
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+    // Book 5 was queued and stored before any view mentioned it.
+    channel.send(downloadsView({ queue: queueOf(2), stored_lately: [5] }));
+    frame();
+    expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 5 });
+    await vi.waitFor(() => expect(downloads.statusOf(5)?.state).toBe('stored'));
+    expect(downloads.badgeOf(5, status(5)).label).toBe('On device');
+    // Known as stored now: the next views do not ask again.
+    invokeMock.mockClear();
+    channel.send(downloadsView({ queue: queueOf(2, 3), stored_lately: [5] }));
+    frame();
+    expect(invokeMock).not.toHaveBeenCalledWith('book_details', { bookId: 5 });
+  });
+
   it('follows a one-file book by the bytes in flight', async () => {
     const { downloads, frame } = store();
     await downloads.start();

@@ -1,0 +1,86 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { render, screen } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+
+vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
+
+import SeriesWindow from './SeriesWindow.svelte';
+import { backend } from '../test/fixtures';
+import { resetStores } from '../test/stores';
+import { invoke } from '@tauri-apps/api/core';
+import type { SeriesBook, SeriesView } from '../lib/ipc';
+
+const invokeMock = vi.mocked(invoke);
+
+function member(id: number, state: SeriesBook['status']['state'], extra: Partial<SeriesBook> = {}): SeriesBook {
+  return {
+    book_id: id,
+    title: `Saga #${id}`,
+    series_index: id,
+    finished: false,
+    kept_by_window: false,
+    status: { state, stored_parts: state === 'stored' ? 3 : 0, total_parts: 3, bytes: 0 },
+    ...extra,
+  };
+}
+
+function saga(window: SeriesView['window'], states: Array<SeriesBook['status']['state']>): SeriesView {
+  return { server_id: 1, series: 'Saga', window, books: states.map((s, i) => member(i + 1, s)) };
+}
+
+beforeEach(() => {
+  resetStores();
+  invokeMock.mockReset();
+});
+
+describe('SeriesWindow', () => {
+  it('is off by default, keeps the next books ahead when asked, then removes read ones when asked', async () => {
+    backend({
+      series_of_book: saga(null, ['stored', 'remote', 'remote', 'remote']),
+      keep_series: ({ keepNext, removeAfterDays }) =>
+        saga({ keep_next: keepNext as number, remove_after_days: (removeAfterDays as number | null) ?? null }, ['stored', 'queued', 'queued', 'remote']),
+    });
+    const user = userEvent.setup();
+    render(SeriesWindow, { bookId: 1 });
+    const ahead = (await screen.findByTestId('series-keep-next')) as HTMLSelectElement;
+    expect(ahead.value).toBe('0');
+    expect(screen.getByTestId('series-window-note').textContent).toContain('1 of 4 books of this series on this device');
+    expect(screen.queryByTestId('series-remove-after')).toBeNull();
+
+    await user.selectOptions(ahead, '2');
+    expect(invokeMock).toHaveBeenCalledWith('keep_series', { bookId: 1, keepNext: 2, removeAfterDays: null });
+    expect((await screen.findByTestId('series-window-note')).textContent).toContain('2 on the way');
+
+    await user.selectOptions(screen.getByTestId('series-remove-after'), '7');
+    expect(invokeMock).toHaveBeenCalledWith('keep_series', { bookId: 1, keepNext: 2, removeAfterDays: 7 });
+  });
+
+  it('turned off, ends the window', async () => {
+    let window: SeriesView['window'] = { keep_next: 3, remove_after_days: null };
+    backend({
+      series_of_book: () => saga(window, ['stored', 'stored']),
+      stop_keeping_series: () => {
+        window = null;
+        return null;
+      },
+    });
+    const user = userEvent.setup();
+    render(SeriesWindow, { bookId: 1 });
+    const ahead = (await screen.findByTestId('series-keep-next')) as HTMLSelectElement;
+    expect(ahead.value).toBe('3');
+    await user.selectOptions(ahead, '0');
+    expect(invokeMock).toHaveBeenCalledWith('stop_keeping_series', { bookId: 1 });
+    await vi.waitFor(() => expect(screen.queryByTestId('series-remove-after')).toBeNull());
+  });
+
+  it('shows nothing for a book whose server names no series', async () => {
+    backend({
+      series_of_book: () => {
+        throw { kind: 'invalid_input', message: 'the server names no series for "One-shot": it has no reading window' };
+      },
+    });
+    render(SeriesWindow, { bookId: 9 });
+    await vi.waitFor(() => expect(invokeMock).toHaveBeenCalledWith('series_of_book', { bookId: 9 }));
+    expect(screen.queryByTestId('series-window')).toBeNull();
+  });
+});
