@@ -23,10 +23,11 @@ export PATH := $(TOOLS)/node/bin:$(PATH)
 APP_PACKAGES := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev \
 	libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libdbus-1-dev build-essential pkg-config \
 	libssl-dev curl file libarchive-dev
-# What the tests need besides: a virtual display, a session bus, the WebDriver for WebKitGTK,
+# What the tests need besides: a virtual display, a session bus (and private buses for a
+# NetworkManager of the tests' own), the WebDriver for WebKitGTK,
 # a real notification daemon, the tools that make test archives and PDFs, and xdg-open (a
 # book handed to the system's default app).
-TEST_PACKAGES := xvfb xauth dbus-x11 webkit2gtk-driver dunst libnotify-bin mount zip p7zip-full python3 \
+TEST_PACKAGES := xvfb xauth dbus-x11 dbus-daemon webkit2gtk-driver dunst libnotify-bin mount zip p7zip-full python3 \
 	python3-reportlab xdg-utils file
 
 .PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean

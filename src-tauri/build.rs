@@ -56,6 +56,7 @@ const COMMANDS: &[&str] = &[
     "series_of_book",
     "keep_series",
     "stop_keeping_series",
+    "allow_metered_downloads",
 ];
 
 fn main() {

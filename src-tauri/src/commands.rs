@@ -971,3 +971,13 @@ pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<
     })
     .await
 }
+
+/// "Download anyway": downloads run on this metered link until it changes (the settings page
+/// says what happens on a metered link). `false` when the link is not metered.
+#[tauri::command]
+pub async fn allow_metered_downloads(app: AppHandle) -> CommandResult<bool> {
+    with_core(app, |core| {
+        Ok(carrel_core::engine::network::allow_metered(&core.store)?)
+    })
+    .await
+}

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use carrel_core::{
     engine::executor::{Executor, ExecutorConfig, Finish, RunMode},
+    engine::network_watch::NetworkWatch,
     engine::progress::{DownloadEvent, ProgressSink},
     foundation::store::Store,
     http::http_fetch::HttpClient,
@@ -98,6 +99,9 @@ pub struct DownloadService {
     stop: watch::Sender<bool>,
     task: tauri::async_runtime::JoinHandle<()>,
     positions: tauri::async_runtime::JoinHandle<()>,
+    /// NetworkManager followed while downloads run: metered links and connectivity (see
+    /// `carrel_core::engine::network`).
+    network: NetworkWatch,
 }
 
 impl DownloadService {
@@ -122,6 +126,7 @@ impl DownloadService {
                 return None;
             }
         };
+        let network = NetworkWatch::start(core.store.clone());
         let (stop, rx) = watch::channel(false);
         let positions = tauri::async_runtime::spawn(send_positions(
             core.store.clone(),
@@ -152,6 +157,7 @@ impl DownloadService {
             stop,
             task,
             positions,
+            network,
         })
     }
 
@@ -163,5 +169,6 @@ impl DownloadService {
             tokio::time::timeout(Duration::from_secs(3), self.task).await
         });
         self.positions.abort();
+        self.network.stop();
     }
 }

@@ -84,6 +84,7 @@ pub fn run() {
             commands::series_of_book,
             commands::keep_series,
             commands::stop_keeping_series,
+            commands::allow_metered_downloads,
             commands::remove_book,
             commands::retry_book,
             commands::list_on_device,

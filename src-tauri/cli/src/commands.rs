@@ -27,8 +27,8 @@ use carrel_core::{
 use serde_json::json;
 
 use crate::{
-    sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, SearchArgs,
-    SeriesCommand, ServerCommand, StoreArgs, SyncArgs,
+    sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, NetworkCommand,
+    SearchArgs, SeriesCommand, ServerCommand, StoreArgs, SyncArgs,
 };
 
 /// A failure: its exit code and its one line.
@@ -117,6 +117,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Store(args) => store(&ctx, args).await,
         Command::Batch(cmd) => batch(&ctx, cmd),
         Command::Series(cmd) => series(&ctx, cmd),
+        Command::Network(cmd) => network_command(&ctx, cmd),
         Command::Kosync(cmd) => kosync_command(&ctx, cmd).await,
         Command::Open { book_id, page } => {
             let index = page.map(|p| p - 1);
@@ -639,6 +640,61 @@ fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
     Ok(())
 }
 
+fn network_command(ctx: &Context, cmd: NetworkCommand) -> CliResult {
+    use carrel_core::engine::network::{self, MeteredDownloads};
+    use carrel_core::library::settings;
+    match cmd {
+        NetworkCommand::Show => {}
+        NetworkCommand::Allow => {
+            if !network::allow_metered(&ctx.store)? {
+                return Err(CliError::new(
+                    2,
+                    "the link is not metered (or no Carrel follows the network): nothing to allow",
+                ));
+            }
+        }
+        NetworkCommand::Policy { policy } => {
+            let policy = match policy.as_str() {
+                "never" => MeteredDownloads::Never,
+                "always" => MeteredDownloads::Always,
+                _ => MeteredDownloads::Ask,
+            };
+            settings::set(&ctx.store, &policy)?;
+        }
+    }
+    let state = network::current(&ctx.store)?;
+    let hold = network::hold(&ctx.store)?;
+    let policy = settings::get::<MeteredDownloads>(&ctx.store)?.unwrap_or_default();
+    if ctx.json {
+        print_json(json!({ "network": state, "hold": hold, "metered_downloads": policy }));
+        return Ok(());
+    }
+    match &state {
+        Some(s) => println!(
+            "network: {}, {}{}",
+            if s.online { "online" } else { "offline" },
+            if s.metered { "metered" } else { "not metered" },
+            if s.metered && s.allowed {
+                " (downloads allowed)"
+            } else {
+                ""
+            }
+        ),
+        None => println!("network: not followed (no Carrel is watching NetworkManager)"),
+    }
+    println!(
+        "on a metered link: {}",
+        serde_json::to_value(policy)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    );
+    if let Some(reason) = hold {
+        println!("downloads wait: {reason}");
+    }
+    Ok(())
+}
+
 fn format_name(f: books::BookFormat) -> &'static str {
     f.as_str()
 }
@@ -650,6 +706,23 @@ async fn sync(ctx: &Context, args: SyncArgs) -> CliResult {
     } else {
         Arc::new(carrel_core::engine::progress::NoProgress)
     };
+    // NetworkManager followed while this process downloads: metered links wait, a link coming
+    // back retries at once. Without it, nothing changes.
+    let network = carrel_core::engine::network_watch::NetworkWatch::start(ctx.store.clone());
+    if args.until_idle {
+        // Decided before the run: a run until idle on a link it may not use says so and stops.
+        let looked = std::time::Instant::now();
+        while network.found().is_none() && looked.elapsed() < Duration::from_secs(3) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if let Some(reason) = carrel_core::engine::network::hold(&ctx.store)? {
+            network.stop();
+            return Err(CliError::new(
+                4,
+                format!("downloads wait: {reason} (`carrel-cli network allow` downloads anyway)"),
+            ));
+        }
+    }
     let config = ExecutorConfig::default();
     let executor = Executor::new(
         ctx.store.clone(),
@@ -700,6 +773,7 @@ async fn sync(ctx: &Context, args: SyncArgs) -> CliResult {
         executor.run(mode, stop_rx).await?
     };
     stopper.abort();
+    network.stop();
     let (text, state) = match &finish {
         Finish::Idle => ("nothing left to download".to_owned(), "idle"),
         Finish::Shutdown => ("stopped".to_owned(), "stopped"),

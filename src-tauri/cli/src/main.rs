@@ -53,6 +53,10 @@ enum Command {
     /// device while it is read (show, keep, stop).
     #[command(subcommand)]
     Series(SeriesCommand),
+    /// The network as NetworkManager sees it, and downloads on a metered link (show, allow,
+    /// policy).
+    #[command(subcommand)]
+    Network(NetworkCommand),
     /// Open a book at a page: that page is downloaded first, then the ones after it.
     Open {
         book_id: i64,
@@ -176,6 +180,20 @@ enum SeriesCommand {
     },
     /// Stop keeping books of this series ahead (what is stored stays).
     Stop { book_id: i64 },
+}
+
+#[derive(Debug, Subcommand)]
+enum NetworkCommand {
+    /// Whether the link is up and metered (while a Carrel follows it) and whether downloads
+    /// wait for it.
+    Show,
+    /// Download anyway on this metered link, until it changes.
+    Allow,
+    /// What downloads do on a metered link: never, ask (wait until allowed) or always.
+    Policy {
+        #[arg(value_parser = ["never", "ask", "always"])]
+        policy: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -939,3 +939,23 @@ fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
     cli.ok(&["series", "stop", &books[0]]);
     assert!(cli.json(&["series", "show", &books[0]])["window"].is_null());
 }
+
+#[test]
+fn the_network_and_the_metered_policy_are_shown_and_set() {
+    let cli = Cli::new();
+    // No Carrel follows NetworkManager here: nothing is recorded and nothing waits.
+    let shown = cli.json(&["network", "show"]);
+    assert!(shown["network"].is_null(), "{shown}");
+    assert!(shown["hold"].is_null(), "{shown}");
+    assert_eq!(shown["metered_downloads"], "ask");
+    let set = cli.json(&["network", "policy", "never"]);
+    assert_eq!(set["metered_downloads"], "never");
+    assert!(cli
+        .ok(&["network", "show"])
+        .contains("on a metered link: never"));
+    // Nothing metered to allow.
+    assert_eq!(code(&cli.run(&["network", "allow"])), 2);
+    assert_eq!(code(&cli.run(&["network", "policy", "sometimes"])), 2);
+    // A sync without NetworkManager runs as always.
+    cli.ok(&["sync", "--until-idle"]);
+}

@@ -410,6 +410,7 @@ async fn handle(
         .map(|pq| pq.as_str().to_string())
         .unwrap_or(path);
     let guard = InFlight::begin(state.clone(), client_id(req.headers()), url.clone());
+    guard.asked_from(open_range_start(req.headers()));
     // A KOReader sync server beside the library, with its own sign-in (see `kosync`).
     if path_is_kosync(&url) {
         return crate::kosync::handle(&state, req).await.into_response(
@@ -954,6 +955,19 @@ enum RangeRequest {
 
 /// Parses a `Range` header against a body of `len` bytes. Anything but a single byte range is
 /// ignored, as the specification allows.
+/// Where a request asks the rest of a resource from: 0 without a `Range`, N for `bytes=N-`;
+/// `None` for a bounded range (a part of the resource, not the rest of it).
+fn open_range_start(headers: &HeaderMap) -> Option<u64> {
+    let Some(range) = headers.get(header::RANGE).and_then(|v| v.to_str().ok()) else {
+        return Some(0);
+    };
+    let (start, end) = range.trim().strip_prefix("bytes=")?.split_once('-')?;
+    if !end.trim().is_empty() {
+        return None;
+    }
+    start.trim().parse().ok()
+}
+
 fn parse_range(value: &str, len: usize) -> RangeRequest {
     let Some(spec) = value.trim().strip_prefix("bytes=") else {
         return RangeRequest::Ignore;

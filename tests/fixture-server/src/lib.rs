@@ -305,6 +305,14 @@ impl Stats {
     }
 
     /// Body bytes sent for `url` (path and query) to all clients.
+    /// Where the requests of every client for `url` asked the rest of it from, in order.
+    pub fn rest_from(&self, url: &str) -> Vec<u64> {
+        self.clients
+            .values()
+            .flat_map(|c| c.rest_from.get(url).cloned().unwrap_or_default())
+            .collect()
+    }
+
     pub fn bytes(&self, url: &str) -> u64 {
         self.clients
             .values()
@@ -322,8 +330,14 @@ pub struct ClientStats {
     pub requests: u64,
     /// Requests per URL (path and query, as sent).
     pub hits: BTreeMap<String, u64>,
-    /// Response body bytes sent per URL (headers not included).
+    /// Response body bytes sent per URL (headers not included). Bytes of an answer the client
+    /// dropped count as sent, though many were still in the sockets' buffers.
     pub bytes: BTreeMap<String, u64>,
+    /// Per URL, where each request asked the rest of the resource from (0 without a `Range`,
+    /// N for `bytes=N-`; bounded ranges, parts of the resource, are not listed): a download
+    /// that never fetches twice what it has asks from ever further on.
+    #[serde(default)]
+    pub rest_from: BTreeMap<String, Vec<u64>>,
 }
 
 /// A book's server-side reading position.

@@ -460,6 +460,7 @@ impl State {
             c.max_in_flight = c.in_flight;
             c.requests = 0;
             c.hits.clear();
+            c.rest_from.clear();
             c.bytes.clear();
         }
         drop(a);
@@ -507,6 +508,15 @@ impl InFlight {
             *c.hits.entry(url.clone()).or_insert(0) += 1;
         }
         InFlight { state, client, url }
+    }
+
+    /// Notes where this request asks the rest of its resource from (see
+    /// [`crate::ClientStats::rest_from`]).
+    pub(crate) fn asked_from(&self, start: Option<u64>) {
+        let Some(start) = start else { return };
+        let mut a = lock(&self.state.accounting);
+        let c = a.clients.entry(self.client.clone()).or_default();
+        c.rest_from.entry(self.url.clone()).or_default().push(start);
     }
 
     pub(crate) fn sent(&self, bytes: u64) {

@@ -233,20 +233,27 @@ export interface DownloadsView {
    * and stored between two views, so the windows learn of it here.
    */
   stored_lately?: number[];
+  /** Why downloads wait for the network (a metered link), if they do. */
+  network_hold?: string | null;
+  metered_downloads?: MeteredDownloads;
 }
 
 // ---- Settings ----
 
 export type ThemeChoice = 'system' | 'light' | 'dark';
 
+/** What downloads do on a metered link. */
+export type MeteredDownloads = 'never' | 'ask' | 'always';
+
 export interface Settings {
   /** Recently read books kept on the device, 0–50. */
   books_kept: number;
   notifications: boolean;
   theme: ThemeChoice;
+  metered_downloads: MeteredDownloads;
 }
 
-export const DEFAULT_SETTINGS: Settings = { books_kept: 6, notifications: true, theme: 'system' };
+export const DEFAULT_SETTINGS: Settings = { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' };
 
 export interface StorageUsage {
   total_bytes: number;
@@ -609,6 +616,11 @@ export function moveBatchToTop(id: number): Promise<BatchView> {
 
 export async function cancelBatch(id: number): Promise<void> {
   await call<null>('cancel_batch', { id });
+}
+
+/** "Download anyway" on this metered link, until it changes; false when it is not metered. */
+export function allowMeteredDownloads(): Promise<boolean> {
+  return call<boolean>('allow_metered_downloads');
 }
 
 // ---- Reading windows per series ----

@@ -60,6 +60,23 @@ describe('DownloadsView', () => {
     });
   });
 
+  it('says downloads wait on a metered link and downloads anyway when asked', async () => {
+    backend({ watch_downloads: null, allow_metered_downloads: true });
+    const user = await showing(
+      downloadsView({ network_hold: 'this connection is metered', metered_downloads: 'ask', queue: busy.queue }),
+    );
+    const notice = screen.getByTestId('downloads-metered');
+    expect(notice.textContent).toContain('Downloads wait: this connection is metered.');
+    await user.click(within(notice).getByTestId('downloads-allow-metered'));
+    expect(invokeMock).toHaveBeenCalledWith('allow_metered_downloads', undefined);
+  });
+
+  it('offers no "download anyway" when the settings say never', async () => {
+    await showing(downloadsView({ network_hold: 'this connection is metered', metered_downloads: 'never' }));
+    expect(screen.getByTestId('downloads-metered').textContent).toContain('never to download on a metered connection');
+    expect(screen.queryByTestId('downloads-allow-metered')).toBeNull();
+  });
+
   it('waits with a skeleton for the first view', async () => {
     await showing(null);
     expect(screen.getByTestId('downloads-loading')).toBeTruthy();

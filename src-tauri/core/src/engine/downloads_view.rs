@@ -273,6 +273,10 @@ pub struct DownloadsView {
     /// Books this process's executor stored in the last minute (see
     /// [`LiveProgress::stored_lately`]).
     pub stored_lately: Vec<i64>,
+    /// Why downloads wait for the network (a metered link), if they do.
+    pub network_hold: Option<String>,
+    /// What downloads do on a metered link.
+    pub metered_downloads: crate::engine::network::MeteredDownloads,
 }
 
 /// Who downloads, and what it is doing.
@@ -506,6 +510,8 @@ pub fn view(
     Ok(DownloadsView {
         library_revision: library_revision(store)?,
         stored_lately: live.stored_lately.clone(),
+        network_hold: crate::engine::network::hold(store)?.map(str::to_owned),
+        metered_downloads: crate::library::settings::get(store)?.unwrap_or_default(),
         paused,
         executor: ExecutorView {
             holder,

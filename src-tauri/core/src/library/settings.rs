@@ -40,6 +40,15 @@ pub fn set<S: Setting>(store: &Store, value: &S) -> Result<(), StoreError> {
     })
 }
 
+/// Forgets a setting (it reads as never saved).
+pub fn remove<S: Setting>(store: &Store) -> Result<(), StoreError> {
+    store.write(|tx| {
+        tx.execute("DELETE FROM settings WHERE key = ?1", [S::KEY])
+            .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
 /// The main window's last size and position, in logical pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct WindowGeometry {
@@ -107,6 +116,23 @@ impl Setting for Theme {
     const KEY: &'static str = "ui.theme";
 }
 
+/// Whether downloads run on a metered link (see [`crate::engine::network`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeteredDownloads {
+    /// They wait until the link is not metered.
+    Never,
+    /// They wait until the reader allows them for this link.
+    #[default]
+    Ask,
+    /// They run.
+    Always,
+}
+
+impl Setting for MeteredDownloads {
+    const KEY: &'static str = "downloads.metered";
+}
+
 /// The most books the "books kept on the device" setting accepts.
 pub const MAX_BOOKS_KEPT: i64 = 50;
 
@@ -118,6 +144,9 @@ pub struct Settings {
     /// Desktop notifications about downloads.
     pub notifications: bool,
     pub theme: Theme,
+    /// Downloads on a metered link (older windows do not send it: `ask`).
+    #[serde(default)]
+    pub metered_downloads: MeteredDownloads,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -151,6 +180,7 @@ pub fn load(store: &Store) -> Result<Settings, StoreError> {
         books_kept: i64::from(get::<BooksKept>(store)?.unwrap_or_default().0),
         notifications: get::<NotificationsEnabled>(store)?.unwrap_or_default().0,
         theme: get::<Theme>(store)?.unwrap_or_default(),
+        metered_downloads: get::<MeteredDownloads>(store)?.unwrap_or_default(),
     })
 }
 
@@ -164,6 +194,7 @@ pub fn save(store: &Store, new: &Settings) -> Result<Settings, SettingsError> {
     set(store, &BooksKept(books_kept))?;
     set(store, &NotificationsEnabled(new.notifications))?;
     set(store, &new.theme)?;
+    set(store, &new.metered_downloads)?;
     Ok(load(store)?)
 }
 
@@ -182,7 +213,8 @@ mod tests {
             Settings {
                 books_kept: 6,
                 notifications: true,
-                theme: Theme::System
+                theme: Theme::System,
+                metered_downloads: MeteredDownloads::Ask,
             }
         );
         for bad in [-1, 51, i64::MAX] {
@@ -204,6 +236,7 @@ mod tests {
             books_kept: 0,
             notifications: false,
             theme: Theme::Dark,
+            metered_downloads: MeteredDownloads::Never,
         };
         assert_eq!(save(&s, &new).unwrap(), new);
         assert_eq!(load(&s).unwrap(), new);
@@ -211,7 +244,7 @@ mod tests {
         let json = serde_json::to_value(new).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark" })
+            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark", "metered_downloads": "never" })
         );
     }
 

@@ -232,6 +232,7 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
             books_kept: 0,
             notifications: true,
             theme: Theme::System,
+            metered_downloads: Default::default(),
         },
     )
     .unwrap();

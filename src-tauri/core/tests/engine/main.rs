@@ -38,6 +38,7 @@ mod identity;
 mod kosync;
 mod library;
 mod limits;
+mod network;
 mod offline;
 mod pages;
 mod pdf;

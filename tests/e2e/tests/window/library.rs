@@ -1256,12 +1256,22 @@ fn keep_a_whole_feed_offline_as_one_batch() {
         "of 7 books on this device",
     )
     .unwrap();
-    app.wait_for(&sel("batch-pause")).unwrap().click().unwrap();
-    app.wait_until("the batch to be paused", default_timeout(), |c| {
-        let b = c.find(&batch)?;
-        Ok((b.attribute("data-paused")?.as_deref() == Some("true")).then_some(()))
-    })
-    .unwrap();
+    // The list moves while books arrive: a click that landed beside the button is made again,
+    // as a reader would.
+    let paused = |c: &carrel_e2e::Client| -> carrel_e2e::Result<bool> {
+        Ok(c.find(&batch)?.attribute("data-paused")?.as_deref() == Some("true"))
+    };
+    for attempt in 1..=3 {
+        app.wait_for(&sel("batch-pause")).unwrap().click().unwrap();
+        let seen = app.wait_until("the batch to be paused", Duration::from_secs(5), |c| {
+            Ok(paused(c)?.then_some(()))
+        });
+        match seen {
+            Ok(()) => break,
+            Err(e) if attempt == 3 => panic!("{e}"),
+            Err(_) => {}
+        }
+    }
     let paused_line = app
         .find(&format!("{batch} {}", sel("batch-line")))
         .unwrap()

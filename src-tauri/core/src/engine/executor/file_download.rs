@@ -349,7 +349,13 @@ impl Run<'_> {
                     // reading before it is stored (pages of a zip).
                     let skip = self.backoffs.waiting();
                     let wanted = if preemptible {
-                        self.ex.db(move |s| has_prioritary_pending(s, &skip)).await
+                        // A prioritary task waits, or the link became metered.
+                        self.ex
+                            .db(move |s| {
+                                has_prioritary_pending(s, &skip)
+                                    || crate::engine::network::hold(s).ok().flatten().is_some()
+                            })
+                            .await
                     } else {
                         self.ex
                             .db(move |s| download_stack::has_prioritary_parts_pending(s, book_id))

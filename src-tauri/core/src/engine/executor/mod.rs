@@ -507,6 +507,9 @@ struct Watch {
     paused: bool,
     /// Servers paused for authentication: resuming one makes its tasks claimable again.
     paused_servers: i64,
+    /// The network (up, metered, allowed): a link coming back retries servers in backoff at
+    /// once, and one no longer metered (or allowed) lets downloads run.
+    network: Option<(bool, bool, bool)>,
 }
 
 fn watch_now(store: &Store) -> Result<Watch, StoreError> {
@@ -514,6 +517,7 @@ fn watch_now(store: &Store) -> Result<Watch, StoreError> {
         pushes: download_stack::push_counter(store)?,
         paused: is_paused(store)?,
         paused_servers: crate::library::servers::paused_count(store)?,
+        network: crate::engine::network::watched(store)?,
     })
 }
 
@@ -594,7 +598,8 @@ impl Run<'_> {
             let claimed = self
                 .ex
                 .db(move |s| -> Result<Claimed, StackError> {
-                    if is_paused(s)? {
+                    // Paused by the reader, or waiting for a link that is not metered.
+                    if is_paused(s)? || crate::engine::network::hold(s)?.is_some() {
                         return Ok(Claimed::Paused);
                     }
                     Ok(match download_stack::claim_next(s, &fence, &skip)? {

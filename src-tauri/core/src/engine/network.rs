@@ -1,0 +1,127 @@
+//! What the network lets downloads do. A watcher of the system's network (see
+//! [`crate::engine::network_watch`], NetworkManager on Linux desktops) records here whether the
+//! link is up and whether it is metered; the executor reads it at every claim:
+//!
+//! - on a metered link, downloads wait unless the reader allows them — the setting
+//!   [`MeteredDownloads`]: `never`, `ask` (they wait until the reader says "download anyway",
+//!   which holds until the link changes) or `always`;
+//! - when the link comes back (or stops being metered), the executor wakes at once and tries
+//!   servers in backoff again instead of waiting out a backoff of up to five minutes (the state
+//!   is part of what the executor watches).
+//!
+//! The state names the process that observed it; a state whose process has died counts for
+//! nothing, so a crashed app never leaves `carrel-cli sync` held. Without a watcher (no
+//! NetworkManager) nothing is recorded and downloads run as they always did.
+//!
+//! Owns the `network.state` setting row; the reader's [`MeteredDownloads`] is a setting of
+//! the settings page.
+
+use serde::{Deserialize, Serialize};
+
+use crate::foundation::process_holders;
+use crate::foundation::store::{Store, StoreError};
+pub use crate::library::settings::MeteredDownloads;
+use crate::library::settings::{self, Setting};
+
+/// The network as last observed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkState {
+    /// Connectivity to the internet (or unknown, which counts as up).
+    pub online: bool,
+    /// The link is metered (for sure or by the system's guess).
+    pub metered: bool,
+    /// The reader allowed downloads on this metered link ("download anyway").
+    pub allowed: bool,
+    /// The process watching the network (a holder id).
+    pub observer: String,
+    /// When the link last changed (unix ms).
+    pub since_ms: i64,
+}
+
+impl Setting for NetworkState {
+    const KEY: &'static str = "network.state";
+}
+
+/// Why downloads wait for the network, in the reader's words.
+pub const METERED_HOLD: &str = "this connection is metered";
+
+/// The network as its watcher last saw it; `None` without a live watcher.
+pub fn current(store: &Store) -> Result<Option<NetworkState>, StoreError> {
+    Ok(settings::get::<NetworkState>(store)?
+        .filter(|s| !process_holders::holder_is_dead(&s.observer)))
+}
+
+/// Records what the watcher `observer` sees. A change of the link (up/down, metered or not)
+/// forgets a "download anyway" given for the link before. Returns whether anything changed.
+pub fn observe(
+    store: &Store,
+    observer: &str,
+    online: bool,
+    metered: bool,
+) -> Result<bool, StoreError> {
+    let before = current(store)?;
+    if before
+        .as_ref()
+        .is_some_and(|b| b.online == online && b.metered == metered && b.observer == observer)
+    {
+        return Ok(false);
+    }
+    let allowed = before
+        .as_ref()
+        .is_some_and(|b| b.allowed && b.metered && metered && b.online == online);
+    settings::set(
+        store,
+        &NetworkState {
+            online,
+            metered,
+            allowed,
+            observer: observer.to_owned(),
+            since_ms: store.now_ms(),
+        },
+    )?;
+    tracing::info!(online, metered, "the network changed");
+    Ok(true)
+}
+
+/// The watcher `observer` stops: what it saw no longer counts.
+pub fn forget(store: &Store, observer: &str) -> Result<(), StoreError> {
+    if settings::get::<NetworkState>(store)?.is_some_and(|s| s.observer == observer) {
+        settings::remove::<NetworkState>(store)?;
+    }
+    Ok(())
+}
+
+/// "Download anyway": downloads run on this metered link until it changes. `false` when the
+/// link is not metered (nothing to allow).
+pub fn allow_metered(store: &Store) -> Result<bool, StoreError> {
+    let Some(mut state) = current(store)? else {
+        return Ok(false);
+    };
+    if !state.metered {
+        return Ok(false);
+    }
+    state.allowed = true;
+    settings::set(store, &state)?;
+    Ok(true)
+}
+
+/// Why downloads wait for the network now, if they do.
+pub fn hold(store: &Store) -> Result<Option<&'static str>, StoreError> {
+    let Some(state) = current(store)? else {
+        return Ok(None);
+    };
+    if !state.metered {
+        return Ok(None);
+    }
+    let policy = settings::get::<MeteredDownloads>(store)?.unwrap_or_default();
+    Ok(match policy {
+        MeteredDownloads::Always => None,
+        MeteredDownloads::Ask if state.allowed => None,
+        MeteredDownloads::Ask | MeteredDownloads::Never => Some(METERED_HOLD),
+    })
+}
+
+/// What the executor watches of the network: a change wakes it (see the module docs).
+pub fn watched(store: &Store) -> Result<Option<(bool, bool, bool)>, StoreError> {
+    Ok(current(store)?.map(|s| (s.online, s.metered, s.allowed)))
+}
