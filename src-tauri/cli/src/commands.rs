@@ -125,8 +125,11 @@ pub async fn run(cli: Cli) -> CliResult {
                 return Err(CliError::new(2, "pages are counted from 1"));
             }
             book_downloads::open_book(&ctx.store, book_id, index)?;
-            // Reading a book moves its series' window along, as in the app.
-            series_windows::apply(&ctx.store, book_id)?;
+            // Reading a book moves its series' window along, as in the app (a window that
+            // cannot be applied costs only the books it would have queued).
+            if let Err(e) = series_windows::apply(&ctx.store, book_id) {
+                tracing::warn!(book = book_id, cause = %e, "could not apply the series' reading window");
+            }
             let book = books::get(&ctx.store, book_id)?;
             if ctx.json {
                 print_json(json!({ "book_id": book_id, "page": book.last_page.map(|p| p + 1) }));

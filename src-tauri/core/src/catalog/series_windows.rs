@@ -281,8 +281,19 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
     };
     let now = store.now_ms();
     let members = members(store, server_id, &series)?;
-    // Finished books the window brought: noted once, removed when their days are up.
+    // Finished books the window brought: noted once, removed when their days are up. A book
+    // read again from its start is unread again.
     for m in &members {
+        if m.kept_by_window && !m.finished && m.finished_ms.is_some() {
+            store.write(|tx| {
+                tx.execute(
+                    "UPDATE series_window_books SET finished_ms = NULL WHERE book_id = ?1",
+                    [m.book_id],
+                )
+                .map_err(|e| store.sql_error(e))?;
+                Ok::<_, StoreError>(())
+            })?;
+        }
         if !m.kept_by_window || !m.finished {
             continue;
         }
@@ -302,9 +313,13 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
             .is_some_and(|days| now - finished_ms >= i64::from(days) * DAY_MS);
         // The book being read stays, whatever its days.
         if due && m.book_id != book_id {
+            // Its files first: a removal that fails leaves the book tracked, tried again at the
+            // next save, and the books ahead are queued all the same.
+            if let Err(e) = book_downloads::remove_book(store, m.book_id) {
+                tracing::warn!(book = m.book_id, cause = %e, "could not remove a finished book of a series");
+                continue;
+            }
             store.write(|tx| {
-                tx.execute("UPDATE books SET pinned = 0 WHERE id = ?1", [m.book_id])
-                    .map_err(|e| store.sql_error(e))?;
                 tx.execute(
                     "DELETE FROM series_window_books WHERE book_id = ?1",
                     [m.book_id],
@@ -312,7 +327,6 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
                 .map_err(|e| store.sql_error(e))?;
                 Ok::<_, StoreError>(())
             })?;
-            book_downloads::remove_book(store, m.book_id)?;
             applied.removed.push(m.book_id);
         }
     }
@@ -333,6 +347,11 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
             book_downloads::status(store, &book)?.state,
             BookState::Remote
         );
+        if m.kept_by_window && !book.pinned {
+            // The window brought it and the reader let it go (removed or cancelled it): left
+            // alone.
+            continue;
+        }
         if remote || !m.kept_by_window && !book.pinned {
             wanted.push((m.book_id, book.pinned && !m.kept_by_window, remote));
         }

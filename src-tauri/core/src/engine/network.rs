@@ -13,8 +13,8 @@
 //! nothing, so a crashed app never leaves `carrel-cli sync` held. Without a watcher (no
 //! NetworkManager) nothing is recorded and downloads run as they always did.
 //!
-//! Owns the `network.state` setting row; the reader's [`MeteredDownloads`] is a setting of
-//! the settings page.
+//! Owns the `network.state` setting row (one observation per watching process); the reader's
+//! [`MeteredDownloads`] is a setting of the settings page.
 
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +23,7 @@ use crate::foundation::store::{Store, StoreError};
 pub use crate::library::settings::MeteredDownloads;
 use crate::library::settings::{self, Setting};
 
-/// The network as last observed.
+/// The network as one watcher last observed it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetworkState {
     /// Connectivity to the internet (or unknown, which counts as up).
@@ -38,17 +38,28 @@ pub struct NetworkState {
     pub since_ms: i64,
 }
 
-impl Setting for NetworkState {
+/// What every watching process saw (the app and `carrel-cli sync` may both watch): each keeps
+/// its own, so one that stops never takes another's away.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Observations(Vec<NetworkState>);
+
+impl Setting for Observations {
     const KEY: &'static str = "network.state";
 }
 
 /// Why downloads wait for the network, in the reader's words.
 pub const METERED_HOLD: &str = "this connection is metered";
 
-/// The network as its watcher last saw it; `None` without a live watcher.
+fn observations(store: &Store) -> Result<Vec<NetworkState>, StoreError> {
+    Ok(settings::get::<Observations>(store)?.unwrap_or_default().0)
+}
+
+/// The network as the live watchers see it, the latest change first; `None` without one.
 pub fn current(store: &Store) -> Result<Option<NetworkState>, StoreError> {
-    Ok(settings::get::<NetworkState>(store)?
-        .filter(|s| !process_holders::holder_is_dead(&s.observer)))
+    Ok(observations(store)?
+        .into_iter()
+        .filter(|s| !process_holders::holder_is_dead(&s.observer))
+        .max_by_key(|s| s.since_ms))
 }
 
 /// Records what the watcher `observer` sees. A change of the link (up/down, metered or not)
@@ -59,34 +70,49 @@ pub fn observe(
     online: bool,
     metered: bool,
 ) -> Result<bool, StoreError> {
-    let before = current(store)?;
-    if before
-        .as_ref()
-        .is_some_and(|b| b.online == online && b.metered == metered && b.observer == observer)
-    {
-        return Ok(false);
+    let mut all = observations(store)?;
+    // Watchers that died count no more.
+    all.retain(|s| !process_holders::holder_is_dead(&s.observer));
+    let mine = all.iter().position(|s| s.observer == observer);
+    if let Some(m) = mine.map(|i| &all[i]) {
+        if m.online == online && m.metered == metered {
+            return Ok(false);
+        }
     }
-    let allowed = before
-        .as_ref()
-        .is_some_and(|b| b.allowed && b.metered && metered && b.online == online);
-    settings::set(
-        store,
-        &NetworkState {
-            online,
-            metered,
-            allowed,
-            observer: observer.to_owned(),
-            since_ms: store.now_ms(),
-        },
-    )?;
+    // The allowance holds while the link is the same metered one (another watcher may have
+    // seen it first).
+    let same_link = |s: &NetworkState| s.allowed && s.metered && metered && s.online == online;
+    let allowed = match mine {
+        Some(i) => same_link(&all[i]),
+        None => all.iter().any(same_link),
+    };
+    let state = NetworkState {
+        online,
+        metered,
+        allowed,
+        observer: observer.to_owned(),
+        since_ms: store.now_ms(),
+    };
+    match mine {
+        Some(i) => all[i] = state,
+        None => all.push(state),
+    }
+    settings::set(store, &Observations(all))?;
     tracing::info!(online, metered, "the network changed");
     Ok(true)
 }
 
 /// The watcher `observer` stops: what it saw no longer counts.
 pub fn forget(store: &Store, observer: &str) -> Result<(), StoreError> {
-    if settings::get::<NetworkState>(store)?.is_some_and(|s| s.observer == observer) {
-        settings::remove::<NetworkState>(store)?;
+    let mut all = observations(store)?;
+    let before = all.len();
+    all.retain(|s| s.observer != observer);
+    if all.len() != before {
+        if all.is_empty() {
+            settings::remove::<Observations>(store)?;
+        } else {
+            settings::set(store, &Observations(all))?;
+        }
     }
     Ok(())
 }
@@ -94,14 +120,14 @@ pub fn forget(store: &Store, observer: &str) -> Result<(), StoreError> {
 /// "Download anyway": downloads run on this metered link until it changes. `false` when the
 /// link is not metered (nothing to allow).
 pub fn allow_metered(store: &Store) -> Result<bool, StoreError> {
-    let Some(mut state) = current(store)? else {
-        return Ok(false);
-    };
-    if !state.metered {
+    if !current(store)?.is_some_and(|s| s.metered) {
         return Ok(false);
     }
-    state.allowed = true;
-    settings::set(store, &state)?;
+    let mut all = observations(store)?;
+    for s in all.iter_mut().filter(|s| s.metered) {
+        s.allowed = true;
+    }
+    settings::set(store, &Observations(all))?;
     Ok(true)
 }
 
@@ -121,7 +147,9 @@ pub fn hold(store: &Store) -> Result<Option<&'static str>, StoreError> {
     })
 }
 
-/// What the executor watches of the network: a change wakes it (see the module docs).
+/// What the executor watches of the network: the link and whether downloads wait for it (the
+/// reader's setting included). A change wakes it (see the module docs).
 pub fn watched(store: &Store) -> Result<Option<(bool, bool, bool)>, StoreError> {
-    Ok(current(store)?.map(|s| (s.online, s.metered, s.allowed)))
+    let held = hold(store)?.is_some();
+    Ok(current(store)?.map(|s| (s.online, s.metered, held)))
 }

@@ -130,8 +130,10 @@ fn watch(
     let proxy = conn.with_proxy(SERVICE, PATH, CALL_TIMEOUT);
     let mut metered = is_metered(proxy.get::<u32>(INTERFACE, "Metered")?);
     let mut online = is_online(proxy.get::<u32>(INTERFACE, "Connectivity")?);
-    set(found, true);
+    // Recorded before it says it found NetworkManager: whoever waits for the first look then
+    // reads what it saw.
     record(store, observer, online, metered);
+    set(found, true);
     // Changes, as NetworkManager announces them.
     let changes: Arc<Mutex<Vec<PropMap>>> = Arc::new(Mutex::new(Vec::new()));
     let rule = PropertiesPropertiesChanged::match_rule(Some(&SERVICE.into()), Some(&PATH.into()))

@@ -26,9 +26,10 @@ use crate::foundation::store::{Store, StoreError};
 pub const SLOT_TTL_MS: i64 = 30_000;
 /// How often a waiting request looks at the slot again.
 const POLL: Duration = Duration::from_millis(15);
-/// How long a waiter's mark counts without being renewed (a waiter renews it every [`POLL`]; one
-/// that gave up stops holding others back after this).
-const WANTED_FOR_MS: i64 = 4 * POLL.as_millis() as i64;
+/// How long a waiter's mark counts without being renewed. A waiter renews it at every look
+/// (every [`POLL`], a minimum interval's wait included); the margin covers a look delayed by a
+/// busy disk, and one that gave up holds others back no longer than this.
+const WANTED_FOR_MS: i64 = 250;
 
 static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
 
@@ -88,7 +89,11 @@ fn try_take(
             Some((_, _, last, _, _)) => (false, *last),
             None => (false, 0),
         };
-        if busy || wanted_by_other {
+        let ready_at = last_start + min_interval_ms;
+        // Free but too early for the server's minimum interval: waited like a busy slot (and
+        // marked the same way, so the holder's next request does not slip in first).
+        let too_early = ready_at > now && last_start <= now;
+        if busy || wanted_by_other || too_early {
             if !wanted_by_other {
                 // First in line: marked, so the holder's next request lets this one go first.
                 tx.prepare_cached(
@@ -97,11 +102,12 @@ fn try_take(
                 .and_then(|mut stmt| stmt.execute(params![server_id, holder, now]))
                 .map_err(|e| store.sql_error(e))?;
             }
-            return Ok(TryTake::Wait(POLL));
-        }
-        let ready_at = last_start + min_interval_ms;
-        if ready_at > now && last_start <= now {
-            return Ok(TryTake::Wait(Duration::from_millis((ready_at - now) as u64).min(Duration::from_secs(1))));
+            let wait = if too_early && !busy {
+                Duration::from_millis((ready_at - now) as u64).min(POLL)
+            } else {
+                POLL
+            };
+            return Ok(TryTake::Wait(wait));
         }
         // Taking it ends this request's wait: its mark (or a stale one) goes.
         tx.prepare_cached(
@@ -277,6 +283,26 @@ mod tests {
         assert!(!taken("download/3"));
         clock.advance_ms(WANTED_FOR_MS + 1);
         assert!(taken("download/3"));
+    }
+
+    #[test]
+    fn a_request_waiting_out_the_minimum_interval_goes_before_the_holder_too() {
+        let (_t, clock, store, server) = store_with_server();
+        let taken = |holder: &str| {
+            matches!(
+                try_take(&store, server, holder, 100).unwrap(),
+                TryTake::Taken
+            )
+        };
+        assert!(taken("download/1"));
+        free(&store, server, "download/1").unwrap();
+        // Free, but too early: the window's request waits, marked.
+        clock.advance_ms(10);
+        assert!(!taken("window/1"));
+        // The interval over, the download's next request still lets it go first.
+        clock.advance_ms(100);
+        assert!(!taken("download/2"));
+        assert!(taken("window/1"));
     }
 
     #[test]

@@ -328,6 +328,60 @@ async fn a_link_coming_back_retries_a_server_in_backoff_at_once() {
     run.await.unwrap();
 }
 
+#[tokio::test]
+async fn a_run_until_idle_on_a_metered_link_stops_with_the_work_left_and_says_why() {
+    let fixture = fixture();
+    let env = Env::new();
+    let book = comic(&env, &fixture);
+    let watcher = carrel_core::foundation::process_holders::new_holder_id("network");
+    network::observe(&env.store, &watcher, true, true).unwrap();
+    book_downloads::store_book(&env.store, book.id).unwrap();
+    let sink = Arc::new(carrel_core::engine::progress::NoProgress);
+    let (_tx, rx) = tokio::sync::watch::channel(false);
+    let err = env
+        .executor(fast_config(), sink)
+        .run(RunMode::UntilIdle, rx)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            carrel_core::engine::executor::ExecutorError::NetworkHeld(_)
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "downloads wait: this connection is metered"
+    );
+    assert_eq!(page_requests(&fixture), 0);
+    assert_eq!(state(&env.store, &book), BookState::Queued);
+}
+
+#[test]
+fn two_watchers_keep_their_own_and_one_stopping_leaves_the_other() {
+    // The app and a `carrel-cli sync` may both watch; both are this (live) process here.
+    let env = Env::new();
+    let app = carrel_core::foundation::process_holders::new_holder_id("app-network");
+    let cli = carrel_core::foundation::process_holders::new_holder_id("cli-network");
+    assert!(network::observe(&env.store, &app, true, true).unwrap());
+    assert!(network::allow_metered(&env.store).unwrap());
+    // The second watcher sees the same metered link: the allowance holds.
+    network::observe(&env.store, &cli, true, true).unwrap();
+    assert_eq!(network::hold(&env.store).unwrap(), None);
+    // It stops: the first one's state (and the allowance) stays.
+    network::forget(&env.store, &cli).unwrap();
+    let left = network::current(&env.store)
+        .unwrap()
+        .expect("the app's state");
+    assert_eq!(
+        (left.observer.as_str(), left.metered, left.allowed),
+        (app.as_str(), true, true)
+    );
+    network::forget(&env.store, &app).unwrap();
+    assert_eq!(network::current(&env.store).unwrap(), None);
+}
+
 #[test]
 fn without_network_manager_nothing_is_recorded_and_nothing_waits() {
     // A bus with no NetworkManager on it.

@@ -116,6 +116,11 @@ async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync()
     // Kept by the window: "books kept on the device" leaves them be.
     book_downloads::evict_unkept(&env.store, 0).unwrap();
     assert_eq!(state(&env.store, &b[2]), BookState::Stored);
+    // A book of the window the reader removes is let go, not brought back at the next page.
+    book_downloads::remove_book(&env.store, b[2].id).unwrap();
+    let applied = series_windows::record_position(&env.store, b[1].id, 1).unwrap();
+    assert!(applied.queued.is_empty(), "{applied:?}");
+    assert_eq!(state(&env.store, &b[2]), BookState::Remote);
 }
 
 #[tokio::test]

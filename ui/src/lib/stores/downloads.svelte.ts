@@ -123,6 +123,8 @@ export class DownloadsStore {
   #pending: DownloadsView | null = null;
   /** Books whose `book_details` is on its way. */
   #asking = new Set<number>();
+  /** Books of `stored_lately` asked about already (while they stay in it). */
+  #askedStored = new Set<number>();
   #scheduled = false;
   #shown = '';
   #subscription = 0;
@@ -216,10 +218,13 @@ export class DownloadsStore {
     }
   }
 
-  /** Asks for the standing of books stored lately that are not known as stored. */
+  /** Asks (once each) for the standing of books stored lately that are not known as stored. */
   #learnStored(view: DownloadsView): void {
-    for (const id of view.stored_lately ?? []) {
-      if (this.#index.has(id) || this.#known.get(id)?.state === 'stored') continue;
+    const lately = new Set(view.stored_lately ?? []);
+    for (const id of this.#askedStored) if (!lately.has(id)) this.#askedStored.delete(id);
+    for (const id of lately) {
+      if (this.#askedStored.has(id) || this.#index.has(id) || this.#known.get(id)?.state === 'stored') continue;
+      this.#askedStored.add(id);
       this.#ask(id);
     }
   }

@@ -116,6 +116,10 @@ pub enum ExecutorError {
     /// stay queued.
     #[error("downloads stopped with work left: {0}")]
     Storage(String),
+    /// A run until idle stopped with work left because downloads wait for the network (a
+    /// metered link): the tasks stay queued.
+    #[error("downloads wait: {0}")]
+    NetworkHeld(String),
 }
 
 impl crate::foundation::error::Failure for ExecutorError {
@@ -124,6 +128,7 @@ impl crate::foundation::error::Failure for ExecutorError {
             ExecutorError::Store(_) | ExecutorError::Storage(_) => {
                 crate::foundation::error::ErrorKind::Storage
             }
+            ExecutorError::NetworkHeld(_) => crate::foundation::error::ErrorKind::Server,
             ExecutorError::Fetch(FetchError::Store(_)) => {
                 crate::foundation::error::ErrorKind::Storage
             }
@@ -614,6 +619,12 @@ impl Run<'_> {
             let claimed = match claimed {
                 Ok(Claimed::Paused) => {
                     self.sync_held().await?;
+                    if matches!(mode, RunMode::UntilIdle) {
+                        // A run until idle does not wait for the link to change.
+                        if let Some(reason) = self.ex.db(crate::engine::network::hold).await? {
+                            return Err(ExecutorError::NetworkHeld(reason.to_owned()));
+                        }
+                    }
                     self.ex.report(DownloadEvent::State(ExecutorState::Paused));
                     // Whatever woke us, the loop's head decides what comes next.
                     self.wait_for_change(None, shutdown).await?;
