@@ -57,6 +57,8 @@ const COMMANDS: &[&str] = &[
     "keep_series",
     "stop_keeping_series",
     "allow_metered_downloads",
+    "start_at_login",
+    "set_start_at_login",
 ];
 
 fn main() {

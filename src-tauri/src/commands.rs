@@ -981,3 +981,34 @@ pub async fn allow_metered_downloads(app: AppHandle) -> CommandResult<bool> {
     })
     .await
 }
+
+/// Whether Carrel starts when the reader logs in (its XDG autostart entry).
+#[tauri::command]
+pub async fn start_at_login() -> CommandResult<bool> {
+    Ok(crate::autostart::config_dir().is_some_and(|c| crate::autostart::enabled(&c)))
+}
+
+/// Starts Carrel when the reader logs in, or not; returns whether it now does.
+#[tauri::command]
+pub async fn set_start_at_login(on: bool) -> CommandResult<bool> {
+    tauri::async_runtime::spawn_blocking(move || {
+        let config = crate::autostart::config_dir().ok_or_else(|| {
+            CommandError::new(ErrorKind::Storage, "no config folder to start Carrel from")
+        })?;
+        let exe = std::env::current_exe().map_err(|e| {
+            CommandError::new(
+                ErrorKind::Storage,
+                format!("cannot tell where Carrel is: {e}"),
+            )
+        })?;
+        crate::autostart::set(&config, &exe, on).map_err(|e| {
+            CommandError::new(
+                ErrorKind::Storage,
+                format!("cannot change the login items in {}: {e}", config.display()),
+            )
+        })?;
+        Ok(crate::autostart::enabled(&config))
+    })
+    .await
+    .map_err(|e| CommandError::new(ErrorKind::Storage, e.to_string()))?
+}

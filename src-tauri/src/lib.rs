@@ -26,6 +26,7 @@
 //!   read offline, paused while the server is away).
 
 pub mod app_state;
+pub mod autostart;
 pub mod book_protocol;
 pub mod commands;
 pub mod cover_protocol;
@@ -85,6 +86,8 @@ pub fn run() {
             commands::keep_series,
             commands::stop_keeping_series,
             commands::allow_metered_downloads,
+            commands::start_at_login,
+            commands::set_start_at_login,
             commands::remove_book,
             commands::retry_book,
             commands::list_on_device,

@@ -623,6 +623,16 @@ export function allowMeteredDownloads(): Promise<boolean> {
   return call<boolean>('allow_metered_downloads');
 }
 
+/** Whether Carrel starts when you log in (its autostart entry). */
+export function startAtLogin(): Promise<boolean> {
+  return call<boolean>('start_at_login');
+}
+
+/** Starts Carrel when you log in, or not; resolves to whether it now does. */
+export function setStartAtLogin(on: boolean): Promise<boolean> {
+  return call<boolean>('set_start_at_login', { on });
+}
+
 // ---- Reading windows per series ----
 
 /** A series' window: how many unread books it keeps ahead, and when finished ones go. */

@@ -78,6 +78,33 @@ describe('SettingsView', () => {
     await waitFor(() => expect(saved.notifications).toBe(false));
   });
 
+  it('starts Carrel at login when asked, and says why it could not', async () => {
+    let on = false;
+    backend({
+      get_settings: () => saved,
+      kosync_account: null,
+      storage_usage: { total_bytes: 0, per_server: [] },
+      start_at_login: () => on,
+      set_start_at_login: ({ on: wanted }) => {
+        if (on && !wanted) return Promise.reject({ kind: 'storage', message: 'the folder is read-only' });
+        on = wanted as boolean;
+        return on;
+      },
+    });
+    render(SettingsView);
+    const user = userEvent.setup();
+    const toggle = (await screen.findByTestId('settings-start-at-login')) as HTMLInputElement;
+    await waitFor(() => expect(toggle.disabled).toBe(false));
+    expect(toggle.checked).toBe(false);
+    await user.click(toggle);
+    expect(invokeMock).toHaveBeenCalledWith('set_start_at_login', { on: true });
+    await waitFor(() => expect(toggle.checked).toBe(true));
+    // Refused: the switch shows what is on the disk, and why.
+    await user.click(toggle);
+    expect((await screen.findByTestId('settings-start-at-login-error')).textContent).toContain('The folder is read-only.');
+    expect(toggle.checked).toBe(true);
+  });
+
   it('says when a change could not be saved, and shows the old value again', async () => {
     backend({
       get_settings: () => saved,

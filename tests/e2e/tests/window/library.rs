@@ -1422,3 +1422,44 @@ fn a_series_keeps_its_next_books_on_the_device_from_the_details_panel() {
         );
     }
 }
+
+/// "Start Carrel when you log in" writes an XDG autostart entry that starts this very program,
+/// and turned off removes it.
+#[test]
+fn starting_at_login_is_an_autostart_entry_for_this_program() {
+    let case = TestCase::start();
+    let config = tempfile::tempdir().unwrap();
+    let app = case.launch_with(
+        case.options()
+            .env("CARREL_SECRETS", "file")
+            .env("XDG_CONFIG_HOME", config.path()),
+    );
+    go(&app, "settings-nav", "settings-view");
+    let toggle = sel("settings-start-at-login");
+    app.wait_until("the login switch to be known", default_timeout(), |c| {
+        Ok((c.find(&toggle)?.property("disabled")? == Value::Bool(false)).then_some(()))
+    })
+    .unwrap();
+    let entry = config.path().join("autostart/carrel.desktop");
+    assert!(!entry.exists(), "on before it was asked for");
+    app.find(&toggle).unwrap().click().unwrap();
+    app.wait_until("the autostart entry", default_timeout(), |_| {
+        Ok(entry.exists().then_some(()))
+    })
+    .unwrap();
+    let text = std::fs::read_to_string(&entry).unwrap();
+    let exe = app
+        .process()
+        .and_then(|p| p.exe.clone())
+        .expect("the app's process and its program");
+    assert!(
+        text.contains(&format!("\nExec=\"{}\"\n", exe.display())),
+        "the entry does not start {}: {text}",
+        exe.display()
+    );
+    app.find(&toggle).unwrap().click().unwrap();
+    app.wait_until("the entry removed", default_timeout(), |_| {
+        Ok((!entry.exists()).then_some(()))
+    })
+    .unwrap();
+}
