@@ -3,7 +3,9 @@
 //! order, are queued (not prioritary: the book being read and the pages a window waits for come
 //! first), so the next issue is on the device before the reader reaches the last page of this
 //! one. A book read to its end here is finished; a finished book the window brought is removed
-//! `remove_after_days` after it was finished (never a book the reader pinned themselves).
+//! `remove_after_days` after it was finished (never a book the reader pinned themselves). A book
+//! the server says was read to its last page (the page stream's `pse:lastRead`, from another
+//! device) is finished too.
 //!
 //! The series is what the server says (`book_meta.series` and `series_index`, from the OPDS
 //! entry); a book whose entry names no series has no window, and says so — nothing is guessed
@@ -144,7 +146,8 @@ fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
         .read(|c| {
             let mut stmt = c.prepare_cached(
                 "SELECT b.id, b.title, m.series_index, b.format, b.last_page, b.page_count,
-                        e.fraction, w.book_id IS NOT NULL, w.finished_ms
+                        e.fraction, w.book_id IS NOT NULL, w.finished_ms,
+                        b.pse_last_read - b.page_base
                  FROM book_meta m
                  JOIN books b ON b.id = m.book_id
                  LEFT JOIN epub_positions e ON e.book_id = b.id
@@ -157,10 +160,13 @@ fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
                 let last_page: Option<i64> = r.get(4)?;
                 let page_count: Option<i64> = r.get(5)?;
                 let fraction: Option<f64> = r.get(6)?;
+                // The server's own mark counts too: a page stream's last page read there.
+                let server_page: Option<i64> = r.get(9)?;
+                let at_end = |p: Option<i64>| matches!((p, page_count), (Some(p), Some(c)) if c > 0 && p + 1 >= c);
                 let finished = if format == BookFormat::Epub.as_str() {
                     fraction.is_some_and(|f| f >= EPUB_FINISHED_FRACTION)
                 } else {
-                    matches!((last_page, page_count), (Some(p), Some(c)) if c > 0 && p + 1 >= c)
+                    at_end(last_page) || at_end(server_page)
                 };
                 Ok(Member {
                     book_id: r.get(0)?,

@@ -177,3 +177,23 @@ fn a_book_whose_entry_names_no_series_has_no_window_and_says_so() {
         Err(SeriesError::BadKeepNext(51))
     ));
 }
+
+#[test]
+fn a_book_the_server_says_was_read_to_its_end_is_not_kept_ahead() {
+    let fixture = start();
+    let env = Env::new();
+    let b = library(&env, &fixture);
+    // Book 2 was read to its last page on another device (the page stream's `pse:lastRead`).
+    env.store
+        .write(|tx| {
+            tx.execute(
+                "UPDATE books SET pse_last_read = ?2 WHERE id = ?1",
+                rusqlite::params![b[1].id, i64::from(PAGES) - 1],
+            )
+            .map_err(|e| env.store.sql_error(e))
+        })
+        .unwrap();
+    let view = series_windows::keep(&env.store, b[0].id, 2, None).unwrap();
+    assert!(view.books[1].finished, "{view:?}");
+    assert_eq!(queued(&env.store), [(b[2].id, false), (b[3].id, false)]);
+}
