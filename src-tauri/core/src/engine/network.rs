@@ -133,9 +133,14 @@ pub fn allow_metered(store: &Store) -> Result<bool, StoreError> {
 
 /// Why downloads wait for the network now, if they do.
 pub fn hold(store: &Store) -> Result<Option<&'static str>, StoreError> {
-    let Some(state) = current(store)? else {
-        return Ok(None);
-    };
+    match current(store)? {
+        Some(state) => hold_on(store, &state),
+        None => Ok(None),
+    }
+}
+
+/// Why downloads wait on the link `state`, the reader's setting read only when it is metered.
+fn hold_on(store: &Store, state: &NetworkState) -> Result<Option<&'static str>, StoreError> {
     if !state.metered {
         return Ok(None);
     }
@@ -150,6 +155,9 @@ pub fn hold(store: &Store) -> Result<Option<&'static str>, StoreError> {
 /// What the executor watches of the network: the link and whether downloads wait for it (the
 /// reader's setting included). A change wakes it (see the module docs).
 pub fn watched(store: &Store) -> Result<Option<(bool, bool, bool)>, StoreError> {
-    let held = hold(store)?.is_some();
-    Ok(current(store)?.map(|s| (s.online, s.metered, held)))
+    let Some(state) = current(store)? else {
+        return Ok(None);
+    };
+    let held = hold_on(store, &state)?.is_some();
+    Ok(Some((state.online, state.metered, held)))
 }

@@ -297,14 +297,5 @@ function pictureOf(image: HTMLImageElement): Rect {
 
 /** `use:zoomPan={pan}`: the stage turns, zooms and pans through `pan`. */
 export function zoomPan(node: HTMLElement, pan: ZoomPan) {
-  let detach = pan.attach(node);
-  return {
-    update(next: ZoomPan) {
-      if (next === pan) return;
-      detach();
-      pan = next;
-      detach = pan.attach(node);
-    },
-    destroy: () => detach(),
-  };
+  return { destroy: pan.attach(node) };
 }
