@@ -26,9 +26,9 @@ APP_PACKAGES := libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev 
 # What the tests need besides: a virtual display, a session bus (and private buses for a
 # NetworkManager of the tests' own), the WebDriver for WebKitGTK,
 # a real notification daemon, the tools that make test archives and PDFs, and xdg-open (a
-# book handed to the system's default app).
+# book handed to the system's default app), and the tray test's tools (xwininfo, gdbus).
 TEST_PACKAGES := xvfb xauth dbus-x11 dbus-daemon webkit2gtk-driver dunst libnotify-bin mount zip p7zip-full python3 \
-	python3-reportlab xdg-utils file
+	python3-reportlab xdg-utils file x11-utils libglib2.0-bin
 
 .PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean
 .PHONY: test-interop

@@ -828,6 +828,22 @@ pub async fn open_window(app: AppHandle, view: String) -> CommandResult<String> 
     })
 }
 
+/// Closes the calling window as its close button does: when it is the last one and books are
+/// left to download, Carrel goes on in the background (see `background`).
+#[tauri::command]
+pub async fn close_window(window: tauri::Window) -> CommandResult<()> {
+    window
+        .close()
+        .map_err(|e| CommandError::new(ErrorKind::Storage, format!("cannot close the window: {e}")))
+}
+
+/// Quits Carrel: windows close, downloads left wait for its next run (a notification says so).
+#[tauri::command]
+pub async fn quit_app(app: AppHandle) -> CommandResult<()> {
+    crate::background::quit(&app);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -967,6 +983,42 @@ pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<
         Ok(carrel_core::catalog::series_windows::stop(
             &core.store,
             book_id,
+        )?)
+    })
+    .await
+}
+
+/// A server's default reading window, taken by each series of it read without a window of its
+/// own; `null` when off.
+#[tauri::command]
+pub async fn server_series_default(
+    app: AppHandle,
+    server_id: i64,
+) -> CommandResult<Option<carrel_core::catalog::series_windows::ServerDefault>> {
+    with_core(app, move |core| {
+        Ok(carrel_core::catalog::series_windows::server_default(
+            &core.store,
+            server_id,
+        )?)
+    })
+    .await
+}
+
+/// "Keep the next `keep_next` unread books of each series I read" for a server (0 turns it off),
+/// finished books removed `remove_after_days` after they were finished (kept when `null`).
+#[tauri::command]
+pub async fn set_server_series_default(
+    app: AppHandle,
+    server_id: i64,
+    keep_next: u32,
+    remove_after_days: Option<u32>,
+) -> CommandResult<Option<carrel_core::catalog::series_windows::ServerDefault>> {
+    with_core(app, move |core| {
+        Ok(carrel_core::catalog::series_windows::set_server_default(
+            &core.store,
+            server_id,
+            keep_next,
+            remove_after_days,
         )?)
     })
     .await

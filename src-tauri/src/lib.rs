@@ -5,6 +5,8 @@
 //! # Layout
 //! - [`app_state`]: opening the core for this data dir at start-up, keeping the start-up error
 //!   (if any) for the UI to show.
+//! - [`background`]: downloads that outlive the windows — the app left on with a tray icon
+//!   after the reader closes the last window, until the downloads are done.
 //! - [`book_protocol`]: the `carrel-book://localhost/<book id>` protocol that serves a stored
 //!   EPUB to the EPUB reader by id, fetching it first when it is not on the device.
 //! - [`commands`]: the `#[tauri::command]`s, named verb_noun as in the UI, and their
@@ -20,13 +22,18 @@
 //! - [`page_protocol`]: the `carrel-page://localhost/<book id>/<page>` protocol that serves a
 //!   book's pages to the reader by id and index, fetching a missing page first.
 //! - [`protocol_replies`]: what the three protocols share: id parsing and their replies.
+//! - [`single_instance`]: one app per data dir; starting Carrel again shows the running one.
 //! - [`webview_rendering`]: painting pages on the CPU on machines without a GPU, chosen before
 //!   GTK starts.
 //! - [`notifications`]: desktop notifications about downloads (progress per book, ready to
-//!   read offline, paused while the server is away).
+//!   read offline, paused while the server is away), with actions where the notification
+//!   server shows them.
+//! - [`notification_actions`]: what those actions do — pause the downloads, cancel a book's,
+//!   open a book to read in a window of its own.
 
 pub mod app_state;
 pub mod autostart;
+pub mod background;
 pub mod book_protocol;
 pub mod commands;
 pub mod cover_protocol;
@@ -34,9 +41,11 @@ pub mod downloads;
 pub mod downloads_watch;
 pub mod http_client;
 pub mod main_window;
+pub mod notification_actions;
 pub mod notifications;
 pub mod page_protocol;
 pub mod protocol_replies;
+pub mod single_instance;
 pub mod webview_rendering;
 
 use std::sync::{Arc, Mutex};
@@ -45,11 +54,28 @@ use carrel_core::engine::progress::{FanOut, ProgressSink};
 
 use tauri::{Manager, RunEvent};
 
-/// Builds and runs the app. Blocks until the last window closes.
+/// Builds and runs the app. Blocks until the app ends: when its last window closes with
+/// nothing left to download, or the reader quits.
 pub fn run() {
     install_logging();
+    let context = tauri::generate_context!("../tauri.conf.json");
+    let first = match claim_data_dir(&context.config().identifier) {
+        Some(single_instance::Start::Forwarded) => {
+            eprintln!("carrel: Carrel is already running; its window was brought forward");
+            return;
+        }
+        Some(single_instance::Start::First(primary)) => Some(primary),
+        Some(single_instance::Start::Alone(why)) => {
+            tracing::warn!(%why, "starting without checking for a running Carrel");
+            None
+        }
+        None => None,
+    };
     webview_rendering::choose();
+    let background = Arc::new(background::Background::default());
+    let windows = background.clone();
     let result = tauri::Builder::default()
+        .on_window_event(move |window, event| windows.window_event(window.label(), event))
         .invoke_handler(tauri::generate_handler![
             commands::app_status,
             commands::list_servers,
@@ -85,6 +111,8 @@ pub fn run() {
             commands::series_of_book,
             commands::keep_series,
             commands::stop_keeping_series,
+            commands::server_series_default,
+            commands::set_server_series_default,
             commands::allow_metered_downloads,
             commands::start_at_login,
             commands::set_start_at_login,
@@ -102,19 +130,37 @@ pub fn run() {
             commands::set_settings,
             commands::storage_usage,
             commands::open_window,
+            commands::close_window,
+            commands::quit_app,
         ])
         .register_asynchronous_uri_scheme_protocol(cover_protocol::SCHEME, cover_protocol::handle)
         .register_asynchronous_uri_scheme_protocol(page_protocol::SCHEME, page_protocol::handle)
         .register_asynchronous_uri_scheme_protocol(book_protocol::SCHEME, book_protocol::handle)
-        .setup(|app| {
+        .setup(move |app| {
+            app.manage(background);
+            if let Some(primary) = first {
+                let (shows, asked) = std::sync::mpsc::channel();
+                primary.serve(shows);
+                let handle = app.handle().clone();
+                std::thread::Builder::new()
+                    .name("show-window".into())
+                    .spawn(move || {
+                        while asked.recv().is_ok() {
+                            background::show_window(&handle);
+                        }
+                    })?;
+            }
             let identifier = app.config().identifier.clone();
             let state = app_state::AppState::open(&identifier);
+            let notes = Arc::new(notifications::DownloadNotifications::new(
+                notifications::DesktopNotifier::start(),
+                state.store().cloned(),
+            ));
+            let actions_app = app.handle().clone();
+            notes.offer_actions(move |action| notification_actions::invoke(&actions_app, action));
             let sinks: Vec<Arc<dyn ProgressSink>> = vec![
                 Arc::new(downloads::LogSink),
-                Arc::new(notifications::DownloadNotifications::new(
-                    notifications::DesktopNotifier::start(),
-                    state.store().cloned(),
-                )),
+                notes,
                 // Each further consumer of download events adds its sink here.
                 downloads_watch::install(
                     app.handle(),
@@ -135,7 +181,7 @@ pub fn run() {
             main_window::open(app.handle(), store.as_ref())?;
             Ok(())
         })
-        .build(tauri::generate_context!("../tauri.conf.json"));
+        .build(context);
     let app = match result {
         Ok(app) => app,
         Err(error) => {
@@ -144,6 +190,20 @@ pub fn run() {
         }
     };
     app.run(|handle, event| {
+        if let RunEvent::ExitRequested {
+            code: None, api, ..
+        } = &event
+        {
+            let background = handle.state::<Arc<background::Background>>();
+            match background.last_window_closed() {
+                background::Closing::End => {}
+                background::Closing::Stay => api.prevent_exit(),
+                background::Closing::StayAndWatch => {
+                    api.prevent_exit();
+                    background::run(handle.clone());
+                }
+            }
+        }
         if let RunEvent::Exit = event {
             let service = handle
                 .state::<Running>()
@@ -160,6 +220,19 @@ pub fn run() {
 
 /// The download service while the app runs.
 struct Running(Mutex<Option<downloads::DownloadService>>);
+
+/// One app per data dir, unless started with `--new-instance`; `None` when no data dir can be
+/// found (the window then says so).
+fn claim_data_dir(identifier: &str) -> Option<single_instance::Start> {
+    if std::env::args().any(|a| a == single_instance::NEW_INSTANCE_FLAG) {
+        return Some(single_instance::Start::Alone(format!(
+            "{} was given",
+            single_instance::NEW_INSTANCE_FLAG
+        )));
+    }
+    let dir = carrel_core::foundation::data_dir::resolve(identifier)?;
+    Some(single_instance::claim(&dir))
+}
 
 fn install_logging() {
     use tracing_subscriber::{fmt, EnvFilter};

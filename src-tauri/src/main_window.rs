@@ -104,8 +104,9 @@ pub enum WindowError {
     Tauri(#[from] tauri::Error),
 }
 
-/// Opens another window on `view` — `library`, `downloads`, `settings`, `server/<id>` or
-/// `book/<id>` — which the UI reads from the address's fragment.
+/// Opens another window on `view` — `library`, `downloads`, `settings`, `server/<id>`,
+/// `book/<id>`, or a book in a reader (`reader/<id>`, `epub/<id>`) — which the UI reads from the
+/// address's fragment.
 pub fn open_extra(app: &AppHandle, view: &str) -> Result<String, WindowError> {
     if !is_known_view(view) {
         return Err(WindowError::UnknownView(view.to_owned()));
@@ -139,7 +140,7 @@ pub fn is_known_view(view: &str) -> bool {
     };
     match view.split_once('/') {
         None => matches!(view, "library" | "downloads" | "settings" | "on-device"),
-        Some(("book" | "server", id)) => id_ok(id),
+        Some(("book" | "server" | "reader" | "epub", id)) => id_ok(id),
         Some(_) => false,
     }
 }
@@ -157,6 +158,8 @@ mod tests {
             "on-device",
             "book/12",
             "server/3",
+            "reader/12",
+            "epub/12",
         ] {
             assert!(is_known_view(ok), "{ok}");
         }

@@ -37,7 +37,7 @@ function library({ servers = [attic], feeds = {}, searches = {}, extra = {} }: L
       case 'list_servers':
         return list;
       case 'get_settings':
-        return { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const };
+        return { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false };
       case 'watch_downloads':
         return null;
       case 'list_continue_reading':

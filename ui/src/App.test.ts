@@ -32,7 +32,7 @@ function backend(status: AppStatus, initial: Server[] = []) {
         return null;
       }
       case 'get_settings':
-        return { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const };
+        return { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false };
       case 'watch_downloads':
       case 'list_continue_reading':
         return command === 'watch_downloads' ? null : [];
@@ -79,7 +79,7 @@ describe('App', () => {
         case 'list_servers':
           return [];
         case 'get_settings':
-          return { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const };
+          return { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false };
         case 'watch_downloads':
           return null;
         default:

@@ -28,7 +28,7 @@ use serde_json::json;
 
 use crate::{
     sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, NetworkCommand,
-    SearchArgs, SeriesCommand, ServerCommand, StoreArgs, SyncArgs,
+    SearchArgs, SeriesCommand, ServerCommand, SettingsCommand, StoreArgs, SyncArgs,
 };
 
 /// A failure: its exit code and its one line.
@@ -118,6 +118,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Batch(cmd) => batch(&ctx, cmd),
         Command::Series(cmd) => series(&ctx, cmd),
         Command::Network(cmd) => network_command(&ctx, cmd),
+        Command::Settings { cmd } => settings_command(&ctx, cmd.unwrap_or(SettingsCommand::Show)),
         Command::Kosync(cmd) => kosync_command(&ctx, cmd).await,
         Command::Open { book_id, page } => {
             let index = page.map(|p| p - 1);
@@ -598,6 +599,12 @@ fn batch(ctx: &Context, cmd: BatchCommand) -> CliResult {
 
 fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
     let view = match cmd {
+        SeriesCommand::Default {
+            server,
+            next,
+            remove_after_days,
+            off,
+        } => return series_default(ctx, &server, next, remove_after_days, off),
         SeriesCommand::Show { book_id } => series_windows::show(&ctx.store, book_id)?,
         SeriesCommand::Keep {
             book_id,
@@ -615,14 +622,22 @@ fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
     }
     let window = match view.window {
         Some(w) => {
-            let removal = match w.remove_after_days {
-                Some(0) => ", finished books removed at once".to_owned(),
-                Some(d) => format!(", finished books removed after {d} days"),
-                None => String::new(),
+            let removal = removal_words(w.remove_after_days);
+            let from = if w.from_server_default {
+                " (the server's default)"
+            } else {
+                ""
             };
-            format!("keeps the next {} unread{removal}", w.keep_next)
+            format!("keeps the next {} unread{removal}{from}", w.keep_next)
         }
-        None => "no reading window".to_owned(),
+        None if view.stopped => "no reading window (stopped; the server's default leaves it be)".to_owned(),
+        None => match view.server_default {
+            Some(d) => format!(
+                "no reading window yet (the server's default, the next {} unread, applies once a book of it is read)",
+                d.keep_next
+            ),
+            None => "no reading window".to_owned(),
+        },
     };
     println!("\"{}\": {window}", view.series);
     for b in &view.books {
@@ -640,6 +655,117 @@ fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
             state_name(&b.status.state)
         );
     }
+    Ok(())
+}
+
+/// What becomes of finished books a window brought, as `series` commands say it.
+fn removal_words(remove_after_days: Option<u32>) -> String {
+    match remove_after_days {
+        Some(0) => ", finished books removed at once".to_owned(),
+        Some(d) => format!(", finished books removed after {d} days"),
+        None => String::new(),
+    }
+}
+
+/// `series default SERVER [--next N [--remove-after-days D] | --off]`.
+fn series_default(
+    ctx: &Context,
+    server: &str,
+    next: Option<u32>,
+    remove_after_days: Option<u32>,
+    off: bool,
+) -> CliResult {
+    // By name, as the other commands name servers; a number no server is named is an id.
+    let server = match servers::get_by_name(&ctx.store, server) {
+        Ok(s) => s,
+        Err(e) => match server.parse::<i64>() {
+            Ok(id) => servers::get(&ctx.store, id)?,
+            Err(_) => return Err(e.into()),
+        },
+    };
+    let default = match (next, off) {
+        (_, true) => series_windows::set_server_default(&ctx.store, server.id, 0, None)?,
+        // 0 is "off" too, as in the app.
+        (Some(n), false) => {
+            series_windows::set_server_default(&ctx.store, server.id, n, remove_after_days)?
+        }
+        (None, false) => series_windows::server_default(&ctx.store, server.id)?,
+    };
+    if ctx.json {
+        print_json(json!({
+            "server_id": server.id,
+            "server": server.name,
+            "default": default,
+        }));
+        return Ok(());
+    }
+    match default {
+        Some(d) => println!(
+            "{}: each series read keeps the next {} unread{}",
+            server.name,
+            d.keep_next,
+            removal_words(d.remove_after_days)
+        ),
+        None => println!("{}: no default reading window", server.name),
+    }
+    Ok(())
+}
+
+fn settings_command(ctx: &Context, cmd: SettingsCommand) -> CliResult {
+    use carrel_core::library::settings::{self, MeteredDownloads, Theme};
+    let mut page = settings::load(&ctx.store)?;
+    if let SettingsCommand::Set { key, value } = cmd {
+        let on_off = |v: &str| match v {
+            "on" | "true" | "yes" => Ok(true),
+            "off" | "false" | "no" => Ok(false),
+            _ => Err(CliError::new(2, format!("{key} is on or off, not {v:?}"))),
+        };
+        match key.as_str() {
+            "books-kept" => {
+                page.books_kept = value.parse().map_err(|_| {
+                    CliError::new(2, format!("books-kept is a number, not {value:?}"))
+                })?
+            }
+            "notifications" => page.notifications = on_off(&value)?,
+            "keep-running" => page.keep_running = on_off(&value)?,
+            "theme" => {
+                page.theme = match value.as_str() {
+                    "system" => Theme::System,
+                    "light" => Theme::Light,
+                    "dark" => Theme::Dark,
+                    _ => return Err(CliError::new(2, "theme is system, light or dark")),
+                }
+            }
+            _ => {
+                page.metered_downloads = match value.as_str() {
+                    "never" => MeteredDownloads::Never,
+                    "ask" => MeteredDownloads::Ask,
+                    "always" => MeteredDownloads::Always,
+                    _ => {
+                        return Err(CliError::new(
+                            2,
+                            "metered-downloads is never, ask or always",
+                        ))
+                    }
+                }
+            }
+        }
+        page = book_downloads::apply_settings(&ctx.store, &page)?;
+    }
+    if ctx.json {
+        print_json(json!(page));
+        return Ok(());
+    }
+    let on = |b: bool| if b { "on" } else { "off" };
+    let value = |v: serde_json::Value| v.as_str().map(str::to_owned).unwrap_or_default();
+    println!("books-kept: {}", page.books_kept);
+    println!("notifications: {}", on(page.notifications));
+    println!("theme: {}", value(json!(page.theme)));
+    println!(
+        "metered-downloads: {}",
+        value(json!(page.metered_downloads))
+    );
+    println!("keep-running: {}", on(page.keep_running));
     Ok(())
 }
 

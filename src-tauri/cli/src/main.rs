@@ -50,13 +50,19 @@ enum Command {
     #[command(subcommand)]
     Batch(BatchCommand),
     /// Reading windows per series: keep the next N unread books of a book's series on this
-    /// device while it is read (show, keep, stop).
+    /// device while it is read (show, keep, stop), and a server's default for every series read
+    /// (default).
     #[command(subcommand)]
     Series(SeriesCommand),
     /// The network as NetworkManager sees it, and downloads on a metered link (show, allow,
     /// policy).
     #[command(subcommand)]
     Network(NetworkCommand),
+    /// The settings page: show it (the default), or set one setting (`settings set KEY VALUE`).
+    Settings {
+        #[command(subcommand)]
+        cmd: Option<SettingsCommand>,
+    },
     /// Open a book at a page: that page is downloaded first, then the ones after it.
     Open {
         book_id: i64,
@@ -178,8 +184,25 @@ enum SeriesCommand {
         #[arg(long, value_name = "D")]
         remove_after_days: Option<u32>,
     },
-    /// Stop keeping books of this series ahead (what is stored stays).
+    /// Stop keeping books of this series ahead (what is stored stays); a server's default does
+    /// not bring its window back.
     Stop { book_id: i64 },
+    /// A server's default window, taken by each series of it read without a window of its own
+    /// (off unless set): show it, set it with --next, or turn it off with --off.
+    #[command(group = clap::ArgGroup::new("change").args(["next", "off"]))]
+    Default {
+        /// The server's name (or its id).
+        server: String,
+        /// How many unread books of each series read to keep ahead (1 to 50).
+        #[arg(long, value_name = "N")]
+        next: Option<u32>,
+        /// Remove a finished book a window brought this many days after it was finished.
+        #[arg(long, value_name = "D", requires = "next")]
+        remove_after_days: Option<u32>,
+        /// Turn the default off: the windows it made end (what they stored stays).
+        #[arg(long)]
+        off: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -193,6 +216,20 @@ enum NetworkCommand {
     Policy {
         #[arg(value_parser = ["never", "ask", "always"])]
         policy: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SettingsCommand {
+    /// Show the settings.
+    Show,
+    /// Set one: books-kept (0–50), notifications (on/off), theme (system/light/dark),
+    /// metered-downloads (never/ask/always), keep-running (on/off: stay in the tray after the
+    /// last window closes).
+    Set {
+        #[arg(value_parser = ["books-kept", "notifications", "theme", "metered-downloads", "keep-running"])]
+        key: String,
+        value: String,
     },
 }
 

@@ -1,8 +1,8 @@
 //! `carrel-cli` as scripts use it: real processes on a real data dir, against a real HTTP
 //! server on loopback.
 //!
-//! - commands: exit codes and output of the server, browse, store, open, status and path
-//!   commands;
+//! - commands: exit codes and output of the server, browse, store, open, status, path and
+//!   series commands (a series' window, a server's default);
 //! - several processes: six `sync --wait` on one data dir — one request in flight, every part
 //!   fetched once, every book complete;
 //! - a full disk: `sync --until-idle` on a small tmpfs stops with the work left, says so and
@@ -941,6 +941,102 @@ fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
 }
 
 #[test]
+fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_stays_stopped() {
+    let server = fixture(Config {
+        books: 12,
+        comic_pages: (1..=12).map(|id| (id, 4)).collect(),
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    let series = ids
+        .values()
+        .map(|id| cli.json(&["series", "show", &id.to_string()]))
+        .find(|s| s["books"].as_array().unwrap().len() >= 4)
+        .expect("a series of four books or more");
+    let books: Vec<String> = series["books"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["book_id"].as_i64().unwrap().to_string())
+        .collect();
+    let states = |s: &Value| -> Vec<String> {
+        s["books"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["status"]["state"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    // Off until set.
+    let shown = cli.json(&["series", "default", "lib"]);
+    assert!(shown["default"].is_null(), "{shown}");
+    assert!(cli
+        .ok(&["series", "default", "lib"])
+        .contains("lib: no default reading window"));
+
+    let set = cli.json(&[
+        "series",
+        "default",
+        "lib",
+        "--next",
+        "2",
+        "--remove-after-days",
+        "7",
+    ]);
+    assert_eq!(set["default"]["keep_next"], 2, "{set}");
+    assert_eq!(set["default"]["remove_after_days"], 7, "{set}");
+    let server_id = set["server_id"].as_i64().unwrap().to_string();
+    // By id too.
+    assert_eq!(
+        cli.json(&["series", "default", &server_id])["default"]["keep_next"],
+        2
+    );
+    let text = cli.ok(&["series", "default", "lib"]);
+    assert!(
+        text.contains(
+            "each series read keeps the next 2 unread, finished books removed after 7 days"
+        ),
+        "{text}"
+    );
+
+    // Reading the first book gives its series the default's window: the next two are queued.
+    cli.ok(&["open", &books[0], "--page", "1"]);
+    let shown = cli.json(&["series", "show", &books[0]]);
+    assert_eq!(shown["window"]["keep_next"], 2, "{shown}");
+    assert_eq!(shown["window"]["from_server_default"], true, "{shown}");
+    assert_eq!(&states(&shown)[1..4], ["queued", "queued", "remote"]);
+    assert!(cli
+        .ok(&["series", "show", &books[0]])
+        .contains("(the server's default)"));
+
+    // Stopped by the reader, it stays stopped while the default is on.
+    cli.ok(&["series", "stop", &books[0]]);
+    cli.ok(&["open", &books[1], "--page", "4"]);
+    let shown = cli.json(&["series", "show", &books[0]]);
+    assert!(shown["window"].is_null(), "{shown}");
+    assert_eq!(shown["stopped"], true, "{shown}");
+    assert_eq!(states(&shown)[3], "remote", "{shown}");
+
+    // Off.
+    let off = cli.json(&["series", "default", "lib", "--off"]);
+    assert!(off["default"].is_null(), "{off}");
+    assert!(cli.json(&["series", "default", "lib"])["default"].is_null());
+
+    assert_eq!(
+        code(&cli.run(&["series", "default", "lib", "--next", "51"])),
+        2
+    );
+    assert_eq!(
+        code(&cli.run(&["series", "default", "lib", "--next", "2", "--off"])),
+        2
+    );
+    assert_eq!(code(&cli.run(&["series", "default", "nowhere"])), 3);
+    assert_eq!(code(&cli.run(&["series", "default", "9999"])), 3);
+}
+
+#[test]
 fn the_network_and_the_metered_policy_are_shown_and_set() {
     let cli = Cli::new();
     // No Carrel follows NetworkManager here: nothing is recorded and nothing waits.
@@ -958,4 +1054,37 @@ fn the_network_and_the_metered_policy_are_shown_and_set() {
     assert_eq!(code(&cli.run(&["network", "policy", "sometimes"])), 2);
     // A sync without NetworkManager runs as always.
     cli.ok(&["sync", "--until-idle"]);
+}
+
+#[test]
+fn the_settings_are_shown_and_set_one_at_a_time() {
+    let cli = Cli::new();
+    let shown = cli.json(&["settings"]);
+    assert_eq!(
+        shown,
+        serde_json::json!({ "books_kept": 6, "notifications": true, "theme": "system", "metered_downloads": "ask", "keep_running": false })
+    );
+    let set = cli.json(&["settings", "set", "keep-running", "on"]);
+    assert_eq!(set["keep_running"], true);
+    cli.json(&["settings", "set", "books-kept", "2"]);
+    cli.json(&["settings", "set", "theme", "dark"]);
+    cli.json(&["settings", "set", "notifications", "off"]);
+    let text = cli.ok(&["settings", "show"]);
+    for line in [
+        "books-kept: 2",
+        "notifications: off",
+        "theme: dark",
+        "metered-downloads: ask",
+        "keep-running: on",
+    ] {
+        assert!(text.contains(line), "{line:?} not in {text}");
+    }
+    // Refused values change nothing.
+    assert_eq!(code(&cli.run(&["settings", "set", "books-kept", "51"])), 2);
+    assert_eq!(
+        code(&cli.run(&["settings", "set", "keep-running", "maybe"])),
+        2
+    );
+    assert_eq!(code(&cli.run(&["settings", "set", "colour", "red"])), 2);
+    assert_eq!(cli.json(&["settings"])["books_kept"], 2);
 }

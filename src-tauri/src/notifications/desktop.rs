@@ -1,16 +1,42 @@
-//! The session's notification server over D-Bus (notify-rust), called from a thread of its own
-//! because those calls can block; notifications updated in place by key.
+//! The session's notification server (`org.freedesktop.Notifications`) over D-Bus through
+//! libdbus, from a thread of its own because those calls block: notifications put up, updated
+//! in place by key and taken down, in the order they were asked for; their actions offered
+//! when the server shows actions (`GetCapabilities` lists "actions") and the reader's
+//! invocations handed back.
+//!
+//! One connection carries everything. Servers send `ActionInvoked` and `NotificationClosed`
+//! to the connection that put the notification up (dunst addresses them to it alone), so
+//! listening on another would hear nothing. While a notification with actions is up, the
+//! thread waits on the bus for those signals and looks at its calls every [`CALL_TICK`];
+//! otherwise it sleeps until the next call.
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 
-use super::{Note, NoteKind, Notifier, APP_NAME};
+use dbus::arg::{PropMap, RefArg, Variant};
+use dbus::blocking::Connection;
+use dbus::message::MessageType;
+use dbus::Message;
+
+use super::{ActionHandler, Note, NoteKind, Notifier, APP_NAME, DEFAULT_ACTION_KEY};
+
+const SERVICE: &str = "org.freedesktop.Notifications";
+const PATH: &str = "/org/freedesktop/Notifications";
+const INTERFACE: &str = "org.freedesktop.Notifications";
+/// How long one call to the notification server may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a call waits while the thread listens for the reader's actions.
+const CALL_TICK: Duration = Duration::from_millis(200);
+/// What the server's `GetCapabilities` lists when it shows actions.
+const ACTIONS_CAPABILITY: &str = "actions";
 
 /// The session's notification server, over D-Bus. Calls are handed to a thread of its own, in
 /// order; each returns at once.
 pub struct DesktopNotifier {
     calls: mpsc::Sender<Call>,
+    on_action: Arc<Mutex<Option<ActionHandler>>>,
 }
 
 impl DesktopNotifier {
@@ -18,14 +44,15 @@ impl DesktopNotifier {
     /// dropped.
     pub fn start() -> DesktopNotifier {
         let (calls, rx) = mpsc::channel();
-        let icon = app_icon();
+        let on_action: Arc<Mutex<Option<ActionHandler>>> = Arc::default();
+        let desktop = Desktop::new(app_icon(), on_action.clone());
         let spawned = std::thread::Builder::new()
             .name("notifications".into())
-            .spawn(move || Desktop::new(icon).serve(rx));
+            .spawn(move || desktop.serve(rx));
         if let Err(e) = spawned {
             tracing::warn!(cause = %e, "desktop notifications are unavailable");
         }
-        DesktopNotifier { calls }
+        DesktopNotifier { calls, on_action }
     }
 
     fn send(&self, call: Call) {
@@ -52,6 +79,9 @@ impl Notifier for DesktopNotifier {
             key: key.to_owned(),
         });
     }
+    fn on_action(&self, handler: ActionHandler) {
+        *self.on_action.lock().unwrap_or_else(|p| p.into_inner()) = Some(handler);
+    }
 }
 
 /// The notification's icon: the one an installed package put beside the binary (`…/bin/carrel`
@@ -72,7 +102,7 @@ fn app_icon() -> String {
     NAME.to_owned()
 }
 
-/// One call of a [`Notifier`], as [`RecordingNotifier`] keeps it.
+/// One call of a [`Notifier`], as [`super::RecordingNotifier`] keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Call {
     Show { key: String, note: Note },
@@ -95,105 +125,297 @@ impl Call {
     }
 }
 
-/// The notifier thread's side: the notifications it put up, by key.
+/// The notifier thread's side: its connection and the notifications it put up.
 struct Desktop {
     icon: String,
-    shown: HashMap<String, notify_rust::NotificationHandle>,
+    on_action: Arc<Mutex<Option<ActionHandler>>>,
+    /// The session bus, once reached; dropped when it fails, and opened again at the next call.
+    bus: Option<Connection>,
+    /// Whether the server shows actions; `None`: not asked yet (or the answer was lost).
+    shows_actions: Option<bool>,
+    /// The server's id of the notification up under each key.
+    shown: HashMap<String, u32>,
+    /// Notifications with actions, by the server's id, until the server says they closed: a
+    /// "ready" one outlives its key (nothing updates it, the reader may still click it).
+    offered: HashMap<u32, Note>,
     /// Whether the last call failed (so a missing server is logged once, not per call).
     failing: bool,
 }
 
 impl Desktop {
-    fn new(icon: String) -> Desktop {
+    fn new(icon: String, on_action: Arc<Mutex<Option<ActionHandler>>>) -> Desktop {
         Desktop {
             icon,
+            on_action,
+            bus: None,
+            shows_actions: None,
             shown: HashMap::new(),
+            offered: HashMap::new(),
             failing: false,
         }
     }
 
     fn serve(mut self, calls: mpsc::Receiver<Call>) {
-        for call in calls {
-            match call {
-                Call::Show { key, note } | Call::Update { key, note } => self.put_up(key, &note),
-                Call::Close { key } => {
-                    if let Some(handle) = self.shown.remove(&key) {
-                        handle.close();
+        loop {
+            if self.offered.is_empty() || self.bus.is_none() {
+                match calls.recv() {
+                    Ok(call) => self.handle(call),
+                    Err(_) => return,
+                }
+            } else {
+                self.listen(CALL_TICK);
+            }
+            loop {
+                match calls.try_recv() {
+                    Ok(call) => self.handle(call),
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => return,
+                }
+            }
+            self.listen(Duration::ZERO);
+        }
+    }
+
+    fn handle(&mut self, call: Call) {
+        match call {
+            Call::Show { key, note } | Call::Update { key, note } => self.put_up(key, note),
+            Call::Close { key } => {
+                if let Some(id) = self.shown.remove(&key) {
+                    self.offered.remove(&id);
+                    if let Some(bus) = &self.bus {
+                        let _: Result<(), _> = bus
+                            .with_proxy(SERVICE, PATH, CALL_TIMEOUT)
+                            .method_call(INTERFACE, "CloseNotification", (id,));
                     }
                 }
             }
         }
     }
 
-    fn notification(&self, note: &Note) -> notify_rust::Notification {
-        use notify_rust::{Hint, Notification, Timeout, Urgency};
-        let mut n = Notification::new();
-        // Notification servers read the body as markup: a title from a catalog is text.
-        n.appname(APP_NAME)
-            .icon(&self.icon)
-            .summary(&note.summary)
-            .body(&escape_markup(&note.body));
-        match note.kind {
-            NoteKind::Progress { percent } => {
-                n.hint(Hint::Category("transfer".into()))
-                    .urgency(Urgency::Low);
-                if let Some(p) = percent {
-                    // The progress bar of servers that draw one (dunst, KDE).
-                    n.hint(Hint::CustomInt("value".into(), i32::from(p)));
-                }
+    /// The session bus, connected (and listening for the server's signals) when it was not.
+    fn bus(&mut self) -> Result<&Connection, dbus::Error> {
+        if self.bus.is_none() {
+            let bus = Connection::new_session()?;
+            for member in ["ActionInvoked", "NotificationClosed"] {
+                bus.add_match_no_cb(&format!(
+                    "type='signal',interface='{INTERFACE}',member='{member}'"
+                ))?;
             }
-            NoteKind::Ready => {
-                n.hint(Hint::Category("transfer.complete".into()));
-            }
-            NoteKind::Paused => {
-                n.hint(Hint::Category("network.disconnected".into()));
-            }
+            self.bus = Some(bus);
         }
-        n.timeout(Timeout::Default);
-        n
+        Ok(self.bus.as_ref().expect("connected above"))
+    }
+
+    /// Forgets the connection and what was shown through it, after a failed call that left
+    /// it unusable.
+    fn disconnect(&mut self) {
+        self.bus = None;
+        self.shows_actions = None;
+        self.shown.clear();
+        self.offered.clear();
+    }
+
+    /// Whether the server shows actions, asked once per connection.
+    fn shows_actions(&mut self) -> bool {
+        if let Some(known) = self.shows_actions {
+            return known;
+        }
+        let asked: Result<(Vec<String>,), dbus::Error> = match self.bus() {
+            Ok(bus) => bus.with_proxy(SERVICE, PATH, CALL_TIMEOUT).method_call(
+                INTERFACE,
+                "GetCapabilities",
+                (),
+            ),
+            Err(e) => Err(e),
+        };
+        match asked {
+            Ok((capabilities,)) => {
+                let shows = capabilities.iter().any(|c| c == ACTIONS_CAPABILITY);
+                self.shows_actions = Some(shows);
+                shows
+            }
+            // Asked again with the next notification.
+            Err(_) => false,
+        }
     }
 
     /// Shows `note` under `key`, in place of the notification already up under it.
-    fn put_up(&mut self, key: String, note: &Note) {
-        let fresh = self.notification(note);
-        let mut result = Err(None);
-        if let Some(handle) = self.shown.get_mut(&key) {
-            **handle = fresh.clone();
-            result = handle.update().map_err(Some);
-            if result.is_err() {
-                // The server forgot it (restarted?): put up a new one below.
-                self.shown.remove(&key);
-            }
+    fn put_up(&mut self, key: String, mut note: Note) {
+        if !note.actions.is_empty() && !self.shows_actions() {
+            note.actions.clear();
         }
-        if result.is_err() {
-            result = match fresh.show() {
-                Ok(handle) => {
-                    self.shown.insert(key.clone(), handle);
-                    Ok(())
-                }
-                Err(e) => Err(Some(e)),
-            };
-        }
+        let replaces = self.shown.get(&key).copied().unwrap_or(0);
+        let args = self.notify_args(&note, replaces);
+        let result = match self.bus() {
+            Ok(bus) => bus
+                .with_proxy(SERVICE, PATH, CALL_TIMEOUT)
+                .method_call(INTERFACE, "Notify", args)
+                .map(|(id,): (u32,)| id),
+            Err(e) => Err(e),
+        };
         match result {
-            Ok(()) => self.failing = false,
-            Err(e) => {
-                let cause = e.map(|e| e.to_string()).unwrap_or_default();
-                if !self.failing {
-                    tracing::warn!(%cause, "cannot show a desktop notification");
+            Ok(id) => {
+                self.failing = false;
+                if replaces != 0 && replaces != id {
+                    self.offered.remove(&replaces);
+                }
+                if note.actions.is_empty() {
+                    self.offered.remove(&id);
+                }
+                if note.kind == NoteKind::Ready {
+                    // Nothing updates it again; the server keeps showing it.
+                    self.shown.remove(&key);
                 } else {
-                    tracing::debug!(%cause, "cannot show a desktop notification");
+                    self.shown.insert(key, id);
+                }
+                if !note.actions.is_empty() {
+                    self.offered.insert(id, note);
+                }
+            }
+            Err(e) => {
+                if !self.failing {
+                    tracing::warn!(cause = %e, "cannot show a desktop notification");
+                } else {
+                    tracing::debug!(cause = %e, "cannot show a desktop notification");
                 }
                 self.failing = true;
+                let lost = self
+                    .bus
+                    .as_ref()
+                    .is_some_and(|bus| !bus.channel().is_connected());
+                if lost {
+                    self.disconnect();
+                } else {
+                    // The server may be another one next time: ask what it shows again.
+                    self.shows_actions = None;
+                    self.shown.remove(&key);
+                }
             }
         }
-        if note.kind == NoteKind::Ready {
-            // Nothing updates it again: let go of its connection, the server keeps showing it.
-            self.shown.remove(&key);
+    }
+
+    /// `Notify`'s arguments: app name, id replaced, icon, summary, body, actions, hints and
+    /// timeout.
+    #[allow(clippy::type_complexity)]
+    fn notify_args(
+        &self,
+        note: &Note,
+        replaces: u32,
+    ) -> (
+        String,
+        u32,
+        String,
+        String,
+        String,
+        Vec<String>,
+        PropMap,
+        i32,
+    ) {
+        let mut actions = Vec::new();
+        for action in &note.actions {
+            if action.is_default() {
+                actions.push(DEFAULT_ACTION_KEY.to_owned());
+                actions.push(action.label().to_owned());
+            }
+            actions.push(action.key().to_owned());
+            actions.push(action.label().to_owned());
+        }
+        let mut hints = PropMap::new();
+        let mut hint = |name: &str, value: Box<dyn RefArg>| {
+            hints.insert(name.to_owned(), Variant(value));
+        };
+        match note.kind {
+            NoteKind::Progress { percent } => {
+                hint("category", Box::new("transfer".to_owned()));
+                hint("urgency", Box::new(0u8));
+                if let Some(p) = percent {
+                    // The progress bar of servers that draw one (dunst, KDE).
+                    hint("value", Box::new(i32::from(p)));
+                }
+            }
+            NoteKind::Ready => hint("category", Box::new("transfer.complete".to_owned())),
+            NoteKind::Paused => hint("category", Box::new("network.disconnected".to_owned())),
+        }
+        (
+            APP_NAME.to_owned(),
+            replaces,
+            self.icon.clone(),
+            note.summary.clone(),
+            // Notification servers read the body as markup: a title from a catalog is text.
+            escape_markup(&note.body),
+            actions,
+            hints,
+            // The server's own timeout.
+            -1,
+        )
+    }
+
+    /// Takes the server's signals that arrived, waiting up to `wait` for the first.
+    fn listen(&mut self, wait: Duration) {
+        let Some(bus) = &self.bus else {
+            return;
+        };
+        let mut signals = Vec::new();
+        let mut lost = false;
+        let mut wait = wait;
+        loop {
+            match bus.channel().blocking_pop_message(wait) {
+                Ok(Some(message)) => {
+                    signals.push(message);
+                    wait = Duration::ZERO;
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::debug!(cause = %e, "the session bus went away");
+                    lost = true;
+                    break;
+                }
+            }
+        }
+        for message in signals {
+            self.signal(&message);
+        }
+        if lost {
+            self.disconnect();
+        }
+    }
+
+    fn signal(&mut self, message: &Message) {
+        if message.msg_type() != MessageType::Signal
+            || message.interface().as_deref() != Some(INTERFACE)
+        {
+            return;
+        }
+        match message.member().as_deref() {
+            Some("ActionInvoked") => {
+                let Ok((id, key)) = message.read2::<u32, String>() else {
+                    return;
+                };
+                let Some(action) = self.offered.get(&id).and_then(|note| note.action(&key)) else {
+                    return;
+                };
+                tracing::info!(
+                    action = action.key(),
+                    book = action.book_id(),
+                    "notification action"
+                );
+                let handler = self.on_action.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(handler) = handler.as_ref() {
+                    handler(action);
+                }
+            }
+            Some("NotificationClosed") => {
+                let Ok((id, _reason)) = message.read2::<u32, u32>() else {
+                    return;
+                };
+                self.offered.remove(&id);
+                self.shown.retain(|_, shown| *shown != id);
+            }
+            _ => {}
         }
     }
 }
 
-/// Keeps every call, for tests.
 /// Escapes the characters notification servers treat as markup in a body.
 fn escape_markup(text: &str) -> String {
     text.replace('&', "&amp;")

@@ -11,6 +11,12 @@
 //!   notification server over D-Bus, called from a thread of its own because those calls can
 //!   block) and [`RecordingNotifier`] (a list, for tests).
 //! - [`Library`]: what the sink looks up in the store: the setting and book titles.
+//! - [`NoteAction`]: what the reader can do from a notification where the notification server
+//!   shows actions — "Pause downloads" and "Cancel" on a book's progress, "Read" on "Ready to
+//!   read offline" (also its body's click). The sink offers them once the shell gave it a
+//!   callback ([`DownloadNotifications::offer_actions`]); an invoked one reaches the sink first
+//!   (a cancelled book's notification goes at once), then the callback, which knows the core
+//!   and the windows. This module knows neither.
 //!
 //! The policy is this module's; what a notification says (pages, sizes, percentages) is
 //! `wording`'s, and talking to the notification server is `desktop`'s.
@@ -23,8 +29,8 @@ mod wording;
 
 pub use desktop::{Call, DesktopNotifier};
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use carrel_core::{
@@ -69,13 +75,78 @@ pub enum NoteKind {
     Paused,
 }
 
+/// What the reader asks for from a notification of a book.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NoteAction {
+    /// Pause the downloads — all of them: the engine pauses downloads as a whole, not one book
+    /// (labelled "Pause downloads" for that reason).
+    Pause { book_id: i64 },
+    /// Stop downloading this book (what is stored stays).
+    Cancel { book_id: i64 },
+    /// Open this book to read it.
+    Read { book_id: i64 },
+}
+
+/// The key the notification server reports for a click on a notification's body.
+pub const DEFAULT_ACTION_KEY: &str = "default";
+
+impl NoteAction {
+    pub fn book_id(self) -> i64 {
+        match self {
+            NoteAction::Pause { book_id }
+            | NoteAction::Cancel { book_id }
+            | NoteAction::Read { book_id } => book_id,
+        }
+    }
+
+    /// Its key in the notification's action list (the server reports it back when invoked).
+    pub fn key(self) -> &'static str {
+        match self {
+            NoteAction::Pause { .. } => "pause",
+            NoteAction::Cancel { .. } => "cancel",
+            NoteAction::Read { .. } => "read",
+        }
+    }
+
+    /// What its button says.
+    pub fn label(self) -> &'static str {
+        wording::action_label(self)
+    }
+
+    /// Whether clicking the notification's body does it too.
+    pub fn is_default(self) -> bool {
+        matches!(self, NoteAction::Read { .. })
+    }
+}
+
 /// One notification's content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
     pub summary: String,
     pub body: String,
     pub kind: NoteKind,
+    /// What the reader can do from it, in the order the buttons show; empty when the shell
+    /// handles no actions. A notifier whose server shows no actions leaves them out.
+    pub actions: Vec<NoteAction>,
 }
+
+impl Note {
+    /// The action the server reported as invoked under `key` (an action's own key, or
+    /// [`DEFAULT_ACTION_KEY`] for a click on the body), if the note offers it.
+    pub fn action(&self, key: &str) -> Option<NoteAction> {
+        self.actions.iter().copied().find(|a| {
+            if key == DEFAULT_ACTION_KEY {
+                a.is_default()
+            } else {
+                a.key() == key
+            }
+        })
+    }
+}
+
+/// Where a notifier hands the actions the reader invokes; called on the notifier's thread, so
+/// it must return quickly.
+pub type ActionHandler = Box<dyn Fn(NoteAction) + Send + Sync>;
 
 /// Shows, updates and closes notifications, each identified by a key of the caller's choice.
 /// Implementations must return quickly: they are called on the executor's task.
@@ -86,6 +157,11 @@ pub trait Notifier: Send + Sync {
     fn update(&self, key: &str, note: Note);
     /// Takes the notification of `key` down, if one is up.
     fn close(&self, key: &str);
+    /// From now on, hands every action the reader invokes on a notification to `handler`.
+    /// Notifiers that show no actions drop it.
+    fn on_action(&self, handler: ActionHandler) {
+        drop(handler);
+    }
 }
 
 impl<N: Notifier + ?Sized> Notifier for Arc<N> {
@@ -97,6 +173,9 @@ impl<N: Notifier + ?Sized> Notifier for Arc<N> {
     }
     fn close(&self, key: &str) {
         (**self).close(key)
+    }
+    fn on_action(&self, handler: ActionHandler) {
+        (**self).on_action(handler)
     }
 }
 
@@ -144,6 +223,8 @@ pub struct DownloadNotifications {
     library: Box<dyn Library>,
     now: Box<dyn Fn() -> Instant + Send + Sync>,
     state: Mutex<State>,
+    /// The shell's side of actions; set once, and only then are actions offered.
+    on_action: OnceLock<ActionHandler>,
 }
 
 #[derive(Default)]
@@ -154,6 +235,10 @@ struct State {
     books: HashMap<i64, BookNote>,
     /// Whether the paused notice is up (until a download succeeds).
     paused_shown: bool,
+    /// Books the reader cancelled from their notification: the task in flight may still
+    /// report progress, which must not bring the notification back (until the book's next
+    /// task starts, which means it was asked for again).
+    cancelled: HashSet<i64>,
 }
 
 #[derive(Default)]
@@ -175,6 +260,50 @@ impl DownloadNotifications {
             library: Box::new(library),
             now: Box::new(Instant::now),
             state: Mutex::new(State::default()),
+            on_action: OnceLock::new(),
+        }
+    }
+
+    /// Offers actions on book notifications from now on, and routes the invoked ones through
+    /// this sink (which takes down a cancelled book's notification) to `on_action`. Called
+    /// once; a second call is ignored.
+    pub fn offer_actions(self: &Arc<Self>, on_action: impl Fn(NoteAction) + Send + Sync + 'static) {
+        if self.on_action.set(Box::new(on_action)).is_err() {
+            return;
+        }
+        let sink: Weak<Self> = Arc::downgrade(self);
+        self.notifier.on_action(Box::new(move |action| {
+            if let Some(sink) = sink.upgrade() {
+                sink.act(action);
+            }
+        }));
+    }
+
+    /// An action the reader invoked on a notification.
+    pub fn act(&self, action: NoteAction) {
+        if let NoteAction::Cancel { book_id } = action {
+            let mut st = self.lock();
+            st.books.remove(&book_id);
+            st.cancelled.insert(book_id);
+            self.notifier.close(&book_key(book_id));
+        }
+        if let Some(on_action) = self.on_action.get() {
+            on_action(action);
+        }
+    }
+
+    /// The actions a book's note offers, when the shell handles them.
+    fn actions(&self, kind: NoteKind, book_id: i64) -> Vec<NoteAction> {
+        if self.on_action.get().is_none() {
+            return Vec::new();
+        }
+        match kind {
+            NoteKind::Progress { .. } => vec![
+                NoteAction::Pause { book_id },
+                NoteAction::Cancel { book_id },
+            ],
+            NoteKind::Ready => vec![NoteAction::Read { book_id }],
+            NoteKind::Paused => Vec::new(),
         }
     }
 
@@ -235,7 +364,11 @@ impl DownloadNotifications {
     }
 
     /// Shows a book's progress now, or holds it back until its interval passed.
-    fn progress(&self, st: &mut State, book_id: i64, note: Note, now: Instant) {
+    fn progress(&self, st: &mut State, book_id: i64, mut note: Note, now: Instant) {
+        if st.cancelled.contains(&book_id) {
+            return;
+        }
+        note.actions = self.actions(note.kind, book_id);
         let book = st.books.entry(book_id).or_default();
         match book.shown_at {
             None => {
@@ -262,6 +395,7 @@ impl DownloadNotifications {
     fn handle(&self, st: &mut State, event: DownloadEvent, now: Instant) {
         match event {
             DownloadEvent::TaskStarted { book_id, kind, .. } if kind.is_part() => {
+                st.cancelled.remove(&book_id);
                 st.books.entry(book_id).or_default().part = Some(kind);
             }
             DownloadEvent::TaskStarted { .. } => {}
@@ -289,10 +423,12 @@ impl DownloadNotifications {
             }
             DownloadEvent::BookStored(progress) => {
                 let key = book_key(progress.book_id);
+                st.cancelled.remove(&progress.book_id);
                 let note = Note {
                     summary: progress.title,
                     body: READY_BODY.to_owned(),
                     kind: NoteKind::Ready,
+                    actions: self.actions(NoteKind::Ready, progress.book_id),
                 };
                 match st.books.remove(&progress.book_id) {
                     Some(BookNote {
@@ -332,6 +468,7 @@ impl DownloadNotifications {
                             summary: PAUSED_SUMMARY.to_owned(),
                             body: PAUSED_BODY.to_owned(),
                             kind: NoteKind::Paused,
+                            actions: Vec::new(),
                         },
                     );
                 }
@@ -360,9 +497,19 @@ impl ProgressSink for DownloadNotifications {
     }
 }
 
-#[derive(Debug, Default)]
+/// Keeps every call, for tests, and plays the notification server's part for actions.
+#[derive(Default)]
 pub struct RecordingNotifier {
     calls: Mutex<Vec<Call>>,
+    on_action: Mutex<Option<Arc<ActionHandler>>>,
+}
+
+impl std::fmt::Debug for RecordingNotifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordingNotifier")
+            .field("calls", &self.calls())
+            .finish_non_exhaustive()
+    }
 }
 
 impl RecordingNotifier {
@@ -380,6 +527,31 @@ impl RecordingNotifier {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(call);
+    }
+
+    /// What the notification up under `key` shows now: the note of its latest show or update,
+    /// unless it was closed since.
+    pub fn showing(&self, key: &str) -> Option<Note> {
+        let calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        let last = calls.iter().rev().find(|c| c.key() == key)?;
+        last.note().cloned()
+    }
+
+    /// Does what a notification server does when the reader invokes the action `action_key`
+    /// (or clicks the body: [`DEFAULT_ACTION_KEY`]) on the notification up under `key`: hands
+    /// the action to the handler. Returns the action, or `None` when the notification is not
+    /// up or does not offer it.
+    pub fn invoke(&self, key: &str, action_key: &str) -> Option<NoteAction> {
+        let action = self.showing(key)?.action(action_key)?;
+        let handler = self
+            .on_action
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(handler) = handler {
+            handler(action);
+        }
+        Some(action)
     }
 }
 
@@ -400,6 +572,9 @@ impl Notifier for RecordingNotifier {
         self.record(Call::Close {
             key: key.to_owned(),
         });
+    }
+    fn on_action(&self, handler: ActionHandler) {
+        *self.on_action.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(handler));
     }
 }
 
@@ -443,7 +618,7 @@ mod tests {
     }
 
     struct Rig {
-        sink: DownloadNotifications,
+        sink: Arc<DownloadNotifications>,
         calls: Arc<RecordingNotifier>,
         library: Arc<FakeLibrary>,
         clock: Clock,
@@ -454,8 +629,9 @@ mod tests {
         let library = Arc::new(FakeLibrary::default());
         let clock = Clock::new();
         let c = clock.clone();
-        let sink =
-            DownloadNotifications::new(calls.clone(), library.clone()).with_clock(move || c.now());
+        let sink = Arc::new(
+            DownloadNotifications::new(calls.clone(), library.clone()).with_clock(move || c.now()),
+        );
         Rig {
             sink,
             calls,
@@ -591,7 +767,8 @@ mod tests {
                 note: Note {
                     summary: "Saga #3".into(),
                     body: READY_BODY.into(),
-                    kind: NoteKind::Ready
+                    kind: NoteKind::Ready,
+                    actions: vec![],
                 },
             }
         );
@@ -648,7 +825,8 @@ mod tests {
                 note: Note {
                     summary: "Downloads".into(),
                     body: PAUSED_BODY.into(),
-                    kind: NoteKind::Paused
+                    kind: NoteKind::Paused,
+                    actions: vec![],
                 },
             }]
         );
@@ -742,6 +920,166 @@ mod tests {
                 key: "book:3".into()
             }
         );
+    }
+
+    /// A rig whose shell handles actions, recording those it is handed.
+    fn rig_with_actions() -> (Rig, Arc<Mutex<Vec<NoteAction>>>) {
+        let r = rig();
+        let invoked: Arc<Mutex<Vec<NoteAction>>> = Arc::default();
+        let seen = invoked.clone();
+        r.sink.offer_actions(move |a| seen.lock().unwrap().push(a));
+        // The notifier's handler reaches the sink through a weak reference only.
+        assert_eq!(Arc::strong_count(&r.sink), 1);
+        (r, invoked)
+    }
+
+    #[test]
+    fn actions_are_offered_on_progress_and_ready_only_when_the_shell_handles_them() {
+        let r = rig();
+        r.sink.report(pages(3, 1, 8));
+        r.sink.report(DownloadEvent::BookStored(progress(3, 8, 8)));
+        assert!(
+            r.calls
+                .calls()
+                .iter()
+                .all(|c| c.note().unwrap().actions.is_empty()),
+            "{:?}",
+            r.calls.calls()
+        );
+
+        let calls = Arc::new(RecordingNotifier::default());
+        let sink = Arc::new(DownloadNotifications::new(
+            calls.clone(),
+            Arc::new(FakeLibrary::default()),
+        ));
+        sink.offer_actions(|_| {});
+        sink.report(started(9, TaskKind::File));
+        sink.report(DownloadEvent::TaskBytes {
+            task_id: 1,
+            book_id: 9,
+            bytes: 100,
+            total: Some(1000),
+        });
+        sink.report(pages(3, 1, 8));
+        sink.report(backoff());
+        sink.report(DownloadEvent::BookStored(progress(3, 8, 8)));
+        let offered: Vec<(String, Vec<NoteAction>)> = calls
+            .calls()
+            .iter()
+            .map(|c| (c.key().to_owned(), c.note().unwrap().actions.clone()))
+            .collect();
+        assert_eq!(
+            offered,
+            [
+                (
+                    "book:9".to_owned(),
+                    vec![
+                        NoteAction::Pause { book_id: 9 },
+                        NoteAction::Cancel { book_id: 9 }
+                    ]
+                ),
+                (
+                    "book:3".to_owned(),
+                    vec![
+                        NoteAction::Pause { book_id: 3 },
+                        NoteAction::Cancel { book_id: 3 }
+                    ]
+                ),
+                (PAUSED_KEY.to_owned(), vec![]),
+                ("book:3".to_owned(), vec![NoteAction::Read { book_id: 3 }]),
+            ]
+        );
+        let labels: Vec<&str> = [
+            NoteAction::Pause { book_id: 1 },
+            NoteAction::Cancel { book_id: 1 },
+            NoteAction::Read { book_id: 1 },
+        ]
+        .iter()
+        .map(|a| a.label())
+        .collect();
+        assert_eq!(labels, ["Pause downloads", "Cancel", "Read"]);
+    }
+
+    #[test]
+    fn updating_a_progress_note_in_place_keeps_its_actions() {
+        let (r, _) = rig_with_actions();
+        r.sink.report(pages(4, 1, 8));
+        r.clock.advance(100);
+        r.sink.report(pages(4, 2, 8));
+        r.sink.report(DownloadEvent::State(ExecutorState::Idle));
+        let calls = r.calls.calls();
+        assert!(matches!(calls[1], Call::Update { .. }), "{calls:?}");
+        for c in &calls {
+            assert_eq!(
+                c.note().unwrap().actions,
+                [
+                    NoteAction::Pause { book_id: 4 },
+                    NoteAction::Cancel { book_id: 4 }
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn an_invoked_action_reaches_the_shell_with_its_book() {
+        let (r, invoked) = rig_with_actions();
+        r.sink.report(pages(3, 1, 8));
+        r.sink.report(pages(7, 1, 5));
+        assert_eq!(
+            r.calls.invoke("book:7", "pause"),
+            Some(NoteAction::Pause { book_id: 7 })
+        );
+        r.sink.report(DownloadEvent::BookStored(progress(3, 8, 8)));
+        // A click on the body of "ready", then its button.
+        assert_eq!(
+            r.calls.invoke("book:3", DEFAULT_ACTION_KEY),
+            Some(NoteAction::Read { book_id: 3 })
+        );
+        assert_eq!(
+            r.calls.invoke("book:3", "read"),
+            Some(NoteAction::Read { book_id: 3 })
+        );
+        // "Ready" offers nothing else, and the body of a progress note does nothing.
+        assert_eq!(r.calls.invoke("book:3", "cancel"), None);
+        assert_eq!(r.calls.invoke("book:7", DEFAULT_ACTION_KEY), None);
+        assert_eq!(
+            *invoked.lock().unwrap(),
+            [
+                NoteAction::Pause { book_id: 7 },
+                NoteAction::Read { book_id: 3 },
+                NoteAction::Read { book_id: 3 }
+            ]
+        );
+    }
+
+    #[test]
+    fn cancelling_takes_the_note_down_and_late_progress_does_not_bring_it_back() {
+        let (r, invoked) = rig_with_actions();
+        r.sink.report(started(3, TaskKind::Page));
+        r.sink.report(pages(3, 1, 8));
+        assert_eq!(
+            r.calls.invoke("book:3", "cancel"),
+            Some(NoteAction::Cancel { book_id: 3 })
+        );
+        assert_eq!(
+            *invoked.lock().unwrap(),
+            [NoteAction::Cancel { book_id: 3 }]
+        );
+        assert_eq!(
+            r.calls.take()[1..],
+            [Call::Close {
+                key: "book:3".into()
+            }]
+        );
+        // The page in flight when the reader cancelled still lands.
+        r.clock.advance(2000);
+        r.sink.report(pages(3, 2, 8));
+        r.sink.report(DownloadEvent::State(ExecutorState::Idle));
+        assert_eq!(r.calls.take(), []);
+        // Asked for again: its notification comes back.
+        r.sink.report(started(3, TaskKind::Page));
+        r.sink.report(pages(3, 3, 8));
+        assert_eq!(bodies(&r.calls.take()), ["Saga #3 — 3 of 8 pages"]);
     }
 
     #[test]

@@ -1,9 +1,18 @@
 //! What a notification says: a book's progress in pages or in bytes, with sizes as people read
-//! them (KB, MB, GB) and a percentage when the whole is known.
+//! them (KB, MB, GB) and a percentage when the whole is known; what its buttons say.
 
 use carrel_core::engine::progress::BookProgress;
 
-use super::{Note, NoteKind, PROGRESS_SUMMARY};
+use super::{Note, NoteAction, NoteKind, PROGRESS_SUMMARY};
+
+pub(super) fn action_label(action: NoteAction) -> &'static str {
+    match action {
+        // The engine pauses every download, not one book's: the button says so.
+        NoteAction::Pause { .. } => "Pause downloads",
+        NoteAction::Cancel { .. } => "Cancel",
+        NoteAction::Read { .. } => "Read",
+    }
+}
 
 pub(super) fn percent(part: u64, whole: u64) -> Option<u8> {
     (whole > 0).then(|| (part.min(whole) * 100 / whole) as u8)
@@ -20,6 +29,7 @@ pub(super) fn pages_note(p: &BookProgress) -> Note {
         kind: NoteKind::Progress {
             percent: percent(p.stored_parts, p.total_parts),
         },
+        actions: Vec::new(),
     }
 }
 
@@ -45,6 +55,7 @@ pub(super) fn bytes_note(title: &str, bytes: u64, total: Option<u64>) -> Note {
         kind: NoteKind::Progress {
             percent: total.and_then(|t| percent(bytes, t)),
         },
+        actions: Vec::new(),
     }
 }
 

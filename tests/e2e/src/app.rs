@@ -41,6 +41,8 @@ pub struct LaunchOptions {
     pub env: Vec<(OsString, OsString)>,
     /// The name of the artifacts saved on failure; `None`: the running test's name.
     pub name: Option<String>,
+    /// Command-line arguments for the app.
+    pub args: Vec<String>,
 }
 
 impl LaunchOptions {
@@ -50,6 +52,7 @@ impl LaunchOptions {
             profile_dir: None,
             env: Vec::new(),
             name: None,
+            args: Vec::new(),
         }
     }
 
@@ -140,7 +143,7 @@ impl App {
         let mut driver =
             Driver::start(&tools, &env, log.as_file()).map_err(|e| with_log(e, &log))?;
         let capabilities = json!({
-            "alwaysMatch": { "tauri:options": { "application": tools.app } }
+            "alwaysMatch": { "tauri:options": { "application": tools.app, "args": options.args } }
         });
         let client = match Client::new_session(&driver.url(), capabilities) {
             Ok(c) => c,

@@ -124,6 +124,7 @@ impl TestCase {
             profile_dir: Some(self.profile.path().to_path_buf()),
             env: Vec::new(),
             name: Some(self.name.clone()),
+            args: Vec::new(),
         }
     }
 

@@ -25,7 +25,7 @@ function member(id: number, state: SeriesBook['status']['state'], extra: Partial
 }
 
 function saga(window: SeriesView['window'], states: Array<SeriesBook['status']['state']>): SeriesView {
-  return { server_id: 1, series: 'Saga', window, books: states.map((s, i) => member(i + 1, s)) };
+  return { server_id: 1, series: 'Saga', window, server_default: null, stopped: false, books: states.map((s, i) => member(i + 1, s)) };
 }
 
 beforeEach(() => {
@@ -38,7 +38,10 @@ describe('SeriesWindow', () => {
     backend({
       series_of_book: saga(null, ['stored', 'remote', 'remote', 'remote']),
       keep_series: ({ keepNext, removeAfterDays }) =>
-        saga({ keep_next: keepNext as number, remove_after_days: (removeAfterDays as number | null) ?? null }, ['stored', 'queued', 'queued', 'remote']),
+        saga(
+          { keep_next: keepNext as number, remove_after_days: (removeAfterDays as number | null) ?? null, from_server_default: false },
+          ['stored', 'queued', 'queued', 'remote'],
+        ),
     });
     const user = userEvent.setup();
     render(SeriesWindow, { bookId: 1 });
@@ -56,7 +59,7 @@ describe('SeriesWindow', () => {
   });
 
   it('turned off, ends the window', async () => {
-    let window: SeriesView['window'] = { keep_next: 3, remove_after_days: null };
+    let window: SeriesView['window'] = { keep_next: 3, remove_after_days: null, from_server_default: false };
     backend({
       series_of_book: () => saga(window, ['stored', 'stored']),
       stop_keeping_series: () => {
@@ -71,6 +74,33 @@ describe('SeriesWindow', () => {
     await user.selectOptions(ahead, '0');
     expect(invokeMock).toHaveBeenCalledWith('stop_keeping_series', { bookId: 1 });
     await vi.waitFor(() => expect(screen.queryByTestId('series-remove-after')).toBeNull());
+  });
+
+  it('says when the window is the server’s default, and a change makes it the series’ own', async () => {
+    backend({
+      series_of_book: saga({ keep_next: 2, remove_after_days: null, from_server_default: true }, ['stored', 'stored', 'remote']),
+      keep_series: ({ keepNext }) =>
+        saga({ keep_next: keepNext as number, remove_after_days: null, from_server_default: false }, ['stored', 'stored', 'queued']),
+    });
+    const user = userEvent.setup();
+    render(SeriesWindow, { bookId: 1 });
+    const ahead = (await screen.findByTestId('series-keep-next')) as HTMLSelectElement;
+    expect(ahead.value).toBe('2');
+    expect(screen.getByTestId('series-window-note').textContent).toContain('the server’s default');
+    await user.selectOptions(ahead, '3');
+    expect(invokeMock).toHaveBeenCalledWith('keep_series', { bookId: 1, keepNext: 3, removeAfterDays: null });
+    await vi.waitFor(() => expect(screen.getByTestId('series-window-note').textContent).not.toContain('the server’s default'));
+  });
+
+  it('says the server’s default will apply to a series not read yet, but not to a stopped one', async () => {
+    const view = { ...saga(null, ['remote', 'remote']), server_default: { keep_next: 3, remove_after_days: null } };
+    backend({ series_of_book: view });
+    const { unmount } = render(SeriesWindow, { bookId: 1 });
+    expect((await screen.findByTestId('series-window-note')).textContent).toContain('the server’s default keeps the next 3 unread books');
+    unmount();
+    backend({ series_of_book: { ...view, stopped: true } });
+    render(SeriesWindow, { bookId: 1 });
+    expect((await screen.findByTestId('series-window-note')).textContent).not.toContain('server’s default');
   });
 
   it('shows nothing for a book whose server names no series', async () => {

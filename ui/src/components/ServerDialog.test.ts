@@ -461,3 +461,86 @@ describe('ServerDialog (edit)', () => {
     });
   });
 });
+
+describe('ServerDialog (series default)', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    servers.reset();
+  });
+
+  /** The edit dialog against a backend whose server has `saved` as its series default. */
+  function edit(seriesDefault: { keep_next: number; remove_after_days: number | null } | null, setFails = false) {
+    invokeMock.mockImplementation(async (command: string, args?: unknown) => {
+      if (command === 'server_series_default') {
+        expect(args).toEqual({ serverId: 7 });
+        return seriesDefault;
+      }
+      if (command === 'update_server') return saved;
+      if (command === 'list_servers') return [saved];
+      if (command === 'set_server_series_default') {
+        if (setFails) throw { kind: 'storage', message: 'the disk is full' };
+        const { keepNext, removeAfterDays } = args as { keepNext: number; removeAfterDays: number | null };
+        return keepNext === 0 ? null : { keep_next: keepNext, remove_after_days: removeAfterDays };
+      }
+      throw new Error(`unexpected ${command}`);
+    });
+    const onclose = vi.fn();
+    render(ServerDialog, { server: saved, onclose, onsaved: vi.fn() });
+    return { user: userEvent.setup(), onclose };
+  }
+
+  it('is off by default, and a save that leaves it off sends nothing about it', async () => {
+    const { user, onclose } = edit(null);
+    const next = (await screen.findByTestId('server-series-next')) as HTMLSelectElement;
+    await waitFor(() => expect(invokeMock).toHaveBeenCalledWith('server_series_default', { serverId: 7 }));
+    expect(next.value).toBe('0');
+    expect(screen.getByLabelText('Keep the next unread books of each series I read')).toBe(next);
+    expect(screen.queryByTestId('server-series-remove-after')).toBeNull();
+    await user.click(screen.getByTestId('server-save'));
+    await waitFor(() => expect(onclose).toHaveBeenCalled());
+    expect(invokeMock).not.toHaveBeenCalledWith('set_server_series_default', expect.anything());
+  });
+
+  it('keeps the next books of each series read once set, with read books removed when asked', async () => {
+    const { user, onclose } = edit(null);
+    const next = (await screen.findByTestId('server-series-next')) as HTMLSelectElement;
+    await user.selectOptions(next, '2');
+    const removeAfter = screen.getByTestId('server-series-remove-after') as HTMLSelectElement;
+    expect(removeAfter.value).toBe('');
+    await user.selectOptions(removeAfter, '7');
+    await user.click(screen.getByTestId('server-save'));
+    await waitFor(() => expect(onclose).toHaveBeenCalled());
+    expect(invokeMock).toHaveBeenCalledWith('set_server_series_default', { serverId: 7, keepNext: 2, removeAfterDays: 7 });
+    // The server itself first.
+    const order = invokeMock.mock.calls.map(([c]) => c);
+    expect(order.indexOf('update_server')).toBeLessThan(order.indexOf('set_server_series_default'));
+  });
+
+  it('shows the saved default, including a value set elsewhere, and turns it off', async () => {
+    const { user, onclose } = edit({ keep_next: 4, remove_after_days: 14 });
+    const next = (await screen.findByTestId('server-series-next')) as HTMLSelectElement;
+    await waitFor(() => expect(next.value).toBe('4'));
+    expect(next.selectedOptions[0].textContent).toBe('The next 4 unread books');
+    expect((screen.getByTestId('server-series-remove-after') as HTMLSelectElement).value).toBe('14');
+    await user.selectOptions(next, '0');
+    expect(screen.queryByTestId('server-series-remove-after')).toBeNull();
+    await user.click(screen.getByTestId('server-save'));
+    await waitFor(() => expect(onclose).toHaveBeenCalled());
+    expect(invokeMock).toHaveBeenCalledWith('set_server_series_default', { serverId: 7, keepNext: 0, removeAfterDays: null });
+  });
+
+  it('says when the series setting could not be saved, and stays open', async () => {
+    const { user, onclose } = edit(null, true);
+    await user.selectOptions(await screen.findByTestId('server-series-next'), '3');
+    await user.click(screen.getByTestId('server-save'));
+    const error = await screen.findByTestId('server-form-error');
+    expect(error.textContent).toBe('The server was saved, but not its series setting: The disk is full.');
+    expect(onclose).not.toHaveBeenCalled();
+  });
+
+  it('is not offered while adding a server', () => {
+    render(ServerDialog, { onclose: vi.fn() });
+    expect(screen.queryByTestId('server-series')).toBeNull();
+    expect(invokeMock).not.toHaveBeenCalled();
+  });
+});

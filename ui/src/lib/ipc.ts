@@ -251,9 +251,17 @@ export interface Settings {
   notifications: boolean;
   theme: ThemeChoice;
   metered_downloads: MeteredDownloads;
+  /** Stay in the tray after the last window closes, even with nothing to download. */
+  keep_running: boolean;
 }
 
-export const DEFAULT_SETTINGS: Settings = { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' };
+export const DEFAULT_SETTINGS: Settings = {
+  books_kept: 6,
+  notifications: true,
+  theme: 'system',
+  metered_downloads: 'ask',
+  keep_running: false,
+};
 
 export interface StorageUsage {
   total_bytes: number;
@@ -537,6 +545,16 @@ export function openWindow(view: string): Promise<string> {
   return call<string>('open_window', { view });
 }
 
+/** Closes the window that calls it; downloads left go on in the background. */
+export function closeWindow(): Promise<void> {
+  return call<void>('close_window');
+}
+
+/** Quits Carrel: every window closes, and downloads left wait until it runs again. */
+export function quitApp(): Promise<void> {
+  return call<void>('quit_app');
+}
+
 // ---- Search everywhere ----
 
 /** One server's answer to a search across servers. */
@@ -640,6 +658,18 @@ export interface SeriesWindowSetting {
   keep_next: number;
   /** Days after it was finished that a book the window brought is removed; null: it stays. */
   remove_after_days: number | null;
+  /** Made by the server's default (and following it), not set for this series. */
+  from_server_default: boolean;
+}
+
+/**
+ * A server's default window: "keep the next `keep_next` unread books of each series I read",
+ * taken by a series read without a window of its own.
+ */
+export interface ServerSeriesDefault {
+  keep_next: number;
+  /** Days after it was finished that a book a window brought is removed; null: it stays. */
+  remove_after_days: number | null;
 }
 
 /** One book of a series, in series order. */
@@ -658,6 +688,10 @@ export interface SeriesView {
   server_id: number;
   series: string;
   window: SeriesWindowSetting | null;
+  /** The server's default, taken when a book of the series is read (unless it has a window or was stopped). */
+  server_default: ServerSeriesDefault | null;
+  /** The reader stopped this series' window: the server's default leaves it be. */
+  stopped: boolean;
   books: SeriesBook[];
 }
 
@@ -674,6 +708,20 @@ export function keepSeries(bookId: number, keepNext: number, removeAfterDays: nu
 /** Ends the window of the book's series (what is stored stays). */
 export async function stopKeepingSeries(bookId: number): Promise<void> {
   await call<null>('stop_keeping_series', { bookId });
+}
+
+/** A server's default window; null when off (as it starts). */
+export function serverSeriesDefault(serverId: number): Promise<ServerSeriesDefault | null> {
+  return call<ServerSeriesDefault | null>('server_series_default', { serverId });
+}
+
+/** Sets a server's default window (`keepNext` 0 turns it off); resolves to the default now in force. */
+export function setServerSeriesDefault(
+  serverId: number,
+  keepNext: number,
+  removeAfterDays: number | null,
+): Promise<ServerSeriesDefault | null> {
+  return call<ServerSeriesDefault | null>('set_server_series_default', { serverId, keepNext, removeAfterDays });
 }
 
 // ---- Comics kept as one archive ----

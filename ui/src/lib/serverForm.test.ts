@@ -5,6 +5,11 @@ import {
   displayHost,
   emptyServerForm,
   parseInterval,
+  SERIES_AHEAD,
+  SERIES_REMOVE_AFTER,
+  seriesAheadChoices,
+  seriesAheadLabel,
+  seriesRemoveAfterChoices,
   validateInterval,
   serverFormValues,
   suggestName,
@@ -246,5 +251,23 @@ describe('an API key', () => {
     // Editing: no username does not mean "forget the secret" when it is an API key.
     expect(toUpdateServerInput(values)).toMatchObject({ username: null, password: 'k3y', apiKey: true });
     expect(toUpdateServerInput({ ...values, password: '' })).toMatchObject({ password: null, apiKey: true });
+  });
+});
+
+describe('the server’s series field', () => {
+  it('is off first, and says how many books each series keeps ahead', () => {
+    expect(SERIES_AHEAD[0]).toBe(0);
+    expect(seriesAheadLabel(0)).toBe('Off');
+    expect(seriesAheadLabel(1)).toBe('The next unread book');
+    expect(seriesAheadLabel(5)).toBe('The next 5 unread books');
+  });
+
+  it('offers a saved value that is not one of the usual choices, in order', () => {
+    expect(seriesAheadChoices(2)).toBe(SERIES_AHEAD);
+    expect(seriesAheadChoices(4)).toEqual([0, 1, 2, 3, 4, 5, 10]);
+    expect(seriesAheadChoices(50).at(-1)).toBe(50);
+    expect(seriesRemoveAfterChoices(null)).toBe(SERIES_REMOVE_AFTER);
+    expect(seriesRemoveAfterChoices(7)).toBe(SERIES_REMOVE_AFTER);
+    expect(seriesRemoveAfterChoices(14).at(-1)).toEqual([14, 'are removed 14 days after']);
   });
 });

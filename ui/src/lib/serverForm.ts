@@ -166,3 +166,35 @@ export function toUpdateServerInput(values: ServerFormValues): UpdateServerInput
     apiKey,
   };
 }
+
+/** How many unread books of each series read a server's default keeps ahead; 0 is "off". */
+export const SERIES_AHEAD = [0, 1, 2, 3, 5, 10];
+
+/** Days after a book is finished that it is removed; `null` keeps it. */
+export const SERIES_REMOVE_AFTER: Array<[number | null, string]> = [
+  [null, 'stay on this device'],
+  [0, 'are removed once read'],
+  [1, 'are removed a day after'],
+  [7, 'are removed a week after'],
+  [30, 'are removed a month after'],
+];
+
+/** The words for keeping `n` books ahead in the server's "Series" field. */
+export function seriesAheadLabel(n: number): string {
+  if (n === 0) return 'Off';
+  return n === 1 ? 'The next unread book' : `The next ${n} unread books`;
+}
+
+/**
+ * The choices of the "Series" field: the usual ones, and the saved value too when it is not one
+ * of them (set elsewhere, as `carrel-cli series default` may), so it is shown as it is.
+ */
+export function seriesAheadChoices(saved: number): number[] {
+  return SERIES_AHEAD.includes(saved) ? SERIES_AHEAD : [...SERIES_AHEAD, saved].sort((a, b) => a - b);
+}
+
+/** As {@link seriesAheadChoices}, for the days after which finished books are removed. */
+export function seriesRemoveAfterChoices(saved: number | null): Array<[number | null, string]> {
+  if (SERIES_REMOVE_AFTER.some(([days]) => days === saved)) return SERIES_REMOVE_AFTER;
+  return [...SERIES_REMOVE_AFTER, [saved, `are removed ${saved} days after`]];
+}

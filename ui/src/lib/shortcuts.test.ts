@@ -33,7 +33,14 @@ describe('installShortcuts', () => {
   it('ignores keys typed into fields and keys while disabled', () => {
     const addServer = vi.fn();
     let enabled = true;
-    uninstall = installShortcuts(window, { addServer, focusSearch: () => true, back: () => true, enabled: () => enabled });
+    uninstall = installShortcuts(window, {
+      addServer,
+      focusSearch: () => true,
+      back: () => true,
+      enabled: () => enabled,
+      closeWindow: vi.fn(),
+      quit: vi.fn(),
+    });
 
     const input = document.createElement('input');
     document.body.append(input);
@@ -57,7 +64,14 @@ describe('installShortcuts: search and back', () => {
   });
 
   function install(found: boolean) {
-    const handlers = { addServer: vi.fn(), focusSearch: vi.fn(() => found), back: vi.fn(() => found), enabled: () => true };
+    const handlers = {
+      addServer: vi.fn(),
+      focusSearch: vi.fn(() => found),
+      back: vi.fn(() => found),
+      enabled: () => true,
+      closeWindow: vi.fn(),
+      quit: vi.fn(),
+    };
     uninstall = installShortcuts(window, handlers);
     return handlers;
   }
@@ -105,5 +119,39 @@ describe('installShortcuts: search and back', () => {
     escape.preventDefault();
     document.body.dispatchEvent(escape);
     expect(handlers.back).not.toHaveBeenCalled();
+  });
+});
+
+describe('installShortcuts: the window and the app', () => {
+  let uninstall = () => {};
+  afterEach(() => {
+    uninstall();
+    document.body.innerHTML = '';
+  });
+
+  it('closes the window with Ctrl+W and quits with Ctrl+Q, even while typing or disabled', () => {
+    const handlers = {
+      addServer: vi.fn(),
+      focusSearch: vi.fn(() => true),
+      back: vi.fn(() => true),
+      enabled: () => false,
+      closeWindow: vi.fn(),
+      quit: vi.fn(),
+    };
+    uninstall = installShortcuts(window, handlers);
+    const input = document.createElement('input');
+    document.body.append(input);
+    const w = key({ key: 'w', ctrlKey: true });
+    input.dispatchEvent(w);
+    expect(handlers.closeWindow).toHaveBeenCalledTimes(1);
+    expect(w.defaultPrevented).toBe(true);
+    document.body.dispatchEvent(key({ key: 'q', ctrlKey: true }));
+    expect(handlers.quit).toHaveBeenCalledTimes(1);
+    // Without Ctrl they are letters.
+    input.dispatchEvent(key({ key: 'w' }));
+    document.body.dispatchEvent(key({ key: 'q' }));
+    expect(handlers.closeWindow).toHaveBeenCalledTimes(1);
+    expect(handlers.quit).toHaveBeenCalledTimes(1);
+    expect(handlers.addServer).not.toHaveBeenCalled();
   });
 });

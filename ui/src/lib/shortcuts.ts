@@ -5,11 +5,14 @@
  *   N or Ctrl+N   open "Add server"
  *   /             focus the search box of the server being browsed
  *   Escape        go back: close the book's details, else one step up the breadcrumbs
+ *   Ctrl+W        close this window (downloads left go on in the background)
+ *   Ctrl+Q        quit Carrel (downloads left wait until it runs again)
  *
+ * Ctrl+W and Ctrl+Q are the window's and the app's: they work while typing and in dialogs too.
  * Arrow keys in grids are handled by the grids themselves (see gridNav.ts).
  */
 
-export type Shortcut = 'add-server' | 'search' | 'back';
+export type Shortcut = 'add-server' | 'search' | 'back' | 'close-window' | 'quit';
 
 export interface ShortcutHandlers {
   addServer: () => void;
@@ -19,6 +22,8 @@ export interface ShortcutHandlers {
   back: () => boolean;
   /** False while a dialog is open or the library cannot be used. */
   enabled: () => boolean;
+  closeWindow: () => void;
+  quit: () => void;
 }
 
 /** True when keys pressed in `target` are text being typed. */
@@ -39,6 +44,8 @@ export function shortcutFor(event: KeyboardEvent): Shortcut | null {
   if (event.repeat) return null;
   if (event.key === '/' && !event.ctrlKey) return 'search';
   const key = event.key.toLowerCase();
+  if (event.ctrlKey && !event.shiftKey && key === 'w') return 'close-window';
+  if (event.ctrlKey && !event.shiftKey && key === 'q') return 'quit';
   if (key === 'n' && !event.shiftKey) return 'add-server';
   return null;
 }
@@ -46,8 +53,16 @@ export function shortcutFor(event: KeyboardEvent): Shortcut | null {
 /** Listens on `target` (the window) until the returned function is called. */
 export function installShortcuts(target: Window, handlers: ShortcutHandlers): () => void {
   function onkeydown(event: KeyboardEvent) {
-    if (event.defaultPrevented || !handlers.enabled() || isTyping(event.target)) return;
-    switch (shortcutFor(event)) {
+    if (event.defaultPrevented) return;
+    const shortcut = shortcutFor(event);
+    if (shortcut === 'close-window' || shortcut === 'quit') {
+      event.preventDefault();
+      if (shortcut === 'close-window') handlers.closeWindow();
+      else handlers.quit();
+      return;
+    }
+    if (!handlers.enabled() || isTyping(event.target)) return;
+    switch (shortcut) {
       case 'add-server':
         event.preventDefault();
         handlers.addServer();

@@ -11,9 +11,18 @@
 //! entry); a book whose entry names no series has no window, and says so — nothing is guessed
 //! from titles. Books without a number come after numbered ones, in the order they became known.
 //!
-//! Owns `series_windows` and `series_window_books`. Applied by [`record_position`] and
-//! [`record_epub_position`], which front ends call instead of saving the position alone, and
-//! by [`keep`] when a window is set.
+//! A server may have a default window ("keep the next N unread books of each series I read";
+//! off by default, [`set_server_default`]). A series of that server without a window of its own
+//! takes the default the first time one of its books is read: [`apply`] writes a window row for
+//! it marked as the default's, so `show` lists it and it can be stopped like any other. Such a
+//! window follows the default: a changed default changes it, a default turned off ends it (as
+//! [`stop`] would, what it stored staying). A window the reader set for the series ([`keep`])
+//! is the series' own and the default never touches it. A series the reader stopped is recorded
+//! as stopped, and the default does not bring its window back; [`keep`] lifts that.
+//!
+//! Owns `series_windows`, `series_window_books`, `server_series_defaults` and
+//! `series_windows_stopped`. Applied by [`record_position`] and [`record_epub_position`], which
+//! front ends call instead of saving the position alone, and by [`keep`] when a window is set.
 
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
@@ -22,6 +31,7 @@ use crate::engine::book_downloads::{self, BookState, BookStatus, DownloadRequest
 use crate::foundation::error::{ErrorKind, Failure};
 use crate::foundation::store::{Store, StoreError};
 use crate::library::books::{self, BookError, BookFormat};
+use crate::library::servers::{self, ServerError};
 use crate::reading::position_sync;
 
 /// The most books a window keeps ahead.
@@ -46,6 +56,8 @@ pub enum SeriesError {
     #[error(transparent)]
     Book(#[from] BookError),
     #[error(transparent)]
+    Server(#[from] ServerError),
+    #[error(transparent)]
     Store(#[from] StoreError),
 }
 
@@ -57,6 +69,7 @@ impl Failure for SeriesError {
             | SeriesError::BadRemoveAfter(_) => ErrorKind::InvalidInput,
             SeriesError::Download(e) => e.kind(),
             SeriesError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
+            SeriesError::Server(e) => e.kind(),
             SeriesError::Book(_) | SeriesError::Store(_) => ErrorKind::Storage,
         }
     }
@@ -67,6 +80,16 @@ pub type Result<T, E = SeriesError> = std::result::Result<T, E>;
 /// A series' window: how many unread books it keeps ahead, and when finished ones go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Window {
+    pub keep_next: u32,
+    pub remove_after_days: Option<u32>,
+    /// Made by the server's default (and following it), not set for this series.
+    pub from_server_default: bool,
+}
+
+/// A server's default window, taken by each series of the server read without a window of its
+/// own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ServerDefault {
     pub keep_next: u32,
     pub remove_after_days: Option<u32>,
 }
@@ -91,6 +114,11 @@ pub struct SeriesView {
     pub series: String,
     /// `None`: no window (the series is read as any other book).
     pub window: Option<Window>,
+    /// The server's default window, if it has one: taken when a book of this series is read,
+    /// unless the series has a window or was stopped.
+    pub server_default: Option<ServerDefault>,
+    /// The reader stopped this series' window: the server's default leaves it alone.
+    pub stopped: bool,
     pub books: Vec<SeriesBook>,
 }
 
@@ -118,12 +146,14 @@ fn window_of(store: &Store, server_id: i64, series: &str) -> Result<Option<Windo
     Ok(store
         .read(|c| {
             c.prepare_cached(
-                "SELECT keep_next, remove_after_days FROM series_windows WHERE server_id = ?1 AND series = ?2",
+                "SELECT keep_next, remove_after_days, from_server_default FROM series_windows
+                 WHERE server_id = ?1 AND series = ?2",
             )?
             .query_row(params![server_id, series], |r| {
                 Ok(Window {
                     keep_next: r.get(0)?,
                     remove_after_days: r.get(1)?,
+                    from_server_default: r.get(2)?,
                 })
             })
             .optional()
@@ -190,21 +220,24 @@ pub fn keep(
     keep_next: u32,
     remove_after_days: Option<u32>,
 ) -> Result<SeriesView> {
-    if keep_next == 0 || keep_next > MAX_KEEP_NEXT {
-        return Err(SeriesError::BadKeepNext(keep_next));
-    }
-    if let Some(days) = remove_after_days.filter(|d| *d > MAX_REMOVE_AFTER_DAYS) {
-        return Err(SeriesError::BadRemoveAfter(days));
-    }
+    check_window(keep_next, remove_after_days)?;
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
     };
+    // The series' own window from now on: the server's default no longer changes or ends it,
+    // and a series stopped before is stopped no more.
     store.write(|tx| {
         tx.execute(
-            "INSERT INTO series_windows (server_id, series, keep_next, remove_after_days) VALUES (?1, ?2, ?3, ?4)
+            "INSERT INTO series_windows (server_id, series, keep_next, remove_after_days, from_server_default)
+             VALUES (?1, ?2, ?3, ?4, 0)
              ON CONFLICT (server_id, series) DO UPDATE SET keep_next = excluded.keep_next,
-                 remove_after_days = excluded.remove_after_days",
+                 remove_after_days = excluded.remove_after_days, from_server_default = 0",
             params![server_id, series, keep_next, remove_after_days],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        tx.execute(
+            "DELETE FROM series_windows_stopped WHERE server_id = ?1 AND series = ?2",
+            params![server_id, series],
         )
         .map_err(|e| store.sql_error(e))?;
         Ok::<_, StoreError>(())
@@ -213,29 +246,186 @@ pub fn keep(
     show(store, book_id)
 }
 
+fn check_window(keep_next: u32, remove_after_days: Option<u32>) -> Result<()> {
+    if keep_next == 0 || keep_next > MAX_KEEP_NEXT {
+        return Err(SeriesError::BadKeepNext(keep_next));
+    }
+    if let Some(days) = remove_after_days.filter(|d| *d > MAX_REMOVE_AFTER_DAYS) {
+        return Err(SeriesError::BadRemoveAfter(days));
+    }
+    Ok(())
+}
+
 /// Ends the window of `book_id`'s series. What it queued stays queued and what it stored stays
-/// (pinned, as "keep offline" would have it); nothing more is queued or removed.
+/// (pinned, as "keep offline" would have it); nothing more is queued or removed. The series is
+/// recorded as stopped, so the server's default does not bring its window back.
 pub fn stop(store: &Store, book_id: i64) -> Result<()> {
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
     };
-    let ids: Vec<i64> = members(store, server_id, &series)?
+    end_window(store, server_id, &series, Ending::StoppedByReader)
+}
+
+/// Why a window ends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The reader stopped it: recorded, so the server's default does not bring it back.
+    StoppedByReader,
+    /// The server's default was turned off: only a window the default made ends.
+    DefaultOff,
+}
+
+/// Deletes a series' window and lets go of the books it brought (they stay, pinned).
+fn end_window(store: &Store, server_id: i64, series: &str, ending: Ending) -> Result<()> {
+    let ids: Vec<i64> = members(store, server_id, series)?
         .iter()
         .map(|m| m.book_id)
         .collect();
     store.write(|tx| {
-        tx.execute(
-            "DELETE FROM series_windows WHERE server_id = ?1 AND series = ?2",
-            params![server_id, series],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        for id in ids {
-            tx.execute("DELETE FROM series_window_books WHERE book_id = ?1", [id])
-                .map_err(|e| store.sql_error(e))?;
+        let sql = match ending {
+            Ending::StoppedByReader => {
+                "DELETE FROM series_windows WHERE server_id = ?1 AND series = ?2"
+            }
+            // A window the reader set meanwhile is theirs: it stays.
+            Ending::DefaultOff => {
+                "DELETE FROM series_windows WHERE server_id = ?1 AND series = ?2 AND from_server_default = 1"
+            }
+        };
+        let ended = tx
+            .execute(sql, params![server_id, series])
+            .map_err(|e| store.sql_error(e))?;
+        if ended > 0 || ending == Ending::StoppedByReader {
+            for id in &ids {
+                tx.execute("DELETE FROM series_window_books WHERE book_id = ?1", [id])
+                    .map_err(|e| store.sql_error(e))?;
+            }
+        }
+        if ending == Ending::StoppedByReader {
+            tx.execute(
+                "INSERT OR IGNORE INTO series_windows_stopped (server_id, series) VALUES (?1, ?2)",
+                params![server_id, series],
+            )
+            .map_err(|e| store.sql_error(e))?;
         }
         Ok::<_, StoreError>(())
     })?;
     Ok(())
+}
+
+/// The default window of a server; `None` when it has none (off, as it starts).
+pub fn server_default(store: &Store, server_id: i64) -> Result<Option<ServerDefault>> {
+    servers::get(store, server_id)?;
+    Ok(store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT keep_next, remove_after_days FROM server_series_defaults WHERE server_id = ?1",
+            )?
+            .query_row([server_id], |r| {
+                Ok(ServerDefault {
+                    keep_next: r.get(0)?,
+                    remove_after_days: r.get(1)?,
+                })
+            })
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?)
+}
+
+/// Sets a server's default window: each series of the server read without a window of its own
+/// keeps the next `keep_next` unread books, from the next position saved in it. `keep_next` 0
+/// turns the default off. The windows the default made follow it: changed to the new values,
+/// or ended when it is turned off (what they stored stays, pinned). Windows set for a series
+/// are left as they are. Returns the default now in force.
+pub fn set_server_default(
+    store: &Store,
+    server_id: i64,
+    keep_next: u32,
+    remove_after_days: Option<u32>,
+) -> Result<Option<ServerDefault>> {
+    servers::get(store, server_id)?;
+    if keep_next == 0 {
+        // The default first, so no series takes it while its windows are ended.
+        store.write(|tx| {
+            tx.execute(
+                "DELETE FROM server_series_defaults WHERE server_id = ?1",
+                [server_id],
+            )
+            .map_err(|e| store.sql_error(e))?;
+            Ok::<_, StoreError>(())
+        })?;
+        let adopted: Vec<String> = store
+            .read(|c| {
+                let mut stmt = c.prepare_cached(
+                    "SELECT series FROM series_windows WHERE server_id = ?1 AND from_server_default = 1",
+                )?;
+                let rows = stmt.query_map([server_id], |r| r.get(0))?;
+                rows.collect::<rusqlite::Result<Vec<String>>>()
+            })
+            .map_err(|e| store.sql_error(e))?;
+        for series in adopted {
+            end_window(store, server_id, &series, Ending::DefaultOff)?;
+        }
+        return Ok(None);
+    }
+    check_window(keep_next, remove_after_days)?;
+    store.write(|tx| {
+        tx.execute(
+            "INSERT INTO server_series_defaults (server_id, keep_next, remove_after_days) VALUES (?1, ?2, ?3)
+             ON CONFLICT (server_id) DO UPDATE SET keep_next = excluded.keep_next,
+                 remove_after_days = excluded.remove_after_days",
+            params![server_id, keep_next, remove_after_days],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        tx.execute(
+            "UPDATE series_windows SET keep_next = ?2, remove_after_days = ?3
+             WHERE server_id = ?1 AND from_server_default = 1",
+            params![server_id, keep_next, remove_after_days],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok::<_, StoreError>(())
+    })?;
+    Ok(Some(ServerDefault {
+        keep_next,
+        remove_after_days,
+    }))
+}
+
+/// Whether the reader stopped the window of a series.
+fn is_stopped(store: &Store, server_id: i64, series: &str) -> Result<bool> {
+    Ok(store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM series_windows_stopped WHERE server_id = ?1 AND series = ?2)",
+            )?
+            .query_row(params![server_id, series], |r| r.get(0))
+        })
+        .map_err(|e| store.sql_error(e))?)
+}
+
+/// The window a series has, or the one it takes now from its server's default: a series without
+/// a window and not stopped by the reader is given the default's values (once; the row is the
+/// default's from then on). `None` when neither applies.
+fn window_or_default(store: &Store, server_id: i64, series: &str) -> Result<Option<Window>> {
+    if let Some(window) = window_of(store, server_id, series)? {
+        return Ok(Some(window));
+    }
+    let taken = store.write(|tx| {
+        tx.execute(
+            "INSERT INTO series_windows (server_id, series, keep_next, remove_after_days, from_server_default)
+             SELECT d.server_id, ?2, d.keep_next, d.remove_after_days, 1
+             FROM server_series_defaults d
+             WHERE d.server_id = ?1
+               AND NOT EXISTS (SELECT 1 FROM series_windows_stopped s
+                               WHERE s.server_id = ?1 AND s.series = ?2)
+             ON CONFLICT (server_id, series) DO NOTHING",
+            params![server_id, series],
+        )
+        .map_err(|e| store.sql_error(e))
+    })?;
+    if taken > 0 {
+        tracing::info!(series = %series, server = server_id, "a series takes its server's default reading window");
+    }
+    window_of(store, server_id, series)
 }
 
 /// A book's series, its window and its books in series order.
@@ -244,6 +434,8 @@ pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
     };
     let window = window_of(store, server_id, &series)?;
+    let server_default = server_default(store, server_id)?;
+    let stopped = is_stopped(store, server_id, &series)?;
     let books = members(store, server_id, &series)?
         .into_iter()
         .map(|m| {
@@ -262,6 +454,8 @@ pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
         server_id,
         series,
         window,
+        server_default,
+        stopped,
         books,
     })
 }
@@ -275,14 +469,15 @@ pub struct Applied {
     pub removed: Vec<i64>,
 }
 
-/// Applies the window of `book_id`'s series, if it has one: finished books are noted (and
-/// removed once their days are up), and the next unread books after `book_id` are queued.
+/// Applies the window of `book_id`'s series, if it has one (or takes its server's default
+/// now, see [`set_server_default`]): finished books are noted (and removed once their days are
+/// up), and the next unread books after `book_id` are queued.
 pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
     let mut applied = Applied::default();
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Ok(applied);
     };
-    let Some(window) = window_of(store, server_id, &series)? else {
+    let Some(window) = window_or_default(store, server_id, &series)? else {
         return Ok(applied);
     };
     let now = store.now_ms();

@@ -90,6 +90,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0019_slot_waiters",
         include_str!("../../migrations/0019_slot_waiters.sql"),
     ),
+    (
+        "0020_series_defaults",
+        include_str!("../../migrations/0020_series_defaults.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -102,6 +102,16 @@ impl Setting for NotificationsEnabled {
     const KEY: &'static str = "notifications.enabled";
 }
 
+/// Whether the app stays on in the background (its tray icon) after its last window closes
+/// when there is nothing left to download (off by default: it then ends once the downloads
+/// are done).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KeepRunning(pub bool);
+
+impl Setting for KeepRunning {
+    const KEY: &'static str = "app.keep_running";
+}
+
 /// The window theme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -147,6 +157,10 @@ pub struct Settings {
     /// Downloads on a metered link (older windows do not send it: `ask`).
     #[serde(default)]
     pub metered_downloads: MeteredDownloads,
+    /// Stay on in the background after the last window closes, even with nothing to
+    /// download (older windows do not send it: off).
+    #[serde(default)]
+    pub keep_running: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -181,6 +195,7 @@ pub fn load(store: &Store) -> Result<Settings, StoreError> {
         notifications: get::<NotificationsEnabled>(store)?.unwrap_or_default().0,
         theme: get::<Theme>(store)?.unwrap_or_default(),
         metered_downloads: get::<MeteredDownloads>(store)?.unwrap_or_default(),
+        keep_running: get::<KeepRunning>(store)?.unwrap_or_default().0,
     })
 }
 
@@ -195,6 +210,7 @@ pub fn save(store: &Store, new: &Settings) -> Result<Settings, SettingsError> {
     set(store, &NotificationsEnabled(new.notifications))?;
     set(store, &new.theme)?;
     set(store, &new.metered_downloads)?;
+    set(store, &KeepRunning(new.keep_running))?;
     Ok(load(store)?)
 }
 
@@ -215,6 +231,7 @@ mod tests {
                 notifications: true,
                 theme: Theme::System,
                 metered_downloads: MeteredDownloads::Ask,
+                keep_running: false,
             }
         );
         for bad in [-1, 51, i64::MAX] {
@@ -237,14 +254,16 @@ mod tests {
             notifications: false,
             theme: Theme::Dark,
             metered_downloads: MeteredDownloads::Never,
+            keep_running: true,
         };
         assert_eq!(save(&s, &new).unwrap(), new);
         assert_eq!(load(&s).unwrap(), new);
         assert_eq!(get::<BooksKept>(&s).unwrap(), Some(BooksKept(0)));
+        assert_eq!(get::<KeepRunning>(&s).unwrap(), Some(KeepRunning(true)));
         let json = serde_json::to_value(new).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark", "metered_downloads": "never" })
+            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark", "metered_downloads": "never", "keep_running": true })
         );
     }
 

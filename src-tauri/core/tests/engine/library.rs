@@ -233,6 +233,7 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
             notifications: true,
             theme: Theme::System,
             metered_downloads: Default::default(),
+            keep_running: false,
         },
     )
     .unwrap();

@@ -1,13 +1,14 @@
 //! Reading windows per series: the next unread books of a series queued while one is read, in
 //! series order and not prioritary; stored by a real sync; finished books the window brought
 //! removed once their days are up (a book the reader pinned stays); a book whose entry names no
-//! series says so.
+//! series says so. A server's default window: taken by a series read without a window of its
+//! own, never over a series' own window or a series the reader stopped, off until set.
 
 use std::sync::Arc;
 
 use carrel_core::{
     catalog::book_view::{self, BookMeta},
-    catalog::series_windows::{self, SeriesError},
+    catalog::series_windows::{self, SeriesError, ServerDefault},
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind},
     foundation::clock::ManualClock,
@@ -196,4 +197,219 @@ fn a_book_the_server_says_was_read_to_its_end_is_not_kept_ahead() {
     let view = series_windows::keep(&env.store, b[0].id, 2, None).unwrap();
     assert!(view.books[1].finished, "{view:?}");
     assert_eq!(queued(&env.store), [(b[2].id, false), (b[3].id, false)]);
+}
+
+#[test]
+fn with_no_default_reading_a_series_without_a_window_queues_nothing() {
+    let fixture = start();
+    let env = Env::new();
+    let b = library(&env, &fixture);
+    // Another server's default is not this one's.
+    let other = env.add_server("Other", &fixture.url("/opds?other"));
+    series_windows::set_server_default(&env.store, other.id, 3, None).unwrap();
+
+    assert_eq!(
+        series_windows::server_default(&env.store, b[0].server_id).unwrap(),
+        None
+    );
+    for page in 0..i64::from(PAGES) {
+        let applied = series_windows::record_position(&env.store, b[0].id, page).unwrap();
+        assert!(applied.queued.is_empty(), "{applied:?}");
+    }
+    assert!(queued(&env.store).is_empty());
+    let view = series_windows::show(&env.store, b[0].id).unwrap();
+    assert_eq!(
+        (view.window, view.server_default, view.stopped),
+        (None, None, false)
+    );
+    // Off again is off: nothing to end, nothing queued.
+    assert_eq!(
+        series_windows::set_server_default(&env.store, b[0].server_id, 0, None).unwrap(),
+        None
+    );
+    series_windows::record_position(&env.store, b[1].id, 0).unwrap();
+    assert!(queued(&env.store).is_empty());
+}
+
+#[tokio::test]
+async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_own() {
+    let fixture = start();
+    let env = Env::new();
+    let b = library(&env, &fixture);
+    let server = b[0].server_id;
+
+    let set = series_windows::set_server_default(&env.store, server, 2, Some(7)).unwrap();
+    let default = ServerDefault {
+        keep_next: 2,
+        remove_after_days: Some(7),
+    };
+    assert_eq!(set, Some(default));
+    assert_eq!(
+        series_windows::server_default(&env.store, server).unwrap(),
+        Some(default)
+    );
+    // Setting it queues nothing by itself: the series is not being read.
+    assert!(queued(&env.store).is_empty());
+    let view = series_windows::show(&env.store, b[0].id).unwrap();
+    assert_eq!(view.window, None);
+    assert_eq!(view.server_default, Some(default));
+
+    // Reading book 1 gives the series the default's window: books 2 and 3 come, not prioritary.
+    let applied = series_windows::record_position(&env.store, b[0].id, 0).unwrap();
+    assert_eq!(applied.queued, [b[1].id, b[2].id]);
+    assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
+    let window = series_windows::show(&env.store, b[0].id)
+        .unwrap()
+        .window
+        .expect("the series has the default's window");
+    assert_eq!(
+        (
+            window.keep_next,
+            window.remove_after_days,
+            window.from_server_default
+        ),
+        (2, Some(7), true)
+    );
+    env.sync(fast_config()).await;
+    assert_eq!(state(&env.store, &b[1]), BookState::Stored);
+    assert_eq!(state(&env.store, &b[2]), BookState::Stored);
+
+    // A changed default changes the window it made.
+    series_windows::set_server_default(&env.store, server, 3, None).unwrap();
+    let applied = series_windows::record_position(&env.store, b[0].id, 1).unwrap();
+    assert_eq!(applied.queued, [b[3].id]);
+    let window = series_windows::show(&env.store, b[0].id)
+        .unwrap()
+        .window
+        .unwrap();
+    assert_eq!((window.keep_next, window.remove_after_days), (3, None));
+
+    // Turned off, it ends the window it made; what it stored stays (pinned).
+    assert_eq!(
+        series_windows::set_server_default(&env.store, server, 0, None).unwrap(),
+        None
+    );
+    let view = series_windows::show(&env.store, b[0].id).unwrap();
+    assert_eq!(
+        (view.window, view.server_default, view.stopped),
+        (None, None, false)
+    );
+    assert_eq!(state(&env.store, &b[1]), BookState::Stored);
+    assert!(books::get(&env.store, b[1].id).unwrap().pinned);
+    book_downloads::remove_book(&env.store, b[3].id).unwrap();
+    let applied = series_windows::record_position(&env.store, b[2].id, 0).unwrap();
+    assert!(applied.queued.is_empty(), "{applied:?}");
+    assert_eq!(state(&env.store, &b[3]), BookState::Remote);
+
+    // Out of range, and a server that is not there.
+    assert!(matches!(
+        series_windows::set_server_default(&env.store, server, 51, None),
+        Err(SeriesError::BadKeepNext(51))
+    ));
+    assert!(matches!(
+        series_windows::set_server_default(&env.store, server, 2, Some(3651)),
+        Err(SeriesError::BadRemoveAfter(3651))
+    ));
+    let err = series_windows::set_server_default(&env.store, 9999, 2, None).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+}
+
+#[test]
+fn a_series_own_window_overrides_the_servers_default() {
+    let fixture = start();
+    let env = Env::new();
+    let b = library(&env, &fixture);
+    let server = b[0].server_id;
+    series_windows::keep(&env.store, b[0].id, 1, None).unwrap();
+    series_windows::set_server_default(&env.store, server, 3, Some(0)).unwrap();
+
+    // The series keeps one book ahead, as the reader set, not three.
+    series_windows::record_position(&env.store, b[0].id, 1).unwrap();
+    assert_eq!(queued(&env.store), [(b[1].id, false)]);
+    let window = series_windows::show(&env.store, b[0].id)
+        .unwrap()
+        .window
+        .unwrap();
+    assert_eq!(
+        (
+            window.keep_next,
+            window.remove_after_days,
+            window.from_server_default
+        ),
+        (1, None, false)
+    );
+
+    // A changed default leaves it be; so does the default turned off.
+    series_windows::set_server_default(&env.store, server, 5, None).unwrap();
+    assert_eq!(
+        series_windows::show(&env.store, b[0].id)
+            .unwrap()
+            .window
+            .unwrap()
+            .keep_next,
+        1
+    );
+    series_windows::set_server_default(&env.store, server, 0, None).unwrap();
+    let window = series_windows::show(&env.store, b[0].id).unwrap().window;
+    assert_eq!(window.map(|w| w.keep_next), Some(1));
+    // Reading on moves it along as before.
+    let applied = series_windows::record_position(&env.store, b[1].id, 0).unwrap();
+    assert_eq!(applied.queued, [b[2].id]);
+    assert_eq!(queued(&env.store).len(), 2);
+
+    // A window the default made becomes the series' own once the reader sets it.
+    series_windows::stop(&env.store, b[0].id).unwrap();
+    series_windows::set_server_default(&env.store, server, 2, None).unwrap();
+    series_windows::keep(&env.store, b[0].id, 4, None).unwrap();
+    let window = series_windows::show(&env.store, b[0].id)
+        .unwrap()
+        .window
+        .unwrap();
+    assert_eq!((window.keep_next, window.from_server_default), (4, false));
+    series_windows::set_server_default(&env.store, server, 0, None).unwrap();
+    assert_eq!(
+        series_windows::show(&env.store, b[0].id)
+            .unwrap()
+            .window
+            .map(|w| w.keep_next),
+        Some(4)
+    );
+}
+
+#[test]
+fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
+    let fixture = start();
+    let env = Env::new();
+    let b = library(&env, &fixture);
+    let server = b[0].server_id;
+    series_windows::set_server_default(&env.store, server, 2, None).unwrap();
+    series_windows::record_position(&env.store, b[0].id, 0).unwrap();
+    assert_eq!(queued(&env.store).len(), 2);
+
+    // The reader stops the series: reading on brings nothing more, the default notwithstanding.
+    series_windows::stop(&env.store, b[0].id).unwrap();
+    let view = series_windows::show(&env.store, b[0].id).unwrap();
+    assert!(view.window.is_none() && view.stopped, "{view:?}");
+    for book in [&b[0], &b[1], &b[2]] {
+        let applied = series_windows::record_position(&env.store, book.id, 1).unwrap();
+        assert!(applied.queued.is_empty(), "{applied:?}");
+    }
+    assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
+    assert!(series_windows::show(&env.store, b[2].id)
+        .unwrap()
+        .window
+        .is_none());
+    // Set again, nor changed, the default brings it back.
+    series_windows::set_server_default(&env.store, server, 4, None).unwrap();
+    series_windows::record_position(&env.store, b[2].id, 2).unwrap();
+    assert_eq!(queued(&env.store).len(), 2);
+    assert!(series_windows::show(&env.store, b[0].id)
+        .unwrap()
+        .window
+        .is_none());
+
+    // A window the reader sets for it again lifts the stop.
+    let view = series_windows::keep(&env.store, b[2].id, 1, None).unwrap();
+    assert!(!view.stopped && view.window.is_some(), "{view:?}");
+    assert_eq!(queued(&env.store).len(), 3);
 }

@@ -671,10 +671,12 @@ fn two_app_processes_share_one_executor() {
         "the lease holder {holder:?} is not app 1 (pid {first_pid})"
     );
 
-    // App 2 on the same data dir (a webview profile of its own) stands by.
+    // App 2 on the same data dir (a webview profile of its own, started with --new-instance:
+    // without it, it would bring app 1's window forward and end) stands by.
     let second = case.launch_with(carrel_e2e::LaunchOptions {
         profile_dir: None,
         name: Some(format!("{}-second", case.name())),
+        args: vec!["--new-instance".into()],
         ..case.options().env("CARREL_SECRETS", "file")
     });
     let second_pid = pid_of(&second);

@@ -5,6 +5,12 @@
 //! The app is the download executor; `carrel-cli` (on the same data dir) adds the server and
 //! asks to store the book, as a script or a second window would.
 //!
+//! The tests of actions run a session bus of their own with a dunst configured for them: its
+//! context menu (`dunstctl context`) runs a script of the test's that picks the action wanted
+//! from the lines dunst offers (`#<label> (<summary>) [<id>,<key>]`), and `dunstctl action 0`
+//! clicks the newest notification's body. The effects are observed where a reader would see
+//! them: downloads paused, a book no longer downloading, a window reading the book.
+//!
 //! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e -- notifications
 //! --test-threads=1` after `cargo build -p carrel -p carrel-cli`. Nothing here skips: no session
 //! bus, no dunst or no CLI binary is a failure that says what to install or build. With
@@ -88,6 +94,56 @@ impl Drop for Daemon {
     }
 }
 
+/// The session bus the tools talk to: the one this test runs in, or a private one.
+#[derive(Clone, Default)]
+struct Bus {
+    /// `None`: the environment's `DBUS_SESSION_BUS_ADDRESS`.
+    address: Option<String>,
+}
+
+impl Bus {
+    /// A command talking to this bus.
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        if let Some(address) = &self.address {
+            command.env("DBUS_SESSION_BUS_ADDRESS", address);
+        }
+        command
+    }
+}
+
+/// A session bus of the test's own, so that the notification server on it is the one started
+/// with the test's configuration (on the shared bus, an earlier test may have had the bus start
+/// one with the default configuration).
+fn start_private_bus(dir: &Path) -> (Daemon, Bus) {
+    let daemon_path = require_tool("dbus-daemon", "dbus-daemon");
+    let socket = dir.join("bus");
+    let address = format!("unix:path={}", socket.display());
+    let mut daemon = Daemon::spawn(
+        "dbus-daemon",
+        Command::new(daemon_path)
+            .args(["--session", "--nofork", "--nopidfile"])
+            .arg(format!("--address={address}")),
+        dir.join("dbus-daemon.log"),
+    );
+    let start = Instant::now();
+    while !socket.exists() {
+        daemon.assert_running();
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the private bus did not start within 10 s:\n{}",
+            daemon.output()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (
+        daemon,
+        Bus {
+            address: Some(address),
+        },
+    )
+}
+
 fn require_session_bus() {
     let set = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|a| !a.is_empty());
     if !set {
@@ -134,7 +190,7 @@ fn cli_binary() -> PathBuf {
 }
 
 /// Runs the CLI on `data_dir` and returns its standard output; fails on a non-zero exit.
-fn cli(data_dir: &Path, args: &[&str]) -> String {
+pub(super) fn cli(data_dir: &Path, args: &[&str]) -> String {
     let out = Command::new(cli_binary())
         .arg("--data-dir")
         .arg(data_dir)
@@ -155,8 +211,9 @@ fn cli(data_dir: &Path, args: &[&str]) -> String {
 }
 
 /// Calls a method of the bus itself with one string argument; the reply's printed lines.
-fn bus_call(method: &str, name: &str) -> Option<String> {
-    let out = Command::new("dbus-send")
+fn bus_call(bus: &Bus, method: &str, name: &str) -> Option<String> {
+    let out = bus
+        .command("dbus-send")
         .args([
             "--session",
             "--print-reply",
@@ -175,10 +232,10 @@ fn bus_call(method: &str, name: &str) -> Option<String> {
 }
 
 /// The unique name and pid of whoever owns `org.freedesktop.Notifications`, if anyone.
-fn notification_server() -> Option<(String, u32)> {
-    let owner = bus_call("GetNameOwner", NOTIFICATIONS)?;
+fn notification_server(bus: &Bus) -> Option<(String, u32)> {
+    let owner = bus_call(bus, "GetNameOwner", NOTIFICATIONS)?;
     let owner = owner.split('"').nth(1)?.to_owned();
-    let pid = bus_call("GetConnectionUnixProcessID", &owner)?;
+    let pid = bus_call(bus, "GetConnectionUnixProcessID", &owner)?;
     let pid = pid.split_whitespace().last()?.parse().ok()?;
     Some((owner, pid))
 }
@@ -188,30 +245,36 @@ fn notification_server() -> Option<(String, u32)> {
 ///
 /// A server can already own the name on this bus: an earlier test's notification may have had
 /// the bus start one (D-Bus activation). It is a real server all the same, so it is used.
-fn start_dunst(dir: &Path) -> (Option<Daemon>, String) {
+fn start_dunst(bus: &Bus, dir: &Path, extra_global: &str) -> (Option<Daemon>, String) {
     let dunst = require_tool("dunst", "dunst");
-    if let Some((owner, pid)) = notification_server() {
+    if let Some((owner, pid)) = notification_server(bus) {
+        assert!(
+            bus.address.is_none(),
+            "a notification server ({owner}, pid {pid}) already runs on the test's own bus"
+        );
         eprintln!("carrel-e2e: a notification server ({owner}, pid {pid}) already runs on this bus; using it");
         return (None, owner);
     }
     let config = dir.join("dunstrc");
     std::fs::write(
         &config,
-        "[global]\n    monitor = 0\n    follow = none\n    width = 420\n    origin = top-right\n    \
-         offset = 12x12\n    font = Sans 11\n    format = \"<b>%s</b>\\n%b\"\n    \
-         progress_bar = true\n\n[urgency_low]\n    timeout = 60\n\n[urgency_normal]\n    \
-         timeout = 60\n",
+        format!(
+            "[global]\n    monitor = 0\n    follow = none\n    width = 420\n    origin = top-right\n    \
+             offset = 12x12\n    font = Sans 11\n    format = \"<b>%s</b>\\n%b\"\n    \
+             progress_bar = true\n{extra_global}\n[urgency_low]\n    timeout = 60\n\n[urgency_normal]\n    \
+             timeout = 60\n"
+        ),
     )
     .unwrap();
     let mut daemon = Daemon::spawn(
         "dunst",
-        Command::new(dunst).arg("-config").arg(&config),
+        bus.command(dunst).arg("-config").arg(&config),
         dir.join("dunst.log"),
     );
     let start = Instant::now();
     loop {
         daemon.assert_running();
-        if let Some((owner, pid)) = notification_server() {
+        if let Some((owner, pid)) = notification_server(bus) {
             assert_eq!(
                 pid,
                 daemon.pid(),
@@ -230,11 +293,11 @@ fn start_dunst(dir: &Path) -> (Option<Daemon>, String) {
 
 /// Starts dbus-monitor on the notification interface and on `server`'s answers, and waits
 /// until it is recording (a probe call shows up in its output).
-fn start_monitor(dir: &Path, server: &str) -> Daemon {
+fn start_monitor(bus: &Bus, dir: &Path, server: &str) -> Daemon {
     let monitor = require_tool("dbus-monitor", "dbus-bin");
     let mut daemon = Daemon::spawn(
         "dbus-monitor",
-        Command::new(monitor)
+        bus.command(monitor)
             .arg("--session")
             .arg(format!("interface='{NOTIFICATIONS}'"))
             .arg(format!("type='method_return',sender='{server}'")),
@@ -243,7 +306,8 @@ fn start_monitor(dir: &Path, server: &str) -> Daemon {
     let start = Instant::now();
     loop {
         daemon.assert_running();
-        let probe = Command::new("dbus-send")
+        let probe = bus
+            .command("dbus-send")
             .args([
                 "--session",
                 "--print-reply",
@@ -278,26 +342,57 @@ struct Notify {
     replaces_id: u32,
     summary: String,
     body: String,
+    /// The actions offered: key, label, key, label…
+    actions: Vec<String>,
     /// The id in the server's answer, once seen.
     id: Option<u32>,
 }
 
-/// The `Notify` calls in dbus-monitor's output, in order, each matched with its answer.
-fn parse_monitor(text: &str) -> Vec<Notify> {
-    // A message is a header line followed by its arguments, indented.
-    let mut messages: Vec<(&str, Vec<&str>)> = Vec::new();
+/// A top-level argument as dbus-monitor printed it, with the lines nested in it (an array's
+/// items).
+type MonitorArg<'a> = (&'a str, Vec<&'a str>);
+/// A message as dbus-monitor printed it: its header line and its top-level arguments.
+type MonitorMessage<'a> = (&'a str, Vec<MonitorArg<'a>>);
+
+/// What dbus-monitor printed, message by message.
+fn monitor_messages(text: &str) -> Vec<MonitorMessage<'_>> {
+    let mut messages: Vec<MonitorMessage<'_>> = Vec::new();
     for line in text.lines() {
         if line.starts_with(' ') {
             if let Some((_, args)) = messages.last_mut() {
-                // Top-level arguments only: nested ones are indented further.
+                // Top-level arguments are indented by three; nested ones further.
                 if line.len() > 3 && !line[3..].starts_with(' ') {
-                    args.push(line.trim());
+                    args.push((line.trim(), Vec::new()));
+                } else if let Some((_, nested)) = args.last_mut() {
+                    nested.push(line.trim());
                 }
             }
         } else if !line.is_empty() {
             messages.push((line, Vec::new()));
         }
     }
+    messages
+}
+
+/// The ids of the notifications the app asked the server to take down.
+fn closed_ids(text: &str) -> Vec<u32> {
+    monitor_messages(text)
+        .into_iter()
+        .filter(|(header, _)| {
+            header.starts_with("method call") && header.contains("member=CloseNotification")
+        })
+        .filter_map(|(_, args)| {
+            args.first()
+                .and_then(|(a, _)| a.strip_prefix("uint32 "))
+                .and_then(|n| n.parse().ok())
+        })
+        .collect()
+}
+
+/// The `Notify` calls in dbus-monitor's output, in order, each matched with its answer.
+fn parse_monitor(text: &str) -> Vec<Notify> {
+    // A message is a header line followed by its arguments, indented.
+    let messages = monitor_messages(text);
     let field = |header: &str, name: &str| -> Option<String> {
         header
             .split_whitespace()
@@ -317,7 +412,8 @@ fn parse_monitor(text: &str) -> Vec<Notify> {
 
     let mut calls: Vec<(String, String, Notify)> = Vec::new();
     let mut answers: Vec<(String, String, u32)> = Vec::new();
-    for (header, args) in &messages {
+    for (header, full_args) in &messages {
+        let args: Vec<&str> = full_args.iter().map(|(a, _)| *a).collect();
         if header.starts_with("method call")
             && field(header, "member").as_deref() == Some("Notify")
             && args.len() >= 5
@@ -334,6 +430,10 @@ fn parse_monitor(text: &str) -> Vec<Notify> {
                     replaces_id: uint_arg(args[1]).unwrap_or(u32::MAX),
                     summary: string_arg(args[3]),
                     body: string_arg(args[4]),
+                    actions: full_args
+                        .get(5)
+                        .map(|(_, items)| items.iter().map(|i| string_arg(i)).collect())
+                        .unwrap_or_default(),
                     id: None,
                 },
             ));
@@ -387,8 +487,9 @@ fn notifications_show_a_download_in_place_then_ready_to_read() {
         .prefix("carrel-e2e-notifications-")
         .tempdir()
         .unwrap();
-    let (mut dunst, dunst_name) = start_dunst(scratch.path());
-    let mut monitor = start_monitor(scratch.path(), &dunst_name);
+    let bus = Bus::default();
+    let (mut dunst, dunst_name) = start_dunst(&bus, scratch.path(), "");
+    let mut monitor = start_monitor(&bus, scratch.path(), &dunst_name);
 
     // One comic of 8 pages, every request 150 ms late: the download takes a few seconds, so the
     // progress notification is shown and then updated.
@@ -532,4 +633,315 @@ fn notifications_show_a_download_in_place_then_ready_to_read() {
     if let Some(mut dunst) = dunst {
         dunst.stop();
     }
+}
+
+/// Adds the fixture server to the library through the CLI and returns the id of the book
+/// titled `title` in its catalog.
+fn add_server_and_find_book(data: &Path, opds_url: &str, title: &str) -> i64 {
+    cli(data, &["server", "add", "lib", opds_url]);
+    let feed: serde_json::Value =
+        serde_json::from_str(&cli(data, &["--json", "browse", "lib", "/opds/books"])).unwrap();
+    feed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "book" && e["title"] == title)
+        .and_then(|e| e["book_id"].as_i64())
+        .unwrap_or_else(|| panic!("no book {title:?} in the feed: {feed}"))
+}
+
+/// The downloads as the CLI reports them (`status --json`).
+fn download_status(data: &Path) -> serde_json::Value {
+    serde_json::from_str(&cli(data, &["--json", "status"])).unwrap()
+}
+
+/// Waits up to `timeout` for `done`, failing with `what` and the app's log.
+fn wait_for_effect(
+    app: &carrel_e2e::App,
+    what: &str,
+    timeout: Duration,
+    mut done: impl FnMut() -> bool,
+) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < timeout,
+            "{what} did not happen within {} s\n--- app log ---\n{}",
+            timeout.as_secs(),
+            app.log_text()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A private session bus with a dunst whose context menu picks the line the test wants, and a
+/// monitor of what goes to and from it. Dropped: everything stopped, in reverse order.
+struct ActionDesk {
+    monitor: Daemon,
+    dunst: Daemon,
+    _bus_daemon: Daemon,
+    bus: Bus,
+    dir: PathBuf,
+    _scratch: tempfile::TempDir,
+}
+
+impl ActionDesk {
+    fn start() -> ActionDesk {
+        let scratch = tempfile::Builder::new()
+            .prefix("carrel-e2e-note-actions-")
+            .tempdir()
+            .unwrap();
+        let dir = scratch.path().to_path_buf();
+        require_tool("dunstctl", "dunst");
+        // dunst's context menu runs this in place of dmenu: it keeps the lines offered and
+        // answers with the first holding the text in `want`.
+        let menu = dir.join("menu.sh");
+        std::fs::write(
+            &menu,
+            format!(
+                "#!/bin/sh\nlines=$(cat)\nprintf '%s\\n' \"$lines\" >> '{offered}'\n\
+                 printf '%s\\n' \"$lines\" | grep -F -- \"$(cat '{want}')\" | head -n 1\n",
+                offered = dir.join("offered.txt").display(),
+                want = dir.join("want").display(),
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&menu, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (bus_daemon, bus) = start_private_bus(&dir);
+        let (dunst, server) = start_dunst(&bus, &dir, &format!("    dmenu = {}\n", menu.display()));
+        let dunst = dunst.expect("dunst started on the private bus");
+        let monitor = start_monitor(&bus, &dir, &server);
+        ActionDesk {
+            monitor,
+            dunst,
+            _bus_daemon: bus_daemon,
+            bus,
+            dir,
+            _scratch: scratch,
+        }
+    }
+
+    fn address(&self) -> &str {
+        self.bus.address.as_deref().unwrap()
+    }
+
+    /// The app's `Notify` calls so far.
+    fn notes(&mut self) -> Vec<Notify> {
+        self.monitor.assert_running();
+        self.dunst.assert_running();
+        parse_monitor(&self.monitor.output())
+            .into_iter()
+            .filter(|n| n.app_name == "Carrel")
+            .collect()
+    }
+
+    /// Waits for the app's latest notification that `matches` and was answered.
+    fn wait_for_note(
+        &mut self,
+        app: &carrel_e2e::App,
+        what: &str,
+        matches: impl Fn(&Notify) -> bool,
+    ) -> Notify {
+        let start = Instant::now();
+        loop {
+            let notes = self.notes();
+            if let Some(n) = notes.iter().rev().find(|n| n.id.is_some() && matches(n)) {
+                return n.clone();
+            }
+            if start.elapsed() > DOWNLOAD_TIMEOUT {
+                panic!(
+                    "no {what} within {} s. Notifications so far: {notes:#?}\n--- app log ---\n{}",
+                    DOWNLOAD_TIMEOUT.as_secs(),
+                    app.log_text()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn dunstctl(&self, args: &[&str]) {
+        let status = self
+            .bus
+            .command("dunstctl")
+            .args(args)
+            .stdin(Stdio::null())
+            .status()
+            .expect("run dunstctl");
+        assert!(status.success(), "dunstctl {args:?} failed: {status}");
+    }
+
+    /// Opens dunst's context menu and picks the line holding `line` — the action of that label
+    /// and key on that notification (`#<label> (<summary>) [<id>,<key>]`).
+    fn pick(&self, line: &str) {
+        std::fs::write(self.dir.join("want"), line).unwrap();
+        self.dunstctl(&["context"]);
+    }
+
+    /// Every line dunst's context menus offered so far.
+    fn offered(&self) -> String {
+        std::fs::read_to_string(self.dir.join("offered.txt")).unwrap_or_default()
+    }
+
+    /// Clicks the body of the newest notification (its default action).
+    fn click_newest(&self) {
+        self.dunstctl(&["action", "0"]);
+    }
+}
+
+#[test]
+fn a_download_notification_pauses_then_cancels_the_download() {
+    let case = TestCase::start();
+    let mut desk = ActionDesk::start();
+    // 40 pages, each 150 ms late: six seconds of download, time enough to act on it.
+    let server = fixture_server::Server::start(Config {
+        books: 1,
+        comic_pages: [(1, 40)].into(),
+        faults: Faults {
+            latency_ms: 150,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .expect("start the fixture server");
+    let title = server.books()[0].title.clone();
+    let app = case.launch_with(
+        case.options()
+            .env("CARREL_SECRETS", "file")
+            .env("DBUS_SESSION_BUS_ADDRESS", desk.address()),
+    );
+    let data = case.data_dir();
+    let book_id = add_server_and_find_book(data, &server.url("/opds"), &title);
+    cli(data, &["store", &book_id.to_string()]);
+
+    let progress = desk.wait_for_note(&app, "progress notification", |n| {
+        n.body.contains("of 40 pages")
+    });
+    assert_eq!(
+        progress.actions,
+        ["pause", "Pause downloads", "cancel", "Cancel"],
+        "the progress notification's actions: {progress:?}"
+    );
+    let id = progress.id.unwrap();
+
+    // "Pause downloads": the library says paused, and the server is asked for no more pages
+    // (the one in flight may still land).
+    desk.pick(&format!("#Pause downloads (Downloading) [{id},pause]"));
+    wait_for_effect(
+        &app,
+        "pausing the downloads",
+        Duration::from_secs(5),
+        || download_status(data)["paused"] == true,
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    let asked = server.stats().total_requests;
+    std::thread::sleep(Duration::from_millis(2000));
+    assert_eq!(
+        server.stats().total_requests,
+        asked,
+        "the server was still asked for pages after \"Pause downloads\""
+    );
+    let waiting = |status: &serde_json::Value| {
+        status["stack"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["book_id"] == book_id)
+            .count()
+    };
+    assert!(
+        waiting(&download_status(data)) > 0,
+        "the book should still wait to be downloaded: {}",
+        download_status(data)
+    );
+    // Updated in place while paused, the notification still offers its actions.
+    let later = desk.notes();
+    let last = later.last().unwrap();
+    assert_eq!(last.id, Some(id), "{later:#?}");
+    assert_eq!(last.actions, progress.actions, "{later:#?}");
+
+    // "Cancel": the book's downloads are dropped and its notification taken down.
+    desk.pick(&format!("#Cancel (Downloading) [{id},cancel]"));
+    wait_for_effect(&app, "cancelling the book", Duration::from_secs(5), || {
+        waiting(&download_status(data)) == 0 && closed_ids(&desk.monitor.output()).contains(&id)
+    });
+    let offered = desk.offered();
+    assert!(
+        offered.contains(&format!("#Pause downloads (Downloading) [{id},pause]"))
+            && offered.contains(&format!("#Cancel (Downloading) [{id},cancel]")),
+        "dunst's menu offered:\n{offered}"
+    );
+    screenshot("actions-cancelled");
+    app.close().unwrap();
+}
+
+#[test]
+fn the_ready_notification_opens_the_book_to_read() {
+    let case = TestCase::start();
+    let mut desk = ActionDesk::start();
+    let server = fixture_server::Server::start(Config {
+        books: 1,
+        comic_pages: [(1, 3)].into(),
+        ..Default::default()
+    })
+    .expect("start the fixture server");
+    let title = server.books()[0].title.clone();
+    let app = case.launch_with(
+        case.options()
+            .env("CARREL_SECRETS", "file")
+            .env("DBUS_SESSION_BUS_ADDRESS", desk.address()),
+    );
+    let data = case.data_dir();
+    let book_id = add_server_and_find_book(data, &server.url("/opds"), &title);
+    cli(data, &["store", &book_id.to_string()]);
+
+    let ready = desk.wait_for_note(&app, "\"ready\" notification", |n| n.body == READY_BODY);
+    assert_eq!(
+        ready.actions,
+        ["default", "Read", "read", "Read"],
+        "the ready notification's actions: {ready:?}"
+    );
+    let handles = |app: &carrel_e2e::App| -> Vec<String> {
+        let value = app
+            .command("GET", "/window/handles", None, "window handles")
+            .unwrap();
+        serde_json::from_value(value).unwrap()
+    };
+    let before = handles(&app);
+    assert_eq!(before.len(), 1, "one window before the click: {before:?}");
+
+    // A click on the notification's body opens a window reading the book.
+    desk.click_newest();
+    let mut opened = None;
+    wait_for_effect(
+        &app,
+        "a window opening on the book",
+        Duration::from_secs(15),
+        || {
+            opened = handles(&app).into_iter().find(|h| !before.contains(h));
+            opened.is_some()
+        },
+    );
+    app.command(
+        "POST",
+        "/window",
+        Some(serde_json::json!({ "handle": opened.unwrap() })),
+        "switch to the new window",
+    )
+    .unwrap();
+    // The reader's title (its text, whether or not the bar is wide enough to show it) and a
+    // page on screen.
+    let script = "const t = document.querySelector('[data-testid=\"reader-title\"]'); \
+                  const p = document.querySelector('[data-testid=\"page-image\"]'); \
+                  return t && p ? t.textContent : null";
+    let shown = app
+        .wait_until(
+            "the new window to read the book",
+            carrel_e2e::default_timeout(),
+            |c| Ok(c.execute(script, vec![])?.as_str().map(str::to_owned)),
+        )
+        .unwrap_or_else(|e| panic!("the new window does not read {title:?}: {e}"));
+    assert_eq!(shown.trim(), title, "the new window reads another book");
+    screenshot("actions-read");
+    app.close().unwrap();
 }

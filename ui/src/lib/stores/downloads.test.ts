@@ -379,7 +379,7 @@ describe('a library changed elsewhere', () => {
   it('reads the servers and the settings again, and applies the theme', async () => {
     backend({
       list_servers: [server(1, 'Home')],
-      get_settings: { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const },
+      get_settings: { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false },
     });
     await servers.refresh();
     await settings.load();
@@ -392,18 +392,18 @@ describe('a library changed elsewhere', () => {
 
     backend({
       list_servers: [server(1, 'Attic'), server(2, 'Office')],
-      get_settings: { books_kept: 3, notifications: false, theme: 'dark', metered_downloads: 'ask' as const },
+      get_settings: { books_kept: 3, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false },
     });
     await reloadLibrary();
     expect(servers.list.map((s) => s.name)).toEqual(['Attic', 'Office']);
-    expect(settings.value).toEqual({ books_kept: 3, notifications: false, theme: 'dark', metered_downloads: 'ask' as const });
+    expect(settings.value).toEqual({ books_kept: 3, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false });
     expect(document.documentElement.dataset.theme).toBe('dark');
   });
 
   it('keeps what is shown when reading again fails, and never undoes a change being saved', async () => {
     backend({
       list_servers: [server(1, 'Home')],
-      get_settings: { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const },
+      get_settings: { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false },
     });
     await servers.refresh();
     await settings.load();
@@ -413,7 +413,7 @@ describe('a library changed elsewhere', () => {
       list_servers: () => {
         throw { kind: 'storage', message: 'the disk is busy' };
       },
-      get_settings: { books_kept: 6, notifications: true, theme: 'light', metered_downloads: 'ask' as const },
+      get_settings: { books_kept: 6, notifications: true, theme: 'light', metered_downloads: 'ask' as const, keep_running: false },
       set_settings: () => new Promise((resolve) => (saved = resolve)),
     });
     const saving = settings.update({ theme: 'dark' });
@@ -421,7 +421,7 @@ describe('a library changed elsewhere', () => {
     expect(servers.list.map((s) => s.name)).toEqual(['Home']);
     expect(servers.error).toBeNull();
     expect(settings.value.theme).toBe('dark');
-    saved({ books_kept: 6, notifications: true, theme: 'dark', metered_downloads: 'ask' as const });
+    saved({ books_kept: 6, notifications: true, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false });
     await saving;
     expect(document.documentElement.dataset.theme).toBe('dark');
   });

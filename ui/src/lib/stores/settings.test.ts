@@ -17,16 +17,16 @@ describe('settings', () => {
   });
 
   it('reads the settings and applies the theme', async () => {
-    invokeMock.mockResolvedValueOnce({ books_kept: 10, notifications: false, theme: 'dark', metered_downloads: 'ask' as const });
+    invokeMock.mockResolvedValueOnce({ books_kept: 10, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false });
     await settings.load();
-    expect(settings.value).toEqual({ books_kept: 10, notifications: false, theme: 'dark', metered_downloads: 'ask' as const });
+    expect(settings.value).toEqual({ books_kept: 10, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false });
     expect(document.documentElement.dataset.theme).toBe('dark');
     expect(rememberedTheme()).toBe('dark');
   });
 
   it('follows the system by removing data-theme', async () => {
     document.documentElement.dataset.theme = 'light';
-    invokeMock.mockResolvedValue({ books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const });
+    invokeMock.mockResolvedValue({ books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false });
     await settings.update({ theme: 'system' });
     expect(document.documentElement.hasAttribute('data-theme')).toBe(false);
   });
@@ -35,7 +35,7 @@ describe('settings', () => {
     invokeMock.mockImplementation(async (_command, args) => (args as { settings: unknown }).settings);
     await settings.update({ books_kept: 80 });
     expect(invokeMock).toHaveBeenLastCalledWith('set_settings', {
-      settings: { books_kept: 50, notifications: true, theme: 'system', metered_downloads: 'ask' as const },
+      settings: { books_kept: 50, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false },
     });
     await settings.update({ books_kept: -3 });
     expect(settings.value.books_kept).toBe(0);

@@ -1,0 +1,558 @@
+//! Downloads that outlive the windows. When the reader closes the last window while this
+//! app has books to download, the app stays on in the background with a tray icon: its menu
+//! says what is downloading (the tooltip too, where the desktop shows tooltips) and offers
+//! Open Carrel, Pause/Resume downloads and Quit. When the stack is empty the app ends by itself,
+//! unless the reader chose to keep it running ([`KeepRunning`]). Opening a window (from the
+//! tray, or by starting Carrel again) ends the background mode and takes the tray icon away.
+//!
+//! Only a window the reader closed counts: a window destroyed by the program (or by a test
+//! driver) ends the app as before. Quitting with work left says so in a notification
+//! ("Downloads paused until Carrel runs again"); the work stays queued in the data dir and
+//! the next Carrel (or `carrel-cli sync`) takes it.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use carrel_core::{
+    engine::downloads_view::{self, DownloadsView, ExecutorStatus},
+    engine::executor,
+    library::settings::{self, KeepRunning},
+};
+use tauri::{
+    menu::{Menu, MenuEvent, MenuItem, PredefinedMenuItem},
+    tray::{TrayIcon, TrayIconBuilder},
+    AppHandle, Manager, WindowEvent,
+};
+
+use crate::app_state::AppState;
+
+/// The tray icon's id.
+pub const TRAY_ID: &str = "carrel-background";
+/// How often the background app looks at the downloads.
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// What a quit with work left says.
+pub const PAUSED_UNTIL_NEXT_RUN: &str = "Downloads paused until Carrel runs again";
+
+const MENU_STATUS: &str = "status";
+const MENU_OPEN: &str = "open";
+const MENU_PAUSE: &str = "pause";
+const MENU_QUIT: &str = "quit";
+
+/// What to do when the last window has gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    /// End the app.
+    End,
+    /// Stay on: the background mode already runs.
+    Stay,
+    /// Stay on and start the background mode ([`run`]).
+    StayAndWatch,
+}
+
+/// What the app tracks about its windows and the background mode; managed by the app.
+#[derive(Default)]
+pub struct Background {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Windows whose closing the reader asked for (and which are still being destroyed).
+    closing_by_reader: HashSet<String>,
+    /// Whether the window destroyed last was one the reader closed.
+    last_closed_by_reader: bool,
+    /// The app is on without a window.
+    active: bool,
+    /// The reader asked to quit: nothing keeps the app on any more.
+    quitting: bool,
+    tray: Option<Tray>,
+}
+
+struct Tray {
+    icon: TrayIcon<tauri::Wry>,
+    status: MenuItem<tauri::Wry>,
+    pause: MenuItem<tauri::Wry>,
+}
+
+/// What the app has left to download, as the tray shows it. `None` when this app has nothing
+/// to do (nothing queued, or another process holds the downloads).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkLeft {
+    pub books: usize,
+    pub paused: bool,
+    /// One line for the tray's menu and tooltip.
+    pub line: String,
+}
+
+/// What is left for this app to download, from its downloads page.
+pub fn work_left(view: &DownloadsView) -> Option<WorkLeft> {
+    let ours = view.executor.this_process || view.executor.holder.is_none();
+    let mut books: Vec<i64> = view.active.iter().map(|a| a.book_id).collect();
+    for queued in &view.queue {
+        if !books.contains(&queued.book_id) {
+            books.push(queued.book_id);
+        }
+    }
+    if !ours || books.is_empty() {
+        return None;
+    }
+    let n = books.len();
+    let waiting = |n: usize| match n {
+        1 => "1 book waiting".to_owned(),
+        n => format!("{n} books waiting"),
+    };
+    let line = if view.paused {
+        format!("Downloads paused — {}", waiting(n))
+    } else if let Some(why) = &view.network_hold {
+        format!("Waiting for the network ({why}) — {}", waiting(n))
+    } else if let ExecutorStatus::Backoff { .. } = view.executor.status {
+        format!("Server unreachable, retrying — {}", waiting(n))
+    } else if let Some(active) = &view.active {
+        let progress = &active.status.progress;
+        let parts = match progress.total_parts {
+            0 | 1 => String::new(),
+            total => format!(" — {} of {total}", progress.stored_parts),
+        };
+        let more = match n - 1 {
+            0 => String::new(),
+            1 => " · 1 more book".to_owned(),
+            m => format!(" · {m} more books"),
+        };
+        format!("Downloading “{}”{parts}{more}", active.title)
+    } else {
+        waiting(n)
+    };
+    Some(WorkLeft {
+        books: n,
+        paused: view.paused,
+        line,
+    })
+}
+
+impl Background {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Follows the windows' closing: call for every window event of the app.
+    pub fn window_event(&self, label: &str, event: &WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested { .. } => self.close_requested(label),
+            WindowEvent::Destroyed => self.destroyed(label),
+            _ => {}
+        }
+    }
+
+    /// The reader asked to close the window `label` (its close button, the window manager,
+    /// Ctrl+W).
+    fn close_requested(&self, label: &str) {
+        self.lock().closing_by_reader.insert(label.to_owned());
+    }
+
+    /// The window `label` is gone.
+    fn destroyed(&self, label: &str) {
+        let mut inner = self.lock();
+        inner.last_closed_by_reader = inner.closing_by_reader.remove(label);
+    }
+
+    /// Whether the app is on without a window.
+    pub fn is_active(&self) -> bool {
+        self.lock().active
+    }
+
+    /// The app is about to end because its last window went away: whether it stays on. It
+    /// stays when the reader closed that window (and did not quit); [`run`] then looks at the
+    /// downloads and ends the app at once when nothing is left.
+    pub fn last_window_closed(&self) -> Closing {
+        let mut inner = self.lock();
+        if inner.quitting {
+            Closing::End
+        } else if inner.active {
+            Closing::Stay
+        } else if inner.last_closed_by_reader {
+            inner.active = true;
+            Closing::StayAndWatch
+        } else {
+            Closing::End
+        }
+    }
+}
+
+/// Runs the background mode until a window opens or the app ends: looks at the downloads
+/// every second, shows them in the tray, and ends the app once nothing is left (unless the
+/// reader keeps it running).
+pub fn run(app: AppHandle) {
+    tauri::async_runtime::spawn(async move {
+        let background = app.state::<Arc<Background>>().inner().clone();
+        let Some(store) = app.state::<AppState>().store().cloned() else {
+            app.exit(0);
+            return;
+        };
+        let live = app
+            .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
+            .live();
+        let holder = app
+            .state::<AppState>()
+            .core()
+            .map(|c| c.holder_id.clone())
+            .ok();
+        let mut live = live;
+        loop {
+            if !background.is_active() {
+                return;
+            }
+            let (s, h) = (store.clone(), holder.clone());
+            let looked = store
+                .call(move |_| {
+                    let view = downloads_view::view(&s, &live, h.as_deref());
+                    let keep = settings::get::<KeepRunning>(&s)
+                        .ok()
+                        .flatten()
+                        .unwrap_or_default();
+                    Ok::<_, carrel_core::foundation::store::StoreError>((view, keep))
+                })
+                .await;
+            let (work, keep) = match looked {
+                Ok((Ok(view), keep)) => (work_left(&view), keep.0),
+                Ok((Err(e), _)) => {
+                    tracing::warn!(cause = %e, "cannot read the downloads");
+                    (None, false)
+                }
+                Err(e) => {
+                    tracing::warn!(cause = %e, "cannot read the downloads");
+                    (None, false)
+                }
+            };
+            if !background.is_active() {
+                return;
+            }
+            if work.is_none() && !keep {
+                tracing::info!("nothing left to download; Carrel ends");
+                background.lock().quitting = true;
+                app.exit(0);
+                return;
+            }
+            show_in_tray(&app, &background, work.as_ref());
+            tokio::time::sleep(LOOK_EVERY).await;
+            live = app
+                .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
+                .live();
+        }
+    });
+}
+
+/// Puts the tray icon up (once) and shows `work` in it.
+fn show_in_tray(app: &AppHandle, background: &Background, work: Option<&WorkLeft>) {
+    let line = work
+        .map(|w| w.line.clone())
+        .unwrap_or_else(|| "Nothing to download".to_owned());
+    let paused = work.is_some_and(|w| w.paused);
+    let mut inner = background.lock();
+    if !inner.active {
+        return;
+    }
+    if inner.tray.is_none() {
+        match make_tray(app) {
+            Ok(tray) => inner.tray = Some(tray),
+            Err(e) => {
+                tracing::warn!(cause = %e, "cannot show Carrel's tray icon");
+                return;
+            }
+        }
+    }
+    let Some(tray) = &inner.tray else { return };
+    let _ = tray.status.set_text(&line);
+    let _ = tray.icon.set_tooltip(Some(format!("Carrel — {line}")));
+    let _ = tray.pause.set_text(if paused {
+        "Resume downloads"
+    } else {
+        "Pause downloads"
+    });
+    let _ = tray.pause.set_enabled(work.is_some());
+}
+
+fn make_tray(app: &AppHandle) -> tauri::Result<Tray> {
+    let status = MenuItem::with_id(
+        app,
+        MENU_STATUS,
+        "Looking at the downloads…",
+        false,
+        None::<&str>,
+    )?;
+    let open = MenuItem::with_id(app, MENU_OPEN, "Open Carrel", true, None::<&str>)?;
+    let pause = MenuItem::with_id(app, MENU_PAUSE, "Pause downloads", true, None::<&str>)?;
+    let quit = MenuItem::with_id(app, MENU_QUIT, "Quit Carrel", true, None::<&str>)?;
+    let menu = Menu::with_items(
+        app,
+        &[
+            &status,
+            &PredefinedMenuItem::separator(app)?,
+            &open,
+            &pause,
+            &PredefinedMenuItem::separator(app)?,
+            &quit,
+        ],
+    )?;
+    let mut builder = TrayIconBuilder::with_id(TRAY_ID)
+        .menu(&menu)
+        .tooltip("Carrel")
+        .on_menu_event(on_menu);
+    if let Some(icon) = app.default_window_icon() {
+        builder = builder.icon(icon.clone());
+    }
+    // The icon is written to a file for the desktop's tray: keep it in the app's runtime
+    // folder, not in a shared temporary one.
+    if let Ok(dir) = app.path().app_cache_dir() {
+        builder = builder.temp_dir_path(dir.join("tray"));
+    }
+    let icon = builder.build(app)?;
+    Ok(Tray {
+        icon,
+        status,
+        pause,
+    })
+}
+
+fn on_menu(app: &AppHandle, event: MenuEvent) {
+    let app = app.clone();
+    match event.id().as_ref() {
+        MENU_OPEN => show_window(&app),
+        MENU_PAUSE => toggle_pause(&app),
+        MENU_QUIT => quit(&app),
+        _ => {}
+    }
+}
+
+fn toggle_pause(app: &AppHandle) {
+    let Some(store) = app.state::<AppState>().store().cloned() else {
+        return;
+    };
+    tauri::async_runtime::spawn(async move {
+        let s = store.clone();
+        let toggled = store
+            .call(move |_| {
+                let paused = executor::is_paused(&s)?;
+                executor::set_paused(&s, !paused)
+            })
+            .await;
+        if let Err(e) = toggled {
+            tracing::warn!(cause = %e, "cannot pause or resume the downloads");
+        }
+    });
+}
+
+/// Brings a window forward: the library window if one is open, else a new one. Ends the
+/// background mode.
+pub fn show_window(app: &AppHandle) {
+    let app = app.clone();
+    let on_main = app.clone();
+    let _ = on_main.run_on_main_thread(move || {
+        let background = app.state::<Arc<Background>>().inner().clone();
+        {
+            let mut inner = background.lock();
+            inner.active = false;
+            inner.last_closed_by_reader = false;
+            inner.tray = None;
+        }
+        app.remove_tray_by_id(TRAY_ID);
+        let existing = app
+            .webview_windows()
+            .into_iter()
+            .find(|(label, _)| label == crate::main_window::LABEL)
+            .map(|(_, w)| w)
+            .or_else(|| app.webview_windows().into_values().next());
+        match existing {
+            Some(window) => {
+                let _ = window.unminimize();
+                let _ = window.show();
+                let _ = window.set_focus();
+            }
+            None => {
+                let store = app.state::<AppState>().store().cloned();
+                if let Err(e) = crate::main_window::open(&app, store.as_ref()) {
+                    tracing::error!(cause = %e, "cannot open Carrel's window");
+                }
+            }
+        }
+    });
+}
+
+/// Quits: says so when downloads are left, then ends the app.
+pub fn quit(app: &AppHandle) {
+    let background = app.state::<Arc<Background>>().inner().clone();
+    background.lock().quitting = true;
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let store = app.state::<AppState>().store().cloned();
+        let holder = app
+            .state::<AppState>()
+            .core()
+            .map(|c| c.holder_id.clone())
+            .ok();
+        let live = app
+            .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
+            .live();
+        if let Some(store) = store {
+            let s = store.clone();
+            let told = store
+                .call(move |_| {
+                    let work = downloads_view::view(&s, &live, holder.as_deref())
+                        .ok()
+                        .and_then(|v| work_left(&v));
+                    let wanted = settings::get::<settings::NotificationsEnabled>(&s)?
+                        .unwrap_or_default()
+                        .0;
+                    Ok::<_, carrel_core::foundation::store::StoreError>(work.is_some() && wanted)
+                })
+                .await;
+            if let Ok(true) = told {
+                let _ = tauri::async_runtime::spawn_blocking(say_paused_until_next_run).await;
+            }
+        }
+        app.exit(0);
+    });
+}
+
+/// Shows the quit notice and returns once the notification server has it (the app ends
+/// right after).
+fn say_paused_until_next_run() {
+    let shown = notify_rust::Notification::new()
+        .appname(crate::notifications::APP_NAME)
+        .summary(crate::notifications::APP_NAME)
+        .body(PAUSED_UNTIL_NEXT_RUN)
+        .icon("carrel")
+        .show();
+    if let Err(e) = shown {
+        tracing::info!(cause = %e, "could not say that the downloads wait for the next run");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use carrel_core::engine::book_downloads::{BookState, BookStatus};
+    use carrel_core::engine::download_stack::TaskKind;
+    use carrel_core::engine::downloads_view::{ActiveDownload, ExecutorView, QueuedBook};
+    use carrel_core::engine::progress::BookProgress;
+
+    fn status(book_id: i64, stored: u64, total: u64) -> BookStatus {
+        BookStatus {
+            state: BookState::Queued,
+            progress: BookProgress {
+                book_id,
+                title: format!("Book {book_id}"),
+                stored_parts: stored,
+                total_parts: total,
+                bytes: 0,
+            },
+        }
+    }
+
+    fn view(holder: Option<bool>, active: Option<i64>, queued: &[i64]) -> DownloadsView {
+        DownloadsView {
+            paused: false,
+            executor: ExecutorView {
+                holder: holder.map(|_| "carrel:1:x".to_owned()),
+                this_process: holder == Some(true),
+                status: ExecutorStatus::Running,
+            },
+            active: active.map(|book_id| ActiveDownload {
+                book_id,
+                title: format!("Book {book_id}"),
+                kind: TaskKind::Page,
+                position: 3,
+                bytes: 0,
+                total: None,
+                rate_bytes_per_s: None,
+                status: status(book_id, 3, 40),
+                eta_s: None,
+            }),
+            queue: queued
+                .iter()
+                .map(|&book_id| QueuedBook {
+                    book_id,
+                    title: format!("Book {book_id}"),
+                    status: status(book_id, 0, 10),
+                    prioritary: false,
+                    eta_s: None,
+                })
+                .collect(),
+            failed: Vec::new(),
+            library_revision: String::new(),
+            stored_lately: Vec::new(),
+            network_hold: None,
+            metered_downloads: Default::default(),
+        }
+    }
+
+    #[test]
+    fn nothing_queued_is_no_work() {
+        assert_eq!(work_left(&view(Some(true), None, &[])), None);
+    }
+
+    #[test]
+    fn work_another_process_downloads_is_not_this_apps() {
+        assert_eq!(work_left(&view(Some(false), Some(1), &[2])), None);
+    }
+
+    #[test]
+    fn the_book_in_flight_and_those_waiting_are_counted_once() {
+        let work = work_left(&view(Some(true), Some(1), &[1, 2, 3])).unwrap();
+        assert_eq!(work.books, 3);
+        assert_eq!(work.line, "Downloading “Book 1” — 3 of 40 · 2 more books");
+        assert!(!work.paused);
+    }
+
+    #[test]
+    fn work_with_no_downloader_yet_is_this_apps() {
+        let work = work_left(&view(None, None, &[7])).unwrap();
+        assert_eq!(work.line, "1 book waiting");
+    }
+
+    #[test]
+    fn paused_network_held_and_backoff_say_why() {
+        let mut v = view(Some(true), Some(1), &[2]);
+        v.paused = true;
+        let work = work_left(&v).unwrap();
+        assert!(work.paused);
+        assert_eq!(work.line, "Downloads paused — 2 books waiting");
+        v.paused = false;
+        v.network_hold = Some("metered connection".into());
+        assert_eq!(
+            work_left(&v).unwrap().line,
+            "Waiting for the network (metered connection) — 2 books waiting"
+        );
+        v.network_hold = None;
+        v.executor.status = ExecutorStatus::Backoff {
+            reason: "connection refused".into(),
+            retry_at_ms: 0,
+        };
+        assert_eq!(
+            work_left(&v).unwrap().line,
+            "Server unreachable, retrying — 2 books waiting"
+        );
+    }
+
+    #[test]
+    fn only_a_last_window_the_reader_closed_keeps_the_app_on() {
+        let b = Background::default();
+        // Destroyed without being asked (the program, a test driver): the app ends.
+        b.destroyed("main");
+        assert_eq!(b.last_window_closed(), Closing::End);
+        // Another window closed by the reader before does not count for the last one.
+        b.close_requested("library-1");
+        b.destroyed("library-1");
+        b.destroyed("main");
+        assert_eq!(b.last_window_closed(), Closing::End);
+        // Closed by the reader: it stays on, once.
+        b.close_requested("main");
+        b.destroyed("main");
+        assert_eq!(b.last_window_closed(), Closing::StayAndWatch);
+        assert!(b.is_active());
+        assert_eq!(b.last_window_closed(), Closing::Stay);
+        // Quitting: nothing keeps it.
+        b.lock().quitting = true;
+        assert_eq!(b.last_window_closed(), Closing::End);
+    }
+}
