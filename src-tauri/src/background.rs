@@ -31,6 +31,8 @@ use crate::app_state::AppState;
 pub const TRAY_ID: &str = "carrel-background";
 /// How often the background app looks at the downloads.
 const LOOK_EVERY: Duration = Duration::from_secs(1);
+/// Failed looks in a row after which the app ends anyway (the data dir is unreadable).
+const MAX_FAILED_LOOKS: u32 = 30;
 /// What a quit with work left says.
 pub const PAUSED_UNTIL_NEXT_RUN: &str = "Downloads paused until Carrel runs again";
 
@@ -66,9 +68,12 @@ struct Inner {
     active: bool,
     /// The reader asked to quit: nothing keeps the app on any more.
     quitting: bool,
+    /// Counts the times the background mode started; a look loop of an earlier time stops.
+    generation: u64,
     tray: Option<Tray>,
 }
 
+#[derive(Clone)]
 struct Tray {
     icon: TrayIcon<tauri::Wry>,
     status: MenuItem<tauri::Wry>,
@@ -161,6 +166,33 @@ impl Background {
         self.lock().active
     }
 
+    /// Whether the look loop of background mode `generation` is still the one to run.
+    fn is_current(&self, generation: u64) -> bool {
+        let inner = self.lock();
+        inner.active && !inner.quitting && inner.generation == generation
+    }
+
+    /// A window is open again: the background mode ends; returns the tray to take away.
+    fn window_opened(&self) -> Option<Tray> {
+        let mut inner = self.lock();
+        inner.active = false;
+        inner.last_closed_by_reader = false;
+        inner.closing_by_reader.clear();
+        inner.tray.take()
+    }
+
+    /// Ends the app if background mode `generation` is still on (checked and marked under one
+    /// lock, so a window asked for meanwhile wins).
+    fn end_if_current(&self, generation: u64) -> bool {
+        let mut inner = self.lock();
+        if inner.active && !inner.quitting && inner.generation == generation {
+            inner.quitting = true;
+            true
+        } else {
+            false
+        }
+    }
+
     /// The app is about to end because its last window went away: whether it stays on. It
     /// stays when the reader closed that window (and did not quit); [`run`] then looks at the
     /// downloads and ends the app at once when nothing is left.
@@ -172,6 +204,7 @@ impl Background {
             Closing::Stay
         } else if inner.last_closed_by_reader {
             inner.active = true;
+            inner.generation += 1;
             Closing::StayAndWatch
         } else {
             Closing::End
@@ -189,79 +222,112 @@ pub fn run(app: AppHandle) {
             app.exit(0);
             return;
         };
-        let live = app
-            .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
-            .live();
         let holder = app
             .state::<AppState>()
             .core()
             .map(|c| c.holder_id.clone())
             .ok();
-        let mut live = live;
+        let generation = background.lock().generation;
+        let mut failures = 0u32;
         loop {
-            if !background.is_active() {
+            if !background.is_current(generation) {
                 return;
             }
+            let live = app
+                .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
+                .live();
             let (s, h) = (store.clone(), holder.clone());
             let looked = store
                 .call(move |_| {
                     let view = downloads_view::view(&s, &live, h.as_deref());
-                    let keep = settings::get::<KeepRunning>(&s)
-                        .ok()
-                        .flatten()
-                        .unwrap_or_default();
+                    let keep = settings::get::<KeepRunning>(&s);
                     Ok::<_, carrel_core::foundation::store::StoreError>((view, keep))
                 })
                 .await;
             let (work, keep) = match looked {
-                Ok((Ok(view), keep)) => (work_left(&view), keep.0),
-                Ok((Err(e), _)) => {
-                    tracing::warn!(cause = %e, "cannot read the downloads");
-                    (None, false)
+                Ok((Ok(view), Ok(keep))) => {
+                    failures = 0;
+                    (work_left(&view), keep.unwrap_or_default().0)
                 }
-                Err(e) => {
-                    tracing::warn!(cause = %e, "cannot read the downloads");
+                other => {
+                    // A busy database or a passing error is not "nothing left": look again.
+                    failures += 1;
+                    let cause = match other {
+                        Ok((Err(e), _)) => e.to_string(),
+                        Ok((_, Err(e))) | Err(e) => e.to_string(),
+                        Ok(_) => String::new(),
+                    };
+                    tracing::warn!(%cause, failures, "cannot read the downloads");
+                    if failures < MAX_FAILED_LOOKS {
+                        tokio::time::sleep(LOOK_EVERY).await;
+                        continue;
+                    }
                     (None, false)
                 }
             };
-            if !background.is_active() {
+            let windows_open = !app.webview_windows().is_empty();
+            if windows_open {
+                // A window opened by another way (a notification's Read): not background any more.
+                if let Some(tray) = background.window_opened() {
+                    drop_on_main_thread(&app, tray);
+                }
                 return;
             }
             if work.is_none() && !keep {
-                tracing::info!("nothing left to download; Carrel ends");
-                background.lock().quitting = true;
-                app.exit(0);
+                if background.end_if_current(generation) {
+                    tracing::info!("nothing left to download; Carrel ends");
+                    app.exit(0);
+                }
                 return;
             }
-            show_in_tray(&app, &background, work.as_ref());
+            show_in_tray(&app, &background, generation, work.as_ref());
             tokio::time::sleep(LOOK_EVERY).await;
-            live = app
-                .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
-                .live();
         }
     });
 }
 
-/// Puts the tray icon up (once) and shows `work` in it.
-fn show_in_tray(app: &AppHandle, background: &Background, work: Option<&WorkLeft>) {
+/// Drops the tray icon where GTK wants it dropped.
+fn drop_on_main_thread(app: &AppHandle, tray: Tray) {
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || {
+        drop(tray);
+        handle.remove_tray_by_id(TRAY_ID);
+    });
+}
+
+/// Puts the tray icon up (once) and shows `work` in it. Tauri's tray and menu calls wait for
+/// the main thread, so none is made while the lock is held.
+fn show_in_tray(
+    app: &AppHandle,
+    background: &Background,
+    generation: u64,
+    work: Option<&WorkLeft>,
+) {
     let line = work
         .map(|w| w.line.clone())
         .unwrap_or_else(|| "Nothing to download".to_owned());
     let paused = work.is_some_and(|w| w.paused);
-    let mut inner = background.lock();
-    if !inner.active {
-        return;
-    }
-    if inner.tray.is_none() {
-        match make_tray(app) {
-            Ok(tray) => inner.tray = Some(tray),
-            Err(e) => {
-                tracing::warn!(cause = %e, "cannot show Carrel's tray icon");
+    let existing = background.lock().tray.clone();
+    let tray = match existing {
+        Some(tray) => tray,
+        None => {
+            let made = match make_tray(app) {
+                Ok(tray) => tray,
+                Err(e) => {
+                    tracing::warn!(cause = %e, "cannot show Carrel's tray icon");
+                    return;
+                }
+            };
+            let mut inner = background.lock();
+            if !(inner.active && !inner.quitting && inner.generation == generation) {
+                drop(inner);
+                drop_on_main_thread(app, made);
                 return;
             }
+            inner.tray = Some(made.clone());
+            made
         }
-    }
-    let Some(tray) = &inner.tray else { return };
+    };
     let _ = tray.status.set_text(&line);
     let _ = tray.icon.set_tooltip(Some(format!("Carrel — {line}")));
     let _ = tray.pause.set_text(if paused {
@@ -349,11 +415,11 @@ pub fn show_window(app: &AppHandle) {
     let on_main = app.clone();
     let _ = on_main.run_on_main_thread(move || {
         let background = app.state::<Arc<Background>>().inner().clone();
-        {
-            let mut inner = background.lock();
-            inner.active = false;
-            inner.last_closed_by_reader = false;
-            inner.tray = None;
+        if background.lock().quitting {
+            return;
+        }
+        if let Some(tray) = background.window_opened() {
+            drop(tray);
         }
         app.remove_tray_by_id(TRAY_ID);
         let existing = app
@@ -376,6 +442,15 @@ pub fn show_window(app: &AppHandle) {
             }
         }
     });
+}
+
+/// A window was opened by other means (a notification's Read): the background mode ends.
+pub fn window_opened_elsewhere(app: &AppHandle) {
+    if let Some(background) = app.try_state::<Arc<Background>>() {
+        if let Some(tray) = background.window_opened() {
+            drop_on_main_thread(app, tray);
+        }
+    }
 }
 
 /// Quits: says so when downloads are left, then ends the app.

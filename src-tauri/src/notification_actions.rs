@@ -39,6 +39,7 @@ fn perform(app: &AppHandle, action: NoteAction) -> Result<(), String> {
             let book = books::get(store, book_id).map_err(|e| e.to_string())?;
             let view = reading_view(book_reader::reader_for(&book), book_id);
             main_window::open_extra(app, &view).map_err(|e| e.to_string())?;
+            crate::background::window_opened_elsewhere(app);
             Ok(())
         }
     }

@@ -145,7 +145,11 @@ impl Primary {
             .name("single-instance".into())
             .spawn(move || {
                 for stream in self.listener.incoming() {
-                    let Ok(stream) = stream else { continue };
+                    let Ok(stream) = stream else {
+                        // Out of descriptors or the like: not a reason to spin.
+                        std::thread::sleep(Duration::from_millis(100));
+                        continue;
+                    };
                     if !same_user(&stream) || answer(&stream).is_err() {
                         continue;
                     }
@@ -164,8 +168,9 @@ impl Primary {
 
 /// Reads one request (bounded, with a timeout) and answers it.
 fn answer(stream: &UnixStream) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(2)))?;
-    stream.set_write_timeout(Some(Duration::from_secs(2)))?;
+    // Short: one start that says nothing must not keep the next ones waiting.
+    stream.set_read_timeout(Some(Duration::from_millis(500)))?;
+    stream.set_write_timeout(Some(Duration::from_millis(500)))?;
     let mut line = String::new();
     BufReader::new(std::io::Read::take(stream, 64)).read_line(&mut line)?;
     if line.trim_end() != SHOW {

@@ -198,7 +198,7 @@ impl Desktop {
             let bus = Connection::new_session()?;
             for member in ["ActionInvoked", "NotificationClosed"] {
                 bus.add_match_no_cb(&format!(
-                    "type='signal',interface='{INTERFACE}',member='{member}'"
+                    "type='signal',sender='{INTERFACE}',interface='{INTERFACE}',member='{member}'"
                 ))?;
             }
             self.bus = Some(bus);

@@ -306,6 +306,31 @@ fn pages_asked(server: &RunningServer, book: u32) -> u64 {
         .sum()
 }
 
+/// Whether a window named Carrel (its title, not only its class; "Carrel (dev)" in a debug
+/// build) is mapped and viewable.
+fn carrel_window_shown() -> bool {
+    let tree = Command::new("xwininfo")
+        .args(["-root", "-tree"])
+        .output()
+        .expect("xwininfo runs (package x11-utils)");
+    let tree = String::from_utf8_lossy(&tree.stdout).into_owned();
+    // `0x… "Carrel (dev)": ("carrel" "Carrel")  1200x800+…`; GDK's hidden leader window is
+    // named after the program ("carrel").
+    tree.lines()
+        .filter(|l| {
+            l.split_once('"')
+                .and_then(|(_, rest)| rest.split_once("\": ("))
+                .is_some_and(|(name, _)| name.starts_with("Carrel"))
+        })
+        .filter_map(|l| l.split_whitespace().next())
+        .any(|id| {
+            Command::new("xwininfo")
+                .args(["-id", id])
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("Map State: IsViewable"))
+        })
+}
+
 fn alive(pid: i32) -> bool {
     // A zombie still has /proc/<pid>; its state says it is gone.
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -499,16 +524,26 @@ fn starting_carrel_again_brings_back_the_running_ones_window() {
         alive(pid),
         "the running app ended instead of showing its window"
     );
-    // The window is back: the app's own windows, as X has them.
-    let windows = Command::new("xwininfo")
-        .args(["-root", "-tree"])
-        .output()
-        .expect("xwininfo (x11-utils)");
-    let tree = String::from_utf8_lossy(&windows.stdout);
-    assert!(
-        tree.lines().any(|l| l.contains("\"Carrel\"")),
-        "no Carrel window on the display:\n{tree}"
-    );
+    // The window is back: a window named Carrel is mapped on the display.
+    let began = Instant::now();
+    while !carrel_window_shown() {
+        assert!(
+            began.elapsed() < TIMEOUT,
+            "no Carrel window on the display after the second start:\n{}",
+            String::from_utf8_lossy(
+                &Command::new("xwininfo")
+                    .args(["-root", "-tree"])
+                    .output()
+                    .unwrap()
+                    .stdout
+            )
+            .lines()
+            .filter(|l| l.to_lowercase().contains("carrel"))
+            .collect::<Vec<_>>()
+            .join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     // Quit from the tray is gone with the tray; Ctrl+Q in the new window ends the app.
     let _ = Command::new("kill").arg(pid.to_string()).status();
     drop(app);
