@@ -134,6 +134,15 @@ pub(crate) fn root(state: &State) -> String {
     out
 }
 
+/// Where a series' own feed is: Komga's under its OPDS 1.2 route.
+pub(crate) fn series_href(state: &State, id: u32) -> String {
+    if state.behavior().komga {
+        format!("/opds/v1.2/series/{id}")
+    } else {
+        format!("/opds/series/{id}")
+    }
+}
+
 /// `GET /opds/series`
 pub(crate) fn series_navigation(state: &State) -> String {
     let all: Vec<&BookMeta> = state.catalog.books.iter().collect();
@@ -152,7 +161,7 @@ pub(crate) fn series_navigation(state: &State) -> String {
             &format!("series:{}", s.id),
             &s.name,
             &format!("{} by {}, {} books", s.name, s.author, books.len()),
-            &format!("/opds/series/{}", s.id),
+            &series_href(state, s.id),
             ACQUISITION,
             &latest_update(state, &books),
         );
@@ -285,6 +294,17 @@ fn book_entry(
         .series(meta.series_id)
         .map(|s| s.name.as_str())
         .unwrap_or("");
+    // Komga names no series in an entry: its series feed does.
+    let series_tags = if behavior.komga {
+        String::new()
+    } else {
+        format!(
+            "\x20   <category scheme=\"urn:carrel-fixture:series\" term=\"{series}\" label=\"{series} #{number}\"/>\n\
+             \x20   <schema:Series schema:name=\"{series}\" schema:position=\"{number}\"/>\n",
+            series = xml_escape(series),
+            number = meta.number,
+        )
+    };
     let _ = write!(
         out,
         "  <entry>\n\
@@ -295,8 +315,7 @@ fn book_entry(
          \x20   <dcterms:issued>{year}</dcterms:issued>\n\
          \x20   <dcterms:language>en</dcterms:language>\n\
          \x20   <category term=\"{category}\" label=\"{category}\"/>\n\
-         \x20   <category scheme=\"urn:carrel-fixture:series\" term=\"{series}\" label=\"{series} #{number}\"/>\n\
-         \x20   <schema:Series schema:name=\"{series}\" schema:position=\"{number}\"/>\n\
+         {series_tags}\
          \x20   <summary type=\"text\">{summary}</summary>\n\
          \x20   <content type=\"text\">{summary}</content>\n\
          \x20   <link rel=\"http://opds-spec.org/image\" type=\"image/png\" href=\"/books/{id}/cover\"/>\n\
@@ -307,8 +326,7 @@ fn book_entry(
         author = xml_escape(&meta.author),
         year = meta.issued_year,
         category = if meta.kind == BookKind::Comic { "Comics" } else { "Ebooks" },
-        series = xml_escape(series),
-        number = meta.number,
+        series_tags = series_tags,
         summary = xml_escape(&meta.summary),
         mime = state.file_type(meta).0,
         length = built.file.len(),

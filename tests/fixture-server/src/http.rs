@@ -626,10 +626,11 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
             false,
             |b| b.kind == BookKind::Epub,
         ),
-        ["opds", "series", id] => match id
+        ["opds", "series", id] | ["opds", "v1.2", "series", id] => match id
             .parse::<u32>()
             .ok()
             .and_then(|id| state.catalog.series(id))
+            .filter(|s| path.trim_end_matches('/') == feeds::series_href(state, s.id))
         {
             Some(series) => {
                 let sid = series.id;
@@ -638,7 +639,7 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
                     query,
                     &format!("series:{sid}"),
                     &series.name.clone(),
-                    &format!("/opds/series/{sid}"),
+                    &feeds::series_href(state, sid),
                     None,
                     false,
                     move |b| b.series_id == sid,

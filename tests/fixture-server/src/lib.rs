@@ -198,8 +198,11 @@ pub struct Behavior {
     /// server-side reading position to that page. Added to the PSE link template.
     pub bookmark_param: Option<String>,
     /// Look like Komga: feeds signed by Komga, page streams under `/opds/v1.2/books/ID/pages/`,
-    /// no progression links, and Komga's read-progress API (`GET /api/v1/books/ID`,
-    /// `PATCH /api/v1/books/ID/read-progress`).
+    /// no progression links, Komga's read-progress API (`GET /api/v1/books/ID`,
+    /// `PATCH /api/v1/books/ID/read-progress`), and series as Komga's OPDS 1.2 gives them: each
+    /// series' books in their own feed at `/opds/v1.2/series/ID`, titled with the series' name
+    /// and sorted by number, and no series or number in the entries (Komga's
+    /// `interfaces/api/opds/v1/OpdsController.kt`: `getOneSeries`, `BookDto.toOpdsEntry`).
     pub komga: bool,
     /// Look like Codex's OPDS 1.2 entry ids: each `<id>` is the book's address with the feed's
     /// own view in its query (`/opds/v1.2/comics/5?topCollection=…&orderBy=…`, and the search

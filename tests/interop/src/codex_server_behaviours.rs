@@ -1,7 +1,7 @@
-//! Behaviours of Carrel with Codex that need the server-handling work still landing: adding a
-//! server by its plain address (the catalog is discovered), one local book per comic however
-//! many of Codex's views list it, and a signed-in download that keeps the session instead of
-//! sending the password with every request (counted by the wrapper in `codex`).
+//! Behaviours of Carrel with Codex's own ways: adding a server by its plain address (the
+//! catalog is discovered), one local book per comic however many of Codex's views list it, a
+//! signed-in download that keeps the session instead of sending the password with every
+//! request (counted by the wrapper in `codex`), and series known from Codex's series feeds.
 
 use crate::codex::{self, ADMIN};
 use crate::support::{self, Cli, Installed};
@@ -70,4 +70,72 @@ fn codex_signed_in_download_checks_the_password_a_bounded_number_of_times() {
     let checks = server.password_checks();
     assert!(checks <= MAX_PASSWORD_CHECKS, "a 200-page signed-in download made Codex check the password {checks} times ({cpu:.1} s of Codex's CPU)");
     eprintln!("200-page signed-in download: {checks} password checks, {cpu:.1} s of Codex's CPU");
+}
+
+/// Codex names no series in a comic's entry (OPDS 1.2 or 2.0): its series feed lists them, in
+/// issue order, under the series' name. Found by browsing as a reader does, the series is known
+/// and a window on it keeps the next comics after the one read, in issue order.
+#[test]
+fn codex_series_window_keeps_the_next_comics_of_what_is_read() {
+    let installed = Installed::load();
+    let server = codex::start(&installed, 5, 3);
+    for root in [server.opds1(), format!("{}/opds/v2.0/", server.base)] {
+        let cli = Cli::new();
+        cli.add_server("codex", &root, Some(ADMIN));
+        let walk = support::walk(&cli, "codex", 80);
+        let shown = walk
+            .books
+            .keys()
+            .map(|id| cli.run(&["--json", "series", "show", &id.to_string()]))
+            .find(|out| out.status.success())
+            .unwrap_or_else(|| {
+                panic!(
+                    "no comic of {root} is in a series: {:?}",
+                    walk.ids_by_title.keys()
+                )
+            });
+        let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+        assert_eq!(shown["series"], "Interop Series", "{root}: {shown}");
+        let books = shown["books"].as_array().unwrap();
+        assert_eq!(books.len(), 5, "{root}: one book per comic: {shown}");
+        let titles: Vec<&str> = books.iter().map(|b| b["title"].as_str().unwrap()).collect();
+        for (n, title) in titles.iter().enumerate() {
+            assert!(
+                title.contains(&format!("#{}", n + 1)),
+                "{root}: issue order: {titles:?}"
+            );
+        }
+        let ids: Vec<String> = books.iter().map(|b| b["book_id"].to_string()).collect();
+        let states = |v: &serde_json::Value| -> Vec<String> {
+            v["books"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b["status"]["state"].as_str().unwrap().to_owned())
+                .collect()
+        };
+
+        let kept = cli.json(&["series", "keep", &ids[0], "--next", "2"]);
+        assert_eq!(
+            states(&kept),
+            ["remote", "queued", "queued", "remote", "remote"],
+            "{root}"
+        );
+        cli.ok(&["sync", "--until-idle"]);
+        let shown = cli.json(&["series", "show", &ids[0]]);
+        assert_eq!(
+            states(&shown),
+            ["remote", "stored", "stored", "remote", "remote"],
+            "{root}"
+        );
+        // The second comic opened at its last page brings the fourth. Through OPDS 1.2 the page
+        // stream says how many pages it has, so it is also read to its end; OPDS 2 gives Codex's
+        // comics as whole CBZ files, whose pages are counted once the reader opens the archive.
+        cli.ok(&["open", &ids[1], "--page", "3"]);
+        let shown = cli.json(&["series", "show", &ids[0]]);
+        assert_eq!(states(&shown)[3], "queued", "{root}: {shown}");
+        if root.contains("/v1.2/") {
+            assert_eq!(shown["books"][1]["finished"], true, "{root}: {shown}");
+        }
+    }
 }

@@ -30,15 +30,48 @@ pub struct BookMeta {
     pub summary: Option<String>,
 }
 
-/// Records what the catalog said about a book (replacing what it said before).
+/// Records what the catalog entry said about a book (replacing what it said before). An entry
+/// that names no series leaves be a series its series feed gave ([`remember_feed_series`]).
 pub fn remember_meta(store: &Store, book_id: i64, meta: &BookMeta) -> Result<(), StoreError> {
     let authors = serde_json::to_string(&meta.authors).expect("a list of names serialises");
     store.write(|tx| {
         tx.execute(
             "INSERT INTO book_meta (book_id, authors, series, series_index, summary) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (book_id) DO UPDATE SET authors = excluded.authors, series = excluded.series,
-                 series_index = excluded.series_index, summary = excluded.summary",
+             ON CONFLICT (book_id) DO UPDATE SET authors = excluded.authors, summary = excluded.summary,
+                 series = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
+                               THEN book_meta.series ELSE excluded.series END,
+                 series_index = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
+                               THEN book_meta.series_index ELSE excluded.series_index END,
+                 series_order = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
+                               THEN book_meta.series_order ELSE NULL END,
+                 series_source = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
+                               THEN 'feed' ELSE 'entry' END",
             params![book_id, authors, meta.series, meta.series_index, meta.summary],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// Records that a series feed lists the book (see `series_feeds`): the series, and its place
+/// in the feed when the feed is in series order (`None` keeps the place known before, if the
+/// series is the same). A series the book's own entry names stands.
+pub fn remember_feed_series(
+    store: &Store,
+    book_id: i64,
+    series: &str,
+    order: Option<f64>,
+) -> Result<(), StoreError> {
+    store.write(|tx| {
+        tx.execute(
+            "INSERT INTO book_meta (book_id, authors, series, series_source, series_order)
+             VALUES (?1, '[]', ?2, 'feed', ?3)
+             ON CONFLICT (book_id) DO UPDATE SET series = excluded.series, series_index = NULL,
+                 series_source = 'feed',
+                 series_order = CASE WHEN excluded.series_order IS NULL AND book_meta.series IS excluded.series
+                                     THEN book_meta.series_order ELSE excluded.series_order END
+             WHERE book_meta.series IS NULL OR book_meta.series_source = 'feed'",
+            params![book_id, series, order],
         )
         .map_err(|e| store.sql_error(e))?;
         Ok(())
@@ -273,5 +306,80 @@ mod tests {
                 books::BookError::NotFound(999)
             ))
         ));
+    }
+
+    #[test]
+    fn an_entrys_series_stands_over_a_feeds_and_a_silent_entry_keeps_the_feeds() {
+        let t = tempfile::tempdir().unwrap();
+        let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(5))).unwrap();
+        let series = |id: i64| -> (Option<String>, Option<f64>, Option<f64>) {
+            store
+                .read(|c| {
+                    c.query_row(
+                        "SELECT series, series_index, series_order FROM book_meta WHERE book_id = ?1",
+                        [id],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                    )
+                })
+                .unwrap()
+        };
+        let server = servers::add(
+            &store,
+            &NewServer {
+                name: "Home".into(),
+                url: "http://127.0.0.1:9/opds".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let book = |n: u32| {
+            books::remember(
+                &store,
+                server.id,
+                &CatalogBook {
+                    catalog_id: format!("urn:{n}"),
+                    title: format!("Book {n}"),
+                    authors: Vec::new(),
+                    format: BookFormat::Comic,
+                    stream_template: None,
+                    page_count: None,
+                    page_base: 0,
+                    page_list: Vec::new(),
+                    file_url: Some(format!("http://127.0.0.1:9/b/{n}")),
+                    file_type: None,
+                    file_length: None,
+                    cover_url: None,
+                    progression_url: None,
+                    read_progress_url: None,
+                },
+            )
+            .unwrap()
+            .id
+        };
+        let (silent, named) = (book(1), book(2));
+        let plain = BookMeta::default();
+        remember_meta(&store, silent, &plain).unwrap();
+        remember_feed_series(&store, silent, "Saga", Some(3.0)).unwrap();
+        assert_eq!(series(silent), (Some("Saga".into()), None, Some(3.0)));
+        // Seen again where the entry names nothing, and in the series feed sorted otherwise.
+        remember_meta(&store, silent, &plain).unwrap();
+        remember_feed_series(&store, silent, "Saga", None).unwrap();
+        assert_eq!(series(silent), (Some("Saga".into()), None, Some(3.0)));
+        // The entry names a series after all: it stands, and the feed's place goes.
+        let told = BookMeta {
+            series: Some("Saga Deluxe".into()),
+            series_index: Some(1.0),
+            ..BookMeta::default()
+        };
+        remember_meta(&store, silent, &told).unwrap();
+        remember_feed_series(&store, silent, "Saga", Some(4.0)).unwrap();
+        assert_eq!(
+            series(silent),
+            (Some("Saga Deluxe".into()), Some(1.0), None)
+        );
+        // A feed never replaces what an entry said.
+        remember_meta(&store, named, &told).unwrap();
+        remember_feed_series(&store, named, "Other", Some(0.0)).unwrap();
+        assert_eq!(series(named), (Some("Saga Deluxe".into()), Some(1.0), None));
     }
 }

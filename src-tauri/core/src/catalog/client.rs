@@ -14,6 +14,7 @@ use url::Url;
 
 use crate::catalog::book_view::{self, BookMeta};
 use crate::catalog::cover_cache;
+use crate::catalog::series_feeds::{self, SeriesFeed, SeriesLinks};
 use crate::engine::book_downloads::{self, BookStatus};
 use crate::foundation::error::ErrorKind;
 use crate::foundation::store::{Store, StoreError};
@@ -203,6 +204,8 @@ impl CatalogClient<'_> {
         let feed = opds::parse_feed(&doc.bytes, &doc.final_url)?;
         let from_komga =
             crate::reading::komga::is_komga_feed(feed.authors.iter().map(String::as_str));
+        let series_feed = series_feeds::recognise(&doc.final_url, &feed, from_komga);
+        let links = SeriesLinks::of(&doc.final_url, &feed);
         let freshness = doc.freshness;
         // Keeping the document and remembering its books is database work: off the async
         // threads, in one trip.
@@ -211,21 +214,28 @@ impl CatalogClient<'_> {
             .store
             .call(move |store| {
                 keep(store, access.server_id, &kept_url, &doc);
+                let mut books_listed = 0;
                 feed.entries
                     .into_iter()
                     .map(|entry| match entry {
                         Entry::Navigation(nav) => Ok(CatalogItem::Navigation {
                             title: nav.title,
-                            href: nav.href.to_string(),
+                            href: links.address(nav.href).to_string(),
                             summary: nav.summary,
                         }),
-                        Entry::Book(book) => remember(
-                            store,
-                            &server_of_books,
-                            &book,
-                            freshness.offline,
-                            from_komga,
-                        ),
+                        Entry::Book(book) => {
+                            let place = books_listed;
+                            books_listed += 1;
+                            let listed_in = series_feed.as_ref().map(|s| (s, place));
+                            remember(
+                                store,
+                                &server_of_books,
+                                &book,
+                                freshness.offline,
+                                from_komga,
+                                listed_in,
+                            )
+                        }
                     })
                     .collect::<Result<Vec<_>, CatalogError>>()
             })
@@ -461,13 +471,15 @@ fn keep(store: &Store, server_id: i64, url: &Url, doc: &Document) {
 }
 
 /// Gives a book entry its local id. From a kept (offline) copy, only books not known yet are
-/// recorded: an older copy never overwrites what a newer visit learnt.
+/// recorded: an older copy never overwrites what a newer visit learnt. `listed_in`: the series
+/// feed that lists the book, and the book's place on this page of it.
 fn remember(
     store: &Store,
     server: &Server,
     entry: &BookEntry,
     from_kept_copy: bool,
     from_komga: bool,
+    listed_in: Option<(&SeriesFeed, usize)>,
 ) -> Result<CatalogItem, CatalogError> {
     let mut catalog = catalog_book(entry, from_komga);
     // Positions are written to these addresses: only the library's own origin is kept.
@@ -487,8 +499,16 @@ fn remember(
     };
     if !from_kept_copy {
         book_view::remember_meta(store, book.id, &meta)?;
+        if let (None, Some((feed, place))) = (&entry.series, listed_in) {
+            book_view::remember_feed_series(store, book.id, &feed.name, feed.order_of(place))?;
+        }
         crate::reading::position_sync::remember_page_stream(store, book.id, entry)?;
     }
+    // The series a series feed gives is shown as the entry's would be.
+    let series = entry
+        .series
+        .clone()
+        .or_else(|| listed_in.map(|(feed, _)| feed.name.clone()));
     let file = entry.acquisitions.first();
     Ok(CatalogItem::Book {
         book_id: book.id,
@@ -499,7 +519,7 @@ fn remember(
         stream_template: catalog.stream_template.clone(),
         file_type: file.map(|a| a.media_type.clone()),
         file_length: file.and_then(|a| a.length),
-        series: entry.series.clone(),
+        series,
         series_index: entry.series_index,
         summary: entry.summary.clone(),
         not_streamable: entry.not_streamable.clone(),

@@ -7,6 +7,7 @@ pub mod client;
 pub mod cover_cache;
 pub mod download_batches;
 pub mod library_search;
+pub mod series_feeds;
 pub mod series_windows;
 pub mod server_removal;
 pub mod storage_usage;

@@ -8,8 +8,10 @@
 //! device) is finished too.
 //!
 //! The series is what the server says (`book_meta.series` and `series_index`, from the OPDS
-//! entry); a book whose entry names no series has no window, and says so — nothing is guessed
-//! from titles. Books without a number come after numbered ones, in the order they became known.
+//! entry, or from the series feed that lists the book where entries name no series — Codex,
+//! Komga's OPDS 1.2, see `series_feeds`); a book no entry or series feed places in a series has
+//! no window, and says so — nothing is guessed from titles. Books without a number come after
+//! numbered ones, in their order in the series feed, then in the order they became known.
 //!
 //! A server may have a default window ("keep the next N unread books of each series I read";
 //! off by default, [`set_server_default`]). A series of that server without a window of its own
@@ -183,7 +185,7 @@ fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
                  LEFT JOIN epub_positions e ON e.book_id = b.id
                  LEFT JOIN series_window_books w ON w.book_id = b.id
                  WHERE m.series = ?2 AND b.server_id = ?1
-                 ORDER BY m.series_index IS NULL, m.series_index, b.id",
+                 ORDER BY m.series_index IS NULL, m.series_index, m.series_order IS NULL, m.series_order, b.id",
             )?;
             let rows = stmt.query_map(params![server_id, series], |r| {
                 let format: String = r.get(3)?;

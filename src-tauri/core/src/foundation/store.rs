@@ -94,6 +94,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0020_series_defaults",
         include_str!("../../migrations/0020_series_defaults.sql"),
     ),
+    (
+        "0021_series_from_feeds",
+        include_str!("../../migrations/0021_series_from_feeds.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

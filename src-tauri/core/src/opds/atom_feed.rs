@@ -49,6 +49,9 @@ pub struct Feed {
     /// The feed's own `atom:author` names (most servers name themselves there).
     #[serde(default)]
     pub authors: Vec<String>,
+    /// `atom:generator`: the software that wrote the feed, as it names itself (Codex does).
+    #[serde(default)]
+    pub generator: Option<String>,
 }
 
 /// What a feed (or the feed a navigation entry leads to) lists.
@@ -278,6 +281,7 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
         links,
         updated: child_text(root, "updated"),
         authors: authors_of(root),
+        generator: child_text(root, "generator"),
     })
 }
 

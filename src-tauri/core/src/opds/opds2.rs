@@ -142,6 +142,7 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
         ),
         updated: string(metadata.get("modified")),
         authors: Vec::new(),
+        generator: None,
     })
 }
 

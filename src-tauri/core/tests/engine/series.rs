@@ -413,3 +413,107 @@ fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
     assert!(!view.stopped && view.window.is_some(), "{view:?}");
     assert_eq!(queued(&env.store).len(), 3);
 }
+
+/// Every book of a feed and the pages after it, in the feed's order.
+async fn books_of_feed(
+    client: &carrel_core::catalog::client::CatalogClient<'_>,
+    server: &carrel_core::library::servers::Server,
+    feed: &str,
+) -> Vec<(i64, Option<String>)> {
+    let mut books = Vec::new();
+    let mut next = Some(feed.to_owned());
+    while let Some(url) = next.take() {
+        let page = client.browse(server, Some(&url)).await.unwrap();
+        for e in page.entries {
+            if let carrel_core::catalog::client::CatalogItem::Book {
+                book_id, series, ..
+            } = e
+            {
+                books.push((book_id, series));
+            }
+        }
+        next = page.next;
+    }
+    books
+}
+
+/// Komga's OPDS 1.2 (as the fixture plays it) names no series in a book's entry; its series
+/// feed lists a series' books by number under the series' name. A book is in the series its
+/// series feed lists it in, in the feed's order across pages; a feed naming no series later does
+/// not take that away; a book no series feed listed still has no series.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 12,
+        comic_pages: (1..=12).map(|id| (id, PAGES)).collect(),
+        feed_page_size: 2,
+        behavior: fixture_server::Behavior {
+            komga: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .expect("the fixture server starts");
+    let env = Env::new();
+    let server = env.add_server("Komga", &fixture.url("/opds"));
+    let http = carrel_core::http::http_fetch::HttpClient::new(Default::default()).unwrap();
+    let client = carrel_core::catalog::client::CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+
+    // The list of all books: no entry names a series.
+    let all = books_of_feed(&client, &server, "/opds/books").await;
+    assert_eq!(all.len(), 12);
+    assert!(all.iter().all(|(_, s)| s.is_none()), "{all:?}");
+    let err = series_windows::show(&env.store, all[0].0).unwrap_err();
+    assert!(matches!(err, SeriesError::NoSeries(_)), "{err}");
+
+    // The series list leads to each series' own feed; the largest spans several pages.
+    let list = client.browse(&server, Some("/opds/series")).await.unwrap();
+    let mut feeds = Vec::new();
+    for e in &list.entries {
+        if let carrel_core::catalog::client::CatalogItem::Navigation { title, href, .. } = e {
+            assert!(href.contains("/opds/v1.2/series/"), "{href}");
+            let books = books_of_feed(&client, &server, href).await;
+            feeds.push((title.clone(), books));
+        }
+    }
+    feeds.sort_by_key(|(_, books)| std::cmp::Reverse(books.len()));
+    let (name, books) = &feeds[0];
+    assert!(books.len() >= 3, "{feeds:?}");
+    assert!(
+        books
+            .iter()
+            .all(|(_, s)| s.as_deref() == Some(name.as_str())),
+        "{books:?}"
+    );
+    let ids: Vec<i64> = books.iter().map(|(id, _)| *id).collect();
+
+    let view = series_windows::show(&env.store, ids[1]).unwrap();
+    assert_eq!(&view.series, name);
+    let order: Vec<i64> = view.books.iter().map(|b| b.book_id).collect();
+    assert_eq!(order, ids, "the series feed's order, page after page");
+    assert!(
+        view.books.iter().all(|b| b.series_index.is_none()),
+        "no number is made up"
+    );
+    // Titles the fixture numbers ("Name #n") follow the same order: the feed is by number.
+    let titles: Vec<&str> = view.books.iter().map(|b| b.title.as_str()).collect();
+    let numbers: Vec<u32> = titles
+        .iter()
+        .map(|t| t.rsplit('#').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{titles:?}");
+
+    // Listed again by a feed that names no series: the series stays, and so does its order.
+    books_of_feed(&client, &server, "/opds/books").await;
+    let again = series_windows::show(&env.store, ids[0]).unwrap();
+    let order: Vec<i64> = again.books.iter().map(|b| b.book_id).collect();
+    assert_eq!(order, ids);
+
+    // The window works on it as on numbered series.
+    series_windows::keep(&env.store, ids[0], 2, None).unwrap();
+    assert_eq!(queued(&env.store), [(ids[1], false), (ids[2], false)]);
+}
