@@ -241,10 +241,21 @@ impl HttpClient {
         url: &Url,
         headers: &[(header::HeaderName, String)],
     ) -> Result<Fetching, FetchError> {
-        let client = self.client_for(access)?;
-        let url = &access.request_url(url);
         let slot =
             server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
+        self.send_get(access, url, headers, slot).await
+    }
+
+    /// Sends a GET in `slot` (the server's, held). Status codes are sorted here.
+    async fn send_get(
+        &self,
+        access: &ServerAccess,
+        url: &Url,
+        headers: &[(header::HeaderName, String)],
+        slot: SlotGuard,
+    ) -> Result<Fetching, FetchError> {
+        let client = self.client_for(access)?;
+        let url = &access.request_url(url);
         let build = || {
             let mut request = client.get(url.clone());
             for (name, value) in headers {
@@ -277,6 +288,32 @@ impl HttpClient {
     ) -> Result<Fetched, FetchError> {
         let fetching = self.get(store, access, url, &[]).await?;
         self.read_body(fetching, access, url, max_bytes).await
+    }
+
+    /// Like [`HttpClient::get_bytes`] for a caller with more requests to the same server right
+    /// after this one: the slot it `kept` from its last request serves this one when it still
+    /// may (see [`server_throttle::reuse_or_acquire`]), and the slot is kept again afterwards
+    /// instead of given back. A failed request gives it back. The caller lets `kept` go when it
+    /// has nothing more for the server.
+    pub async fn get_bytes_keeping(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        max_bytes: u64,
+        kept: &mut Option<SlotGuard>,
+    ) -> Result<Fetched, FetchError> {
+        let slot = server_throttle::reuse_or_acquire(
+            store,
+            access.server_id,
+            access.min_interval_ms,
+            kept.take(),
+        )
+        .await?;
+        let fetching = self.send_get(access, url, &[], slot).await?;
+        let (fetched, slot) = self.read_all(fetching, access, url, max_bytes).await?;
+        *kept = Some(slot);
+        Ok(fetched)
     }
 
     /// Fetches one part of a file, `range` being a `Range` header value (`bytes=A-B` or
@@ -329,6 +366,20 @@ impl HttpClient {
         url: &Url,
         max_bytes: u64,
     ) -> Result<Fetched, FetchError> {
+        let (fetched, slot) = self.read_all(fetching, access, url, max_bytes).await?;
+        slot.release().await?;
+        Ok(fetched)
+    }
+
+    /// Reads a small answer whole, refusing more than `max_bytes`; the slot is handed back
+    /// still held.
+    async fn read_all(
+        &self,
+        fetching: Fetching,
+        access: &ServerAccess,
+        url: &Url,
+        max_bytes: u64,
+    ) -> Result<(Fetched, SlotGuard), FetchError> {
         let Fetching { response, slot } = fetching;
         let declared = response.content_length();
         if declared.is_some_and(|l| l > max_bytes) {
@@ -363,12 +414,14 @@ impl HttpClient {
                 )));
             }
         }
-        slot.release().await?;
-        Ok(Fetched {
-            bytes,
-            content_type,
-            final_url,
-        })
+        Ok((
+            Fetched {
+                bytes,
+                content_type,
+                final_url,
+            },
+            slot,
+        ))
     }
 
     /// Sends `body` with PUT through the server's slot and reads the (small) answer. A

@@ -11,6 +11,14 @@
 //! it ran on this machine: the holder names its process as the executor lease's holders do, and
 //! a slot whose process is gone is free (see [`crate::foundation::process_holders::holder_is_dead`]).
 //!
+//! A process that has more requests for the same server right after this one (the executor,
+//! page after page) may keep the slot between them instead of giving it back and taking it
+//! again ([`reuse_or_acquire`]): the next request looks (a read, no write) whether the slot is
+//! still its own, far from expiring and wanted by no one else, and goes on with it; otherwise it
+//! gives it back and queues like any other. A waiter therefore waits no longer than it would
+//! have — the request under way — and the keeper lets the slot go whenever it has nothing more
+//! for that server. Kept only without a minimum interval (whose starts must be recorded).
+//!
 //! Owns `server_slots`; knows nothing of what is fetched.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -158,7 +166,61 @@ pub async fn acquire(
     }
 }
 
+/// Whether the slot `holder` holds may serve its next request at once (see the module): it is
+/// still `holder`'s, at least half its time to live is left, and no one else's mark is fresh.
+fn still_ours(store: &Store, server_id: i64, holder: &str) -> Result<bool, StoreError> {
+    let now = store.now_ms();
+    let row: Option<(Option<String>, i64, Option<String>, i64)> = store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT holder, expires_at_ms, wanted_by, wanted_at_ms FROM server_slots WHERE server_id = ?1",
+            )?
+            .query_row([server_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    Ok(match row {
+        Some((Some(h), expires, wanted_by, wanted_at)) if h == holder => {
+            let lasting = expires > now + SLOT_TTL_MS / 2 && expires <= now + SLOT_TTL_MS;
+            let wanted = wanted_by.is_some_and(|by| {
+                by != holder && wanted_at > now - WANTED_FOR_MS && wanted_at <= now + WANTED_FOR_MS
+            });
+            lasting && !wanted
+        }
+        _ => false,
+    })
+}
+
+/// The slot for a request to `server_id`: `kept` (the slot this process kept from its last
+/// request) when it may serve at once, else a slot taken as [`acquire`] does (`kept` given back
+/// first, so a waiter it held back goes before it).
+pub async fn reuse_or_acquire(
+    store: &Store,
+    server_id: i64,
+    min_interval_ms: i64,
+    kept: Option<SlotGuard>,
+) -> Result<SlotGuard, StoreError> {
+    if let Some(slot) = kept {
+        if slot.server_id == server_id && min_interval_ms == 0 {
+            let holder = slot.holder.clone();
+            if store
+                .call(move |s| still_ours(s, server_id, &holder))
+                .await?
+            {
+                return Ok(slot);
+            }
+        }
+        slot.release().await?;
+    }
+    acquire(store, server_id, min_interval_ms).await
+}
+
 impl SlotGuard {
+    /// The server whose slot this is.
+    pub fn server_id(&self) -> i64 {
+        self.server_id
+    }
+
     /// Extends the slot while a long body is still streaming.
     pub async fn keep_alive(&self) -> Result<(), StoreError> {
         let (server_id, holder) = (self.server_id, self.holder.clone());
@@ -349,5 +411,64 @@ mod tests {
             try_take(&store, server, "mine", 0).unwrap(),
             TryTake::Wait(_)
         ));
+    }
+
+    #[tokio::test]
+    async fn a_kept_slot_serves_the_next_request_only_while_no_one_else_wants_it() {
+        let (_t, clock, store, server) = store_with_server();
+        let first = acquire(&store, server, 0).await.unwrap();
+        let holder = first.holder.clone();
+        // Nobody waiting: the same slot serves again.
+        let again = reuse_or_acquire(&store, server, 0, Some(first))
+            .await
+            .unwrap();
+        assert_eq!(again.holder, holder);
+        // Another request finds it busy and marks it: the keeper gives it back and queues
+        // behind that request.
+        assert!(matches!(
+            try_take(&store, server, "window/1", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
+        assert!(!still_ours(&store, server, &holder).unwrap());
+        let keeper = tokio::spawn({
+            let store = store.clone();
+            async move {
+                reuse_or_acquire(&store, server, 0, Some(again))
+                    .await
+                    .unwrap()
+            }
+        });
+        let mut window_took = false;
+        for _ in 0..200 {
+            if matches!(
+                try_take(&store, server, "window/1", 0).unwrap(),
+                TryTake::Taken
+            ) {
+                window_took = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(window_took, "the waiter went first");
+        assert!(!keeper.is_finished(), "the keeper waits for the slot now");
+        free(&store, server, "window/1").unwrap();
+        let next = keeper.await.unwrap();
+        assert_ne!(next.holder, holder, "taken anew");
+        // Half its time to live gone: not kept as it is (taken anew, which renews it).
+        let h = next.holder.clone();
+        clock.advance_ms(SLOT_TTL_MS / 2 + 1);
+        assert!(!still_ours(&store, server, &h).unwrap());
+        let n = reuse_or_acquire(&store, server, 0, Some(next))
+            .await
+            .unwrap();
+        assert_ne!(n.holder, h);
+        assert!(still_ours(&store, server, &n.holder).unwrap());
+        // A minimum interval to keep: never kept.
+        let h = n.holder.clone();
+        clock.advance_ms(10);
+        let m = reuse_or_acquire(&store, server, 5, Some(n)).await.unwrap();
+        assert_ne!(m.holder, h);
+        // Not a slot of another server.
+        assert!(!still_ours(&store, server + 1, &m.holder).unwrap());
     }
 }

@@ -1119,3 +1119,58 @@ async fn a_cancelled_book_can_be_stored_again() {
         BookState::Stored
     );
 }
+
+/// The executor keeps the server's request slot from one page to the next while no one else
+/// asks that server; a catalog request made meanwhile still goes at the next page, not after the
+/// whole book, and the server never sees two requests at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catalog_request_goes_between_two_pages_of_a_download() {
+    const PAGES: u32 = 40;
+    let fixture = start(Config {
+        faults: Faults {
+            latency_ms: 30,
+            ..Default::default()
+        },
+        ..one_comic(PAGES)
+    });
+    let (env, server, ids) = library(&fixture).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let before = fixture.stats().total_requests;
+    let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    // Wait for the download to be under way.
+    let started = Instant::now();
+    while fixture.stats().total_requests < before + 3 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the download did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    client.browse(&server, Some("/opds/books")).await.unwrap();
+    let pages_by_then = fixture.stats().total_requests - before - 1;
+    assert!(
+        pages_by_then < u64::from(PAGES) - 10,
+        "the catalog request waited for {pages_by_then} of {PAGES} pages"
+    );
+    let done = Instant::now();
+    while book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap())
+        .unwrap()
+        .state
+        != BookState::Stored
+    {
+        assert!(
+            done.elapsed() < Duration::from_secs(60),
+            "the book was not stored"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(fixture.stats().global_max_in_flight, 1);
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}

@@ -35,6 +35,7 @@ use crate::engine::progress::{BookProgress, DownloadEvent, ExecutorState, Progre
 use crate::foundation::part_files::{self, PartFiles, PartialFile};
 use crate::foundation::store::{Store, StoreError};
 use crate::http::http_fetch::{self, FetchError, Fetching, HttpClient, HttpConfig, ServerAccess};
+use crate::http::server_throttle::SlotGuard;
 use crate::library::books::{self, Book};
 use crate::library::credentials::Credentials;
 use crate::library::settings::{self, BooksKept, DownloadsPaused};
@@ -209,6 +210,9 @@ struct Run<'a> {
     held: Vec<Held>,
     /// When the oldest of `held` was stored.
     held_since: Option<Instant>,
+    /// The request slot kept from the last page or cover, for the next one of the same server
+    /// (see [`crate::http::server_throttle`]); let go before anything else.
+    kept_slot: Option<SlotGuard>,
 }
 
 /// A downloaded page is put in place at once (a window reads it from there at once: see
@@ -399,9 +403,11 @@ impl Executor {
             written_unsynced: None,
             held: Vec::new(),
             held_since: None,
+            kept_slot: None,
             mode,
         };
         let mut result = run.work(mode, &mut shutdown).await;
+        run.let_slot_go().await;
         // Whatever ended the run, the pages stored are synced and marked (unless the lease is
         // gone: the next holder takes them from the disk).
         if let Err(e) = run.sync_held().await {
@@ -618,6 +624,7 @@ impl Run<'_> {
                 .await;
             let claimed = match claimed {
                 Ok(Claimed::Paused) => {
+                    self.let_slot_go().await;
                     self.sync_held().await?;
                     if matches!(mode, RunMode::UntilIdle) {
                         // A run until idle does not wait for the link to change.
@@ -636,6 +643,18 @@ impl Run<'_> {
                 // The database cannot be written (its disk is full): the stack stays as it is.
                 Err(e) => return Err(ExecutorError::Storage(e.to_string())),
             };
+            // The slot kept from the last request serves only another page or cover of the
+            // same server; anything else (another server, a file, nothing left) lets it go.
+            let keeps_slot = claimed.as_ref().is_some_and(|(t, _)| {
+                matches!(t.kind, TaskKind::Page | TaskKind::Resource)
+                    && self
+                        .kept_slot
+                        .as_ref()
+                        .is_some_and(|s| s.server_id() == t.server_id)
+            });
+            if !keeps_slot {
+                self.let_slot_go().await;
+            }
             // Pages held for a sync wait no longer than the next task that is not a page (a
             // file, a cover) or the end of the stack.
             let batched = claimed
@@ -1175,6 +1194,16 @@ impl Run<'_> {
         Ok((bytes, book))
     }
 
+    /// Gives back the request slot kept from the last request, if any.
+    async fn let_slot_go(&mut self) {
+        if let Some(slot) = self.kept_slot.take() {
+            let server = slot.server_id();
+            if let Err(e) = slot.release().await {
+                tracing::warn!(cause = %e, server, "could not free a request slot; it expires by itself");
+            }
+        }
+    }
+
     async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         if let Some(existing) = self.ex.files.find_page(book.id, task.position) {
             // Stored before a crash, not yet marked: never downloaded twice. A page held for a
@@ -1203,6 +1232,8 @@ impl Run<'_> {
             if self.ex.files.find_book_file(book.id).is_some() {
                 return Ok(0);
             }
+            // A part takes a slot of its own.
+            self.let_slot_go().await;
             let (fetched, _) = self
                 .ex
                 .http
@@ -1222,7 +1253,13 @@ impl Run<'_> {
         let fetched = self
             .ex
             .http
-            .get_bytes(&self.ex.store, &access, &url, self.ex.config.max_page_bytes)
+            .get_bytes_keeping(
+                &self.ex.store,
+                &access,
+                &url,
+                self.ex.config.max_page_bytes,
+                &mut self.kept_slot,
+            )
             .await?;
         let ext = image_extension(&fetched.bytes);
         let path = self.ex.files.page_path(book.id, task.position, ext);
@@ -1255,7 +1292,7 @@ impl Run<'_> {
         let fetched = self
             .ex
             .http
-            .get_bytes(&self.ex.store, &access, &url, 32 << 20)
+            .get_bytes_keeping(&self.ex.store, &access, &url, 32 << 20, &mut self.kept_slot)
             .await?;
         let path = self
             .ex
