@@ -2,8 +2,15 @@
 //! app has books to download, the app stays on in the background with a tray icon: its menu
 //! says what is downloading (the tooltip too, where the desktop shows tooltips) and offers
 //! Open Carrel, Pause/Resume downloads and Quit. When the stack is empty the app ends by itself,
-//! unless the reader chose to keep it running ([`KeepRunning`]). Opening a window (from the
-//! tray, or by starting Carrel again) ends the background mode and takes the tray icon away.
+//! unless the reader chose to keep it running ([`KeepRunning`]) — and not while a notification
+//! of its offers Read ("Ready to read offline"), whose button needs the app: until the
+//! notification server says it closed, for [`READ_KEEPS_ON`] at most ([`ReadOffers`]). Opening
+//! a window (from the tray, by starting Carrel again, or a notification's Read) ends the
+//! background mode and takes the tray icon away.
+//!
+//! Where the desktop shows no tray icon (nobody owns the StatusNotifierItem watcher's name on
+//! the session bus), a notification says that downloads go on in the background and how to
+//! come back, with an Open Carrel button; it goes once nothing is left or a window opens.
 //!
 //! Only a window the reader closed counts: a window destroyed by the program (or by a test
 //! driver) ends the app as before. Quitting with work left says so in a notification
@@ -12,12 +19,14 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use carrel_core::{
     engine::downloads_view::{self, DownloadsView, ExecutorStatus},
     engine::executor,
-    library::settings::{self, KeepRunning},
+    engine::progress::ExecutorState,
+    foundation::store::{Store, StoreError},
+    library::settings::{self, KeepRunning, NotificationsEnabled},
 };
 use tauri::{
     menu::{Menu, MenuEvent, MenuItem, PredefinedMenuItem},
@@ -26,6 +35,7 @@ use tauri::{
 };
 
 use crate::app_state::AppState;
+use crate::notifications::{self, DesktopNotifier, Notifier, ReadOffers};
 
 /// The tray icon's id.
 pub const TRAY_ID: &str = "carrel-background";
@@ -33,6 +43,11 @@ pub const TRAY_ID: &str = "carrel-background";
 const LOOK_EVERY: Duration = Duration::from_secs(1);
 /// Failed looks in a row after which the app ends anyway (the data dir is unreadable).
 const MAX_FAILED_LOOKS: u32 = 30;
+/// The longest a notification offering Read keeps the app on with nothing to download
+/// (servers that keep notifications in a list may never say they closed).
+const READ_KEEPS_ON: Duration = Duration::from_secs(10 * 60);
+/// The name a desktop's tray (the StatusNotifierItem host) owns on the session bus.
+const TRAY_WATCHER: &str = "org.kde.StatusNotifierWatcher";
 /// What a quit with work left says.
 pub const PAUSED_UNTIL_NEXT_RUN: &str = "Downloads paused until Carrel runs again";
 
@@ -214,7 +229,7 @@ impl Background {
 
 /// Runs the background mode until a window opens or the app ends: looks at the downloads
 /// every second, shows them in the tray, and ends the app once nothing is left (unless the
-/// reader keeps it running).
+/// reader keeps it running, or a notification offering Read is still up).
 pub fn run(app: AppHandle) {
     tauri::async_runtime::spawn(async move {
         let background = app.state::<Arc<Background>>().inner().clone();
@@ -222,47 +237,28 @@ pub fn run(app: AppHandle) {
             app.exit(0);
             return;
         };
-        let holder = app
-            .state::<AppState>()
-            .core()
-            .map(|c| c.holder_id.clone())
-            .ok();
         let generation = background.lock().generation;
         let mut failures = 0u32;
+        let mut notice = InBackgroundNotice::new(&app);
+        let mut looked_for_tray = false;
         loop {
             if !background.is_current(generation) {
                 return;
             }
-            let live = app
-                .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
-                .live();
-            let (s, h) = (store.clone(), holder.clone());
-            let looked = store
-                .call(move |_| {
-                    let view = downloads_view::view(&s, &live, h.as_deref());
-                    let keep = settings::get::<KeepRunning>(&s);
-                    Ok::<_, carrel_core::foundation::store::StoreError>((view, keep))
-                })
-                .await;
-            let (work, keep) = match looked {
-                Ok((Ok(view), Ok(keep))) => {
+            let look = match look(&app, &store).await {
+                Ok(look) => {
                     failures = 0;
-                    (work_left(&view), keep.unwrap_or_default().0)
+                    look
                 }
-                other => {
+                Err(cause) => {
                     // A busy database or a passing error is not "nothing left": look again.
                     failures += 1;
-                    let cause = match other {
-                        Ok((Err(e), _)) => e.to_string(),
-                        Ok((_, Err(e))) | Err(e) => e.to_string(),
-                        Ok(_) => String::new(),
-                    };
                     tracing::warn!(%cause, failures, "cannot read the downloads");
                     if failures < MAX_FAILED_LOOKS {
                         tokio::time::sleep(LOOK_EVERY).await;
                         continue;
                     }
-                    (None, false)
+                    Look::default()
                 }
             };
             let windows_open = !app.webview_windows().is_empty();
@@ -273,17 +269,150 @@ pub fn run(app: AppHandle) {
                 }
                 return;
             }
-            if work.is_none() && !keep {
+            if look.work.is_none() {
+                notice.take_down();
+            }
+            // Given up on the data dir: no book could be opened from it either.
+            let read_offered = failures < MAX_FAILED_LOOKS
+                && app
+                    .try_state::<Arc<ReadOffers>>()
+                    .is_some_and(|offers| offers.any(Instant::now(), READ_KEEPS_ON));
+            if look.ends_app(read_offered) {
                 if background.end_if_current(generation) {
                     tracing::info!("nothing left to download; Carrel ends");
                     app.exit(0);
                 }
                 return;
             }
-            show_in_tray(&app, &background, generation, work.as_ref());
+            if !looked_for_tray && look.work.is_some() && look.notifications {
+                looked_for_tray = true;
+                let host = tauri::async_runtime::spawn_blocking(tray_host).await;
+                if matches!(host, Ok(Some(false))) {
+                    notice.put_up();
+                }
+            }
+            show_in_tray(&app, &background, generation, look.work.as_ref());
             tokio::time::sleep(LOOK_EVERY).await;
         }
     });
+}
+
+/// What one look at the downloads found: this app's work left, and the settings that say
+/// what to do about it.
+#[derive(Debug, Default)]
+struct Look {
+    work: Option<WorkLeft>,
+    keep_running: bool,
+    notifications: bool,
+    /// Whether this app's executor was in the middle of a task after the store was read: it
+    /// says so until it has reported every book it stored, so a book the store no longer
+    /// lists may not be notified yet.
+    executor_busy: bool,
+}
+
+impl Look {
+    /// Whether the background app ends: nothing left for it to download, not kept running,
+    /// its executor not in the middle of a task, and no notification of it offering Read
+    /// (`read_offered`), whose button needs the app to open the book.
+    fn ends_app(&self, read_offered: bool) -> bool {
+        self.work.is_none() && !self.keep_running && !self.executor_busy && !read_offered
+    }
+}
+
+/// Reads this app's downloads page and the settings in one call on the store's blocking pool;
+/// the error says why they could not be read (a busy database, a passing error).
+async fn look(app: &AppHandle, store: &Store) -> Result<Look, String> {
+    let holder = app
+        .state::<AppState>()
+        .core()
+        .map(|c| c.holder_id.clone())
+        .ok();
+    let watch = app
+        .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
+        .inner()
+        .clone();
+    let live = watch.live();
+    let mut look = store
+        .call(move |s| -> Result<Look, String> {
+            let view =
+                downloads_view::view(s, &live, holder.as_deref()).map_err(|e| e.to_string())?;
+            let setting = |e: StoreError| e.to_string();
+            Ok(Look {
+                work: work_left(&view),
+                keep_running: settings::get::<KeepRunning>(s)
+                    .map_err(setting)?
+                    .unwrap_or_default()
+                    .0,
+                notifications: settings::get::<NotificationsEnabled>(s)
+                    .map_err(setting)?
+                    .unwrap_or_default()
+                    .0,
+                executor_busy: false,
+            })
+        })
+        .await?;
+    // The executor reports a book stored before it says it is idle, and the notifications hear
+    // of it before the watch does.
+    look.executor_busy = matches!(watch.live().state, Some(ExecutorState::Running));
+    Ok(look)
+}
+
+/// Whether the desktop shows tray icons: someone owns the tray's name on the session bus.
+/// `None` when the bus cannot be asked.
+fn tray_host() -> Option<bool> {
+    let bus = dbus::blocking::Connection::new_session().ok()?;
+    let (owned,): (bool,) = bus
+        .with_proxy(
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            Duration::from_secs(2),
+        )
+        .method_call("org.freedesktop.DBus", "NameHasOwner", (TRAY_WATCHER,))
+        .ok()?;
+    Some(owned)
+}
+
+/// The notice that the app goes on in the background, for desktops with no tray to show its
+/// icon: how to come back, with an Open Carrel button. Up while the look loop that put it up
+/// runs and finds something to download; taken down when dropped.
+struct InBackgroundNotice {
+    notifier: Option<Arc<DesktopNotifier>>,
+    up: bool,
+}
+
+impl InBackgroundNotice {
+    fn new(app: &AppHandle) -> InBackgroundNotice {
+        InBackgroundNotice {
+            notifier: app
+                .try_state::<Arc<DesktopNotifier>>()
+                .map(|n| n.inner().clone()),
+            up: false,
+        }
+    }
+
+    fn put_up(&mut self) {
+        if let Some(notifier) = &self.notifier {
+            tracing::info!("no tray shows Carrel's icon; a notification says how to come back");
+            notifier.show(
+                notifications::IN_BACKGROUND_KEY,
+                notifications::in_background_note(),
+            );
+            self.up = true;
+        }
+    }
+
+    fn take_down(&mut self) {
+        if let (true, Some(notifier)) = (self.up, &self.notifier) {
+            notifier.close(notifications::IN_BACKGROUND_KEY);
+        }
+        self.up = false;
+    }
+}
+
+impl Drop for InBackgroundNotice {
+    fn drop(&mut self) {
+        self.take_down();
+    }
 }
 
 /// Drops the tray icon where GTK wants it dropped.
@@ -460,28 +589,11 @@ pub fn quit(app: &AppHandle) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         let store = app.state::<AppState>().store().cloned();
-        let holder = app
-            .state::<AppState>()
-            .core()
-            .map(|c| c.holder_id.clone())
-            .ok();
-        let live = app
-            .state::<Arc<crate::downloads_watch::DownloadsWatch>>()
-            .live();
         if let Some(store) = store {
-            let s = store.clone();
-            let told = store
-                .call(move |_| {
-                    let work = downloads_view::view(&s, &live, holder.as_deref())
-                        .ok()
-                        .and_then(|v| work_left(&v));
-                    let wanted = settings::get::<settings::NotificationsEnabled>(&s)?
-                        .unwrap_or_default()
-                        .0;
-                    Ok::<_, carrel_core::foundation::store::StoreError>(work.is_some() && wanted)
-                })
-                .await;
-            if let Ok(true) = told {
+            let told = look(&app, &store)
+                .await
+                .is_ok_and(|look| look.work.is_some() && look.notifications);
+            if told {
                 let _ = tauri::async_runtime::spawn_blocking(say_paused_until_next_run).await;
             }
         }
@@ -607,6 +719,37 @@ mod tests {
             work_left(&v).unwrap().line,
             "Server unreachable, retrying — 2 books waiting"
         );
+    }
+
+    #[test]
+    fn the_app_ends_only_when_nothing_at_all_keeps_it_on() {
+        let nothing = Look::default();
+        assert!(nothing.ends_app(false));
+        // A "Ready to read offline" notification with its Read button is still up.
+        assert!(!nothing.ends_app(true));
+        let work = Look {
+            work: work_left(&view(Some(true), None, &[7])),
+            ..Look::default()
+        };
+        assert!(!work.ends_app(false));
+        let kept = Look {
+            keep_running: true,
+            ..Look::default()
+        };
+        assert!(!kept.ends_app(false));
+        // The store lists nothing, but the executor has not yet said it is idle: the book it
+        // just stored may not be notified yet.
+        let busy = Look {
+            executor_busy: true,
+            ..Look::default()
+        };
+        assert!(!busy.ends_app(false));
+        // The notifications setting has no say in it.
+        let notifying = Look {
+            notifications: true,
+            ..Look::default()
+        };
+        assert!(notifying.ends_app(false));
     }
 
     #[test]

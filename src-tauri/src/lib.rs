@@ -6,7 +6,8 @@
 //! - [`app_state`]: opening the core for this data dir at start-up, keeping the start-up error
 //!   (if any) for the UI to show.
 //! - [`background`]: downloads that outlive the windows — the app left on with a tray icon
-//!   after the reader closes the last window, until the downloads are done.
+//!   after the reader closes the last window, until the downloads are done and no notification
+//!   of its offers Read.
 //! - [`book_protocol`]: the `carrel-book://localhost/<book id>` protocol that serves a stored
 //!   EPUB to the EPUB reader by id, fetching it first when it is not on the device.
 //! - [`commands`]: the `#[tauri::command]`s, named verb_noun as in the UI, and their
@@ -29,7 +30,7 @@
 //!   read offline, paused while the server is away), with actions where the notification
 //!   server shows them.
 //! - [`notification_actions`]: what those actions do — pause the downloads, cancel a book's,
-//!   open a book to read in a window of its own.
+//!   open a book to read in a window of its own, bring the window back.
 
 pub mod app_state;
 pub mod autostart;
@@ -152,14 +153,21 @@ pub fn run() {
             }
             let identifier = app.config().identifier.clone();
             let state = app_state::AppState::open(&identifier);
+            let desktop = Arc::new(notifications::DesktopNotifier::start());
+            // The background app stays on while a notification offers Read, and says where it
+            // went when the desktop shows no tray icon.
+            app.manage(desktop.read_offers());
+            app.manage(desktop.clone());
             let notes = Arc::new(notifications::DownloadNotifications::new(
-                notifications::DesktopNotifier::start(),
+                desktop,
                 state.store().cloned(),
             ));
             let actions_app = app.handle().clone();
             notes.offer_actions(move |action| notification_actions::invoke(&actions_app, action));
             let sinks: Vec<Arc<dyn ProgressSink>> = vec![
                 Arc::new(downloads::LogSink),
+                // Before the watch: once the watch hears the executor is idle, every book it
+                // stored has been notified (the background app ends on that).
                 notes,
                 // Each further consumer of download events adds its sink here.
                 downloads_watch::install(

@@ -1,7 +1,8 @@
 //! What the app does when the reader invokes an action on a download notification: pause the
 //! downloads, cancel one book's, or open a book to read in a window of its own, in the reader
 //! that fits it (the comic reader for pages and PDFs, the EPUB reader, else the book's details,
-//! which offer another app).
+//! which offer another app); and on the notice of the app going on in the background, bring
+//! its window back as the tray's Open Carrel does.
 //!
 //! The notifications thread hands actions over and must not wait: the work is done on a
 //! blocking thread of the runtime. What to offer, and when, is `notifications`' business.
@@ -40,6 +41,10 @@ fn perform(app: &AppHandle, action: NoteAction) -> Result<(), String> {
             let view = reading_view(book_reader::reader_for(&book), book_id);
             main_window::open_extra(app, &view).map_err(|e| e.to_string())?;
             crate::background::window_opened_elsewhere(app);
+            Ok(())
+        }
+        NoteAction::OpenCarrel => {
+            crate::background::show_window(app);
             Ok(())
         }
     }

@@ -9,18 +9,21 @@
 //! listening on another would hear nothing. While a notification with actions is up, the
 //! thread waits on the bus for those signals and looks at its calls every [`CALL_TICK`];
 //! otherwise it sleeps until the next call.
+//!
+//! [`ReadOffers`] tells the shell whether a notification offering Read may still be on
+//! screen: the background app stays on for it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
-use std::sync::{mpsc, Arc, Mutex};
-use std::time::Duration;
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use dbus::arg::{PropMap, RefArg, Variant};
 use dbus::blocking::Connection;
 use dbus::message::MessageType;
 use dbus::Message;
 
-use super::{ActionHandler, Note, NoteKind, Notifier, APP_NAME, DEFAULT_ACTION_KEY};
+use super::{ActionHandler, Note, NoteAction, NoteKind, Notifier, APP_NAME, DEFAULT_ACTION_KEY};
 
 const SERVICE: &str = "org.freedesktop.Notifications";
 const PATH: &str = "/org/freedesktop/Notifications";
@@ -37,6 +40,7 @@ const ACTIONS_CAPABILITY: &str = "actions";
 pub struct DesktopNotifier {
     calls: mpsc::Sender<Call>,
     on_action: Arc<Mutex<Option<ActionHandler>>>,
+    read_offers: Arc<ReadOffers>,
 }
 
 impl DesktopNotifier {
@@ -45,19 +49,37 @@ impl DesktopNotifier {
     pub fn start() -> DesktopNotifier {
         let (calls, rx) = mpsc::channel();
         let on_action: Arc<Mutex<Option<ActionHandler>>> = Arc::default();
-        let desktop = Desktop::new(app_icon(), on_action.clone());
+        let read_offers: Arc<ReadOffers> = Arc::default();
+        let desktop = Desktop::new(app_icon(), on_action.clone(), read_offers.clone());
         let spawned = std::thread::Builder::new()
             .name("notifications".into())
             .spawn(move || desktop.serve(rx));
         if let Err(e) = spawned {
             tracing::warn!(cause = %e, "desktop notifications are unavailable");
         }
-        DesktopNotifier { calls, on_action }
+        DesktopNotifier {
+            calls,
+            on_action,
+            read_offers,
+        }
+    }
+
+    /// The notifications offering Read that may still be on screen.
+    pub fn read_offers(&self) -> Arc<ReadOffers> {
+        self.read_offers.clone()
     }
 
     fn send(&self, call: Call) {
+        // Counted before the thread can take it, so that no moment passes in which the
+        // notification is neither asked for nor up.
+        let reads = call.note().is_some_and(offers_read);
+        if reads {
+            self.read_offers.asked(Instant::now());
+        }
         // The thread is gone only when it could not start; that was logged then.
-        let _ = self.calls.send(call);
+        if self.calls.send(call).is_err() && reads {
+            self.read_offers.answered(None, Instant::now());
+        }
     }
 }
 
@@ -125,10 +147,78 @@ impl Call {
     }
 }
 
+/// Whether `note` offers to open its book to read.
+fn offers_read(note: &Note) -> bool {
+    note.actions
+        .iter()
+        .any(|a| matches!(a, NoteAction::Read { .. }))
+}
+
+/// The notifications offering Read that may still be on screen, each from the moment it is
+/// asked for (before the notifications thread took the call) until the notification server
+/// says it closed, it is taken down or replaced by one without Read, or the connection is
+/// lost. One the server did not show, or showed without its actions, does not count. Servers
+/// that keep notifications in a list may never say they closed: the caller says how long one
+/// counts at most.
+#[derive(Debug, Default)]
+pub struct ReadOffers {
+    inner: Mutex<Offers>,
+}
+
+#[derive(Debug, Default)]
+struct Offers {
+    /// When each call not yet taken by the thread was made, oldest first (the thread takes
+    /// calls in order).
+    asked: VecDeque<Instant>,
+    /// The notifications up with Read, by the server's id, and since when.
+    up: HashMap<u32, Instant>,
+}
+
+impl ReadOffers {
+    fn lock(&self) -> MutexGuard<'_, Offers> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A call that puts up a notification offering Read was made at `now`.
+    fn asked(&self, now: Instant) {
+        self.lock().asked.push_back(now);
+    }
+
+    /// The oldest such call was handled at `now`: the notification is up under `shown` with
+    /// its Read, or (`None`) it is not.
+    fn answered(&self, shown: Option<u32>, now: Instant) {
+        let mut offers = self.lock();
+        offers.asked.pop_front();
+        if let Some(id) = shown {
+            offers.up.insert(id, now);
+        }
+    }
+
+    /// The notification `id` offers Read no more (closed, taken down, replaced).
+    fn gone(&self, id: u32) {
+        self.lock().up.remove(&id);
+    }
+
+    /// The connection that put the notifications up is lost, and so are they.
+    fn all_gone(&self) {
+        self.lock().up.clear();
+    }
+
+    /// Whether a notification offering Read is asked for or up at `now`, counting none asked
+    /// for or shown `longest` ago or earlier.
+    pub fn any(&self, now: Instant, longest: Duration) -> bool {
+        let mut offers = self.lock();
+        let recent = |since: &Instant| now.saturating_duration_since(*since) < longest;
+        offers.up.retain(|_, since| recent(since));
+        offers.asked.iter().any(recent) || !offers.up.is_empty()
+    }
+}
+
 /// The notifier thread's side: its connection and the notifications it put up.
 struct Desktop {
     icon: String,
     on_action: Arc<Mutex<Option<ActionHandler>>>,
+    read_offers: Arc<ReadOffers>,
     /// The session bus, once reached; dropped when it fails, and opened again at the next call.
     bus: Option<Connection>,
     /// Whether the server shows actions; `None`: not asked yet (or the answer was lost).
@@ -143,10 +233,15 @@ struct Desktop {
 }
 
 impl Desktop {
-    fn new(icon: String, on_action: Arc<Mutex<Option<ActionHandler>>>) -> Desktop {
+    fn new(
+        icon: String,
+        on_action: Arc<Mutex<Option<ActionHandler>>>,
+        read_offers: Arc<ReadOffers>,
+    ) -> Desktop {
         Desktop {
             icon,
             on_action,
+            read_offers,
             bus: None,
             shows_actions: None,
             shown: HashMap::new(),
@@ -182,6 +277,7 @@ impl Desktop {
             Call::Close { key } => {
                 if let Some(id) = self.shown.remove(&key) {
                     self.offered.remove(&id);
+                    self.read_offers.gone(id);
                     if let Some(bus) = &self.bus {
                         let _: Result<(), _> = bus
                             .with_proxy(SERVICE, PATH, CALL_TIMEOUT)
@@ -213,6 +309,7 @@ impl Desktop {
         self.shows_actions = None;
         self.shown.clear();
         self.offered.clear();
+        self.read_offers.all_gone();
     }
 
     /// Whether the server shows actions, asked once per connection.
@@ -241,6 +338,7 @@ impl Desktop {
 
     /// Shows `note` under `key`, in place of the notification already up under it.
     fn put_up(&mut self, key: String, mut note: Note) {
+        let reads = offers_read(&note);
         if !note.actions.is_empty() && !self.shows_actions() {
             note.actions.clear();
         }
@@ -258,6 +356,15 @@ impl Desktop {
                 self.failing = false;
                 if replaces != 0 && replaces != id {
                     self.offered.remove(&replaces);
+                    self.read_offers.gone(replaces);
+                }
+                if reads && !note.actions.is_empty() {
+                    self.read_offers.answered(Some(id), Instant::now());
+                } else {
+                    self.read_offers.gone(id);
+                    if reads {
+                        self.read_offers.answered(None, Instant::now());
+                    }
                 }
                 if note.actions.is_empty() {
                     self.offered.remove(&id);
@@ -279,6 +386,9 @@ impl Desktop {
                     tracing::debug!(cause = %e, "cannot show a desktop notification");
                 }
                 self.failing = true;
+                if reads {
+                    self.read_offers.answered(None, Instant::now());
+                }
                 let lost = self
                     .bus
                     .as_ref()
@@ -335,6 +445,7 @@ impl Desktop {
             }
             NoteKind::Ready => hint("category", Box::new("transfer.complete".to_owned())),
             NoteKind::Paused => hint("category", Box::new("network.disconnected".to_owned())),
+            NoteKind::InBackground => {}
         }
         (
             APP_NAME.to_owned(),
@@ -409,6 +520,7 @@ impl Desktop {
                     return;
                 };
                 self.offered.remove(&id);
+                self.read_offers.gone(id);
                 self.shown.retain(|_, shown| *shown != id);
             }
             _ => {}
@@ -421,6 +533,78 @@ fn escape_markup(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod read_offers_tests {
+    use super::*;
+
+    const LIMIT: Duration = Duration::from_secs(600);
+
+    #[test]
+    fn an_offer_counts_from_the_call_until_the_server_says_it_closed() {
+        let offers = ReadOffers::default();
+        let t0 = Instant::now();
+        assert!(!offers.any(t0, LIMIT));
+        // Asked for, not yet taken by the thread.
+        offers.asked(t0);
+        assert!(offers.any(t0, LIMIT));
+        offers.answered(Some(7), t0 + Duration::from_millis(5));
+        assert!(offers.any(t0 + Duration::from_secs(1), LIMIT));
+        offers.gone(7);
+        assert!(!offers.any(t0 + Duration::from_secs(1), LIMIT));
+    }
+
+    #[test]
+    fn an_offer_not_shown_with_its_actions_does_not_count() {
+        let offers = ReadOffers::default();
+        let t0 = Instant::now();
+        offers.asked(t0);
+        offers.answered(None, t0);
+        assert!(!offers.any(t0, LIMIT));
+    }
+
+    #[test]
+    fn each_offer_counts_until_its_own_notification_goes() {
+        let offers = ReadOffers::default();
+        let t0 = Instant::now();
+        offers.asked(t0);
+        offers.asked(t0);
+        offers.answered(Some(1), t0);
+        assert!(offers.any(t0, LIMIT), "the second is still asked for");
+        offers.answered(Some(2), t0);
+        offers.gone(1);
+        assert!(offers.any(t0, LIMIT), "the second is still up");
+        offers.gone(2);
+        assert!(!offers.any(t0, LIMIT));
+    }
+
+    #[test]
+    fn an_offer_counts_no_longer_than_the_limit() {
+        let offers = ReadOffers::default();
+        let t0 = Instant::now();
+        offers.asked(t0);
+        offers.answered(Some(3), t0);
+        assert!(offers.any(t0 + LIMIT - Duration::from_secs(1), LIMIT));
+        assert!(!offers.any(t0 + LIMIT, LIMIT));
+        // A call the thread never took (it stopped) counts no longer either.
+        offers.asked(t0);
+        assert!(offers.any(t0, LIMIT));
+        assert!(!offers.any(t0 + LIMIT, LIMIT));
+    }
+
+    #[test]
+    fn a_lost_connection_takes_its_notifications_but_not_the_calls_to_come() {
+        let offers = ReadOffers::default();
+        let t0 = Instant::now();
+        offers.asked(t0);
+        offers.answered(Some(1), t0);
+        offers.asked(t0);
+        offers.all_gone();
+        assert!(offers.any(t0, LIMIT), "the call not yet taken still counts");
+        offers.answered(None, t0);
+        assert!(!offers.any(t0, LIMIT));
+    }
 }
 
 #[cfg(test)]

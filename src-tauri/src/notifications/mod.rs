@@ -17,6 +17,11 @@
 //!   callback ([`DownloadNotifications::offer_actions`]); an invoked one reaches the sink first
 //!   (a cancelled book's notification goes at once), then the callback, which knows the core
 //!   and the windows. This module knows neither.
+//! - [`ReadOffers`]: the notifications offering Read that may still be on screen, which keep
+//!   the background app on.
+//! - [`in_background_note`]: the notice the background app puts up where no tray shows its
+//!   icon, with "Open Carrel" ([`NoteAction::OpenCarrel`]); the shell shows it through the
+//!   [`DesktopNotifier`] itself, not through the sink.
 //!
 //! The policy is this module's; what a notification says (pages, sizes, percentages) is
 //! `wording`'s, and talking to the notification server is `desktop`'s.
@@ -27,7 +32,7 @@
 mod desktop;
 mod wording;
 
-pub use desktop::{Call, DesktopNotifier};
+pub use desktop::{Call, DesktopNotifier, ReadOffers};
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
@@ -58,6 +63,22 @@ const PROGRESS_SUMMARY: &str = "Downloading";
 const PAUSED_SUMMARY: &str = "Downloads";
 /// The key of the paused notice (book keys are `book:<id>`).
 pub const PAUSED_KEY: &str = "downloads:paused";
+/// The key of the notice of the app going on in the background.
+pub const IN_BACKGROUND_KEY: &str = "app:background";
+/// What that notice says.
+pub const IN_BACKGROUND_BODY: &str =
+    "Downloads go on in the background. Start Carrel again to bring its window back.";
+
+/// The notice of the app going on in the background where the desktop shows no tray icon for
+/// it: how to come back, with a button that does it.
+pub fn in_background_note() -> Note {
+    Note {
+        summary: APP_NAME.to_owned(),
+        body: IN_BACKGROUND_BODY.to_owned(),
+        kind: NoteKind::InBackground,
+        actions: vec![NoteAction::OpenCarrel],
+    }
+}
 
 /// The key of a book's notification.
 pub fn book_key(book_id: i64) -> String {
@@ -73,6 +94,8 @@ pub enum NoteKind {
     Ready,
     /// Downloads wait for the server to come back.
     Paused,
+    /// The app went on in the background where the desktop shows no tray icon for it.
+    InBackground,
 }
 
 /// What the reader asks for from a notification of a book.
@@ -85,17 +108,21 @@ pub enum NoteAction {
     Cancel { book_id: i64 },
     /// Open this book to read it.
     Read { book_id: i64 },
+    /// Bring Carrel's window back (on the notice of the app going on in the background).
+    OpenCarrel,
 }
 
 /// The key the notification server reports for a click on a notification's body.
 pub const DEFAULT_ACTION_KEY: &str = "default";
 
 impl NoteAction {
-    pub fn book_id(self) -> i64 {
+    /// The book it is about; `None` for [`NoteAction::OpenCarrel`].
+    pub fn book_id(self) -> Option<i64> {
         match self {
             NoteAction::Pause { book_id }
             | NoteAction::Cancel { book_id }
-            | NoteAction::Read { book_id } => book_id,
+            | NoteAction::Read { book_id } => Some(book_id),
+            NoteAction::OpenCarrel => None,
         }
     }
 
@@ -105,6 +132,7 @@ impl NoteAction {
             NoteAction::Pause { .. } => "pause",
             NoteAction::Cancel { .. } => "cancel",
             NoteAction::Read { .. } => "read",
+            NoteAction::OpenCarrel => "open",
         }
     }
 
@@ -115,7 +143,7 @@ impl NoteAction {
 
     /// Whether clicking the notification's body does it too.
     pub fn is_default(self) -> bool {
-        matches!(self, NoteAction::Read { .. })
+        matches!(self, NoteAction::Read { .. } | NoteAction::OpenCarrel)
     }
 }
 
@@ -303,7 +331,7 @@ impl DownloadNotifications {
                 NoteAction::Cancel { book_id },
             ],
             NoteKind::Ready => vec![NoteAction::Read { book_id }],
-            NoteKind::Paused => Vec::new(),
+            NoteKind::Paused | NoteKind::InBackground => Vec::new(),
         }
     }
 
@@ -1050,6 +1078,31 @@ mod tests {
                 NoteAction::Read { book_id: 3 }
             ]
         );
+    }
+
+    #[test]
+    fn the_in_background_notice_brings_carrel_back_from_its_body_or_its_button() {
+        let (r, invoked) = rig_with_actions();
+        let note = in_background_note();
+        assert_eq!(note.body, IN_BACKGROUND_BODY);
+        assert_eq!(
+            note.actions.iter().map(|a| a.label()).collect::<Vec<_>>(),
+            ["Open Carrel"]
+        );
+        r.calls.show(IN_BACKGROUND_KEY, note);
+        assert_eq!(
+            r.calls.invoke(IN_BACKGROUND_KEY, DEFAULT_ACTION_KEY),
+            Some(NoteAction::OpenCarrel)
+        );
+        assert_eq!(
+            r.calls.invoke(IN_BACKGROUND_KEY, "open"),
+            Some(NoteAction::OpenCarrel)
+        );
+        assert_eq!(
+            *invoked.lock().unwrap(),
+            [NoteAction::OpenCarrel, NoteAction::OpenCarrel]
+        );
+        assert_eq!(NoteAction::OpenCarrel.book_id(), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub(super) fn action_label(action: NoteAction) -> &'static str {
         NoteAction::Pause { .. } => "Pause downloads",
         NoteAction::Cancel { .. } => "Cancel",
         NoteAction::Read { .. } => "Read",
+        NoteAction::OpenCarrel => "Open Carrel",
     }
 }
 

@@ -1,6 +1,7 @@
-//! Finding what the window tests need outside this crate — an X display, the app binary,
-//! tauri-driver and WebKitWebDriver — and failing loudly, with what to install or run, when
-//! one is missing. A window test never skips: a missing tool is a panic, not a silent pass.
+//! Finding what the window tests need outside this crate — an X display, a session bus, the
+//! app binary, tauri-driver and WebKitWebDriver — and failing loudly, with what to install or
+//! run, when one is missing. A window test never skips: a missing tool is a panic, not a silent
+//! pass.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -48,6 +49,18 @@ pub fn require_display() {
         panic!(
             "DISPLAY is not set: the window tests need an X server (Xvfb is enough). \
              Install xvfb (`apt-get install xvfb xauth dbus-x11`) and {HOW_TO_RUN}"
+        );
+    }
+}
+
+/// Panics unless a session bus is set (the tray and notification tests talk to the desktop
+/// over it).
+pub fn require_session_bus() {
+    let set = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|a| !a.is_empty());
+    if !set {
+        panic!(
+            "DBUS_SESSION_BUS_ADDRESS is not set: the tray and notification tests need a session \
+             bus. Run them under `dbus-run-session` (package dbus-x11 or dbus-daemon); {HOW_TO_RUN}"
         );
     }
 }

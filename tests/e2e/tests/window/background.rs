@@ -4,13 +4,17 @@
 //! pauses and resumes it; when the book is stored the app ends by itself. And starting Carrel
 //! again while it runs brings its window back instead of a second app.
 //!
+//! On a desktop of the test's own (a private bus with dunst, `notifications::ActionDesk`): the
+//! app stays on while its "Ready to read offline" is up, whose click still opens the book and
+//! whose closing lets the app end; without a tray, a notification says where the app went and
+//! its Open Carrel brings the window back (with a tray, no such notification).
+//!
 //! The desktop's tray is a StatusNotifierWatcher of the test's own on the session bus (the
 //! name a panel such as KDE's, GNOME's AppIndicator extension or waybar owns): the app's
 //! indicator registers with it, and the test reads the item's menu (`com.canonical.dbusmenu`)
 //! and clicks its entries as the panel would. Nothing here skips: no session bus is a failure.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -23,17 +27,8 @@ use dbus::channel::{MatchingReceiver, Sender};
 use dbus::message::MatchRule;
 use fixture_server::{Config, Faults, RunningServer};
 
-use super::notifications::cli;
-
-fn require_session_bus() {
-    let set = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|a| !a.is_empty());
-    assert!(
-        set,
-        "DBUS_SESSION_BUS_ADDRESS is not set: the tray test needs a session bus (run it under \
-         `dbus-run-session`); {}",
-        carrel_e2e::tools::HOW_TO_RUN
-    );
-}
+use super::carrel_cli::{cli, store_first_book};
+use super::notifications::{ActionDesk, READY_BODY};
 
 const WATCHER: &str = "org.kde.StatusNotifierWatcher";
 const ITEM: &str = "org.kde.StatusNotifierItem";
@@ -49,14 +44,29 @@ struct FakeTray {
 }
 
 impl FakeTray {
+    /// A tray on the session bus of this test process.
     fn start() -> FakeTray {
+        FakeTray::start_on(None)
+    }
+
+    /// A tray on the bus at `address`; `None`: the session bus of this test process.
+    fn start_on(address: Option<&str>) -> FakeTray {
+        let address = address.map(str::to_owned);
         let items = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
         let (ready_tx, ready_rx) = mpsc::channel();
         let thread = {
             let (items, stop) = (items.clone(), stop.clone());
             std::thread::spawn(move || {
-                let conn = Connection::new_session().expect("connect to the session bus");
+                let conn = match address {
+                    None => Connection::new_session().expect("connect to the session bus"),
+                    Some(address) => {
+                        let mut channel = dbus::channel::Channel::open_private(&address)
+                            .expect("connect to the test's bus");
+                        channel.register().expect("register on the test's bus");
+                        Connection::from(channel)
+                    }
+                };
                 conn.request_name(WATCHER, false, true, true)
                     .expect("own the StatusNotifierWatcher name");
                 conn.start_receive(
@@ -347,25 +357,9 @@ fn close_window_with_keys(app: &carrel_e2e::App) {
     let _ = app.find("body").unwrap().send_keys("\u{E009}w");
 }
 
-fn store_first_book(data: &Path, server: &RunningServer) -> i64 {
-    cli(data, &["server", "add", "lib", &server.url("/opds")]);
-    let title = server.books()[0].title.clone();
-    let feed: serde_json::Value =
-        serde_json::from_str(&cli(data, &["--json", "browse", "lib", "/opds/books"])).unwrap();
-    let book_id = feed["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["type"] == "book" && e["title"] == title.as_str())
-        .and_then(|e| e["book_id"].as_i64())
-        .unwrap_or_else(|| panic!("no book {title:?} in the feed: {feed}"));
-    cli(data, &["store", &book_id.to_string()]);
-    book_id
-}
-
 #[test]
 fn closing_the_last_window_keeps_the_downloads_going_in_the_tray_until_they_are_done() {
-    require_session_bus();
+    carrel_e2e::tools::require_session_bus();
     let tray = FakeTray::start();
     let case = TestCase::start();
     const PAGES: u32 = 40;
@@ -471,7 +465,7 @@ fn closing_the_last_window_keeps_the_downloads_going_in_the_tray_until_they_are_
 
 #[test]
 fn starting_carrel_again_brings_back_the_running_ones_window() {
-    require_session_bus();
+    carrel_e2e::tools::require_session_bus();
     let tray = FakeTray::start();
     let case = TestCase::start();
     // Kept running with nothing to do, so closing the window leaves it in the tray.
@@ -545,6 +539,166 @@ fn starting_carrel_again_brings_back_the_running_ones_window() {
         std::thread::sleep(Duration::from_millis(100));
     }
     // Quit from the tray is gone with the tray; Ctrl+Q in the new window ends the app.
+    let _ = Command::new("kill").arg(pid.to_string()).status();
+    drop(app);
+}
+
+/// What the app's notice of going on in the background says where no tray shows its icon.
+const IN_BACKGROUND_BODY: &str =
+    "Downloads go on in the background. Start Carrel again to bring its window back.";
+
+/// The reader closes the window while a book downloads, on a desktop of the test's own (a
+/// private bus with dunst): the app goes on in the background. Returns it with its pid.
+fn close_while_downloading(
+    case: &TestCase,
+    desk: &ActionDesk,
+    server: &RunningServer,
+) -> (carrel_e2e::App, i32) {
+    let app = case.launch_with(
+        case.options()
+            .env("CARREL_SECRETS", "file")
+            .env("DBUS_SESSION_BUS_ADDRESS", desk.address()),
+    );
+    let pid = app.process().expect("the app's process").pid;
+    store_first_book(case.data_dir(), server);
+    let began = Instant::now();
+    while pages_asked(server, 1) < 2 {
+        assert!(began.elapsed() < TIMEOUT, "the download did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    close_window_with_keys(&app);
+    (app, pid)
+}
+
+/// Fails unless the app `pid` stays on for `how_long`.
+fn assert_stays_on(pid: i32, how_long: Duration, why: &str) {
+    let began = Instant::now();
+    while began.elapsed() < how_long {
+        assert!(
+            alive(pid),
+            "the app ended {:.1} s after {why}",
+            began.elapsed().as_secs_f64()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until a Carrel window is on the display again, the app `pid` still on.
+fn wait_for_window_back(app: &carrel_e2e::App, pid: i32, after: &str) {
+    let began = Instant::now();
+    while !carrel_window_shown() {
+        assert!(alive(pid), "the app ended instead of showing a window");
+        assert!(
+            began.elapsed() < TIMEOUT,
+            "no Carrel window after {after}\n--- app log ---\n{}",
+            app.log_text()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A book of `pages` pages each 300 ms late: time enough to close the window while it
+/// downloads.
+fn slow_book_server(pages: u32) -> RunningServer {
+    fixture_server::Server::start(Config {
+        books: 1,
+        comic_pages: [(1, pages)].into(),
+        faults: Faults {
+            latency_ms: 300,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .expect("start the fixture server")
+}
+
+#[test]
+fn the_ready_notification_of_the_background_app_still_opens_the_book() {
+    let case = TestCase::start();
+    let mut desk = ActionDesk::start();
+    // The desktop has a tray: the app's icon is there, so no notice says where it went.
+    let tray = FakeTray::start_on(Some(desk.address()));
+    let server = slow_book_server(12);
+    let (app, pid) = close_while_downloading(&case, &desk, &server);
+    tray.wait_for_item(TIMEOUT);
+    desk.wait_for_body(&app, READY_BODY);
+    assert!(
+        !carrel_window_shown(),
+        "a Carrel window is on the display after Ctrl+W"
+    );
+    // Nothing is left to download, but the notification's Read needs the app.
+    assert_stays_on(pid, Duration::from_secs(4), "\"Ready to read offline\"");
+    assert!(
+        !desk.asked_for(IN_BACKGROUND_BODY),
+        "a notice said where the app went though its icon is in the tray"
+    );
+
+    // A click on the notification opens a window on the book.
+    desk.click_newest();
+    wait_for_window_back(&app, pid, "clicking \"Ready to read offline\"");
+    assert!(
+        app.log_text()
+            .contains("notification action action=\"read\""),
+        "the window did not come from the notification's Read\n--- app log ---\n{}",
+        app.log_text()
+    );
+    // With a window open the app is no longer in the background: it stays.
+    assert_stays_on(pid, Duration::from_secs(2), "the book's window opened");
+    let _ = Command::new("kill").arg(pid.to_string()).status();
+    drop(app);
+}
+
+#[test]
+fn closing_the_ready_notification_lets_the_background_app_end() {
+    let case = TestCase::start();
+    let mut desk = ActionDesk::start();
+    let server = slow_book_server(12);
+    let (app, pid) = close_while_downloading(&case, &desk, &server);
+    // No tray on this desktop: a notice says where the app went, until nothing is left.
+    let (notice, _) = desk.wait_for_body(&app, IN_BACKGROUND_BODY);
+    desk.wait_for_body(&app, READY_BODY);
+    desk.wait_for_taken_down(&app, notice);
+    assert_stays_on(pid, Duration::from_secs(3), "\"Ready to read offline\"");
+
+    // The reader closes the notification: nothing keeps the app on any more.
+    desk.close_newest();
+    let began = Instant::now();
+    while alive(pid) {
+        assert!(
+            began.elapsed() < Duration::from_secs(10),
+            "the app was still on 10 s after its last notification closed\n--- app log ---\n{}",
+            app.log_text()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(app);
+}
+
+#[test]
+fn without_a_tray_a_notification_brings_the_background_app_back() {
+    let case = TestCase::start();
+    let mut desk = ActionDesk::start();
+    let server = slow_book_server(40);
+    let (app, pid) = close_while_downloading(&case, &desk, &server);
+    let (notice, actions) = desk.wait_for_body(&app, IN_BACKGROUND_BODY);
+    assert_eq!(
+        actions,
+        ["default", "Open Carrel", "open", "Open Carrel"],
+        "the notice's actions"
+    );
+    assert!(alive(pid), "the app ended with a book left to download");
+    assert!(
+        !carrel_window_shown(),
+        "a Carrel window is on the display after Ctrl+W"
+    );
+
+    // Its button brings the window back, as the tray's Open Carrel would.
+    desk.pick(&format!("#Open Carrel (Carrel) [{notice},open]"));
+    wait_for_window_back(&app, pid, "\"Open Carrel\" on the notification");
+    assert!(
+        pages_asked(&server, 1) < 40,
+        "the book finished before the window came back: the notice was not what brought it"
+    );
     let _ = Command::new("kill").arg(pid.to_string()).status();
     drop(app);
 }

@@ -9,16 +9,20 @@
 //! after `npm run --prefix ui build && cargo build -p carrel`; one area: add its module name as
 //! a filter (`… cargo test -p carrel-e2e reader:: -- --test-threads=1`).
 //!
-//! - `background`: downloads that outlive the window — the tray, and starting Carrel again.
+//! - `background`: downloads that outlive the window — the tray, the background app's
+//!   notifications, and starting Carrel again.
 //! - `app_window`: the library window itself — start-up, geometry, more windows, keyboard.
 //! - `library`: servers, browsing, details, downloads, settings, search, offline.
 //! - `reader`: the comic reader (streamed pages, archives, PDFs, other formats).
 //! - `epub`: the EPUB reader, and hostile books.
 //! - `notifications`: desktop notifications and their actions through a real notification
 //!   daemon.
+//! - `carrel_cli`: not tests — `carrel-cli` run beside the app on a test's data dir, and the
+//!   fixture server's first book stored through it.
 
 mod app_window;
 mod background;
+mod carrel_cli;
 mod epub;
 mod library;
 mod notifications;

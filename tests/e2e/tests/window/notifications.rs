@@ -9,7 +9,8 @@
 //! context menu (`dunstctl context`) runs a script of the test's that picks the action wanted
 //! from the lines dunst offers (`#<label> (<summary>) [<id>,<key>]`), and `dunstctl action 0`
 //! clicks the newest notification's body. The effects are observed where a reader would see
-//! them: downloads paused, a book no longer downloading, a window reading the book.
+//! them: downloads paused, a book no longer downloading, a window reading the book. The
+//! background app's tests use the same desk (`ActionDesk`).
 //!
 //! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e -- notifications
 //! --test-threads=1` after `cargo build -p carrel -p carrel-cli`. Nothing here skips: no session
@@ -25,10 +26,12 @@ use std::time::{Duration, Instant};
 use carrel_e2e::{tools, TestCase};
 use fixture_server::{Config, Faults};
 
+use super::carrel_cli::{add_server_and_find_first_book, cli, store_first_book};
+
 const NOTIFICATIONS: &str = "org.freedesktop.Notifications";
 /// How long the whole download, from `store` to "Ready to read offline", may take.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30);
-const READY_BODY: &str = "Ready to read offline";
+pub(super) const READY_BODY: &str = "Ready to read offline";
 
 /// A helper process that is stopped with SIGTERM (SIGKILL if it lingers) and reaped when
 /// dropped, so a failing test leaves nothing running on the bus.
@@ -144,17 +147,6 @@ fn start_private_bus(dir: &Path) -> (Daemon, Bus) {
     )
 }
 
-fn require_session_bus() {
-    let set = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|a| !a.is_empty());
-    if !set {
-        panic!(
-            "DBUS_SESSION_BUS_ADDRESS is not set: the notification test needs a session bus. \
-             Run it under `dbus-run-session` (package dbus-x11 or dbus-daemon); {}",
-            tools::HOW_TO_RUN
-        );
-    }
-}
-
 fn require_tool(name: &str, package: &str) -> PathBuf {
     tools::find_on_path(name).unwrap_or_else(|| {
         panic!(
@@ -162,52 +154,6 @@ fn require_tool(name: &str, package: &str) -> PathBuf {
             tools::HOW_TO_RUN
         )
     })
-}
-
-/// `carrel-cli`: `CARREL_CLI`, else `$CARGO_TARGET_DIR/debug/carrel-cli`, else
-/// `<workspace>/target/debug/carrel-cli`.
-fn cli_binary() -> PathBuf {
-    let root = tools::workspace_root();
-    let non_empty = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let absolute = |p: PathBuf| if p.is_absolute() { p } else { root.join(p) };
-    let path = match (non_empty("CARREL_CLI"), non_empty("CARGO_TARGET_DIR")) {
-        (Some(cli), _) => absolute(cli),
-        (None, Some(target)) => absolute(target).join("debug/carrel-cli"),
-        (None, None) => root.join("target/debug/carrel-cli"),
-    };
-    if !path.is_file() {
-        panic!(
-            "the CLI binary {} does not exist: build it with `cargo build -p carrel-cli`, or point \
-             CARREL_CLI at it",
-            path.display()
-        );
-    }
-    path
-}
-
-/// Runs the CLI on `data_dir` and returns its standard output; fails on a non-zero exit.
-pub(super) fn cli(data_dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(cli_binary())
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env("CARREL_SECRETS", "file")
-        .env_remove("CARREL_DATA_DIR")
-        .env("CARREL_LOG", "warn")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run carrel-cli");
-    assert!(
-        out.status.success(),
-        "carrel-cli {args:?} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("the CLI writes UTF-8")
 }
 
 /// Calls a method of the bus itself with one string argument; the reply's printed lines.
@@ -481,7 +427,7 @@ fn screenshot(name: &str) {
 
 #[test]
 fn notifications_show_a_download_in_place_then_ready_to_read() {
-    require_session_bus();
+    tools::require_session_bus();
     let case = TestCase::start();
     let scratch = tempfile::Builder::new()
         .prefix("carrel-e2e-notifications-")
@@ -507,16 +453,7 @@ fn notifications_show_a_download_in_place_then_ready_to_read() {
 
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     let data = case.data_dir();
-    cli(data, &["server", "add", "lib", &server.url("/opds")]);
-    let feed: serde_json::Value =
-        serde_json::from_str(&cli(data, &["--json", "browse", "lib", "/opds/books"])).unwrap();
-    let book_id = feed["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["type"] == "book" && e["title"] == title.as_str())
-        .and_then(|e| e["book_id"].as_i64())
-        .unwrap_or_else(|| panic!("no book {title:?} in the feed: {feed}"));
+    let book_id = add_server_and_find_first_book(data, &server);
     let asked = Instant::now();
     cli(data, &["store", &book_id.to_string()]);
 
@@ -635,21 +572,6 @@ fn notifications_show_a_download_in_place_then_ready_to_read() {
     }
 }
 
-/// Adds the fixture server to the library through the CLI and returns the id of the book
-/// titled `title` in its catalog.
-fn add_server_and_find_book(data: &Path, opds_url: &str, title: &str) -> i64 {
-    cli(data, &["server", "add", "lib", opds_url]);
-    let feed: serde_json::Value =
-        serde_json::from_str(&cli(data, &["--json", "browse", "lib", "/opds/books"])).unwrap();
-    feed["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["type"] == "book" && e["title"] == title)
-        .and_then(|e| e["book_id"].as_i64())
-        .unwrap_or_else(|| panic!("no book {title:?} in the feed: {feed}"))
-}
-
 /// The downloads as the CLI reports them (`status --json`).
 fn download_status(data: &Path) -> serde_json::Value {
     serde_json::from_str(&cli(data, &["--json", "status"])).unwrap()
@@ -676,7 +598,7 @@ fn wait_for_effect(
 
 /// A private session bus with a dunst whose context menu picks the line the test wants, and a
 /// monitor of what goes to and from it. Dropped: everything stopped, in reverse order.
-struct ActionDesk {
+pub(super) struct ActionDesk {
     monitor: Daemon,
     dunst: Daemon,
     _bus_daemon: Daemon,
@@ -686,7 +608,7 @@ struct ActionDesk {
 }
 
 impl ActionDesk {
-    fn start() -> ActionDesk {
+    pub(super) fn start() -> ActionDesk {
         let scratch = tempfile::Builder::new()
             .prefix("carrel-e2e-note-actions-")
             .tempdir()
@@ -722,7 +644,7 @@ impl ActionDesk {
         }
     }
 
-    fn address(&self) -> &str {
+    pub(super) fn address(&self) -> &str {
         self.bus.address.as_deref().unwrap()
     }
 
@@ -773,7 +695,7 @@ impl ActionDesk {
 
     /// Opens dunst's context menu and picks the line holding `line` — the action of that label
     /// and key on that notification (`#<label> (<summary>) [<id>,<key>]`).
-    fn pick(&self, line: &str) {
+    pub(super) fn pick(&self, line: &str) {
         std::fs::write(self.dir.join("want"), line).unwrap();
         self.dunstctl(&["context"]);
     }
@@ -783,9 +705,40 @@ impl ActionDesk {
         std::fs::read_to_string(self.dir.join("offered.txt")).unwrap_or_default()
     }
 
+    /// Waits for the app's latest notification saying `body`, answered by the server; its id
+    /// and its actions (key, label, key, label…).
+    pub(super) fn wait_for_body(
+        &mut self,
+        app: &carrel_e2e::App,
+        body: &str,
+    ) -> (u32, Vec<String>) {
+        let note = self.wait_for_note(app, &format!("notification {body:?}"), |n| n.body == body);
+        (note.id.unwrap(), note.actions)
+    }
+
+    /// Whether the app ever asked for a notification saying `body`.
+    pub(super) fn asked_for(&mut self, body: &str) -> bool {
+        self.notes().iter().any(|n| n.body == body)
+    }
+
+    /// Waits until the app takes the notification `id` down itself (`CloseNotification`).
+    pub(super) fn wait_for_taken_down(&mut self, app: &carrel_e2e::App, id: u32) {
+        wait_for_effect(
+            app,
+            &format!("taking notification {id} down"),
+            DOWNLOAD_TIMEOUT,
+            || closed_ids(&self.monitor.output()).contains(&id),
+        );
+    }
+
     /// Clicks the body of the newest notification (its default action).
-    fn click_newest(&self) {
+    pub(super) fn click_newest(&self) {
         self.dunstctl(&["action", "0"]);
+    }
+
+    /// Closes the notification on top, as its close button does.
+    pub(super) fn close_newest(&self) {
+        self.dunstctl(&["close"]);
     }
 }
 
@@ -804,15 +757,13 @@ fn a_download_notification_pauses_then_cancels_the_download() {
         ..Default::default()
     })
     .expect("start the fixture server");
-    let title = server.books()[0].title.clone();
     let app = case.launch_with(
         case.options()
             .env("CARREL_SECRETS", "file")
             .env("DBUS_SESSION_BUS_ADDRESS", desk.address()),
     );
     let data = case.data_dir();
-    let book_id = add_server_and_find_book(data, &server.url("/opds"), &title);
-    cli(data, &["store", &book_id.to_string()]);
+    let book_id = store_first_book(data, &server);
 
     let progress = desk.wait_for_note(&app, "progress notification", |n| {
         n.body.contains("of 40 pages")
@@ -892,8 +843,7 @@ fn the_ready_notification_opens_the_book_to_read() {
             .env("DBUS_SESSION_BUS_ADDRESS", desk.address()),
     );
     let data = case.data_dir();
-    let book_id = add_server_and_find_book(data, &server.url("/opds"), &title);
-    cli(data, &["store", &book_id.to_string()]);
+    store_first_book(data, &server);
 
     let ready = desk.wait_for_note(&app, "\"ready\" notification", |n| n.body == READY_BODY);
     assert_eq!(
