@@ -647,12 +647,18 @@ pub fn pending_in_pop_order(store: &Store, limit: u32) -> Result<Vec<Task>, Stor
     select_tasks(store, "INDEXED BY tasks_stack WHERE state = 'pending' ORDER BY prioritary DESC, seq DESC LIMIT ?1", [limit])
 }
 
-/// Tasks in a given state (active, failed, ...), most recently changed first.
+/// Tasks in a given state (active, failed, ...), most recently changed first. The state is
+/// written into the statement, so that the partial index of that state serves it (failed tasks:
+/// `tasks_failed_recent`; active ones, a handful: `tasks_active`).
 pub fn in_state(store: &Store, state: TaskState, limit: u32) -> Result<Vec<Task>, StoreError> {
-    select_tasks(
-        store,
-        "WHERE state = ?1 ORDER BY updated_at_ms DESC LIMIT ?2",
-        params![state.as_str(), limit],
+    select_tasks(store, &in_state_filter(state), [limit])
+}
+
+/// The filter of [`in_state`]: a state is one of a few fixed words, never the caller's text.
+pub fn in_state_filter(state: TaskState) -> String {
+    format!(
+        "WHERE state = '{}' ORDER BY updated_at_ms DESC LIMIT ?1",
+        state.as_str()
     )
 }
 

@@ -98,6 +98,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0021_series_from_feeds",
         include_str!("../../migrations/0021_series_from_feeds.sql"),
     ),
+    (
+        "0022_failed_tasks_index",
+        include_str!("../../migrations/0022_failed_tasks_index.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

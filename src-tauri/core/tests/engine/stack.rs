@@ -333,3 +333,32 @@ fn pushing_and_popping_stay_correct_with_100k_pending_tasks() {
         99_999
     );
 }
+
+#[test]
+fn failed_and_active_tasks_are_listed_from_their_own_indexes() {
+    let (env, _s, _b) = setup();
+    for (state, index) in [
+        (TaskState::Failed, "tasks_failed_recent"),
+        (TaskState::Active, "tasks_active"),
+    ] {
+        let plan: Vec<String> = env
+            .store
+            .read(|c| {
+                let mut stmt = c.prepare(&format!(
+                    "EXPLAIN QUERY PLAN SELECT id FROM tasks {}",
+                    download_stack::in_state_filter(state)
+                ))?;
+                let rows = stmt.query_map([10], |r| r.get::<_, String>(3))?;
+                rows.collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .unwrap();
+        let text = plan.join(" | ");
+        assert!(text.contains(index), "{state:?}: {text}");
+        // Never the whole table: at most the index of that state's rows.
+        assert!(
+            plan.iter()
+                .all(|step| !step.starts_with("SCAN tasks") || step.contains("INDEX")),
+            "{state:?}: {text}"
+        );
+    }
+}
