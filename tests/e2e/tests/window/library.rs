@@ -1280,7 +1280,19 @@ fn keep_a_whole_feed_offline_as_one_batch() {
         .inner_text()
         .unwrap();
     assert!(paused_line.contains("paused"), "{paused_line}");
-    app.wait_for(&sel("batch-resume")).unwrap().click().unwrap();
+    // Resumed the same way: the button may still be disabled while the pause settles, or the
+    // list may move under the click.
+    for attempt in 1..=3 {
+        app.wait_for(&sel("batch-resume")).unwrap().click().unwrap();
+        let seen = app.wait_until("the batch to be resumed", Duration::from_secs(5), |c| {
+            Ok((!paused(c)?).then_some(()))
+        });
+        match seen {
+            Ok(()) => break,
+            Err(e) if attempt == 3 => panic!("{e}"),
+            Err(_) => {}
+        }
+    }
     app.wait_until(
         "every book of the feed on the device",
         DOWNLOAD_TIMEOUT,
