@@ -22,6 +22,7 @@ use carrel_core::{
     engine::progress::NoProgress,
     foundation::clock,
     foundation::data_dir::DataDir,
+    foundation::part_files::PartFiles,
     foundation::store::Store,
     library::books,
     reading::page_source::{self, WaitPolicy},
@@ -84,7 +85,21 @@ async fn settle_idle(store: &Store) -> Result<()> {
 
 async fn sample_here(store: &Store, book: i64, page: i64) -> Result<Duration> {
     let started = Instant::now();
-    page_source::page(store, book, page, wait()).await?;
+    if let Err(e) = page_source::page(store, book, page, wait()).await {
+        // Said with what the stack holds for the page, so a run that fails says why.
+        let tasks: Vec<String> = download_stack::tasks_of_book(store, book)?
+            .into_iter()
+            .filter(|t| t.position == page || t.kind == TaskKind::File)
+            .map(|t| {
+                format!(
+                    "{:?} {} {:?} bytes={:?}",
+                    t.kind, t.position, t.state, t.bytes
+                )
+            })
+            .collect();
+        let stored = PartFiles::new(store.data_dir().books()).find_page(book, page);
+        bail!("page {page} of book {book}: {e}; its tasks: {tasks:?}; its file: {stored:?}");
+    }
     let took = started.elapsed();
     book_downloads::remove_book(store, book)?;
     Ok(took)
