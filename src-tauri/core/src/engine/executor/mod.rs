@@ -1054,6 +1054,9 @@ impl Run<'_> {
         if self.held.is_empty() {
             return Ok(());
         }
+        // No request is in flight while the disk syncs, which may take a while on a busy disk:
+        // the server's slot is not kept idle meanwhile.
+        self.let_slot_go().await;
         let held = std::mem::take(&mut self.held);
         self.held_since = None;
         let paths: Vec<_> = held.iter().map(|h| h.path.clone()).collect();
