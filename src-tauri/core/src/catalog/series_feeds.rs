@@ -71,7 +71,9 @@ fn codex_series_path(url: &Url) -> Option<&'static str> {
     }
 }
 
-/// Whether a feed fetched from `url` is Codex's: signed so, or at Codex's OPDS 2 path.
+/// Whether a feed fetched from `url` is Codex's: signed so, or at Codex's OPDS 2 path. Stump
+/// serves OPDS 2 under `/opds/v2.0/` too; its ids are not numbers, so [`codex_series_path`]'s
+/// numeric ids are what keep its feeds and links out.
 fn from_codex(url: &Url, feed: &Feed) -> bool {
     feed.generator
         .as_deref()

@@ -14,7 +14,8 @@
 //! A process that has more requests for the same server right after this one (the executor,
 //! page after page) may keep the slot between them instead of giving it back and taking it
 //! again ([`reuse_or_acquire`]): the next request looks (a read, no write) whether the slot is
-//! still its own, far from expiring and wanted by no one else, and goes on with it; otherwise it
+//! still its own and wanted by no one else, and goes on with it (renewing its expiry every few
+//! seconds, so a request on it has the time a fresh slot gives); otherwise it
 //! gives it back and queues like any other. A waiter therefore waits no longer than it would
 //! have — the request under way — and the keeper lets the slot go whenever it has nothing more
 //! for that server. Kept only without a minimum interval (whose starts must be recorded).
@@ -166,9 +167,22 @@ pub async fn acquire(
     }
 }
 
+/// A kept slot serving another request gets a new expiry once its last one is this old, so a
+/// request on a reused slot has (nearly) the time a freshly taken one has.
+const RENEW_KEPT_AFTER_MS: i64 = 5_000;
+
+/// What a look at a kept slot found.
+#[derive(Debug, PartialEq)]
+enum Kept {
+    /// Still `holder`'s and wanted by no one else; its expiry renewed or not.
+    Ours { renew: bool },
+    /// Taken over, expired, or wanted by another request.
+    Not,
+}
+
 /// Whether the slot `holder` holds may serve its next request at once (see the module): it is
-/// still `holder`'s, at least half its time to live is left, and no one else's mark is fresh.
-fn still_ours(store: &Store, server_id: i64, holder: &str) -> Result<bool, StoreError> {
+/// still `holder`'s, not expired, and no one else's mark is fresh. A read, no write.
+fn still_ours(store: &Store, server_id: i64, holder: &str) -> Result<Kept, StoreError> {
     let now = store.now_ms();
     let row: Option<(Option<String>, i64, Option<String>, i64)> = store
         .read(|c| {
@@ -181,19 +195,25 @@ fn still_ours(store: &Store, server_id: i64, holder: &str) -> Result<bool, Store
         .map_err(|e| store.sql_error(e))?;
     Ok(match row {
         Some((Some(h), expires, wanted_by, wanted_at)) if h == holder => {
-            let lasting = expires > now + SLOT_TTL_MS / 2 && expires <= now + SLOT_TTL_MS;
+            let alive = expires > now && expires <= now + SLOT_TTL_MS;
             let wanted = wanted_by.is_some_and(|by| {
                 by != holder && wanted_at > now - WANTED_FOR_MS && wanted_at <= now + WANTED_FOR_MS
             });
-            lasting && !wanted
+            if alive && !wanted {
+                Kept::Ours {
+                    renew: expires < now + SLOT_TTL_MS - RENEW_KEPT_AFTER_MS,
+                }
+            } else {
+                Kept::Not
+            }
         }
-        _ => false,
+        _ => Kept::Not,
     })
 }
 
 /// The slot for a request to `server_id`: `kept` (the slot this process kept from its last
-/// request) when it may serve at once, else a slot taken as [`acquire`] does (`kept` given back
-/// first, so a waiter it held back goes before it).
+/// request) when it may serve at once (its expiry renewed every few seconds), else a slot taken
+/// as [`acquire`] does (`kept` given back first, so a waiter it held back goes before it).
 pub async fn reuse_or_acquire(
     store: &Store,
     server_id: i64,
@@ -203,11 +223,16 @@ pub async fn reuse_or_acquire(
     if let Some(slot) = kept {
         if slot.server_id == server_id && min_interval_ms == 0 {
             let holder = slot.holder.clone();
-            if store
+            match store
                 .call(move |s| still_ours(s, server_id, &holder))
                 .await?
             {
-                return Ok(slot);
+                Kept::Ours { renew: false } => return Ok(slot),
+                Kept::Ours { renew: true } => {
+                    slot.keep_alive().await?;
+                    return Ok(slot);
+                }
+                Kept::Not => {}
             }
         }
         slot.release().await?;
@@ -429,7 +454,7 @@ mod tests {
             try_take(&store, server, "window/1", 0).unwrap(),
             TryTake::Wait(_)
         ));
-        assert!(!still_ours(&store, server, &holder).unwrap());
+        assert_eq!(still_ours(&store, server, &holder).unwrap(), Kept::Not);
         let keeper = tokio::spawn({
             let store = store.clone();
             async move {
@@ -454,21 +479,39 @@ mod tests {
         free(&store, server, "window/1").unwrap();
         let next = keeper.await.unwrap();
         assert_ne!(next.holder, holder, "taken anew");
-        // Half its time to live gone: not kept as it is (taken anew, which renews it).
+        // Kept past a few seconds: renewed, so the next request has a slot's whole time.
         let h = next.holder.clone();
-        clock.advance_ms(SLOT_TTL_MS / 2 + 1);
-        assert!(!still_ours(&store, server, &h).unwrap());
+        assert_eq!(
+            still_ours(&store, server, &h).unwrap(),
+            Kept::Ours { renew: false }
+        );
+        clock.advance_ms(RENEW_KEPT_AFTER_MS + 1);
+        assert_eq!(
+            still_ours(&store, server, &h).unwrap(),
+            Kept::Ours { renew: true }
+        );
         let n = reuse_or_acquire(&store, server, 0, Some(next))
             .await
             .unwrap();
+        assert_eq!(n.holder, h, "the same slot");
+        assert_eq!(
+            still_ours(&store, server, &h).unwrap(),
+            Kept::Ours { renew: false }
+        );
+        // Expired (its process stalled): not kept.
+        clock.advance_ms(SLOT_TTL_MS + 1);
+        assert_eq!(still_ours(&store, server, &h).unwrap(), Kept::Not);
+        let n = reuse_or_acquire(&store, server, 0, Some(n)).await.unwrap();
         assert_ne!(n.holder, h);
-        assert!(still_ours(&store, server, &n.holder).unwrap());
         // A minimum interval to keep: never kept.
         let h = n.holder.clone();
         clock.advance_ms(10);
         let m = reuse_or_acquire(&store, server, 5, Some(n)).await.unwrap();
         assert_ne!(m.holder, h);
         // Not a slot of another server.
-        assert!(!still_ours(&store, server + 1, &m.holder).unwrap());
+        assert_eq!(
+            still_ours(&store, server + 1, &m.holder).unwrap(),
+            Kept::Not
+        );
     }
 }

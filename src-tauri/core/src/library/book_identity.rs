@@ -252,8 +252,8 @@ pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
             let pinned = group.iter().any(|r| r.pinned);
             for &other in &others {
                 tx.execute(
-                    "INSERT OR IGNORE INTO book_meta (book_id, authors, series, series_index, summary)
-                     SELECT ?1, authors, series, series_index, summary FROM book_meta WHERE book_id = ?2",
+                    "INSERT OR IGNORE INTO book_meta (book_id, authors, series, series_index, summary, series_source, series_order)
+                     SELECT ?1, authors, series, series_index, summary, series_source, series_order FROM book_meta WHERE book_id = ?2",
                     params![keeper.id, other],
                 )
                 .map_err(sql)?;

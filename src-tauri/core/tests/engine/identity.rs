@@ -160,6 +160,9 @@ async fn copies_remembered_before_are_merged_keeping_files_position_pins_and_que
         })
         .unwrap();
     position_sync::record(&env.store, b, 3).unwrap();
+    // `b` is in a series only its series feed named.
+    carrel_core::catalog::book_view::remember_feed_series(&env.store, b, "Saga", Some(2.0))
+        .unwrap();
     books::set_pinned(&env.store, c, true).unwrap();
     let b_dir = files.book_dir(b);
     std::fs::create_dir_all(&b_dir).unwrap();
@@ -189,6 +192,10 @@ async fn copies_remembered_before_are_merged_keeping_files_position_pins_and_que
         vec![(a, Some(3))],
         "the position waiting for the server follows"
     );
+    // The series the feed gave follows, still the feed's: an entry naming none leaves it be.
+    carrel_core::catalog::book_view::remember_meta(&env.store, a, &Default::default()).unwrap();
+    let series = carrel_core::catalog::series_windows::show(&env.store, a).unwrap();
+    assert_eq!(series.series, "Saga");
     // Once is enough: a second run finds nothing to do.
     assert_eq!(book_identity::merge_duplicates(&env.store).unwrap(), 0);
 }

@@ -848,6 +848,10 @@ impl Run<'_> {
         let fence = self.fence.clone();
         let id = task.id;
         let unsynced = self.written_unsynced.take();
+        if outcome.is_err() {
+            // A failure may be waited out (a backoff): not with the server's slot kept.
+            self.let_slot_go().await;
+        }
         let result = match outcome {
             Ok((bytes, book)) if unsynced.is_some() => {
                 self.failures = 0;
@@ -1128,8 +1132,10 @@ impl Run<'_> {
 
     /// Says where a book stands after one of its parts was stored; a book now complete may
     /// push an older one out.
-    async fn report_progress(&self, progress: BookProgress) {
+    async fn report_progress(&mut self, progress: BookProgress) {
         if progress.is_complete() {
+            // Removing books no longer kept may take a while: not with the server's slot kept.
+            self.let_slot_go().await;
             self.ex.report(DownloadEvent::BookStored(progress));
             // "Books kept on the device" holds for every front end that downloads (the app and
             // `carrel-cli sync` alike): a stored book may push an older one out.
@@ -1154,6 +1160,8 @@ impl Run<'_> {
                 return Ok(a.clone());
             }
         }
+        // Reading the credentials may wait on the keyring: not with the server's slot kept.
+        self.let_slot_go().await;
         let creds = self.ex.credentials.clone();
         let access = self
             .ex
