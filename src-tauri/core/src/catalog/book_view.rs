@@ -232,8 +232,8 @@ mod tests {
     use crate::library::servers::NewServer;
     use std::sync::Arc;
 
-    #[test]
-    fn details_carry_the_catalogs_words_and_the_books_state() {
+    /// A data dir with one server, "Home".
+    fn home() -> (tempfile::TempDir, Store, servers::Server) {
         let t = tempfile::tempdir().unwrap();
         let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(5))).unwrap();
         let server = servers::add(
@@ -245,6 +245,12 @@ mod tests {
             },
         )
         .unwrap();
+        (t, store, server)
+    }
+
+    #[test]
+    fn details_carry_the_catalogs_words_and_the_books_state() {
+        let (_t, store, server) = home();
         let book = books::remember(
             &store,
             server.id,
@@ -310,8 +316,7 @@ mod tests {
 
     #[test]
     fn an_entrys_series_stands_over_a_feeds_and_a_silent_entry_keeps_the_feeds() {
-        let t = tempfile::tempdir().unwrap();
-        let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(5))).unwrap();
+        let (_t, store, server) = home();
         let series = |id: i64| -> (Option<String>, Option<f64>, Option<f64>) {
             store
                 .read(|c| {
@@ -323,15 +328,6 @@ mod tests {
                 })
                 .unwrap()
         };
-        let server = servers::add(
-            &store,
-            &NewServer {
-                name: "Home".into(),
-                url: "http://127.0.0.1:9/opds".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
         let book = |n: u32| {
             books::remember(
                 &store,
