@@ -350,7 +350,7 @@ impl DownloadNotifications {
     fn refresh_enabled(&self, st: &mut State, now: Instant) -> bool {
         let stale = st
             .checked_at
-            .map_or(true, |at| now.duration_since(at) >= SETTING_REFRESH);
+            .is_none_or(|at| now.duration_since(at) >= SETTING_REFRESH);
         if stale {
             st.checked_at = Some(now);
             if let Some(enabled) = self.library.notifications_enabled() {
@@ -381,7 +381,7 @@ impl DownloadNotifications {
             let due = all
                 || book
                     .shown_at
-                    .map_or(true, |at| now.duration_since(at) >= MIN_UPDATE_INTERVAL);
+                    .is_none_or(|at| now.duration_since(at) >= MIN_UPDATE_INTERVAL);
             if due {
                 if let Some(note) = book.pending.take() {
                     book.shown_at = Some(now);

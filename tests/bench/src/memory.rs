@@ -79,7 +79,7 @@ pub fn probe(args: &[String]) -> Result<()> {
         let big = env.remember_file_book(
             "urn:carrel-bench:big-file",
             "One large archive",
-            &big_url,
+            big_url,
             big_len,
         )?;
         book_downloads::store_book(&env.store, big.id)?;

@@ -137,7 +137,7 @@ impl Row {
     }
 
     pub fn meets_goal(&self) -> Option<bool> {
-        let within = |bound: Option<f64>, v: f64| bound.map_or(true, |b| v <= b);
+        let within = |bound: Option<f64>, v: f64| bound.is_none_or(|b| v <= b);
         self.goal.as_ref().map(|g| {
             within(g.max_ratio, self.ratio)
                 && within(g.max_value, self.value.median)

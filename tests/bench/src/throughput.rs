@@ -223,12 +223,8 @@ pub fn probe(args: &[String]) -> Result<()> {
         .build()?;
     let took = runtime.block_on(async {
         let env = Env::new(catalog)?;
-        let book = env.remember_file_book(
-            "urn:carrel-bench:large-file",
-            "One large archive",
-            &url,
-            len,
-        )?;
+        let book =
+            env.remember_file_book("urn:carrel-bench:large-file", "One large archive", url, len)?;
         let started = Instant::now();
         book_downloads::store_book(&env.store, book.id)?;
         env.sync().await?;

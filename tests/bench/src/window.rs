@@ -35,7 +35,7 @@ pub const AFTER_PAINT_JS: &str = "
 /// binary and the drivers. When `CARREL_APP` is not set, the release build next to this binary
 /// is the app (debug builds are far slower to start and would make the numbers meaningless).
 pub fn require_tools() -> Result<PathBuf> {
-    if std::env::var_os("CARREL_APP").map_or(true, |v| v.is_empty()) {
+    if std::env::var_os("CARREL_APP").is_none_or(|v| v.is_empty()) {
         let exe = std::env::current_exe().context("where this binary is")?;
         let app = exe.with_file_name("carrel");
         // The harness reads CARREL_APP on every launch; nothing else runs yet.

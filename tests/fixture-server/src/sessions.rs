@@ -56,7 +56,7 @@ impl Sessions {
         };
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         match live.get_mut(&id) {
-            Some(uses) if max_uses.map_or(true, |m| *uses < m) => {
+            Some(uses) if max_uses.is_none_or(|m| *uses < m) => {
                 *uses += 1;
                 true
             }

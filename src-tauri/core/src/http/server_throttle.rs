@@ -58,6 +58,9 @@ enum TryTake {
     Wait(Duration),
 }
 
+/// A `server_slots` row as `try_take` reads it: holder, expiry, last start, waiter, its mark.
+type SlotRow = (Option<String>, i64, i64, Option<String>, i64);
+
 fn try_take(
     store: &Store,
     server_id: i64,
@@ -66,7 +69,7 @@ fn try_take(
 ) -> Result<TryTake, StoreError> {
     let now = store.now_ms();
     store.write(|tx| {
-        let row: Option<(Option<String>, i64, i64, Option<String>, i64)> = tx
+        let row: Option<SlotRow> = tx
             .prepare_cached(
                 "SELECT holder, expires_at_ms, last_start_ms, wanted_by, wanted_at_ms
                  FROM server_slots WHERE server_id = ?1",

@@ -167,7 +167,7 @@ pub fn validate_url(raw: &str) -> Result<Url, ServerError> {
             )))
         }
     }
-    if url.host_str().map_or(true, str::is_empty) {
+    if url.host_str().is_none_or(str::is_empty) {
         return Err(ServerError::InvalidUrl(
             "the address has no server name".into(),
         ));

@@ -711,8 +711,8 @@ fn opds2_deep_nesting_is_an_error_not_a_crash() {
     let base = url("https://h.example/opds/v2/catalog");
     for depth in [200, 100_000] {
         let mut doc = br#"{"metadata": {"title": "x"}, "navigation": "#.to_vec();
-        doc.extend(std::iter::repeat(b'[').take(depth));
-        doc.extend(std::iter::repeat(b']').take(depth));
+        doc.extend(std::iter::repeat_n(b'[', depth));
+        doc.extend(std::iter::repeat_n(b']', depth));
         doc.push(b'}');
         let err = parse_feed(&doc, &base).unwrap_err();
         assert!(
@@ -725,7 +725,7 @@ fn opds2_deep_nesting_is_an_error_not_a_crash() {
             objects.extend_from_slice(br#"{"metadata":"#);
         }
         objects.extend_from_slice(b"{}");
-        objects.extend(std::iter::repeat(b'}').take(depth));
+        objects.extend(std::iter::repeat_n(b'}', depth));
         assert!(matches!(
             parse_publication(&objects, &base),
             Err(OpdsError::MalformedJson(_))

@@ -97,8 +97,11 @@ pub struct ComicArchive {
     pages: Vec<(String, usize)>,
     pub info: ComicInfo,
     /// Pages decompressed ahead of the reader (RAR, 7z, tar: see [`READ_AHEAD`]).
-    ahead: Arc<Mutex<VecDeque<(usize, Arc<Vec<u8>>)>>>,
+    ahead: Arc<Mutex<ReadAhead>>,
 }
+
+/// Pages decompressed ahead, by index, oldest first.
+type ReadAhead = VecDeque<(usize, Arc<Vec<u8>>)>;
 
 /// Pages kept decompressed after the one read, for archives read by walking them (RAR, 7z,
 /// tar): reaching page N of a solid archive decompresses everything before it, so the pages

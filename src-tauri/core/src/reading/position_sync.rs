@@ -617,8 +617,7 @@ pub async fn newest(
     if store.call(move |s| is_echo(s, book_id, &stamp)).await? {
         return Ok(None);
     }
-    Ok(Some(theirs)
-        .filter(|t| local_ms.map_or(true, |local| t.modified_ms > local) && elsewhere(t)))
+    Ok(Some(theirs).filter(|t| local_ms.is_none_or(|local| t.modified_ms > local) && elsewhere(t)))
 }
 
 /// As [`newest`], and the server's newer position becomes this device's: a comic's last page,
