@@ -10,8 +10,7 @@
 //! the screenshot test writes the pictures of the README.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use carrel_e2e::{data, default_timeout, save_docs_screenshot, testid, App, Element, TestCase};
@@ -289,54 +288,11 @@ fn search_word(series: &str) -> String {
 
 // ---- the command line -----------------------------------------------------------------------------
 
-/// `carrel-cli`: `CARREL_CLI`, else `$CARGO_TARGET_DIR/debug/carrel-cli`, else
-/// `<workspace>/target/debug/carrel-cli`.
-fn cli_binary() -> PathBuf {
-    let root = carrel_e2e::tools::workspace_root();
-    let non_empty = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let absolute = |p: PathBuf| if p.is_absolute() { p } else { root.join(p) };
-    let path = match (non_empty("CARREL_CLI"), non_empty("CARGO_TARGET_DIR")) {
-        (Some(cli), _) => absolute(cli),
-        (None, Some(target)) => absolute(target).join("debug/carrel-cli"),
-        (None, None) => root.join("target/debug/carrel-cli"),
-    };
-    assert!(
-        path.is_file(),
-        "the CLI binary {} does not exist: build it with `cargo build -p carrel-cli`, or point \
-         CARREL_CLI at it",
-        path.display()
-    );
-    path
-}
-
 /// `carrel-cli --json status` on `data_dir`: the executor lease's holder (when held).
 fn lease_holder(data_dir: &Path) -> Option<String> {
-    let out = Command::new(cli_binary())
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(["--json", "status"])
-        .env("CARREL_SECRETS", "file")
-        .env_remove("CARREL_DATA_DIR")
-        .env("CARREL_LOG", "warn")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run carrel-cli");
-    assert!(
-        out.status.success(),
-        "carrel-cli status failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "carrel-cli --json status printed no JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
+    let out = crate::carrel_cli::cli(data_dir, &["--json", "status"]);
+    let json: Value = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("carrel-cli --json status printed no JSON ({e}): {out}"));
     json["lease"]["holder"].as_str().map(str::to_string)
 }
 
