@@ -334,19 +334,26 @@ pub fn claim_next(store: &Store, fence: &Fence, skip: &[i64]) -> Result<Option<T
     let now = store.now_ms();
     store.write(|tx| {
         fenced(store, fence, tx)?;
-        tx.prepare_cached(&format!(
-            "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
-                 WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
-        ))
-        .and_then(|mut s| {
-            s.query_row(
-                rusqlite::named_params! { ":epoch": fence.epoch, ":now": now, ":skip": skip_json(skip) },
-                from_row,
-            )
-            .optional()
-        })
-        .map_err(|e| StackError::Store(store.sql_error(e)))
+        claim_in(tx, fence, skip, now).map_err(|e| StackError::Store(store.sql_error(e)))
     })
+}
+
+/// [`claim_next`] inside an open, fenced write transaction.
+fn claim_in(
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    skip: &[i64],
+    now_ms: i64,
+) -> rusqlite::Result<Option<Task>> {
+    tx.prepare_cached(&format!(
+        "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
+             WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
+    ))?
+    .query_row(
+        rusqlite::named_params! { ":epoch": fence.epoch, ":now": now_ms, ":skip": skip_json(skip) },
+        from_row,
+    )
+    .optional()
 }
 
 /// Runs `f` in a fenced write transaction after checking `task_id` is active under `fence`.
@@ -356,19 +363,28 @@ fn settle<T>(
     task_id: i64,
     f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
 ) -> Result<T, StackError> {
-    store.write(|tx| {
-        fenced(store, fence, tx)?;
-        let mine: bool = tx
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2)",
-            )
-            .and_then(|mut s| s.query_row(params![task_id, fence.epoch], |r| r.get(0)))
-            .map_err(|e| StackError::Store(store.sql_error(e)))?;
-        if !mine {
-            return Err(StackError::WrongState(task_id));
-        }
-        f(tx).map_err(|e| StackError::Store(store.sql_error(e)))
-    })
+    store.write(|tx| settle_in(store, fence, task_id, tx, f))
+}
+
+/// [`settle`] inside an open write transaction.
+fn settle_in<T>(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    tx: &Transaction<'_>,
+    f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
+) -> Result<T, StackError> {
+    fenced(store, fence, tx)?;
+    let mine: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2)",
+        )
+        .and_then(|mut s| s.query_row(params![task_id, fence.epoch], |r| r.get(0)))
+        .map_err(|e| StackError::Store(store.sql_error(e)))?;
+    if !mine {
+        return Err(StackError::WrongState(task_id));
+    }
+    f(tx).map_err(|e| StackError::Store(store.sql_error(e)))
 }
 
 /// Marks an active task done with the bytes it stored, and pushes its follow-ups (the next
@@ -405,9 +421,38 @@ pub fn hold(
 ) -> Result<(), StackError> {
     let now = store.now_ms();
     settle(store, fence, task_id, |tx| {
-        tx.prepare_cached("UPDATE tasks SET bytes = ?2, updated_at_ms = ?3 WHERE id = ?1")?
-            .execute(params![task_id, bytes, now])?;
-        push_chained(tx, task_id, then_push, now)
+        hold_in(tx, task_id, bytes, then_push, now)
+    })
+}
+
+fn hold_in(
+    tx: &Transaction<'_>,
+    task_id: i64,
+    bytes: i64,
+    then_push: &[TaskSpec],
+    now_ms: i64,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached("UPDATE tasks SET bytes = ?2, updated_at_ms = ?3 WHERE id = ?1")?
+        .execute(params![task_id, bytes, now_ms])?;
+    push_chained(tx, task_id, then_push, now_ms)
+}
+
+/// [`hold`], then [`claim_next`], in one transaction: what a download does between two pages.
+/// The claim sees the follow-ups just pushed, as it would in a transaction of its own.
+pub fn hold_then_claim_next(
+    store: &Store,
+    fence: &Fence,
+    task_id: i64,
+    bytes: i64,
+    then_push: &[TaskSpec],
+    skip: &[i64],
+) -> Result<Option<Task>, StackError> {
+    let now = store.now_ms();
+    store.write(|tx| {
+        settle_in(store, fence, task_id, tx, |tx| {
+            hold_in(tx, task_id, bytes, then_push, now)?;
+            claim_in(tx, fence, skip, now)
+        })
     })
 }
 

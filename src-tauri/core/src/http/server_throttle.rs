@@ -49,6 +49,8 @@ pub struct SlotGuard {
     server_id: i64,
     holder: String,
     released: bool,
+    /// A look at this slot taken ahead of its next request (see [`look_at_kept`]).
+    looked: Option<KeptLook>,
 }
 
 /// What a waiting request sees.
@@ -163,6 +165,7 @@ pub async fn acquire(
                     server_id,
                     holder,
                     released: false,
+                    looked: None,
                 })
             }
             TryTake::Wait(d) => tokio::time::sleep(d).await,
@@ -175,7 +178,7 @@ pub async fn acquire(
 const RENEW_KEPT_AFTER_MS: i64 = 5_000;
 
 /// What a look at a kept slot found.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Kept {
     /// Still `holder`'s and wanted by no one else; its expiry renewed or not.
     Ours { renew: bool },
@@ -223,13 +226,22 @@ pub async fn reuse_or_acquire(
     min_interval_ms: i64,
     kept: Option<SlotGuard>,
 ) -> Result<SlotGuard, StoreError> {
-    if let Some(slot) = kept {
+    if let Some(mut slot) = kept {
         if slot.server_id == server_id && min_interval_ms == 0 {
-            let holder = slot.holder.clone();
-            match store
-                .call(move |s| still_ours(s, server_id, &holder))
-                .await?
-            {
+            let looked = slot
+                .looked
+                .take()
+                .filter(|l| l.server_id == server_id && l.is_fresh(store.now_ms()));
+            let kept = match looked {
+                Some(look) => look.kept,
+                None => {
+                    let holder = slot.holder.clone();
+                    store
+                        .call(move |s| still_ours(s, server_id, &holder))
+                        .await?
+                }
+            };
+            match kept {
                 Kept::Ours { renew: false } => return Ok(slot),
                 Kept::Ours { renew: true } => {
                     slot.keep_alive().await?;
@@ -243,10 +255,50 @@ pub async fn reuse_or_acquire(
     acquire(store, server_id, min_interval_ms).await
 }
 
+/// How long a look taken ahead of a request ([`look_at_kept`]) stands for it: the request is
+/// meant to follow at once, and one made later looks again.
+const LOOK_FRESH_MS: i64 = 50;
+
+/// A look at a kept slot taken ahead of its next request, in a trip to the database its keeper
+/// makes anyway (the executor, claiming its next page): [`reuse_or_acquire`] then goes on
+/// without a trip of its own. What it saw is what the request would have seen a moment later.
+#[derive(Debug, Clone)]
+pub struct KeptLook {
+    server_id: i64,
+    kept: Kept,
+    at_ms: i64,
+}
+
+impl KeptLook {
+    fn is_fresh(&self, now_ms: i64) -> bool {
+        (self.at_ms..=self.at_ms + LOOK_FRESH_MS).contains(&now_ms)
+    }
+}
+
+/// Looks whether the slot of `server_id` that `holder` keeps may serve its next request at
+/// once (see [`reuse_or_acquire`]). Blocking: for a trip to the database already under way.
+pub fn look_at_kept(store: &Store, server_id: i64, holder: &str) -> Result<KeptLook, StoreError> {
+    Ok(KeptLook {
+        server_id,
+        kept: still_ours(store, server_id, holder)?,
+        at_ms: store.now_ms(),
+    })
+}
+
 impl SlotGuard {
     /// The server whose slot this is.
     pub fn server_id(&self) -> i64 {
         self.server_id
+    }
+
+    /// Who holds it (for [`look_at_kept`]).
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// Hands the slot a look taken ahead of its next request (see [`look_at_kept`]).
+    pub fn looked(&mut self, look: KeptLook) {
+        self.looked = Some(look);
     }
 
     /// Extends the slot while a long body is still streaming.
@@ -516,5 +568,87 @@ mod tests {
             still_ours(&store, server + 1, &m.holder).unwrap(),
             Kept::Not
         );
+    }
+
+    #[tokio::test]
+    async fn a_look_taken_ahead_stands_only_for_the_request_right_after_it() {
+        let (_t, clock, store, server) = store_with_server();
+        let mut slot = acquire(&store, server, 0).await.unwrap();
+        let holder = slot.holder.clone();
+        // Looked at while no one wanted it; a window marks it a moment later. The request
+        // right after the look goes on the look, as it would have a moment earlier.
+        slot.looked(look_at_kept(&store, server, &holder).unwrap());
+        assert!(matches!(
+            try_take(&store, server, "window/1", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
+        let mut slot = reuse_or_acquire(&store, server, 0, Some(slot))
+            .await
+            .unwrap();
+        assert_eq!(slot.holder, holder, "kept on the fresh look");
+        assert!(slot.looked.is_none(), "a look serves one request");
+        // A look older than a request that follows at once: looked at again, and the waiter
+        // goes first.
+        slot.looked(look_at_kept(&store, server, &holder).unwrap());
+        clock.advance_ms(LOOK_FRESH_MS + 1);
+        let keeper = tokio::spawn({
+            let store = store.clone();
+            async move {
+                reuse_or_acquire(&store, server, 0, Some(slot))
+                    .await
+                    .unwrap()
+            }
+        });
+        let mut window_took = false;
+        for _ in 0..200 {
+            if matches!(
+                try_take(&store, server, "window/1", 0).unwrap(),
+                TryTake::Taken
+            ) {
+                window_took = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(
+            window_took,
+            "the stale look was not taken for the slot's state"
+        );
+        free(&store, server, "window/1").unwrap();
+        assert_ne!(keeper.await.unwrap().holder, holder, "taken anew");
+        // A look at another server's slot is not this one's.
+        let mut slot = acquire(&store, server, 0).await.unwrap();
+        let holder = slot.holder.clone();
+        slot.looked(KeptLook {
+            server_id: server + 1,
+            kept: Kept::Ours { renew: false },
+            at_ms: store.now_ms(),
+        });
+        assert!(matches!(
+            try_take(&store, server, "window/2", 0).unwrap(),
+            TryTake::Wait(_)
+        ));
+        let keeper = tokio::spawn({
+            let store = store.clone();
+            async move {
+                reuse_or_acquire(&store, server, 0, Some(slot))
+                    .await
+                    .unwrap()
+            }
+        });
+        let mut window_took = false;
+        for _ in 0..200 {
+            if matches!(
+                try_take(&store, server, "window/2", 0).unwrap(),
+                TryTake::Taken
+            ) {
+                window_took = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(window_took);
+        free(&store, server, "window/2").unwrap();
+        assert_ne!(keeper.await.unwrap().holder, holder);
     }
 }

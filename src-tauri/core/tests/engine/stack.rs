@@ -362,3 +362,49 @@ fn failed_and_active_tasks_are_listed_from_their_own_indexes() {
         );
     }
 }
+
+/// Between two pages the executor holds the page it got and claims the next task in one
+/// transaction: the claim sees the page's follow-up, and a page no longer the holder's claims
+/// nothing.
+#[test]
+fn holding_a_page_and_claiming_the_next_is_one_transaction() {
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    // An older task lower on the stack, then a page on top of it.
+    let older = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 8, false))
+        .unwrap()
+        .task_id();
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, false)).unwrap();
+    let page = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
+    assert_eq!(page.position, 0);
+    let follow_up = spec(b, s, TaskKind::Page, 1, false);
+    let next =
+        download_stack::hold_then_claim_next(&env.store, &fence, page.id, 10, &[follow_up], &[])
+            .unwrap()
+            .expect("a task claimed");
+    assert_eq!(
+        next.position, 1,
+        "the follow-up goes where its page was, above the older task"
+    );
+    assert_eq!(next.state, TaskState::Active);
+    let held = download_stack::task(&env.store, page.id).unwrap().unwrap();
+    assert_eq!((held.state, held.bytes), (TaskState::Active, Some(10)));
+    // Under a fence no longer the holder's nothing happens at all: no hold, no claim.
+    executor_lease::release(&env.store, &fence).unwrap();
+    let other = lease(&env, "B");
+    assert!(matches!(
+        download_stack::hold_then_claim_next(&env.store, &fence, next.id, 5, &[], &[]),
+        Err(StackError::LeaseLost(_))
+    ));
+    let still = download_stack::task(&env.store, next.id).unwrap().unwrap();
+    assert_eq!(still.bytes, None, "not held");
+    let older = download_stack::task(&env.store, older).unwrap().unwrap();
+    assert_eq!(older.state, TaskState::Pending, "not claimed");
+    // The new holder's fence settles it as usual.
+    assert!(matches!(
+        download_stack::hold_then_claim_next(&env.store, &other, next.id, 5, &[], &[]),
+        Err(StackError::WrongState(_))
+    ));
+}

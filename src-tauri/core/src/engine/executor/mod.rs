@@ -35,7 +35,7 @@ use crate::engine::progress::{BookProgress, DownloadEvent, ExecutorState, Progre
 use crate::foundation::part_files::{self, PartFiles, PartialFile};
 use crate::foundation::store::{Store, StoreError};
 use crate::http::http_fetch::{self, FetchError, Fetching, HttpClient, HttpConfig, ServerAccess};
-use crate::http::server_throttle::SlotGuard;
+use crate::http::server_throttle::{self, SlotGuard};
 use crate::library::books::{self, Book};
 use crate::library::credentials::Credentials;
 use crate::library::settings::{self, BooksKept, DownloadsPaused};
@@ -204,8 +204,10 @@ struct Run<'a> {
     /// every [`PROGRESS_EVERY`] while it downloads (counting reads every page it has), and
     /// always when its last part is stored.
     progress_said: Option<(i64, Instant)>,
-    /// The page the running task put in place without syncing it (see [`Held`]).
-    written_unsynced: Option<std::path::PathBuf>,
+    /// The page the running task found in place or fetched, to hold (see [`Held`]).
+    page: Option<PageToHold>,
+    /// The next task, claimed in the trip to the database that held the last page.
+    next_claim: Option<Result<Claimed, StackError>>,
     /// Pages stored but not yet on the disk for sure, their tasks still active.
     held: Vec<Held>,
     /// When the oldest of `held` was stored.
@@ -225,6 +227,32 @@ struct Held {
     task: Task,
     book: Book,
     path: std::path::PathBuf,
+}
+
+/// A page the running task got: put in place by the trip to the database that holds its task
+/// (one trip between two pages: see [`Run::hold_page`]).
+enum PageToHold {
+    /// In place already (stored before a crash, not yet marked).
+    Found(std::path::PathBuf),
+    /// Fetched: these bytes go to this path.
+    Fetched(std::path::PathBuf, Vec<u8>),
+}
+
+/// What the trip to the database between two pages did (see [`Run::hold_page`]).
+struct PageTrip {
+    /// The page's book has nothing left to chain to.
+    last: bool,
+    /// The next task, when the trip claimed it.
+    next: Option<Claimed>,
+    /// A look at the kept request slot, for the next task's request.
+    look: Option<server_throttle::KeptLook>,
+}
+
+/// Why the trip between two pages failed.
+enum TripFailure {
+    /// The page could not be put in place: the failure policy's, as any disk error.
+    Write(std::io::Error),
+    Stack(StackError),
 }
 
 /// See [`Held`].
@@ -400,7 +428,8 @@ impl Executor {
             backoffs: Backoffs::default(),
             seen_pushes: None,
             progress_said: None,
-            written_unsynced: None,
+            page: None,
+            next_claim: None,
             held: Vec::new(),
             held_since: None,
             kept_slot: None,
@@ -532,7 +561,6 @@ fn watch_now(store: &Store) -> Result<Watch, StoreError> {
     })
 }
 
-/// Whether a prioritary task of a server not in `skip` waits.
 /// What the loop's one trip to the database found.
 enum Claimed {
     Paused,
@@ -540,6 +568,12 @@ enum Claimed {
     Task(Task, Box<Result<Book, books::BookError>>),
 }
 
+fn claimed_task(store: &Store, task: Task) -> Claimed {
+    let book = books::get(store, task.book_id);
+    Claimed::Task(task, Box::new(book))
+}
+
+/// Whether a prioritary task of a server not in `skip` waits.
 fn has_prioritary_pending(store: &Store, skip: &[i64]) -> bool {
     matches!(download_stack::peek(store, skip), Ok(Some(t)) if t.prioritary)
 }
@@ -575,6 +609,7 @@ impl Run<'_> {
                 return Ok(Finish::LeaseLost);
             }
             if *shutdown.borrow() {
+                self.give_back_next_claim().await;
                 return Ok(Finish::Shutdown);
             }
             // The reader asked for something of a server in backoff (opened a book, a window
@@ -605,23 +640,24 @@ impl Run<'_> {
             let skip = self.backoffs.waiting();
             let skipped = skip.clone();
             // One trip to the database per task taken: the pause switch, the claim and the
-            // claimed task's book.
-            let claimed = self
-                .ex
-                .db(move |s| -> Result<Claimed, StackError> {
-                    // Paused by the reader, or waiting for a link that is not metered.
-                    if is_paused(s)? || crate::engine::network::hold(s)?.is_some() {
-                        return Ok(Claimed::Paused);
-                    }
-                    Ok(match download_stack::claim_next(s, &fence, &skip)? {
-                        None => Claimed::Nothing,
-                        Some(task) => {
-                            let book = books::get(s, task.book_id);
-                            Claimed::Task(task, Box::new(book))
-                        }
-                    })
-                })
-                .await;
+            // claimed task's book — made by the trip that held the last page, if it could.
+            let claimed = match self.next_claim.take() {
+                Some(claimed) => claimed,
+                None => {
+                    self.ex
+                        .db(move |s| -> Result<Claimed, StackError> {
+                            // Paused by the reader, or waiting for a link that is not metered.
+                            if is_paused(s)? || crate::engine::network::hold(s)?.is_some() {
+                                return Ok(Claimed::Paused);
+                            }
+                            Ok(match download_stack::claim_next(s, &fence, &skip)? {
+                                None => Claimed::Nothing,
+                                Some(task) => claimed_task(s, task),
+                            })
+                        })
+                        .await
+                }
+            };
             let claimed = match claimed {
                 Ok(Claimed::Paused) => {
                     self.let_slot_go().await;
@@ -845,52 +881,24 @@ impl Run<'_> {
         outcome: Result<(u64, Book), TaskError>,
         shutdown: &mut Shutdown,
     ) -> Result<Option<Finish>, ExecutorError> {
+        let page = self.page.take();
+        let outcome = match (outcome, page) {
+            (Ok((bytes, book)), Some(page)) => {
+                match self.hold_page(task, bytes, book, page).await {
+                    Ok(settled) => return settled,
+                    // Not in place: the failure policy's, as any disk error.
+                    Err(e) => Err(TaskError::Disk(e)),
+                }
+            }
+            (outcome, _) => outcome,
+        };
         let fence = self.fence.clone();
         let id = task.id;
-        let unsynced = self.written_unsynced.take();
         if outcome.is_err() {
             // A failure may be waited out (a backoff): not with the server's slot kept.
             self.let_slot_go().await;
         }
         let result = match outcome {
-            Ok((bytes, book)) if unsynced.is_some() => {
-                self.failures = 0;
-                self.backoffs.succeeded(task.server_id);
-                let (b, t) = (book.clone(), task.clone());
-                let r = self
-                    .ex
-                    .db(move |s| -> Result<bool, StackError> {
-                        let follow_ups = book_downloads::next_parts(s, &b, &t)?;
-                        download_stack::hold(s, &fence, id, bytes as i64, &follow_ups)?;
-                        Ok(follow_ups.is_empty())
-                    })
-                    .await;
-                match r {
-                    Ok(last) => {
-                        // In place, a window can read it: done as far as the reader can tell.
-                        self.report_done(task, bytes);
-                        self.held.push(Held {
-                            task: task.clone(),
-                            book,
-                            path: unsynced.expect("checked above"),
-                        });
-                        self.held_since.get_or_insert_with(Instant::now);
-                        // Nothing left to chain to: the book may be complete, said at once.
-                        if last || self.held.len() >= HELD_MAX {
-                            if let Err(e) = self.sync_held().await {
-                                return match e {
-                                    ExecutorError::Stack(StackError::LeaseLost(_)) => {
-                                        Ok(Some(Finish::LeaseLost))
-                                    }
-                                    other => Err(other),
-                                };
-                            }
-                        }
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                }
-            }
             Ok((bytes, book)) => {
                 self.failures = 0;
                 self.backoffs.succeeded(task.server_id);
@@ -1049,6 +1057,144 @@ impl Run<'_> {
             // The task could not be settled (the database's disk is full): it stays active
             // and the next run puts it back.
             Err(e) => Err(ExecutorError::Storage(e.to_string())),
+        }
+    }
+
+    /// A page fetched (or found in place): one trip to the database puts it in place, holds its
+    /// task for the next sync (see [`Held`]) and, unless a sync must come first or a server is
+    /// in backoff, claims the next task — with a look at the kept request slot when that task
+    /// is another page of the same server. Between two pages of a download that is one trip
+    /// instead of four (write, hold, claim, look), each a hand-over to a blocking thread and
+    /// back. The claim sees the stack as a trip of its own would a moment later: the loop's
+    /// head takes it as it would its own claim. Fails only when the page cannot be written.
+    async fn hold_page(
+        &mut self,
+        task: &Task,
+        bytes: u64,
+        book: Book,
+        page: PageToHold,
+    ) -> Result<Result<Option<Finish>, ExecutorError>, std::io::Error> {
+        let (path, body) = match page {
+            PageToHold::Found(path) => (path, None),
+            PageToHold::Fetched(path, body) => (path, Some(body)),
+        };
+        let claim = self.held.len() + 1 < HELD_MAX && self.backoffs.is_empty();
+        let kept = self
+            .kept_slot
+            .as_ref()
+            .map(|slot| (slot.server_id(), slot.holder().to_owned()));
+        let (fence, id, at) = (self.fence.clone(), task.id, path.clone());
+        let (b, t) = (book.clone(), task.clone());
+        let trip = self
+            .ex
+            .db(move |s| -> Result<PageTrip, TripFailure> {
+                if let Some(body) = body {
+                    part_files::write_atomically_unsynced(&at, &body)
+                        .map_err(TripFailure::Write)?;
+                }
+                let stack = |e: StoreError| TripFailure::Stack(e.into());
+                let follow_ups = book_downloads::next_parts(s, &b, &t).map_err(stack)?;
+                let last = follow_ups.is_empty();
+                // Nothing claimed while paused (or when the switch cannot be read: the loop's
+                // own claim says why).
+                let paused = || -> Result<bool, StoreError> {
+                    Ok(is_paused(s)? || crate::engine::network::hold(s)?.is_some())
+                };
+                if !claim || last || !matches!(paused(), Ok(false)) {
+                    download_stack::hold(s, &fence, id, bytes as i64, &follow_ups)
+                        .map_err(TripFailure::Stack)?;
+                    return Ok(PageTrip {
+                        last,
+                        next: None,
+                        look: None,
+                    });
+                }
+                let next = download_stack::hold_then_claim_next(
+                    s,
+                    &fence,
+                    id,
+                    bytes as i64,
+                    &follow_ups,
+                    &[],
+                )
+                .map_err(TripFailure::Stack)?;
+                // The request slot kept for this server serves the next page if no one else
+                // wants it: looked at now rather than in a trip of the request's own.
+                let look = match (&next, kept) {
+                    (Some(next), Some((server, holder)))
+                        if next.server_id == server
+                            && matches!(next.kind, TaskKind::Page | TaskKind::Resource) =>
+                    {
+                        server_throttle::look_at_kept(s, server, &holder).ok()
+                    }
+                    _ => None,
+                };
+                Ok(PageTrip {
+                    last,
+                    next: Some(match next {
+                        None => Claimed::Nothing,
+                        Some(task) => claimed_task(s, task),
+                    }),
+                    look,
+                })
+            })
+            .await;
+        let trip = match trip {
+            Ok(trip) => trip,
+            Err(TripFailure::Write(e)) => return Err(e),
+            Err(TripFailure::Stack(StackError::LeaseLost(_))) => {
+                return Ok(Ok(Some(Finish::LeaseLost)))
+            }
+            Err(TripFailure::Stack(StackError::WrongState(t))) => {
+                tracing::info!(
+                    task = t,
+                    "task vanished while running (its book was removed)"
+                );
+                return Ok(Ok(None));
+            }
+            // The task could not be held (the database's disk is full): it stays active and
+            // the next run takes the page in place.
+            Err(TripFailure::Stack(e)) => return Ok(Err(ExecutorError::Storage(e.to_string()))),
+        };
+        self.failures = 0;
+        self.backoffs.succeeded(task.server_id);
+        // In place, a window can read it: done as far as the reader can tell.
+        self.report_done(task, bytes);
+        self.held.push(Held {
+            task: task.clone(),
+            book,
+            path,
+        });
+        self.held_since.get_or_insert_with(Instant::now);
+        if let (Some(look), Some(slot)) = (trip.look, self.kept_slot.as_mut()) {
+            slot.looked(look);
+        }
+        self.next_claim = trip.next.map(Ok);
+        // Nothing left to chain to: the book may be complete, said at once.
+        if trip.last || self.held.len() >= HELD_MAX {
+            if let Err(e) = self.sync_held().await {
+                return Ok(match e {
+                    ExecutorError::Stack(StackError::LeaseLost(_)) => Ok(Some(Finish::LeaseLost)),
+                    other => Err(other),
+                });
+            }
+        }
+        Ok(Ok(None))
+    }
+
+    /// Puts back a task the last page's trip claimed and the loop will not run (it stops).
+    async fn give_back_next_claim(&mut self) {
+        if let Some(Ok(Claimed::Task(task, _))) = self.next_claim.take() {
+            if !self.lost.load(Ordering::SeqCst) {
+                let (fence, id) = (self.fence.clone(), task.id);
+                if let Err(e) = self
+                    .ex
+                    .db(move |s| download_stack::requeue(s, &fence, id, None))
+                    .await
+                {
+                    tracing::warn!(task = id, cause = %e, "could not put back a claimed task; the next run does");
+                }
+            }
         }
     }
 
@@ -1230,7 +1376,7 @@ impl Run<'_> {
                 }
                 _ => {
                     // On the disk for sure before it is marked, with the next batch.
-                    self.written_unsynced = Some(existing);
+                    self.page = Some(PageToHold::Found(existing));
                     return Ok(len);
                 }
             }
@@ -1258,7 +1404,7 @@ impl Run<'_> {
                 .await?;
             let path = self.ex.files.page_path(book.id, task.position, "bytes");
             let len = fetched.bytes.len() as u64;
-            self.write_page(path, fetched.bytes).await?;
+            self.page = Some(PageToHold::Fetched(path, fetched.bytes));
             return Ok(len);
         }
         let fetched = self
@@ -1275,23 +1421,8 @@ impl Run<'_> {
         let ext = image_extension(&fetched.bytes);
         let path = self.ex.files.page_path(book.id, task.position, ext);
         let len = fetched.bytes.len() as u64;
-        self.write_page(path, fetched.bytes).await?;
+        self.page = Some(PageToHold::Fetched(path, fetched.bytes));
         Ok(len)
-    }
-
-    /// Puts a page in place, held for a batched sync (see [`Held`]).
-    async fn write_page(
-        &mut self,
-        path: std::path::PathBuf,
-        bytes: Vec<u8>,
-    ) -> Result<(), TaskError> {
-        let at = path.clone();
-        tokio::task::spawn_blocking(move || part_files::write_atomically_unsynced(&at, &bytes))
-            .await
-            .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
-            .map_err(TaskError::Disk)?;
-        self.written_unsynced = Some(path);
-        Ok(())
     }
 
     async fn fetch_cover(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
