@@ -52,7 +52,7 @@ fn start(config: Config) -> Result<RunningServer> {
 
 /// One executor sync of the server's whole library on a fresh data dir; returns the time and
 /// the absolute URLs it fetched (in the order it finished them).
-async fn executor_sync(fixture: &RunningServer) -> Result<(Duration, Vec<String>)> {
+async fn executor_sync(fixture: &RunningServer) -> Result<(Duration, Vec<String>, Env)> {
     let env = Env::new(&fixture.url("/opds"))?;
     let ids = env.register_library().await?;
     let started = Instant::now();
@@ -76,7 +76,7 @@ async fn executor_sync(fixture: &RunningServer) -> Result<(Duration, Vec<String>
             }
         })
         .collect();
-    Ok((took, urls))
+    Ok((took, urls, env))
 }
 
 /// `curl` fetching `urls` one after the other on one connection, each to its own file.
@@ -112,17 +112,20 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
 
 fn pages(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
     let fixture = start(one_comic(PAGES, PAGE_BYTES))?;
-    let (mut engine, mut curl) = (Vec::new(), Vec::new());
+    let (mut engine, mut curl, mut kept) = (Vec::new(), Vec::new(), Vec::new());
     for rep in 0..REPS {
         eprintln!(
             "throughput: {PAGES} pages, repetition {} of {REPS} ...",
             rep + 1
         );
-        let (took, urls) = runtime.block_on(executor_sync(&fixture))?;
+        let (took, urls, env) = runtime.block_on(executor_sync(&fixture))?;
         engine.push(took);
         let out = tempfile::tempdir()?;
         curl.push(curl_loop(&urls, out.path())?);
+        // Both kept until every repetition is measured (see `engine.rs`).
+        kept.push((env, out));
     }
+    drop(kept);
     report.row(
         Row::new(
             "throughput",
@@ -143,20 +146,23 @@ fn tiny_tasks(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
     let client = reqwest::Client::builder()
         .user_agent("carrel-bench-baseline")
         .build()?;
-    let (mut engine, mut bare) = (Vec::new(), Vec::new());
+    let (mut engine, mut bare, mut kept) = (Vec::new(), Vec::new(), Vec::new());
     let mut tasks = 0usize;
     for rep in 0..REPS {
         eprintln!(
             "throughput: {TINY_TASKS} tasks of 1 KiB, repetition {} of {REPS} ...",
             rep + 1
         );
-        let (took, urls) = runtime.block_on(executor_sync(&fixture))?;
+        let (took, urls, env) = runtime.block_on(executor_sync(&fixture))?;
         tasks = urls.len();
         engine.push(took);
         let out = tempfile::tempdir()?;
         let (took, _) = runtime.block_on(bare_download(&client, &urls, out.path()))?;
         bare.push(took);
+        // Both kept until every repetition is measured (see `engine.rs`).
+        kept.push((env, out));
     }
+    drop(kept);
     let e = Summary::of(&millis(&engine));
     let b = Summary::of(&millis(&bare));
     report.row(
