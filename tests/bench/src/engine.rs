@@ -2,12 +2,7 @@
 //! bare HTTP client fetching the same URLs, and the cost of a restart that finds everything
 //! already stored against a start on an empty stack.
 //!
-//! Both sides' files stay on the disk until every repetition is measured: ext4 does not
-//! give an inode freed in the last minute or so to a new file, and walks past each such inode
-//! to find a free one. A run that follows the deletion of thousands of files (the last
-//! repetition's) pays for that walk at every file it creates — up to half of a 1 KiB task's
-//! time here, and more for the side that happened to follow the larger deletion. Kept, no side
-//! follows a deletion of the other's.
+//! Both sides' files stay on the disk until the benchmark ends: see `scratch.rs`.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -277,7 +272,6 @@ pub async fn run(report: &mut Report, fixture: &RunningServer) -> Result<()> {
     let mut bare_times = Vec::new();
     let mut bare_bytes = 0u64;
     let mut urls: Vec<String> = Vec::new();
-    let mut outs = Vec::new();
     for rep in 0..REPS {
         eprintln!("download: executor, repetition {} of {REPS} ...", rep + 1);
         let run = engine_download(fixture).await?;
@@ -299,8 +293,8 @@ pub async fn run(report: &mut Report, fixture: &RunningServer) -> Result<()> {
         let out = tempfile::tempdir()?;
         fixture.reset_stats();
         let (took, bytes) = bare_download(&client, &urls, out.path()).await?;
-        // Kept until every repetition is measured (see the module).
-        outs.push(out);
+        // Removed when the benchmark ends (see `scratch.rs`).
+        crate::scratch::keep(out);
         let sent = bytes_sent(fixture);
         if sent != bytes {
             bail!("the bare client received {bytes} bytes, the server sent {sent}");
@@ -444,6 +438,10 @@ pub async fn run(report: &mut Report, fixture: &RunningServer) -> Result<()> {
             r.n
         ),
     );
+    for run in engine_runs {
+        // Removed when the benchmark ends (see `scratch.rs`).
+        crate::scratch::keep(run.env);
+    }
     Ok(())
 }
 

@@ -28,6 +28,7 @@ mod memory;
 mod page_turn;
 mod preemption;
 mod report;
+mod scratch;
 mod stack;
 mod throughput;
 mod window;
@@ -130,6 +131,7 @@ fn main() -> Result<()> {
         return preemption::probe(&raw[1..]);
     }
     let args = parse_args(&raw)?;
+    let _scratch = scratch::RemovedAtEnd;
     let wants = |g: &str| args.only.iter().any(|o| o == g);
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; run `cargo run --release -p carrel-bench` for meaningful numbers");

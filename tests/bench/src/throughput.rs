@@ -112,7 +112,7 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
 
 fn pages(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
     let fixture = start(one_comic(PAGES, PAGE_BYTES))?;
-    let (mut engine, mut curl, mut kept) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut engine, mut curl) = (Vec::new(), Vec::new());
     for rep in 0..REPS {
         eprintln!(
             "throughput: {PAGES} pages, repetition {} of {REPS} ...",
@@ -122,10 +122,9 @@ fn pages(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
         engine.push(took);
         let out = tempfile::tempdir()?;
         curl.push(curl_loop(&urls, out.path())?);
-        // Both kept until every repetition is measured (see `engine.rs`).
-        kept.push((env, out));
+        // Both removed when the benchmark ends (see `scratch.rs`).
+        crate::scratch::keep((env, out));
     }
-    drop(kept);
     report.row(
         Row::new(
             "throughput",
@@ -146,7 +145,7 @@ fn tiny_tasks(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
     let client = reqwest::Client::builder()
         .user_agent("carrel-bench-baseline")
         .build()?;
-    let (mut engine, mut bare, mut kept) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut engine, mut bare) = (Vec::new(), Vec::new());
     let mut tasks = 0usize;
     for rep in 0..REPS {
         eprintln!(
@@ -159,10 +158,9 @@ fn tiny_tasks(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
         let out = tempfile::tempdir()?;
         let (took, _) = runtime.block_on(bare_download(&client, &urls, out.path()))?;
         bare.push(took);
-        // Both kept until every repetition is measured (see `engine.rs`).
-        kept.push((env, out));
+        // Both removed when the benchmark ends (see `scratch.rs`).
+        crate::scratch::keep((env, out));
     }
-    drop(kept);
     let e = Summary::of(&millis(&engine));
     let b = Summary::of(&millis(&bare));
     report.row(

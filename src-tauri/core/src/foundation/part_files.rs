@@ -235,10 +235,16 @@ fn put_in_place(path: &Path, bytes: &[u8], durability: Durability) -> io::Result
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other("a part path has a folder"))?;
-    fs::create_dir_all(dir)?;
     let tmp = temp_path_for(path);
+    // The folder is made only when missing: a page after the first costs no look at it.
+    let mut f = match File::create(&tmp) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            fs::create_dir_all(dir)?;
+            File::create(&tmp)?
+        }
+        other => other?,
+    };
     let result = (|| {
-        let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
         if durability == Durability::Synced {
             f.sync_all()?;

@@ -1,0 +1,30 @@
+//! What the benchmark writes stays on the disk until it ends. ext4 does not give an inode
+//! freed in the last minute or so to a new file, and walks past each such inode to find a free
+//! one: a measurement that follows the deletion of thousands of files (an earlier repetition's,
+//! or an earlier group's) pays for that walk at every file it creates — measured here at up to
+//! three quarters of a 1 KiB task's time, and more for whichever side happened to follow the
+//! larger deletion. Everything kept here is removed once, when the benchmark is done.
+//! (A benchmark started less than a minute after another still meets the first one's
+//! deletions: run them apart.)
+
+use std::any::Any;
+use std::sync::Mutex;
+
+static KEPT: Mutex<Vec<Box<dyn Any + Send>>> = Mutex::new(Vec::new());
+
+/// Keeps `files` (a temporary folder, a data dir) until the benchmark ends.
+pub fn keep<T: Send + 'static>(files: T) {
+    KEPT.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Box::new(files));
+}
+
+/// Removes what was kept when dropped: held by `main` for the whole run.
+pub struct RemovedAtEnd;
+
+impl Drop for RemovedAtEnd {
+    fn drop(&mut self) {
+        let kept = std::mem::take(&mut *KEPT.lock().unwrap_or_else(|e| e.into_inner()));
+        drop(kept);
+    }
+}
