@@ -208,6 +208,18 @@ impl HttpClient {
         })
     }
 
+    /// The same client (its settings, its sessions) with connections of its own: for work on
+    /// a runtime of its own, since a connection lives on the runtime that opened it and dies
+    /// with it.
+    pub fn with_own_connections(&self) -> Result<HttpClient, FetchError> {
+        Ok(HttpClient {
+            config: self.config,
+            client: build_client(self.config, false)?,
+            lenient: Arc::new(OnceLock::new()),
+            sessions: self.sessions.clone(),
+        })
+    }
+
     /// The same client, keeping the sessions servers give in the installation's secret store
     /// too, so other processes and later runs sign in without the password (see
     /// [`crate::library::server_sessions`]).

@@ -1174,3 +1174,47 @@ async fn a_catalog_request_goes_between_two_pages_of_a_download() {
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
 }
+
+/// A run works on a thread of its own: the future that waits for it is the reader's handle on
+/// it all the same. Dropped (a window's task aborted, a timeout), the run stops at its next
+/// look rather than download on behind the caller's back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_whose_future_is_dropped_stops_downloading() {
+    const PAGES: u32 = 60;
+    let fixture = start(Config {
+        faults: Faults {
+            latency_ms: 20,
+            ..Default::default()
+        },
+        ..one_comic(PAGES)
+    });
+    let (env, _server, ids) = library(&fixture).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let before = fixture.stats().total_requests;
+    let (_sink, _stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    let started = Instant::now();
+    while fixture.stats().total_requests < before + 3 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the download did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    run.abort();
+    assert!(run.await.unwrap_err().is_cancelled());
+    // The request under way may end; nothing is asked after it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let settled = fixture.stats().total_requests;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let later = fixture.stats().total_requests;
+    assert_eq!(
+        later,
+        settled,
+        "the run went on after its future was dropped ({} more requests)",
+        later - settled
+    );
+    assert!(
+        settled < before + u64::from(PAGES),
+        "the book was stored before the run could be stopped"
+    );
+}

@@ -17,6 +17,7 @@
 //! Reports through a [`ProgressSink`]. Owns no table: it drives [`crate::engine::download_stack`],
 //! [`crate::foundation::part_files`] and [`crate::http::http_fetch`].
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -176,6 +177,7 @@ impl From<StoreError> for TaskError {
     }
 }
 
+#[derive(Clone)]
 pub struct Executor {
     store: Store,
     credentials: Arc<Credentials>,
@@ -384,17 +386,19 @@ impl Executor {
         &self.holder
     }
 
+    /// Runs `f` with the store: inline on the executor's own thread (see [`Executor::run`]),
+    /// where nothing else waits while SQLite does, else on a blocking thread.
     async fn db<T: Send + 'static>(&self, f: impl FnOnce(&Store) -> T + Send + 'static) -> T {
-        self.store.call(f).await
+        if ON_OWN_THREAD.with(Cell::get) {
+            f(&self.store)
+        } else {
+            self.store.call(f).await
+        }
     }
 
     /// Takes the lease and works the stack (see [`RunMode`]); returns at once with
     /// [`Finish::LeaseHeld`] if another process holds the lease.
-    pub async fn run(
-        &self,
-        mode: RunMode,
-        mut shutdown: Shutdown,
-    ) -> Result<Finish, ExecutorError> {
+    pub async fn run(&self, mode: RunMode, shutdown: Shutdown) -> Result<Finish, ExecutorError> {
         let holder = self.holder.clone();
         let ttl = self.config.lease_ttl_ms;
         let fence = match self
@@ -419,10 +423,87 @@ impl Executor {
         // Aborted when dropped, also when a task panics or the run is cancelled: a heartbeat
         // must never outlive its run and keep a lease nobody works under.
         let heartbeat = AbortOnDrop(self.spawn_heartbeat(fence.clone(), lost.clone()));
+        let result = self
+            .work_on_own_thread(fence.clone(), lost, mode, shutdown)
+            .await;
+        drop(heartbeat);
+        match &result {
+            Ok(Finish::LeaseLost) => {
+                self.sink
+                    .report(DownloadEvent::State(ExecutorState::Stopped {
+                        reason: "another Carrel took over the downloads".into(),
+                    }));
+            }
+            _ => {
+                let f = fence.clone();
+                if let Err(e) = self.db(move |s| executor_lease::release(s, &f)).await {
+                    tracing::warn!(cause = %e, "could not release the executor lease; it expires by itself");
+                }
+            }
+        }
+        result
+    }
+
+    /// Works the stack on a thread of its own with a runtime of its own, and waits for the end
+    /// of the run there. The loop's database work (a trip between two pages, the claim, the
+    /// settle) then runs inline on that thread instead of being handed to a blocking thread and
+    /// back, and the requests' connections run on it too: no thread is woken for either. Only
+    /// this run waits on that thread, so a slow disk or a busy database holds up nothing else;
+    /// the lease's heartbeat stays on the caller's runtime, where a long sync cannot delay it.
+    /// The run has connections of its own (a connection lives on the runtime that opened it).
+    /// Dropping the returned future stops the run as a lost lease would, at its next look.
+    async fn work_on_own_thread(
+        &self,
+        fence: Fence,
+        lost: Arc<AtomicBool>,
+        mode: RunMode,
+        shutdown: Shutdown,
+    ) -> Result<Finish, ExecutorError> {
+        let ex = Executor {
+            http: self.http.with_own_connections()?,
+            ..self.clone()
+        };
+        let (done, finished) = tokio::sync::oneshot::channel();
+        let stop = StopOnDrop(Some(lost.clone()));
+        std::thread::Builder::new()
+            .name("carrel-executor".into())
+            .spawn(move || {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .map_err(|e| {
+                            ExecutorError::Storage(format!("cannot start the downloads: {e}"))
+                        })?;
+                    ON_OWN_THREAD.with(|c| c.set(true));
+                    runtime.block_on(ex.work(fence, lost, mode, shutdown))
+                }));
+                let _ = done.send(outcome);
+            })
+            .map_err(|e| ExecutorError::Storage(format!("cannot start the downloads: {e}")))?;
+        let outcome = finished.await;
+        stop.disarm();
+        match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => Err(ExecutorError::Storage(
+                "the downloads' thread ended without a word".into(),
+            )),
+        }
+    }
+
+    /// One run's loop, and what it leaves in order when it ends.
+    async fn work(
+        &self,
+        fence: Fence,
+        lost: Arc<AtomicBool>,
+        mode: RunMode,
+        mut shutdown: Shutdown,
+    ) -> Result<Finish, ExecutorError> {
         let mut run = Run {
             ex: self,
-            fence: fence.clone(),
-            lost: lost.clone(),
+            fence,
+            lost,
             access: HashMap::new(),
             failures: 0,
             backoffs: Backoffs::default(),
@@ -442,21 +523,6 @@ impl Executor {
         if let Err(e) = run.sync_held().await {
             if result.is_ok() && !matches!(result, Ok(Finish::LeaseLost)) {
                 result = Err(e);
-            }
-        }
-        drop(heartbeat);
-        match &result {
-            Ok(Finish::LeaseLost) => {
-                self.sink
-                    .report(DownloadEvent::State(ExecutorState::Stopped {
-                        reason: "another Carrel took over the downloads".into(),
-                    }));
-            }
-            _ => {
-                let f = fence.clone();
-                if let Err(e) = self.db(move |s| executor_lease::release(s, &f)).await {
-                    tracing::warn!(cause = %e, "could not release the executor lease; it expires by itself");
-                }
             }
         }
         result
@@ -521,6 +587,28 @@ impl Executor {
 
 /// Aborts a background task when dropped.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+thread_local! {
+    /// Set on the thread a run works on (see [`Executor::run`]).
+    static ON_OWN_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Stops a run on its own thread when the future waiting for it is dropped.
+struct StopOnDrop(Option<Arc<AtomicBool>>);
+
+impl StopOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(stop) = self.0.take() {
+            stop.store(true, Ordering::SeqCst);
+        }
+    }
+}
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
