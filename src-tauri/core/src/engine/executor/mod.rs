@@ -214,6 +214,8 @@ struct Run<'a> {
     held: Vec<Held>,
     /// When the oldest of `held` was stored.
     held_since: Option<Instant>,
+    /// The batch before `held`, syncing while the loop goes on (see [`Held`]).
+    syncing: Option<Syncing>,
     /// The request slot kept from the last page or cover, for the next one of the same server
     /// (see [`crate::http::server_throttle`]); let go before anything else.
     kept_slot: Option<SlotGuard>,
@@ -221,8 +223,9 @@ struct Run<'a> {
 
 /// A downloaded page is put in place at once (a window reads it from there at once: see
 /// [`download_stack::is_page_stored`]) but synced to the disk with others: one sync for up to
-/// [`HELD_MAX`] pages or [`HELD_FOR`], whichever comes first. Its task is marked done only after
-/// that sync, so "done" still means "on the disk" after a power cut; a process killed in
+/// [`HELD_MAX`] pages or [`HELD_FOR`], whichever comes first, made on a blocking thread while
+/// the loop fetches the next pages (one batch syncing at a time). Its task is marked done only
+/// after that sync, so "done" still means "on the disk" after a power cut; a process killed in
 /// between leaves the file in place and the task active, and the next run takes the file (its
 /// size was recorded) without fetching it again.
 struct Held {
@@ -255,6 +258,13 @@ enum TripFailure {
     /// The page could not be put in place: the failure policy's, as any disk error.
     Write(std::io::Error),
     Stack(StackError),
+}
+
+/// A batch of held pages syncing on a blocking thread while the loop fetches the next ones;
+/// its tasks are marked done once the sync is over (see [`Run::finish_sync`]).
+struct Syncing {
+    held: Vec<Held>,
+    done: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 /// See [`Held`].
@@ -513,6 +523,7 @@ impl Executor {
             next_claim: None,
             held: Vec::new(),
             held_since: None,
+            syncing: None,
             kept_slot: None,
             mode,
         };
@@ -724,6 +735,8 @@ impl Run<'_> {
                     }
                 }
             }
+            // A batch whose sync is over is marked done now, whatever comes next.
+            self.reap_sync().await?;
             let fence = self.fence.clone();
             let skip = self.backoffs.waiting();
             let skipped = skip.clone();
@@ -779,13 +792,13 @@ impl Run<'_> {
             if !keeps_slot {
                 self.let_slot_go().await;
             }
-            // Pages held for a sync wait no longer than the next task that is not a page (a
-            // file, a cover) or the end of the stack.
-            let batched = claimed
-                .as_ref()
-                .is_some_and(|(t, _)| t.kind == TaskKind::Page);
-            if !batched || self.held_since.is_some_and(|t| t.elapsed() >= HELD_FOR) {
-                self.sync_held().await?;
+            // Pages held wait for their sync no longer than the next task that is not a page
+            // (their sync then starts while that task runs), a whole file (which may take
+            // minutes: they are synced and marked first) or the end of the stack (likewise).
+            match claimed.as_ref().map(|(t, _)| t.kind) {
+                None | Some(TaskKind::File) => self.sync_held().await?,
+                Some(TaskKind::Page) if self.held_since.is_none_or(|t| t.elapsed() < HELD_FOR) => {}
+                Some(_) => self.start_sync().await?,
             }
             let Some((task, book)) = claimed else {
                 // Decided on the servers this claim skipped (a backoff may have ended since).
@@ -1258,9 +1271,9 @@ impl Run<'_> {
             slot.looked(look);
         }
         self.next_claim = trip.next.map(Ok);
-        // Nothing left to chain to: the book may be complete, said at once.
+        // Nothing left to chain to: the book may be complete, said once its sync is over.
         if trip.last || self.held.len() >= HELD_MAX {
-            if let Err(e) = self.sync_held().await {
+            if let Err(e) = self.start_sync().await {
                 return Ok(match e {
                     ExecutorError::Stack(StackError::LeaseLost(_)) => Ok(Some(Finish::LeaseLost)),
                     other => Err(other),
@@ -1287,21 +1300,48 @@ impl Run<'_> {
     }
 
     /// Syncs the held pages to the disk, then marks their tasks done in one transaction and
-    /// says where their books stand (see [`Held`]).
+    /// says where their books stand (see [`Held`]); a batch already syncing is waited for first.
     async fn sync_held(&mut self) -> Result<(), ExecutorError> {
+        self.start_sync().await?;
+        self.finish_sync().await
+    }
+
+    /// Starts syncing the held pages on a blocking thread while the loop goes on: the disk
+    /// writes a batch while the next pages are fetched. One batch syncs at a time: a batch still
+    /// syncing is waited for (and marked) first.
+    async fn start_sync(&mut self) -> Result<(), ExecutorError> {
         if self.held.is_empty() {
             return Ok(());
         }
-        // No request is in flight while the disk syncs, which may take a while on a busy disk:
-        // the server's slot is not kept idle meanwhile.
-        self.let_slot_go().await;
+        self.finish_sync().await?;
         let held = std::mem::take(&mut self.held);
         self.held_since = None;
         let paths: Vec<_> = held.iter().map(|h| h.path.clone()).collect();
-        let synced = tokio::task::spawn_blocking(move || part_files::sync_written(&paths))
-            .await
-            .map_err(std::io::Error::other)
-            .and_then(|r| r);
+        let done = tokio::task::spawn_blocking(move || part_files::sync_written(&paths));
+        self.syncing = Some(Syncing { held, done });
+        Ok(())
+    }
+
+    /// Marks the syncing batch done if its sync is over, without waiting for it.
+    async fn reap_sync(&mut self) -> Result<(), ExecutorError> {
+        if self.syncing.as_ref().is_some_and(|s| s.done.is_finished()) {
+            self.finish_sync().await?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the syncing batch, then marks its tasks done in one transaction and says
+    /// where their books stand.
+    async fn finish_sync(&mut self) -> Result<(), ExecutorError> {
+        let Some(Syncing { held, done }) = self.syncing.take() else {
+            return Ok(());
+        };
+        if !done.is_finished() {
+            // No request is in flight while the disk syncs, which may take a while on a busy
+            // disk: the server's slot is not kept idle meanwhile.
+            self.let_slot_go().await;
+        }
+        let synced = done.await.map_err(std::io::Error::other).and_then(|r| r);
         if let Err(e) = synced {
             // Not on the disk for sure: back on the stack (the files in place are taken
             // again without a download once they can be synced).
