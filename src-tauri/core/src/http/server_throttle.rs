@@ -257,7 +257,7 @@ pub async fn reuse_or_acquire(
 
 /// How long a look taken ahead of a request ([`look_at_kept`]) stands for it: the request is
 /// meant to follow at once, and one made later looks again.
-const LOOK_FRESH_MS: i64 = 50;
+const LOOK_FRESH_MS: i64 = 5;
 
 /// A look at a kept slot taken ahead of its next request, in a trip to the database its keeper
 /// makes anyway (the executor, claiming its next page): [`reuse_or_acquire`] then goes on

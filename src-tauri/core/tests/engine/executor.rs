@@ -1177,7 +1177,9 @@ async fn a_catalog_request_goes_between_two_pages_of_a_download() {
 
 /// A run works on a thread of its own: the future that waits for it is the reader's handle on
 /// it all the same. Dropped (a window's task aborted, a timeout), the run stops at its next
-/// look rather than download on behind the caller's back.
+/// look rather than download on behind the caller's back, puts its task back, and a run
+/// started again on the same executor (same holder, same fence) waits for it to end and then
+/// finishes the book.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_whose_future_is_dropped_stops_downloading() {
     const PAGES: u32 = 60;
@@ -1191,7 +1193,12 @@ async fn a_run_whose_future_is_dropped_stops_downloading() {
     let (env, _server, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let before = fixture.stats().total_requests;
-    let (_sink, _stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    let ex = Arc::new(env.executor(fast_config(), Arc::new(RecordingSink::default())));
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn({
+        let ex = ex.clone();
+        async move { ex.run(RunMode::Forever, rx).await.unwrap() }
+    });
     let started = Instant::now();
     while fixture.stats().total_requests < before + 3 {
         assert!(
@@ -1216,5 +1223,13 @@ async fn a_run_whose_future_is_dropped_stops_downloading() {
     assert!(
         settled < before + u64::from(PAGES),
         "the book was stored before the run could be stopped"
+    );
+    // Nothing left active behind: the same executor finishes the book.
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
+    let book = books::get(&env.store, ids[&1]).unwrap();
+    assert_eq!(
+        book_downloads::status(&env.store, &book).unwrap().state,
+        BookState::Stored
     );
 }

@@ -186,6 +186,8 @@ pub struct Executor {
     sink: Arc<dyn ProgressSink>,
     config: ExecutorConfig,
     holder: String,
+    /// Held by the thread of the run under way (see [`Executor::run`]).
+    one_run: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// State of one run, under one fence.
@@ -389,6 +391,7 @@ impl Executor {
             sink,
             config,
             holder,
+            one_run: Arc::default(),
         })
     }
 
@@ -458,26 +461,34 @@ impl Executor {
     /// of the run there. The loop's database work (a trip between two pages, the claim, the
     /// settle) then runs inline on that thread instead of being handed to a blocking thread and
     /// back, and the requests' connections run on it too: no thread is woken for either. Only
-    /// this run waits on that thread, so a slow disk or a busy database holds up nothing else;
+    /// this run waits on that thread, so a busy database holds up nothing else (what may wait
+    /// on something slower — the keyring — still goes to a blocking thread, so a stop is seen);
     /// the lease's heartbeat stays on the caller's runtime, where a long sync cannot delay it.
     /// The run has connections of its own (a connection lives on the runtime that opened it).
-    /// Dropping the returned future stops the run as a lost lease would, at its next look.
+    ///
+    /// Dropping the returned future stops the run as a shutdown does, at its next look (its
+    /// task put back); a run started meanwhile on this executor waits until that one has ended,
+    /// so two runs never work under one fence.
     async fn work_on_own_thread(
         &self,
         fence: Fence,
         lost: Arc<AtomicBool>,
         mode: RunMode,
-        shutdown: Shutdown,
+        mut shutdown: Shutdown,
     ) -> Result<Finish, ExecutorError> {
+        let one_run = self.one_run.clone().lock_owned().await;
         let ex = Executor {
             http: self.http.with_own_connections()?,
             ..self.clone()
         };
-        let (done, finished) = tokio::sync::oneshot::channel();
-        let stop = StopOnDrop(Some(lost.clone()));
+        // The run's own stop: the caller's, passed on, or this future's drop.
+        let (stop_tx, stop_rx) = watch::channel(*shutdown.borrow());
+        let stop = StopOnDrop(Some(stop_tx));
+        let (done, mut finished) = tokio::sync::oneshot::channel();
         std::thread::Builder::new()
             .name("carrel-executor".into())
             .spawn(move || {
+                let _one_run = one_run;
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     let runtime = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
@@ -486,12 +497,25 @@ impl Executor {
                             ExecutorError::Storage(format!("cannot start the downloads: {e}"))
                         })?;
                     ON_OWN_THREAD.with(|c| c.set(true));
-                    runtime.block_on(ex.work(fence, lost, mode, shutdown))
+                    let result = runtime.block_on(ex.work(fence, lost, mode, stop_rx));
+                    // Work left on the runtime's blocking threads (a name being resolved, a
+                    // partial file's sync) is not waited for long: the run is over.
+                    runtime.shutdown_timeout(RUNTIME_LEFTOVERS);
+                    result
                 }));
                 let _ = done.send(outcome);
             })
             .map_err(|e| ExecutorError::Storage(format!("cannot start the downloads: {e}")))?;
-        let outcome = finished.await;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut finished => break outcome,
+                changed = shutdown.changed() => match changed {
+                    Ok(()) => stop.send(*shutdown.borrow()),
+                    // A dropped sender can never ask to stop: only the run's end is left.
+                    Err(_) => break (&mut finished).await,
+                },
+            }
+        };
         stop.disarm();
         match outcome {
             Ok(Ok(result)) => result,
@@ -604,10 +628,20 @@ thread_local! {
     static ON_OWN_THREAD: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Stops a run on its own thread when the future waiting for it is dropped.
-struct StopOnDrop(Option<Arc<AtomicBool>>);
+/// How long a run that has ended waits for work left on its runtime's blocking threads.
+const RUNTIME_LEFTOVERS: Duration = Duration::from_millis(500);
+
+/// A run's own stop signal: passes the caller's on, and stops the run when the future waiting
+/// for it is dropped.
+struct StopOnDrop(Option<watch::Sender<bool>>);
 
 impl StopOnDrop {
+    fn send(&self, stop: bool) {
+        if let Some(tx) = &self.0 {
+            let _ = tx.send(stop);
+        }
+    }
+
     fn disarm(mut self) {
         self.0 = None;
     }
@@ -615,8 +649,8 @@ impl StopOnDrop {
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {
-        if let Some(stop) = self.0.take() {
-            stop.store(true, Ordering::SeqCst);
+        if let Some(tx) = self.0.take() {
+            let _ = tx.send(true);
         }
     }
 }
@@ -1437,9 +1471,12 @@ impl Run<'_> {
         // Reading the credentials may wait on the keyring: not with the server's slot kept.
         self.let_slot_go().await;
         let creds = self.ex.credentials.clone();
+        // On a blocking thread even from the run's own: the keyring may wait (a prompt, a
+        // D-Bus timeout), and the run must still see a stop meanwhile.
         let access = self
             .ex
-            .db(
+            .store
+            .call(
                 move |s| -> Result<ServerAccess, crate::library::error::Error> {
                     let server = crate::library::servers::get(s, server_id)?;
                     ServerAccess::load(&server, &creds)
