@@ -9,7 +9,7 @@
 //! Also collects orphans: folders of books the store no longer knows, and stray temp files.
 //! Owns the `books/` folder; knows nothing of SQL or HTTP.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -51,6 +51,32 @@ impl PartFiles {
             .iter()
             .map(|ext| dir.join(format!("{page:05}.{ext}")))
             .find(|p| p.is_file())
+    }
+
+    /// Every page stored for `book_id`, by page number, from one listing of its folder (none
+    /// when the folder does not exist). For a caller that looks for many pages of one book in a
+    /// row: a look at each name a page may have costs a lookup per name, which the folder's
+    /// listing costs once.
+    pub fn stored_pages(&self, book_id: i64) -> io::Result<HashMap<i64, PathBuf>> {
+        let entries = match fs::read_dir(self.pages_dir(book_id)) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(HashMap::new()),
+            Err(e) => return Err(e),
+        };
+        let mut pages = HashMap::new();
+        for entry in entries {
+            let path = entry?.path();
+            let page = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.split_once('.'))
+                .filter(|(_, ext)| PAGE_EXTENSIONS.contains(ext))
+                .and_then(|(stem, _)| stem.parse::<i64>().ok());
+            if let Some(page) = page {
+                pages.insert(page, path);
+            }
+        }
+        Ok(pages)
     }
 
     /// The whole-book file (`book.cbz`, `book.epub`, ...).
@@ -435,6 +461,28 @@ mod tests {
             let removed = files.remove_book(1);
             writer.join().unwrap();
             removed.unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+    }
+
+    #[test]
+    fn the_pages_stored_are_listed_by_number_and_nothing_else_is() {
+        let t = tempfile::tempdir().unwrap();
+        let files = PartFiles::new(t.path().join("books"));
+        assert!(files.stored_pages(7).unwrap().is_empty(), "no folder yet");
+        write_atomically(&files.page_path(7, 3, "png"), b"a").unwrap();
+        write_atomically(&files.page_path(7, 12, "jpg"), b"b").unwrap();
+        write_atomically(&files.page_path(7, 4000, "bytes"), b"c").unwrap();
+        let dir = files.page_path(7, 0, "png").parent().unwrap().to_owned();
+        // A temporary file left by a kill, and what is not a page.
+        fs::write(dir.join("00005.png.0badcafe.tmp.part"), b"x").unwrap();
+        fs::write(dir.join("notes.txt"), b"x").unwrap();
+        fs::write(dir.join("00006.txt"), b"x").unwrap();
+        let pages = files.stored_pages(7).unwrap();
+        let mut found: Vec<_> = pages.keys().copied().collect();
+        found.sort();
+        assert_eq!(found, vec![3, 12, 4000]);
+        for (page, path) in &pages {
+            assert_eq!(files.find_page(7, *page).as_ref(), Some(path));
         }
     }
 

@@ -218,6 +218,9 @@ struct Run<'a> {
     held_since: Option<Instant>,
     /// The batch before `held`, syncing while the loop goes on (see [`Held`]).
     syncing: Option<Syncing>,
+    /// The pages on the disk of the book whose pages the run fetches, listed once when it
+    /// comes to that book and kept up to date with what it writes (see [`Run::stored_page`]).
+    pages_on_disk: Option<(i64, HashMap<i64, std::path::PathBuf>)>,
     /// The request slot kept from the last page or cover, for the next one of the same server
     /// (see [`crate::http::server_throttle`]); let go before anything else.
     kept_slot: Option<SlotGuard>,
@@ -548,6 +551,7 @@ impl Executor {
             held: Vec::new(),
             held_since: None,
             syncing: None,
+            pages_on_disk: None,
             kept_slot: None,
             mode,
         };
@@ -1293,6 +1297,11 @@ impl Run<'_> {
         };
         self.failures = 0;
         self.backoffs.succeeded(task.server_id);
+        if let Some((b, pages)) = self.pages_on_disk.as_mut() {
+            if *b == task.book_id {
+                pages.insert(task.position, path.clone());
+            }
+        }
         // In place, a window can read it: done as far as the reader can tell.
         self.report_done(task, bytes);
         self.held.push(Held {
@@ -1526,8 +1535,32 @@ impl Run<'_> {
         }
     }
 
+    /// The stored file of a page, if any. Only this run writes pages while it holds the lease,
+    /// so the book's folder is listed once (when the run comes to the book) rather than looked
+    /// at under each name a page may have for every page (a lookup per name, most of them
+    /// for names that do not exist); a page the list names is checked to be there still (a
+    /// book removed meanwhile).
+    fn stored_page(&mut self, book_id: i64, page: i64) -> Option<std::path::PathBuf> {
+        if self
+            .pages_on_disk
+            .as_ref()
+            .is_none_or(|(b, _)| *b != book_id)
+        {
+            match self.ex.files.stored_pages(book_id) {
+                Ok(pages) => self.pages_on_disk = Some((book_id, pages)),
+                Err(e) => {
+                    tracing::warn!(book = book_id, cause = %e, "could not list a book's pages; looking for each");
+                    self.pages_on_disk = None;
+                    return self.ex.files.find_page(book_id, page);
+                }
+            }
+        }
+        let (_, pages) = self.pages_on_disk.as_ref()?;
+        pages.get(&page).filter(|p| p.is_file()).cloned()
+    }
+
     async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
-        if let Some(existing) = self.ex.files.find_page(book.id, task.position) {
+        if let Some(existing) = self.stored_page(book.id, task.position) {
             // Stored before a crash, not yet marked: never downloaded twice. A page held for a
             // sync recorded its size; a file cut short by a power cut is fetched again.
             let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
