@@ -239,8 +239,8 @@ struct Held {
     path: std::path::PathBuf,
 }
 
-/// A page the running task got: put in place by the trip to the database that holds its task
-/// (one trip between two pages: see [`Run::hold_page`]).
+/// A page (or a cover) the running task got: put in place by the trip to the database that
+/// holds its task (one trip between two pages: see [`Run::hold_page`]).
 enum PageToHold {
     /// In place already (stored before a crash, not yet marked).
     Found(std::path::PathBuf),
@@ -1298,7 +1298,7 @@ impl Run<'_> {
         self.failures = 0;
         self.backoffs.succeeded(task.server_id);
         if let Some((b, pages)) = self.pages_on_disk.as_mut() {
-            if *b == task.book_id {
+            if *b == task.book_id && task.kind == TaskKind::Page {
                 pages.insert(task.position, path.clone());
             }
         }
@@ -1401,9 +1401,10 @@ impl Run<'_> {
         }
         let fence = self.fence.clone();
         let ids: Vec<i64> = held.iter().map(|h| h.task.id).collect();
-        // Each book once, with its newest row.
+        // Each book a page was stored of, once, with its newest row (a cover is no part of
+        // what "stored" counts: its book was said stored, if it is, with its last page).
         let mut books: Vec<Book> = Vec::new();
-        for h in held.iter().rev() {
+        for h in held.iter().rev().filter(|h| h.task.kind.is_part()) {
             if !books.iter().any(|b| b.id == h.book.id) {
                 books.push(h.book.clone());
             }
@@ -1623,9 +1624,20 @@ impl Run<'_> {
         Ok(len)
     }
 
+    /// A cover, held and synced with the pages' batch as a page is (see [`Held`]).
     async fn fetch_cover(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         if let Some(existing) = self.ex.files.find_cover(book.id) {
-            return Ok(std::fs::metadata(existing).map(|m| m.len()).unwrap_or(0));
+            let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
+            match task.bytes {
+                // Held before a power cut that left it short: fetched again.
+                Some(recorded) if recorded as u64 != len => {
+                    let _ = std::fs::remove_file(&existing);
+                }
+                _ => {
+                    self.page = Some(PageToHold::Found(existing));
+                    return Ok(len);
+                }
+            }
         }
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
@@ -1639,7 +1651,7 @@ impl Run<'_> {
             .files
             .cover_path(book.id, image_extension(&fetched.bytes));
         let len = fetched.bytes.len() as u64;
-        write_blocking(path, fetched.bytes).await?;
+        self.page = Some(PageToHold::Fetched(path, fetched.bytes));
         Ok(len)
     }
 }
@@ -1650,13 +1662,6 @@ fn parse_url(raw: &str) -> Result<Url, TaskError> {
             "the catalog gave a bad address: {e}"
         )))
     })
-}
-
-async fn write_blocking(path: std::path::PathBuf, bytes: Vec<u8>) -> Result<(), TaskError> {
-    tokio::task::spawn_blocking(move || part_files::write_atomically(&path, &bytes))
-        .await
-        .map_err(|e| TaskError::Disk(std::io::Error::other(e)))?
-        .map_err(TaskError::Disk)
 }
 
 /// The file extension for image bytes, from the bytes themselves (servers declare wrong types).
