@@ -250,7 +250,7 @@ enum PageToHold {
 
 /// What the trip to the database between two pages did (see [`Run::hold_page`]).
 struct PageTrip {
-    /// The page's book has nothing left to chain to.
+    /// The page's book has nothing left to chain to (the page is a part of it).
     last: bool,
     /// The next task, when the trip claimed it.
     next: Option<Claimed>,
@@ -479,7 +479,15 @@ impl Executor {
         mode: RunMode,
         mut shutdown: Shutdown,
     ) -> Result<Finish, ExecutorError> {
-        let one_run = self.one_run.clone().lock_owned().await;
+        let one_run = tokio::select! {
+            one_run = self.one_run.clone().lock_owned() => one_run,
+            // Asked to stop while an earlier run on this executor ends.
+            _ = async {
+                if shutdown.wait_for(|s| *s).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            } => return Ok(Finish::Shutdown),
+        };
         let ex = Executor {
             http: self.http.with_own_connections()?,
             ..self.clone()
@@ -632,6 +640,14 @@ thread_local! {
     static ON_OWN_THREAD: Cell<bool> = const { Cell::new(false) };
 }
 
+/// A failure that ends the run: a lost lease is the run's end, not an error.
+fn lost_or(e: ExecutorError) -> Result<Finish, ExecutorError> {
+    match e {
+        ExecutorError::Stack(StackError::LeaseLost(_)) => Ok(Finish::LeaseLost),
+        other => Err(other),
+    }
+}
+
 /// How long a run that has ended waits for work left on its runtime's blocking threads.
 const RUNTIME_LEFTOVERS: Duration = Duration::from_millis(500);
 
@@ -774,7 +790,10 @@ impl Run<'_> {
                 }
             }
             // A batch whose sync is over is marked done now, whatever comes next.
-            self.reap_sync().await?;
+            if let Err(e) = self.reap_sync().await {
+                self.give_back_next_claim().await;
+                return lost_or(e);
+            }
             let fence = self.fence.clone();
             let skip = self.backoffs.waiting();
             let skipped = skip.clone();
@@ -800,7 +819,9 @@ impl Run<'_> {
             let claimed = match claimed {
                 Ok(Claimed::Paused) => {
                     self.let_slot_go().await;
-                    self.sync_held().await?;
+                    if let Err(e) = self.sync_held().await {
+                        return lost_or(e);
+                    }
                     if matches!(mode, RunMode::UntilIdle) {
                         // A run until idle does not wait for the link to change.
                         if let Some(reason) = self.ex.db(crate::engine::network::hold).await? {
@@ -833,10 +854,30 @@ impl Run<'_> {
             // Pages held wait for their sync no longer than the next task that is not a page
             // (their sync then starts while that task runs), a whole file (which may take
             // minutes: they are synced and marked first) or the end of the stack (likewise).
-            match claimed.as_ref().map(|(t, _)| t.kind) {
-                None | Some(TaskKind::File) => self.sync_held().await?,
-                Some(TaskKind::Page) if self.held_since.is_none_or(|t| t.elapsed() < HELD_FOR) => {}
-                Some(_) => self.start_sync().await?,
+            let synced = match claimed.as_ref().map(|(t, _)| t.kind) {
+                None | Some(TaskKind::File) => self.sync_held().await,
+                Some(TaskKind::Page) if self.held_since.is_none_or(|t| t.elapsed() < HELD_FOR) => {
+                    Ok(false)
+                }
+                Some(_) => self.start_sync().await.map(|()| false),
+            };
+            let synced = match synced {
+                Ok(synced) => synced,
+                Err(e) => {
+                    if let Some((task, _)) = &claimed {
+                        let (fence, id) = (self.fence.clone(), task.id);
+                        let _ = self
+                            .ex
+                            .db(move |s| download_stack::requeue(s, &fence, id, None))
+                            .await;
+                    }
+                    return lost_or(e);
+                }
+            };
+            if synced && claimed.is_none() {
+                // A book said stored just now may have queued another (the latest read): the
+                // stack is looked at again before anything is decided on "nothing left".
+                continue;
             }
             let Some((task, book)) = claimed else {
                 // Decided on the servers this claim skipped (a backoff may have ended since).
@@ -1233,7 +1274,9 @@ impl Run<'_> {
                 }
                 let stack = |e: StoreError| TripFailure::Stack(e.into());
                 let follow_ups = book_downloads::next_parts(s, &b, &t).map_err(stack)?;
-                let last = follow_ups.is_empty();
+                // A part with nothing left to chain to: its book may be complete, which is said
+                // once its sync is over — started at once (a cover waits for the batch).
+                let last = follow_ups.is_empty() && t.kind.is_part();
                 // Nothing claimed while paused (or when the switch cannot be read: the loop's
                 // own claim says why).
                 let paused = || -> Result<bool, StoreError> {
@@ -1344,9 +1387,12 @@ impl Run<'_> {
 
     /// Syncs the held pages to the disk, then marks their tasks done in one transaction and
     /// says where their books stand (see [`Held`]); a batch already syncing is waited for first.
-    async fn sync_held(&mut self) -> Result<(), ExecutorError> {
+    /// Returns whether anything was marked.
+    async fn sync_held(&mut self) -> Result<bool, ExecutorError> {
+        let any = !self.held.is_empty() || self.syncing.is_some();
         self.start_sync().await?;
-        self.finish_sync().await
+        self.finish_sync().await?;
+        Ok(any)
     }
 
     /// Starts syncing the held pages on a blocking thread while the loop goes on: the disk
@@ -1400,11 +1446,22 @@ impl Run<'_> {
             return Err(ExecutorError::Storage(reason));
         }
         let fence = self.fence.clone();
-        let ids: Vec<i64> = held.iter().map(|h| h.task.id).collect();
+        // Task ids are given again once the newest rows are deleted (a book removed while its
+        // pages synced): an id of this batch that now names a task held since, not yet synced,
+        // is not this batch's to mark.
+        let ids: Vec<i64> = held
+            .iter()
+            .map(|h| h.task.id)
+            .filter(|id| !self.held.iter().any(|h| h.task.id == *id))
+            .collect();
         // Each book a page was stored of, once, with its newest row (a cover is no part of
         // what "stored" counts: its book was said stored, if it is, with its last page).
         let mut books: Vec<Book> = Vec::new();
-        for h in held.iter().rev().filter(|h| h.task.kind.is_part()) {
+        for h in held
+            .iter()
+            .rev()
+            .filter(|h| h.task.kind.is_part() && !book_downloads::is_file_part(&h.task.url))
+        {
             if !books.iter().any(|b| b.id == h.book.id) {
                 books.push(h.book.clone());
             }
@@ -1573,6 +1630,10 @@ impl Run<'_> {
                     );
                     let _ = std::fs::remove_file(&existing);
                 }
+                // Put in place, its size never recorded, then cut short by a power cut.
+                None if len == 0 => {
+                    let _ = std::fs::remove_file(&existing);
+                }
                 _ => {
                     // On the disk for sure before it is marked, with the next batch.
                     self.page = Some(PageToHold::Found(existing));
@@ -1629,8 +1690,11 @@ impl Run<'_> {
         if let Some(existing) = self.ex.files.find_cover(book.id) {
             let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
             match task.bytes {
-                // Held before a power cut that left it short: fetched again.
+                // Held (or put in place) before a power cut that left it short: fetched again.
                 Some(recorded) if recorded as u64 != len => {
+                    let _ = std::fs::remove_file(&existing);
+                }
+                None if len == 0 => {
                     let _ = std::fs::remove_file(&existing);
                 }
                 _ => {
