@@ -1233,3 +1233,53 @@ async fn a_run_whose_future_is_dropped_stops_downloading() {
         BookState::Stored
     );
 }
+
+/// A book stored may queue the next recently read one (the "books kept" setting): a run until
+/// idle stores that one too rather than end with it queued. The stored book's last pages are
+/// still syncing when the stack is first found empty; what their sync queues is looked at
+/// before "nothing left" is decided.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_book_queued_when_the_last_one_is_stored_is_stored_in_the_same_run() {
+    use carrel_core::library::settings::{self, BooksKept};
+    let fixture = start(Config {
+        books: 2,
+        comic_pages: [(1, 10), (2, 3)].into(),
+        faults: Faults {
+            latency_ms: 20,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let (env, _, ids) = library(&fixture).await;
+    settings::set(&env.store, &BooksKept(2)).unwrap();
+    let (first, next) = (ids[&1], ids[&2]);
+    // The first book's cover is on the device already: nothing follows its last page.
+    let files = PartFiles::new(env.dir.books());
+    carrel_core::foundation::part_files::write_atomically(
+        &files.cover_path(first, "png"),
+        &fixture.cover_bytes(1).unwrap(),
+    )
+    .unwrap();
+    books::mark_opened(&env.store, first, None).unwrap();
+    book_downloads::store_book(&env.store, first).unwrap();
+    let (sink, _stop, run) = env.spawn_executor(fast_config(), RunMode::UntilIdle);
+    wait_for_event(&sink, "the download never started", |e| {
+        matches!(
+            e,
+            DownloadEvent::TaskStarted {
+                kind: TaskKind::Page,
+                ..
+            }
+        )
+    })
+    .await;
+    // Read since the run started: queued by the first book's completion, not by the start.
+    books::mark_opened(&env.store, next, None).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Idle);
+    let book = books::get(&env.store, next).unwrap();
+    assert_eq!(
+        book_downloads::status(&env.store, &book).unwrap().state,
+        BookState::Stored,
+        "the book read since was left queued"
+    );
+}
