@@ -357,6 +357,17 @@ mod tests {
     use crate::{foundation::clock::ManualClock, foundation::data_dir::DataDir, library::servers};
     use std::sync::Arc;
 
+    /// Whether `who`, asking every 5 ms, takes the slot within a second.
+    async fn takes_slot_within_a_second(store: &Store, server: i64, who: &str) -> bool {
+        for _ in 0..200 {
+            if matches!(try_take(store, server, who, 0).unwrap(), TryTake::Taken) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        false
+    }
+
     fn store_with_server() -> (tempfile::TempDir, ManualClock, Store, i64) {
         let t = tempfile::tempdir().unwrap();
         let clock = ManualClock::new(1_000_000);
@@ -518,17 +529,7 @@ mod tests {
                     .unwrap()
             }
         });
-        let mut window_took = false;
-        for _ in 0..200 {
-            if matches!(
-                try_take(&store, server, "window/1", 0).unwrap(),
-                TryTake::Taken
-            ) {
-                window_took = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        let window_took = takes_slot_within_a_second(&store, server, "window/1").await;
         assert!(window_took, "the waiter went first");
         assert!(!keeper.is_finished(), "the keeper waits for the slot now");
         free(&store, server, "window/1").unwrap();
@@ -599,17 +600,7 @@ mod tests {
                     .unwrap()
             }
         });
-        let mut window_took = false;
-        for _ in 0..200 {
-            if matches!(
-                try_take(&store, server, "window/1", 0).unwrap(),
-                TryTake::Taken
-            ) {
-                window_took = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        let window_took = takes_slot_within_a_second(&store, server, "window/1").await;
         assert!(
             window_took,
             "the stale look was not taken for the slot's state"
@@ -636,17 +627,7 @@ mod tests {
                     .unwrap()
             }
         });
-        let mut window_took = false;
-        for _ in 0..200 {
-            if matches!(
-                try_take(&store, server, "window/2", 0).unwrap(),
-                TryTake::Taken
-            ) {
-                window_took = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        let window_took = takes_slot_within_a_second(&store, server, "window/2").await;
         assert!(window_took);
         free(&store, server, "window/2").unwrap();
         assert_ne!(keeper.await.unwrap().holder, holder);

@@ -83,6 +83,24 @@ fn page_hits(stats: &fixture_server::Stats, book: u32, index: u32) -> u64 {
         .sum()
 }
 
+/// Waits until the fixture has answered `total` requests since its start (a download under
+/// way); fails after 30 s.
+async fn wait_for_requests(fixture: &RunningServer, total: u64) {
+    let started = Instant::now();
+    while fixture.stats().total_requests < total {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the download did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn book_state(env: &Env, id: i64) -> BookState {
+    let book = books::get(&env.store, id).unwrap();
+    book_downloads::status(&env.store, &book).unwrap().state
+}
+
 fn one_comic(pages: u32) -> Config {
     Config {
         books: 1,
@@ -192,11 +210,7 @@ async fn a_restart_never_downloads_a_finished_part_again() {
     let (finish, _) = env.sync(fast_config()).await;
     assert_eq!(finish, Finish::Idle);
     assert_eq!(fixture.stats().total_requests, 0, "nothing fetched again");
-    let book = books::get(&env.store, ids[&1]).unwrap();
-    assert_eq!(
-        book_downloads::status(&env.store, &book).unwrap().state,
-        BookState::Stored
-    );
+    assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
 }
 
 /// Pages stored in the background are synced to the disk in batches, their tasks marked done
@@ -236,11 +250,7 @@ async fn a_page_cut_short_before_its_batch_was_synced_is_fetched_again_and_a_who
         let stored = std::fs::read(files.find_page(ids[&1], i).unwrap()).unwrap();
         assert_eq!(stored, fixture.page_bytes(1, i as u32).unwrap(), "page {i}");
     }
-    let book = books::get(&env.store, ids[&1]).unwrap();
-    assert_eq!(
-        book_downloads::status(&env.store, &book).unwrap().state,
-        BookState::Stored
-    );
+    assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
 }
 
 fn one_epub() -> Config {
@@ -700,11 +710,7 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
     });
     servers::set_paused(&env.store, server.id, None).unwrap();
     env.sync(fast_config()).await;
-    let book = books::get(&env.store, ids[&1]).unwrap();
-    assert_eq!(
-        book_downloads::status(&env.store, &book).unwrap().state,
-        BookState::Stored
-    );
+    assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1113,11 +1119,7 @@ async fn a_cancelled_book_can_be_stored_again() {
         "storing again queued something"
     );
     env.sync(fast_config()).await;
-    let book = books::get(&env.store, ids[&1]).unwrap();
-    assert_eq!(
-        book_downloads::status(&env.store, &book).unwrap().state,
-        BookState::Stored
-    );
+    assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
 }
 
 /// The executor keeps the server's request slot from one page to the next while no one else
@@ -1138,14 +1140,7 @@ async fn a_catalog_request_goes_between_two_pages_of_a_download() {
     let before = fixture.stats().total_requests;
     let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
     // Wait for the download to be under way.
-    let started = Instant::now();
-    while fixture.stats().total_requests < before + 3 {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the download did not start"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_for_requests(&fixture, before + 3).await;
     let http = HttpClient::new(HttpConfig::default()).unwrap();
     let client = CatalogClient {
         store: &env.store,
@@ -1199,14 +1194,7 @@ async fn a_run_whose_future_is_dropped_stops_downloading() {
         let ex = ex.clone();
         async move { ex.run(RunMode::Forever, rx).await.unwrap() }
     });
-    let started = Instant::now();
-    while fixture.stats().total_requests < before + 3 {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the download did not start"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_for_requests(&fixture, before + 3).await;
     run.abort();
     assert!(run.await.unwrap_err().is_cancelled());
     // The request under way may end; nothing is asked after it.
@@ -1227,11 +1215,7 @@ async fn a_run_whose_future_is_dropped_stops_downloading() {
     // Nothing left active behind: the same executor finishes the book.
     let (_stop, rx) = tokio::sync::watch::channel(false);
     assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
-    let book = books::get(&env.store, ids[&1]).unwrap();
-    assert_eq!(
-        book_downloads::status(&env.store, &book).unwrap().state,
-        BookState::Stored
-    );
+    assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
 }
 
 /// A book stored may queue the next recently read one (the "books kept" setting): a run until
@@ -1276,9 +1260,8 @@ async fn a_book_queued_when_the_last_one_is_stored_is_stored_in_the_same_run() {
     // Read since the run started: queued by the first book's completion, not by the start.
     books::mark_opened(&env.store, next, None).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Idle);
-    let book = books::get(&env.store, next).unwrap();
     assert_eq!(
-        book_downloads::status(&env.store, &book).unwrap().state,
+        book_state(&env, next),
         BookState::Stored,
         "the book read since was left queued"
     );

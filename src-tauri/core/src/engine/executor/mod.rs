@@ -865,11 +865,7 @@ impl Run<'_> {
                 Ok(synced) => synced,
                 Err(e) => {
                     if let Some((task, _)) = &claimed {
-                        let (fence, id) = (self.fence.clone(), task.id);
-                        let _ = self
-                            .ex
-                            .db(move |s| download_stack::requeue(s, &fence, id, None))
-                            .await;
+                        self.put_back(task.id).await;
                     }
                     return lost_or(e);
                 }
@@ -941,11 +937,7 @@ impl Run<'_> {
                 // Lost the lease or asked to stop mid-task: the partial work is checkpointed
                 // or discarded; put the task back if we still may.
                 if !self.lost.load(Ordering::SeqCst) {
-                    let (fence, id) = (self.fence.clone(), task.id);
-                    let _ = self
-                        .ex
-                        .db(move |s| download_stack::requeue(s, &fence, id, None))
-                        .await;
+                    self.put_back(task.id).await;
                     return Ok(Finish::Shutdown);
                 }
                 return Ok(Finish::LeaseLost);
@@ -1373,15 +1365,22 @@ impl Run<'_> {
     async fn give_back_next_claim(&mut self) {
         if let Some(Ok(Claimed::Task(task, _))) = self.next_claim.take() {
             if !self.lost.load(Ordering::SeqCst) {
-                let (fence, id) = (self.fence.clone(), task.id);
-                if let Err(e) = self
-                    .ex
-                    .db(move |s| download_stack::requeue(s, &fence, id, None))
-                    .await
-                {
-                    tracing::warn!(task = id, cause = %e, "could not put back a claimed task; the next run does");
-                }
+                self.put_back(task.id).await;
             }
+        }
+    }
+
+    /// Puts a task this run claimed back on the stack where it was, with no failure to show
+    /// (the run stops, or cannot go on). One that cannot be put back (the lease just lost, the
+    /// database's disk full) is put back by the next run.
+    async fn put_back(&self, task_id: i64) {
+        let fence = self.fence.clone();
+        if let Err(e) = self
+            .ex
+            .db(move |s| download_stack::requeue(s, &fence, task_id, None))
+            .await
+        {
+            tracing::warn!(task = task_id, cause = %e, "could not put back a claimed task; the next run does");
         }
     }
 
@@ -1617,28 +1616,32 @@ impl Run<'_> {
         pages.get(&page).filter(|p| p.is_file()).cloned()
     }
 
+    /// A page or cover found in place, stored before a crash and not yet marked: taken (to be
+    /// held and synced with the next batch) without downloading it twice, and its size
+    /// returned — unless a power cut left it short of the size its hold recorded, or empty
+    /// when no size was recorded yet; then it is removed, to be fetched again.
+    fn take_found(&mut self, task: &Task, existing: std::path::PathBuf) -> Option<u64> {
+        let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
+        let short = match task.bytes {
+            Some(recorded) => recorded as u64 != len,
+            None => len == 0,
+        };
+        if short {
+            tracing::info!(
+                task = task.id,
+                "a stored file is shorter than recorded; fetching it again"
+            );
+            let _ = std::fs::remove_file(&existing);
+            return None;
+        }
+        self.page = Some(PageToHold::Found(existing));
+        Some(len)
+    }
+
     async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         if let Some(existing) = self.stored_page(book.id, task.position) {
-            // Stored before a crash, not yet marked: never downloaded twice. A page held for a
-            // sync recorded its size; a file cut short by a power cut is fetched again.
-            let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
-            match task.bytes {
-                Some(recorded) if recorded as u64 != len => {
-                    tracing::info!(
-                        task = task.id,
-                        "a stored page is shorter than recorded; fetching it again"
-                    );
-                    let _ = std::fs::remove_file(&existing);
-                }
-                // Put in place, its size never recorded, then cut short by a power cut.
-                None if len == 0 => {
-                    let _ = std::fs::remove_file(&existing);
-                }
-                _ => {
-                    // On the disk for sure before it is marked, with the next batch.
-                    self.page = Some(PageToHold::Found(existing));
-                    return Ok(len);
-                }
+            if let Some(len) = self.take_found(task, existing) {
+                return Ok(len);
             }
         }
         let url = parse_url(&task.url)?;
@@ -1688,19 +1691,8 @@ impl Run<'_> {
     /// A cover, held and synced with the pages' batch as a page is (see [`Held`]).
     async fn fetch_cover(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         if let Some(existing) = self.ex.files.find_cover(book.id) {
-            let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
-            match task.bytes {
-                // Held (or put in place) before a power cut that left it short: fetched again.
-                Some(recorded) if recorded as u64 != len => {
-                    let _ = std::fs::remove_file(&existing);
-                }
-                None if len == 0 => {
-                    let _ = std::fs::remove_file(&existing);
-                }
-                _ => {
-                    self.page = Some(PageToHold::Found(existing));
-                    return Ok(len);
-                }
+            if let Some(len) = self.take_found(task, existing) {
+                return Ok(len);
             }
         }
         let url = parse_url(&task.url)?;
