@@ -57,6 +57,8 @@ const WINDOW_GROUPS: [&str; 2] = ["page-turn", "cold-start"];
 struct Args {
     only: Vec<String>,
     json: PathBuf,
+    /// Leave the run's temporary files on the disk (see `scratch.rs`).
+    leave_scratch: bool,
 }
 
 fn default_json_path() -> PathBuf {
@@ -77,6 +79,7 @@ fn parse_args(raw: &[String]) -> Result<Args> {
     let mut args = Args {
         only: GROUPS.iter().map(|s| s.to_string()).collect(),
         json: default_json_path(),
+        leave_scratch: false,
     };
     let mut it = raw.iter();
     while let Some(a) = it.next() {
@@ -106,9 +109,10 @@ fn parse_args(raw: &[String]) -> Result<Args> {
                 }
             }
             "--json" => args.json = PathBuf::from(it.next().context("--json needs a path")?),
+            "--leave-scratch" => args.leave_scratch = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: carrel-bench [--only {}] [--json PATH]",
+                    "usage: carrel-bench [--only {}] [--json PATH] [--leave-scratch]",
                     GROUPS.join(",")
                 );
                 std::process::exit(0);
@@ -131,7 +135,9 @@ fn main() -> Result<()> {
         return preemption::probe(&raw[1..]);
     }
     let args = parse_args(&raw)?;
-    let _scratch = scratch::RemovedAtEnd;
+    let _scratch = scratch::RemovedAtEnd {
+        leave: args.leave_scratch,
+    };
     let wants = |g: &str| args.only.iter().any(|o| o == g);
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; run `cargo run --release -p carrel-bench` for meaningful numbers");

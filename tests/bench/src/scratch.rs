@@ -5,7 +5,8 @@
 //! three quarters of a 1 KiB task's time, and more for whichever side happened to follow the
 //! larger deletion. Everything kept here is removed once, when the benchmark is done.
 //! (A benchmark started less than a minute after another still meets the first one's
-//! deletions: run them apart.)
+//! deletions: run them apart, or run a series with `--leave-scratch` — each run then leaves
+//! its files where they are, says where, and the series' files are removed once it is over.)
 
 use std::any::Any;
 use std::sync::Mutex;
@@ -19,12 +20,23 @@ pub fn keep<T: Send + 'static>(files: T) {
         .push(Box::new(files));
 }
 
-/// Removes what was kept when dropped: held by `main` for the whole run.
-pub struct RemovedAtEnd;
+/// Removes what was kept when dropped (unless told to leave it): held by `main` for the whole
+/// run.
+pub struct RemovedAtEnd {
+    pub leave: bool,
+}
 
 impl Drop for RemovedAtEnd {
     fn drop(&mut self) {
         let kept = std::mem::take(&mut *KEPT.lock().unwrap_or_else(|e| e.into_inner()));
-        drop(kept);
+        if self.leave {
+            eprintln!(
+                "left on the disk, as asked: this run's temporary folders under {} (carrel-bench's own, named .tmp*)",
+                std::env::temp_dir().display()
+            );
+            std::mem::forget(kept);
+        } else {
+            drop(kept);
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The SQLite database of one data dir: opening it safely, its pragmas, the migrations compiled
-//! into the binary, and the two connections a process uses — one writer, one reader.
+//! into the binary, and the connections a process uses — one writer, one reader, and one that
+//! copies the write-ahead log into the database on a thread of its own (the log keeper).
 //!
 //! Owns no domain rules: the modules that own a table (servers, settings, ...) write their own
 //! SQL through [`Store::write`] and [`Store::read`].
@@ -7,9 +8,12 @@
 //! Opening never destroys data. An unwritable dir, a file that is not a Carrel database, or a
 //! database written by a newer Carrel each give a clear [`StoreError`]; nothing is recreated.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
@@ -107,8 +111,17 @@ const MIGRATIONS: &[(&str, &str)] = &[
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
-/// Pages of write-ahead log after which a commit copies the log into the database.
+/// Pages of write-ahead log after which a commit copies the log into the database itself, on
+/// the committing thread, so that the next commit starts the log over. The log keeper (see
+/// [`LogKeeper`]) has copied nearly all of it by then: what is left is the few pages committed
+/// since its last pass.
 const WAL_AUTOCHECKPOINT_PAGES: i64 = 4000;
+
+/// Commits after which the log keeper copies the log into the database.
+const FOLD_EVERY_COMMITS: u32 = 128;
+
+/// How long after a commit the log keeper copies the log into the database at the latest.
+const FOLD_AFTER: Duration = Duration::from_millis(500);
 
 /// How long a connection waits on another writer before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -167,6 +180,7 @@ struct Inner {
     dir: DataDir,
     writer: Mutex<Connection>,
     reader: Mutex<Connection>,
+    keeper: LogKeeper,
     clock: SharedClock,
 }
 
@@ -191,11 +205,13 @@ impl Store {
         let writer = open_connection(&path, false)?;
         migrate(&writer, &path)?;
         let reader = open_connection(&path, true)?;
+        let keeper = LogKeeper::start(open_connection(&path, false)?, &path)?;
         Ok(Store {
             inner: Arc::new(Inner {
                 dir: dir.clone(),
                 writer: Mutex::new(writer),
                 reader: Mutex::new(reader),
+                keeper,
                 clock,
             }),
         })
@@ -215,6 +231,13 @@ impl Store {
 
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction on the writer connection and commits when
     /// it returns `Ok`. Immediate, so a read-then-write never fails with SQLITE_BUSY on upgrade.
+    ///
+    /// A [`Store::read`] of this store made inside `f` (on the same thread) reads through this
+    /// transaction: it sees what `f` has written so far, takes no lock of its own, and reads
+    /// from the writer's page cache, which stays valid from one write to the next — where the
+    /// reader connection would find its cache stale after every write and read the changed
+    /// pages again from the disk. A composite step (the executor's trip between two pages)
+    /// so reads and writes in one transaction.
     pub fn write<T, E>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError>,
@@ -224,8 +247,13 @@ impl Store {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| StoreError::from_sqlite(e, &path))?;
-        let value = f(&tx)?;
+        let value = {
+            let _reads_here = ReadsThrough::set(&self.inner, &tx);
+            f(&tx)?
+        };
         tx.commit().map_err(|e| StoreError::from_sqlite(e, &path))?;
+        drop(conn);
+        self.inner.keeper.committed();
         Ok(value)
     }
 
@@ -241,8 +269,14 @@ impl Store {
         }
     }
 
-    /// Runs `f` on the read connection (which refuses writes).
+    /// Runs `f` on the read connection (which refuses writes), or inside the write transaction
+    /// this thread has open on this store (see [`Store::write`]).
     pub fn read<T, E>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+        if let Some(tx) = ReadsThrough::current(&self.inner) {
+            // SAFETY: set by `write` from the transaction it holds open on this thread, and
+            // cleared before that transaction ends (see `ReadsThrough`); only shared access.
+            return f(unsafe { &*tx });
+        }
         let conn = lock(&self.inner.reader);
         f(&conn)
     }
@@ -250,6 +284,109 @@ impl Store {
     /// Maps a SQLite error met inside [`Store::write`]/[`Store::read`] to a [`StoreError`].
     pub fn sql_error(&self, err: rusqlite::Error) -> StoreError {
         StoreError::from_sqlite(err, &self.inner.dir.database())
+    }
+}
+
+thread_local! {
+    /// The write transaction this thread has open, and the store it belongs to (see
+    /// [`Store::write`]).
+    static WRITING: Cell<Option<(*const Inner, *const Connection)>> = const { Cell::new(None) };
+}
+
+/// Sends this thread's reads of a store through the write transaction it has open on it, for
+/// as long as it lives.
+struct ReadsThrough {
+    before: Option<(*const Inner, *const Connection)>,
+}
+
+impl ReadsThrough {
+    fn set(inner: &Arc<Inner>, tx: &Transaction<'_>) -> ReadsThrough {
+        let conn: &Connection = tx;
+        let before = WRITING.with(|w| w.replace(Some((Arc::as_ptr(inner), conn as *const _))));
+        ReadsThrough { before }
+    }
+
+    fn current(inner: &Arc<Inner>) -> Option<*const Connection> {
+        WRITING
+            .with(Cell::get)
+            .filter(|(of, _)| std::ptr::eq(*of, Arc::as_ptr(inner)))
+            .map(|(_, conn)| conn)
+    }
+}
+
+impl Drop for ReadsThrough {
+    fn drop(&mut self) {
+        // Also on a panic in the transaction's closure: the pointer never outlives it.
+        WRITING.with(|w| w.set(self.before));
+    }
+}
+
+/// Copies the write-ahead log into the database (a passive checkpoint) on a thread and a
+/// connection of its own, so that writers pay for little of it.
+///
+/// Left to SQLite, the commit that takes the log past its limit copies all of it on the
+/// committing thread, with two syncs of the disk (the log's 16 MiB, then the database): a
+/// download's run did that every few hundred tasks, a fifth of its thread's time. A passive
+/// checkpoint never waits for writers and never makes them wait, but it cannot start the log
+/// over while they keep committing (only a commit that finds all of it copied does): the
+/// writer's own checkpoint still does that, at [`WAL_AUTOCHECKPOINT_PAGES`], and finds only
+/// what was committed since the keeper's last pass left to copy and to sync.
+///
+/// Woken by the first commit after it last copied and then every [`FOLD_EVERY_COMMITS`]
+/// commits; it copies once that many have been made or [`FOLD_AFTER`] has passed, and sleeps
+/// without waking while nothing is written. It ends with the last handle on its store.
+struct LogKeeper {
+    nudge: SyncSender<()>,
+    since_fold: Arc<AtomicU32>,
+}
+
+impl LogKeeper {
+    fn start(conn: Connection, path: &Path) -> Result<LogKeeper, StoreError> {
+        let (nudge, nudged) = mpsc::sync_channel(1);
+        let since_fold = Arc::new(AtomicU32::new(0));
+        let counted = since_fold.clone();
+        std::thread::Builder::new()
+            .name("carrel-db-log".into())
+            .spawn(move || keep_log(&conn, &nudged, &counted))
+            .map_err(|e| StoreError::Unwritable {
+                path: path.to_owned(),
+                reason: format!("cannot start the database's log keeper: {e}"),
+            })?;
+        Ok(LogKeeper { nudge, since_fold })
+    }
+
+    /// Called after each commit of this process's writer.
+    fn committed(&self) {
+        let before = self.since_fold.fetch_add(1, Ordering::Relaxed);
+        if before == 0 || before + 1 == FOLD_EVERY_COMMITS {
+            // Full means the keeper has a wake-up waiting already.
+            let _ = self.nudge.try_send(());
+        }
+    }
+}
+
+fn keep_log(conn: &Connection, nudged: &Receiver<()>, since_fold: &AtomicU32) {
+    // Asleep until something is committed; over when the store is dropped.
+    while nudged.recv().is_ok() {
+        let deadline = Instant::now() + FOLD_AFTER;
+        while since_fold.load(Ordering::Relaxed) < FOLD_EVERY_COMMITS {
+            match nudged.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(()) => {}
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        // Counted from here: a commit made while the log is copied wakes the keeper again.
+        since_fold.store(0, Ordering::Relaxed);
+        let copied = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+            Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+        });
+        match copied {
+            Ok((log, copied)) => tracing::trace!(log, copied, "database log copied"),
+            // Another process copying it at the same moment, a full disk: the next round (or
+            // the writer's own checkpoint) copies it.
+            Err(e) => tracing::debug!(error = %e, "could not copy the database log"),
+        }
     }
 }
 
@@ -311,10 +448,11 @@ fn open_connection(path: &Path, read_only: bool) -> Result<Connection, StoreErro
             reason: format!("the database could not switch to WAL mode (got {mode})"),
         });
     }
-    // The log is copied into the database every 4,000 pages (16 MiB) rather than SQLite's
-    // 1,000: a download rewrites the same few pages of the stack task after task, and a longer
-    // log copies each of them once per checkpoint instead of four times (the claim and settle
-    // of a 1 KiB page measured 190 + 400 µs → 140 + 340 µs in `make bench`).
+    // The log starts over every 4,000 pages (16 MiB) rather than SQLite's 1,000: a download
+    // rewrites the same few pages of the stack task after task, and a longer log copies each of
+    // them once per checkpoint instead of four times (the claim and settle of a 1 KiB page
+    // measured 190 + 400 µs → 140 + 340 µs in `make bench`). Most of the copying is the log
+    // keeper's (see `LogKeeper`).
     conn.execute_batch(&format!(
         "PRAGMA synchronous = NORMAL;
          PRAGMA foreign_keys = ON;
@@ -380,6 +518,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
 mod tests {
     use super::*;
     use crate::foundation::clock;
+    use rusqlite::OptionalExtension;
 
     fn temp() -> (tempfile::TempDir, DataDir) {
         let t = tempfile::tempdir().unwrap();
@@ -532,6 +671,98 @@ mod tests {
         assert_eq!(mode(d.root()), 0o700);
         for name in ["carrel.db", "carrel.db-wal", "carrel.db-shm"] {
             assert_eq!(mode(&d.root().join(name)), 0o600, "{name}");
+        }
+    }
+
+    fn put(store: &Store, key: &str, value: &str) {
+        store
+            .write(|tx| {
+                tx.execute(
+                    "INSERT OR REPLACE INTO settings(key, value) VALUES (?1, ?2)",
+                    [key, value],
+                )
+                .map_err(|e| store.sql_error(e))
+            })
+            .unwrap();
+    }
+
+    fn setting(store: &Store, key: &str) -> Option<String> {
+        store
+            .read(|c| {
+                c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
+                    r.get(0)
+                })
+                .optional()
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_read_inside_a_write_reads_through_it_and_only_for_its_store() {
+        let (_t, dir) = temp();
+        let (_t2, other_dir) = temp();
+        let store = Store::open(&dir, clock::system()).unwrap();
+        let other = Store::open(&other_dir, clock::system()).unwrap();
+        put(&other, "k", "other's");
+        let seen = store
+            .write(|tx| {
+                tx.execute("INSERT INTO settings(key, value) VALUES ('k', 'mine')", [])
+                    .map_err(|e| store.sql_error(e))?;
+                // The reader connection cannot see an uncommitted row: this read went through
+                // the transaction. Another store's read is its own.
+                Ok::<_, StoreError>((setting(&store, "k"), setting(&other, "k")))
+            })
+            .unwrap();
+        assert_eq!(seen, (Some("mine".into()), Some("other's".into())));
+        // A write given up takes its reads with it; reads after it are the reader's again.
+        let failed: Result<(), StoreError> = store.write(|tx| {
+            tx.execute("UPDATE settings SET value = 'changed' WHERE key = 'k'", [])
+                .map_err(|e| store.sql_error(e))?;
+            assert_eq!(setting(&store, "k").as_deref(), Some("changed"));
+            Err(StoreError::DiskFull)
+        });
+        assert!(failed.is_err());
+        assert_eq!(setting(&store, "k").as_deref(), Some("mine"));
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = store.write(|_| -> Result<(), StoreError> { panic!("in a write") });
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(setting(&store, "k").as_deref(), Some("mine"));
+        let writing = WRITING.with(Cell::get);
+        assert!(writing.is_none(), "a write's connection outlived it");
+    }
+
+    #[test]
+    fn the_log_keeper_copies_a_commit_into_the_database_file_without_the_writer() {
+        let (_t, dir) = temp();
+        let store = Store::open(&dir, clock::system()).unwrap();
+        put(&store, "copied", "yes");
+        // `immutable=1` reads the database file alone, never the log: the row shows there only
+        // once the log was copied into it. The writer copies it itself only past
+        // WAL_AUTOCHECKPOINT_PAGES, far from one commit; the keeper does within FOLD_AFTER.
+        let uri = format!("file:{}?immutable=1", dir.database().display());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let file = Connection::open_with_flags(
+                &uri,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+            )
+            .unwrap();
+            let found: Option<String> = file
+                .query_row("SELECT value FROM settings WHERE key = 'copied'", [], |r| {
+                    r.get(0)
+                })
+                .optional()
+                // Not even the schema is there before the first copy.
+                .unwrap_or(None);
+            if found.as_deref() == Some("yes") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the commit was not copied into the database file within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 }
