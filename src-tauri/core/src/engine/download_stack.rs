@@ -331,11 +331,18 @@ pub fn peek(store: &Store, skip: &[i64]) -> Result<Option<Task>, StoreError> {
 /// Pops: marks the next task active under `fence` and returns it, in one fenced statement.
 /// Tasks of the servers in `skip` stay where they are.
 pub fn claim_next(store: &Store, fence: &Fence, skip: &[i64]) -> Result<Option<Task>, StackError> {
-    let now = store.now_ms();
-    store.write(|tx| {
-        fenced(store, fence, tx)?;
-        claim_in(tx, fence, skip, now).map_err(|e| StackError::Store(store.sql_error(e)))
-    })
+    store.write(|tx| claim_next_in(store, tx, fence, skip))
+}
+
+/// [`claim_next`] inside a write transaction the caller holds.
+pub fn claim_next_in(
+    store: &Store,
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    skip: &[i64],
+) -> Result<Option<Task>, StackError> {
+    fenced(store, fence, tx)?;
+    claim_in(tx, fence, skip, store.now_ms()).map_err(|e| StackError::Store(store.sql_error(e)))
 }
 
 /// [`claim_next`] inside an open, fenced write transaction.
@@ -419,13 +426,25 @@ pub fn hold(
     bytes: i64,
     then_push: &[TaskSpec],
 ) -> Result<(), StackError> {
+    store.write(|tx| hold_in(store, tx, fence, task_id, bytes, then_push))
+}
+
+/// [`hold`] inside a write transaction the caller holds.
+pub fn hold_in(
+    store: &Store,
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    task_id: i64,
+    bytes: i64,
+    then_push: &[TaskSpec],
+) -> Result<(), StackError> {
     let now = store.now_ms();
-    settle(store, fence, task_id, |tx| {
-        hold_in(tx, task_id, bytes, then_push, now)
+    settle_in(store, fence, task_id, tx, |tx| {
+        hold_row(tx, task_id, bytes, then_push, now)
     })
 }
 
-fn hold_in(
+fn hold_row(
     tx: &Transaction<'_>,
     task_id: i64,
     bytes: i64,
@@ -447,12 +466,23 @@ pub fn hold_then_claim_next(
     then_push: &[TaskSpec],
     skip: &[i64],
 ) -> Result<Option<Task>, StackError> {
+    store.write(|tx| hold_then_claim_next_in(store, tx, fence, task_id, bytes, then_push, skip))
+}
+
+/// [`hold_then_claim_next`] inside a write transaction the caller holds.
+pub fn hold_then_claim_next_in(
+    store: &Store,
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    task_id: i64,
+    bytes: i64,
+    then_push: &[TaskSpec],
+    skip: &[i64],
+) -> Result<Option<Task>, StackError> {
     let now = store.now_ms();
-    store.write(|tx| {
-        settle_in(store, fence, task_id, tx, |tx| {
-            hold_in(tx, task_id, bytes, then_push, now)?;
-            claim_in(tx, fence, skip, now)
-        })
+    settle_in(store, fence, task_id, tx, |tx| {
+        hold_row(tx, task_id, bytes, then_push, now)?;
+        claim_in(tx, fence, skip, now)
     })
 }
 
@@ -461,21 +491,29 @@ pub fn hold_then_claim_next(
 /// task that was never held: task ids are given again once the newest rows are deleted, and a
 /// held task's id may by now name a task just claimed (its size not yet recorded).
 pub fn complete_held(store: &Store, fence: &Fence, task_ids: &[i64]) -> Result<(), StackError> {
+    store.write(|tx| complete_held_in(store, tx, fence, task_ids))
+}
+
+/// [`complete_held`] inside a write transaction the caller holds.
+pub fn complete_held_in(
+    store: &Store,
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    task_ids: &[i64],
+) -> Result<(), StackError> {
     let now = store.now_ms();
-    store.write(|tx| {
-        fenced(store, fence, tx)?;
-        let mut stmt = tx
-            .prepare_cached(
-                "UPDATE tasks SET state = 'done', failure = NULL, updated_at_ms = ?3
-                 WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2 AND bytes IS NOT NULL",
-            )
+    fenced(store, fence, tx)?;
+    let mut stmt = tx
+        .prepare_cached(
+            "UPDATE tasks SET state = 'done', failure = NULL, updated_at_ms = ?3
+             WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2 AND bytes IS NOT NULL",
+        )
+        .map_err(|e| StackError::Store(store.sql_error(e)))?;
+    for id in task_ids {
+        stmt.execute(params![id, fence.epoch, now])
             .map_err(|e| StackError::Store(store.sql_error(e)))?;
-        for id in task_ids {
-            stmt.execute(params![id, fence.epoch, now])
-                .map_err(|e| StackError::Store(store.sql_error(e)))?;
-        }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// Puts an active task back on the stack where it was (it keeps its seq), with the reason it

@@ -265,6 +265,18 @@ enum TripFailure {
     Stack(StackError),
 }
 
+impl From<StackError> for TripFailure {
+    fn from(e: StackError) -> Self {
+        TripFailure::Stack(e)
+    }
+}
+
+impl From<StoreError> for TripFailure {
+    fn from(e: StoreError) -> Self {
+        TripFailure::Stack(e.into())
+    }
+}
+
 /// A batch of held pages syncing on a blocking thread while the loop fetches the next ones;
 /// its tasks are marked done once the sync is over (see [`Run::finish_sync`]).
 struct Syncing {
@@ -804,13 +816,16 @@ impl Run<'_> {
                 None => {
                     self.ex
                         .db(move |s| -> Result<Claimed, StackError> {
-                            // Paused by the reader, or waiting for a link that is not metered.
-                            if is_paused(s)? || crate::engine::network::hold(s)?.is_some() {
-                                return Ok(Claimed::Paused);
-                            }
-                            Ok(match download_stack::claim_next(s, &fence, &skip)? {
-                                None => Claimed::Nothing,
-                                Some(task) => claimed_task(s, task),
+                            // One transaction, its reads through the writer (see `Store::write`).
+                            s.write(|tx| {
+                                // Paused by the reader, or waiting for a link that is not metered.
+                                if is_paused(s)? || crate::engine::network::hold(s)?.is_some() {
+                                    return Ok(Claimed::Paused);
+                                }
+                                Ok(match download_stack::claim_next_in(s, tx, &fence, &skip)? {
+                                    None => Claimed::Nothing,
+                                    Some(task) => claimed_task(s, task),
+                                })
                             })
                         })
                         .await
@@ -1264,52 +1279,54 @@ impl Run<'_> {
                     part_files::write_atomically_unsynced(&at, &body)
                         .map_err(TripFailure::Write)?;
                 }
-                let stack = |e: StoreError| TripFailure::Stack(e.into());
-                let follow_ups = book_downloads::next_parts(s, &b, &t).map_err(stack)?;
-                // A part with nothing left to chain to: its book may be complete, which is said
-                // once its sync is over — started at once (a cover waits for the batch).
-                let last = follow_ups.is_empty() && t.kind.is_part();
-                // Nothing claimed while paused (or when the switch cannot be read: the loop's
-                // own claim says why).
-                let paused = || -> Result<bool, StoreError> {
-                    Ok(is_paused(s)? || crate::engine::network::hold(s)?.is_some())
-                };
-                if !claim || last || !matches!(paused(), Ok(false)) {
-                    download_stack::hold(s, &fence, id, bytes as i64, &follow_ups)
-                        .map_err(TripFailure::Stack)?;
-                    return Ok(PageTrip {
-                        last,
-                        next: None,
-                        look: None,
-                    });
-                }
-                let next = download_stack::hold_then_claim_next(
-                    s,
-                    &fence,
-                    id,
-                    bytes as i64,
-                    &follow_ups,
-                    &[],
-                )
-                .map_err(TripFailure::Stack)?;
-                // The request slot kept for this server serves the next page if no one else
-                // wants it: looked at now rather than in a trip of the request's own.
-                let look = match (&next, kept) {
-                    (Some(next), Some((server, holder)))
-                        if next.server_id == server
-                            && matches!(next.kind, TaskKind::Page | TaskKind::Resource) =>
-                    {
-                        server_throttle::look_at_kept(s, server, &holder).ok()
+                // One transaction for all of it: its reads go through the writer's connection
+                // (see `Store::write`), which has every page they need in its cache.
+                s.write(|tx| {
+                    let follow_ups = book_downloads::next_parts(s, &b, &t)?;
+                    // A part with nothing left to chain to: its book may be complete, which is
+                    // said once its sync is over — started at once (a cover waits for the batch).
+                    let last = follow_ups.is_empty() && t.kind.is_part();
+                    // Nothing claimed while paused (or when the switch cannot be read: the
+                    // loop's own claim says why).
+                    let paused = || -> Result<bool, StoreError> {
+                        Ok(is_paused(s)? || crate::engine::network::hold(s)?.is_some())
+                    };
+                    if !claim || last || !matches!(paused(), Ok(false)) {
+                        download_stack::hold_in(s, tx, &fence, id, bytes as i64, &follow_ups)?;
+                        return Ok(PageTrip {
+                            last,
+                            next: None,
+                            look: None,
+                        });
                     }
-                    _ => None,
-                };
-                Ok(PageTrip {
-                    last,
-                    next: Some(match next {
-                        None => Claimed::Nothing,
-                        Some(task) => claimed_task(s, task),
-                    }),
-                    look,
+                    let next = download_stack::hold_then_claim_next_in(
+                        s,
+                        tx,
+                        &fence,
+                        id,
+                        bytes as i64,
+                        &follow_ups,
+                        &[],
+                    )?;
+                    // The request slot kept for this server serves the next page if no one
+                    // else wants it: looked at now rather than in a trip of the request's own.
+                    let look = match (&next, kept) {
+                        (Some(next), Some((server, holder)))
+                            if next.server_id == server
+                                && matches!(next.kind, TaskKind::Page | TaskKind::Resource) =>
+                        {
+                            server_throttle::look_at_kept(s, server, &holder).ok()
+                        }
+                        _ => None,
+                    };
+                    Ok(PageTrip {
+                        last,
+                        next: Some(match next {
+                            None => Claimed::Nothing,
+                            Some(task) => claimed_task(s, task),
+                        }),
+                        look,
+                    })
                 })
             })
             .await;
@@ -1454,25 +1471,37 @@ impl Run<'_> {
             .filter(|id| !self.held.iter().any(|h| h.task.id == *id))
             .collect();
         // Each book a page was stored of, once, with its newest row (a cover is no part of
-        // what "stored" counts: its book was said stored, if it is, with its last page).
+        // what "stored" counts: its book was said stored, if it is, with its last page) —
+        // counted at most every `PROGRESS_EVERY` while more of its pages are held for the
+        // next batch (the count reads every stored page of the book), and always when none
+        // is: this batch may be the one that completes it.
+        let part_of =
+            |h: &Held| h.task.kind.is_part() && !book_downloads::is_file_part(&h.task.url);
         let mut books: Vec<Book> = Vec::new();
-        for h in held
-            .iter()
-            .rev()
-            .filter(|h| h.task.kind.is_part() && !book_downloads::is_file_part(&h.task.url))
-        {
-            if !books.iter().any(|b| b.id == h.book.id) {
+        for h in held.iter().rev().filter(|h| part_of(h)) {
+            let said_lately = matches!(self.progress_said, Some((b, at)) if b == h.book.id && at.elapsed() < PROGRESS_EVERY);
+            let more_held = self
+                .held
+                .iter()
+                .any(|o| o.book.id == h.book.id && part_of(o));
+            let counted = books.iter().any(|b| b.id == h.book.id);
+            let wait = said_lately && more_held;
+            if !counted && !wait {
                 books.push(h.book.clone());
             }
         }
         let progress = self
             .ex
             .db(move |s| -> Result<Vec<BookProgress>, StackError> {
-                download_stack::complete_held(s, &fence, &ids)?;
-                Ok(books
-                    .iter()
-                    .filter_map(|b| book_downloads::progress(s, b).ok())
-                    .collect())
+                // The progress read in the same transaction, through the writer's cache (see
+                // `Store::write`).
+                s.write(|tx| {
+                    download_stack::complete_held_in(s, tx, &fence, &ids)?;
+                    Ok(books
+                        .iter()
+                        .filter_map(|b| book_downloads::progress(s, b).ok())
+                        .collect())
+                })
             })
             .await
             .map_err(|e| match e {
