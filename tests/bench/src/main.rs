@@ -9,7 +9,9 @@
 //! carrel-bench [--only stack,download,throughput,preemption,memory,archive,page-turn,cold-start] [--json PATH]
 //! ```
 //!
-//! `download` also runs the resume measurement, which reuses its data dirs. `window` stands for
+//! `download` also runs the resume measurement, which reuses its data dirs. `throughput` stands
+//! for `throughput.pages,throughput.tasks,throughput.file`, each of which may be run alone.
+//! `window` stands for
 //! `page-turn,cold-start`, which drive the real app (a release build) through the window tests'
 //! harness and need an X display, tauri-driver and WebKitWebDriver: `make bench` provides them.
 //!
@@ -75,9 +77,22 @@ fn default_json_path() -> PathBuf {
         })
 }
 
+/// The groups a name given to `--only` stands for.
+fn expand(group: &str) -> Vec<&str> {
+    match group {
+        "window" => WINDOW_GROUPS.to_vec(),
+        "throughput" => throughput::PARTS.to_vec(),
+        g => vec![g],
+    }
+}
+
 fn parse_args(raw: &[String]) -> Result<Args> {
     let mut args = Args {
-        only: GROUPS.iter().map(|s| s.to_string()).collect(),
+        only: GROUPS
+            .iter()
+            .flat_map(|g| expand(g))
+            .map(str::to_owned)
+            .collect(),
         json: default_json_path(),
         leave_scratch: false,
     };
@@ -91,17 +106,13 @@ fn parse_args(raw: &[String]) -> Result<Args> {
                 args.only = v
                     .split(',')
                     .map(str::trim)
-                    .flat_map(|g| {
-                        if g == "window" {
-                            WINDOW_GROUPS.to_vec()
-                        } else {
-                            vec![g]
-                        }
-                    })
+                    .flat_map(expand)
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
                     .collect();
-                if let Some(bad) = args.only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
+                if let Some(bad) = args.only.iter().find(|g| {
+                    !GROUPS.contains(&g.as_str()) && !throughput::PARTS.contains(&g.as_str())
+                }) {
                     bail!(
                         "unknown group {bad}; choose from {} (window = page-turn,cold-start)",
                         GROUPS.join(", ")
@@ -172,12 +183,17 @@ fn main() -> Result<()> {
             memory::run(&mut report, &library)?;
         }
     }
-    if wants("throughput") {
+    let throughput_parts: Vec<&str> = throughput::PARTS
+        .iter()
+        .copied()
+        .filter(|p| wants(p))
+        .collect();
+    if !throughput_parts.is_empty() {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()?;
-        throughput::run(&mut report, &runtime)?;
+        throughput::run(&mut report, &runtime, &throughput_parts)?;
     }
     if wants("preemption") {
         let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -103,10 +103,19 @@ fn curl_loop(urls: &[String], out: &Path) -> Result<Duration> {
     Ok(took)
 }
 
-pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
-    pages(report, runtime)?;
-    tiny_tasks(report, runtime)?;
-    large_file(report)?;
+/// The measurements of this group, each of which `--only` may name alone.
+pub const PARTS: [&str; 3] = ["throughput.pages", "throughput.tasks", "throughput.file"];
+
+pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime, parts: &[&str]) -> Result<()> {
+    if parts.contains(&PARTS[0]) {
+        pages(report, runtime)?;
+    }
+    if parts.contains(&PARTS[1]) {
+        tiny_tasks(report, runtime)?;
+    }
+    if parts.contains(&PARTS[2]) {
+        large_file(report)?;
+    }
     Ok(())
 }
 

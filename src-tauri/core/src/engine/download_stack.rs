@@ -345,6 +345,14 @@ pub fn claim_next_in(
     claim_in(tx, fence, skip, store.now_ms()).map_err(|e| StackError::Store(store.sql_error(e)))
 }
 
+/// Claims the task [`NEXT_TASK`] picks.
+static CLAIM: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
+             WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
+    )
+});
+
 /// [`claim_next`] inside an open, fenced write transaction.
 fn claim_in(
     tx: &Transaction<'_>,
@@ -352,10 +360,7 @@ fn claim_in(
     skip: &[i64],
     now_ms: i64,
 ) -> rusqlite::Result<Option<Task>> {
-    tx.prepare_cached(&format!(
-        "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
-             WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
-    ))?
+    tx.prepare_cached(&CLAIM)?
     .query_row(
         rusqlite::named_params! { ":epoch": fence.epoch, ":now": now_ms, ":skip": skip_json(skip) },
         from_row,
@@ -481,10 +486,97 @@ pub fn hold_then_claim_next_in(
 ) -> Result<Option<Task>, StackError> {
     let now = store.now_ms();
     settle_in(store, fence, task_id, tx, |tx| {
+        if let [next] = then_push {
+            if let Some(task) = hold_then_claim_chained(tx, fence, task_id, bytes, next, skip, now)?
+            {
+                return Ok(Some(task));
+            }
+        }
         hold_row(tx, task_id, bytes, then_push, now)?;
         claim_in(tx, fence, skip, now)
     })
 }
+
+/// The common case of [`hold_then_claim_next_in`], in fewer writes: when the task's one
+/// follow-up is new and is what the claim would take (it ranks above the top of the stack, its
+/// server neither paused nor skipped), it is added already claimed — never entering the
+/// stack's indexes only to leave them in the same transaction. `None` (nothing written) when
+/// the follow-up is not that case.
+fn hold_then_claim_chained(
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    task_id: i64,
+    bytes: i64,
+    next: &TaskSpec,
+    skip: &[i64],
+    now_ms: i64,
+) -> rusqlite::Result<Option<Task>> {
+    if skip.contains(&next.server_id) {
+        return Ok(None);
+    }
+    // Its place: the parent's (see `push_chained`).
+    let (seq, parent_prioritary): (i64, bool) = tx
+        .prepare_cached("SELECT seq, prioritary FROM tasks WHERE id = ?1")?
+        .query_row([task_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let prioritary = next.prioritary || parent_prioritary;
+    let known: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4)",
+        )?
+        .query_row(
+            params![next.book_id, next.kind.as_str(), next.position, next.url],
+            |r| r.get(0),
+        )?;
+    let paused: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM servers WHERE id = ?1 AND paused_reason IS NOT NULL)",
+        )?
+        .query_row([next.server_id], |r| r.get(0))?;
+    if known || paused {
+        return Ok(None);
+    }
+    let top: Option<(bool, i64)> = tx
+        .prepare_cached(&TOP_OF_STACK)?
+        .query_row(rusqlite::named_params! { ":skip": skip_json(skip) }, |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    // Equal ranks leave the choice to the stack's index: not this shortcut's to make.
+    if top.is_some_and(|top| top >= (prioritary, seq)) {
+        return Ok(None);
+    }
+    tx.prepare_cached("UPDATE tasks SET bytes = ?2, updated_at_ms = ?3 WHERE id = ?1")?
+        .execute(params![task_id, bytes, now_ms])?;
+    tx.prepare_cached(&CLAIMED_CHAINED)?
+        .query_row(
+            params![
+                next.book_id,
+                next.server_id,
+                next.kind.as_str(),
+                next.position,
+                next.url,
+                prioritary,
+                seq,
+                fence.epoch,
+                now_ms
+            ],
+            from_row,
+        )
+        .map(Some)
+}
+
+/// The rank of the task [`NEXT_TASK`] picks.
+static TOP_OF_STACK: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT prioritary, seq FROM tasks WHERE id = ({NEXT_TASK})")
+});
+
+/// A chained task added already claimed (see [`hold_then_claim_chained`]).
+static CLAIMED_CHAINED: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO tasks (book_id, server_id, kind, position, url, prioritary, seq, state, claimed_epoch, attempts, created_at_ms, updated_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'active', ?8, 1, ?9, ?9) RETURNING {COLUMNS}"
+    )
+});
 
 /// Marks held tasks done, in one transaction (their files are on the disk now). A task no
 /// longer active under `fence` (removed with its book meanwhile) is left as it is, and so is a

@@ -106,6 +106,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0022_failed_tasks_index",
         include_str!("../../migrations/0022_failed_tasks_index.sql"),
     ),
+    (
+        "0023_tasks_by_server",
+        include_str!("../../migrations/0023_tasks_by_server.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -408,3 +408,101 @@ fn holding_a_page_and_claiming_the_next_is_one_transaction() {
         Err(StackError::WrongState(_))
     ));
 }
+
+/// A page's one follow-up is added already claimed only when the claim would take it anyway:
+/// a newer task on top, a prioritary one or a server skipped or paused each keep it waiting
+/// at its parent's place, as a push and a claim of their own would.
+#[test]
+fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
+    let (env, s, b) = setup();
+    let fence = lease(&env, "A");
+    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, false)).unwrap();
+    let page0 = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
+    // Pushed after page 0 was taken: on top of where page 0's follow-up goes.
+    let newer = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, false))
+        .unwrap()
+        .task_id();
+    let next = download_stack::hold_then_claim_next(
+        &env.store,
+        &fence,
+        page0.id,
+        10,
+        &[spec(b, s, TaskKind::Page, 1, false)],
+        &[],
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(next.id, newer, "the newer task was on top");
+    let page1 = download_stack::peek(&env.store, &[]).unwrap().unwrap();
+    assert_eq!(
+        (page1.position, page1.state, page1.seq),
+        (1, TaskState::Pending, page0.seq)
+    );
+    // Page 5's follow-up takes page 5's place, the top: claimed as it is added.
+    let page6 = download_stack::hold_then_claim_next(
+        &env.store,
+        &fence,
+        next.id,
+        10,
+        &[spec(b, s, TaskKind::Page, 6, false)],
+        &[],
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        (page6.position, page6.state, page6.seq, page6.attempts),
+        (6, TaskState::Active, next.seq, 1)
+    );
+    let held = download_stack::task(&env.store, next.id).unwrap().unwrap();
+    assert_eq!((held.state, held.bytes), (TaskState::Active, Some(10)));
+    // A prioritary task waiting goes first.
+    let urgent = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 9, true))
+        .unwrap()
+        .task_id();
+    let next = download_stack::hold_then_claim_next(
+        &env.store,
+        &fence,
+        page6.id,
+        10,
+        &[spec(b, s, TaskKind::Page, 7, false)],
+        &[],
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(next.id, urgent);
+    // Its server skipped (backing off) or paused: the follow-up waits, nothing of it claimed.
+    for (skip, pause, position) in [(vec![s], false, 8), (vec![], true, 10)] {
+        env.store
+            .write(|tx| {
+                tx.execute(
+                    "UPDATE servers SET paused_reason = ?2 WHERE id = ?1",
+                    rusqlite::params![s, pause.then_some("authentication needed")],
+                )
+                .map_err(|e| env.store.sql_error(e))
+            })
+            .unwrap();
+        let claimed = download_stack::hold_then_claim_next(
+            &env.store,
+            &fence,
+            next.id,
+            10,
+            &[spec(b, s, TaskKind::Page, position, false)],
+            &skip,
+        )
+        .unwrap();
+        assert_eq!(claimed, None, "skip {skip:?}, paused {pause}");
+        let waiting = env
+            .store
+            .read(|c| {
+                c.query_row(
+                    "SELECT state FROM tasks WHERE book_id = ?1 AND position = ?2",
+                    [b, position],
+                    |r| r.get::<_, String>(0),
+                )
+            })
+            .unwrap();
+        assert_eq!(waiting, "pending");
+    }
+}
