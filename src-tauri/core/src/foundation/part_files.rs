@@ -307,28 +307,42 @@ fn put_unnamed(dir: &Path, path: &Path, bytes: &[u8], durability: Durability) ->
     use rustix::fs::{linkat, openat, AtFlags, Mode, OFlags, CWD};
     use rustix::io::Errno;
     use std::os::fd::AsRawFd;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
+    /// Cleared the first time this system cannot do it, so that no page is written twice.
+    static UNNAMED_WORKS: AtomicBool = AtomicBool::new(true);
+    if !UNNAMED_WORKS.load(Ordering::Relaxed) {
+        return Ok(false);
+    }
     let flags = OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC;
     let fd = match openat(CWD, dir, flags, Mode::from_raw_mode(0o666)) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Err(io::ErrorKind::NotFound.into()),
-        // Not supported by this filesystem or kernel.
-        Err(_) => return Ok(false),
+        // Not supported by this filesystem or kernel (or refused): written under a temporary
+        // name, which reports a real failure (a full disk) as it is.
+        Err(_) => {
+            UNNAMED_WORKS.store(false, Ordering::Relaxed);
+            return Ok(false);
+        }
     };
     let mut file = File::from(fd);
     file.write_all(bytes)?;
-    if durability == Durability::Synced {
-        file.sync_all()?;
-    }
     // The only way to name an unnamed file without privileges: through `/proc`.
     let unnamed = format!("/proc/self/fd/{}", file.as_raw_fd());
     match linkat(CWD, unnamed.as_str(), CWD, path, AtFlags::SYMLINK_FOLLOW) {
         Ok(()) => {}
-        // A file in place already (replaced by a rename), no `/proc`, the folder gone.
-        Err(Errno::EXIST | Errno::NOENT) => return Ok(false),
-        Err(e) => return Err(e.into()),
+        // A file in place already (replaced by a rename), or the folder gone meanwhile.
+        Err(Errno::EXIST) => return Ok(false),
+        Err(Errno::NOENT) if std::fs::metadata(&unnamed).is_ok() => return Ok(false),
+        // No `/proc`, or a system that refuses to name the file there (a sandbox).
+        Err(_) => {
+            UNNAMED_WORKS.store(false, Ordering::Relaxed);
+            return Ok(false);
+        }
     }
     if durability == Durability::Synced {
+        // After the name is given: the file's data and its link count, then the folder.
+        file.sync_all()?;
         sync_dir(dir)?;
     }
     Ok(true)
@@ -572,7 +586,11 @@ mod tests {
                 .flatten()
                 .map(|e| e.file_name())
                 .collect();
-            assert_eq!(names, vec![p.file_name().unwrap().to_owned()], "round {round}");
+            assert_eq!(
+                names,
+                vec![p.file_name().unwrap().to_owned()],
+                "round {round}"
+            );
         }
     }
 
@@ -591,8 +609,13 @@ mod tests {
         assert!(!put_unnamed(p.parent().unwrap(), &p, b"other", Durability::Synced).unwrap());
         assert_eq!(fs::read(&p).unwrap(), b"page");
         let missing = files.page_path(8, 0, "png");
-        let err = put_unnamed(missing.parent().unwrap(), &missing, b"x", Durability::Unsynced)
-            .unwrap_err();
+        let err = put_unnamed(
+            missing.parent().unwrap(),
+            &missing,
+            b"x",
+            Durability::Unsynced,
+        )
+        .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
     }
 

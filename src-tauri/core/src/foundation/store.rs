@@ -11,9 +11,9 @@
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
@@ -121,11 +121,10 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// since its last pass.
 const WAL_AUTOCHECKPOINT_PAGES: i64 = 4000;
 
-/// Commits after which the log keeper copies the log into the database.
+/// Commits after which the log keeper copies the log into the database. Counted, not timed:
+/// an idle app's few commits (the executor's lease renewed every 2 s) cost no sync of the disk
+/// until this many have been made.
 const FOLD_EVERY_COMMITS: u32 = 128;
-
-/// How long after a commit the log keeper copies the log into the database at the latest.
-const FOLD_AFTER: Duration = Duration::from_millis(500);
 
 /// How long a connection waits on another writer before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -246,6 +245,10 @@ impl Store {
     where
         E: From<StoreError>,
     {
+        debug_assert!(
+            ReadsThrough::current(&self.inner).is_none(),
+            "a write inside a write of the same store waits for itself"
+        );
         let mut conn = lock(&self.inner.writer);
         let path = self.inner.dir.database();
         let tx = conn
@@ -255,6 +258,15 @@ impl Store {
             let _reads_here = ReadsThrough::set(&self.inner, &tx);
             f(&tx)?
         };
+        if tx.is_autocommit() {
+            // SQLite ended the transaction itself (an I/O error, a full disk): what `f` did
+            // after that was not one transaction. Not a success.
+            return Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ABORT),
+                Some("the transaction was rolled back by the database".into()),
+            ))
+            .into());
+        }
         tx.commit().map_err(|e| StoreError::from_sqlite(e, &path))?;
         drop(conn);
         self.inner.keeper.committed();
@@ -336,9 +348,8 @@ impl Drop for ReadsThrough {
 /// writer's own checkpoint still does that, at [`WAL_AUTOCHECKPOINT_PAGES`], and finds only
 /// what was committed since the keeper's last pass left to copy and to sync.
 ///
-/// Woken by the first commit after it last copied and then every [`FOLD_EVERY_COMMITS`]
-/// commits; it copies once that many have been made or [`FOLD_AFTER`] has passed, and sleeps
-/// without waking while nothing is written. It ends with the last handle on its store.
+/// Woken every [`FOLD_EVERY_COMMITS`] commits, asleep otherwise; it ends with the last handle
+/// on its store.
 struct LogKeeper {
     nudge: SyncSender<()>,
     since_fold: Arc<AtomicU32>,
@@ -362,7 +373,7 @@ impl LogKeeper {
     /// Called after each commit of this process's writer.
     fn committed(&self) {
         let before = self.since_fold.fetch_add(1, Ordering::Relaxed);
-        if before == 0 || before + 1 == FOLD_EVERY_COMMITS {
+        if before + 1 == FOLD_EVERY_COMMITS {
             // Full means the keeper has a wake-up waiting already.
             let _ = self.nudge.try_send(());
         }
@@ -370,17 +381,9 @@ impl LogKeeper {
 }
 
 fn keep_log(conn: &Connection, nudged: &Receiver<()>, since_fold: &AtomicU32) {
-    // Asleep until something is committed; over when the store is dropped.
+    // Asleep until enough is committed; over when the store is dropped.
     while nudged.recv().is_ok() {
-        let deadline = Instant::now() + FOLD_AFTER;
-        while since_fold.load(Ordering::Relaxed) < FOLD_EVERY_COMMITS {
-            match nudged.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(()) => {}
-                Err(RecvTimeoutError::Timeout) => break,
-                Err(RecvTimeoutError::Disconnected) => return,
-            }
-        }
-        // Counted from here: a commit made while the log is copied wakes the keeper again.
+        // Counted from here: commits made while the log is copied count for the next pass.
         since_fold.store(0, Ordering::Relaxed);
         let copied = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
             Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
@@ -523,6 +526,7 @@ mod tests {
     use super::*;
     use crate::foundation::clock;
     use rusqlite::OptionalExtension;
+    use std::time::Instant;
 
     fn temp() -> (tempfile::TempDir, DataDir) {
         let t = tempfile::tempdir().unwrap();
@@ -737,13 +741,17 @@ mod tests {
     }
 
     #[test]
-    fn the_log_keeper_copies_a_commit_into_the_database_file_without_the_writer() {
+    fn the_log_keeper_copies_commits_into_the_database_file_without_the_writer() {
         let (_t, dir) = temp();
         let store = Store::open(&dir, clock::system()).unwrap();
         put(&store, "copied", "yes");
+        for i in 0..FOLD_EVERY_COMMITS {
+            put(&store, "count", &i.to_string());
+        }
         // `immutable=1` reads the database file alone, never the log: the row shows there only
         // once the log was copied into it. The writer copies it itself only past
-        // WAL_AUTOCHECKPOINT_PAGES, far from one commit; the keeper does within FOLD_AFTER.
+        // WAL_AUTOCHECKPOINT_PAGES, far more than these commits wrote; the keeper does after
+        // FOLD_EVERY_COMMITS.
         let uri = format!("file:{}?immutable=1", dir.database().display());
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
