@@ -351,8 +351,22 @@ impl Drop for ReadsThrough {
 /// Woken every [`FOLD_EVERY_COMMITS`] commits, asleep otherwise; it ends with the last handle
 /// on its store.
 struct LogKeeper {
-    nudge: SyncSender<()>,
+    /// Dropped first when the store is (see `Drop`).
+    nudge: Option<SyncSender<()>>,
     since_fold: Arc<AtomicU32>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for LogKeeper {
+    /// Ends the keeper and waits for it: its connection is closed when the store's handles are
+    /// gone, as the others are (the last connection to close folds the log into the database
+    /// and removes it), not some time later.
+    fn drop(&mut self) {
+        drop(self.nudge.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl LogKeeper {
@@ -360,14 +374,18 @@ impl LogKeeper {
         let (nudge, nudged) = mpsc::sync_channel(1);
         let since_fold = Arc::new(AtomicU32::new(0));
         let counted = since_fold.clone();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("carrel-db-log".into())
             .spawn(move || keep_log(&conn, &nudged, &counted))
             .map_err(|e| StoreError::Unwritable {
                 path: path.to_owned(),
                 reason: format!("cannot start the database's log keeper: {e}"),
             })?;
-        Ok(LogKeeper { nudge, since_fold })
+        Ok(LogKeeper {
+            nudge: Some(nudge),
+            since_fold,
+            thread: Some(thread),
+        })
     }
 
     /// Called after each commit of this process's writer.
@@ -375,7 +393,9 @@ impl LogKeeper {
         let before = self.since_fold.fetch_add(1, Ordering::Relaxed);
         if before + 1 == FOLD_EVERY_COMMITS {
             // Full means the keeper has a wake-up waiting already.
-            let _ = self.nudge.try_send(());
+            if let Some(nudge) = &self.nudge {
+                let _ = nudge.try_send(());
+            }
         }
     }
 }
@@ -738,6 +758,20 @@ mod tests {
         assert_eq!(setting(&store, "k").as_deref(), Some("mine"));
         let writing = WRITING.with(Cell::get);
         assert!(writing.is_none(), "a write's connection outlived it");
+    }
+
+    /// Dropping the store closes all its connections before it returns, the keeper's too:
+    /// the last one to close folds the log into the database and removes it, as SQLite does.
+    #[test]
+    fn a_dropped_store_has_closed_its_files() {
+        for round in 0..20 {
+            let (_t, dir) = temp();
+            let store = Store::open(&dir, clock::system()).unwrap();
+            put(&store, "k", "v");
+            drop(store);
+            let log = dir.root().join("carrel.db-wal");
+            assert!(!log.exists(), "round {round}: the log is still there");
+        }
     }
 
     #[test]
