@@ -192,6 +192,19 @@ pub fn push_in(tx: &Transaction<'_>, spec: &TaskSpec, now_ms: i64) -> rusqlite::
     push_at(tx, spec, now_ms, None)
 }
 
+/// The task equal to `spec` (same book, kind, position and address), if there is one: its id,
+/// state and seq.
+fn twin_of(tx: &Transaction<'_>, spec: &TaskSpec) -> rusqlite::Result<Option<(i64, String, i64)>> {
+    tx.prepare_cached(
+        "SELECT id, state, seq FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4",
+    )?
+    .query_row(
+        params![spec.book_id, spec.kind.as_str(), spec.position, spec.url],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .optional()
+}
+
 /// Where a pushed task goes: the top (`None`), or a chained part's place (`Some(seq)`).
 fn push_at(
     tx: &Transaction<'_>,
@@ -199,15 +212,7 @@ fn push_at(
     now_ms: i64,
     chained_at: Option<i64>,
 ) -> rusqlite::Result<Pushed> {
-    let existing: Option<(i64, String, i64)> = tx
-        .prepare_cached(
-            "SELECT id, state, seq FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4",
-        )?
-        .query_row(
-            params![spec.book_id, spec.kind.as_str(), spec.position, spec.url],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()?;
+    let existing = twin_of(tx, spec)?;
     let place = |tx: &Transaction<'_>, current: i64| -> rusqlite::Result<i64> {
         match chained_at {
             Some(seq) => Ok(seq.max(current)),
@@ -267,9 +272,7 @@ fn push_chained(
     then_push: &[TaskSpec],
     now_ms: i64,
 ) -> rusqlite::Result<()> {
-    let (seq, prioritary): (i64, bool) = tx
-        .prepare_cached("SELECT seq, prioritary FROM tasks WHERE id = ?1")?
-        .query_row([parent_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let (seq, prioritary) = place_of(tx, parent_id)?;
     for spec in then_push {
         let spec = TaskSpec {
             prioritary: spec.prioritary || prioritary,
@@ -278,6 +281,12 @@ fn push_chained(
         push_at(tx, &spec, now_ms, Some(seq))?;
     }
     Ok(())
+}
+
+/// Where a task's chained parts go: its seq, and its priority as it is now.
+fn place_of(tx: &Transaction<'_>, task_id: i64) -> rusqlite::Result<(i64, bool)> {
+    tx.prepare_cached("SELECT seq, prioritary FROM tasks WHERE id = ?1")?
+        .query_row([task_id], |r| Ok((r.get(0)?, r.get(1)?)))
 }
 
 /// Pushes one task on top of the stack (or moves its pending twin there).
@@ -456,9 +465,20 @@ fn hold_row(
     then_push: &[TaskSpec],
     now_ms: i64,
 ) -> rusqlite::Result<()> {
+    record_size(tx, task_id, bytes, now_ms)?;
+    push_chained(tx, task_id, then_push, now_ms)
+}
+
+/// Records the size of what a held task stored.
+fn record_size(
+    tx: &Transaction<'_>,
+    task_id: i64,
+    bytes: i64,
+    now_ms: i64,
+) -> rusqlite::Result<()> {
     tx.prepare_cached("UPDATE tasks SET bytes = ?2, updated_at_ms = ?3 WHERE id = ?1")?
         .execute(params![task_id, bytes, now_ms])?;
-    push_chained(tx, task_id, then_push, now_ms)
+    Ok(())
 }
 
 /// [`hold`], then [`claim_next`], in one transaction: what a download does between two pages.
@@ -515,18 +535,9 @@ fn hold_then_claim_chained(
         return Ok(None);
     }
     // Its place: the parent's (see `push_chained`).
-    let (seq, parent_prioritary): (i64, bool) = tx
-        .prepare_cached("SELECT seq, prioritary FROM tasks WHERE id = ?1")?
-        .query_row([task_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let (seq, parent_prioritary) = place_of(tx, task_id)?;
     let prioritary = next.prioritary || parent_prioritary;
-    let known: bool = tx
-        .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = ?2 AND position = ?3 AND url = ?4)",
-        )?
-        .query_row(
-            params![next.book_id, next.kind.as_str(), next.position, next.url],
-            |r| r.get(0),
-        )?;
+    let known = twin_of(tx, next)?.is_some();
     let paused: bool = tx
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM servers WHERE id = ?1 AND paused_reason IS NOT NULL)",
@@ -545,8 +556,7 @@ fn hold_then_claim_chained(
     if top.is_some_and(|top| top >= (prioritary, seq)) {
         return Ok(None);
     }
-    tx.prepare_cached("UPDATE tasks SET bytes = ?2, updated_at_ms = ?3 WHERE id = ?1")?
-        .execute(params![task_id, bytes, now_ms])?;
+    record_size(tx, task_id, bytes, now_ms)?;
     tx.prepare_cached(&CLAIMED_CHAINED)?
         .query_row(
             params![

@@ -416,6 +416,18 @@ fn holding_a_page_and_claiming_the_next_is_one_transaction() {
 fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
     let (env, s, b) = setup();
     let fence = lease(&env, "A");
+    // Holds `held` with 10 bytes, its follow-up the page at `position`; what is claimed next.
+    let hold_next = |held: i64, position: i64, skip: &[i64]| {
+        download_stack::hold_then_claim_next(
+            &env.store,
+            &fence,
+            held,
+            10,
+            &[spec(b, s, TaskKind::Page, position, false)],
+            skip,
+        )
+        .unwrap()
+    };
     download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, false)).unwrap();
     let page0 = download_stack::claim_next(&env.store, &fence, &[])
         .unwrap()
@@ -424,16 +436,7 @@ fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
     let newer = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, false))
         .unwrap()
         .task_id();
-    let next = download_stack::hold_then_claim_next(
-        &env.store,
-        &fence,
-        page0.id,
-        10,
-        &[spec(b, s, TaskKind::Page, 1, false)],
-        &[],
-    )
-    .unwrap()
-    .unwrap();
+    let next = hold_next(page0.id, 1, &[]).unwrap();
     assert_eq!(next.id, newer, "the newer task was on top");
     let page1 = download_stack::peek(&env.store, &[]).unwrap().unwrap();
     assert_eq!(
@@ -441,16 +444,7 @@ fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
         (1, TaskState::Pending, page0.seq)
     );
     // Page 5's follow-up takes page 5's place, the top: claimed as it is added.
-    let page6 = download_stack::hold_then_claim_next(
-        &env.store,
-        &fence,
-        next.id,
-        10,
-        &[spec(b, s, TaskKind::Page, 6, false)],
-        &[],
-    )
-    .unwrap()
-    .unwrap();
+    let page6 = hold_next(next.id, 6, &[]).unwrap();
     assert_eq!(
         (page6.position, page6.state, page6.seq, page6.attempts),
         (6, TaskState::Active, next.seq, 1)
@@ -461,16 +455,7 @@ fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
     let urgent = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 9, true))
         .unwrap()
         .task_id();
-    let next = download_stack::hold_then_claim_next(
-        &env.store,
-        &fence,
-        page6.id,
-        10,
-        &[spec(b, s, TaskKind::Page, 7, false)],
-        &[],
-    )
-    .unwrap()
-    .unwrap();
+    let next = hold_next(page6.id, 7, &[]).unwrap();
     assert_eq!(next.id, urgent);
     // Its server skipped (backing off) or paused: the follow-up waits, nothing of it claimed.
     for (skip, pause, position) in [(vec![s], false, 8), (vec![], true, 10)] {
@@ -483,15 +468,7 @@ fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
                 .map_err(|e| env.store.sql_error(e))
             })
             .unwrap();
-        let claimed = download_stack::hold_then_claim_next(
-            &env.store,
-            &fence,
-            next.id,
-            10,
-            &[spec(b, s, TaskKind::Page, position, false)],
-            &skip,
-        )
-        .unwrap();
+        let claimed = hold_next(next.id, position, &skip);
         assert_eq!(claimed, None, "skip {skip:?}, paused {pause}");
         let waiting = env
             .store
