@@ -247,7 +247,7 @@ impl Store {
     {
         debug_assert!(
             ReadsThrough::current(&self.inner).is_none(),
-            "a write inside a write of the same store waits for itself"
+            "a write inside a write (or a read on the writer) of the same store waits for itself"
         );
         let mut conn = lock(&self.inner.writer);
         let path = self.inner.dir.database();
@@ -289,12 +289,28 @@ impl Store {
     /// this thread has open on this store (see [`Store::write`]).
     pub fn read<T, E>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
         if let Some(tx) = ReadsThrough::current(&self.inner) {
-            // SAFETY: set by `write` from the transaction it holds open on this thread, and
-            // cleared before that transaction ends (see `ReadsThrough`); only shared access.
+            // SAFETY: set by `write` from the transaction it holds open on this thread (or by
+            // `reading_on_writer` from the writer it holds locked), and cleared before that
+            // transaction ends or that lock is let go (see `ReadsThrough`); only shared access.
             return f(unsafe { &*tx });
         }
         let conn = lock(&self.inner.reader);
         f(&conn)
+    }
+
+    /// Runs `f` with this store's reads (on this thread) made on the writer connection, outside
+    /// any transaction: for a small read between two of this process's own writes (the look the
+    /// executor takes at its request slot between two pages). The writer's page cache holds
+    /// what it last wrote; the reader connection would find its cache stale after every write
+    /// and read the changed pages again from the disk. A write inside `f` would wait for itself.
+    pub fn reading_on_writer<T>(&self, f: impl FnOnce() -> T) -> T {
+        debug_assert!(
+            ReadsThrough::current(&self.inner).is_none(),
+            "reads already go through a write of this store"
+        );
+        let conn = lock(&self.inner.writer);
+        let _reads_here = ReadsThrough::on(&self.inner, &conn);
+        f()
     }
 
     /// Maps a SQLite error met inside [`Store::write`]/[`Store::read`] to a [`StoreError`].
@@ -304,20 +320,23 @@ impl Store {
 }
 
 thread_local! {
-    /// The write transaction this thread has open, and the store it belongs to (see
-    /// [`Store::write`]).
+    /// The write transaction this thread has open (or the writer connection it holds for its
+    /// reads), and the store it belongs to (see [`Store::write`], [`Store::reading_on_writer`]).
     static WRITING: Cell<Option<(*const Inner, *const Connection)>> = const { Cell::new(None) };
 }
 
-/// Sends this thread's reads of a store through the write transaction it has open on it, for
-/// as long as it lives.
+/// Sends this thread's reads of a store through the write transaction it has open on it (or
+/// the writer connection it holds), for as long as it lives.
 struct ReadsThrough {
     before: Option<(*const Inner, *const Connection)>,
 }
 
 impl ReadsThrough {
     fn set(inner: &Arc<Inner>, tx: &Transaction<'_>) -> ReadsThrough {
-        let conn: &Connection = tx;
+        ReadsThrough::on(inner, tx)
+    }
+
+    fn on(inner: &Arc<Inner>, conn: &Connection) -> ReadsThrough {
         let before = WRITING.with(|w| w.replace(Some((Arc::as_ptr(inner), conn as *const _))));
         ReadsThrough { before }
     }
@@ -758,6 +777,36 @@ mod tests {
         assert_eq!(setting(&store, "k").as_deref(), Some("mine"));
         let writing = WRITING.with(Cell::get);
         assert!(writing.is_none(), "a write's connection outlived it");
+    }
+
+    /// Reads made on the writer see every commit, another process's included, and go back to
+    /// the reader connection when the call ends.
+    #[test]
+    fn reads_on_the_writer_see_every_commit_and_end_with_the_call() {
+        let (_t, dir) = temp();
+        let store = Store::open(&dir, clock::system()).unwrap();
+        // A second store on the same file: a connection of another process.
+        let other_process = Store::open(&dir, clock::system()).unwrap();
+        put(&store, "k", "mine");
+        let on_reader = |s: &Store| -> bool {
+            s.read(|c| c.query_row("PRAGMA query_only", [], |r| r.get(0)))
+                .unwrap()
+        };
+        assert!(on_reader(&store));
+        store.reading_on_writer(|| {
+            assert!(!on_reader(&store), "the read went to the reader connection");
+            assert_eq!(setting(&store, "k").as_deref(), Some("mine"));
+            put(&other_process, "k", "theirs");
+            assert_eq!(
+                setting(&store, "k").as_deref(),
+                Some("theirs"),
+                "a commit of another connection was not seen"
+            );
+            // Another store's reads are its own.
+            assert!(on_reader(&other_process));
+        });
+        assert!(on_reader(&store));
+        assert!(WRITING.with(Cell::get).is_none());
     }
 
     /// Dropping the store closes all its connections before it returns, the keeper's too:

@@ -270,6 +270,11 @@ pub struct KeptLook {
 }
 
 impl KeptLook {
+    /// Whether the slot may serve the next request as it is (no renewal due).
+    pub fn may_serve(&self) -> bool {
+        self.kept == Kept::Ours { renew: false }
+    }
+
     fn is_fresh(&self, now_ms: i64) -> bool {
         (self.at_ms..=self.at_ms + LOOK_FRESH_MS).contains(&now_ms)
     }

@@ -10,7 +10,7 @@ use carrel_core::{
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind, TaskState},
     engine::executor::{ExecutorConfig, Finish, RunMode},
-    engine::progress::{DownloadEvent, RecordingSink},
+    engine::progress::{DownloadEvent, ProgressSink, RecordingSink},
     foundation::part_files::PartFiles,
     http::http_fetch::{HttpClient, HttpConfig},
     library::books,
@@ -191,6 +191,80 @@ async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
         .filter(|e| matches!(e, DownloadEvent::BookStored(_)))
         .count();
     assert_eq!(stored_events, ids.len());
+}
+
+/// Holds the run's thread when a page of book 1 is said done (right after its trip to the
+/// database) until the server has seen the request for the next page, for at most five seconds
+/// (none after the first wait that timed out).
+struct WaitsForTheNextRequest {
+    fixture: Arc<RunningServer>,
+    pages: u32,
+    seen: std::sync::Mutex<Vec<(i64, bool)>>,
+}
+
+impl ProgressSink for WaitsForTheNextRequest {
+    fn report(&self, event: DownloadEvent) {
+        let DownloadEvent::TaskDone {
+            kind: TaskKind::Page,
+            position,
+            ..
+        } = event
+        else {
+            return;
+        };
+        if position + 1 >= i64::from(self.pages) {
+            return;
+        }
+        let mut seen = self.seen.lock().unwrap();
+        let patience = if seen.iter().all(|(_, s)| *s) {
+            Duration::from_secs(5)
+        } else {
+            Duration::ZERO
+        };
+        let started = Instant::now();
+        let next = u32::try_from(position + 1).unwrap();
+        let asked = loop {
+            if page_hits(&self.fixture.stats(), 1, next) > 0 {
+                break true;
+            }
+            if started.elapsed() >= patience {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        seen.push((position, asked));
+    }
+}
+
+/// The request for a chain's next page goes out before the trip to the database that holds the
+/// last page (see `executor/page_ahead.rs`), so the server answers while the trip runs — still
+/// one request at a time, each page once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_page_is_asked_for_before_the_last_one_is_held() {
+    const PAGES: u32 = 8;
+    let fixture = Arc::new(start(one_comic(PAGES)));
+    let (env, _, ids) = library(&fixture).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let sink = Arc::new(WaitsForTheNextRequest {
+        fixture: fixture.clone(),
+        pages: PAGES,
+        seen: Default::default(),
+    });
+    let ex = env.executor(fast_config(), sink.clone());
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
+    let seen = sink.seen.lock().unwrap().clone();
+    let expected: Vec<(i64, bool)> = (0..i64::from(PAGES) - 1).map(|p| (p, true)).collect();
+    assert_eq!(
+        seen, expected,
+        "(page, its next one asked for before it was held)"
+    );
+    let stats = fixture.stats();
+    assert_eq!(stats.global_max_in_flight, 1, "one polite stream");
+    for i in 0..PAGES {
+        assert_eq!(page_hits(&stats, 1, i), 1, "page {i} fetched once");
+    }
+    assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1029,6 +1103,18 @@ async fn the_readers_page_goes_ahead_of_a_running_chain() {
         "the opened book ran without the stored book's chain cutting in: {order:?}"
     );
     assert_eq!(order.len(), 18);
+    // The stored book's page asked for ahead when the reader opened the other (see
+    // `executor/page_ahead.rs`) was read to its end and dropped before the opened book's first
+    // request, and fetched again in its turn: at most that one page twice.
+    let stats = fixture.stats();
+    assert_eq!(stats.global_max_in_flight, 1, "one polite stream");
+    let stored_book: u64 = (0..12).map(|i| page_hits(&stats, 1, i)).sum();
+    assert!(
+        (12..=13).contains(&stored_book),
+        "{stored_book} pages fetched"
+    );
+    let opened_book: u64 = (0..6).map(|i| page_hits(&stats, 2, i)).sum();
+    assert_eq!(opened_book, 6);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

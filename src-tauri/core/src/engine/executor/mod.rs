@@ -42,6 +42,9 @@ use crate::library::credentials::Credentials;
 use crate::library::settings::{self, BooksKept, DownloadsPaused};
 
 mod file_download;
+mod page_ahead;
+
+use page_ahead::{Ahead, FollowUp};
 
 /// See [`ExecutorConfig::checkpoint_bytes`]; docs/ARCHITECTURE.md gives the measurements that
 /// chose it.
@@ -212,6 +215,11 @@ struct Run<'a> {
     page: Option<PageToHold>,
     /// The next task, claimed in the trip to the database that held the last page.
     next_claim: Option<Result<Claimed, StackError>>,
+    /// Where the chain of the running page goes next, read when it was claimed (see
+    /// [`page_ahead`]).
+    follow_up: Option<FollowUp>,
+    /// The request for that page, sent while the running page's trip runs (see [`page_ahead`]).
+    ahead: Option<Ahead>,
     /// Pages stored but not yet on the disk for sure, their tasks still active.
     held: Vec<Held>,
     /// When the oldest of `held` was stored.
@@ -568,6 +576,8 @@ impl Executor {
             progress_said: None,
             page: None,
             next_claim: None,
+            follow_up: None,
+            ahead: None,
             held: Vec::new(),
             held_since: None,
             syncing: None,
@@ -576,6 +586,7 @@ impl Executor {
             mode,
         };
         let mut result = run.work(mode, &mut shutdown).await;
+        run.settle_ahead(None).await;
         run.let_slot_go().await;
         // Whatever ended the run, the pages stored are synced and marked (unless the lease is
         // gone: the next holder takes them from the disk).
@@ -730,12 +741,17 @@ fn watch_now(store: &Store) -> Result<Watch, StoreError> {
 enum Claimed {
     Paused,
     Nothing,
-    Task(Task, Box<Result<Book, books::BookError>>),
+    /// The task, its book, and where its chain goes next (see [`page_ahead`]).
+    Task(Task, Box<Result<Book, books::BookError>>, Option<FollowUp>),
 }
 
 fn claimed_task(store: &Store, task: Task) -> Claimed {
     let book = books::get(store, task.book_id);
-    Claimed::Task(task, Box::new(book))
+    let next = book
+        .as_ref()
+        .ok()
+        .and_then(|b| page_ahead::follow_up(store, b, &task));
+    Claimed::Task(task, Box::new(book), next)
 }
 
 /// Whether a prioritary task of a server not in `skip` waits.
@@ -831,6 +847,12 @@ impl Run<'_> {
                         .await
                 }
             };
+            // A request sent ahead serves the page claimed, or is over before anything else.
+            let claimed_task = match &claimed {
+                Ok(Claimed::Task(task, _, _)) => Some(task),
+                _ => None,
+            };
+            self.settle_ahead(claimed_task).await;
             let claimed = match claimed {
                 Ok(Claimed::Paused) => {
                     self.let_slot_go().await;
@@ -849,7 +871,10 @@ impl Run<'_> {
                     continue;
                 }
                 Ok(Claimed::Nothing) => None,
-                Ok(Claimed::Task(task, book)) => Some((task, *book)),
+                Ok(Claimed::Task(task, book, follow_up)) => {
+                    self.follow_up = follow_up;
+                    Some((task, *book))
+                }
                 Err(StackError::LeaseLost(_)) => return Ok(Finish::LeaseLost),
                 // The database cannot be written (its disk is full): the stack stays as it is.
                 Err(e) => return Err(ExecutorError::Storage(e.to_string())),
@@ -1253,7 +1278,9 @@ impl Run<'_> {
     /// is another page of the same server. Between two pages of a download that is one trip
     /// instead of four (write, hold, claim, look), each a hand-over to a blocking thread and
     /// back. The claim sees the stack as a trip of its own would a moment later: the loop's
-    /// head takes it as it would its own claim. Fails only when the page cannot be written.
+    /// head takes it as it would its own claim. Before the trip, the page the chain goes on to
+    /// is asked for, so that its answer comes while the trip runs (see [`page_ahead`]). Fails
+    /// only when the page cannot be written.
     async fn hold_page(
         &mut self,
         task: &Task,
@@ -1266,70 +1293,77 @@ impl Run<'_> {
             PageToHold::Fetched(path, body) => (path, Some(body)),
         };
         let claim = self.held.len() + 1 < HELD_MAX && self.backoffs.is_empty();
+        // The chain's next page asked for now, while the trip runs (see `page_ahead`).
+        let follow_up = self.follow_up.take().filter(|f| f.after == task.id);
+        let sent_ahead = follow_up.is_some_and(|next| self.send_ahead(&book, next));
         let kept = self
             .kept_slot
             .as_ref()
             .map(|slot| (slot.server_id(), slot.holder().to_owned()));
         let (fence, id, at) = (self.fence.clone(), task.id, path.clone());
         let (b, t) = (book.clone(), task.clone());
-        let trip = self
-            .ex
-            .db(move |s| -> Result<PageTrip, TripFailure> {
-                if let Some(body) = body {
-                    part_files::write_atomically_unsynced(&at, &body)
-                        .map_err(TripFailure::Write)?;
-                }
-                // One transaction for all of it: its reads go through the writer's connection
-                // (see `Store::write`), which has every page they need in its cache.
-                s.write(|tx| {
-                    let follow_ups = book_downloads::next_parts(s, &b, &t)?;
-                    // A part with nothing left to chain to: its book may be complete, which is
-                    // said once its sync is over — started at once (a cover waits for the batch).
-                    let last = follow_ups.is_empty() && t.kind.is_part();
-                    // Nothing claimed while paused (or when the switch cannot be read: the
-                    // loop's own claim says why).
-                    let paused = || -> Result<bool, StoreError> {
-                        Ok(is_paused(s)? || crate::engine::network::hold(s)?.is_some())
-                    };
-                    if !claim || last || !matches!(paused(), Ok(false)) {
-                        download_stack::hold_in(s, tx, &fence, id, bytes as i64, &follow_ups)?;
-                        return Ok(PageTrip {
-                            last,
-                            next: None,
-                            look: None,
-                        });
-                    }
-                    let next = download_stack::hold_then_claim_next_in(
-                        s,
-                        tx,
-                        &fence,
-                        id,
-                        bytes as i64,
-                        &follow_ups,
-                        &[],
-                    )?;
-                    // The request slot kept for this server serves the next page if no one
-                    // else wants it: looked at now rather than in a trip of the request's own.
-                    let look = match (&next, kept) {
-                        (Some(next), Some((server, holder)))
-                            if next.server_id == server
-                                && matches!(next.kind, TaskKind::Page | TaskKind::Resource) =>
-                        {
-                            server_throttle::look_at_kept(s, server, &holder).ok()
-                        }
-                        _ => None,
-                    };
-                    Ok(PageTrip {
+        let trip = move |s: &Store| -> Result<PageTrip, TripFailure> {
+            if let Some(body) = body {
+                part_files::write_atomically_unsynced(&at, &body).map_err(TripFailure::Write)?;
+            }
+            // One transaction for all of it: its reads go through the writer's connection
+            // (see `Store::write`), which has every page they need in its cache.
+            s.write(|tx| {
+                let follow_ups = book_downloads::next_parts(s, &b, &t)?;
+                // A part with nothing left to chain to: its book may be complete, which is
+                // said once its sync is over — started at once (a cover waits for the batch).
+                let last = follow_ups.is_empty() && t.kind.is_part();
+                // Nothing claimed while paused (or when the switch cannot be read: the
+                // loop's own claim says why).
+                let paused = || -> Result<bool, StoreError> {
+                    Ok(is_paused(s)? || crate::engine::network::hold(s)?.is_some())
+                };
+                if !claim || last || !matches!(paused(), Ok(false)) {
+                    download_stack::hold_in(s, tx, &fence, id, bytes as i64, &follow_ups)?;
+                    return Ok(PageTrip {
                         last,
-                        next: Some(match next {
-                            None => Claimed::Nothing,
-                            Some(task) => claimed_task(s, task),
-                        }),
-                        look,
-                    })
+                        next: None,
+                        look: None,
+                    });
+                }
+                let next = download_stack::hold_then_claim_next_in(
+                    s,
+                    tx,
+                    &fence,
+                    id,
+                    bytes as i64,
+                    &follow_ups,
+                    &[],
+                )?;
+                // The request slot kept for this server serves the next page if no one
+                // else wants it: looked at now rather than in a trip of the request's own.
+                let look = match (&next, kept) {
+                    (Some(next), Some((server, holder)))
+                        if next.server_id == server
+                            && matches!(next.kind, TaskKind::Page | TaskKind::Resource) =>
+                    {
+                        server_throttle::look_at_kept(s, server, &holder).ok()
+                    }
+                    _ => None,
+                };
+                Ok(PageTrip {
+                    last,
+                    next: Some(match next {
+                        None => Claimed::Nothing,
+                        Some(task) => claimed_task(s, task),
+                    }),
+                    look,
                 })
             })
-            .await;
+        };
+        if sent_ahead {
+            // The request sent ahead goes on the wire before the trip holds this thread: in one
+            // turn of the runtime its task hands it to its connection's task, which writes it
+            // out. The server answers while the trip runs. (The trip made on a blocking thread
+            // instead cost more in hand-overs between threads than the overlap saved.)
+            tokio::task::yield_now().await;
+        }
+        let trip = self.ex.db(trip).await;
         let trip = match trip {
             Ok(trip) => trip,
             Err(TripFailure::Write(e)) => return Err(e),
@@ -1380,7 +1414,7 @@ impl Run<'_> {
 
     /// Puts back a task the last page's trip claimed and the loop will not run (it stops).
     async fn give_back_next_claim(&mut self) {
-        if let Some(Ok(Claimed::Task(task, _))) = self.next_claim.take() {
+        if let Some(Ok(Claimed::Task(task, _, _))) = self.next_claim.take() {
             if !self.lost.load(Ordering::SeqCst) {
                 self.put_back(task.id).await;
             }
@@ -1670,9 +1704,24 @@ impl Run<'_> {
     async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         if let Some(existing) = self.stored_page(book.id, task.position) {
             if let Some(len) = self.take_found(task, existing) {
+                self.settle_ahead(None).await;
                 return Ok(len);
             }
         }
+        // Asked for already, while the last page's trip ran (see `page_ahead`).
+        if let Some(ahead) = self.ahead.take_if(|a| a.serves(task)) {
+            let (fetched, slot) = ahead.answer().await;
+            self.kept_slot = slot;
+            let fetched = fetched?;
+            let path =
+                self.ex
+                    .files
+                    .page_path(book.id, task.position, image_extension(&fetched.bytes));
+            let len = fetched.bytes.len() as u64;
+            self.page = Some(PageToHold::Fetched(path, fetched.bytes));
+            return Ok(len);
+        }
+        self.settle_ahead(None).await;
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
         if let Some(range) = book_downloads::requested_range(&url) {

@@ -1,0 +1,163 @@
+//! The next page of a book, asked for while the trip to the database that holds the last one
+//! runs: the request and the trip overlap instead of following each other.
+//!
+//! A page's follow-up is the book's next missing page, known when the page is claimed (see
+//! [`follow_up`]). Once the page's answer is read, its follow-up is asked for at once on the
+//! slot kept for the server, and the trip (writing the page, holding its task, claiming the next
+//! one) runs on a blocking thread meanwhile. The claim decides, as it did before: when it takes
+//! the follow-up, that task's request is the one already under way; when it takes anything else
+//! (a prioritary push, a pause, another server), the answer is read to its end and dropped
+//! before anything else is asked for. So the server still sees one request at a time, nothing is
+//! written before its task is claimed, and a reader waiting for another book waits at most one
+//! page longer than the request under way.
+//!
+//! Only on a slot kept from the page before (none with a minimum interval), looked at first as
+//! the next request would (a waiter goes first), with the server's access read lately: any other
+//! case takes the usual way.
+
+use super::*;
+
+/// The page a claimed page's chain goes on to, if it stays as it is when the page is held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct FollowUp {
+    /// The claimed task this follows.
+    pub after: i64,
+    pub position: i64,
+    pub url: String,
+}
+
+/// The follow-up of `task`, read in the claim's transaction: what [`book_downloads::next_parts`]
+/// will push when the page is held, unless the book changes meanwhile. Only for pages fetched
+/// as pages (not parts of the book's file).
+pub(super) fn follow_up(store: &Store, book: &Book, task: &Task) -> Option<FollowUp> {
+    if task.kind != TaskKind::Page || book_downloads::is_file_part(&task.url) {
+        return None;
+    }
+    let next = book_downloads::next_parts(store, book, task).ok()?;
+    let spec = next.into_iter().find(|s| s.kind == TaskKind::Page)?;
+    if book_downloads::is_file_part(&spec.url) {
+        return None;
+    }
+    Some(FollowUp {
+        after: task.id,
+        position: spec.position,
+        url: spec.url,
+    })
+}
+
+/// What the request ahead gives back: its answer, and the slot kept from it (none after a
+/// failure, which gives the slot back).
+type Answer = (Result<http_fetch::Fetched, FetchError>, Option<SlotGuard>);
+
+/// A request under way for a page not yet claimed. Dropped before its answer, the request is
+/// given up (its slot freed as it goes).
+pub(super) struct Ahead {
+    /// The address as the page's task has it.
+    pub url: String,
+    pub server_id: i64,
+    answer: tokio::task::JoinHandle<Answer>,
+}
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        self.answer.abort();
+    }
+}
+
+impl Ahead {
+    /// Whether the claimed `task` is the page this request is for.
+    pub fn serves(&self, task: &Task) -> bool {
+        task.kind == TaskKind::Page && task.server_id == self.server_id && task.url == self.url
+    }
+
+    /// Waits for the answer.
+    pub async fn answer(mut self) -> Answer {
+        match (&mut self.answer).await {
+            Ok(answer) => answer,
+            Err(e) => (
+                Err(FetchError::Transient(format!(
+                    "the request for the next page stopped: {e}"
+                ))),
+                None,
+            ),
+        }
+    }
+}
+
+impl Run<'_> {
+    /// Asks for `next` (the follow-up of the page just fetched) on the slot kept for its
+    /// server, if that slot may serve it at once; returns whether it did. Blocking only for the
+    /// look at the slot, a read.
+    pub(super) fn send_ahead(&mut self, book: &Book, next: FollowUp) -> bool {
+        let Some((server, holder)) = self
+            .kept_slot
+            .as_ref()
+            .map(|slot| (slot.server_id(), slot.holder().to_owned()))
+        else {
+            return false;
+        };
+        let access = match self.access.get(&server) {
+            Some((at, access))
+                if at.elapsed() < ACCESS_FRESH_FOR
+                    && access.min_interval_ms == 0
+                    && server == book.server_id =>
+            {
+                access.clone()
+            }
+            _ => return false,
+        };
+        let Ok(url) = Url::parse(&next.url) else {
+            return false;
+        };
+        // In place already (stored before a crash): taken from the disk, not asked for.
+        if self.stored_page(book.id, next.position).is_some() {
+            return false;
+        }
+        // The look the request would make: a waiter marked since the last request goes first.
+        let store = &self.ex.store;
+        let look =
+            store.reading_on_writer(|| server_throttle::look_at_kept(store, server, &holder));
+        let look = match look {
+            Ok(look) if look.may_serve() => look,
+            _ => return false,
+        };
+        let Some(mut slot) = self.kept_slot.take() else {
+            return false;
+        };
+        slot.looked(look);
+        let (http, store, max) = (
+            self.ex.http.clone(),
+            self.ex.store.clone(),
+            self.ex.config.max_page_bytes,
+        );
+        let answer = tokio::spawn(async move {
+            let mut kept = Some(slot);
+            let fetched = http
+                .get_bytes_keeping(&store, &access, &url, max, &mut kept)
+                .await;
+            (fetched, kept)
+        });
+        self.ahead = Some(Ahead {
+            url: next.url,
+            server_id: server,
+            answer,
+        });
+        true
+    }
+
+    /// Keeps the request ahead if `claimed` is its page; otherwise reads its answer to the end
+    /// and drops it, the slot kept again, before anything else is asked for.
+    pub(super) async fn settle_ahead(&mut self, claimed: Option<&Task>) {
+        let Some(ahead) = self.ahead.take() else {
+            return;
+        };
+        if claimed.is_some_and(|t| ahead.serves(t)) {
+            self.ahead = Some(ahead);
+            return;
+        }
+        let (_, slot) = ahead.answer().await;
+        if self.kept_slot.is_none() {
+            self.kept_slot = slot;
+        }
+    }
+}
