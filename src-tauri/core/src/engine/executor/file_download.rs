@@ -15,7 +15,7 @@ const PREEMPT_DRAIN: Duration = Duration::from_millis(10);
 /// slot goes to the next request: dropping a body closes the socket on the connection's own task,
 /// and a server that counts what is in flight must see that close before the next request, or it
 /// sees two at once.
-const CLOSE_SETTLE: Duration = Duration::from_millis(5);
+pub(super) const CLOSE_SETTLE: Duration = Duration::from_millis(5);
 
 /// Waits for a background sync of a partial file.
 async fn synced(sync: tokio::task::JoinHandle<std::io::Result<()>>) -> Result<(), TaskError> {

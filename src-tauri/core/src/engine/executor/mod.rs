@@ -586,7 +586,7 @@ impl Executor {
             mode,
         };
         let mut result = run.work(mode, &mut shutdown).await;
-        run.settle_ahead(None).await;
+        run.give_up_ahead().await;
         run.let_slot_go().await;
         // Whatever ended the run, the pages stored are synced and marked (unless the lease is
         // gone: the next holder takes them from the disk).
@@ -852,7 +852,7 @@ impl Run<'_> {
                 Ok(Claimed::Task(task, _, _)) => Some(task),
                 _ => None,
             };
-            self.settle_ahead(claimed_task).await;
+            self.settle_ahead(claimed_task, shutdown).await;
             let claimed = match claimed {
                 Ok(Claimed::Paused) => {
                     self.let_slot_go().await;
@@ -1704,7 +1704,7 @@ impl Run<'_> {
     async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         if let Some(existing) = self.stored_page(book.id, task.position) {
             if let Some(len) = self.take_found(task, existing) {
-                self.settle_ahead(None).await;
+                self.let_ahead_finish().await;
                 return Ok(len);
             }
         }
@@ -1721,7 +1721,7 @@ impl Run<'_> {
             self.page = Some(PageToHold::Fetched(path, fetched.bytes));
             return Ok(len);
         }
-        self.settle_ahead(None).await;
+        self.let_ahead_finish().await;
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
         if let Some(range) = book_downloads::requested_range(&url) {

@@ -7,9 +7,11 @@
 //! one) runs on a blocking thread meanwhile. The claim decides, as it did before: when it takes
 //! the follow-up, that task's request is the one already under way; when it takes anything else
 //! (a prioritary push, a pause, another server), the answer is read to its end and dropped
-//! before anything else is asked for. So the server still sees one request at a time, nothing is
-//! written before its task is claimed, and a reader waiting for another book waits at most one
-//! page longer than the request under way.
+//! before anything else is asked for: given up earlier, the server would still be working on it
+//! when the next request comes (it may not see the connection close until it answers). So the
+//! server still sees one request at a time, nothing is written before its task is claimed, and
+//! a reader waiting for another book waits at most one page longer than the request under way.
+//! A stop (or a lost lease) gives it up at once, as it does the request under way.
 //!
 //! Only on a slot kept from the page before (none with a minimum interval), looked at first as
 //! the next request would (a waiter goes first), with the server's access read lately: any other
@@ -146,8 +148,9 @@ impl Run<'_> {
     }
 
     /// Keeps the request ahead if `claimed` is its page; otherwise reads its answer to the end
-    /// and drops it, the slot kept again, before anything else is asked for.
-    pub(super) async fn settle_ahead(&mut self, claimed: Option<&Task>) {
+    /// and drops it, the slot kept again, before anything else is asked for. A stop or a lost
+    /// lease meanwhile gives it up at once.
+    pub(super) async fn settle_ahead(&mut self, claimed: Option<&Task>, shutdown: &Shutdown) {
         let Some(ahead) = self.ahead.take() else {
             return;
         };
@@ -155,9 +158,44 @@ impl Run<'_> {
             self.ahead = Some(ahead);
             return;
         }
-        let (_, slot) = ahead.answer().await;
-        if self.kept_slot.is_none() {
-            self.kept_slot = slot;
+        let (lost, poll, mut stop) = (
+            self.lost.clone(),
+            self.ex.config.wake_poll,
+            shutdown.clone(),
+        );
+        let answer = tokio::select! {
+            answer = ahead.answer() => Some(answer),
+            _ = stop.wait_for(|s| *s) => None,
+            _ = async { while !lost.load(Ordering::SeqCst) { tokio::time::sleep(poll).await } } => None,
+        };
+        match answer {
+            Some((_, slot)) => {
+                if self.kept_slot.is_none() {
+                    self.kept_slot = slot;
+                }
+            }
+            // Dropped with the future that waited for it (see `give_up_ahead`).
+            None => tokio::time::sleep(super::file_download::CLOSE_SETTLE).await,
+        }
+    }
+
+    /// Reads the answer asked for ahead to its end and drops it (the page is taken from the
+    /// disk instead), the slot kept again.
+    pub(super) async fn let_ahead_finish(&mut self) {
+        if let Some(ahead) = self.ahead.take() {
+            let (_, slot) = ahead.answer().await;
+            if self.kept_slot.is_none() {
+                self.kept_slot = slot;
+            }
+        }
+    }
+
+    /// Gives up the request ahead, if any (the run ends): dropped, its task ends at the
+    /// runtime's next turn, freeing its slot, and its connection is given the time to close
+    /// that any answer given up is (see `file_download::CLOSE_SETTLE`).
+    pub(super) async fn give_up_ahead(&mut self) {
+        if self.ahead.take().is_some() {
+            tokio::time::sleep(super::file_download::CLOSE_SETTLE).await;
         }
     }
 }
