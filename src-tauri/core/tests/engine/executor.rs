@@ -238,7 +238,11 @@ impl ProgressSink for WaitsForTheNextRequest {
 
 /// The request for a chain's next page goes out before the trip to the database that holds the
 /// last page (see `executor/page_ahead.rs`), so the server answers while the trip runs — still
-/// one request at a time, each page once.
+/// one request at a time, each page once. The sink holds the run's thread, so the request must
+/// be on the wire before the trip, not only sent to the connection's task: that takes one turn
+/// of the run's runtime (the request's task, then the connection's, run before the run's). A
+/// tokio or hyper that schedules otherwise makes this test fail (a five-second wait a page),
+/// not pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_next_page_is_asked_for_before_the_last_one_is_held() {
     const PAGES: u32 = 8;
@@ -1115,6 +1119,148 @@ async fn the_readers_page_goes_ahead_of_a_running_chain() {
     );
     let opened_book: u64 = (0..6).map(|i| page_hits(&stats, 2, i)).sum();
     assert_eq!(opened_book, 6);
+}
+
+/// Records every event, and does something (the reader's doing) once, from the run's own
+/// thread, when a given page of a book is said done: the book's next page is then already
+/// claimed, and the page after it certain to be asked for ahead — of a claim that may take
+/// something else.
+struct ActsAfterAPage {
+    events: RecordingSink,
+    after: (i64, i64),
+    act: Box<dyn Fn() + Send + Sync>,
+    acted: std::sync::atomic::AtomicBool,
+}
+
+impl ActsAfterAPage {
+    fn new(after: (i64, i64), act: impl Fn() + Send + Sync + 'static) -> Arc<ActsAfterAPage> {
+        Arc::new(ActsAfterAPage {
+            events: RecordingSink::default(),
+            after,
+            act: Box::new(act),
+            acted: Default::default(),
+        })
+    }
+}
+
+impl ProgressSink for ActsAfterAPage {
+    fn report(&self, event: DownloadEvent) {
+        if let DownloadEvent::TaskDone {
+            kind: TaskKind::Page,
+            book_id,
+            position,
+            ..
+        } = &event
+        {
+            if (*book_id, *position) == self.after
+                && !self.acted.swap(true, std::sync::atomic::Ordering::SeqCst)
+            {
+                (self.act)();
+            }
+        }
+        self.events.report(event);
+    }
+}
+
+/// A page asked for ahead that the claim does not take (the reader opened another book of the
+/// same server) is read to its end and dropped before the opened book's first request — one
+/// request at a time — and fetched again when its turn comes: that page alone twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_asked_for_ahead_that_the_claim_does_not_take_is_fetched_again_in_its_turn() {
+    let fixture = start(Config {
+        books: 2,
+        comic_pages: [(1, 12), (2, 6)].into(),
+        ..Default::default()
+    });
+    let (env, _, ids) = library(&fixture).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (store, opened) = (env.store.clone(), ids[&2]);
+    let sink = ActsAfterAPage::new((ids[&1], 1), move || {
+        book_downloads::open_book(&store, opened, Some(0)).unwrap();
+    });
+    let ex = env.executor(fast_config(), sink.clone());
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
+    let order: Vec<(i64, i64)> = sink
+        .events
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            DownloadEvent::TaskDone {
+                kind: TaskKind::Page,
+                book_id,
+                position,
+                ..
+            } => Some((book_id, position)),
+            _ => None,
+        })
+        .collect();
+    // Page 2 was claimed when the book was opened; page 3, asked for ahead, was not taken.
+    let expected: Vec<(i64, i64)> = [(1, 0), (1, 1), (1, 2)]
+        .into_iter()
+        .chain((0..6).map(|p| (2, p)))
+        .chain((3..12).map(|p| (1, p)))
+        .map(|(b, p)| (ids[&b], p))
+        .collect();
+    assert_eq!(order, expected);
+    let stats = fixture.stats();
+    assert_eq!(stats.global_max_in_flight, 1, "one polite stream");
+    for i in 0..12 {
+        let twice = if i == 3 { 2 } else { 1 };
+        assert_eq!(
+            page_hits(&stats, 1, i),
+            twice,
+            "page {i} of the stored book"
+        );
+    }
+    for i in 0..6 {
+        assert_eq!(page_hits(&stats, 2, i), 1, "page {i} of the opened book");
+    }
+    assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
+    assert_eq!(book_state(&env, ids[&2]), BookState::Stored);
+}
+
+/// Nothing is asked for ahead while downloads are paused: the page claimed before the pause
+/// is fetched, the one after it is not asked for until the reader resumes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_page_is_asked_for_ahead_while_downloads_are_paused() {
+    let fixture = start(one_comic(8));
+    let (env, _, ids) = library(&fixture).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let store = env.store.clone();
+    let sink = ActsAfterAPage::new((ids[&1], 1), move || {
+        carrel_core::engine::executor::set_paused(&store, true).unwrap();
+    });
+    let ex = env.executor(fast_config(), sink.clone());
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn(async move { ex.run(RunMode::Forever, rx).await.unwrap() });
+    wait_for_event(&sink.events, "the downloads paused", |e| {
+        matches!(
+            e,
+            DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Paused)
+        )
+    })
+    .await;
+    let stats = fixture.stats();
+    assert_eq!(
+        page_hits(&stats, 1, 2),
+        1,
+        "the page claimed before the pause"
+    );
+    assert_eq!(page_hits(&stats, 1, 3), 0, "a page asked for while paused");
+    carrel_core::engine::executor::set_paused(&env.store, false).unwrap();
+    let started = Instant::now();
+    while book_state(&env, ids[&1]) != BookState::Stored {
+        assert!(started.elapsed() < Duration::from_secs(30), "not stored");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+    let stats = fixture.stats();
+    assert_eq!(stats.global_max_in_flight, 1);
+    for i in 0..8 {
+        assert_eq!(page_hits(&stats, 1, i), 1, "page {i}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -880,14 +880,16 @@ impl Run<'_> {
                 Err(e) => return Err(ExecutorError::Storage(e.to_string())),
             };
             // The slot kept from the last request serves only another page or cover of the
-            // same server; anything else (another server, a file, nothing left) lets it go.
-            let keeps_slot = claimed.as_ref().is_some_and(|(t, _)| {
-                matches!(t.kind, TaskKind::Page | TaskKind::Resource)
-                    && self
-                        .kept_slot
-                        .as_ref()
-                        .is_some_and(|s| s.server_id() == t.server_id)
-            });
+            // same server; anything else (another server, a file, nothing left) lets it go. A
+            // request ahead still here is the claimed page's own, on that slot.
+            let keeps_slot = self.ahead.is_some()
+                || claimed.as_ref().is_some_and(|(t, _)| {
+                    matches!(t.kind, TaskKind::Page | TaskKind::Resource)
+                        && self
+                            .kept_slot
+                            .as_ref()
+                            .is_some_and(|s| s.server_id() == t.server_id)
+                });
             if !keeps_slot {
                 self.let_slot_go().await;
             }
@@ -1646,7 +1648,9 @@ impl Run<'_> {
     }
 
     /// Gives back the request slot kept from the last request, if any.
+    /// A request sent ahead holds the slot: it is let finish first (see [`page_ahead`]).
     async fn let_slot_go(&mut self) {
+        self.let_ahead_finish().await;
         if let Some(slot) = self.kept_slot.take() {
             let server = slot.server_id();
             if let Err(e) = slot.release().await {
@@ -1704,14 +1708,16 @@ impl Run<'_> {
     async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
         if let Some(existing) = self.stored_page(book.id, task.position) {
             if let Some(len) = self.take_found(task, existing) {
-                self.let_ahead_finish().await;
+                self.drop_ahead().await;
                 return Ok(len);
             }
         }
         // Asked for already, while the last page's trip ran (see `page_ahead`).
         if let Some(ahead) = self.ahead.take_if(|a| a.serves(task)) {
             let (fetched, slot) = ahead.answer().await;
-            self.kept_slot = slot;
+            if slot.is_some() {
+                self.kept_slot = slot;
+            }
             let fetched = fetched?;
             let path =
                 self.ex
@@ -1721,7 +1727,7 @@ impl Run<'_> {
             self.page = Some(PageToHold::Fetched(path, fetched.bytes));
             return Ok(len);
         }
-        self.let_ahead_finish().await;
+        self.drop_ahead().await;
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
         if let Some(range) = book_downloads::requested_range(&url) {

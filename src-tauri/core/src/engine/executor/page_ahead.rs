@@ -4,18 +4,21 @@
 //! A page's follow-up is the book's next missing page, known when the page is claimed (see
 //! [`follow_up`]). Once the page's answer is read, its follow-up is asked for at once on the
 //! slot kept for the server, and the trip (writing the page, holding its task, claiming the next
-//! one) runs on a blocking thread meanwhile. The claim decides, as it did before: when it takes
-//! the follow-up, that task's request is the one already under way; when it takes anything else
-//! (a prioritary push, a pause, another server), the answer is read to its end and dropped
-//! before anything else is asked for: given up earlier, the server would still be working on it
-//! when the next request comes (it may not see the connection close until it answers). So the
-//! server still sees one request at a time, nothing is written before its task is claimed, and
-//! a reader waiting for another book waits at most one page longer than the request under way.
-//! A stop (or a lost lease) gives it up at once, as it does the request under way.
+//! one) runs on the run's thread while the server answers. The claim decides, as it did before:
+//! when it takes the follow-up, that task's request is the one already under way; when it takes
+//! anything else (a prioritary push, a pause), the answer is read to its end and dropped before
+//! anything else is asked for of that server: given up earlier, the server would still be
+//! working on it when the next request came (it may not see the connection close until it
+//! answers). So the server still sees one request at a time, nothing is written before its task
+//! is claimed, and a reader waiting for another book of the same server waits at most one page
+//! longer than the request under way; a task of another server goes at once, the answer read
+//! and its slot given back beside it. A stop (or a lost lease) gives it up at once, as it does
+//! the request under way. Anything that gives the kept slot back (a failure, a wait for the
+//! disk) lets the request ahead finish first, so the slot is not held through the wait.
 //!
 //! Only on a slot kept from the page before (none with a minimum interval), looked at first as
-//! the next request would (a waiter goes first), with the server's access read lately: any other
-//! case takes the usual way.
+//! the next request would (a waiter goes first), with downloads neither paused nor held by the
+//! network and the server's access read lately: any other case takes the usual way.
 
 use super::*;
 
@@ -51,18 +54,26 @@ pub(super) fn follow_up(store: &Store, book: &Book, task: &Task) -> Option<Follo
 /// failure, which gives the slot back).
 type Answer = (Result<http_fetch::Fetched, FetchError>, Option<SlotGuard>);
 
-/// A request under way for a page not yet claimed. Dropped before its answer, the request is
-/// given up (its slot freed as it goes).
+/// A request for a page not yet claimed: under way, or answered already (its slot then given
+/// back or kept apart from it). Dropped before its answer, the request is given up (its slot
+/// freed as it goes).
 pub(super) struct Ahead {
     /// The address as the page's task has it.
     pub url: String,
     pub server_id: i64,
-    answer: tokio::task::JoinHandle<Answer>,
+    answer: AheadAnswer,
+}
+
+enum AheadAnswer {
+    Coming(tokio::task::JoinHandle<Answer>),
+    Read(Result<http_fetch::Fetched, FetchError>),
 }
 
 impl Drop for Ahead {
     fn drop(&mut self) {
-        self.answer.abort();
+        if let AheadAnswer::Coming(answer) = &self.answer {
+            answer.abort();
+        }
     }
 }
 
@@ -72,9 +83,22 @@ impl Ahead {
         task.kind == TaskKind::Page && task.server_id == self.server_id && task.url == self.url
     }
 
-    /// Waits for the answer.
+    /// Whether its request is still under way.
+    fn is_coming(&self) -> bool {
+        matches!(self.answer, AheadAnswer::Coming(_))
+    }
+
+    /// Waits for the answer (and the slot, if it is still this request's).
     pub async fn answer(mut self) -> Answer {
-        match (&mut self.answer).await {
+        let coming = match &mut self.answer {
+            AheadAnswer::Coming(coming) => coming,
+            AheadAnswer::Read(read) => {
+                let read =
+                    std::mem::replace(read, Err(FetchError::Transient("already taken".into())));
+                return (read, None);
+            }
+        };
+        match coming.await {
             Ok(answer) => answer,
             Err(e) => (
                 Err(FetchError::Transient(format!(
@@ -115,12 +139,17 @@ impl Run<'_> {
         if self.stored_page(book.id, next.position).is_some() {
             return false;
         }
-        // The look the request would make: a waiter marked since the last request goes first.
+        // The look the request would make (a waiter marked since the last request goes first),
+        // and the switches the trip's claim looks at: nothing is asked for while paused.
         let store = &self.ex.store;
-        let look =
-            store.reading_on_writer(|| server_throttle::look_at_kept(store, server, &holder));
+        let look = store.reading_on_writer(|| -> Result<_, StoreError> {
+            if is_paused(store)? || crate::engine::network::hold(store)?.is_some() {
+                return Ok(None);
+            }
+            server_throttle::look_at_kept(store, server, &holder).map(Some)
+        });
         let look = match look {
-            Ok(look) if look.may_serve() => look,
+            Ok(Some(look)) if look.may_serve() => look,
             _ => return false,
         };
         let Some(mut slot) = self.kept_slot.take() else {
@@ -142,7 +171,7 @@ impl Run<'_> {
         self.ahead = Some(Ahead {
             url: next.url,
             server_id: server,
-            answer,
+            answer: AheadAnswer::Coming(answer),
         });
         true
     }
@@ -156,6 +185,23 @@ impl Run<'_> {
         };
         if claimed.is_some_and(|t| ahead.serves(t)) {
             self.ahead = Some(ahead);
+            return;
+        }
+        if !ahead.is_coming() {
+            // Answered already, its slot back with the run: nothing under way to wait for.
+            return;
+        }
+        if claimed.is_some_and(|t| t.server_id != ahead.server_id) {
+            // Another server's task need not wait: the answer is read beside it, and the slot
+            // given back once it is (a run that ends meanwhile drops it, which frees the slot).
+            tokio::spawn(async move {
+                if let (_, Some(slot)) = ahead.answer().await {
+                    let server = slot.server_id();
+                    if let Err(e) = slot.release().await {
+                        tracing::warn!(cause = %e, server, "could not free a request slot; it expires by itself");
+                    }
+                }
+            });
             return;
         }
         let (lost, poll, mut stop) = (
@@ -179,22 +225,36 @@ impl Run<'_> {
         }
     }
 
-    /// Reads the answer asked for ahead to its end and drops it (the page is taken from the
-    /// disk instead), the slot kept again.
+    /// Waits for the answer asked for ahead, if it is still under way, and keeps it for the
+    /// claim to come, the slot back with the run (to be kept or given back).
     pub(super) async fn let_ahead_finish(&mut self) {
-        if let Some(ahead) = self.ahead.take() {
-            let (_, slot) = ahead.answer().await;
-            if self.kept_slot.is_none() {
-                self.kept_slot = slot;
-            }
+        let Some(ahead) = self.ahead.take_if(|a| a.is_coming()) else {
+            return;
+        };
+        let (url, server_id) = (ahead.url.clone(), ahead.server_id);
+        let (read, slot) = ahead.answer().await;
+        if self.kept_slot.is_none() {
+            self.kept_slot = slot;
         }
+        self.ahead = Some(Ahead {
+            url,
+            server_id,
+            answer: AheadAnswer::Read(read),
+        });
+    }
+
+    /// Lets the request ahead finish and drops its answer: the page is taken from the disk, or
+    /// fetched another way.
+    pub(super) async fn drop_ahead(&mut self) {
+        self.let_ahead_finish().await;
+        self.ahead = None;
     }
 
     /// Gives up the request ahead, if any (the run ends): dropped, its task ends at the
     /// runtime's next turn, freeing its slot, and its connection is given the time to close
     /// that any answer given up is (see `file_download::CLOSE_SETTLE`).
     pub(super) async fn give_up_ahead(&mut self) {
-        if self.ahead.take().is_some() {
+        if self.ahead.take().is_some_and(|a| a.is_coming()) {
             tokio::time::sleep(super::file_download::CLOSE_SETTLE).await;
         }
     }
