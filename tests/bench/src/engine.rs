@@ -218,6 +218,7 @@ pub(crate) async fn bare_download(
     out: &Path,
 ) -> Result<(Duration, u64)> {
     std::fs::create_dir_all(out)?;
+    crate::scratch::settle_disk();
     let started = Instant::now();
     let mut total = 0u64;
     for (i, url) in urls.iter().enumerate() {
@@ -245,6 +246,7 @@ async fn engine_download(fixture: &RunningServer) -> Result<EngineRun> {
     let env = Env::new(&fixture.url("/opds"))?;
     let ids = env.register_library().await?;
     fixture.reset_stats();
+    crate::scratch::settle_disk();
     let started = Instant::now();
     env.store_all(&ids)?;
     env.sync().await?;

@@ -40,3 +40,14 @@ impl Drop for RemovedAtEnd {
         }
     }
 }
+
+/// Writes to the disk what earlier measurements left in the page cache, before a timed phase
+/// starts (untimed). A side that syncs its files (the executor) would otherwise also write out
+/// what the side before it left unsynced (a curl loop's 100 MB): in a 400-page series the
+/// executor's time grew from 172 to 429 ms from one run to the next while the curl loop's
+/// grew less, the ratio swinging with whichever came after more unsynced writes.
+pub fn settle_disk() {
+    if let Err(e) = std::process::Command::new("sync").status() {
+        eprintln!("could not run sync before a measurement: {e}");
+    }
+}

@@ -55,6 +55,7 @@ fn start(config: Config) -> Result<RunningServer> {
 async fn executor_sync(fixture: &RunningServer) -> Result<(Duration, Vec<String>, Env)> {
     let env = Env::new(&fixture.url("/opds"))?;
     let ids = env.register_library().await?;
+    crate::scratch::settle_disk();
     let started = Instant::now();
     env.store_all(&ids)?;
     env.sync().await?;
@@ -90,6 +91,7 @@ fn curl_loop(urls: &[String], out: &Path) -> Result<Duration> {
     }
     let file = out.join("curl.conf");
     std::fs::write(&file, config)?;
+    crate::scratch::settle_disk();
     let started = Instant::now();
     let status = Command::new("curl")
         .args(["--silent", "--show-error", "--fail", "--config"])
@@ -238,6 +240,7 @@ pub fn probe(args: &[String]) -> Result<()> {
         let env = Env::new(catalog)?;
         let book =
             env.remember_file_book("urn:carrel-bench:large-file", "One large archive", url, len)?;
+        crate::scratch::settle_disk();
         let started = Instant::now();
         book_downloads::store_book(&env.store, book.id)?;
         env.sync().await?;
@@ -281,6 +284,7 @@ fn large_file(report: &mut Report) -> Result<()> {
 
         let out = tempfile::tempdir()?;
         let target = out.path().join("book.cbz");
+        crate::scratch::settle_disk();
         let started = Instant::now();
         let status = Command::new("curl")
             .args(["--silent", "--show-error", "--fail", "--output"])
