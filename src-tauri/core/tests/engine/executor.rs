@@ -68,6 +68,22 @@ fn done_positions(sink: &RecordingSink, kind: TaskKind) -> Vec<i64> {
         .collect()
 }
 
+/// The pages said done, as (book, position), in the order they were.
+fn pages_done(sink: &RecordingSink) -> Vec<(i64, i64)> {
+    sink.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            DownloadEvent::TaskDone {
+                kind: TaskKind::Page,
+                book_id,
+                position,
+                ..
+            } => Some((book_id, position)),
+            _ => None,
+        })
+        .collect()
+}
+
 fn page_path(book: u32, index: u32) -> String {
     format!("/books/{book}/pages/{index}")
 }
@@ -1075,19 +1091,7 @@ async fn the_readers_page_goes_ahead_of_a_running_chain() {
     let done_when_opened = done_positions(&sink, TaskKind::Page).len();
     assert_eq!(run.await.unwrap(), Finish::Idle);
     drop(stop);
-    let order: Vec<(i64, i64)> = sink
-        .events()
-        .into_iter()
-        .filter_map(|e| match e {
-            DownloadEvent::TaskDone {
-                kind: TaskKind::Page,
-                book_id,
-                position,
-                ..
-            } => Some((book_id, position)),
-            _ => None,
-        })
-        .collect();
+    let order = pages_done(&sink);
     let first_opened = order.iter().position(|(b, _)| *b == ids[&2]).unwrap();
     let opened: Vec<i64> = order
         .iter()
@@ -1181,20 +1185,7 @@ async fn a_page_asked_for_ahead_that_the_claim_does_not_take_is_fetched_again_in
     let ex = env.executor(fast_config(), sink.clone());
     let (_stop, rx) = tokio::sync::watch::channel(false);
     assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
-    let order: Vec<(i64, i64)> = sink
-        .events
-        .events()
-        .into_iter()
-        .filter_map(|e| match e {
-            DownloadEvent::TaskDone {
-                kind: TaskKind::Page,
-                book_id,
-                position,
-                ..
-            } => Some((book_id, position)),
-            _ => None,
-        })
-        .collect();
+    let order = pages_done(&sink.events);
     // Page 2 was claimed when the book was opened; page 3, asked for ahead, was not taken.
     let expected: Vec<(i64, i64)> = [(1, 0), (1, 1), (1, 2)]
         .into_iter()

@@ -964,15 +964,11 @@ impl Run<'_> {
                 position: task.position,
             });
             let outcome = {
-                let lost = self.lost.clone();
-                let mut stop = shutdown.clone();
-                let poll = self.ex.config.wake_poll;
+                let stopped = self.stopped(shutdown);
                 let execute = self.execute(&task, book);
-                tokio::pin!(execute);
                 tokio::select! {
-                    o = &mut execute => Some(o),
-                    _ = async { while !lost.load(Ordering::SeqCst) { tokio::time::sleep(poll).await } } => None,
-                    _ = stop.wait_for(|s| *s) => None,
+                    o = execute => Some(o),
+                    () = stopped => None,
                 }
             };
             let Some(outcome) = outcome else {
@@ -986,6 +982,22 @@ impl Run<'_> {
             };
             if let Some(finish) = self.settle(&task, outcome, shutdown).await? {
                 return Ok(finish);
+            }
+        }
+    }
+
+    /// Ends when the run is asked to stop or loses its lease (looked at every `wake_poll`):
+    /// what a step that may take a while (a request) is raced against.
+    fn stopped(&self, shutdown: &Shutdown) -> impl std::future::Future<Output = ()> + 'static {
+        let (lost, poll, mut stop) = (
+            self.lost.clone(),
+            self.ex.config.wake_poll,
+            shutdown.clone(),
+        );
+        async move {
+            tokio::select! {
+                _ = stop.wait_for(|s| *s) => {}
+                _ = async { while !lost.load(Ordering::SeqCst) { tokio::time::sleep(poll).await } } => {}
             }
         }
     }

@@ -204,15 +204,10 @@ impl Run<'_> {
             });
             return;
         }
-        let (lost, poll, mut stop) = (
-            self.lost.clone(),
-            self.ex.config.wake_poll,
-            shutdown.clone(),
-        );
+        let stopped = self.stopped(shutdown);
         let answer = tokio::select! {
             answer = ahead.answer() => Some(answer),
-            _ = stop.wait_for(|s| *s) => None,
-            _ = async { while !lost.load(Ordering::SeqCst) { tokio::time::sleep(poll).await } } => None,
+            () = stopped => None,
         };
         match answer {
             Some((_, slot)) => {
