@@ -318,6 +318,15 @@ pub const NEXT_TASK: &str = "SELECT t.id FROM tasks t INDEXED BY tasks_stack
      ORDER BY t.prioritary DESC, t.seq DESC
      LIMIT 1";
 
+/// [`NEXT_TASK`] with no server skipped: what a claim between two pages runs. SQLite reads the
+/// list of servers to skip into a temporary table of its own in each run of the statement
+/// (built, then thrown away), even when the list is empty.
+const NEXT_TASK_ANY_SERVER: &str = "SELECT t.id FROM tasks t INDEXED BY tasks_stack
+     WHERE t.state = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
+     ORDER BY t.prioritary DESC, t.seq DESC
+     LIMIT 1";
+
 /// `skip` as [`NEXT_TASK`]'s `:skip`.
 fn skip_json(skip: &[i64]) -> String {
     serde_json::to_string(skip).expect("a list of numbers serialises")
@@ -354,27 +363,49 @@ pub fn claim_next_in(
     claim_in(tx, fence, skip, store.now_ms()).map_err(|e| StackError::Store(store.sql_error(e)))
 }
 
-/// Claims the task [`NEXT_TASK`] picks.
-static CLAIM: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "UPDATE tasks SET state = 'active', claimed_epoch = :epoch, attempts = attempts + 1, updated_at_ms = :now
-             WHERE id = ({NEXT_TASK}) RETURNING {COLUMNS}"
-    )
+/// The task [`NEXT_TASK`] picks, as it is.
+static NEXT: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("SELECT {COLUMNS} FROM tasks WHERE id = ({NEXT_TASK})"));
+/// [`NEXT`] with no server skipped.
+static NEXT_ANY_SERVER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT {COLUMNS} FROM tasks WHERE id = ({NEXT_TASK_ANY_SERVER})")
 });
 
-/// [`claim_next`] inside an open, fenced write transaction.
+/// [`claim_next`] inside an open, fenced write transaction: the task [`NEXT_TASK`] picks is
+/// read, then marked active by its id (the transaction holds the write lock throughout). An
+/// `UPDATE … RETURNING` would do it in one statement, but SQLite keeps the rows it returns in
+/// a temporary table of its own, built and thrown away at each claim: with the list of servers
+/// to skip, three such tables a claim (`EXPLAIN` counts the `OpenEphemeral`s), now one (the
+/// state's `CHECK`).
 fn claim_in(
     tx: &Transaction<'_>,
     fence: &Fence,
     skip: &[i64],
     now_ms: i64,
 ) -> rusqlite::Result<Option<Task>> {
-    tx.prepare_cached(&CLAIM)?
-    .query_row(
-        rusqlite::named_params! { ":epoch": fence.epoch, ":now": now_ms, ":skip": skip_json(skip) },
-        from_row,
-    )
-    .optional()
+    let next = if skip.is_empty() {
+        tx.prepare_cached(&NEXT_ANY_SERVER)?
+            .query_row([], from_row)
+            .optional()?
+    } else {
+        tx.prepare_cached(&NEXT)?
+            .query_row(
+                rusqlite::named_params! { ":skip": skip_json(skip) },
+                from_row,
+            )
+            .optional()?
+    };
+    let Some(mut task) = next else {
+        return Ok(None);
+    };
+    tx.prepare_cached(
+        "UPDATE tasks SET state = 'active', claimed_epoch = ?2, attempts = attempts + 1, updated_at_ms = ?3
+         WHERE id = ?1",
+    )?
+    .execute(params![task.id, fence.epoch, now_ms])?;
+    task.state = TaskState::Active;
+    task.attempts += 1;
+    Ok(Some(task))
 }
 
 /// Runs `f` in a fenced write transaction after checking `task_id` is active under `fence`.
@@ -546,47 +577,61 @@ fn hold_then_claim_chained(
     if known || paused {
         return Ok(None);
     }
-    let top: Option<(bool, i64)> = tx
-        .prepare_cached(&TOP_OF_STACK)?
-        .query_row(rusqlite::named_params! { ":skip": skip_json(skip) }, |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .optional()?;
+    let rank = |r: &Row<'_>| Ok((r.get(0)?, r.get(1)?));
+    let top: Option<(bool, i64)> = if skip.is_empty() {
+        tx.prepare_cached(&TOP_OF_STACK_ANY_SERVER)?
+            .query_row([], rank)
+            .optional()?
+    } else {
+        tx.prepare_cached(&TOP_OF_STACK)?
+            .query_row(rusqlite::named_params! { ":skip": skip_json(skip) }, rank)
+            .optional()?
+    };
     // Equal ranks leave the choice to the stack's index: not this shortcut's to make.
     if top.is_some_and(|top| top >= (prioritary, seq)) {
         return Ok(None);
     }
     record_size(tx, task_id, bytes, now_ms)?;
-    tx.prepare_cached(&CLAIMED_CHAINED)?
-        .query_row(
-            params![
-                next.book_id,
-                next.server_id,
-                next.kind.as_str(),
-                next.position,
-                next.url,
-                prioritary,
-                seq,
-                fence.epoch,
-                now_ms
-            ],
-            from_row,
-        )
-        .map(Some)
+    tx.prepare_cached(CLAIMED_CHAINED)?.execute(params![
+        next.book_id,
+        next.server_id,
+        next.kind.as_str(),
+        next.position,
+        next.url,
+        prioritary,
+        seq,
+        fence.epoch,
+        now_ms
+    ])?;
+    // The row as the insert made it (no `RETURNING`: see `claim_in`).
+    Ok(Some(Task {
+        id: tx.last_insert_rowid(),
+        book_id: next.book_id,
+        server_id: next.server_id,
+        kind: next.kind,
+        position: next.position,
+        url: next.url.clone(),
+        prioritary,
+        seq,
+        state: TaskState::Active,
+        attempts: 1,
+        failure: None,
+        bytes: None,
+    }))
 }
 
 /// The rank of the task [`NEXT_TASK`] picks.
 static TOP_OF_STACK: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!("SELECT prioritary, seq FROM tasks WHERE id = ({NEXT_TASK})")
 });
+/// [`TOP_OF_STACK`] with no server skipped.
+static TOP_OF_STACK_ANY_SERVER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("SELECT prioritary, seq FROM tasks WHERE id = ({NEXT_TASK_ANY_SERVER})")
+});
 
 /// A chained task added already claimed (see [`hold_then_claim_chained`]).
-static CLAIMED_CHAINED: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "INSERT INTO tasks (book_id, server_id, kind, position, url, prioritary, seq, state, claimed_epoch, attempts, created_at_ms, updated_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'active', ?8, 1, ?9, ?9) RETURNING {COLUMNS}"
-    )
-});
+const CLAIMED_CHAINED: &str = "INSERT INTO tasks (book_id, server_id, kind, position, url, prioritary, seq, state, claimed_epoch, attempts, created_at_ms, updated_at_ms)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'active', ?8, 1, ?9, ?9)";
 
 /// Marks held tasks done, in one transaction (their files are on the disk now). A task no
 /// longer active under `fence` (removed with its book meanwhile) is left as it is, and so is a
