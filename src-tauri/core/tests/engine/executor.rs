@@ -1489,3 +1489,73 @@ async fn a_book_queued_when_the_last_one_is_stored_is_stored_in_the_same_run() {
         "the book read since was left queued"
     );
 }
+
+/// A comic's pages held for their sync are marked before a large whole file starts (it may take
+/// minutes: the comic is said stored first); a small file starts while they sync. Either way
+/// both books end stored, each said stored once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comic_is_said_stored_before_a_large_file_starts_and_a_small_file_does_not_wait_for_it() {
+    for (file_bytes, large) in [(6 << 20, true), (200 << 10, false)] {
+        let mut pdf = b"%PDF-1.4\n".to_vec();
+        pdf.resize(file_bytes, b' ');
+        let fixture = start(Config {
+            books: 2,
+            comic_pages: [(1, 6)].into(),
+            files: [(
+                2,
+                fixture_server::GivenFile {
+                    media_type: "application/pdf".into(),
+                    extension: "pdf".into(),
+                    bytes: pdf,
+                },
+            )]
+            .into(),
+            ..Default::default()
+        });
+        let (env, _server, ids) = library(&fixture).await;
+        let (comic, file) = (ids[&1], ids[&2]);
+        assert_eq!(
+            books::get(&env.store, file).unwrap().file_length,
+            Some(file_bytes as i64),
+            "the feed gives the file's length"
+        );
+        // The file pushed first: the comic, on top, goes first.
+        book_downloads::store_book(&env.store, file).unwrap();
+        book_downloads::store_book(&env.store, comic).unwrap();
+        let (finish, sink) = env.sync(fast_config()).await;
+        assert_eq!(finish, Finish::Idle);
+        let events = sink.events();
+        let said_stored = |book: i64| {
+            events
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| matches!(e, DownloadEvent::BookStored(p) if p.book_id == book))
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        let file_started = events
+            .iter()
+            .position(|e| {
+                matches!(
+                    e,
+                    DownloadEvent::TaskStarted {
+                        kind: TaskKind::File,
+                        ..
+                    }
+                )
+            })
+            .expect("the file was fetched");
+        let comic_stored = said_stored(comic);
+        assert_eq!(comic_stored.len(), 1, "the comic is said stored once");
+        assert_eq!(said_stored(file).len(), 1, "the file is said stored once");
+        if large {
+            assert!(
+                comic_stored[0] < file_started,
+                "the large file started before the comic was said stored"
+            );
+        }
+        for book in [comic, file] {
+            assert_eq!(book_state(&env, book), BookState::Stored);
+        }
+    }
+}
