@@ -309,23 +309,31 @@ pub fn push_all(store: &Store, specs: &[TaskSpec]) -> Result<Vec<Pushed>, StoreE
 /// The SQL that picks the next task: top prioritary first, then top; skips servers paused
 /// for authentication. Served by the `tasks_stack` partial index.
 /// (`INDEXED BY`: the planner must never trade the stack index for a sort.)
-/// The next task: the top prioritary one, else the top one — of servers neither paused nor in
-/// `:skip` (a JSON array of server ids the executor is backing off from).
-pub const NEXT_TASK: &str = "SELECT t.id FROM tasks t INDEXED BY tasks_stack
+/// The statement of [`NEXT_TASK`], with `$skip` a further condition on `t`.
+macro_rules! next_task {
+    ($skip:literal) => {
+        concat!(
+            "SELECT t.id FROM tasks t INDEXED BY tasks_stack
      WHERE t.state = 'pending'
        AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
-       AND t.server_id NOT IN (SELECT value FROM json_each(:skip))
+       ",
+            $skip,
+            "
      ORDER BY t.prioritary DESC, t.seq DESC
-     LIMIT 1";
+     LIMIT 1"
+        )
+    };
+}
+
+/// The next task: the top prioritary one, else the top one — of servers neither paused nor in
+/// `:skip` (a JSON array of server ids the executor is backing off from).
+pub const NEXT_TASK: &str =
+    next_task!("AND t.server_id NOT IN (SELECT value FROM json_each(:skip))");
 
 /// [`NEXT_TASK`] with no server skipped: what a claim between two pages runs. SQLite reads the
 /// list of servers to skip into a temporary table of its own in each run of the statement
 /// (built, then thrown away), even when the list is empty.
-const NEXT_TASK_ANY_SERVER: &str = "SELECT t.id FROM tasks t INDEXED BY tasks_stack
-     WHERE t.state = 'pending'
-       AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL)
-     ORDER BY t.prioritary DESC, t.seq DESC
-     LIMIT 1";
+const NEXT_TASK_ANY_SERVER: &str = next_task!("");
 
 /// `skip` as [`NEXT_TASK`]'s `:skip`.
 fn skip_json(skip: &[i64]) -> String {
@@ -346,7 +354,7 @@ pub fn peek(store: &Store, skip: &[i64]) -> Result<Option<Task>, StoreError> {
         .map_err(|e| store.sql_error(e))
 }
 
-/// Pops: marks the next task active under `fence` and returns it, in one fenced statement.
+/// Pops: marks the next task active under `fence` and returns it, in one fenced transaction.
 /// Tasks of the servers in `skip` stay where they are.
 pub fn claim_next(store: &Store, fence: &Fence, skip: &[i64]) -> Result<Option<Task>, StackError> {
     store.write(|tx| claim_next_in(store, tx, fence, skip))
@@ -375,8 +383,8 @@ static NEXT_ANY_SERVER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|
 /// read, then marked active by its id (the transaction holds the write lock throughout). An
 /// `UPDATE … RETURNING` would do it in one statement, but SQLite keeps the rows it returns in
 /// a temporary table of its own, built and thrown away at each claim: with the list of servers
-/// to skip, three such tables a claim (`EXPLAIN` counts the `OpenEphemeral`s), now one (the
-/// state's `CHECK`).
+/// to skip, three such tables a claim (`EXPLAIN` counts the `OpenEphemeral`s); now two with a
+/// list, one without (the state's `CHECK`).
 fn claim_in(
     tx: &Transaction<'_>,
     fence: &Fence,
@@ -402,7 +410,8 @@ fn claim_in(
         "UPDATE tasks SET state = 'active', claimed_epoch = ?2, attempts = attempts + 1, updated_at_ms = ?3
          WHERE id = ?1",
     )?
-    .execute(params![task.id, fence.epoch, now_ms])?;
+    .execute(params![task.id, fence.epoch, now_ms])
+    .map(|changed| debug_assert_eq!(changed, 1, "the row just read is there to claim"))?;
     task.state = TaskState::Active;
     task.attempts += 1;
     Ok(Some(task))

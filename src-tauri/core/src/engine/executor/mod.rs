@@ -302,8 +302,8 @@ const HELD_FOR: Duration = Duration::from_millis(250);
 /// file or a fifth batch does.
 const SYNCING_MAX: usize = 4;
 /// A whole file up to this size is fetched while the pages held before it sync: their books are
-/// said stored a moment later, once it is in. A larger file (or one of unknown size) may take
-/// minutes: they are synced and marked before it starts. On loopback, waiting for a comic's
+/// said stored after it, once their syncs are over. A larger file (or one of unknown size) may
+/// take minutes: they are synced and marked before it starts. On loopback, waiting for a comic's
 /// sync before each of two small EPUBs cost a tenth of the download row's time.
 const QUICK_FILE_BYTES: i64 = 4 << 20;
 
@@ -1467,16 +1467,37 @@ impl Run<'_> {
         }
     }
 
-    /// Syncs the held pages to the disk, then marks their tasks done in one transaction and
-    /// says where their books stand (see [`Held`]); the batches already syncing are waited for
-    /// (and marked) first. Returns whether anything was marked.
+    /// Syncs the held pages to the disk, then marks their tasks done (a transaction per batch)
+    /// and says where their books stand (see [`Held`]); the batches already syncing are waited
+    /// for (and marked) first. A batch that fails does not keep the others from being marked
+    /// (unless the lease is lost): the first failure is returned once all are over. Returns
+    /// whether anything was marked.
     async fn sync_held(&mut self) -> Result<bool, ExecutorError> {
         let any = !self.held.is_empty() || !self.syncing.is_empty();
-        self.start_sync().await?;
-        while !self.syncing.is_empty() {
-            self.finish_oldest_sync().await?;
+        let mut first_failure = self.start_sync().await.err();
+        if self.syncing.len() < SYNCING_MAX && !self.held.is_empty() {
+            // The oldest batch failed before the held pages could start: they start now.
+            if let Err(e) = self.start_sync().await {
+                first_failure.get_or_insert(e);
+            }
         }
-        Ok(any)
+        while !self.syncing.is_empty() {
+            if matches!(
+                first_failure,
+                Some(ExecutorError::Stack(StackError::LeaseLost(_)))
+            ) {
+                // The next holder takes the files from the disk.
+                self.syncing.clear();
+                break;
+            }
+            if let Err(e) = self.finish_oldest_sync().await {
+                first_failure.get_or_insert(e);
+            }
+        }
+        match first_failure {
+            Some(e) => Err(e),
+            None => Ok(any),
+        }
     }
 
     /// Starts syncing the held pages on a blocking thread while the loop goes on: the disk
@@ -1522,7 +1543,17 @@ impl Run<'_> {
             // again without a download once they can be synced).
             let reason = format!("cannot write the download: {e}");
             tracing::warn!(%reason, pages = held.len(), "could not sync stored pages");
-            for h in &held {
+            // Not an id that now names a task held since (see below).
+            let mut later: HashSet<i64> = self
+                .held
+                .iter()
+                .chain(self.syncing.iter().flat_map(|b| &b.held))
+                .map(|h| h.task.id)
+                .collect();
+            if let Some(Ok(Claimed::Task(next, _, _))) = &self.next_claim {
+                later.insert(next.id);
+            }
+            for h in held.iter().filter(|h| !later.contains(&h.task.id)) {
                 let (fence, id, r) = (self.fence.clone(), h.task.id, reason.clone());
                 let _ = self
                     .ex
