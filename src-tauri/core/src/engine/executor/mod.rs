@@ -238,10 +238,9 @@ struct Run<'a> {
 /// [`download_stack::is_page_stored`]) but synced to the disk with others: one sync for up to
 /// [`HELD_MAX`] pages or [`HELD_FOR`], whichever comes first, made on a blocking thread while
 /// the loop fetches the next pages (up to [`SYNCING_MAX`] batches at a time). Its task is marked
-/// done only
-/// after that sync, so "done" still means "on the disk" after a power cut; a process killed in
-/// between leaves the file in place and the task active, and the next run takes the file (its
-/// size was recorded) without fetching it again.
+/// done only after that sync, so "done" still means "on the disk" after a power cut; a process
+/// killed in between leaves the file in place and the task active, and the next run takes the
+/// file (its size was recorded) without fetching it again.
 struct Held {
     task: Task,
     book: Book,
