@@ -229,14 +229,21 @@ pub(crate) async fn bare_download(
     let started = Instant::now();
     let mut total = 0u64;
     for (i, url) in urls.iter().enumerate() {
-        let mut response = client.get(url).send().await?.error_for_status()?;
-        let mut file = std::fs::File::create(out.join(format!("{i:05}")))?;
-        while let Some(chunk) = response.chunk().await? {
-            file.write_all(&chunk)?;
-            total += chunk.len() as u64;
-        }
+        total += fetch_to_file(client, url, &out.join(format!("{i:05}"))).await?;
     }
     Ok((started.elapsed(), total))
+}
+
+/// One GET, its body streamed to a new file at `path`; the bytes written.
+async fn fetch_to_file(client: &reqwest::Client, url: &str, path: &Path) -> Result<u64> {
+    let mut response = client.get(url).send().await?.error_for_status()?;
+    let mut file = std::fs::File::create(path)?;
+    let mut written = 0u64;
+    while let Some(chunk) = response.chunk().await? {
+        file.write_all(&chunk)?;
+        written += chunk.len() as u64;
+    }
+    Ok(written)
 }
 
 /// The baseline with the executor's durability: the bare loop, each book's files synced to the
@@ -258,13 +265,8 @@ async fn bare_download_synced(
     let sync =
         |files: Vec<PathBuf>| tokio::task::spawn_blocking(move || part_files::sync_written(&files));
     for (i, (book_id, url)) in urls.iter().enumerate() {
-        let mut response = client.get(url).send().await?.error_for_status()?;
         let path = out.join(format!("{i:05}"));
-        let mut file = std::fs::File::create(&path)?;
-        while let Some(chunk) = response.chunk().await? {
-            file.write_all(&chunk)?;
-            total += chunk.len() as u64;
-        }
+        total += fetch_to_file(client, url, &path).await?;
         book.push(path);
         let book_ends = urls.get(i + 1).is_none_or(|(next, _)| next != book_id);
         if book_ends {
