@@ -368,6 +368,36 @@ pub fn next_parts(store: &Store, book: &Book, task: &Task) -> Result<Vec<TaskSpe
     }
 }
 
+/// The pages a download of `book` goes on to after `first` (the follow-up of the page at
+/// `from`), at most `n`: each the next page not stored after the one before, as each page's
+/// follow-up would be once that page is stored — stopping where the chain comes back round to
+/// `from` or to a page already among them.
+pub fn pages_after(
+    store: &Store,
+    book: &Book,
+    from: i64,
+    first: &TaskSpec,
+    n: usize,
+) -> Result<Vec<TaskSpec>, StoreError> {
+    let count = book.page_count.unwrap_or(0);
+    let mut pages: Vec<TaskSpec> = Vec::with_capacity(n);
+    let mut after = first.position;
+    while pages.len() < n {
+        let Some(p) = download_stack::next_missing_page(store, book.id, count, after)? else {
+            break;
+        };
+        if p == from || p == first.position || pages.iter().any(|s| s.position == p) {
+            break;
+        }
+        let Some(spec) = page_spec(book, p, first.prioritary) else {
+            break;
+        };
+        pages.push(spec);
+        after = p;
+    }
+    Ok(pages)
+}
+
 /// Where a book stands on this device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]

@@ -544,17 +544,144 @@ pub fn hold_then_claim_next_in(
     then_push: &[TaskSpec],
     skip: &[i64],
 ) -> Result<Option<Task>, StackError> {
+    hold_then_claim_run_in(store, tx, fence, task_id, bytes, then_push, &[], skip)
+        .map(|(next, _)| next)
+}
+
+/// [`hold_then_claim_next_in`], and when the one follow-up is added already claimed (see
+/// [`hold_then_claim_chained`]), the pages of `run_on` after it too, in their order, for as
+/// long as none of them is in the stack already: the pages a download goes on to, claimed in
+/// this one transaction instead of one each (see [`give_back_run_in`] for those it does not
+/// get to). Returns the task claimed and the pages claimed after it.
+#[allow(clippy::too_many_arguments)]
+pub fn hold_then_claim_run_in(
+    store: &Store,
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    task_id: i64,
+    bytes: i64,
+    then_push: &[TaskSpec],
+    run_on: &[TaskSpec],
+    skip: &[i64],
+) -> Result<(Option<Task>, Vec<Task>), StackError> {
     let now = store.now_ms();
     settle_in(store, fence, task_id, tx, |tx| {
         if let [next] = then_push {
             if let Some(task) = hold_then_claim_chained(tx, fence, task_id, bytes, next, skip, now)?
             {
-                return Ok(Some(task));
+                let mut after = Vec::with_capacity(run_on.len());
+                for spec in run_on {
+                    if twin_of(tx, spec)?.is_some() {
+                        break;
+                    }
+                    after.push(insert_claimed(
+                        tx,
+                        fence,
+                        spec,
+                        task.prioritary,
+                        task.seq,
+                        now,
+                    )?);
+                }
+                return Ok((Some(task), after));
             }
         }
         hold_row(tx, task_id, bytes, then_push, now)?;
-        claim_in(tx, fence, skip, now)
+        Ok((claim_in(tx, fence, skip, now)?, Vec::new()))
     })
+}
+
+/// Records the sizes of pages put in place since the last transaction (`(task id, bytes)`), for
+/// the tasks still active under `fence` with no size yet: a page becomes readable by a window
+/// once its size is recorded (see [`is_page_stored`]), and a later run takes a file in place
+/// of the size recorded.
+pub fn record_sizes_in(
+    store: &Store,
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    sizes: &[(i64, i64)],
+) -> Result<(), StackError> {
+    if sizes.is_empty() {
+        return Ok(());
+    }
+    fenced(store, fence, tx)?;
+    let now = store.now_ms();
+    let mut stmt = tx
+        .prepare_cached(
+            "UPDATE tasks SET bytes = ?2, updated_at_ms = ?4
+             WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?3 AND bytes IS NULL",
+        )
+        .map_err(|e| StackError::Store(store.sql_error(e)))?;
+    for (id, bytes) in sizes {
+        stmt.execute(params![id, bytes, fence.epoch, now])
+            .map_err(|e| StackError::Store(store.sql_error(e)))?;
+    }
+    Ok(())
+}
+
+/// Whether every task of `ids` is still active under `fence` and of a server not paused: a
+/// read, for the executor's trips that make no transaction (the holder's own claims stand
+/// until another holder takes the lease over, which puts them back on the stack).
+pub fn still_claimed(store: &Store, fence: &Fence, ids: &[i64]) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM tasks t
+                 WHERE t.id = ?1 AND t.state = 'active' AND t.claimed_epoch = ?2
+                   AND NOT EXISTS (SELECT 1 FROM servers s WHERE s.id = t.server_id AND s.paused_reason IS NOT NULL))",
+            )?;
+            for id in ids {
+                if !stmt.query_row(params![id, fence.epoch], |r| r.get::<_, bool>(0))? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Gives back pages [`hold_then_claim_run_in`] claimed that the run will not get to (a page
+/// the reader asked for comes first, a pause, a stop): each is removed — the page before it
+/// pushes it again at its place when it is held, as it would have without the run — unless
+/// the reader raised its priority meanwhile (a window asked for that very page), which puts it
+/// back on the stack instead, where the claim finds it among the prioritary tasks. Only tasks
+/// still active under `fence`, never run (no size recorded).
+pub fn give_back_run_in(
+    store: &Store,
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    run: &[Task],
+) -> Result<(), StackError> {
+    if run.is_empty() {
+        return Ok(());
+    }
+    fenced(store, fence, tx)?;
+    let now = store.now_ms();
+    let sql = |e| StackError::Store(store.sql_error(e));
+    let mut remove = tx
+        .prepare_cached(
+            "DELETE FROM tasks WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2
+               AND bytes IS NULL AND prioritary = ?3",
+        )
+        .map_err(sql)?;
+    let mut put_back = tx
+        .prepare_cached(
+            "UPDATE tasks SET state = 'pending', updated_at_ms = ?3
+             WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2 AND bytes IS NULL",
+        )
+        .map_err(sql)?;
+    for task in run {
+        if remove
+            .execute(params![task.id, fence.epoch, task.prioritary])
+            .map_err(sql)?
+            == 0
+        {
+            put_back
+                .execute(params![task.id, fence.epoch, now])
+                .map_err(sql)?;
+        }
+    }
+    Ok(())
 }
 
 /// The common case of [`hold_then_claim_next_in`], in fewer writes: when the task's one
@@ -601,32 +728,44 @@ fn hold_then_claim_chained(
         return Ok(None);
     }
     record_size(tx, task_id, bytes, now_ms)?;
+    insert_claimed(tx, fence, next, prioritary, seq, now_ms).map(Some)
+}
+
+/// Adds `spec` already claimed under `fence`, at `seq` (see [`hold_then_claim_chained`]).
+fn insert_claimed(
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    spec: &TaskSpec,
+    prioritary: bool,
+    seq: i64,
+    now_ms: i64,
+) -> rusqlite::Result<Task> {
     tx.prepare_cached(CLAIMED_CHAINED)?.execute(params![
-        next.book_id,
-        next.server_id,
-        next.kind.as_str(),
-        next.position,
-        next.url,
+        spec.book_id,
+        spec.server_id,
+        spec.kind.as_str(),
+        spec.position,
+        spec.url,
         prioritary,
         seq,
         fence.epoch,
         now_ms
     ])?;
     // The row as the insert made it (no `RETURNING`: see `claim_in`).
-    Ok(Some(Task {
+    Ok(Task {
         id: tx.last_insert_rowid(),
-        book_id: next.book_id,
-        server_id: next.server_id,
-        kind: next.kind,
-        position: next.position,
-        url: next.url.clone(),
+        book_id: spec.book_id,
+        server_id: spec.server_id,
+        kind: spec.kind,
+        position: spec.position,
+        url: spec.url.clone(),
         prioritary,
         seq,
         state: TaskState::Active,
         attempts: 1,
         failure: None,
         bytes: None,
-    }))
+    })
 }
 
 /// The rank of the task [`NEXT_TASK`] picks.

@@ -314,6 +314,50 @@ impl Store {
         f()
     }
 
+    /// [`Store::reading_on_writer`] in one read transaction: every read of `f` sees the same
+    /// commit (one consistent look), and SQLite finds the newest commit once for all of them
+    /// rather than once per statement. A look of several reads that must agree (the
+    /// executor's between two pages it holds without writing) rather than a read meant to see
+    /// each commit as it comes. Called where reads already go through the writer, `f` runs in
+    /// what is open.
+    pub fn looking_on_writer<T>(
+        &self,
+        f: impl FnOnce() -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if ReadsThrough::current(&self.inner).is_some() {
+            return f();
+        }
+        let conn = lock(&self.inner.writer);
+        let path = self.inner.dir.database();
+        conn.prepare_cached("BEGIN DEFERRED")
+            .and_then(|mut s| s.execute([]))
+            .map_err(|e| StoreError::from_sqlite(e, &path))?;
+        // Ended whatever happens in `f` (a panic included): the writer's next write begins a
+        // transaction of its own.
+        struct EndRead<'c>(&'c Connection);
+        impl Drop for EndRead<'_> {
+            fn drop(&mut self) {
+                if !self.0.is_autocommit() {
+                    let _ = self.0.execute_batch("ROLLBACK");
+                }
+            }
+        }
+        let end = EndRead(&conn);
+        let value = {
+            let _reads_here = ReadsThrough::on(&self.inner, end.0);
+            f()
+        };
+        let ended = end
+            .0
+            .prepare_cached("COMMIT")
+            .and_then(|mut s| s.execute([]))
+            .map_err(|e| StoreError::from_sqlite(e, &path));
+        drop(end);
+        let value = value?;
+        ended?;
+        Ok(value)
+    }
+
     /// Maps a SQLite error met inside [`Store::write`]/[`Store::read`] to a [`StoreError`].
     pub fn sql_error(&self, err: rusqlite::Error) -> StoreError {
         StoreError::from_sqlite(err, &self.inner.dir.database())

@@ -275,6 +275,11 @@ impl KeptLook {
         self.kept == Kept::Ours { renew: false }
     }
 
+    /// The server whose slot was looked at.
+    pub fn server_id(&self) -> i64 {
+        self.server_id
+    }
+
     fn is_fresh(&self, now_ms: i64) -> bool {
         (self.at_ms..=self.at_ms + LOOK_FRESH_MS).contains(&now_ms)
     }

@@ -1560,3 +1560,68 @@ async fn a_comic_is_said_stored_before_a_large_file_starts_and_once_whatever_the
         }
     }
 }
+
+/// Pages that come quickly are claimed a stretch at a time and put in place without a
+/// transaction each (see `executor/stretch.rs`). A run stopped in the middle of such a stretch
+/// gives back the pages it claimed and did not reach, and marks the pages it put in place done
+/// with their sizes: nothing is left active, every page done has the size of its file, and the
+/// next run fetches only what is missing — each page once, but for the one asked for ahead
+/// when the run stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_loses_nothing() {
+    let fixture = start(one_comic(60));
+    let (env, _, ids) = library(&fixture).await;
+    let book = ids[&1];
+    book_downloads::store_book(&env.store, book).unwrap();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stop_tx = Arc::new(stop_tx);
+    let stopper = stop_tx.clone();
+    let sink = ActsAfterAPage::new((book, 20), move || {
+        let _ = stopper.send(true);
+    });
+    let ex = env.executor(fast_config(), sink.clone());
+    assert_eq!(
+        ex.run(RunMode::UntilIdle, stop_rx).await.unwrap(),
+        Finish::Shutdown
+    );
+    let active = download_stack::in_state(&env.store, TaskState::Active, 100).unwrap();
+    assert!(active.is_empty(), "left active: {active:?}");
+    let tasks = download_stack::tasks_of_book(&env.store, book).unwrap();
+    let files = PartFiles::new(env.store.data_dir().books());
+    let mut done = 0;
+    for t in tasks.iter().filter(|t| t.kind == TaskKind::Page) {
+        if t.state == TaskState::Done {
+            done += 1;
+            let path = files
+                .find_page(book, t.position)
+                .expect("a done page's file");
+            let len = std::fs::metadata(&path).unwrap().len() as i64;
+            assert_eq!(t.bytes, Some(len), "page {} done with its size", t.position);
+        }
+    }
+    assert!(done >= 20, "{done} pages done before the stop");
+    assert!(done < 60, "the run stopped before the end");
+    // A page claimed and given back is pending at most once (the chain's next page).
+    let pending = tasks
+        .iter()
+        .filter(|t| t.state == TaskState::Pending && t.kind == TaskKind::Page)
+        .count();
+    assert!(pending <= 1, "{pending} pages pending: {tasks:?}");
+
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    let ex = env.executor(fast_config(), Arc::new(RecordingSink::default()));
+    assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
+    assert_eq!(book_state(&env, book), BookState::Stored);
+    let stats = fixture.stats();
+    let twice: Vec<u32> = (0..60).filter(|&i| page_hits(&stats, 1, i) > 1).collect();
+    assert!(twice.len() <= 1, "pages fetched twice: {twice:?}");
+    for i in 0..60 {
+        assert!(page_hits(&stats, 1, i) >= 1, "page {i} fetched");
+        let path = files.find_page(book, i as i64).expect("every page stored");
+        assert_eq!(
+            std::fs::read(path).unwrap(),
+            fixture.page_bytes(1, i).unwrap(),
+            "page {i}"
+        );
+    }
+}

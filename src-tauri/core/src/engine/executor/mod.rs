@@ -43,6 +43,7 @@ use crate::library::settings::{self, BooksKept, DownloadsPaused};
 
 mod file_download;
 mod page_ahead;
+mod stretch;
 
 use page_ahead::{Ahead, FollowUp};
 
@@ -232,6 +233,16 @@ struct Run<'a> {
     /// The request slot kept from the last page or cover, for the next one of the same server
     /// (see [`crate::http::server_throttle`]); let go before anything else.
     kept_slot: Option<SlotGuard>,
+    /// The pages after the next one, claimed with it and not yet reached, in their order (see
+    /// [`stretch`]).
+    stretch: VecDeque<Task>,
+    /// The push counter when the stretch was claimed: a push since ends it.
+    stretch_pushes: i64,
+    /// Pages put in place without a transaction (`(task id, bytes)`): their sizes go with the
+    /// run's next transaction.
+    unrecorded: Vec<(i64, i64)>,
+    /// When the last trip's transaction (or one that recorded sizes) ended.
+    recorded_at: Option<Instant>,
 }
 
 /// A downloaded page is put in place at once (a window reads it from there at once: see
@@ -264,6 +275,20 @@ struct PageTrip {
     next: Option<Claimed>,
     /// A look at the kept request slot, for the next task's request.
     look: Option<server_throttle::KeptLook>,
+    /// What became of the stretch (see [`stretch`]).
+    stretch: StretchTrip,
+}
+
+/// What a trip between two pages did with the stretch of pages claimed ahead.
+enum StretchTrip {
+    /// The page was put in place without a transaction; the next page is the stretch's first.
+    Quiet,
+    /// A transaction recorded the sizes waiting, held the page and went on to the stretch's
+    /// first page.
+    WentOn,
+    /// A transaction recorded the sizes waiting and gave the stretch back (if there was one);
+    /// these pages, claimed after the next task, are the new one (the push counter then).
+    Claimed(Vec<Task>, i64),
 }
 
 /// Why the trip between two pages failed.
@@ -592,11 +617,17 @@ impl Executor {
             syncing: VecDeque::new(),
             pages_on_disk: None,
             kept_slot: None,
+            stretch: VecDeque::new(),
+            stretch_pushes: 0,
+            unrecorded: Vec::new(),
+            recorded_at: None,
             mode,
         };
         let mut result = run.work(mode, &mut shutdown).await;
         run.give_up_ahead().await;
         run.let_slot_go().await;
+        // Whatever ended the run, the pages claimed ahead and not reached go back.
+        run.give_back_next_claim().await;
         // Whatever ended the run, the pages stored are synced and marked (unless the lease is
         // gone: the next holder takes them from the disk).
         if let Err(e) = run.sync_held().await {
@@ -839,10 +870,17 @@ impl Run<'_> {
             let claimed = match self.next_claim.take() {
                 Some(claimed) => claimed,
                 None => {
-                    self.ex
+                    // Sizes not yet recorded and a stretch not reached (after a trip that
+                    // failed) are settled first, in the claim's transaction.
+                    let sizes = self.unrecorded.clone();
+                    let stretch: Vec<Task> = self.stretch.iter().cloned().collect();
+                    let claimed = self
+                        .ex
                         .db(move |s| -> Result<Claimed, StackError> {
                             // One transaction, its reads through the writer (see `Store::write`).
                             s.write(|tx| {
+                                download_stack::record_sizes_in(s, tx, &fence, &sizes)?;
+                                download_stack::give_back_run_in(s, tx, &fence, &stretch)?;
                                 // Paused by the reader, or waiting for a link that is not metered.
                                 if is_paused(s)? || crate::engine::network::hold(s)?.is_some() {
                                     return Ok(Claimed::Paused);
@@ -853,7 +891,12 @@ impl Run<'_> {
                                 })
                             })
                         })
-                        .await
+                        .await;
+                    if claimed.is_ok() {
+                        self.unrecorded.clear();
+                        self.stretch.clear();
+                    }
+                    claimed
                 }
             };
             // A request sent ahead serves the page claimed, or is over before anything else.
@@ -1135,6 +1178,13 @@ impl Run<'_> {
             }
             (outcome, _) => outcome,
         };
+        // Not a page held: the stretch claimed ahead (if any) ends here, before anything this
+        // task chains to is pushed (see `stretch`).
+        match self.end_stretch().await {
+            Ok(()) => {}
+            Err(StackError::LeaseLost(_)) => return Ok(Some(Finish::LeaseLost)),
+            Err(e) => return Err(ExecutorError::Storage(e.to_string())),
+        }
         let fence = self.fence.clone();
         let id = task.id;
         if outcome.is_err() {
@@ -1324,22 +1374,66 @@ impl Run<'_> {
             PageToHold::Fetched(path, body) => (path, Some(body)),
         };
         let claim = self.held.len() + 1 < HELD_MAX && self.backoffs.is_empty();
-        // The chain's next page asked for now, while the trip runs (see `page_ahead`).
-        let follow_up = self.follow_up.take().filter(|f| f.after == task.id);
-        let sent_ahead = follow_up.is_some_and(|next| self.send_ahead(&book, next));
         let kept = self
             .kept_slot
             .as_ref()
             .map(|slot| (slot.server_id(), slot.holder().to_owned()));
+        // Pages come quickly: this one may go in place without a transaction, the next page
+        // claimed already (see `stretch`), and a trip that claims may claim a stretch.
+        let quick = self
+            .recorded_at
+            .is_some_and(|at| at.elapsed() < stretch::QUIET_FOR);
+        let unrecorded_bytes: u64 = self.unrecorded.iter().map(|&(_, b)| b as u64).sum();
+        // Looked at once, before the request ahead: the same look serves both. (Unable to
+        // look — a busy disk — the trip's transaction says what is wrong, if anything.)
+        let quiet = (claim
+            && quick
+            && task.kind == TaskKind::Page
+            && unrecorded_bytes + bytes < CHECKPOINT_BYTES)
+            .then(|| self.stretch.front().cloned())
+            .flatten()
+            .map(|next| stretch::QuietLook {
+                pushes: self.stretch_pushes,
+                task_id: task.id,
+                next,
+                kept: kept.clone(),
+            })
+            .and_then(
+                |q| match stretch::quiet_look(&self.ex.store, &self.fence, &q) {
+                    Ok(Some(look)) => Some((q, look)),
+                    _ => None,
+                },
+            );
+        // The chain's next page asked for now, while the trip runs (see `page_ahead`).
+        let follow_up = self.follow_up.take().filter(|f| f.after == task.id);
+        let looked = quiet.as_ref().and_then(|(_, look)| look.clone());
+        let sent_ahead = follow_up.is_some_and(|next| self.send_ahead(&book, next, looked));
+        let claim_stretch = quick && stretch::may_stretch(task);
+        let stretch: Vec<Task> = self.stretch.iter().cloned().collect();
+        let stretch_pushes = self.stretch_pushes;
+        let sizes = self.unrecorded.clone();
         let (fence, id, at) = (self.fence.clone(), task.id, path.clone());
         let (b, t) = (book.clone(), task.clone());
         let trip = move |s: &Store| -> Result<PageTrip, TripFailure> {
             if let Some(body) = body {
                 part_files::write_atomically_unsynced(&at, &body).map_err(TripFailure::Write)?;
             }
+            if let Some((q, look)) = quiet {
+                let follow_up = stretch
+                    .get(1)
+                    .map(|after| stretch::follow_up_in_stretch(&q.next, after))
+                    .or_else(|| page_ahead::follow_up(s, &b, &q.next));
+                return Ok(PageTrip {
+                    last: false,
+                    next: Some(Claimed::Task(q.next, Box::new(Ok(b)), follow_up)),
+                    look,
+                    stretch: StretchTrip::Quiet,
+                });
+            }
             // One transaction for all of it: its reads go through the writer's connection
             // (see `Store::write`), which has every page they need in its cache.
             s.write(|tx| {
+                download_stack::record_sizes_in(s, tx, &fence, &sizes)?;
                 let follow_ups = book_downloads::next_parts(s, &b, &t)?;
                 // A part with nothing left to chain to: its book may be complete, which is
                 // said once its sync is over — started at once (a cover waits for the batch).
@@ -1349,41 +1443,87 @@ impl Run<'_> {
                 let paused = || -> Result<bool, StoreError> {
                     Ok(is_paused(s)? || crate::engine::network::hold(s)?.is_some())
                 };
+                let looked = |next: &Task| match &kept {
+                    Some((server, holder))
+                        if next.server_id == *server
+                            && matches!(next.kind, TaskKind::Page | TaskKind::Resource) =>
+                    {
+                        server_throttle::look_at_kept(s, *server, holder).ok()
+                    }
+                    _ => None,
+                };
+                if let Some(next) = stretch.first() {
+                    // The stretch goes on when nothing came in between: the page's follow-up is
+                    // its first page, already claimed.
+                    let goes_on = claim
+                        && !last
+                        && matches!(paused(), Ok(false))
+                        && download_stack::push_counter(s)? == stretch_pushes
+                        && matches!(follow_ups.as_slice(), [f] if f.position == next.position && f.url == next.url);
+                    if goes_on {
+                        download_stack::hold_in(s, tx, &fence, id, bytes as i64, &[])?;
+                        let follow_up = stretch
+                            .get(1)
+                            .map(|after| stretch::follow_up_in_stretch(next, after))
+                            .or_else(|| page_ahead::follow_up(s, &b, next));
+                        return Ok(PageTrip {
+                            last: false,
+                            look: looked(next),
+                            next: Some(Claimed::Task(next.clone(), Box::new(Ok(b)), follow_up)),
+                            stretch: StretchTrip::WentOn,
+                        });
+                    }
+                    // Given back before the page's follow-up is pushed again.
+                    download_stack::give_back_run_in(s, tx, &fence, &stretch)?;
+                }
                 if !claim || last || !matches!(paused(), Ok(false)) {
                     download_stack::hold_in(s, tx, &fence, id, bytes as i64, &follow_ups)?;
                     return Ok(PageTrip {
                         last,
                         next: None,
                         look: None,
+                        stretch: StretchTrip::Claimed(Vec::new(), 0),
                     });
                 }
-                let next = download_stack::hold_then_claim_next_in(
+                let run_on = match follow_ups.as_slice() {
+                    [f] if claim_stretch && f.kind == TaskKind::Page => {
+                        book_downloads::pages_after(s, &b, t.position, f, stretch::STRETCH_AHEAD)?
+                    }
+                    _ => Vec::new(),
+                };
+                let (next, after) = download_stack::hold_then_claim_run_in(
                     s,
                     tx,
                     &fence,
                     id,
                     bytes as i64,
                     &follow_ups,
+                    &run_on,
                     &[],
                 )?;
+                let pushes = if after.is_empty() {
+                    0
+                } else {
+                    download_stack::push_counter(s)?
+                };
                 // The request slot kept for this server serves the next page if no one
                 // else wants it: looked at now rather than in a trip of the request's own.
-                let look = match (&next, kept) {
-                    (Some(next), Some((server, holder)))
-                        if next.server_id == server
-                            && matches!(next.kind, TaskKind::Page | TaskKind::Resource) =>
-                    {
-                        server_throttle::look_at_kept(s, server, &holder).ok()
-                    }
-                    _ => None,
-                };
+                let look = next.as_ref().and_then(looked);
+                let next = Some(match next {
+                    None => Claimed::Nothing,
+                    Some(task) => match after.first() {
+                        Some(first) => {
+                            let follow_up = stretch::follow_up_in_stretch(&task, first);
+                            Claimed::Task(task, Box::new(Ok(b)), Some(follow_up))
+                        }
+                        None => claimed_task(s, task),
+                    },
+                });
                 Ok(PageTrip {
                     last,
-                    next: Some(match next {
-                        None => Claimed::Nothing,
-                        Some(task) => claimed_task(s, task),
-                    }),
+                    next,
                     look,
+                    stretch: StretchTrip::Claimed(after, pushes),
                 })
             })
         };
@@ -1412,6 +1552,23 @@ impl Run<'_> {
             // the next run takes the page in place.
             Err(TripFailure::Stack(e)) => return Ok(Err(ExecutorError::Storage(e.to_string()))),
         };
+        match trip.stretch {
+            StretchTrip::Quiet => {
+                self.stretch.pop_front();
+                self.unrecorded.push((task.id, bytes as i64));
+            }
+            StretchTrip::WentOn => {
+                self.stretch.pop_front();
+                self.unrecorded.clear();
+                self.recorded_at = Some(Instant::now());
+            }
+            StretchTrip::Claimed(after, pushes) => {
+                self.stretch = after.into();
+                self.stretch_pushes = pushes;
+                self.unrecorded.clear();
+                self.recorded_at = Some(Instant::now());
+            }
+        }
         self.failures = 0;
         self.backoffs.succeeded(task.server_id);
         if let Some((b, pages)) = self.pages_on_disk.as_mut() {
@@ -1448,6 +1605,11 @@ impl Run<'_> {
         if let Some(Ok(Claimed::Task(task, _, _))) = self.next_claim.take() {
             if !self.lost.load(Ordering::SeqCst) {
                 self.put_back(task.id).await;
+            }
+        }
+        if !self.lost.load(Ordering::SeqCst) {
+            if let Err(e) = self.end_stretch().await {
+                tracing::warn!(cause = %e, "could not give back the pages claimed ahead; the next run does");
             }
         }
     }
@@ -1552,6 +1714,7 @@ impl Run<'_> {
             if let Some(Ok(Claimed::Task(next, _, _))) = &self.next_claim {
                 later.insert(next.id);
             }
+            later.extend(self.stretch.iter().map(|t| t.id));
             for h in held.iter().filter(|h| !later.contains(&h.task.id)) {
                 let (fence, id, r) = (self.fence.clone(), h.task.id, reason.clone());
                 let _ = self
@@ -1593,12 +1756,16 @@ impl Run<'_> {
                 books.push(h.book.clone());
             }
         }
+        // Pages put in place without a transaction have their sizes recorded first: a task is
+        // marked done only with its size.
+        let sizes = self.unrecorded.clone();
         let progress = self
             .ex
             .db(move |s| -> Result<Vec<BookProgress>, StackError> {
                 // The progress read in the same transaction, through the writer's cache (see
                 // `Store::write`).
                 s.write(|tx| {
+                    download_stack::record_sizes_in(s, tx, &fence, &sizes)?;
                     download_stack::complete_held_in(s, tx, &fence, &ids)?;
                     Ok(books
                         .iter()
@@ -1613,6 +1780,8 @@ impl Run<'_> {
                 // their tasks stay active and the next run takes the files.
                 other => ExecutorError::Storage(other.to_string()),
             })?;
+        self.unrecorded.clear();
+        self.recorded_at = Some(Instant::now());
         for p in progress {
             self.progress_said = Some((p.book_id, Instant::now()));
             self.report_progress(p).await;
@@ -1781,7 +1950,21 @@ impl Run<'_> {
         }
         // Asked for already, while the last page's trip ran (see `page_ahead`).
         if let Some(ahead) = self.ahead.take_if(|a| a.serves(task)) {
-            let (fetched, slot) = ahead.answer().await;
+            let answer = ahead.answer();
+            tokio::pin!(answer);
+            let (fetched, slot) = if self.unrecorded.is_empty() {
+                answer.await
+            } else {
+                // A slow answer: the pages put in place before it are recorded meanwhile, so
+                // that a window waiting for one of them sees it (see `stretch`).
+                tokio::select! {
+                    a = &mut answer => a,
+                    () = tokio::time::sleep(stretch::QUIET_FOR) => {
+                        self.record_before_waiting().await;
+                        answer.await
+                    }
+                }
+            };
             if slot.is_some() {
                 self.kept_slot = slot;
             }
@@ -1795,6 +1978,9 @@ impl Run<'_> {
             return Ok(len);
         }
         self.drop_ahead().await;
+        // A request of its own may wait for the slot: the pages put in place before it are
+        // recorded first (see `stretch`).
+        self.record_before_waiting().await;
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
         if let Some(range) = book_downloads::requested_range(&url) {

@@ -113,8 +113,14 @@ impl Ahead {
 impl Run<'_> {
     /// Asks for `next` (the follow-up of the page just fetched) on the slot kept for its
     /// server, if that slot may serve it at once; returns whether it did. Blocking only for the
-    /// look at the slot, a read.
-    pub(super) fn send_ahead(&mut self, book: &Book, next: FollowUp) -> bool {
+    /// look at the slot, a read — not made when `looked` is that look, taken with downloads
+    /// seen neither paused nor held (see `stretch::quiet_look`).
+    pub(super) fn send_ahead(
+        &mut self,
+        book: &Book,
+        next: FollowUp,
+        looked: Option<server_throttle::KeptLook>,
+    ) -> bool {
         let Some((server, holder)) = self
             .kept_slot
             .as_ref()
@@ -142,12 +148,15 @@ impl Run<'_> {
         // The look the request would make (a waiter marked since the last request goes first),
         // and the switches the trip's claim looks at: nothing is asked for while paused.
         let store = &self.ex.store;
-        let look = store.reading_on_writer(|| -> Result<_, StoreError> {
-            if is_paused(store)? || crate::engine::network::hold(store)?.is_some() {
-                return Ok(None);
-            }
-            server_throttle::look_at_kept(store, server, &holder).map(Some)
-        });
+        let look = match looked.filter(|l| l.server_id() == server) {
+            Some(look) => Ok(Some(look)),
+            None => store.reading_on_writer(|| -> Result<_, StoreError> {
+                if is_paused(store)? || crate::engine::network::hold(store)?.is_some() {
+                    return Ok(None);
+                }
+                server_throttle::look_at_kept(store, server, &holder).map(Some)
+            }),
+        };
         let look = match look {
             Ok(Some(look)) if look.may_serve() => look,
             _ => return false,
