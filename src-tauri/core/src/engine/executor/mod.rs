@@ -1459,7 +1459,8 @@ impl Run<'_> {
                         && !last
                         && matches!(paused(), Ok(false))
                         && download_stack::push_counter(s)? == stretch_pushes
-                        && matches!(follow_ups.as_slice(), [f] if f.position == next.position && f.url == next.url);
+                        && matches!(follow_ups.as_slice(), [f] if f.position == next.position && f.url == next.url)
+                        && download_stack::still_claimed(s, &fence, &[next.id])?;
                     if goes_on {
                         download_stack::hold_in(s, tx, &fence, id, bytes as i64, &[])?;
                         let follow_up = stretch

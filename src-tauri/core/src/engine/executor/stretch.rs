@@ -26,8 +26,9 @@
 //! empty — which a kill between the page's write and its transaction could already leave. At
 //! most [`CHECKPOINT_BYTES`] of pages are in place without a size at any time. A power cut can
 //! leave a page not yet synced short; with a size recorded it is fetched again, without one
-//! only when empty (ext4 and most journaled filesystems show a file's new length only once its
-//! data is written).
+//! only when empty (ext4 gives a file its length on the disk as its data reaches it: such a
+//! page comes back empty or shorter, never padded) — the one thing given up, for at most
+//! [`STRETCH_AHEAD`] pages in the [`QUIET_FOR`] before their sizes are recorded.
 
 use super::*;
 
