@@ -240,10 +240,22 @@ fn push_at(
                 .execute(params![id, seq, spec.prioritary, now_ms])?;
                 Ok(Pushed::MovedToTop(id))
             }
-            TaskState::Active => {
+            TaskState::Active if chained_at.is_some() => {
                 tx.execute(
                     "UPDATE tasks SET prioritary = max(prioritary, ?2) WHERE id = ?1",
                     params![id, spec.prioritary],
+                )?;
+                Ok(Pushed::AlreadyActive(id))
+            }
+            // Asked for while claimed: maybe a page of a stretch the executor claimed ahead and
+            // has not reached (see `give_back_run_in`). The push is counted, so the executor
+            // looks again, and the row keeps a trace of it (its update time past its creation).
+            TaskState::Active => {
+                next_seq(tx)?;
+                tx.execute(
+                    "UPDATE tasks SET prioritary = max(prioritary, ?2),
+                       updated_at_ms = max(?3, updated_at_ms + 1) WHERE id = ?1",
+                    params![id, spec.prioritary, now_ms],
                 )?;
                 Ok(Pushed::AlreadyActive(id))
             }
@@ -642,10 +654,10 @@ pub fn still_claimed(store: &Store, fence: &Fence, ids: &[i64]) -> Result<bool, 
 
 /// Gives back pages [`hold_then_claim_run_in`] claimed that the run will not get to (a page
 /// the reader asked for comes first, a pause, a stop): each is removed — the page before it
-/// pushes it again at its place when it is held, as it would have without the run — unless
-/// the reader raised its priority meanwhile (a window asked for that very page), which puts it
-/// back on the stack instead, where the claim finds it among the prioritary tasks. Only tasks
-/// still active under `fence`, never run (no size recorded).
+/// pushes it again at its place when it is held, as it would have without the run — unless it
+/// was pushed meanwhile (a window asked for that very page: see [`push_at`]), which puts it
+/// back on the top of the stack instead, as the push would have. Only tasks still active under
+/// `fence`, never run (no size recorded).
 pub fn give_back_run_in(
     store: &Store,
     tx: &Transaction<'_>,
@@ -658,28 +670,29 @@ pub fn give_back_run_in(
     fenced(store, fence, tx)?;
     let now = store.now_ms();
     let sql = |e| StackError::Store(store.sql_error(e));
+    // Untouched since it was claimed: updated when it was created, with the priority it was
+    // claimed with.
     let mut remove = tx
         .prepare_cached(
             "DELETE FROM tasks WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2
-               AND bytes IS NULL AND prioritary = ?3",
-        )
-        .map_err(sql)?;
-    let mut put_back = tx
-        .prepare_cached(
-            "UPDATE tasks SET state = 'pending', updated_at_ms = ?3
-             WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2 AND bytes IS NULL",
+               AND bytes IS NULL AND prioritary = ?3 AND updated_at_ms = created_at_ms",
         )
         .map_err(sql)?;
     for task in run {
         if remove
             .execute(params![task.id, fence.epoch, task.prioritary])
             .map_err(sql)?
-            == 0
+            > 0
         {
-            put_back
-                .execute(params![task.id, fence.epoch, now])
-                .map_err(sql)?;
+            continue;
         }
+        let seq = next_seq(tx).map_err(sql)?;
+        tx.prepare_cached(
+            "UPDATE tasks SET state = 'pending', seq = ?3, updated_at_ms = ?4
+             WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2 AND bytes IS NULL",
+        )
+        .and_then(|mut s| s.execute(params![task.id, fence.epoch, seq, now]))
+        .map_err(sql)?;
     }
     Ok(())
 }

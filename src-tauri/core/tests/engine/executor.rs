@@ -1625,3 +1625,36 @@ async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_
         );
     }
 }
+
+/// A page the reader asks for that the executor already claimed with a stretch of pages ahead
+/// (see `executor/stretch.rs`) comes next, as any page asked for does: the push is counted
+/// even though the page's task is claimed, and the stretch is given back with that page put
+/// on the top of the stack.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_asked_for_within_a_stretch_claimed_ahead_comes_next() {
+    let fixture = start(one_comic(60));
+    let (env, _, ids) = library(&fixture).await;
+    let book = ids[&1];
+    book_downloads::store_book(&env.store, book).unwrap();
+    let store = env.store.clone();
+    let sink = ActsAfterAPage::new((book, 20), move || {
+        book_downloads::open_book(&store, book, Some(30)).unwrap();
+    });
+    let ex = env.executor(fast_config(), sink.clone());
+    let (_stop, rx) = tokio::sync::watch::channel(false);
+    assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
+    let order: Vec<i64> = pages_done(&sink.events)
+        .into_iter()
+        .filter(|(b, _)| *b == book)
+        .map(|(_, p)| p)
+        .collect();
+    let at = |page: i64| order.iter().position(|&p| p == page).unwrap();
+    // Page 21 was claimed when the reader asked; page 30 follows it.
+    assert!(at(30) <= at(20) + 2, "page 30 came late: {order:?}");
+    assert_eq!(order.len(), 60, "{order:?}");
+    assert_eq!(book_state(&env, book), BookState::Stored);
+    let stats = fixture.stats();
+    assert_eq!(stats.global_max_in_flight, 1, "one polite stream");
+    let twice: Vec<u32> = (0..60).filter(|&i| page_hits(&stats, 1, i) > 1).collect();
+    assert!(twice.len() <= 1, "pages fetched twice: {twice:?}");
+}

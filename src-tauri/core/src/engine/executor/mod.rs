@@ -243,6 +243,9 @@ struct Run<'a> {
     unrecorded: Vec<(i64, i64)>,
     /// When the last trip's transaction (or one that recorded sizes) ended.
     recorded_at: Option<Instant>,
+    /// When the last page's trip ended: pages come quickly when the next one's trip follows
+    /// within [`stretch::QUIET_FOR`].
+    trip_at: Option<Instant>,
 }
 
 /// A downloaded page is put in place at once (a window reads it from there at once: see
@@ -621,6 +624,7 @@ impl Executor {
             stretch_pushes: 0,
             unrecorded: Vec::new(),
             recorded_at: None,
+            trip_at: None,
             mode,
         };
         let mut result = run.work(mode, &mut shutdown).await;
@@ -1380,9 +1384,8 @@ impl Run<'_> {
             .map(|slot| (slot.server_id(), slot.holder().to_owned()));
         // Pages come quickly: this one may go in place without a transaction, the next page
         // claimed already (see `stretch`), and a trip that claims may claim a stretch.
-        let quick = self
-            .recorded_at
-            .is_some_and(|at| at.elapsed() < stretch::QUIET_FOR);
+        let recent = |at: Option<Instant>| at.is_some_and(|at| at.elapsed() < stretch::QUIET_FOR);
+        let quick = recent(self.recorded_at) && recent(self.trip_at);
         let unrecorded_bytes: u64 = self.unrecorded.iter().map(|&(_, b)| b as u64).sum();
         // Looked at once, before the request ahead: the same look serves both. (Unable to
         // look — a busy disk — the trip's transaction says what is wrong, if anything.)
@@ -1553,6 +1556,7 @@ impl Run<'_> {
             // the next run takes the page in place.
             Err(TripFailure::Stack(e)) => return Ok(Err(ExecutorError::Storage(e.to_string()))),
         };
+        self.trip_at = Some(Instant::now());
         match trip.stretch {
             StretchTrip::Quiet => {
                 self.stretch.pop_front();
@@ -1695,12 +1699,18 @@ impl Run<'_> {
             return Ok(());
         };
         if !done.is_finished() {
+            // The wait may be long (a busy disk): pages put in place without a transaction are
+            // readable meanwhile (see `stretch`).
+            self.record_before_waiting().await;
             // No request is in flight while the disk syncs, which may take a while on a busy
             // disk: the server's slot is not kept idle meanwhile.
             self.let_slot_go().await;
         }
         let synced = done.await.map_err(std::io::Error::other).and_then(|r| r);
         if let Err(e) = synced {
+            // Their sizes recorded before they go back: a later run checks each file found in
+            // place against its size.
+            self.record_before_waiting().await;
             // Not on the disk for sure: back on the stack (the files in place are taken
             // again without a download once they can be synced).
             let reason = format!("cannot write the download: {e}");
@@ -1978,10 +1988,10 @@ impl Run<'_> {
             self.page = Some(PageToHold::Fetched(path, fetched.bytes));
             return Ok(len);
         }
-        self.drop_ahead().await;
-        // A request of its own may wait for the slot: the pages put in place before it are
-        // recorded first (see `stretch`).
+        // A request of its own, or one ahead let finish first, may wait: the pages put in
+        // place before it are recorded first (see `stretch`).
         self.record_before_waiting().await;
+        self.drop_ahead().await;
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;
         if let Some(range) = book_downloads::requested_range(&url) {

@@ -3,23 +3,26 @@
 //! Between two pages, a download made one write transaction: hold the page (record its size),
 //! claim the next. On loopback that transaction was a third of the run's thread, and the
 //! server's answer to the page asked for ahead came before it was over. So when pages come
-//! quickly (the last trip's transaction less than [`QUIET_FOR`] ago), the trip that claims a
-//! page's follow-up also claims the pages after it — up to [`STRETCH_AHEAD`], each the next
-//! page not stored, added already claimed as the follow-up is. While nothing changes, the pages
-//! of that stretch are then put in place with no transaction at all: one read on the writer
-//! connection looks that no task was pushed since the stretch was claimed, that downloads are
+//! quickly (the last page's trip and the last transaction less than [`QUIET_FOR`] ago), the
+//! trip that claims a page's follow-up also claims the pages after it — up to
+//! [`STRETCH_AHEAD`], each the next page not stored, added already claimed as the follow-up
+//! is. While nothing changes, the pages of that stretch are then put in place with no
+//! transaction at all: one read transaction on the writer connection, taken before the
+//! request ahead and serving it too, looks that no task was pushed since the stretch was
+//! claimed, that downloads are
 //! neither paused nor held by the network, that the page's server is not paused, and that the
 //! page and the next are still this run's; their sizes are recorded by the next transaction
 //! the run makes (the next trip that needs one, a batch's completion, a claim). A page is
 //! readable by a window once its size is recorded, so a trip makes a transaction again once
-//! the last one is [`QUIET_FOR`] old, and an answer that keeps the run waiting longer records
-//! what was put in place before waiting on.
+//! the last one is [`QUIET_FOR`] old, and an answer or a sync that keeps the run waiting
+//! records what was put in place before waiting on.
 //!
-//! Anything else ends the stretch: a push (a page the reader asked for goes first, as before),
-//! a pause, a failure, a stop, a batch that must be synced first. The pages claimed and not
-//! reached are given back in the transaction that ends it, before anything is pushed: removed,
-//! since the page before them pushes its follow-up again when it is held (or put back on the
-//! stack when a window raised the priority of that very page meanwhile).
+//! Anything else ends the stretch: a push (a page the reader asked for goes first, as before —
+//! a push of a page the stretch claimed is counted too), a pause, a failure, a stop, a batch
+//! that must be synced first. The pages claimed and not reached are given back in a
+//! transaction before anything is pushed: removed, since the page before them pushes its
+//! follow-up again when it is held, or — a page pushed meanwhile — put back on the top of the
+//! stack (see [`download_stack::give_back_run_in`]).
 //!
 //! What a kill costs stays what it was: a page is put in place whole (named only once
 //! written), and a later run takes a page found in place without a size recorded unless it is
@@ -35,8 +38,9 @@ use super::*;
 /// Pages claimed after a page's follow-up, in the trip that claims it, when pages come quickly.
 pub(super) const STRETCH_AHEAD: usize = 15;
 
-/// How old the last trip's transaction may be for a page to be put in place without one, and
-/// for a trip to claim a stretch: pages that take longer each make a transaction, as before.
+/// How old the last page's trip and the last transaction may be for a page to be put in place
+/// without one, and for a trip to claim a stretch: pages that take longer each make a
+/// transaction, as before.
 pub(super) const QUIET_FOR: Duration = Duration::from_millis(5);
 
 /// What a trip without a transaction looks at (see the module's text).
