@@ -399,9 +399,23 @@ pub fn view(
         Ok(b)
     };
 
-    let active_task = download_stack::in_state(store, TaskState::Active, 1)?
-        .into_iter()
-        .next();
+    // The task this process's executor says it runs (its events), while the stack still has it
+    // active: several are (pages put in place and waiting for their sync, pages claimed ahead
+    // with the one running), and the newest of them is not always the one under way. Else (an
+    // executor in another process) the newest active task.
+    let running = live
+        .active
+        .as_ref()
+        .map(|a| download_stack::task(store, a.task_id))
+        .transpose()?
+        .flatten()
+        .filter(|t| t.state == TaskState::Active);
+    let active_task = match running {
+        Some(task) => Some(task),
+        None => download_stack::in_state(store, TaskState::Active, 1)?
+            .into_iter()
+            .next(),
+    };
     let mut ahead_s: Option<f64> = Some(0.0);
     let active = match &active_task {
         None => None,

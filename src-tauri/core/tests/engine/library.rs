@@ -412,3 +412,46 @@ fn storage_usage_counts_books_covers_and_kept_pages_per_server() {
         "files of unknown books count in the total"
     );
 }
+
+/// Several tasks are active at once while a download runs (pages in place waiting for their
+/// sync, pages claimed ahead): the Downloads page shows the one this process's executor says
+/// it runs, not the one updated last.
+#[test]
+fn the_downloads_page_shows_the_task_under_way_among_several_active() {
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let env = Env::with_clock(clock.clone());
+    let server = env.add_server("S", "http://127.0.0.1:9/opds");
+    let a = &env.comic(&server, "a", 6, &template("a"));
+    let fence = lease(&env, "this-app");
+    for p in (0..3).rev() {
+        download_stack::push(&env.store, &page(a, p, true)).unwrap();
+    }
+    let first = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
+    let second = download_stack::claim_next(&env.store, &fence, &[])
+        .unwrap()
+        .unwrap();
+    assert_eq!((first.position, second.position), (0, 1));
+    // The second runs; the first, put in place, waits for its sync with its size recorded
+    // after the second was claimed: updated last.
+    clock.advance_ms(5);
+    download_stack::hold(&env.store, &fence, first.id, 1000, &[]).unwrap();
+    let monitor = DownloadsMonitor::new();
+    let t0 = Instant::now();
+    monitor.observe_at(&DownloadEvent::State(ExecutorState::Running), t0);
+    monitor.observe_at(
+        &DownloadEvent::TaskStarted {
+            task_id: second.id,
+            book_id: a.id,
+            kind: TaskKind::Page,
+            position: 1,
+        },
+        t0,
+    );
+    let live = monitor.snapshot_at(t0 + Duration::from_millis(500));
+    let view = downloads_view::view(&env.store, &live, Some("this-app")).unwrap();
+    let active = view.active.as_ref().unwrap();
+    assert_eq!((active.book_id, active.position), (a.id, 1));
+    executor_lease::release(&env.store, &fence).unwrap();
+}
