@@ -552,6 +552,13 @@ pub fn move_book_to_top(store: &Store, book_id: i64) -> Result<usize, DownloadRe
 /// or downloading (a book being fetched was asked for just now). The most recently opened book
 /// always stays, even with `n = 0`: it may be open in the reader. Returns the removed ids.
 pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestError> {
+    let unkept = unkept(store, n)?;
+    evict(store, &unkept)
+}
+
+/// The books [`evict_unkept`] would remove now, read without writing anything: usually none,
+/// and then nothing else need be done (the executor keeps its request slot).
+pub fn unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestError> {
     let kept: BTreeSet<i64> = books::recently_opened(store, n.max(1))?
         .into_iter()
         .map(|b| b.id)
@@ -570,42 +577,57 @@ pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestEr
                 .filter_map(|e| e.file_name().to_str()?.parse::<i64>().ok()),
         );
     }
-    let mut removed = Vec::new();
-    for id in candidates.difference(&kept) {
-        let book = match books::get(store, *id) {
-            Ok(b) => b,
-            // A folder of a book no longer known: the executor's orphan collection takes it.
-            Err(BookError::NotFound(_)) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        if book.pinned {
-            continue;
+    let mut unkept = Vec::new();
+    for &id in candidates.difference(&kept) {
+        // A folder of a book no longer known: the executor's orphan collection takes it.
+        if books::is_pinned(store, id)? == Some(false) && !has_unfinished_tasks(store, id)? {
+            unkept.push(id);
         }
-        // Decided and done in one write transaction: a "Keep offline" or a download started
-        // meanwhile (in another window or process) is never undone.
+    }
+    Ok(unkept)
+}
+
+/// Whether a book has a task waiting or downloading.
+fn has_unfinished_tasks(store: &Store, book_id: i64) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND state IN ('pending', 'active'))",
+            )?
+            .query_row([book_id], |r| r.get(0))
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Removes the books `ids` from the device (see [`evict_unkept`]), each decided again in the
+/// transaction that removes its tasks: a "Keep offline" or a download started since (in
+/// another window or process) is never undone. Returns the removed ids.
+pub fn evict(store: &Store, ids: &[i64]) -> Result<Vec<i64>, DownloadRequestError> {
+    let mut removed = Vec::new();
+    for &id in ids {
         let evicted = store.write(|tx| {
             let still_evictable: bool = tx
                 .query_row(
                     "SELECT NOT EXISTS (SELECT 1 FROM books WHERE id = ?1 AND pinned = 1)
                         AND NOT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND state IN ('pending', 'active'))",
-                    [book.id],
+                    [id],
                     |r| r.get(0),
                 )
                 .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
             if still_evictable {
-                tx.execute("DELETE FROM tasks WHERE book_id = ?1", [book.id])
+                tx.execute("DELETE FROM tasks WHERE book_id = ?1", [id])
                     .map_err(|e| DownloadRequestError::Store(store.sql_error(e)))?;
             }
             Ok::<_, DownloadRequestError>(still_evictable)
         })?;
         if evicted {
             PartFiles::new(store.data_dir().books())
-                .remove_book(book.id)
+                .remove_book(id)
                 .map_err(|e| DownloadRequestError::Files {
-                    book_id: book.id,
+                    book_id: id,
                     reason: e.to_string(),
                 })?;
-            removed.push(book.id);
+            removed.push(id);
         }
     }
     if !removed.is_empty() {
@@ -617,10 +639,16 @@ pub fn evict_unkept(store: &Store, n: u32) -> Result<Vec<i64>, DownloadRequestEr
 /// [`evict_unkept`] with the reader's "books kept on the device" setting; run when a book
 /// completes.
 pub fn evict_per_setting(store: &Store) -> Result<Vec<i64>, DownloadRequestError> {
+    let unkept = unkept_per_setting(store)?;
+    evict(store, &unkept)
+}
+
+/// [`unkept`] with the reader's "books kept on the device" setting.
+pub fn unkept_per_setting(store: &Store) -> Result<Vec<i64>, DownloadRequestError> {
     let n = crate::library::settings::get::<crate::library::settings::BooksKept>(store)?
         .unwrap_or_default()
         .0;
-    evict_unkept(store, n)
+    unkept(store, n)
 }
 
 /// Saves the settings page ([`crate::library::settings::save`]) and applies it to the device: the books

@@ -329,6 +329,18 @@ pub fn set_pinned(store: &Store, id: i64, pinned: bool) -> Result<(), BookError>
     })
 }
 
+/// Whether a book is pinned ("Keep offline"); `None` for a book not on the list. One column
+/// read, not the whole row.
+pub fn is_pinned(store: &Store, id: i64) -> Result<Option<bool>, StoreError> {
+    store
+        .read(|c| {
+            c.prepare_cached("SELECT pinned FROM books WHERE id = ?1")?
+                .query_row([id], |r| r.get(0))
+                .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
 /// The `limit` most recently opened books, newest first.
 pub fn recently_opened(store: &Store, limit: u32) -> Result<Vec<Book>, StoreError> {
     store

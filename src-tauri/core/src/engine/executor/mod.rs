@@ -1820,14 +1820,20 @@ impl Run<'_> {
     /// push an older one out.
     async fn report_progress(&mut self, progress: BookProgress) {
         if progress.is_complete() {
-            // Removing books no longer kept may take a while: not with the server's slot kept.
-            self.let_slot_go().await;
             self.ex.report(DownloadEvent::BookStored(progress));
             // "Books kept on the device" holds for every front end that downloads (the app and
-            // `carrel-cli sync` alike): a stored book may push an older one out.
-            match self.ex.db(book_downloads::evict_per_setting).await {
-                Ok(evicted) if !evicted.is_empty() => {
-                    tracing::info!(?evicted, "removed books no longer kept")
+            // `carrel-cli sync` alike): a stored book may push an older one out. Usually none
+            // is, which a few reads tell.
+            match self.ex.db(book_downloads::unkept_per_setting).await {
+                Ok(unkept) if !unkept.is_empty() => {
+                    // Removing books may take a while: not with the server's slot kept.
+                    self.let_slot_go().await;
+                    match self.ex.db(move |s| book_downloads::evict(s, &unkept)).await {
+                        Ok(evicted) => tracing::info!(?evicted, "removed books no longer kept"),
+                        Err(e) => {
+                            tracing::warn!(cause = %e, "could not remove the books no longer kept")
+                        }
+                    }
                 }
                 Ok(_) => {}
                 Err(e) => tracing::warn!(cause = %e, "could not remove the books no longer kept"),
