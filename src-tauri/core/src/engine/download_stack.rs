@@ -1223,7 +1223,6 @@ pub fn has_pending(store: &Store) -> Result<bool, StoreError> {
         .map_err(|e| store.sql_error(e))
 }
 
-/// The highest stack position handed out so far; grows at every push.
 /// Whether a prioritary task of `server` was pushed (or moved to the top) after the push
 /// counter stood at `since`.
 pub fn prioritary_pushed_since(store: &Store, server: i64, since: i64) -> Result<bool, StoreError> {
@@ -1239,12 +1238,14 @@ pub fn prioritary_pushed_since(store: &Store, server: i64, since: i64) -> Result
         .map_err(|e| store.sql_error(e))
 }
 
+/// The highest stack position handed out so far; grows at every push (a push of a claimed
+/// task included: see [`push_at`]).
 pub fn push_counter(store: &Store) -> Result<i64, StoreError> {
+    // Read between two pages of a download (see `executor/stretch.rs`): kept prepared.
     store
         .read(|c| {
-            c.query_row("SELECT seq FROM stack_counter WHERE id = 1", [], |r| {
-                r.get(0)
-            })
+            c.prepare_cached("SELECT seq FROM stack_counter WHERE id = 1")?
+                .query_row([], |r| r.get(0))
         })
         .map_err(|e| store.sql_error(e))
 }
