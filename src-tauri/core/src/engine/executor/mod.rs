@@ -248,13 +248,15 @@ struct Run<'a> {
     trip_at: Option<Instant>,
 }
 
-/// A downloaded page is put in place at once (a window reads it from there at once: see
-/// [`download_stack::is_page_stored`]) but synced to the disk with others: one sync for up to
+/// A downloaded page is put in place at once (a window reads it from there once its size is
+/// recorded: see [`download_stack::is_page_stored`] and [`stretch`]) but synced to the disk
+/// with others: one sync for up to
 /// [`HELD_MAX`] pages or [`HELD_FOR`], whichever comes first, made on a blocking thread while
 /// the loop fetches the next pages (up to [`SYNCING_MAX`] batches at a time). Its task is marked
 /// done only after that sync, so "done" still means "on the disk" after a power cut; a process
 /// killed in between leaves the file in place and the task active, and the next run takes the
-/// file (its size was recorded) without fetching it again.
+/// file (of the size recorded, or — a page of a stretch whose size was not recorded yet — not
+/// empty) without fetching it again.
 struct Held {
     task: Task,
     book: Book,
