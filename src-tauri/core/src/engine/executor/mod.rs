@@ -1566,14 +1566,12 @@ impl Run<'_> {
             }
             StretchTrip::WentOn => {
                 self.stretch.pop_front();
-                self.unrecorded.clear();
-                self.recorded_at = Some(Instant::now());
+                self.sizes_recorded();
             }
             StretchTrip::Claimed(after, pushes) => {
                 self.stretch = after.into();
                 self.stretch_pushes = pushes;
-                self.unrecorded.clear();
-                self.recorded_at = Some(Instant::now());
+                self.sizes_recorded();
             }
         }
         self.failures = 0;
@@ -1793,8 +1791,7 @@ impl Run<'_> {
                 // their tasks stay active and the next run takes the files.
                 other => ExecutorError::Storage(other.to_string()),
             })?;
-        self.unrecorded.clear();
-        self.recorded_at = Some(Instant::now());
+        self.sizes_recorded();
         for p in progress {
             self.progress_said = Some((p.book_id, Instant::now()));
             self.report_progress(p).await;

@@ -116,10 +116,15 @@ impl Run<'_> {
                 })
             })
             .await?;
-        self.unrecorded.clear();
         self.stretch.clear();
-        self.recorded_at = Some(Instant::now());
+        self.sizes_recorded();
         Ok(())
+    }
+
+    /// The sizes waiting were recorded by a transaction that just ended.
+    pub(super) fn sizes_recorded(&mut self) {
+        self.unrecorded.clear();
+        self.recorded_at = Some(Instant::now());
     }
 
     /// Records the sizes of the pages put in place without a transaction, keeping the
@@ -136,10 +141,7 @@ impl Run<'_> {
             .db(move |s| s.write(|tx| download_stack::record_sizes_in(s, tx, &fence, &sizes)))
             .await;
         match recorded {
-            Ok(()) => {
-                self.unrecorded.clear();
-                self.recorded_at = Some(Instant::now());
-            }
+            Ok(()) => self.sizes_recorded(),
             // Recorded with the next transaction instead (a lost lease is seen there too).
             Err(e) => tracing::debug!(cause = %e, "could not record the pages in place yet"),
         }
