@@ -150,6 +150,10 @@ fn main() -> Result<()> {
         leave: args.leave_scratch,
     };
     let wants = |g: &str| args.only.iter().any(|o| o == g);
+    let scratch_note = scratch::unjournaled_note();
+    if let Some(note) = &scratch_note {
+        eprintln!("note: {note}");
+    }
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; run `cargo run --release -p carrel-bench` for meaningful numbers");
     }
@@ -231,6 +235,9 @@ fn main() -> Result<()> {
     report.print();
     println!();
     println!("wall time of the measurements: {:.1} s", wall.as_secs_f64());
+    if let Some(note) = &scratch_note {
+        println!("note: {note}");
+    }
 
     let context = json!({
         "generated_at_unix": SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
@@ -240,6 +247,7 @@ fn main() -> Result<()> {
         "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
         "ratio": "value median / baseline median",
         "app": app.map(|p| p.display().to_string()),
+        "scratch_unjournaled": scratch_note,
     });
     report
         .write_json(&args.json, context)
