@@ -631,12 +631,22 @@ pub fn record_sizes_in(
     Ok(())
 }
 
-/// Whether every task of `ids` is still active under `fence` and of a server not paused: a
-/// read, for the executor's trips that make no transaction (the holder's own claims stand
-/// until another holder takes the lease over, which puts them back on the stack).
+/// Whether `fence` still holds the lease and every task of `ids` is still active under it and
+/// of a server not paused: a read, for the executor's trips that make no transaction. The
+/// holder's own claims stand until another holder takes the lease over; the lease is read
+/// too, since the new holder puts those tasks back on the stack only in a later transaction,
+/// and a page put in place meanwhile could land on the one it fetched, synced and marked.
 pub fn still_claimed(store: &Store, fence: &Fence, ids: &[i64]) -> Result<bool, StoreError> {
     store
         .read(|c| {
+            let holds: bool = c
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM executor_lease WHERE id = 1 AND holder = ?1 AND epoch = ?2)",
+                )?
+                .query_row(params![fence.holder, fence.epoch], |r| r.get(0))?;
+            if !holds {
+                return Ok(false);
+            }
             let mut stmt = c.prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM tasks t
                  WHERE t.id = ?1 AND t.state = 'active' AND t.claimed_epoch = ?2

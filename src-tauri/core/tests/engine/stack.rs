@@ -143,6 +143,7 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
     let claimed = download_stack::claim_next(&env.store, &old, &[])
         .unwrap()
         .unwrap();
+    assert!(download_stack::still_claimed(&env.store, &old, &[claimed.id]).unwrap());
     // A dies (no heartbeat); B takes over after the TTL.
     clock.advance_ms(10_001);
     let new = match executor_lease::try_acquire(&other, "B", 10_000).unwrap() {
@@ -152,6 +153,9 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
         }
         other => panic!("{other:?}"),
     };
+    // A's look without a transaction (a page of a stretch) sees it lost the task as soon as
+    // B holds the lease, not only once B has put A's tasks back.
+    assert!(!download_stack::still_claimed(&env.store, &old, &[claimed.id]).unwrap());
     // A wakes up: every write it tries is refused and changes nothing.
     assert!(matches!(
         download_stack::complete(&env.store, &old, claimed.id, 1, &[]),
