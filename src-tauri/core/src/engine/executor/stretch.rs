@@ -9,10 +9,10 @@
 //! is. While nothing changes, the pages of that stretch are then put in place with no
 //! transaction at all: one read transaction on the writer connection, taken before the
 //! request ahead and serving it too, looks that no task was pushed since the stretch was
-//! claimed, that downloads are
-//! neither paused nor held by the network, that the page's server is not paused, and that the
-//! page and the next are still this run's (and the lease too); their sizes are recorded by the next transaction
-//! the run makes (the next trip that needs one, a batch's completion, a claim). A page is
+//! claimed, that downloads are neither paused nor held by the network, that the page's server
+//! is not paused, and that the page and the next are still this run's (and the lease too);
+//! their sizes are recorded by the next transaction the run makes (the next trip that needs
+//! one, a batch's completion, a claim). A page is
 //! readable by a window once its size is recorded, so a trip makes a transaction again once
 //! the last one is [`QUIET_FOR`] old, and an answer or a sync that keeps the run waiting
 //! records what was put in place before waiting on.
