@@ -96,7 +96,7 @@ pub struct ComicArchive {
     /// Entry names in reading order (for zip also the entry's index in the archive).
     pages: Vec<(String, usize)>,
     pub info: ComicInfo,
-    /// Pages decompressed ahead of the reader (RAR, 7z, tar: see [`READ_AHEAD`]).
+    /// Pages decompressed by the last walks (RAR, 7z, tar: see [`READ_AHEAD`]).
     ahead: Arc<Mutex<ReadAhead>>,
 }
 
@@ -105,7 +105,9 @@ type ReadAhead = VecDeque<(usize, Arc<Vec<u8>>)>;
 
 /// Pages kept decompressed after the one read, for archives read by walking them (RAR, 7z,
 /// tar): reaching page N of a solid archive decompresses everything before it, so the pages
-/// after it are taken in the same walk and the next turns cost nothing.
+/// after it are taken in the same walk and the next turns cost nothing. The page read is kept
+/// too, with the pages of the walk before: turning back to it from the next one costs no walk
+/// either (it took one from the archive's start).
 pub const READ_AHEAD: usize = 4;
 /// The most bytes kept decompressed ahead, all pages together.
 const AHEAD_BYTES: usize = 96 << 20;
@@ -173,6 +175,8 @@ impl ComicArchive {
             return Err(ArchiveError::PageTooLarge { page: index });
         }
         let mut ahead = lock();
+        ahead.retain(|(k, _)| *k != index);
+        ahead.push_back((index, Arc::new(asked.clone())));
         for (i, n) in &wanted[1..] {
             if let Some(bytes) = found
                 .remove(*n)
@@ -182,7 +186,7 @@ impl ComicArchive {
                 ahead.push_back((*i, Arc::new(bytes)));
             }
         }
-        while ahead.len() > 2 * READ_AHEAD
+        while ahead.len() > 2 * (READ_AHEAD + 1)
             || ahead.iter().map(|(_, b)| b.len()).sum::<usize>() > AHEAD_BYTES
         {
             ahead.pop_front();

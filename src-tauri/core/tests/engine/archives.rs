@@ -515,3 +515,30 @@ async fn whole_file_comic(
         .unwrap();
     (env, server, id)
 }
+
+#[test]
+fn turning_back_to_the_page_a_solid_archive_was_walked_to_needs_no_new_walk() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    let pages = make_pages(&src, 12);
+    let cb7 = t.path().join("book.cb7");
+    run(Command::new("7z")
+        .args(["a", "-bd", "-t7z"])
+        .arg(&cb7)
+        .arg(".")
+        .current_dir(&src));
+    let archive = ComicArchive::open(&cb7).unwrap();
+    // The book opened at page 7 (a walk from the archive's start), then the next page (taken
+    // in the same walk).
+    assert_eq!(archive.page(6).unwrap(), pages[6]);
+    assert_eq!(archive.page(7).unwrap(), pages[7]);
+    // From here on, any walk fails: what follows comes from what was kept.
+    std::fs::remove_file(&cb7).unwrap();
+    assert!(
+        archive.page(0).is_err(),
+        "a page no walk kept needs the archive"
+    );
+    // Back to page 7, and on again.
+    assert_eq!(archive.page(6).unwrap(), pages[6]);
+    assert_eq!(archive.page(8).unwrap(), pages[8]);
+}
