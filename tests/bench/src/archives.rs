@@ -100,6 +100,36 @@ pub fn run_group(report: &mut Report) -> Result<()> {
             .goal_at_most(50.0),
         );
     }
+    // Turning back one page after reading on one, at every page of the same stretch: the
+    // page turned back to may be the one a walk started from.
+    let back = |read: &mut dyn FnMut(usize) -> Result<Vec<u8>>| -> Result<Summary> {
+        let mut times = Vec::with_capacity(pace.len());
+        for &i in &pace {
+            read(i)?;
+            read((i + 1) % PAGES)?;
+            let start = Instant::now();
+            let bytes = read(i)?;
+            times.push(start.elapsed());
+            if bytes.len() != PAGE_BYTES {
+                bail!("page {i} has {} bytes", bytes.len());
+            }
+        }
+        Ok(Summary::of(&millis(&times)))
+    };
+    let files_back = back(&mut |i| Ok(std::fs::read(pages.join(format!("{:03}.jpg", i + 1)))?))?;
+    let archive = ComicArchive::open(&cb7)?;
+    let value = back(&mut |i| Ok(archive.page(i)?))?;
+    report.row(
+        Row::new(
+            "archive",
+            "previous page from a stored CB7 (7z), after reading on one",
+            "ms",
+            value,
+            "the page's own file",
+            files_back,
+        )
+        .goal_at_most(50.0),
+    );
     report.fact(
         "archive",
         "pages",
