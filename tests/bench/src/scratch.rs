@@ -1,9 +1,9 @@
 //! What the benchmark writes stays on the disk until it ends. An ext4 without a journal (see
 //! [`unjournaled_note`]) does not give an inode freed in the last minute or so to a new file,
-//! and walks past each such inode to find a free one: a measurement that follows the deletion of thousands of files (an earlier repetition's,
-//! or an earlier group's) pays for that walk at every file it creates — measured here at up to
-//! three quarters of a 1 KiB task's time, and more for whichever side happened to follow the
-//! larger deletion. Everything kept here is removed once, when the benchmark is done.
+//! and walks past each such inode to find a free one: a measurement that follows the deletion
+//! of thousands of files (an earlier repetition's, or an earlier group's) pays for that walk
+//! at every file it creates — measured here at up to three quarters of a 1 KiB task's time,
+//! and more for whichever side happened to follow the larger deletion. Everything kept here is removed once, when the benchmark is done.
 //! (A benchmark started less than a minute after another still meets the first one's
 //! deletions: run them apart, or run a series with `--leave-scratch` — each run then leaves
 //! its files where they are, says where, and the series' files are removed once it is over.)

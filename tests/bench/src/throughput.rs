@@ -297,8 +297,10 @@ fn large_file(report: &mut Report) -> Result<()> {
         if !status.success() || std::fs::metadata(&target)?.len() != len {
             bail!("curl did not fetch the whole file ({status})");
         }
-        // The same file then made durable, as the executor makes it before saying it stored.
+        // The same file then made durable, as the executor makes it before saying it stored:
+        // its bytes, then its name in its folder.
         std::fs::File::open(&target)?.sync_all()?;
+        std::fs::File::open(out.path())?.sync_all()?;
         curl_synced.push(started.elapsed().as_secs_f64() * 1e3);
     }
     let mib = len as f64 / (1 << 20) as f64;

@@ -12,10 +12,10 @@
 //! claimed, that downloads are neither paused nor held by the network, that the page's server
 //! is not paused, and that the page and the next are still this run's (and the lease too);
 //! their sizes are recorded by the next transaction the run makes (the next trip that needs
-//! one, a batch's completion, a claim). A page is
-//! readable by a window once its size is recorded, so a trip makes a transaction again once
-//! the last one is [`QUIET_FOR`] old, and an answer or a sync that keeps the run waiting
-//! records what was put in place before waiting on.
+//! one, a batch's completion, a claim). A page is readable by a window once its size is
+//! recorded, so a trip makes a transaction again once the last one is [`QUIET_FOR`] old, and
+//! an answer or a sync that keeps the run waiting records what was put in place before
+//! waiting on.
 //!
 //! Anything else ends the stretch: a push (a page the reader asked for goes first, as before —
 //! a push of a page the stretch claimed is counted too), a pause, a failure, a stop, a batch
