@@ -4,7 +4,7 @@
 //! Python's `zipfile` and by `7z`; the table of contents is read once, as the reader keeps it.
 
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use carrel_core::reading::comic_archive::ComicArchive;
@@ -107,12 +107,7 @@ pub fn run_group(report: &mut Report) -> Result<()> {
         for &i in &pace {
             read(i)?;
             read((i + 1) % PAGES)?;
-            let start = Instant::now();
-            let bytes = read(i)?;
-            times.push(start.elapsed());
-            if bytes.len() != PAGE_BYTES {
-                bail!("page {i} has {} bytes", bytes.len());
-            }
+            times.push(timed_page(&mut *read, i)?);
         }
         Ok(Summary::of(&millis(&times)))
     };
@@ -146,14 +141,20 @@ fn measure(order: &[usize], mut read: impl FnMut(usize) -> Result<Vec<u8>>) -> R
     }
     let mut times = Vec::with_capacity(order.len());
     for &i in order {
-        let start = Instant::now();
-        let bytes = read(i)?;
-        times.push(start.elapsed());
-        if bytes.len() != PAGE_BYTES {
-            bail!("page {i} has {} bytes", bytes.len());
-        }
+        times.push(timed_page(&mut read, i)?);
     }
     Ok(Summary::of(&millis(&times)))
+}
+
+/// How long `read` takes to give page `i`, which must be whole.
+fn timed_page(read: &mut dyn FnMut(usize) -> Result<Vec<u8>>, i: usize) -> Result<Duration> {
+    let start = Instant::now();
+    let bytes = read(i)?;
+    let took = start.elapsed();
+    if bytes.len() != PAGE_BYTES {
+        bail!("page {i} has {} bytes", bytes.len());
+    }
+    Ok(took)
 }
 
 /// Times in the remote-read comparison.

@@ -639,12 +639,7 @@ pub fn record_sizes_in(
 pub fn still_claimed(store: &Store, fence: &Fence, ids: &[i64]) -> Result<bool, StoreError> {
     store
         .read(|c| {
-            let holds: bool = c
-                .prepare_cached(
-                    "SELECT EXISTS (SELECT 1 FROM executor_lease WHERE id = 1 AND holder = ?1 AND epoch = ?2)",
-                )?
-                .query_row(params![fence.holder, fence.epoch], |r| r.get(0))?;
-            if !holds {
+            if !fence.is_current(c)? {
                 return Ok(false);
             }
             let mut stmt = c.prepare_cached(

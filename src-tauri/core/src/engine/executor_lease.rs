@@ -52,17 +52,22 @@ pub struct Fence {
 impl Fence {
     /// Inside a write transaction: fails with [`LeaseLost`] unless this fence is still current.
     pub fn check(&self, tx: &Transaction<'_>) -> Result<(), FenceError> {
-        let current: bool = tx
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM executor_lease WHERE id = 1 AND holder = ?1 AND epoch = ?2)",
-            )
-            .and_then(|mut s| s.query_row(params![self.holder, self.epoch], |r| r.get(0)))
-            .map_err(FenceError::Sql)?;
-        if current {
+        if self.is_current(tx).map_err(FenceError::Sql)? {
             Ok(())
         } else {
             Err(FenceError::Lost(LeaseLost { epoch: self.epoch }))
         }
+    }
+}
+
+impl Fence {
+    /// Whether this fence still holds the lease, read on `c` (a write transaction's, for
+    /// [`Fence::check`]; a read's, for a look that makes no transaction).
+    pub fn is_current(&self, c: &rusqlite::Connection) -> rusqlite::Result<bool> {
+        c.prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM executor_lease WHERE id = 1 AND holder = ?1 AND epoch = ?2)",
+        )?
+        .query_row(params![self.holder, self.epoch], |r| r.get(0))
     }
 }
 
