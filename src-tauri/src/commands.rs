@@ -15,6 +15,7 @@ use carrel_core::{
     engine::executor,
     foundation::store::Store,
     http::http_fetch::HttpClient,
+    http::server_discovery::{Elsewhere, SignIn},
     library::credentials::{Backend, Credentials, Secret},
     library::servers::{self, NewServer, PasswordChange, Server},
     library::settings::{self, Settings},
@@ -138,6 +139,10 @@ pub struct AddServerInput {
     /// The password field holds an API key (sent as `X-API-Key`, without a username).
     #[serde(default, rename = "apiKey", alias = "api_key")]
     pub api_key: Option<bool>,
+    /// The whole address of a catalog found on another host (or down to plain http) that the
+    /// reader said yes to; without it such a catalog is not saved.
+    #[serde(default, rename = "acceptCatalog", alias = "accept_catalog")]
+    pub accept_catalog: Option<String>,
 }
 
 impl AddServerInput {
@@ -161,11 +166,16 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
         .clone()
         .filter(|p| !p.is_empty())
         .map(Secret::new);
+    let sign_in = SignIn {
+        username: input.username.as_deref(),
+        secret: password.as_ref(),
+        api_key: input.api_key.unwrap_or(false),
+    };
     let (url, _) = carrel_core::http::server_discovery::catalog_address(
         &input.url,
-        input.username.as_deref(),
-        password.as_ref(),
+        sign_in,
         input.trust_self_signed.unwrap_or(false),
+        input.accept_catalog.as_deref(),
     )
     .await
     .map_err(|e| CommandError {
@@ -190,11 +200,16 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
 /// typed (a host, host:port, web address or the catalog itself).
 #[derive(Debug, Clone, Serialize)]
 pub struct FoundCatalog {
-    /// "Codex, OPDS 1.2 at /opds/v1.2/".
+    /// "Codex, OPDS 1.2 at http://nas:9810/opds/v1.2/".
     pub description: String,
     pub catalog_url: String,
     pub server_kind: Option<String>,
     pub opds_version: String,
+    /// Why the catalog is saved only with the reader's yes (another host, or down to plain
+    /// http); absent when it is where the reader typed.
+    pub elsewhere: Option<Elsewhere>,
+    /// The question the dialog asks before such a catalog is saved.
+    pub consent_question: Option<String>,
 }
 
 /// Finds the catalog from what the reader typed, without saving anything.
@@ -204,18 +219,25 @@ pub async fn discover_server(
     username: Option<String>,
     password: Option<String>,
     trust_self_signed: Option<bool>,
+    api_key: Option<bool>,
 ) -> CommandResult<FoundCatalog> {
     contained(async move {
         let password = password.filter(|p| !p.is_empty()).map(Secret::new);
+        let sign_in = SignIn {
+            username: username.as_deref(),
+            secret: password.as_ref(),
+            api_key: api_key.unwrap_or(false),
+        };
         let found = carrel_core::http::server_discovery::discover(
             &url,
-            username.as_deref(),
-            password.as_ref(),
+            sign_in,
             trust_self_signed.unwrap_or(false),
         )
         .await?;
         Ok(FoundCatalog {
             description: found.describe(),
+            consent_question: found.consent_question(),
+            elsewhere: found.elsewhere,
             catalog_url: found.catalog_url,
             server_kind: found.server_kind,
             opds_version: found.opds_version,

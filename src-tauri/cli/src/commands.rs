@@ -178,6 +178,7 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
             api_key_stdin,
             interval_ms,
             trust_self_signed,
+            accept_catalog,
         } => {
             let secret = if password_stdin || api_key_stdin {
                 let mut s = String::new();
@@ -193,13 +194,28 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
                 None
             };
             // A host, host:port or web address leads to the catalog; what was found is said.
-            let found = carrel_core::http::server_discovery::discover(
-                &url,
-                username.as_deref(),
-                secret.as_ref(),
-                trust_self_signed,
-            )
-            .await;
+            let sign_in = carrel_core::http::server_discovery::SignIn {
+                username: username.as_deref(),
+                secret: secret.as_ref(),
+                api_key: api_key_stdin,
+            };
+            let found =
+                carrel_core::http::server_discovery::discover(&url, sign_in, trust_self_signed)
+                    .await;
+            // A catalog on another host (or down to plain http) is saved only with a yes.
+            if let Ok(d) = &found {
+                if let Some(question) = d.consent_question() {
+                    if accept_catalog.as_deref() != Some(d.catalog_url.as_str()) {
+                        return Err(CliError::new(
+                            2,
+                            format!(
+                                "{question}\nNothing was saved. To use it, run the same command with --accept-catalog {}",
+                                d.catalog_url
+                            ),
+                        ));
+                    }
+                }
+            }
             let url = match &found {
                 Ok(d) => d.catalog_url.clone(),
                 // Not an address at all: the server's validation says so below.

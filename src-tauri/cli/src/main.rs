@@ -114,6 +114,10 @@ enum ServerCommand {
         /// run yourself: Carrel will not check who it is talking to.
         #[arg(long)]
         trust_self_signed: bool,
+        /// Save the catalog found at this whole address even though it is on another host
+        /// than the one given (or down from https to http): your sign-in will be sent there.
+        #[arg(long, value_name = "URL")]
+        accept_catalog: Option<String>,
     },
     List,
     Remove {

@@ -736,12 +736,97 @@ fn a_server_added_by_its_plain_address_is_saved_with_its_catalog_and_says_what_w
         "home",
         &format!("127.0.0.1:{}", server.port()),
     ]);
-    assert!(out.contains("found OPDS 1.2 at /opds (web page)"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "found OPDS 1.2 at {} (web page)",
+            server.url("/opds")
+        )),
+        "{out}"
+    );
     let added = cli.json(&["server", "add", "again", &server.base_url()]);
     assert_eq!(added["url"], server.url("/opds"));
-    assert_eq!(added["found"]["description"], "OPDS 1.2 at /opds");
+    assert_eq!(
+        added["found"]["description"],
+        format!("OPDS 1.2 at {}", server.url("/opds"))
+    );
     let list = cli.json(&["server", "list"]);
     assert_eq!(list[0]["url"], server.url("/opds"), "{list}");
+}
+
+/// A library whose web page names a catalog on another host (127.0.0.2): the password is not
+/// sent there, nothing is saved, and the message shows the whole address and how to accept it
+/// (exit 2); `--accept-catalog` with that address saves it.
+#[test]
+fn a_catalog_on_another_host_is_saved_only_when_accepted_and_gets_no_password_before() {
+    let elsewhere = fixture(Config {
+        books: 2,
+        host: [127, 0, 0, 2].into(),
+        behavior: fixture_server::Behavior {
+            auth: Some("alice:wonderland".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let library = fixture(Config {
+        books: 2,
+        behavior: fixture_server::Behavior {
+            auth: Some("alice:wonderland".into()),
+            catalog_link: Some(elsewhere.url("/opds")),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let add = |extra: &[&str]| {
+        let typed = format!("127.0.0.1:{}", library.port());
+        let mut args = vec![
+            "server",
+            "add",
+            "lib",
+            typed.as_str(),
+            "--username",
+            "alice",
+            "--password-stdin",
+        ];
+        args.extend_from_slice(extra);
+        let mut child = cli
+            .command(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"wonderland\n")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let refused = add(&[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(code(&refused), 2, "{stderr}");
+    assert!(stderr.contains(&elsewhere.url("/opds")), "{stderr}");
+    assert!(stderr.contains("--accept-catalog"), "{stderr}");
+    assert_eq!(cli.json(&["server", "list"]), serde_json::json!([]));
+    assert_eq!(elsewhere.stats().credentials_received, Vec::<String>::new());
+    let accepted = add(&["--accept-catalog", &elsewhere.url("/opds")]);
+    assert!(
+        accepted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&accepted.stderr)
+    );
+    assert_eq!(
+        cli.json(&["server", "list"])[0]["url"],
+        elsewhere.url("/opds")
+    );
+    assert_eq!(
+        elsewhere.stats().credentials_received,
+        Vec::<String>::new(),
+        "adding sends nothing there; browsing will, as the reader said yes"
+    );
 }
 
 #[test]

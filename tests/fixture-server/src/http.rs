@@ -409,7 +409,15 @@ async fn handle(
         .path_and_query()
         .map(|pq| pq.as_str().to_string())
         .unwrap_or(path);
+    state.note_credentials(req.method().as_str(), &url, req.headers());
     let guard = InFlight::begin(state.clone(), client_id(req.headers()), url.clone());
+    if let Some(to) = state.behavior().redirect_to.clone() {
+        let reply = Reply::text(StatusCode::FOUND, "moved").with(
+            header::LOCATION,
+            &format!("{}{url}", to.trim_end_matches('/')),
+        );
+        return reply.into_response(BodyPlan::clean(), Some(guard), None);
+    }
     guard.asked_from(open_range_start(req.headers()));
     // A KOReader sync server beside the library, with its own sign-in (see `kosync`).
     if path_is_kosync(&url) {
@@ -566,15 +574,25 @@ fn check_auth(
 /// unless `home_without_catalog_link` (then the catalog is only at its well-known path, /opds).
 fn home_page(behavior: &Behavior) -> Reply {
     let link = if behavior.home_without_catalog_link {
-        ""
+        String::new()
     } else {
-        r#"<link rel="alternate" type="application/atom+xml;profile=opds-catalog;kind=navigation" href="/opds" title="Catalog">"#
+        let href = behavior.catalog_link.as_deref().unwrap_or("/opds");
+        format!(
+            r#"<link rel="alternate" type="application/atom+xml;profile=opds-catalog;kind=navigation" href="{}" title="Catalog">"#,
+            html_attribute(href)
+        )
     };
     Reply::new(
         StatusCode::OK,
         "text/html; charset=utf-8",
         format!("<!DOCTYPE html><html><head><title>Carrel fixture library</title>{link}</head><body><p>Carrel fixture library server. Statistics at /_stats.</p></body></html>"),
     )
+}
+
+fn html_attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
 }
 
 fn route(state: &State, req: &Request<Incoming>) -> Reply {

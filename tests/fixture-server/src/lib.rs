@@ -40,8 +40,11 @@ use state::State;
 /// How to start a server.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Port on 127.0.0.1; 0 picks a free one.
+    /// Port on `host`; 0 picks a free one.
     pub port: u16,
+    /// The loopback address to listen on: 127.0.0.1, or another (127.0.0.2, …) to play a
+    /// second host.
+    pub host: std::net::Ipv4Addr,
     /// Seed for everything generated: titles, page counts, image noise, the 503 sequence.
     pub seed: u64,
     /// Number of books, with ids `1..=books`. Every third id is an EPUB, the rest are comics.
@@ -70,6 +73,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             port: 0,
+            host: std::net::Ipv4Addr::LOCALHOST,
             seed: 1,
             books: 12,
             page_bytes: 40 * 1024,
@@ -227,6 +231,12 @@ pub struct Behavior {
     /// `{baseUrl}api/opds/{apiKey}/…`, Kareadita/Kavita `API/Controllers/OPDSController.cs`).
     /// Library requests without the key are refused with 401; the links of every feed carry it.
     pub kavita_key: Option<String>,
+    /// The catalog the web home page's alternate link names, in place of `/opds`: a page that
+    /// points to a catalog on another host.
+    pub catalog_link: Option<String>,
+    /// Every library request is answered `302 Found` to this address followed by the
+    /// request's own path and query (a library that moved, or sends a feed to another host).
+    pub redirect_to: Option<String>,
 }
 
 impl Default for Behavior {
@@ -248,6 +258,8 @@ impl Default for Behavior {
             home_without_catalog_link: false,
             kavita_key: None,
             kosync_user: None,
+            catalog_link: None,
+            redirect_to: None,
         }
     }
 }
@@ -291,6 +303,12 @@ pub struct Stats {
     /// Passwords checked (in session mode, each a slow hash) since the start.
     #[serde(default)]
     pub password_checks: u64,
+    /// Each credential a request carried (`Authorization`, `Cookie`, `X-API-Key`,
+    /// `X-Auth-Token`, `x-auth-user`, `x-auth-key`, `Proxy-Authorization`) and each `Referer`,
+    /// as "METHOD /path?query: header-name", since the start: a server that must receive no
+    /// secret is checked to have an empty list.
+    #[serde(default)]
+    pub credentials_received: Vec<String>,
 }
 
 impl Stats {
@@ -401,14 +419,14 @@ pub struct BookInfo {
 pub struct Server;
 
 impl Server {
-    /// Binds `127.0.0.1:port` and serves on a dedicated thread with its own runtime, so it works
+    /// Binds `host:port` (127.0.0.1 unless set) and serves on a dedicated thread with its own runtime, so it works
     /// from synchronous tests and from inside a tokio runtime alike. The socket is listening
     /// when this returns.
     pub fn start(config: Config) -> io::Result<RunningServer> {
         config
             .validate()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let listener = TcpListener::bind(("127.0.0.1", config.port))?;
+        let listener = TcpListener::bind((config.host, config.port))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let state = Arc::new(State::new(&config));
@@ -448,7 +466,7 @@ pub struct RunningServer {
 }
 
 impl RunningServer {
-    /// The bound address (127.0.0.1 and the actual port).
+    /// The bound address (its host and the actual port).
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
@@ -457,7 +475,7 @@ impl RunningServer {
         self.addr.port()
     }
 
-    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    /// `http://HOST:PORT`, without a trailing slash.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
     }

@@ -45,6 +45,8 @@ struct Accounting {
     max_in_flight: u64,
     total: u64,
     clients: BTreeMap<String, ClientStats>,
+    /// Every credential (or `Referer`) a request carried, as "METHOD /path: header".
+    credentials_received: Vec<String>,
 }
 
 /// How a response body ends.
@@ -448,6 +450,28 @@ impl State {
             reading_positions,
             progressions,
             password_checks: self.sessions.password_checks(),
+            credentials_received: a.credentials_received.clone(),
+        }
+    }
+
+    /// Notes the credentials (and `Referer`) a request carried.
+    pub(crate) fn note_credentials(&self, method: &str, path: &str, headers: &hyper::HeaderMap) {
+        const CARRY_SECRETS: [&str; 8] = [
+            "authorization",
+            "cookie",
+            "x-api-key",
+            "x-auth-token",
+            "x-auth-user",
+            "x-auth-key",
+            "proxy-authorization",
+            "referer",
+        ];
+        let mut a = lock(&self.accounting);
+        for name in CARRY_SECRETS {
+            if headers.contains_key(name) {
+                a.credentials_received
+                    .push(format!("{method} {path}: {name}"));
+            }
         }
     }
 

@@ -39,20 +39,66 @@ describe('ServerDialog (add)', () => {
   it('says what the typed address leads to before anything is saved', async () => {
     invokeMock.mockImplementation(async (command: string, args?: unknown) => {
       if (command === 'discover_server') {
-        expect(args).toEqual({ url: 'nas.local:9810', username: null, password: null, trustSelfSigned: false });
-        return { description: 'Codex, OPDS 1.2 at /opds/v1.2/', catalog_url: 'http://nas.local:9810/opds/v1.2/', server_kind: 'Codex', opds_version: '1.2' };
+        expect(args).toEqual({ url: 'nas.local:9810', username: null, password: null, trustSelfSigned: false, apiKey: false });
+        return {
+          description: 'Codex, OPDS 1.2 at http://nas.local:9810/opds/v1.2/',
+          catalog_url: 'http://nas.local:9810/opds/v1.2/',
+          server_kind: 'Codex',
+          opds_version: '1.2',
+          elsewhere: null,
+          consent_question: null,
+        };
       }
       throw `unexpected command ${command}`;
     });
     const { user } = setup();
     await user.type(screen.getByTestId('server-url'), 'nas.local:9810');
-    expect((await screen.findByTestId('server-found', {}, { timeout: 3000 })).textContent).toBe('Found Codex, OPDS 1.2 at /opds/v1.2/');
+    expect((await screen.findByTestId('server-found', {}, { timeout: 3000 })).textContent).toBe(
+      'Found Codex, OPDS 1.2 at http://nas.local:9810/opds/v1.2/',
+    );
+    expect(screen.queryByTestId('server-elsewhere')).toBeNull();
     // Asked once, after typing stopped; nothing saved.
     expect(invokeMock.mock.calls.filter(([c]) => c === 'discover_server')).toHaveLength(1);
     expect(invokeMock).not.toHaveBeenCalledWith('add_server', expect.anything());
     // Another address: the old finding goes at once.
     await user.type(screen.getByTestId('server-url'), 'x');
     expect(screen.queryByTestId('server-found')).toBeNull();
+  });
+
+  it('saves a catalog found on another host only after the reader says yes to its address', async () => {
+    const question = 'The catalog this address leads to is on another server: http://other.example:81/opds. Your sign-in will be sent there. Use this address?';
+    invokeMock.mockImplementation(async (command: string, args?: unknown) => {
+      if (command === 'discover_server') {
+        return {
+          description: 'OPDS 1.2 at http://other.example:81/opds',
+          catalog_url: 'http://other.example:81/opds',
+          server_kind: null,
+          opds_version: '1.2',
+          elsewhere: 'other_host',
+          consent_question: question,
+        };
+      }
+      if (command === 'add_server') {
+        expect((args as { input: { acceptCatalog: string | null } }).input.acceptCatalog).toBe('http://other.example:81/opds');
+        return { ...saved, url: 'http://other.example:81/opds' };
+      }
+      if (command === 'list_servers') return [];
+      throw `unexpected command ${command}`;
+    });
+    const { user, onsaved } = setup();
+    await user.type(screen.getByTestId('server-name'), 'Home');
+    await user.type(screen.getByTestId('server-url'), 'nas.local:9810');
+    const warning = await screen.findByTestId('server-elsewhere', {}, { timeout: 3000 });
+    expect(warning.textContent).toContain(question);
+    expect(screen.getByTestId('server-found').textContent).toContain('http://other.example:81/opds');
+    // Save without the yes: nothing is saved, the question is said at the field, focus on the yes.
+    await user.click(screen.getByTestId('server-save'));
+    expect(invokeMock).not.toHaveBeenCalledWith('add_server', expect.anything());
+    expect(screen.getByTestId('server-url-error').textContent).toBe(question);
+    expect(document.activeElement).toBe(screen.getByTestId('server-accept-catalog'));
+    await user.click(screen.getByTestId('server-accept-catalog'));
+    await user.click(screen.getByTestId('server-save'));
+    await waitFor(() => expect(onsaved).toHaveBeenCalled());
   });
 
   it('is a labelled modal dialog with focus on the first field', () => {

@@ -62,6 +62,11 @@ export interface AddServerInput {
   trustSelfSigned?: boolean;
   /** The password is an API key (sent as `X-API-Key`, without a username); absent means no. */
   apiKey?: boolean;
+  /**
+   * The whole address of a catalog found on another host (or down to plain http) that the
+   * reader said yes to; without it such a catalog is not saved.
+   */
+  acceptCatalog?: string | null;
 }
 
 /**
@@ -340,16 +345,29 @@ export function listServers(): Promise<Server[]> {
 
 /** The catalog found from what was typed (a host, host:port, web address or the catalog). */
 export interface FoundCatalog {
-  /** "Codex, OPDS 1.2 at /opds/v1.2/". */
+  /** "Codex, OPDS 1.2 at http://nas:9810/opds/v1.2/": the whole address. */
   description: string;
   catalog_url: string;
   server_kind: string | null;
   opds_version: string;
+  /** Why it is saved only with the reader's yes; null when it is where the reader typed. */
+  elsewhere: 'other_host' | 'down_to_http' | null;
+  /** The question to ask before saving it, when `elsewhere` is set. */
+  consent_question: string | null;
 }
 
-/** Finds a server's catalog without saving anything. */
-export function discoverServer(url: string, username: string | null, password: string | null, trustSelfSigned: boolean): Promise<FoundCatalog> {
-  return call<FoundCatalog>('discover_server', { url, username, password, trustSelfSigned });
+/**
+ * Finds a server's catalog without saving anything. The sign-in goes only to the address typed,
+ * and only if it asks for one.
+ */
+export function discoverServer(
+  url: string,
+  username: string | null,
+  password: string | null,
+  trustSelfSigned: boolean,
+  apiKey = false,
+): Promise<FoundCatalog> {
+  return call<FoundCatalog>('discover_server', { url, username, password, trustSelfSigned, apiKey });
 }
 
 export function addServer(input: AddServerInput): Promise<Server> {

@@ -122,7 +122,7 @@ export function emptyServerForm(): ServerFormValues {
 }
 
 /** The command input for the form's values: trimmed, with empty optional fields as `null`. */
-export function toAddServerInput(values: ServerFormValues): Required<AddServerInput> {
+export function toAddServerInput(values: ServerFormValues): Required<Omit<AddServerInput, 'acceptCatalog'>> {
   // An API key signs in alone.
   const username = values.apiKey ? '' : values.username.trim();
   return {

@@ -19,6 +19,7 @@ use url::Url;
 use crate::foundation::address_secrets::{self, redact};
 
 use crate::foundation::store::{Store, StoreError};
+use crate::http::redirects;
 use crate::http::server_throttle::{self, SlotGuard};
 use crate::library::credentials::{Credentials, Secret};
 use crate::library::servers::Server;
@@ -231,10 +232,11 @@ impl HttpClient {
         self
     }
 
-    /// The client for this server: the lenient one only when the reader trusts the server's
-    /// own certificate.
-    fn client_for(&self, access: &ServerAccess) -> Result<&reqwest::Client, FetchError> {
-        if !access.trust_self_signed {
+    /// The client for an address of this server: the lenient one only when the reader trusts
+    /// the server's own certificate and the address is the server's own (not a host its feeds
+    /// link to).
+    fn client_for(&self, access: &ServerAccess, url: &Url) -> Result<&reqwest::Client, FetchError> {
+        if !access.trust_self_signed || !redirects::may_carry_credentials(url, &access.origin) {
             return Ok(&self.client);
         }
         if let Some(c) = self.lenient.get() {
@@ -266,20 +268,21 @@ impl HttpClient {
         headers: &[(header::HeaderName, String)],
         slot: SlotGuard,
     ) -> Result<Fetching, FetchError> {
-        let client = self.client_for(access)?;
         let url = &access.request_url(url);
-        let build = || {
-            let mut request = client.get(url.clone());
+        let build = |client: &reqwest::Client, at: &Url| {
+            let mut request = client.get(at.clone());
             for (name, value) in headers {
                 request = request.header(name, value);
             }
             request
         };
-        let response = self.send_signed_in(build, url, access).await?;
+        let response = self.send_following(build, url, access, true).await?;
         match check_status(&response) {
             // Only the library server itself asking for credentials means the reader must sign
             // in (again); a refusal from elsewhere (a CDN, a signed URL) is about that address.
-            Err(FetchError::Auth(status)) if !same_origin(response.url(), &access.origin) => {
+            Err(FetchError::Auth(status))
+                if !redirects::may_carry_credentials(response.url(), &access.origin) =>
+            {
                 return Err(FetchError::Gone(format!(
                     "the server refused access to this ({})",
                     status.as_u16()
@@ -472,21 +475,22 @@ impl HttpClient {
         body: Vec<u8>,
         max_bytes: u64,
     ) -> Result<Answer, FetchError> {
-        let client = self.client_for(access)?;
         let url = &access.request_url(url);
         let slot =
             server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
-        let build = || {
+        let build = |client: &reqwest::Client, at: &Url| {
             client
-                .request(method.clone(), url.clone())
+                .request(method.clone(), at.clone())
                 .header(header::CONTENT_TYPE, content_type)
                 .body(body.clone())
         };
-        let response = self.send_signed_in(build, url, access).await?;
+        let response = self.send_following(build, url, access, false).await?;
         let status = response.status();
         if status != StatusCode::CONFLICT {
             match check_status(&response) {
-                Err(FetchError::Auth(status)) if !same_origin(response.url(), &access.origin) => {
+                Err(FetchError::Auth(status))
+                    if !redirects::may_carry_credentials(response.url(), &access.origin) =>
+                {
                     return Err(FetchError::Gone(format!(
                         "the server refused access to this ({})",
                         status.as_u16()
@@ -495,18 +499,12 @@ impl HttpClient {
                 other => other?,
             }
         }
-        if response.content_length().is_some_and(|l| l > max_bytes) {
-            return Err(FetchError::TooLarge(max_bytes));
-        }
-        let bytes = response.bytes().await.map_err(|e| transient(url, &e))?;
-        if bytes.len() as u64 > max_bytes {
-            return Err(FetchError::TooLarge(max_bytes));
-        }
+        let bytes = read_at_most(response, max_bytes)
+            .await
+            .map_err(|e| transient(url, &e))?
+            .ok_or(FetchError::TooLarge(max_bytes))?;
         slot.release().await?;
-        Ok(Answer {
-            status,
-            bytes: bytes.to_vec(),
-        })
+        Ok(Answer { status, bytes })
     }
 }
 
@@ -519,19 +517,64 @@ pub struct Answer {
 }
 
 impl HttpClient {
-    /// Sends the request `build` makes, signed in: with the server's session when one is kept,
-    /// else with the password. A refused session is dropped and the request sent once more with
-    /// the password; the session a password-signed answer carries is kept.
+    /// Sends the request `build` makes for `url` and follows the redirects that leave its
+    /// origin (the client follows the others itself), up to [`redirects::MAX_REDIRECTS`]: each
+    /// address is asked as a new request, signed in only where the server's credentials may go
+    /// ([`redirects::may_carry_credentials`]). A request with a body (`may_follow` false) is
+    /// not sent on: such a redirect is an error.
+    async fn send_following(
+        &self,
+        build: impl Fn(&reqwest::Client, &Url) -> reqwest::RequestBuilder,
+        url: &Url,
+        access: &ServerAccess,
+        may_follow: bool,
+    ) -> Result<Response, FetchError> {
+        let mut at = url.clone();
+        for _ in 0..=redirects::MAX_REDIRECTS {
+            let client = self.client_for(access, &at)?;
+            let response = self
+                .send_signed_in(|| build(client, &at), &at, access)
+                .await?;
+            let Some(next) = redirects::next_hop(&response) else {
+                return Ok(response);
+            };
+            if !may_follow {
+                return Err(FetchError::Gone(format!(
+                    "{}: the server sent this request on to another address ({}), where Carrel does not send it",
+                    redact(&at),
+                    redact(&next)
+                )));
+            }
+            tracing::debug!(
+                from = %redact(&at),
+                to = %redact(&next),
+                signed_in = redirects::may_carry_credentials(&next, &access.origin),
+                "redirected to another origin"
+            );
+            at = next;
+        }
+        Err(FetchError::Gone(format!(
+            "{}: more than {} redirects",
+            redact(url),
+            redirects::MAX_REDIRECTS
+        )))
+    }
+
+    /// Sends the request `build` makes, signed in when `url` may carry the server's
+    /// credentials: with the server's session when one is kept, else with the password. A
+    /// refused session is dropped and the request sent once more with the password; the
+    /// session a password-signed answer carries is kept.
     async fn send_signed_in(
         &self,
         build: impl Fn() -> reqwest::RequestBuilder,
         url: &Url,
         access: &ServerAccess,
     ) -> Result<Response, FetchError> {
+        let own = redirects::may_carry_credentials(url, &access.origin);
         let password = access
             .secret
             .as_ref()
-            .filter(|_| access.username.is_some() && same_origin(url, &access.origin));
+            .filter(|_| own && access.username.is_some());
         if let Some(secret) = password {
             if let Some(session) = self.sessions.for_request(access.server_id, url, secret) {
                 let response = session
@@ -543,7 +586,7 @@ impl HttpClient {
                     response.status(),
                     StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN
                 );
-                if !(refused && same_origin(response.url(), &access.origin)) {
+                if !refused {
                     return Ok(response);
                 }
                 self.sessions.forget(access.server_id);
@@ -585,7 +628,7 @@ impl HttpClient {
         let Ok(login) = access.origin.join(&format!("{prefix}/api/v4/auth/login")) else {
             return;
         };
-        let Ok(client) = self.client_for(access) else {
+        let Ok(client) = self.client_for(access, &login) else {
             return;
         };
         let body = serde_json::json!({ "login": user, "password": secret.expose() });
@@ -619,7 +662,7 @@ fn authorize(
     match access
         .secret
         .as_ref()
-        .filter(|_| same_origin(url, &access.origin))
+        .filter(|_| redirects::may_carry_credentials(url, &access.origin))
     {
         // Komga's API keys: its `HeaderApiKeyAuthenticationConverter`, registered for the
         // `X-API-Key` header in `SecurityConfiguration.kt`.
@@ -645,21 +688,36 @@ fn build_client(
     config: HttpConfig,
     accept_invalid_certs: bool,
 ) -> Result<reqwest::Client, FetchError> {
-    reqwest::Client::builder()
-        .user_agent(USER_AGENT)
+    redirects::client_builder()
         .connect_timeout(config.connect_timeout)
         .read_timeout(config.read_timeout)
-        .redirect(reqwest::redirect::Policy::limited(8))
         .danger_accept_invalid_certs(accept_invalid_certs)
         .build()
         .map_err(|e| FetchError::Transient(format!("cannot start the HTTP client: {e}")))
 }
 
-/// Whether two URLs share scheme, host and port: the only place a server's secret may go.
-pub fn same_origin(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
+/// Whether two URLs share scheme, host and port (see [`redirects`] for where a secret may go).
+pub use crate::http::redirects::same_origin;
+
+/// Reads a body whole, stopping as soon as it passes `max_bytes` (`Ok(None)`): a body too
+/// large is never held, whatever length it declared.
+pub async fn read_at_most(
+    response: Response,
+    max_bytes: u64,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    if response.content_length().is_some_and(|l| l > max_bytes) {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    let mut body = response.bytes_stream();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk?;
+        if bytes.len() as u64 + chunk.len() as u64 > max_bytes {
+            return Ok(None);
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Some(bytes))
 }
 
 /// Sorts a status code into success or a [`FetchError`].

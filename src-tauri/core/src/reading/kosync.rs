@@ -34,6 +34,8 @@ use crate::engine::download_stack::{self, TaskKind, TaskState};
 use crate::foundation::address_secrets::redact;
 use crate::foundation::part_files::PartFiles;
 use crate::foundation::store::{Store, StoreError};
+use crate::http::http_fetch::read_at_most;
+use crate::http::redirects;
 use crate::library::books::{self, Book, BookFormat};
 use crate::library::credentials::{CredentialError, Credentials, Secret};
 use crate::library::settings::{self, Setting};
@@ -164,10 +166,11 @@ impl KosyncClient {
     }
 
     pub fn new() -> Result<KosyncClient, KosyncError> {
-        let client = reqwest::Client::builder()
+        // The one redirect rule: followed only on the sync server's own origin, so the user and
+        // key headers never reach another host.
+        let client = redirects::client_builder()
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(15))
-            .user_agent(concat!("Carrel/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| KosyncError::Unreachable(e.to_string()))?;
         Ok(KosyncClient { client })
@@ -193,12 +196,19 @@ impl KosyncClient {
         let response = request
             .send()
             .await
-            .map_err(|e| KosyncError::Unreachable(format!("{}: {e}", redact(url))))?;
+            .map_err(|e| KosyncError::Unreachable(unreachable(url, &e)))?;
         let status = response.status();
-        let bytes = response
-            .bytes()
+        if let Some(next) = redirects::next_hop(&response) {
+            return Err(KosyncError::Server(format!(
+                "{} sent the request on to another address ({}), where Carrel does not send your sign-in",
+                redact(url),
+                redact(&next)
+            )));
+        }
+        let bytes = read_at_most(response, MAX_ANSWER as u64)
             .await
-            .map_err(|e| KosyncError::Unreachable(format!("{}: {e}", redact(url))))?;
+            .map_err(|e| KosyncError::Unreachable(unreachable(url, &e)))?
+            .ok_or_else(|| KosyncError::Server(format!("an answer over {MAX_ANSWER} bytes")))?;
         if status == reqwest::StatusCode::UNAUTHORIZED
             || status == reqwest::StatusCode::FORBIDDEN && body_says_unauthorized(&bytes)
         {
@@ -211,16 +221,27 @@ impl KosyncClient {
                 redact(url)
             )));
         }
-        if bytes.len() > MAX_ANSWER {
-            return Err(KosyncError::Server(format!(
-                "an answer over {MAX_ANSWER} bytes"
-            )));
-        }
         Ok((
             status,
             serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
         ))
     }
+}
+
+/// Why a request got no answer, naming the address once and without its secrets.
+fn unreachable(url: &Url, e: &reqwest::Error) -> String {
+    let why = if e.is_timeout() {
+        "the server stopped answering".to_owned()
+    } else if e.is_connect() {
+        "cannot reach the server".to_owned()
+    } else {
+        let mut text = e.to_string();
+        if let Some(u) = e.url() {
+            text = text.replace(&format!(" ({u})"), "").replace(u.as_str(), "");
+        }
+        text
+    };
+    format!("{}: {why}", redact(url))
 }
 
 fn body_says_unauthorized(bytes: &[u8]) -> bool {

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use carrel_core::{
     catalog::client::{CatalogClient, CatalogError, CatalogViewItem},
-    http::http_fetch::{FetchError, HttpClient, HttpConfig},
+    http::http_fetch::{FetchError, HttpClient, HttpConfig, ServerAccess},
+    http::server_discovery::{self, SignIn},
     library::servers::{self, NewServer, Server},
     ErrorKind,
 };
@@ -277,4 +278,65 @@ async fn trusting_one_server_does_not_trust_another() {
         .expect("bounded")
         .is_ok());
     assert_eq!(tls.served(), 2);
+}
+
+/// A server trusted though self-signed trusts its own origin only: an address its feeds link
+/// to on another host (here another port) gets its certificate checked, and refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_server_lends_its_trust_to_no_host_its_feeds_name() {
+    let own = SelfSignedServer::start().await;
+    let linked = SelfSignedServer::start().await;
+    let env = Env::new();
+    let server = servers::add(
+        &env.store,
+        &NewServer {
+            name: "Own".into(),
+            url: own.url("/opds"),
+            trust_self_signed: Some(true),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let access = ServerAccess::load(&server, &env.credentials).unwrap();
+    let fetch = |url: String| {
+        let http = http.clone();
+        let access = access.clone();
+        let store = env.store.clone();
+        async move {
+            let url = url::Url::parse(&url).unwrap();
+            tokio::time::timeout(STEP, http.get_bytes(&store, &access, &url, 1 << 20))
+                .await
+                .expect("bounded")
+        }
+    };
+    assert!(fetch(own.url("/opds/comics")).await.is_ok());
+    let err = fetch(linked.url("/opds/comics")).await.unwrap_err();
+    assert!(matches!(err, FetchError::Certificate(_)), "{err:?}");
+    assert_eq!((own.served(), linked.served()), (1, 0));
+}
+
+/// A bare `host:port` is asked over https first: a TLS server there is found over https.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bare_address_is_tried_over_https_first() {
+    let tls = SelfSignedServer::start().await;
+    let typed = format!("127.0.0.1:{}", tls.port);
+    let found = tokio::time::timeout(
+        STEP,
+        server_discovery::discover(&typed, SignIn::default(), true),
+    )
+    .await
+    .expect("bounded")
+    .unwrap();
+    assert_eq!(found.catalog_url, tls.url("/"));
+    assert_eq!(found.elsewhere, None);
+    // Not trusted: the certificate is what the reader is told about.
+    let err = tokio::time::timeout(
+        STEP,
+        server_discovery::discover(&typed, SignIn::default(), false),
+    )
+    .await
+    .expect("bounded")
+    .unwrap_err();
+    assert!(err.to_string().contains("certificate"), "{err}");
 }

@@ -1285,9 +1285,13 @@ fn a_server_added_by_its_host_and_port_finds_its_catalog() {
         .fill(&format!("127.0.0.1:{}", server.port()))
         .unwrap();
     let found = app
-        .wait_for_text(&sel("server-found"), "OPDS 1.2 at /opds")
+        .wait_for_text(&sel("server-found"), "OPDS 1.2 at")
         .unwrap();
-    assert_eq!(found.trim(), "Found OPDS 1.2 at /opds", "{found}");
+    assert_eq!(
+        found.trim(),
+        format!("Found OPDS 1.2 at {}", server.url("/opds")),
+        "the whole address is shown"
+    );
     assert_eq!(
         server.stats().hits("/opds"),
         1,
@@ -1314,6 +1318,81 @@ fn a_server_added_by_its_host_and_port_finds_its_catalog() {
         )
         .unwrap();
     assert_eq!(listed.as_str(), Some(server.url("/opds").as_str()));
+}
+
+/// A library whose web page names a catalog on another host (127.0.0.2): the dialog shows the
+/// whole address found and saves nothing until the reader says yes; the other host receives no
+/// password meanwhile.
+#[test]
+fn a_catalog_on_another_host_is_shown_and_saved_only_after_a_yes() {
+    let case = TestCase::start();
+    let elsewhere = start_server(Config {
+        books: 2,
+        host: [127, 0, 0, 2].into(),
+        behavior: fixture_server::Behavior {
+            auth: Some("alice:wonderland".into()),
+            ..Default::default()
+        },
+        ..Config::default()
+    });
+    let library = start_server(Config {
+        books: 2,
+        behavior: fixture_server::Behavior {
+            auth: Some("alice:wonderland".into()),
+            catalog_link: Some(elsewhere.url("/opds")),
+            ..Default::default()
+        },
+        ..Config::default()
+    });
+    let app = launch(&case);
+    carrel_e2e::submit_server_dialog(
+        &app,
+        "Home",
+        &format!("127.0.0.1:{}", library.port()),
+        Some(("alice", "wonderland")),
+    )
+    .unwrap();
+    let warning = app
+        .wait_for_text(&sel("server-elsewhere"), &elsewhere.url("/opds"))
+        .unwrap();
+    assert!(warning.contains("another server"), "{warning}");
+    // Save before the yes: nothing saved, the dialog stays and says why.
+    app.execute(
+        "document.querySelector('[data-testid=\"server-save\"]').scrollIntoView({ block: 'nearest' });",
+        vec![],
+    )
+    .unwrap();
+    app.find(&sel("server-save")).unwrap().click().unwrap();
+    app.wait_for_text(&sel("server-url-error"), &elsewhere.url("/opds"))
+        .unwrap();
+    let listed = app
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             window.__TAURI_INTERNALS__.invoke('list_servers').then((s) => done(s.length), (e) => done(JSON.stringify(e)));",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(listed.as_i64(), Some(0), "nothing saved before the yes");
+    assert_eq!(
+        elsewhere.stats().credentials_received,
+        Vec::<String>::new(),
+        "no password went to the other host"
+    );
+    app.find(&sel("server-accept-catalog"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.find(&sel("server-save")).unwrap().click().unwrap();
+    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
+    app.wait_for_text(&sel("server-item"), "Home").unwrap();
+    let listed = app
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             window.__TAURI_INTERNALS__.invoke('list_servers').then((s) => done(s[0].url), (e) => done(JSON.stringify(e)));",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(listed.as_str(), Some(elsewhere.url("/opds").as_str()));
 }
 
 #[test]
