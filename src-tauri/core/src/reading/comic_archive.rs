@@ -5,28 +5,33 @@
 //! a zip is common). Zip files are read with the pure-Rust `zip` crate, straight to an entry
 //! through the central directory; RAR, 7z and tar through libarchive (BSD licence; its RAR 4
 //! and RAR 5 readers are its own code, not the UnRAR source, whose licence forbids what GPL
-//! software must allow), which walks the archive to the entry asked for.
+//! software must allow), which walks the archive to the entry asked for
+//! ([`crate::reading::archive_walk`], opened for that one container and no other format).
 //!
 //! Pages are the archive's images in natural reading order (`page 2` before `page 10`,
 //! folder by folder); `__MACOSX/`, dot files, thumbnails and anything that is not an image are
-//! skipped. `ComicInfo.xml`, where present, gives the title, series, number, page count and
-//! reading direction (`Manga="YesAndRightToLeft"`).
+//! skipped. One `ComicInfo.xml` — the one at the root, else the first — gives the title,
+//! series, number, page count and reading direction (`Manga="YesAndRightToLeft"`); any others
+//! are never decompressed.
 //!
 //! A hostile archive gets an [`ArchiveError`], never a crash, a hang or a full disk: the
 //! entry count is capped ([`MAX_ENTRIES`], [`MAX_PAGES`]), one page is never decompressed past
-//! [`MAX_PAGE_BYTES`] (a zip bomb stops there), entry names are only compared, never used as
-//! paths, and nothing is written to disk.
+//! [`MAX_PAGE_BYTES`] (a zip bomb stops there), a walk through a RAR, 7z or tar archive never
+//! decompresses more than its [`WalkBudget`] (a run of zeros before the pages stops there),
+//! entry names are only compared, never used as paths, and nothing is written to disk.
 //!
 //! Owns no table and no file: it reads the file it is given.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
-use std::io::{BufReader, Read, Write};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
+
+use crate::reading::archive_walk::Walk;
 
 /// The most entries an archive may hold (pages, folders and everything else).
 pub const MAX_ENTRIES: usize = 50_000;
@@ -54,7 +59,61 @@ pub enum ArchiveError {
     NoSuchPage { page: usize, count: usize },
     #[error("cannot read the comic archive: {0}")]
     Io(String),
+    #[error("this archive asks to decompress more than {} to reach a page", size_text(*budget))]
+    DecompressesTooMuch { budget: u64 },
 }
+
+/// A number of bytes as a person reads it: whole MiB from 1 MiB on.
+fn size_text(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// How many bytes one walk of a RAR, 7z or tar archive may decompress — the entries passed over
+/// on the way and the pages taken, together — before it is refused with
+/// [`ArchiveError::DecompressesTooMuch`]: the larger of `floor` and `per_archive_byte` times the
+/// archive file's length. Opening the archive is a walk with the same budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalkBudget {
+    pub floor: u64,
+    pub per_archive_byte: u64,
+}
+
+impl WalkBudget {
+    /// The budget every book gets: [`WALK_FLOOR_BYTES`], else [`WALK_BYTES_PER_ARCHIVE_BYTE`]
+    /// times the file's length.
+    pub const DEFAULT: WalkBudget = WalkBudget {
+        floor: WALK_FLOOR_BYTES,
+        per_archive_byte: WALK_BYTES_PER_ARCHIVE_BYTE,
+    };
+
+    /// The budget of a walk through an archive file `file_len` bytes long.
+    pub fn bytes_for(&self, file_len: u64) -> u64 {
+        self.floor
+            .max(self.per_archive_byte.saturating_mul(file_len))
+    }
+}
+
+impl Default for WalkBudget {
+    fn default() -> Self {
+        WalkBudget::DEFAULT
+    }
+}
+
+/// The least a walk may decompress, whatever the file's length: four of the largest pages
+/// (256 MiB) — the page asked for at its largest and three times as much passed over before it
+/// (pages read ahead get what is left: a walk that runs out after the page asked for ends
+/// there). A run of zeros 50 GB long packed into a few KB stops here, in well under a second,
+/// instead of costing minutes at every page turn.
+pub const WALK_FLOOR_BYTES: u64 = 4 * MAX_PAGE_BYTES;
+/// Bytes a walk may decompress for each byte of the archive file, beyond the floor. Pages are
+/// images compressed already (JPEG, PNG, WebP), so a book unpacks to about its own size, and the
+/// last page of a solid archive costs a walk through all of it: eight times the file lets any
+/// book of images be read to its end, while a file that unpacks to more is mostly padding.
+pub const WALK_BYTES_PER_ARCHIVE_BYTE: u64 = 8;
 
 impl crate::foundation::error::Failure for ArchiveError {
     fn kind(&self) -> crate::foundation::error::ErrorKind {
@@ -98,6 +157,8 @@ pub struct ComicArchive {
     pub info: ComicInfo,
     /// Pages decompressed by the last walks (RAR, 7z, tar: see [`READ_AHEAD`]).
     ahead: Arc<Mutex<ReadAhead>>,
+    /// The most bytes one walk through this archive may decompress ([`WalkBudget`]).
+    walk_budget: u64,
 }
 
 /// Pages decompressed ahead, by index, oldest first.
@@ -113,12 +174,19 @@ pub const READ_AHEAD: usize = 4;
 const AHEAD_BYTES: usize = 96 << 20;
 
 impl ComicArchive {
-    /// Reads the archive's table of contents (and its `ComicInfo.xml`).
+    /// Reads the archive's table of contents (and its `ComicInfo.xml`), with the
+    /// [`WalkBudget`] every book gets.
     pub fn open(path: &Path) -> Result<ComicArchive, ArchiveError> {
+        Self::open_with(path, WalkBudget::DEFAULT)
+    }
+
+    /// [`ComicArchive::open`] with another budget for its walks (RAR, 7z, tar).
+    pub fn open_with(path: &Path, budget: WalkBudget) -> Result<ComicArchive, ArchiveError> {
         let container = sniff(path)?;
+        let walk_budget = budget.bytes_for(std::fs::metadata(path).map_err(io)?.len());
         let (names, info) = match container {
             Container::Zip => zip_entries(path)?,
-            _ => libarchive_entries(path)?,
+            walked => walked_entries(path, walked, walk_budget)?,
         };
         let pages = pages_in_reading_order(names)?;
         let info = info.map(|xml| parse_comic_info(&xml)).unwrap_or_default();
@@ -128,6 +196,7 @@ impl ComicArchive {
             pages,
             info,
             ahead: Arc::default(),
+            walk_budget,
         })
     }
 
@@ -167,7 +236,15 @@ impl ComicArchive {
             .map(|i| (i, self.pages[i].0.as_str()))
             .collect();
         let names: Vec<&str> = wanted.iter().map(|(_, n)| *n).collect();
-        let mut found = libarchive_read_many(&self.path, &names, MAX_PAGE_BYTES + 1)?;
+        // Out of budget once the page asked for is found, the pages ahead are left for later.
+        let mut found = walk_read_many(
+            &self.path,
+            self.container,
+            &names,
+            1,
+            MAX_PAGE_BYTES + 1,
+            self.walk_budget,
+        )?;
         let asked = found
             .remove(name)
             .ok_or_else(|| ArchiveError::Damaged(format!("the entry “{name}” is missing")))?;
@@ -213,11 +290,16 @@ pub fn pages_in_reading_order(
 
 /// Every entry name of an archive (pages or not), as stored.
 pub fn entry_names(path: &Path) -> Result<Vec<String>, ArchiveError> {
-    let (names, _) = match sniff(path)? {
-        Container::Zip => zip_entries(path)?,
-        _ => libarchive_entries(path)?,
+    let names = match sniff(path)? {
+        Container::Zip => zip_names(&mut zip_open(path)?)?,
+        walked => walked_names(path, walked, default_budget(path)?)?,
     };
     Ok(names.into_iter().map(|(n, _)| n).collect())
+}
+
+/// The [`WalkBudget::DEFAULT`] of a walk through the file at `path`.
+fn default_budget(path: &Path) -> Result<u64, ArchiveError> {
+    Ok(WalkBudget::DEFAULT.bytes_for(std::fs::metadata(path).map_err(io)?.len()))
 }
 
 /// One entry's bytes by its name, at most `limit` (more is [`ArchiveError::PageTooLarge`]
@@ -225,7 +307,7 @@ pub fn entry_names(path: &Path) -> Result<Vec<String>, ArchiveError> {
 pub fn read_entry(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, ArchiveError> {
     let bytes = match sniff(path)? {
         Container::Zip => {
-            let (names, _) = zip_entries(path)?;
+            let names = zip_names(&mut zip_open(path)?)?;
             let index = names
                 .iter()
                 .find(|(n, _)| n == name)
@@ -233,7 +315,9 @@ pub fn read_entry(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, Archiv
                 .ok_or(ArchiveError::NoSuchPage { page: 0, count: 0 })?;
             zip_read(path, index, limit + 1)?
         }
-        _ => libarchive_read(path, name, limit + 1)?,
+        walked => walk_read_many(path, walked, &[name], 1, limit + 1, default_budget(path)?)?
+            .remove(name)
+            .ok_or_else(|| ArchiveError::Damaged(format!("the entry “{name}” is missing")))?,
     };
     if bytes.len() as u64 > limit {
         return Err(ArchiveError::PageTooLarge { page: 0 });
@@ -356,41 +440,51 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
 
 type Entries = (Vec<(String, usize)>, Option<String>);
 
-fn zip_entries(path: &Path) -> Result<Entries, ArchiveError> {
+type ZipFile = zip::ZipArchive<BufReader<File>>;
+
+fn zip_open(path: &Path) -> Result<ZipFile, ArchiveError> {
     let file = File::open(path).map_err(io)?;
-    let mut archive = zip::ZipArchive::new(BufReader::new(file))
-        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    zip::ZipArchive::new(BufReader::new(file)).map_err(|e| ArchiveError::Damaged(e.to_string()))
+}
+
+/// A zip's entry names with their indexes, from its central directory (nothing decompressed).
+fn zip_names(archive: &mut ZipFile) -> Result<Vec<(String, usize)>, ArchiveError> {
     if archive.len() > MAX_ENTRIES {
         return Err(ArchiveError::TooManyEntries);
     }
-    let mut names = Vec::with_capacity(archive.len());
-    let mut info = None;
-    for i in 0..archive.len() {
-        let entry = archive
-            .by_index_raw(i)
-            .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-        let name = entry.name().to_owned();
-        drop(entry);
-        if is_comic_info(&name) {
+    (0..archive.len())
+        .map(|i| {
+            let entry = archive
+                .by_index_raw(i)
+                .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+            Ok((entry.name().to_owned(), i))
+        })
+        .collect()
+}
+
+/// A zip's entry names and its one `ComicInfo.xml` ([`chosen_comic_info`]), read.
+fn zip_entries(path: &Path) -> Result<Entries, ArchiveError> {
+    let mut archive = zip_open(path)?;
+    let names = zip_names(&mut archive)?;
+    let info = match chosen_comic_info(names.iter().map(|(n, _)| n.as_str())) {
+        Some(at) => {
             let mut entry = archive
-                .by_index(i)
+                .by_index(names[at].1)
                 .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
             let mut xml = Vec::new();
             (&mut entry)
                 .take(MAX_COMIC_INFO_BYTES)
                 .read_to_end(&mut xml)
                 .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-            info = Some(String::from_utf8_lossy(&xml).into_owned());
+            Some(String::from_utf8_lossy(&xml).into_owned())
         }
-        names.push((name, i));
-    }
+        None => None,
+    };
     Ok((names, info))
 }
 
 fn zip_read(path: &Path, index: usize, limit: u64) -> Result<Vec<u8>, ArchiveError> {
-    let file = File::open(path).map_err(io)?;
-    let mut archive = zip::ZipArchive::new(BufReader::new(file))
-        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
+    let mut archive = zip_open(path)?;
     let mut entry = archive
         .by_index(index)
         .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
@@ -408,143 +502,129 @@ pub(crate) fn is_comic_info(name: &str) -> bool {
         .is_some_and(|f| f.eq_ignore_ascii_case("ComicInfo.xml"))
 }
 
-fn libarchive_entries(path: &Path) -> Result<Entries, ArchiveError> {
-    let file = File::open(path).map_err(io)?;
-    let names = compress_tools::list_archive_files(BufReader::new(file))
-        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-    if names.len() > MAX_ENTRIES {
-        return Err(ArchiveError::TooManyEntries);
+/// Which of an archive's `ComicInfo.xml` is read, by its place among `names`: the one at the
+/// root, else the first. Only that one is ever decompressed, however many the archive holds.
+pub(crate) fn chosen_comic_info<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Option<usize> {
+    let at_root = |name: &str| {
+        let name = name
+            .trim_start_matches("./")
+            .trim_start_matches(['/', '\\']);
+        name.eq_ignore_ascii_case("ComicInfo.xml")
+    };
+    names
+        .clone()
+        .position(at_root)
+        .or_else(|| names.into_iter().position(is_comic_info))
+}
+
+/// The entry names of an archive read by walking it (with index 0: libarchive has none).
+/// Nothing is decompressed to list a 7z or a tar; a solid RAR is decompressed to be skipped
+/// through, so every RAR entry passed counts its declared size against `budget` first.
+fn walked_names(
+    path: &Path,
+    container: Container,
+    budget: u64,
+) -> Result<Vec<(String, usize)>, ArchiveError> {
+    let mut walk = Walk::open(path, container, budget)?;
+    let mut names = Vec::new();
+    while let Some(entry) = walk.next_entry()? {
+        if names.len() >= MAX_ENTRIES {
+            return Err(ArchiveError::TooManyEntries);
+        }
+        if container == Container::Rar {
+            match entry.declared {
+                Some(size) => walk.charge(size)?,
+                None => walk.pass()?,
+            }
+        }
+        names.push((entry.name, 0));
     }
-    let info = match names.iter().find(|n| is_comic_info(n)) {
-        Some(name) => {
-            let bytes = libarchive_read(path, name, MAX_COMIC_INFO_BYTES)?;
-            Some(String::from_utf8_lossy(&bytes).into_owned())
+    Ok(names)
+}
+
+/// The entry names of an archive read by walking it, and its one `ComicInfo.xml`
+/// ([`chosen_comic_info`]), read in a second walk within `budget`.
+fn walked_entries(path: &Path, container: Container, budget: u64) -> Result<Entries, ArchiveError> {
+    let names = walked_names(path, container, budget)?;
+    let info = match chosen_comic_info(names.iter().map(|(n, _)| n.as_str())) {
+        Some(at) => {
+            let name = names[at].0.as_str();
+            let mut found =
+                walk_read_many(path, container, &[name], 1, MAX_COMIC_INFO_BYTES, budget)?;
+            found
+                .remove(name)
+                .map(|xml| String::from_utf8_lossy(&xml).into_owned())
         }
         None => None,
     };
-    Ok((names.into_iter().map(|n| (n, 0)).collect(), info))
+    Ok((names, info))
 }
 
-/// A writer that keeps at most `limit` bytes and then refuses more, so a bomb stops early.
-struct Capped {
-    bytes: Vec<u8>,
-    limit: u64,
-}
-
-impl Write for Capped {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let room = (self.limit - self.bytes.len() as u64) as usize;
-        if room == 0 {
-            return Err(std::io::Error::other("limit reached"));
-        }
-        let n = buf.len().min(room);
-        self.bytes.extend_from_slice(&buf[..n]);
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Walks the archive to the entry named `name`, decompressing what comes before it (a solid
-/// RAR or 7z cannot be skipped through), and returns at most `limit` bytes of it.
 /// Several entries' bytes by name in one walk of the archive, each at most `limit` (a longer
-/// one is cut at `limit`, for the caller to refuse). The walk stops once all are found.
-fn libarchive_read_many(
+/// one is cut at `limit`, for the caller to refuse, and the walk stops there). Everything
+/// before them is decompressed (a solid RAR or 7z cannot be skipped through), all of it within
+/// `budget` bytes: past it, [`ArchiveError::DecompressesTooMuch`], unless the first `needed`
+/// names were found by then (the walk ends with what it has). The walk stops once all are
+/// found.
+fn walk_read_many(
     path: &Path,
+    container: Container,
+    names: &[&str],
+    needed: usize,
+    limit: u64,
+    budget: u64,
+) -> Result<HashMap<String, Vec<u8>>, ArchiveError> {
+    let mut walk = Walk::open(path, container, budget)?;
+    let mut found: HashMap<String, Vec<u8>> = HashMap::new();
+    match walk_to(&mut walk, names, limit, &mut found) {
+        Err(ArchiveError::DecompressesTooMuch { .. })
+            if names[..needed.min(names.len())]
+                .iter()
+                .all(|n| found.contains_key(*n)) =>
+        {
+            Ok(found)
+        }
+        Err(e) => Err(e),
+        Ok(()) => Ok(found),
+    }
+}
+
+/// The walk of [`walk_read_many`], putting what it reads into `found`.
+fn walk_to(
+    walk: &mut Walk,
     names: &[&str],
     limit: u64,
-) -> Result<HashMap<String, Vec<u8>>, ArchiveError> {
-    use compress_tools::{ArchiveContents, ArchiveIterator};
-    let file = File::open(path).map_err(io)?;
-    let entries = ArchiveIterator::from_read(BufReader::new(file))
-        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-    let mut found: HashMap<String, Vec<u8>> = HashMap::new();
-    let mut current: Option<(String, Capped)> = None;
+    found: &mut HashMap<String, Vec<u8>>,
+) -> Result<(), ArchiveError> {
     let mut seen = 0usize;
-    for item in entries {
-        match item {
-            ArchiveContents::StartOfEntry(entry, _) => {
-                seen += 1;
-                if seen > MAX_ENTRIES {
-                    return Err(ArchiveError::TooManyEntries);
-                }
-                current =
-                    (names.contains(&entry.as_str()) && !found.contains_key(&entry)).then(|| {
-                        (
-                            entry,
-                            Capped {
-                                bytes: Vec::new(),
-                                limit,
-                            },
-                        )
-                    });
-            }
-            ArchiveContents::DataChunk(chunk) => {
-                let full = current.as_mut().is_some_and(|(_, out)| {
-                    out.write(&chunk).is_err() || out.bytes.len() as u64 >= limit
-                });
-                if full {
-                    // At the limit the walk stops (a bomb is not decompressed further); the
-                    // caller sees more than it allows and refuses that page.
-                    let (name, out) = current.take().expect("checked above");
-                    found.insert(name, out.bytes);
-                    break;
-                }
-            }
-            ArchiveContents::EndOfEntry => {
-                if let Some((name, out)) = current.take() {
-                    found.insert(name, out.bytes);
-                    if found.len() == names.len() {
-                        break;
-                    }
-                }
-            }
-            ArchiveContents::Err(e) => return Err(ArchiveError::Damaged(e.to_string())),
+    while let Some(entry) = walk.next_entry()? {
+        seen += 1;
+        if seen > MAX_ENTRIES {
+            return Err(ArchiveError::TooManyEntries);
+        }
+        if !names.contains(&entry.name.as_str()) || found.contains_key(&entry.name) {
+            // Passed over, but decompressed all the same: counted.
+            walk.pass()?;
+            continue;
+        }
+        let bytes = walk.read(limit)?;
+        let full = bytes.len() as u64 >= limit;
+        found.insert(entry.name, bytes);
+        // At the limit the walk stops (a bomb is not decompressed further); the caller sees
+        // more than it allows and refuses that entry.
+        if full || found.len() == names.len() {
+            break;
         }
     }
-    Ok(found)
+    Ok(())
 }
 
-fn libarchive_read(path: &Path, name: &str, limit: u64) -> Result<Vec<u8>, ArchiveError> {
-    use compress_tools::{ArchiveContents, ArchiveIterator};
-    let file = File::open(path).map_err(io)?;
-    let entries = ArchiveIterator::from_read(BufReader::new(file))
-        .map_err(|e| ArchiveError::Damaged(e.to_string()))?;
-    let mut out = Capped {
-        bytes: Vec::new(),
-        limit,
-    };
-    let mut inside = false;
-    let mut seen = 0usize;
-    for item in entries {
-        match item {
-            ArchiveContents::StartOfEntry(entry, _) => {
-                seen += 1;
-                if seen > MAX_ENTRIES {
-                    return Err(ArchiveError::TooManyEntries);
-                }
-                inside = entry == name;
-            }
-            ArchiveContents::DataChunk(chunk) if inside => {
-                if out.write(&chunk).is_err() || out.bytes.len() as u64 >= limit {
-                    // At the limit: the caller sees more than it allows and refuses the page.
-                    return Ok(out.bytes);
-                }
-            }
-            ArchiveContents::DataChunk(_) => {}
-            ArchiveContents::EndOfEntry if inside => return Ok(out.bytes),
-            ArchiveContents::EndOfEntry => {}
-            ArchiveContents::Err(e) => return Err(ArchiveError::Damaged(e.to_string())),
-        }
-    }
-    Err(ArchiveError::Damaged(format!(
-        "the entry “{name}” is missing"
-    )))
-}
-
-/// The fields of `ComicInfo.xml` Carrel uses; a malformed document gives nothing.
+/// The fields of `ComicInfo.xml` Carrel uses; a malformed document (or one nested deeper than
+/// the XML parser can descend) gives nothing.
 pub fn parse_comic_info(xml: &str) -> ComicInfo {
+    if !crate::opds::nesting_within(xml, crate::opds::MAX_XML_DEPTH) {
+        return ComicInfo::default();
+    }
     let Ok(doc) = roxmltree::Document::parse(xml) else {
         return ComicInfo::default();
     };

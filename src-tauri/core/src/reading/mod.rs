@@ -3,6 +3,7 @@
 //! shared with the server (OPDS progression, Komga's API) and with KOReader devices.
 
 pub mod archive_pages;
+mod archive_walk;
 pub mod book_reader;
 pub mod book_source;
 pub mod comic_archive;

@@ -212,10 +212,9 @@ impl RemoteZip {
             .filter_map(|i| archive.name_for_index(i).map(|n| (n.to_owned(), i)))
             .collect();
         drop(archive);
-        let comic_info = names
-            .iter()
-            .find(|(n, _)| comic_archive::is_comic_info(n))
-            .map(|(_, i)| *i);
+        // One ComicInfo.xml, as for a stored file: the root one, else the first.
+        let comic_info = comic_archive::chosen_comic_info(names.iter().map(|(n, _)| n.as_str()))
+            .map(|at| names[at].1);
         let pages = comic_archive::pages_in_reading_order(names)
             .map_err(|_| TailError::Damaged("no pages"))?
             .into_iter()

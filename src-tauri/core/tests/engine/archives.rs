@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use carrel_core::reading::comic_archive::{self, ArchiveError, ComicArchive, Container};
+use carrel_core::reading::comic_archive::{
+    self, ArchiveError, ComicArchive, Container, WalkBudget,
+};
 
 /// Runs a tool; a missing tool or a failure fails the test (never skips it).
 fn run(cmd: &mut Command) {
@@ -541,4 +543,159 @@ fn turning_back_to_the_page_a_solid_archive_was_walked_to_needs_no_new_walk() {
     // Back to page 7, and on again.
     assert_eq!(archive.page(6).unwrap(), pages[6]);
     assert_eq!(archive.page(8).unwrap(), pages[8]);
+}
+
+/// A walk budget small enough for a test: 1 MiB, whatever the archive's size.
+const SMALL_BUDGET: WalkBudget = WalkBudget {
+    floor: 1 << 20,
+    per_archive_byte: 0,
+};
+
+/// A folder with a run of 16 MiB of zeros (a sparse file: nothing written) named to come
+/// before three pages, and a `ComicInfo.xml`; returns the pages' bytes.
+fn filler_and_pages(dir: &Path) -> Vec<Vec<u8>> {
+    let pages = make_pages(dir, 3);
+    let filler = std::fs::File::create(dir.join("0-filler.bin")).unwrap();
+    filler.set_len(16 << 20).unwrap();
+    pages
+}
+
+/// A run of zeros before the pages (16 MiB here, 50 GB in the wild: a few KB either way once
+/// compressed) would be decompressed again at every page turn. Past the walk's budget (lowered
+/// here to 1 MiB) the page is refused with a clear error instead, in a solid 7z and in a tar
+/// alike; the same books read with the budget Carrel ships with.
+#[test]
+fn a_walk_that_would_decompress_more_than_its_budget_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    let pages = filler_and_pages(&src);
+    // 7z stores the run first (names in order); no ComicInfo.xml, so opening walks nothing.
+    let cb7 = t.path().join("filler.cb7");
+    run(Command::new("7z")
+        .args(["a", "-bd", "-t7z", "-ms=on"])
+        .arg(&cb7)
+        .args(["0-filler.bin", "pages"])
+        .current_dir(&src));
+    let cbt = t.path().join("filler.cbt");
+    run(Command::new("tar")
+        .arg("cf")
+        .arg(&cbt)
+        .arg("-C")
+        .arg(&src)
+        .args(["0-filler.bin", "pages"]));
+    for book in [&cb7, &cbt] {
+        let archive = ComicArchive::open_with(book, SMALL_BUDGET).unwrap();
+        assert_eq!(archive.page_count(), 3);
+        let err = archive.page(0).unwrap_err();
+        assert!(
+            matches!(err, ArchiveError::DecompressesTooMuch { budget } if budget == 1 << 20),
+            "{}: {err:?}",
+            book.display()
+        );
+        assert_eq!(
+            err.to_string(),
+            "this archive asks to decompress more than 1 MiB to reach a page"
+        );
+        let archive = ComicArchive::open(book).unwrap();
+        assert_eq!(archive.page(2).unwrap(), pages[2], "{}", book.display());
+    }
+    // Opening walks to ComicInfo.xml: past the run, the same refusal when the book opens.
+    let with_info = t.path().join("info.cb7");
+    run(Command::new("7z")
+        .args(["a", "-bd", "-t7z", "-ms=on"])
+        .arg(&with_info)
+        .args(["0-filler.bin", "ComicInfo.xml", "pages"])
+        .current_dir(&src));
+    assert!(matches!(
+        ComicArchive::open_with(&with_info, SMALL_BUDGET),
+        Err(ArchiveError::DecompressesTooMuch { .. })
+    ));
+    assert_eq!(
+        ComicArchive::open(&with_info)
+            .unwrap()
+            .info
+            .title
+            .as_deref(),
+        Some("Dawn")
+    );
+}
+
+/// An mtree manifest is a list of paths on this machine, which libarchive reads if asked to:
+/// one that passes for a tar (`ustar` where a tar header says it) and names a local file is
+/// still no comic, and the file's bytes never come out as a page.
+#[test]
+fn an_mtree_manifest_naming_a_local_file_is_no_comic() {
+    let t = tempfile::tempdir().unwrap();
+    let secret = t.path().join("secret.png");
+    std::fs::write(&secret, b"\x89PNG\r\n\x1a\nthe bytes of a private file").unwrap();
+    let mut manifest = b"#mtree\n#".to_vec();
+    manifest.resize(257, b' ');
+    manifest.extend_from_slice(b"ustar\n");
+    manifest.extend_from_slice(
+        format!("./p1.png type=file contents={}\n", secret.display()).as_bytes(),
+    );
+    let book = t.path().join("manifest.cbt");
+    std::fs::write(&book, &manifest).unwrap();
+    let opened = ComicArchive::open(&book);
+    assert!(
+        matches!(
+            opened,
+            Err(ArchiveError::UnknownContainer | ArchiveError::Damaged(_))
+        ),
+        "{:?}",
+        opened.map(|a| a.page(0))
+    );
+    assert!(comic_archive::read_entry(&book, "p1.png", 1 << 20).is_err());
+    assert!(comic_archive::entry_names(&book).is_err());
+}
+
+/// A book may carry many `ComicInfo.xml` (one per folder, or 50,000 of them): only one is
+/// read — the one at the root, else the first. The others are never decompressed: a damaged
+/// one in a folder, before the root one, changes nothing.
+#[test]
+fn only_one_comic_info_is_read_the_one_at_the_root_first() {
+    let t = tempfile::tempdir().unwrap();
+    let cbz = t.path().join("infos.cbz");
+    run(Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w')\n\
+         z.writestr('extra/ComicInfo.xml', b'B' * 4096)\n\
+         z.writestr('ComicInfo.xml', '<ComicInfo><Title>Root</Title></ComicInfo>')\n\
+         z.writestr('p1.png', b'one')\nz.close()",
+        )
+        .arg(&cbz));
+    // The folder's ComicInfo.xml damaged after its CRC was written: reading it fails.
+    let mut bytes = std::fs::read(&cbz).unwrap();
+    let at = bytes.windows(16).position(|w| w == [b'B'; 16]).unwrap() + 100;
+    bytes[at] = b'C';
+    std::fs::write(&cbz, &bytes).unwrap();
+    let archive = ComicArchive::open(&cbz).unwrap();
+    assert_eq!(archive.info.title.as_deref(), Some("Root"));
+
+    // In a tar the folder's comes first: the root one is still the one read.
+    let src = t.path().join("src");
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    std::fs::write(
+        src.join("a/ComicInfo.xml"),
+        "<ComicInfo><Title>Nested</Title></ComicInfo>",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("ComicInfo.xml"),
+        "<ComicInfo><Title>Root</Title></ComicInfo>",
+    )
+    .unwrap();
+    std::fs::write(src.join("p1.png"), b"one").unwrap();
+    let cbt = t.path().join("infos.cbt");
+    run(Command::new("tar")
+        .arg("cf")
+        .arg(&cbt)
+        .arg("-C")
+        .arg(&src)
+        .args(["a/ComicInfo.xml", "ComicInfo.xml", "p1.png"]));
+    assert_eq!(
+        ComicArchive::open(&cbt).unwrap().info.title.as_deref(),
+        Some("Root")
+    );
 }
