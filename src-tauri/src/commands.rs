@@ -86,6 +86,18 @@ fn window_client(app: &AppHandle) -> CommandResult<HttpClient> {
     Ok(app.state::<AppState>().core()?.http()?)
 }
 
+/// The windows' client for a catalog request: a server that did not answer lately is answered
+/// for by its kept copy at once, unless the request is `fresh` (the reader's "Try again", or a
+/// retry in the background), which asks it and waits.
+fn catalog_client(app: &AppHandle, fresh: Option<bool>) -> CommandResult<HttpClient> {
+    let http = window_client(app)?;
+    Ok(if fresh.unwrap_or(false) {
+        http.asking_unresponsive()
+    } else {
+        http
+    })
+}
+
 fn downloads_watch(app: &AppHandle) -> CommandResult<Arc<DownloadsWatch>> {
     app.try_state::<Arc<DownloadsWatch>>()
         .map(|w| w.inner().clone())
@@ -171,7 +183,7 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
         secret: password.as_ref(),
         api_key: input.api_key.unwrap_or(false),
     };
-    let (url, _) = carrel_core::http::server_discovery::catalog_address(
+    let (url, found) = carrel_core::http::server_discovery::catalog_address(
         &input.url,
         sign_in,
         input.trust_self_signed.unwrap_or(false),
@@ -185,6 +197,11 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
     })?;
     with_core(app, move |core| {
         let mut new = input.new_server();
+        if new.name.trim().is_empty() {
+            // No name given: the catalog's own title, else its host.
+            let title = found.as_ref().and_then(|f| f.title.as_deref());
+            new.name = servers::default_name(&core.store, title, &url)?;
+        }
         new.url = url;
         Ok(servers::add_with_secret(
             &core.store,
@@ -205,6 +222,8 @@ pub struct FoundCatalog {
     pub catalog_url: String,
     pub server_kind: Option<String>,
     pub opds_version: String,
+    /// The catalog's own title: the server's name when the reader gives none.
+    pub title: Option<String>,
     /// Why the catalog is saved only with the reader's yes (another host, or down to plain
     /// http); absent when it is where the reader typed.
     pub elsewhere: Option<Elsewhere>,
@@ -241,6 +260,7 @@ pub async fn discover_server(
             catalog_url: found.catalog_url,
             server_kind: found.server_kind,
             opds_version: found.opds_version,
+            title: found.title,
         })
     })
     .await
@@ -324,10 +344,11 @@ pub async fn browse_catalog(
     app: AppHandle,
     server_id: i64,
     feed_url: Option<String>,
+    fresh: Option<bool>,
 ) -> CommandResult<CatalogView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = &window_client(&app)?;
+        let http = &catalog_client(&app, fresh)?;
         let catalog = CatalogClient {
             store: &store,
             credentials: &credentials,
@@ -343,10 +364,11 @@ pub async fn search_catalog(
     app: AppHandle,
     server_id: i64,
     query: String,
+    fresh: Option<bool>,
 ) -> CommandResult<CatalogView> {
     contained(async move {
         let (store, credentials) = handles(&app)?;
-        let http = &window_client(&app)?;
+        let http = &catalog_client(&app, fresh)?;
         let catalog = CatalogClient {
             store: &store,
             credentials: &credentials,

@@ -247,6 +247,17 @@ pub(crate) fn acquisition(state: &State, listing: &Listing<'_>, page: usize) -> 
          \x20 <opensearch:startIndex>{}</opensearch:startIndex>\n",
         (page - 1) * per_page + 1
     );
+    if behavior.start_entry_in_feeds {
+        nav_entry(
+            &mut out,
+            "start",
+            "Start of catalog",
+            "Back to the start",
+            "/opds",
+            NAVIGATION,
+            &updated,
+        );
+    }
     if listing.with_series_entry && page == 1 {
         nav_entry(
             &mut out,

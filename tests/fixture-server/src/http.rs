@@ -668,6 +668,13 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
         ["opds", "search"] => {
             let q = query_param(query, "q").unwrap_or_default();
             let needle = q.trim().to_lowercase();
+            let matches = |b: &BookMeta| {
+                b.title.to_lowercase().contains(&needle)
+                    || b.author.to_lowercase().contains(&needle)
+            };
+            if state.behavior().empty_search_404 && !state.catalog.books.iter().any(matches) {
+                return Reply::text(StatusCode::NOT_FOUND, "No books found");
+            }
             let encoded = format!("q={}", percent_encode(&q));
             listing(
                 state,

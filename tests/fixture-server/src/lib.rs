@@ -237,6 +237,15 @@ pub struct Behavior {
     /// Every library request is answered `302 Found` to this address followed by the
     /// request's own path and query (a library that moved, or sends a feed to another host).
     pub redirect_to: Option<String>,
+    /// A search that matches nothing is answered `404 Not Found` with the text "No books found",
+    /// as calibre's content server does (`srv/opds.py`: `get_acquisition_feed` raises
+    /// `HTTPNotFound('No books found')` when it has no ids).
+    pub empty_search_404: bool,
+    /// Every acquisition feed (a search's results too) starts with a "Start of catalog"
+    /// navigation entry back to the root, as Codex's OPDS 1.2 feeds do
+    /// (`codex/views/opds/v1/feed.py`: `OPDS1FeedView.entries` adds `add_start_link()` to every
+    /// page but the start page).
+    pub start_entry_in_feeds: bool,
 }
 
 impl Default for Behavior {
@@ -260,6 +269,8 @@ impl Default for Behavior {
             kosync_user: None,
             catalog_link: None,
             redirect_to: None,
+            empty_search_404: false,
+            start_entry_in_feeds: false,
         }
     }
 }

@@ -101,6 +101,67 @@ describe('ServerDialog (add)', () => {
     await waitFor(() => expect(onsaved).toHaveBeenCalled());
   });
 
+  const fixture = {
+    description: 'Codex, OPDS 1.2 at http://127.0.0.1:9810/opds/v1.2/',
+    catalog_url: 'http://127.0.0.1:9810/opds/v1.2/',
+    server_kind: 'Codex',
+    opds_version: '1.2',
+    title: 'Home library',
+    elsewhere: null,
+    consent_question: null,
+  };
+
+  it('saves a host and port typed without a scheme and no name, named after the catalog', async () => {
+    invokeMock.mockImplementation(async (command: string) => {
+      if (command === 'discover_server') return fixture;
+      if (command === 'add_server') return { ...saved, name: 'Home library', url: fixture.catalog_url };
+      if (command === 'list_servers') return [];
+      throw `unexpected command ${command}`;
+    });
+    const { user, onclose } = setup();
+    await user.click(screen.getByTestId('server-url'));
+    await user.keyboard('127.0.0.1:9810');
+    await screen.findByTestId('server-found', {}, { timeout: 3000 });
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(onclose).toHaveBeenCalledTimes(1));
+    expect(invokeMock).toHaveBeenCalledWith('add_server', {
+      input: expect.objectContaining({ name: 'Home library', url: '127.0.0.1:9810' }),
+    });
+  });
+
+  it('leaves naming to the library when Save comes before the catalog is known', async () => {
+    invokeMock.mockImplementation(async (command: string) => {
+      if (command === 'discover_server') return new Promise(() => {});
+      if (command === 'add_server') return { ...saved, name: 'Home library' };
+      if (command === 'list_servers') return [];
+      throw `unexpected command ${command}`;
+    });
+    const { user, onclose } = setup();
+    await user.click(screen.getByTestId('server-url'));
+    await user.keyboard('127.0.0.1:9810{Enter}');
+    await waitFor(() => expect(onclose).toHaveBeenCalledTimes(1));
+    const input = (invokeMock.mock.calls.find(([c]) => c === 'add_server')?.[1] as { input: { name: string } }).input;
+    expect(['', '127.0.0.1:9810']).toContain(input.name);
+  });
+
+  it('says under the address that a server is saved already, and saves nothing', async () => {
+    const home: Server = { ...saved, id: 3, name: 'Home library', url: fixture.catalog_url };
+    servers.list = [home];
+    invokeMock.mockImplementation(async (command: string) => {
+      if (command === 'discover_server') return fixture;
+      throw `unexpected command ${command}`;
+    });
+    const { user, onclose } = setup();
+    await user.type(screen.getByTestId('server-url'), '127.0.0.1:9810');
+    expect((await screen.findByTestId('server-url-error', {}, { timeout: 3000 })).textContent).toBe(
+      'You already have this server: Home library.',
+    );
+    await user.click(screen.getByTestId('server-save'));
+    expect(invokeMock).not.toHaveBeenCalledWith('add_server', expect.anything());
+    expect(document.activeElement).toBe(screen.getByTestId('server-url'));
+    expect(onclose).not.toHaveBeenCalled();
+  });
+
   it('is a labelled modal dialog with focus on the first field', () => {
     setup();
     const dialog = screen.getByTestId('add-server-dialog');

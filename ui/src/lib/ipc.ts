@@ -350,6 +350,8 @@ export interface FoundCatalog {
   catalog_url: string;
   server_kind: string | null;
   opds_version: string;
+  /** The catalog's own title: the server's name when the reader gives none. */
+  title?: string | null;
   /** Why it is saved only with the reader's yes; null when it is where the reader typed. */
   elsewhere: 'other_host' | 'down_to_http' | null;
   /** The question to ask before saving it, when `elsewhere` is set. */
@@ -389,13 +391,21 @@ export async function resumeServer(id: number): Promise<void> {
 
 // ---- Catalog ----
 
-/** A feed of a server; its root feed when `feedUrl` is left out. */
-export function browseCatalog(serverId: number, feedUrl?: string | null): Promise<CatalogView> {
-  return call<CatalogView>('browse_catalog', feedUrl ? { serverId, feedUrl } : { serverId });
+/**
+ * One feed of a server (its root without `feedUrl`). A server that did not answer lately is
+ * answered for at once by its kept copy (`offline`), unless `fresh` asks it and waits.
+ */
+export function browseCatalog(serverId: number, feedUrl?: string | null, fresh = false): Promise<CatalogView> {
+  return call<CatalogView>('browse_catalog', {
+    serverId,
+    ...(feedUrl ? { feedUrl } : {}),
+    ...(fresh ? { fresh } : {}),
+  });
 }
 
-export function searchCatalog(serverId: number, query: string): Promise<CatalogView> {
-  return call<CatalogView>('search_catalog', { serverId, query });
+/** A server's search results; `fresh` as for {@link browseCatalog}. */
+export function searchCatalog(serverId: number, query: string, fresh = false): Promise<CatalogView> {
+  return call<CatalogView>('search_catalog', { serverId, query, ...(fresh ? { fresh } : {}) });
 }
 
 export function bookDetails(bookId: number): Promise<BookDetails> {

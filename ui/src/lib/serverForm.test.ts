@@ -75,6 +75,11 @@ describe('validateName', () => {
     expect(validateName('  \t')).toMatch(/give the server a name/i);
   });
 
+  it('lets a new server go without one (it takes the catalog’s title)', () => {
+    expect(validateName('', { optional: true })).toBeNull();
+    expect(validateName('x'.repeat(MAX_NAME_CHARS + 1), { optional: true })).toMatch(/too long/);
+  });
+
   it('accepts names up to the limit, counted in characters', () => {
     expect(validateName('Home')).toBeNull();
     expect(validateName('é'.repeat(MAX_NAME_CHARS))).toBeNull();
@@ -94,6 +99,12 @@ describe('suggestName', () => {
     expect(suggestName('http://127.0.0.1:8080/opds')).toBe('127.0.0.1:8080');
     expect(suggestName('http://localhost:5000/opds')).toBe('localhost:5000');
     expect(suggestName('http://localhost/opds')).toBe('localhost');
+  });
+
+  it('offers the host of an address typed without its scheme', () => {
+    expect(suggestName('127.0.0.1:9810')).toBe('127.0.0.1:9810');
+    expect(suggestName('nas.local:9810/opds')).toBe('nas.local');
+    expect(suggestName('localhost:5000')).toBe('localhost:5000');
   });
 
   it('offers nothing for an unusable address', () => {

@@ -52,10 +52,13 @@ export function validateCatalogUrl(raw: string): string | null {
   return null;
 }
 
-/** Checks a server's name. Returns a message for the reader, or `null` when it is fine. */
-export function validateName(raw: string): string | null {
+/**
+ * Checks a server's name. Returns a message for the reader, or `null` when it is fine. A new
+ * server may go without one (`optional`): it takes its catalog's title, else its host.
+ */
+export function validateName(raw: string, { optional = false }: { optional?: boolean } = {}): string | null {
   const name = raw.trim();
-  if (name === '') return 'Give the server a name.';
+  if (name === '') return optional ? null : 'Give the server a name.';
   if ([...name].length > MAX_NAME_CHARS) return `The name is too long (at most ${MAX_NAME_CHARS} characters).`;
   return null;
 }
@@ -88,10 +91,23 @@ function isIpOrLocal(hostname: string): boolean {
  */
 export function suggestName(raw: string): string {
   if (validateCatalogUrl(raw) !== null) return '';
-  const url = new URL(raw.trim());
+  const text = raw.trim();
+  let url: URL;
+  try {
+    // A bare host (`nas:9810`) is read as the http address Carrel tries first.
+    url = new URL(!text.includes('://') && LOOKS_LIKE_BARE_HOST.test(text) ? `http://${text}` : text);
+  } catch {
+    return '';
+  }
   const host = url.hostname.replace(/^www\./i, '');
   if (isIpOrLocal(url.hostname) && url.port !== '') return `${host}:${url.port}`;
   return host;
+}
+
+/** Whether two catalog addresses are the same catalog (a trailing slash aside). */
+export function sameCatalog(a: string, b: string): boolean {
+  const strip = (u: string) => u.trim().replace(/\/+$/, '');
+  return strip(a) === strip(b);
 }
 
 /** The host (and port, if any) of a saved server's address, for compact listings. */

@@ -36,6 +36,10 @@ pub enum CatalogError {
     BadFeedUrl(String),
     #[error("this catalog offers no search")]
     NoSearch,
+    /// The server did not answer (a time limit, a refused connection, a `5xx`), or did not
+    /// answer lately, and no copy of what was asked is kept. Names the server.
+    #[error("{0} is not answering")]
+    NotAnswering(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -52,7 +56,7 @@ impl crate::foundation::error::Failure for CatalogError {
             CatalogError::Fetch(FetchError::Store(_)) | CatalogError::Store(_) => {
                 ErrorKind::Storage
             }
-            CatalogError::Fetch(_) => ErrorKind::Server,
+            CatalogError::Fetch(_) | CatalogError::NotAnswering(_) => ErrorKind::Server,
             CatalogError::Opds(e) => e.kind(),
             CatalogError::BadFeedUrl(_) | CatalogError::NoSearch => ErrorKind::InvalidInput,
             CatalogError::Other(e) => e.kind(),
@@ -161,6 +165,27 @@ pub struct Freshness {
     pub fetched_at_ms: i64,
 }
 
+impl CatalogError {
+    /// A server that did not answer, said by its name rather than by the address asked.
+    fn naming(self, server: &Server) -> CatalogError {
+        match self {
+            CatalogError::Fetch(FetchError::Transient(_)) => {
+                CatalogError::NotAnswering(server.name.clone())
+            }
+            other => other,
+        }
+    }
+}
+
+/// What a missing document (`404`) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Missing {
+    /// An error: the server no longer has it.
+    Error,
+    /// An empty result: a search that matched nothing.
+    NoResults,
+}
+
 /// A fetched (or kept) document, not yet known to parse.
 struct Document {
     bytes: Vec<u8>,
@@ -185,6 +210,18 @@ impl CatalogClient<'_> {
         server: &Server,
         feed: Option<&str>,
     ) -> Result<(CatalogPage, Freshness), CatalogError> {
+        self.read_page(server, feed, Missing::Error)
+            .await
+            .map_err(|e| e.naming(server))
+    }
+
+    /// One feed of `server`; a `404` is an error, or (a search's results) an empty page.
+    async fn read_page(
+        &self,
+        server: &Server,
+        feed: Option<&str>,
+        missing: Missing,
+    ) -> Result<(CatalogPage, Freshness), CatalogError> {
         let root =
             Url::parse(&server.url).map_err(|_| CatalogError::BadFeedUrl(server.url.clone()))?;
         let url = match feed {
@@ -200,7 +237,22 @@ impl CatalogClient<'_> {
             ));
         }
         let access = ServerAccess::load(server, self.credentials)?;
-        let doc = self.document(&access, &url, MAX_FEED).await?;
+        let Some(doc) = self.document(&access, &url, MAX_FEED, missing).await? else {
+            // Nothing found: the server's word for an empty result.
+            let page = CatalogPage {
+                title: String::new(),
+                feed_url: url.to_string(),
+                entries: Vec::new(),
+                next: None,
+                previous: None,
+                searchable: true,
+            };
+            let freshness = Freshness {
+                offline: false,
+                fetched_at_ms: self.store.now_ms(),
+            };
+            return Ok((page, freshness));
+        };
         let feed = opds::parse_feed(&doc.bytes, &doc.final_url)?;
         let from_komga =
             crate::reading::komga::is_komga_feed(feed.authors.iter().map(String::as_str));
@@ -263,10 +315,18 @@ impl CatalogClient<'_> {
         server: &Server,
         query: &str,
     ) -> Result<(CatalogPage, Freshness), CatalogError> {
+        self.find(server, query).await.map_err(|e| e.naming(server))
+    }
+
+    async fn find(
+        &self,
+        server: &Server,
+        query: &str,
+    ) -> Result<(CatalogPage, Freshness), CatalogError> {
         let root =
             Url::parse(&server.url).map_err(|_| CatalogError::BadFeedUrl(server.url.clone()))?;
         let access = ServerAccess::load(server, self.credentials)?;
-        let root_doc = self.document(&access, &root, MAX_FEED).await?;
+        let root_doc = self.document_required(&access, &root, MAX_FEED).await?;
         let feed = opds::parse_feed(&root_doc.bytes, &root_doc.final_url)?;
         let mut offline = root_doc.freshness.offline;
         self.keep(access.server_id, &root, root_doc).await;
@@ -274,7 +334,7 @@ impl CatalogClient<'_> {
             SearchLink::Template { template } => template,
             SearchLink::OpenSearchDescription { href } => {
                 let doc = self
-                    .document(&access, &href, opds::MAX_SEARCH_DESCRIPTION_BYTES as u64)
+                    .document_required(&access, &href, opds::MAX_SEARCH_DESCRIPTION_BYTES as u64)
                     .await?;
                 let template = opds::parse_open_search(&doc.bytes, &doc.final_url)?;
                 offline |= doc.freshness.offline;
@@ -283,7 +343,10 @@ impl CatalogClient<'_> {
             }
         };
         let url = template.url_for(query)?;
-        let (page, mut freshness) = self.browse_page(server, Some(url.as_str())).await?;
+        // A search that matches nothing may be answered `404` (calibre): no results, no error.
+        let (page, mut freshness) = self
+            .read_page(server, Some(url.as_str()), Missing::NoResults)
+            .await?;
         freshness.offline |= offline;
         Ok((page, freshness))
     }
@@ -329,20 +392,60 @@ impl CatalogClient<'_> {
             .await
     }
 
-    /// Fetches a document; when the server cannot be reached, the copy kept from an earlier
-    /// visit stands in (and without one, the failure stands).
-    async fn document(
+    /// A document that must be there (a `404` is an error).
+    async fn document_required(
         &self,
         access: &ServerAccess,
         url: &Url,
         max_bytes: u64,
     ) -> Result<Document, CatalogError> {
-        match self
-            .http
-            .get_bytes(self.store, access, url, max_bytes)
+        self.document(access, url, max_bytes, Missing::Error)
             .await
-        {
-            Ok(fetched) => Ok(Document {
+            .map(|doc| doc.expect("a 404 is an error here"))
+    }
+
+    /// Fetches a document; when the server cannot be reached, the copy kept from an earlier
+    /// visit stands in (and without one, the failure stands). A server that did not answer
+    /// lately is not waited for again: the kept copy is given at once (a handle that asks
+    /// such servers, [`HttpClient::asking_unresponsive`], retries it). `None`: a `404` taken
+    /// as an empty result ([`Missing::NoResults`]).
+    async fn document(
+        &self,
+        access: &ServerAccess,
+        url: &Url,
+        max_bytes: u64,
+        missing: Missing,
+    ) -> Result<Option<Document>, CatalogError> {
+        let server_id = access.server_id;
+        let fetched = if self.http.skips(server_id) {
+            Err(FetchError::Transient(
+                "the server did not answer lately".into(),
+            ))
+        } else {
+            let fetched = match missing {
+                Missing::Error => self
+                    .http
+                    .get_bytes(self.store, access, url, max_bytes)
+                    .await
+                    .map(Some),
+                Missing::NoResults => {
+                    self.http
+                        .get_bytes_unless_missing(self.store, access, url, max_bytes)
+                        .await
+                }
+            };
+            match &fetched {
+                Ok(_) | Err(FetchError::Gone(_) | FetchError::Auth(_)) => {
+                    self.http.note_answer(server_id, true)
+                }
+                Err(FetchError::Transient(_)) => self.http.note_answer(server_id, false),
+                Err(_) => {}
+            }
+            fetched
+        };
+        match fetched {
+            Ok(None) => Ok(None),
+            Ok(Some(fetched)) => Ok(Some(Document {
                 bytes: match access.kept_document(&fetched.bytes) {
                     std::borrow::Cow::Owned(concealed) => concealed,
                     std::borrow::Cow::Borrowed(_) => fetched.bytes,
@@ -352,7 +455,7 @@ impl CatalogClient<'_> {
                     offline: false,
                     fetched_at_ms: self.store.now_ms(),
                 },
-            }),
+            })),
             Err(FetchError::Transient(reason)) => {
                 let (server_id, key) = (access.server_id, url.to_string());
                 let kept = self
@@ -362,14 +465,14 @@ impl CatalogClient<'_> {
                 match kept {
                     Some(kept) => {
                         tracing::info!(cause = %reason, "the server cannot be reached; showing the copy kept offline");
-                        Ok(Document {
+                        Ok(Some(Document {
                             bytes: kept.bytes,
                             final_url: kept.final_url,
                             freshness: Freshness {
                                 offline: true,
                                 fetched_at_ms: kept.fetched_at_ms,
                             },
-                        })
+                        }))
                     }
                     None => Err(FetchError::Transient(reason).into()),
                 }

@@ -9,8 +9,9 @@
 //!
 //! Owns no storage: it returns bytes or streams chunks to a caller.
 
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use reqwest::{header, Response, StatusCode};
@@ -183,7 +184,17 @@ pub struct HttpClient {
     lenient: Arc<OnceLock<reqwest::Client>>,
     /// Sessions the servers gave after a password was accepted (see [`crate::library::server_sessions`]).
     sessions: crate::library::server_sessions::ServerSessions,
+    /// Servers that did not answer their last request, and since when; shared by the clones of
+    /// this client.
+    unresponsive: Arc<Mutex<HashMap<i64, Instant>>>,
+    /// This handle asks a server even while it is known not to answer (the reader asked again,
+    /// or a retry in the background).
+    ask_unresponsive: bool,
 }
+
+/// How long a server that did not answer is taken to be away without being asked again: its
+/// kept copies stand in meanwhile, and a retry in the background (or the reader's) asks it.
+pub const UNRESPONSIVE_FOR: Duration = Duration::from_secs(120);
 
 /// A response whose body is still to be read, holding the server's request slot.
 pub struct Fetching {
@@ -206,7 +217,42 @@ impl HttpClient {
             client: build_client(config, false)?,
             lenient: Arc::new(OnceLock::new()),
             sessions: Default::default(),
+            unresponsive: Default::default(),
+            ask_unresponsive: false,
         })
+    }
+
+    /// The same client (connections, sessions, what it knows of servers that do not answer)
+    /// asking every server, even one known not to answer.
+    pub fn asking_unresponsive(&self) -> HttpClient {
+        HttpClient {
+            ask_unresponsive: true,
+            ..self.clone()
+        }
+    }
+
+    /// Whether a request to this server would wait in vain: it did not answer its last request
+    /// (a time limit, a refused connection, a `5xx`) less than [`UNRESPONSIVE_FOR`] ago, and
+    /// this handle does not ask such servers.
+    pub fn skips(&self, server_id: i64) -> bool {
+        !self.ask_unresponsive
+            && self
+                .unresponsive
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&server_id)
+                .is_some_and(|since| since.elapsed() < UNRESPONSIVE_FOR)
+    }
+
+    /// Notes whether the server answered a request: one that did not is not asked again by
+    /// handles that skip such servers until it answers one, or for [`UNRESPONSIVE_FOR`].
+    pub fn note_answer(&self, server_id: i64, answered: bool) {
+        let mut marks = self.unresponsive.lock().unwrap_or_else(|e| e.into_inner());
+        if answered {
+            marks.remove(&server_id);
+        } else {
+            marks.insert(server_id, Instant::now());
+        }
     }
 
     /// The same client (its settings, its sessions) with connections of its own: for work on
@@ -218,6 +264,8 @@ impl HttpClient {
             client: build_client(self.config, false)?,
             lenient: Arc::new(OnceLock::new()),
             sessions: self.sessions.clone(),
+            unresponsive: self.unresponsive.clone(),
+            ask_unresponsive: self.ask_unresponsive,
         })
     }
 
@@ -268,6 +316,19 @@ impl HttpClient {
         headers: &[(header::HeaderName, String)],
         slot: SlotGuard,
     ) -> Result<Fetching, FetchError> {
+        self.send_get_answering(access, url, headers, slot, &[])
+            .await
+    }
+
+    /// As [`HttpClient::send_get`], where the statuses of `answers` are answers, not errors.
+    async fn send_get_answering(
+        &self,
+        access: &ServerAccess,
+        url: &Url,
+        headers: &[(header::HeaderName, String)],
+        slot: SlotGuard,
+        answers: &[StatusCode],
+    ) -> Result<Fetching, FetchError> {
         let url = &access.request_url(url);
         let build = |client: &reqwest::Client, at: &Url| {
             let mut request = client.get(at.clone());
@@ -277,6 +338,9 @@ impl HttpClient {
             request
         };
         let response = self.send_following(build, url, access, true).await?;
+        if answers.contains(&response.status()) {
+            return Ok(Fetching { response, slot });
+        }
         match check_status(&response) {
             // Only the library server itself asking for credentials means the reader must sign
             // in (again); a refusal from elsewhere (a CDN, a signed URL) is about that address.
@@ -303,6 +367,30 @@ impl HttpClient {
     ) -> Result<Fetched, FetchError> {
         let fetching = self.get(store, access, url, &[]).await?;
         self.read_body(fetching, access, url, max_bytes).await
+    }
+
+    /// Like [`HttpClient::get_bytes`], where a `404 Not Found` is an answer: `Ok(None)`. For
+    /// searches: some servers say "nothing matches" so (calibre's content server answers a
+    /// search without results `404 No books found`, `srv/opds.py` `get_acquisition_feed`).
+    pub async fn get_bytes_unless_missing(
+        &self,
+        store: &Store,
+        access: &ServerAccess,
+        url: &Url,
+        max_bytes: u64,
+    ) -> Result<Option<Fetched>, FetchError> {
+        let slot =
+            server_throttle::acquire(store, access.server_id, access.min_interval_ms).await?;
+        let fetching = self
+            .send_get_answering(access, url, &[], slot, &[StatusCode::NOT_FOUND])
+            .await?;
+        if fetching.response.status() == StatusCode::NOT_FOUND {
+            fetching.slot.release().await?;
+            return Ok(None);
+        }
+        Ok(Some(
+            self.read_body(fetching, access, url, max_bytes).await?,
+        ))
     }
 
     /// Like [`HttpClient::get_bytes`] for a caller with more requests to the same server right

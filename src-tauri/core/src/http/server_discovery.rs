@@ -56,6 +56,9 @@ pub struct Discovered {
     /// The catalog asked for a sign-in that was not sent (it is on another host): it was
     /// found by the page's link, not opened.
     pub locked: bool,
+    /// The catalog's own title (its root feed's `<title>`, or `metadata.title`), when it has
+    /// one: the name a server takes when the reader gives none.
+    pub title: Option<String>,
 }
 
 /// Why a catalog found needs the reader's yes before it is saved.
@@ -536,6 +539,10 @@ fn found(url: Url, version: &str, body: &str, found_by: &str) -> Discovered {
     .iter()
     .find(|k| head.contains(*k))
     .map(|k| k.to_string());
+    let title = crate::opds::parse_feed(body.as_bytes(), &url)
+        .ok()
+        .map(|feed| feed.title.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|title| !title.is_empty());
     Discovered {
         catalog_url: url.to_string(),
         opds_version: version.to_owned(),
@@ -543,6 +550,7 @@ fn found(url: Url, version: &str, body: &str, found_by: &str) -> Discovered {
         found_by: found_by.to_owned(),
         elsewhere: None,
         locked: false,
+        title,
     }
 }
 

@@ -30,6 +30,9 @@ pub enum ServerError {
     InvalidInterval,
     #[error("a server named \"{0}\" exists already")]
     DuplicateName(String),
+    /// The catalog's address is a saved server's already (named here).
+    #[error("you already have this server: {0}")]
+    DuplicateUrl(String),
     #[error("no server named \"{0}\"")]
     NotFound(String),
     #[error(transparent)]
@@ -43,7 +46,7 @@ impl crate::foundation::error::Failure for ServerError {
             | ServerError::NameTooLong
             | ServerError::InvalidUrl(_)
             | ServerError::InvalidInterval => ErrorKind::InvalidInput,
-            ServerError::DuplicateName(_) => ErrorKind::Conflict,
+            ServerError::DuplicateName(_) | ServerError::DuplicateUrl(_) => ErrorKind::Conflict,
             ServerError::NotFound(_) => ErrorKind::NotFound,
             ServerError::Store(_) => ErrorKind::Storage,
         }
@@ -54,7 +57,9 @@ impl crate::foundation::error::Failure for ServerError {
             ServerError::EmptyName | ServerError::NameTooLong | ServerError::DuplicateName(_) => {
                 Some(crate::foundation::error::ErrorField::Name)
             }
-            ServerError::InvalidUrl(_) => Some(crate::foundation::error::ErrorField::Url),
+            ServerError::InvalidUrl(_) | ServerError::DuplicateUrl(_) => {
+                Some(crate::foundation::error::ErrorField::Url)
+            }
             ServerError::InvalidInterval => {
                 Some(crate::foundation::error::ErrorField::MinIntervalMs)
             }
@@ -207,6 +212,18 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
         if exists {
             return Err(ServerError::DuplicateName(valid.name.clone()));
         }
+        // One catalog, one server: the same address (a trailing slash aside) is not added twice.
+        let same_catalog: Option<String> = tx
+            .query_row(
+                "SELECT name FROM servers WHERE rtrim(url, '/') = rtrim(?1, '/') LIMIT 1",
+                [valid.url.as_str()],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| store.sql_error(e))?;
+        if let Some(name) = same_catalog {
+            return Err(ServerError::DuplicateUrl(name));
+        }
         let server = tx
             .query_row(
                 &format!(
@@ -228,6 +245,43 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
             .map_err(|e| store.sql_error(e))?;
         Ok(server)
     })
+}
+
+/// The name of a server the reader gave none: the catalog's own `title` when it has one, else
+/// the host of `url` (with its port when the host is only an address or `localhost`), made
+/// unique among the saved servers' names (the host added in brackets, then a number).
+pub fn default_name(store: &Store, title: Option<&str>, url: &str) -> Result<String, ServerError> {
+    let host = Url::parse(url.trim()).ok().and_then(|u| {
+        let host = u.host_str()?.trim_start_matches("www.").to_owned();
+        let bare = matches!(u.host(), Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)))
+            || host == "localhost";
+        Some(match u.port() {
+            Some(port) if bare => format!("{host}:{port}"),
+            _ => host,
+        })
+    });
+    let cut = |text: &str| text.chars().take(MAX_NAME_CHARS).collect::<String>();
+    let title = title
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty());
+    let base = cut(title.as_deref().or(host.as_deref()).unwrap_or("Library"));
+    let taken = list(store)?
+        .into_iter()
+        .map(|s| s.name)
+        .collect::<std::collections::HashSet<_>>();
+    let mut candidates = vec![base.clone()];
+    if let (Some(_), Some(host)) = (&title, &host) {
+        candidates.push(cut(&format!("{base} ({host})")));
+    }
+    candidates.extend((2..100).map(|n| {
+        let suffix = format!(" {n}");
+        let room = MAX_NAME_CHARS - suffix.chars().count();
+        format!("{}{suffix}", base.chars().take(room).collect::<String>())
+    }));
+    Ok(candidates
+        .into_iter()
+        .find(|name| !taken.contains(name))
+        .unwrap_or(base))
 }
 
 /// Every saved server, by name.
@@ -616,6 +670,54 @@ mod tests {
             url: url.into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_same_catalog_is_not_added_twice() {
+        let (_t, s) = store();
+        add(
+            &s,
+            &input("Home library", "http://127.0.0.1:9810/opds/v1.2/"),
+        )
+        .unwrap();
+        let again = add(&s, &input("Other", "http://127.0.0.1:9810/opds/v1.2")).unwrap_err();
+        assert!(matches!(&again, ServerError::DuplicateUrl(name) if name == "Home library"));
+        assert_eq!(
+            again.to_string(),
+            "you already have this server: Home library"
+        );
+        assert_eq!(
+            crate::foundation::error::Failure::field(&again),
+            Some(crate::foundation::error::ErrorField::Url),
+            "said under the address"
+        );
+        add(&s, &input("Elsewhere", "http://127.0.0.1:9811/opds/v1.2/")).unwrap();
+    }
+
+    #[test]
+    fn a_server_without_a_name_takes_its_catalogs_title_else_its_host() {
+        let (_t, s) = store();
+        let url = "http://127.0.0.1:9810/opds/v1.2/";
+        assert_eq!(
+            default_name(&s, Some(" Codex\n  Library "), url).unwrap(),
+            "Codex Library"
+        );
+        assert_eq!(default_name(&s, None, url).unwrap(), "127.0.0.1:9810");
+        assert_eq!(
+            default_name(&s, Some(""), "https://www.books.example.org/opds").unwrap(),
+            "books.example.org"
+        );
+        add(&s, &input("Codex", "http://nas:9810/opds/v1.2/")).unwrap();
+        assert_eq!(
+            default_name(&s, Some("Codex"), url).unwrap(),
+            "Codex (127.0.0.1:9810)",
+            "a name taken is told apart by the host"
+        );
+        let long = "x".repeat(200);
+        assert_eq!(
+            default_name(&s, Some(&long), url).unwrap().chars().count(),
+            MAX_NAME_CHARS
+        );
     }
 
     #[test]

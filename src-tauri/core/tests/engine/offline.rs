@@ -328,3 +328,122 @@ async fn a_data_cover_never_marks_the_server_away() {
         .unwrap();
     assert!(other.is_some(), "the server's other covers still come");
 }
+
+/// A server that stops answering without closing its connections (a stopped process, `kill
+/// -STOP`): once a request to it ran out of time, the pages kept are given at once, and a
+/// search it cannot answer says so by the server's name; a handle that asks it anyway (the
+/// reader's "Try again", a retry in the background) sees it again as soon as it answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stopped_answering_is_not_waited_for_again() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Home library", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig {
+        connect_timeout: std::time::Duration::from_secs(2),
+        read_timeout: std::time::Duration::from_secs(2),
+    })
+    .unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    client.browse_view(server.id, None).await.unwrap();
+    client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
+
+    fixture.set_faults(fixture_server::Faults {
+        latency_ms: 600_000,
+        ..Default::default()
+    });
+    let started = std::time::Instant::now();
+    let first = client.browse_view(server.id, None).await.unwrap();
+    assert!(first.offline);
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(2),
+        "the first request waits for its time limit"
+    );
+
+    let started = std::time::Instant::now();
+    let books = client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
+    assert!(books.offline, "the kept copy");
+    let err = client
+        .search_view(server.id, "never asked")
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(1),
+        "a server known not to answer is not waited for: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(err.kind(), ErrorKind::Server);
+    assert_eq!(err.to_string(), "Home library is not answering");
+
+    fixture.clear_faults();
+    let skipping = client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
+    assert!(skipping.offline, "not asked again by itself");
+    let asking = http.asking_unresponsive();
+    let fresh = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &asking,
+    };
+    let answered = fresh
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
+    assert!(!answered.offline, "asked, it answers");
+    let again = client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
+    assert!(!again.offline, "once it answered, every request asks it");
+}
+
+/// A search that matches nothing, as two real servers say it: calibre's content server answers
+/// `404 No books found`, Codex an acquisition feed holding only its "Start of catalog" entry.
+/// Both are results with no book in them, not errors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_that_matches_nothing_is_an_empty_result() {
+    for behavior in [
+        fixture_server::Behavior {
+            empty_search_404: true,
+            ..Default::default()
+        },
+        fixture_server::Behavior {
+            start_entry_in_feeds: true,
+            ..Default::default()
+        },
+    ] {
+        let fixture = fixture_server::Server::start(Config {
+            books: 4,
+            behavior: behavior.clone(),
+            ..Config::default()
+        })
+        .unwrap();
+        let env = Env::new();
+        let server = env.add_server("Fixture", &fixture.url("/opds"));
+        let http = http();
+        let client = CatalogClient {
+            store: &env.store,
+            credentials: &env.credentials,
+            http: &http,
+        };
+        let found = client
+            .search_view(server.id, "zzzqqq")
+            .await
+            .unwrap_or_else(|e| panic!("{behavior:?}: {e}"));
+        assert!(!found.offline);
+        assert!(book_ids(&found.entries).is_empty(), "{behavior:?}");
+        let some = client.search_view(server.id, "a").await.unwrap();
+        assert!(!book_ids(&some.entries).is_empty(), "{behavior:?}");
+    }
+}

@@ -5,6 +5,11 @@
  *
  * Also kept per server: whether the last answer came from the offline copy, and whether the
  * server can be searched.
+ *
+ * A kept copy shown because the server did not answer is not the end of it: the server is asked
+ * again in the background ({@link REFRESH_OFFLINE_MS}), and its own page replaces the copy as
+ * soon as it answers. A server known not to answer is not waited for on every click (the Rust
+ * side gives its kept copy at once); the reader's "Try again" and the background retries ask it.
  */
 import { SvelteMap } from 'svelte/reactivity';
 import {
@@ -47,6 +52,9 @@ export function mergeEntries(entries: readonly CatalogItem[], next: readonly Cat
 
 type ViewListener = (serverId: number, view: CatalogView) => void;
 
+/** After a kept copy is shown, when the server is asked again: the first wait, then the next ones. */
+export const REFRESH_OFFLINE_MS = [3_000, 10_000, 30_000];
+
 export class BrowseSession {
   readonly serverId: number;
   crumbs = $state<Crumb[]>([]);
@@ -59,6 +67,7 @@ export class BrowseSession {
 
   #generation = 0;
   #onview: ViewListener;
+  #refreshTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(serverId: number, onview: ViewListener = () => {}) {
     this.serverId = serverId;
@@ -113,14 +122,64 @@ export class BrowseSession {
     return this.#load();
   }
 
-  /** Loads the current feed again. */
+  /** Loads the current feed again, asking the server even if it did not answer lately. */
   retry(): Promise<void> {
-    return this.#load();
+    return this.#load(true);
   }
 
-  async #load(): Promise<void> {
+  /** Stops asking in the background (the session is forgotten). */
+  dispose(): void {
+    this.#generation++;
+    this.#stopRefresh();
+  }
+
+  #fetch(crumb: Crumb, fresh: boolean): Promise<CatalogView> {
+    return crumb.query !== undefined
+      ? searchCatalog(this.serverId, crumb.query, fresh)
+      : browseCatalog(this.serverId, crumb.feedUrl, fresh);
+  }
+
+  #stopRefresh(): void {
+    if (this.#refreshTimer !== null) clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = null;
+  }
+
+  /** Asks the server again after a while, the kept copy staying on screen meanwhile. */
+  #refreshLater(generation: number, attempt: number): void {
+    this.#stopRefresh();
+    const delay = REFRESH_OFFLINE_MS[Math.min(attempt, REFRESH_OFFLINE_MS.length - 1)];
+    this.#refreshTimer = setTimeout(() => void this.#refresh(generation, attempt), delay);
+  }
+
+  async #refresh(generation: number, attempt: number): Promise<void> {
+    this.#refreshTimer = null;
+    const crumb = this.current;
+    if (!crumb || generation !== this.#generation || this.phase !== 'ready') return;
+    let view: CatalogView;
+    try {
+      view = await this.#fetch(crumb, true);
+    } catch {
+      if (generation === this.#generation) this.#refreshLater(generation, attempt + 1);
+      return;
+    }
+    if (generation !== this.#generation) return;
+    if (view.offline) {
+      this.#refreshLater(generation, attempt + 1);
+      return;
+    }
+    // The server answers again: its page replaces the kept copy (a next page on its way from
+    // the copy is dropped).
+    this.#generation++;
+    this.view = { ...view, entries: mergeEntries([], view.entries) };
+    this.moreError = null;
+    this.loadingMore = false;
+    this.#onview(this.serverId, view);
+  }
+
+  async #load(fresh = false): Promise<void> {
     const crumb = this.current;
     if (!crumb) return;
+    this.#stopRefresh();
     const generation = ++this.#generation;
     this.phase = 'loading';
     this.view = null;
@@ -128,14 +187,12 @@ export class BrowseSession {
     this.moreError = null;
     this.loadingMore = false;
     try {
-      const view =
-        crumb.query !== undefined
-          ? await searchCatalog(this.serverId, crumb.query)
-          : await browseCatalog(this.serverId, crumb.feedUrl);
+      const view = await this.#fetch(crumb, fresh);
       if (generation !== this.#generation) return;
       this.view = { ...view, entries: mergeEntries([], view.entries) };
       this.phase = 'ready';
       this.#onview(this.serverId, view);
+      if (view.offline) this.#refreshLater(generation, 0);
     } catch (reason) {
       if (generation !== this.#generation) return;
       this.error = toCommandError(reason);
@@ -200,12 +257,14 @@ class BrowseStore {
   }
 
   forget(serverId: number): void {
+    this.#sessions.get(serverId)?.dispose();
     this.#sessions.delete(serverId);
     this.offline.delete(serverId);
     this.searchable.delete(serverId);
   }
 
   reset(): void {
+    for (const session of this.#sessions.values()) session.dispose();
     this.#sessions.clear();
     this.offline.clear();
     this.searchable.clear();

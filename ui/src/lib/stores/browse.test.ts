@@ -4,7 +4,7 @@ vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
 
 import { invoke } from '@tauri-apps/api/core';
 import { book, feed, nav } from '../../test/fixtures';
-import { browse, mergeEntries } from './browse.svelte';
+import { REFRESH_OFFLINE_MS, browse, mergeEntries } from './browse.svelte';
 import type { CatalogView } from '../ipc';
 
 const invokeMock = vi.mocked(invoke);
@@ -177,6 +177,56 @@ describe('BrowseSession', () => {
 
     browse.forget(1);
     expect(browse.offline.has(1)).toBe(false);
+  });
+});
+
+describe('a server that does not answer', () => {
+  beforeEach(() => {
+    invokeMock.mockReset();
+    browse.reset();
+  });
+
+  it('shows the kept copy, asks again in the background, and shows the server’s page once it answers', async () => {
+    vi.useFakeTimers();
+    try {
+      let answering = false;
+      const asked: unknown[] = [];
+      invokeMock.mockImplementation(async (_command, args) => {
+        asked.push(args);
+        return feed([book(answering ? 2 : 1)], { offline: !answering });
+      });
+      const session = browse.session(1);
+      await session.openRoot('Attic');
+      expect(session.view?.offline).toBe(true);
+      expect(browse.offline.get(1)).toBe(true);
+
+      await vi.advanceTimersByTimeAsync(REFRESH_OFFLINE_MS[0]);
+      expect(asked.at(-1)).toEqual({ serverId: 1, fresh: true });
+      expect(session.view?.offline, 'still away: the kept copy stays').toBe(true);
+      expect(session.phase).toBe('ready');
+
+      answering = true;
+      await vi.advanceTimersByTimeAsync(REFRESH_OFFLINE_MS[1]);
+      expect(session.phase).toBe('ready');
+      expect(session.view?.offline).toBe(false);
+      expect(session.view?.entries.map((e) => (e.type === 'book' ? e.book_id : null))).toEqual([2]);
+      expect(browse.offline.get(1)).toBe(false);
+
+      const count = asked.length;
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(asked.length, 'asked no more once it answered').toBe(count);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('asks the server itself when the reader tries again', async () => {
+    invokeMock.mockResolvedValue(feed([book(1)], { offline: true }));
+    const session = browse.session(1);
+    await session.openRoot('Attic');
+    await session.retry();
+    expect(invokeMock).toHaveBeenLastCalledWith('browse_catalog', { serverId: 1, fresh: true });
+    browse.reset();
   });
 });
 
