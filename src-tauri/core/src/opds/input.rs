@@ -1,6 +1,6 @@
 //! From raw response bytes to a parsed XML tree: the size cap, text decoding (UTF-8, UTF-16 and
 //! the Latin-1 family), recognising what came instead of XML (a web page, JSON, plain text) and
-//! the XML parse itself with DTDs refused. Knows nothing about Atom or OPDS.
+//! the XML parse itself with DTDs refused and nesting bounded. Knows nothing about Atom or OPDS.
 
 use std::borrow::Cow;
 
@@ -11,6 +11,11 @@ use super::OpdsError;
 /// More nodes than any real catalog page has; a guard against pathological documents that are
 /// small in bytes but huge in nodes.
 const MAX_XML_NODES: u32 = 4_000_000;
+
+/// The deepest element nesting accepted. Real catalogs nest a dozen levels; the XML parser
+/// descends one call per level, so a document of a few kilobytes nested thousands deep would
+/// exhaust the thread's stack (an abort, not an error) before any other limit is reached.
+pub(crate) const MAX_XML_DEPTH: usize = 256;
 
 /// Checks the size and decodes `bytes` into text, refusing anything that is clearly not XML.
 pub(crate) fn decode(bytes: &[u8], limit: usize) -> Result<Cow<'_, str>, OpdsError> {
@@ -49,6 +54,11 @@ pub(crate) fn decode(bytes: &[u8], limit: usize) -> Result<Cow<'_, str>, OpdsErr
 
 /// Parses decoded text as XML. DTDs are refused (roxmltree's default), so no entity expansion.
 pub(crate) fn parse_xml(text: &str) -> Result<Document<'_>, OpdsError> {
+    if !nesting_within(text, MAX_XML_DEPTH) {
+        return Err(OpdsError::MalformedXml(format!(
+            "it nests elements more than {MAX_XML_DEPTH} deep"
+        )));
+    }
     let options = ParsingOptions {
         allow_dtd: false,
         nodes_limit: MAX_XML_NODES,
@@ -71,6 +81,65 @@ pub(crate) fn parse_xml(text: &str) -> Result<Document<'_>, OpdsError> {
             other => OpdsError::MalformedXml(other.to_string()),
         }
     })
+}
+
+/// Whether no element of `text` is nested deeper than `limit`: tags are read as the XML parser
+/// reads them (comments, CDATA sections, processing instructions, declarations and quoted
+/// attribute values passed over), so what this finds is what the parser would descend. A
+/// document that stops being well-formed ends the scan, as it ends the parse.
+pub(crate) fn nesting_within(text: &str, limit: usize) -> bool {
+    let b = text.as_bytes();
+    let past = |from: usize, end: &[u8]| {
+        b[from..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .map(|at| from + at + end.len())
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(at) = b[i..].iter().position(|&c| c == b'<').map(|p| i + p) {
+        let rest = &b[at..];
+        let next = if rest.starts_with(b"<!--") {
+            past(at + 4, b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            past(at + 9, b"]]>")
+        } else if rest.starts_with(b"<?") {
+            past(at + 2, b"?>")
+        } else if rest.starts_with(b"<!") {
+            past(at + 2, b">")
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            past(at + 2, b">")
+        } else {
+            let mut quote = None;
+            let end = (at + 1..b.len()).find(|&j| match (quote, b[j]) {
+                (Some(q), c) if c == q => {
+                    quote = None;
+                    false
+                }
+                (Some(_), _) => false,
+                (None, c @ (b'"' | b'\'')) => {
+                    quote = Some(c);
+                    false
+                }
+                (None, c) => c == b'>',
+            });
+            if let Some(end) = end {
+                if b[end - 1] != b'/' {
+                    depth += 1;
+                    if depth > limit {
+                        return false;
+                    }
+                }
+            }
+            end.map(|end| end + 1)
+        };
+        match next {
+            Some(next) => i = next,
+            None => return true,
+        }
+    }
+    true
 }
 
 /// The root element of a parsed document that turned out to be XHTML.
@@ -286,6 +355,32 @@ mod tests {
             matches!(err, OpdsError::MalformedXml(ref m) if m.contains("DTD")),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn opds_input_refuses_documents_nested_deeper_than_the_parser_can_descend() {
+        // Found by the fuzzer: 20,000 nested entries overflowed the parser's stack.
+        let deep = |n: usize| {
+            format!(
+                "<feed>{}{}</feed>",
+                "<entry>".repeat(n),
+                "</entry>".repeat(n)
+            )
+        };
+        assert!(matches!(
+            parse_xml(&deep(20_000)),
+            Err(OpdsError::MalformedXml(m)) if m.contains("deep")
+        ));
+        assert!(parse_xml(&deep(MAX_XML_DEPTH - 1)).is_ok());
+        assert!(parse_xml(&deep(MAX_XML_DEPTH)).is_err());
+        // Markup that is not an element opens nothing; an element closed at once neither.
+        let flat = format!(
+            "<feed>{}<!-- <a> --><![CDATA[<b>]]><?pi <c>?><x a=\"<\" b='>'/></feed>",
+            "<e/><f></f>".repeat(10_000)
+        );
+        assert!(nesting_within(&flat, 2));
+        assert!(nesting_within("<a><b a=\"/>\"></b></a>", 2));
+        assert!(!nesting_within("<a><b a=\"/>\"><c></c></b></a>", 2));
     }
 
     #[test]

@@ -22,8 +22,9 @@
 //! is a per-server setting the caller passes in), and storing anything.
 //!
 //! Everything here is pure and total: hostile or broken input gives an [`OpdsError`], never a
-//! panic. Document type declarations are refused (no entity expansion), JSON nesting is limited
-//! (serde_json's recursion limit) and inputs are capped in size ([`MAX_FEED_BYTES`],
+//! panic. Document type declarations are refused (no entity expansion), XML nesting is limited
+//! (256 levels, short of what the parser's recursion can take), JSON nesting too (serde_json's
+//! recursion limit) and inputs are capped in size ([`MAX_FEED_BYTES`],
 //! [`MAX_SEARCH_DESCRIPTION_BYTES`]).
 
 mod atom_feed;
@@ -45,6 +46,7 @@ pub use atom_feed::{
     Acquisition, BookEntry, Entry, EntryFormat, Facet, Feed, FeedKind, FeedLinks, NavEntry,
     SearchLink,
 };
+pub(crate) use input::{nesting_within, MAX_XML_DEPTH};
 pub use open_search::{parse_open_search, SearchTemplate};
 pub use page_stream::{PageBase, PageStream, MAX_PAGE_COUNT};
 pub use url_template::{strip_bookmark_params, strip_bookmark_params_with, BOOKMARK_PARAMS};
