@@ -12,7 +12,11 @@
 //! - `background`: downloads that outlive the window — the tray, the background app's
 //!   notifications, and starting Carrel again.
 //! - `app_window`: the library window itself — start-up, geometry, more windows, keyboard.
+//! - `first_use`: a new reader's first steps against real servers' ways — a server added by
+//!   host and port alone, a server that stops answering, searches that find nothing.
 //! - `library`: servers, browsing, details, downloads, settings, search, offline.
+//! - `downloads`: what the Downloads page and Home say — pausing, batches that end, finished
+//!   downloads, an EPUB's place.
 //! - `reader`: the comic reader (streamed pages, archives, PDFs, other formats).
 //! - `epub`: the EPUB reader, and hostile books.
 //! - `notifications`: desktop notifications and their actions through a real notification
@@ -23,7 +27,9 @@
 mod app_window;
 mod background;
 mod carrel_cli;
+mod downloads;
 mod epub;
+mod first_use;
 mod library;
 mod notifications;
 mod reader;
