@@ -31,6 +31,7 @@ const COMMANDS: &[&str] = &[
     "watch_downloads",
     "pause_downloads",
     "resume_downloads",
+    "clear_done_downloads",
     "move_book_to_top",
     "cancel_book",
     "get_settings",

@@ -704,14 +704,16 @@ pub async fn take_server_position(
     .await
 }
 
-/// The EPUB reader is at `cfi` (an EPUB CFI), `fraction` of the way through the book: kept
-/// as the book's EPUB position, restored exactly when it is opened again.
+/// The EPUB reader is at `cfi` (an EPUB CFI), `fraction` of the way through the book, in the
+/// chapter its table of contents calls `chapter`: kept as the book's EPUB position, restored
+/// exactly when it is opened again.
 #[tauri::command]
 pub async fn save_epub_position(
     app: AppHandle,
     book_id: i64,
     cfi: String,
     fraction: f64,
+    chapter: Option<String>,
 ) -> CommandResult<()> {
     with_core(app, move |core| {
         carrel_core::catalog::series_windows::record_epub_position(
@@ -719,6 +721,7 @@ pub async fn save_epub_position(
             book_id,
             &cfi,
             fraction,
+            chapter.as_deref(),
         )
         .map(|_| ())
         .map_err(|e| CommandError::new(e.kind(), e.to_string()))
@@ -811,14 +814,30 @@ pub async fn watch_downloads(
     Ok(())
 }
 
+/// Pauses every download; the windows' downloads pages are sent a view saying so at once.
 #[tauri::command]
 pub async fn pause_downloads(app: AppHandle) -> CommandResult<()> {
-    with_core(app, |core| Ok(executor::set_paused(&core.store, true)?)).await
+    let watch = downloads_watch(&app)?;
+    with_core(app, |core| Ok(executor::set_paused(&core.store, true)?)).await?;
+    watch.wake();
+    Ok(())
 }
 
 #[tauri::command]
 pub async fn resume_downloads(app: AppHandle) -> CommandResult<()> {
-    with_core(app, |core| Ok(executor::set_paused(&core.store, false)?)).await
+    let watch = downloads_watch(&app)?;
+    with_core(app, |core| Ok(executor::set_paused(&core.store, false)?)).await?;
+    watch.wake();
+    Ok(())
+}
+
+/// Empties the downloads page's list of finished downloads.
+#[tauri::command]
+pub async fn clear_done_downloads(app: AppHandle) -> CommandResult<()> {
+    let watch = downloads_watch(&app)?;
+    with_core(app, |core| Ok(downloads_view::clear_done(&core.store)?)).await?;
+    watch.wake();
+    Ok(())
 }
 
 #[tauri::command]

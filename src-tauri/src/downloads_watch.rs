@@ -67,6 +67,12 @@ impl DownloadsWatch {
         self.monitor.snapshot()
     }
 
+    /// Sends every channel a fresh view now (after at most the usual gap): something the page
+    /// shows changed outside the executor's events, such as the pause switch.
+    pub fn wake(&self) {
+        self.changed.notify_one();
+    }
+
     fn watchers(&self) -> std::sync::MutexGuard<'_, Vec<Watcher>> {
         self.watchers.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -127,6 +127,7 @@ pub fn run() {
             commands::resume_downloads,
             commands::move_book_to_top,
             commands::cancel_book,
+            commands::clear_done_downloads,
             commands::get_settings,
             commands::set_settings,
             commands::storage_usage,

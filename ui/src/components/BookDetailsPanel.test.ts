@@ -173,6 +173,26 @@ describe('BookDetailsPanel', () => {
     expect(reader.pageCount).toBe(160);
   });
 
+  it('says how far an EPUB is read by its percentage and chapter, not as a page', async () => {
+    backend({
+      book_details: {
+        ...saga,
+        format: 'epub',
+        file_type: 'application/epub+zip',
+        reader: 'epub',
+        page_count: null,
+        last_page: 0,
+        last_opened_ms: Date.now() - 60_000,
+        text_place: { fraction: 0.96, chapter: 'Chapter 4' },
+      },
+    });
+    show();
+    await screen.findByTestId('read-book');
+    const facts = document.querySelector('dl.facts')?.textContent ?? '';
+    expect(facts).toContain('96 % · Chapter 4');
+    expect(facts.toLowerCase()).not.toContain('page 1');
+  });
+
   it('reads a new book from its first page', async () => {
     backend({ book_details: saga, open_book: null });
     const { user } = show();

@@ -9,6 +9,7 @@ import {
   formatPages,
   formatPercent,
   formatRate,
+  formatReadingPlace,
   formatSeries,
   percentOf,
   plainText,
@@ -151,5 +152,21 @@ describe('plainText', () => {
     expect(plainText('a <b>bold</b> claim &amp; more')).toBe('a <b>bold</b> claim &amp; more');
     expect(plainText('<img src=x onerror="window.__pwned = 1">')).toBe('<img src=x onerror="window.__pwned = 1">');
     expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
+  });
+});
+
+describe('formatReadingPlace', () => {
+  const comic = { reader: 'comic' as const, last_page: 7, page_count: 24, text_place: null };
+  it('gives an EPUB its percentage and chapter, never a page', () => {
+    const epub = { reader: 'epub' as const, last_page: 0, page_count: null };
+    expect(formatReadingPlace({ ...epub, text_place: { fraction: 0.96, chapter: 'Chapter 4' } })).toBe('96 % · Chapter 4');
+    expect(formatReadingPlace({ ...epub, text_place: { fraction: 1, chapter: null } })).toBe('100 %');
+    expect(formatReadingPlace({ ...epub, text_place: { fraction: 0.004, chapter: '  ' } })).toBe('0 %');
+    expect(formatReadingPlace({ ...epub, text_place: null })).toBeNull();
+  });
+  it('keeps pages for comics and PDFs', () => {
+    expect(formatReadingPlace(comic)).toBe('Page 8 of 24');
+    expect(formatReadingPlace({ ...comic, reader: 'pdf', page_count: null })).toBe('Page 8');
+    expect(formatReadingPlace({ ...comic, last_page: null })).toBeNull();
   });
 });

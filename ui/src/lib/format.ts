@@ -1,7 +1,9 @@
 /**
- * How numbers read in the interface: sizes, rates, percentages, times left, page counts and
- * series numbers. Pure functions, so every view says the same thing the same way.
+ * How numbers read in the interface: sizes, rates, percentages, times left, page counts,
+ * where the reader is in a book, and series numbers. Pure functions, so every view says the same thing the same way.
  */
+
+import type { BookReader, TextPlace } from './ipc';
 
 const UNITS = ['kB', 'MB', 'GB', 'TB'] as const;
 
@@ -49,6 +51,31 @@ export function percentOf(done: number, total: number | null | undefined): numbe
 /** "42 %" (with a space, as the app writes percentages everywhere). */
 export function formatPercent(percent: number): string {
   return `${Math.round(percent)} %`;
+}
+
+/** What {@link formatReadingPlace} reads of a book. */
+export interface ReadingPlaceOf {
+  reader: BookReader;
+  last_page: number | null;
+  page_count: number | null;
+  text_place?: TextPlace | null;
+}
+
+/**
+ * Where the reader is in a book, as a person says it: an EPUB (reflowable text, where a page
+ * number means nothing) by how much is read and its chapter, "96 % · Chapter 4"; a comic or a
+ * PDF by its page, "Page 8 of 24". `null` when the book was never read that far.
+ */
+export function formatReadingPlace(book: ReadingPlaceOf): string | null {
+  if (book.reader === 'epub') {
+    const place = book.text_place;
+    if (!place) return null;
+    const percent = formatPercent(Math.min(1, Math.max(0, place.fraction)) * 100);
+    const chapter = place.chapter?.trim();
+    return chapter ? `${percent} · ${chapter}` : percent;
+  }
+  if (book.last_page === null) return null;
+  return book.page_count ? `Page ${book.last_page + 1} of ${book.page_count}` : `Page ${book.last_page + 1}`;
 }
 
 /**

@@ -159,8 +159,10 @@ export interface BookDetails {
   file_type: string | null;
   file_length: number | null;
   pinned: boolean;
-  /** 0-based. */
+  /** 0-based; says nothing for a book read as reflowable text (see {@link text_place}). */
   last_page: number | null;
+  /** How far an EPUB is read: the fraction (0…1) and the chapter's title when known. */
+  text_place?: TextPlace | null;
   last_opened_ms: number | null;
   has_cover: boolean;
   status: BookStatus;
@@ -171,6 +173,12 @@ export interface BookDetails {
    * the PDF reader, or none (`other`: a format Carrel does not show, offered to another app).
    */
   reader: BookReader;
+}
+
+/** Where the reader is in a book read as reflowable text (an EPUB). */
+export interface TextPlace {
+  fraction: number;
+  chapter: string | null;
 }
 
 /** Which of the app's readers shows a book (decided by the core, once). */
@@ -221,6 +229,13 @@ export interface FailedBook {
   reason: string;
 }
 
+/** A book whose download finished lately. */
+export interface DoneBook {
+  book_id: number;
+  title: string;
+  stored_at_ms: number;
+}
+
 export interface DownloadsView {
   paused: boolean;
   executor: ExecutorStatus;
@@ -228,6 +243,8 @@ export interface DownloadsView {
   /** In the order the books will be downloaded; the book in flight is not listed again. */
   queue: QueuedBook[];
   failed: FailedBook[];
+  /** Books finished lately (the last day, since the list was last cleared), newest first. */
+  done?: DoneBook[];
   /**
    * Changes when the servers, the settings or the books kept on the device change, in this
    * window or elsewhere; only compared with the value before.
@@ -495,9 +512,12 @@ export interface EpubPosition {
   updatedAtMs: number;
 }
 
-/** Remembers the EPUB reader's position in a book (`cfi` exact, `fraction` 0…1 for progress). */
-export async function saveEpubPosition(bookId: number, cfi: string, fraction: number): Promise<void> {
-  await call<null>('save_epub_position', { bookId, cfi, fraction });
+/**
+ * Remembers the EPUB reader's position in a book (`cfi` exact, `fraction` 0…1 for progress,
+ * `chapter` the table of contents' title of the chapter shown, when it has one).
+ */
+export async function saveEpubPosition(bookId: number, cfi: string, fraction: number, chapter: string | null = null): Promise<void> {
+  await call<null>('save_epub_position', chapter ? { bookId, cfi, fraction, chapter } : { bookId, cfi, fraction });
 }
 
 /** Where the EPUB reader left a book, `null` when it never saved one. */
@@ -539,6 +559,11 @@ export async function pauseDownloads(): Promise<void> {
 
 export async function resumeDownloads(): Promise<void> {
   await call<null>('resume_downloads');
+}
+
+/** Empties the list of finished downloads. */
+export async function clearDoneDownloads(): Promise<void> {
+  await call<null>('clear_done_downloads');
 }
 
 export async function moveBookToTop(bookId: number): Promise<void> {
@@ -629,6 +654,10 @@ export interface BatchView {
   stored: number;
   waiting: number;
   failed: number;
+  /** Books it still has to bring (waiting, failed, or held while paused); 0: the batch is done. */
+  left: number;
+  /** Books that left it: cancelled or removed by the reader, or not downloadable. */
+  dropped: number;
   bytes: number;
   /** Only when the batch was just made. */
   made?: KeepOutcome;

@@ -134,9 +134,14 @@ pub struct BookDetails {
     pub file_type: Option<String>,
     pub file_length: Option<i64>,
     pub pinned: bool,
-    /// The page the reader was last on, 0-based.
+    /// The page the reader was last on, 0-based. Meaningless for a reflowable book (an EPUB):
+    /// see [`BookDetails::text_place`].
     pub last_page: Option<i64>,
     pub last_opened_ms: Option<i64>,
+    /// How far the reader is in a book read as reflowable text (an EPUB): the fraction read and
+    /// the chapter, where a page number means nothing. `None` for comics and PDFs, or an EPUB
+    /// never read.
+    pub text_place: Option<TextPlace>,
     pub has_cover: bool,
     pub status: BookStatus,
     /// A comic downloaded as one archive file (CBZ, CBR, CB7, CBT): the reader asks its pages
@@ -149,6 +154,15 @@ pub struct BookDetails {
 fn details_of(
     store: &Store,
     book: Book,
+/// Where the reader is in a reflowable book.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextPlace {
+    /// 0…1.
+    pub fraction: f64,
+    /// The chapter's title, when the book's table of contents names it.
+    pub chapter: Option<String>,
+}
+
     server_name: String,
 ) -> Result<BookDetails, crate::library::error::Error> {
     let meta = meta(store, &book)?;
@@ -159,7 +173,17 @@ fn details_of(
         archive_comic,
         reader,
         book_id: book.id,
+    let text_place = match reader {
+        crate::reading::book_reader::BookReader::Epub => {
+            crate::reading::epub_positions::position(store, book.id)?.map(|p| TextPlace {
+                fraction: p.fraction,
+                chapter: p.chapter,
+            })
+        }
+        _ => None,
+    };
         server_id: book.server_id,
+        text_place,
         server_name,
         has_cover: cover_cache::has_cover(store, &book),
         title: book.title,
@@ -319,6 +343,54 @@ mod tests {
         let (_t, store, server) = home();
         let series = |id: i64| -> (Option<String>, Option<f64>, Option<f64>) {
             store
+    #[test]
+    fn an_epub_read_says_how_far_in_percent_and_chapter_not_as_a_page() {
+        let (_t, store, server) = home();
+        let book = books::remember(
+            &store,
+            server.id,
+            &CatalogBook {
+                catalog_id: "urn:quick-start".into(),
+                title: "Quick Start Guide".into(),
+                authors: vec![],
+                format: BookFormat::Epub,
+                stream_template: None,
+                page_count: None,
+                page_base: 0,
+                page_list: Vec::new(),
+                file_url: Some("http://127.0.0.1:9/b/qs.epub".into()),
+                file_type: Some("application/epub+zip".into()),
+                file_length: Some(1234),
+                cover_url: None,
+                progression_url: None,
+                read_progress_url: None,
+            },
+        )
+        .unwrap();
+        book_downloads::open_book(&store, book.id, None).unwrap();
+        assert_eq!(continue_reading(&store, None).unwrap()[0].text_place, None);
+        crate::reading::position_sync::record_epub(
+            &store,
+            book.id,
+            "epubcfi(/6/12!/4/2/1:0)",
+            0.96,
+            Some("  Chapter\n 4 "),
+        )
+        .unwrap();
+        let read = &continue_reading(&store, None).unwrap()[0];
+        assert_eq!(
+            read.text_place,
+            Some(TextPlace {
+                fraction: 0.96,
+                chapter: Some("Chapter 4".into())
+            })
+        );
+        assert_eq!(
+            details(&store, book.id).unwrap().text_place,
+            read.text_place
+        );
+    }
+
                 .read(|c| {
                     c.query_row(
                         "SELECT series, series_index, series_order FROM book_meta WHERE book_id = ?1",

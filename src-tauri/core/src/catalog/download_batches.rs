@@ -10,6 +10,11 @@
 //! stored stays), resumed (queued again where they stopped), cancelled (paused for good, its
 //! unfinished books unpinned; finished ones stay kept) or moved to the top.
 //!
+//! A batch counts only what it still has to bring: a book the reader cancelled or removed from
+//! the device (no longer kept, nothing of it waiting) has left it, and resuming the batch does
+//! not bring it back. A batch with nothing left is done: listed as such while books of it are on
+//! the device, forgotten when none is.
+//!
 //! Owns the `download_batches` and `download_batch_books` tables. Walks catalogs through
 //! [`crate::catalog::client`]; the stack is [`crate::engine::download_stack`]'s.
 
@@ -86,6 +91,11 @@ pub struct BatchView {
     pub waiting: usize,
     /// Books whose download failed for good (the reader may retry them).
     pub failed: usize,
+    /// Books the batch still has to bring: waiting, failed, or held while it is paused.
+    pub left: usize,
+    /// Books that left the batch: cancelled or removed from the device by the reader (no longer
+    /// kept, nothing waiting), or that the server gives no way to download.
+    pub dropped: usize,
     /// Bytes stored for the batch's books.
     pub bytes: u64,
     /// What making the batch found (only when it was just made).
@@ -201,7 +211,8 @@ async fn walk(
     Ok(ids)
 }
 
-/// Every batch, newest first.
+/// Every batch, newest first. A batch with nothing left to bring and nothing of it on the
+/// device (its books all cancelled or removed) is over: it is forgotten rather than listed.
 pub fn list(store: &Store) -> Result<Vec<BatchView>, BatchError> {
     let ids: Vec<i64> = store
         .read(|c| {
@@ -212,7 +223,24 @@ pub fn list(store: &Store) -> Result<Vec<BatchView>, BatchError> {
             rows.collect()
         })
         .map_err(|e| store.sql_error(e))?;
-    ids.into_iter().map(|id| view(store, id)).collect()
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let batch = view(store, id)?;
+        if batch.left == 0 && batch.stored == 0 {
+            forget(store, id)?;
+        } else {
+            out.push(batch);
+        }
+    }
+    Ok(out)
+}
+
+fn forget(store: &Store, id: i64) -> Result<(), BatchError> {
+    store.write(|tx| {
+        tx.execute("DELETE FROM download_batches WHERE id = ?1", [id])
+            .map_err(|e| store.sql_error(e))
+    })?;
+    Ok(())
 }
 
 /// One batch with its progress.
@@ -245,6 +273,8 @@ pub fn view(store: &Store, id: i64) -> Result<BatchView, BatchError> {
         stored: 0,
         waiting: 0,
         failed: 0,
+        left: 0,
+        dropped: 0,
         bytes: 0,
         made: None,
     };
@@ -257,10 +287,30 @@ pub fn view(store: &Store, id: i64) -> Result<BatchView, BatchError> {
             BookState::Stored => out.stored += 1,
             BookState::Queued | BookState::Downloading => out.waiting += 1,
             BookState::Failed { .. } => out.failed += 1,
-            BookState::Remote => {}
+            BookState::Remote if still_wanted(&book) => {}
+            BookState::Remote => out.dropped += 1,
         }
     }
+    out.left = out.books - out.stored - out.dropped;
     Ok(out)
+}
+
+/// Whether a book with nothing stored or waiting is still the batch's to bring: kept (the
+/// batch pinned it; cancelling or removing it unpins it) and downloadable.
+fn still_wanted(book: &books::Book) -> bool {
+    book.pinned && (book.streams_pages() || book.file_url.is_some())
+}
+
+/// The batch's books it still has to bring, in reading order (see [`still_wanted`]).
+fn books_left(store: &Store, id: i64) -> Result<Vec<i64>, BatchError> {
+    let mut left = Vec::new();
+    for book_id in books_of(store, id)? {
+        let book = books::get(store, book_id).map_err(crate::library::error::Error::from)?;
+        if still_wanted(&book) && !book_downloads::progress(store, &book)?.is_complete() {
+            left.push(book_id);
+        }
+    }
+    Ok(left)
 }
 
 /// The batch's books in reading order.
@@ -299,11 +349,11 @@ pub fn pause(store: &Store, id: i64) -> Result<BatchView, BatchError> {
     view(store, id)
 }
 
-/// Resumes a paused batch: its unfinished books are queued again, in reading order (each goes
-/// on from what it has stored).
+/// Resumes a paused batch: the books it still has to bring are queued again, in reading order
+/// (each goes on from what it has stored); a book cancelled or removed meanwhile stays so.
 pub fn resume(store: &Store, id: i64) -> Result<BatchView, BatchError> {
     set_paused(store, id, false)?;
-    book_downloads::keep_books(store, &books_of(store, id)?)?;
+    book_downloads::keep_books(store, &books_left(store, id)?)?;
     view(store, id)
 }
 

@@ -605,8 +605,9 @@ pub fn record_epub_position(
     book_id: i64,
     cfi: &str,
     fraction: f64,
+    chapter: Option<&str>,
 ) -> Result<Applied, crate::reading::epub_positions::EpubPositionError> {
-    position_sync::record_epub(store, book_id, cfi, fraction)?;
+    position_sync::record_epub(store, book_id, cfi, fraction, chapter)?;
     Ok(apply_logged(store, book_id))
 }
 

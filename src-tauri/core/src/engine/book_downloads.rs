@@ -467,6 +467,41 @@ pub fn books_with_downloads(store: &Store) -> Result<Vec<Book>, crate::library::
         .collect::<Result<Vec<_>, _>>()?)
 }
 
+/// Books whose last part was stored after `since_ms` and that are whole on the device now,
+/// with when that last part was stored, newest first, at most `limit`.
+pub fn stored_since(
+    store: &Store,
+    since_ms: i64,
+    limit: usize,
+) -> Result<Vec<(Book, i64)>, crate::library::error::Error> {
+    // A book's parts, done in the span, grouped by book (the `(state, updated_at_ms)` index);
+    // books not whole yet are passed over, so a few more are read than kept.
+    let recent: Vec<(i64, i64)> = store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT book_id, max(updated_at_ms) AS at FROM tasks
+                 WHERE state = 'done' AND updated_at_ms > ?1 AND kind IN ('page', 'file')
+                 GROUP BY book_id ORDER BY at DESC LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![since_ms, (limit * 4) as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    let mut out = Vec::new();
+    for (id, at) in recent {
+        if out.len() == limit {
+            break;
+        }
+        let book = books::get(store, id)?;
+        if progress(store, &book)?.is_complete() {
+            out.push((book, at));
+        }
+    }
+    Ok(out)
+}
+
 /// Stored and total parts of a book.
 pub fn progress(store: &Store, book: &Book) -> Result<BookProgress, StoreError> {
     // Counted by SQLite (the book's done parts through `tasks_book`): this runs after every

@@ -1,6 +1,11 @@
 //! The downloads page: what the executor is doing, the download in flight with its speed, the
-//! books waiting in the order they will run with an estimate of when each will be stored, and
-//! the books that failed.
+//! books waiting in the order they will run with an estimate of when each will be stored, the
+//! books that failed, and the books finished lately ([`DONE_LISTED`] in the last
+//! [`DONE_SPAN_MS`], since the reader last cleared them).
+//!
+//! Paused downloads say so as soon as the pause is written: the page reads the pause switch
+//! from the store, and the executor's own report that it stopped (after the part under way)
+//! changes nothing it shows.
 //!
 //! The stack, the lease and the books come from the store, so the page shows the truth whichever
 //! process downloads. What only the executor's events tell — its state, the bytes of the file in
@@ -29,6 +34,7 @@ use crate::engine::progress::{DownloadEvent, ExecutorState, ProgressSink};
 use crate::foundation::store::Store;
 use crate::library::books::{self, Book};
 use crate::library::servers;
+use crate::library::settings::DoneDownloadsCleared;
 
 /// The span over which the speed of the download in flight is measured.
 pub const RATE_WINDOW: Duration = Duration::from_secs(3);
@@ -38,6 +44,10 @@ const RECENT_PARTS: usize = 20;
 const QUEUE_SCAN: u32 = 5_000;
 /// The most waiting (and failed) books listed.
 const MAX_LISTED: usize = 500;
+/// The most finished books listed.
+pub const DONE_LISTED: usize = 20;
+/// How far back finished books are listed.
+pub const DONE_SPAN_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// What this process's executor reported, as far as the downloads page needs it.
 #[derive(Debug, Default)]
@@ -266,6 +276,8 @@ pub struct DownloadsView {
     /// Books waiting, in the order they will run.
     pub queue: Vec<QueuedBook>,
     pub failed: Vec<FailedBook>,
+    /// Books stored lately, newest first (see [`done`]).
+    pub done: Vec<DoneBook>,
     /// Changes whenever something the windows show beside the downloads changes — the servers,
     /// the settings, the books kept on the device — whichever window or process changed it.
     /// See [`library_revision`].
@@ -352,6 +364,15 @@ pub struct QueuedBook {
     pub eta_s: Option<u64>,
 }
 
+/// A book whose download finished.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DoneBook {
+    pub book_id: i64,
+    pub title: String,
+    /// When its last part was stored, unix milliseconds.
+    pub stored_at_ms: i64,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FailedBook {
     pub book_id: i64,
@@ -383,6 +404,16 @@ pub fn view(
             },
         },
     };
+    // The switch, not the executor's report: the executor says it paused only once the part
+    // under way is over, and nothing more starts meanwhile.
+    let status = match status {
+        ExecutorStatus::Running | ExecutorStatus::Idle | ExecutorStatus::Backoff { .. }
+            if paused =>
+        {
+            ExecutorStatus::Paused
+        }
+        other => other,
+    };
     let live = if this_process {
         live.clone()
     } else {
@@ -411,12 +442,14 @@ pub fn view(
         .flatten()
         .filter(|t| t.state == TaskState::Active);
     let active_task = match running {
+        _ if paused => None,
         Some(task) => Some(task),
         None => download_stack::in_state(store, TaskState::Active, 1)?
             .into_iter()
             .next(),
     };
-    let mut ahead_s: Option<f64> = Some(0.0);
+    // Nothing is estimated while paused: nothing moves until the reader resumes.
+    let mut ahead_s: Option<f64> = (!paused).then_some(0.0);
     let active = match &active_task {
         None => None,
         Some(task) => {
@@ -522,6 +555,7 @@ pub fn view(
     }
 
     Ok(DownloadsView {
+        done: done(store)?,
         library_revision: library_revision(store)?,
         stored_lately: live.stored_lately.clone(),
         network_hold: crate::engine::network::hold(store)?.map(str::to_owned),
@@ -536,6 +570,29 @@ pub fn view(
         queue,
         failed,
     })
+}
+
+/// The books stored lately, newest first: at most [`DONE_LISTED`], in the last
+/// [`DONE_SPAN_MS`] and since the reader last cleared the list ([`clear_done`]).
+pub fn done(store: &Store) -> Result<Vec<DoneBook>, crate::library::error::Error> {
+    let cleared = crate::library::settings::get::<DoneDownloadsCleared>(store)?
+        .unwrap_or_default()
+        .0;
+    let since = cleared.max(store.now_ms() - DONE_SPAN_MS);
+    Ok(book_downloads::stored_since(store, since, DONE_LISTED)?
+        .into_iter()
+        .map(|(book, at)| DoneBook {
+            book_id: book.id,
+            title: book.title,
+            stored_at_ms: at,
+        })
+        .collect())
+}
+
+/// Empties the list of finished downloads: the books stored until now are no longer listed.
+pub fn clear_done(store: &Store) -> Result<(), crate::library::error::Error> {
+    crate::library::settings::set(store, &DoneDownloadsCleared(store.now_ms()))?;
+    Ok(())
 }
 
 /// A fingerprint of what the windows show besides the downloads: every server as listed, the

@@ -110,6 +110,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0023_tasks_by_server",
         include_str!("../../migrations/0023_tasks_by_server.sql"),
     ),
+    (
+        "0024_epub_chapters",
+        include_str!("../../migrations/0024_epub_chapters.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -259,10 +259,10 @@ pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
                 .map_err(sql)?;
                 // The EPUB position read furthest, and the newest position waiting for the server.
                 tx.execute(
-                    "INSERT INTO epub_positions (book_id, cfi, fraction, updated_at_ms)
-                     SELECT ?1, cfi, fraction, updated_at_ms FROM epub_positions WHERE book_id = ?2 AND true
+                    "INSERT INTO epub_positions (book_id, cfi, fraction, updated_at_ms, chapter)
+                     SELECT ?1, cfi, fraction, updated_at_ms, chapter FROM epub_positions WHERE book_id = ?2 AND true
                      ON CONFLICT (book_id) DO UPDATE SET cfi = excluded.cfi, fraction = excluded.fraction,
-                         updated_at_ms = excluded.updated_at_ms
+                         updated_at_ms = excluded.updated_at_ms, chapter = excluded.chapter
                      WHERE excluded.fraction > epub_positions.fraction",
                     params![keeper.id, other],
                 )

@@ -71,6 +71,15 @@ impl Setting for DownloadsPaused {
     const KEY: &'static str = "downloads.paused";
 }
 
+/// When the reader last cleared the downloads page's list of finished downloads (unix
+/// milliseconds): books stored before then are no longer listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DoneDownloadsCleared(pub i64);
+
+impl Setting for DoneDownloadsCleared {
+    const KEY: &'static str = "downloads.done_cleared";
+}
+
 /// The default of the "books kept on the device" setting.
 pub const DEFAULT_BOOKS_KEPT: u32 = 6;
 

@@ -1,6 +1,6 @@
-//! Where the EPUB reader left each book: an EPUB CFI and the fraction read (the `epub_positions`
-//! table, one row per book, the newest save winning), and what a CFI the reader sends must look
-//! like. Saving goes through [`crate::reading::position_sync::record_epub`], which also queues the
+//! Where the EPUB reader left each book: an EPUB CFI, the fraction read and the chapter's title
+//! when the book names it (the `epub_positions` table, one row per book, the newest save
+//! winning), and what a CFI the reader sends must look like. Saving goes through [`crate::reading::position_sync::record_epub`], which also queues the
 //! position for the servers in the same transaction; this module only owns the table.
 
 use rusqlite::{params, OptionalExtension};
@@ -14,6 +14,9 @@ use crate::foundation::store::{Store, StoreError};
 pub struct EpubPosition {
     pub cfi: String,
     pub fraction: f64,
+    /// The chapter's title in the book's table of contents, when it names one (a position
+    /// taken from a server or another device has none).
+    pub chapter: Option<String>,
     pub updated_at_ms: i64,
 }
 
@@ -49,6 +52,21 @@ pub fn valid_cfi(cfi: &str) -> bool {
         && !cfi.chars().any(char::is_control)
 }
 
+/// The longest chapter title kept, in characters.
+pub const MAX_CHAPTER_CHARS: usize = 200;
+
+/// A chapter title as the reader sends it, made fit to show: whitespace runs folded to one
+/// space, control characters dropped, bounded; `None` when nothing is left.
+pub fn chapter_title(raw: Option<&str>) -> Option<String> {
+    let folded = raw?
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let bounded: String = folded.chars().take(MAX_CHAPTER_CHARS).collect();
+    (!bounded.is_empty()).then_some(bounded)
+}
+
 /// Checks a position as the reader sends it.
 pub(crate) fn check(cfi: &str, fraction: f64) -> Result<(), EpubPositionError> {
     if !valid_cfi(cfi) {
@@ -67,13 +85,14 @@ pub(crate) fn upsert_in(
     book_id: i64,
     cfi: &str,
     fraction: f64,
+    chapter: Option<&str>,
     at_ms: i64,
 ) -> Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO epub_positions (book_id, cfi, fraction, updated_at_ms) VALUES (?1, ?2, ?3, ?4)
+        "INSERT INTO epub_positions (book_id, cfi, fraction, updated_at_ms, chapter) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (book_id) DO UPDATE SET cfi = excluded.cfi, fraction = excluded.fraction,
-             updated_at_ms = excluded.updated_at_ms",
-        params![book_id, cfi, fraction, at_ms],
+             updated_at_ms = excluded.updated_at_ms, chapter = excluded.chapter",
+        params![book_id, cfi, fraction, at_ms, chapter],
     )
     .map_err(|e| store.sql_error(e))?;
     Ok(())
@@ -84,13 +103,14 @@ pub fn position(store: &Store, book_id: i64) -> Result<Option<EpubPosition>, Sto
     store
         .read(|c| {
             c.query_row(
-                "SELECT cfi, fraction, updated_at_ms FROM epub_positions WHERE book_id = ?1",
+                "SELECT cfi, fraction, updated_at_ms, chapter FROM epub_positions WHERE book_id = ?1",
                 [book_id],
                 |r| {
                     Ok(EpubPosition {
                         cfi: r.get(0)?,
                         fraction: r.get(1)?,
                         updated_at_ms: r.get(2)?,
+                        chapter: r.get(3)?,
                     })
                 },
             )
@@ -118,5 +138,20 @@ mod tests {
         }
         let long = format!("epubcfi({})", "/2".repeat(MAX_CFI_LEN));
         assert!(!valid_cfi(&long));
+    }
+
+    #[test]
+    fn a_chapter_title_is_kept_on_one_bounded_line() {
+        assert_eq!(
+            chapter_title(Some("  Chapter\n\t4:  The\u{7}End ")).as_deref(),
+            Some("Chapter 4: The End")
+        );
+        assert_eq!(chapter_title(Some(" \n ")), None);
+        assert_eq!(chapter_title(None), None);
+        let long = "é".repeat(MAX_CHAPTER_CHARS + 10);
+        assert_eq!(
+            chapter_title(Some(&long)).unwrap().chars().count(),
+            MAX_CHAPTER_CHARS
+        );
     }
 }

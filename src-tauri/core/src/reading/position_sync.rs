@@ -118,16 +118,19 @@ pub fn record(
     })
 }
 
-/// Saves where the reader is in an EPUB (the newest save wins) and, in the same transaction,
-/// queues it for the book's progression document when it has one and for the KOReader sync
-/// server (see [`crate::reading::kosync`]).
+/// Saves where the reader is in an EPUB (the newest save wins) — with the chapter's title when
+/// the book's table of contents names one — and, in the same transaction, queues it for the
+/// book's progression document when it has one and for the KOReader sync server (see
+/// [`crate::reading::kosync`]).
 pub fn record_epub(
     store: &Store,
     book_id: i64,
     cfi: &str,
     fraction: f64,
+    chapter: Option<&str>,
 ) -> std::result::Result<EpubPosition, EpubPositionError> {
     epub_positions::check(cfi, fraction)?;
+    let chapter = epub_positions::chapter_title(chapter);
     let book = match books::get(store, book_id) {
         Ok(book) => book,
         Err(books::BookError::NotFound(id)) => return Err(EpubPositionError::UnknownBook(id)),
@@ -135,7 +138,7 @@ pub fn record_epub(
     };
     let now = store.now_ms();
     store.write(|tx| {
-        epub_positions::upsert_in(store, tx, book_id, cfi, fraction, now)?;
+        epub_positions::upsert_in(store, tx, book_id, cfi, fraction, chapter.as_deref(), now)?;
         crate::reading::kosync::queue_in(store, tx, book_id, now)?;
         // Sent to the server's progression document too (Komga's read progress takes pages only).
         if book.progression_url.is_some() {
@@ -146,6 +149,7 @@ pub fn record_epub(
     Ok(EpubPosition {
         cfi: cfi.to_string(),
         fraction,
+        chapter,
         updated_at_ms: now,
     })
 }
@@ -711,7 +715,7 @@ fn adopt(store: &Store, book: &Book, theirs: &ServerPosition) -> Result<()> {
             tx.execute(
                 "INSERT INTO epub_positions (book_id, cfi, fraction, updated_at_ms) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT (book_id) DO UPDATE SET cfi = excluded.cfi, fraction = excluded.fraction,
-                     updated_at_ms = excluded.updated_at_ms
+                     updated_at_ms = excluded.updated_at_ms, chapter = NULL
                  WHERE epub_positions.updated_at_ms <= excluded.updated_at_ms",
                 params![book.id, cfi, theirs.progression.unwrap_or(0.0), at],
             )

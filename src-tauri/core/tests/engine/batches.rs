@@ -274,3 +274,115 @@ async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
         "the older book left the device when the newer one completed"
     );
 }
+
+/// A book cancelled out of a batch stays cancelled: pausing and resuming the batch does not
+/// queue it again, and a batch whose books were all cancelled (none stored) leaves the list.
+#[tokio::test]
+async fn a_book_cancelled_out_of_a_batch_stays_cancelled_and_an_empty_batch_ends() {
+    let fixture = start(Config {
+        books: 3,
+        ..Default::default()
+    });
+    let env = Env::new();
+    let server = env.add_server("lib", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let order = feed_ids(&client, &server, "/opds/books").await;
+    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
+        .await
+        .unwrap();
+    assert_eq!(queued_books(&env.store), order);
+
+    book_downloads::cancel_book(&env.store, order[0]).unwrap();
+    let view = download_batches::view(&env.store, batch.id).unwrap();
+    assert_eq!(
+        (
+            view.books,
+            view.stored,
+            view.waiting,
+            view.left,
+            view.dropped
+        ),
+        (3, 0, 2, 2, 1),
+        "the batch counts what it still has to do: {view:?}"
+    );
+    download_batches::pause(&env.store, batch.id).unwrap();
+    assert_eq!(
+        download_batches::view(&env.store, batch.id).unwrap().left,
+        2,
+        "a paused batch still has its books to bring"
+    );
+    download_batches::resume(&env.store, batch.id).unwrap();
+    assert_eq!(
+        queued_books(&env.store),
+        order[1..].to_vec(),
+        "the cancelled book is not queued again"
+    );
+    assert!(!books::get(&env.store, order[0]).unwrap().pinned);
+
+    for id in &order[1..] {
+        book_downloads::cancel_book(&env.store, *id).unwrap();
+    }
+    assert!(
+        download_batches::list(&env.store).unwrap().is_empty(),
+        "nothing left to do and nothing stored: the batch is over"
+    );
+    assert!(queued_books(&env.store).is_empty());
+}
+
+/// A book removed from the device leaves its batch: the batch counts only what it still has to
+/// bring, and once that is nothing it is done — nothing to pause, nothing queued on resume.
+#[tokio::test]
+async fn a_book_removed_from_the_device_leaves_its_batch_done_with_what_is_left() {
+    let fixture = start(Config {
+        books: 3,
+        ..Default::default()
+    });
+    let env = Env::new();
+    let server = env.add_server("lib", &fixture.url("/opds"));
+    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let order = feed_ids(&client, &server, "/opds/books").await;
+    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
+        .await
+        .unwrap();
+    env.sync(fast_config()).await;
+    assert_eq!(
+        download_batches::view(&env.store, batch.id).unwrap().stored,
+        3
+    );
+
+    book_downloads::remove_book(&env.store, order[2]).unwrap();
+    let view = download_batches::view(&env.store, batch.id).unwrap();
+    assert_eq!(
+        (
+            view.books,
+            view.stored,
+            view.waiting,
+            view.left,
+            view.dropped
+        ),
+        (3, 2, 0, 0, 1),
+        "{view:?}"
+    );
+    let listed = download_batches::list(&env.store).unwrap();
+    assert_eq!(
+        listed.len(),
+        1,
+        "a done batch with books on the device stays, as done"
+    );
+    assert_eq!(listed[0].left, 0);
+    download_batches::resume(&env.store, batch.id).unwrap();
+    assert!(
+        queued_books(&env.store).is_empty(),
+        "the removed book is not brought back by its batch"
+    );
+}

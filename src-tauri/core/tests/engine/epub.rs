@@ -146,8 +146,8 @@ async fn the_readers_cfi_is_kept_per_book_and_the_newest_wins() {
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let (id, _, comic) = register(&env, &server, &fixture).await;
     assert!(epub_positions::position(&env.store, id).unwrap().is_none());
-    position_sync::record_epub(&env.store, id, "epubcfi(/6/4!/4/2/1:0)", 0.1).unwrap();
-    position_sync::record_epub(&env.store, id, "epubcfi(/6/8!/4/10/1:17)", 0.42).unwrap();
+    position_sync::record_epub(&env.store, id, "epubcfi(/6/4!/4/2/1:0)", 0.1, None).unwrap();
+    position_sync::record_epub(&env.store, id, "epubcfi(/6/8!/4/10/1:17)", 0.42, None).unwrap();
     let kept = epub_positions::position(&env.store, id).unwrap().unwrap();
     assert_eq!(kept.cfi, "epubcfi(/6/8!/4/10/1:17)");
     assert!((kept.fraction - 0.42).abs() < 1e-9);
@@ -160,11 +160,11 @@ async fn the_readers_cfi_is_kept_per_book_and_the_newest_wins() {
         ("epubcfi(/6/4)", f64::NAN),
     ] {
         assert!(
-            position_sync::record_epub(&env.store, id, cfi, fraction).is_err(),
+            position_sync::record_epub(&env.store, id, cfi, fraction, None).is_err(),
             "{cfi} {fraction}"
         );
     }
-    assert!(position_sync::record_epub(&env.store, id + 1000, "epubcfi(/6/4)", 0.0).is_err());
+    assert!(position_sync::record_epub(&env.store, id + 1000, "epubcfi(/6/4)", 0.0, None).is_err());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -344,6 +344,19 @@ fn the_downloads_page_lists_books_in_the_order_they_will_run() {
     assert_eq!(json["queue"][0]["status"]["state"], "queued");
     assert_eq!(json["active"]["kind"], "page");
 
+    // Paused by the reader: said at once, though the executor reports it only once the page
+    // under way is over; nothing is estimated while nothing moves.
+    carrel_core::engine::executor::set_paused(&env.store, true).unwrap();
+    let pausing = downloads_view::view(&env.store, &live, Some("this-app")).unwrap();
+    assert_eq!(pausing.executor.status, ExecutorStatus::Paused);
+    assert_eq!(pausing.active, None, "no download is said to be under way");
+    assert!(
+        pausing.queue.iter().all(|q| q.eta_s.is_none()),
+        "{:?}",
+        pausing.queue
+    );
+    carrel_core::engine::executor::set_paused(&env.store, false).unwrap();
+
     // Seen from another process: standby, and no estimates from stale measurements.
     let other = downloads_view::view(&env.store, &live, Some("another-app")).unwrap();
     assert!(!other.executor.this_process);
@@ -454,4 +467,59 @@ fn the_downloads_page_shows_the_task_under_way_among_several_active() {
     let active = view.active.as_ref().unwrap();
     assert_eq!((active.book_id, active.position), (a.id, 1));
     executor_lease::release(&env.store, &fence).unwrap();
+}
+
+/// The downloads page keeps the books finished lately — whole ones only, newest first, from the
+/// last day — until the reader clears the list.
+#[test]
+fn finished_downloads_are_listed_newest_first_until_cleared() {
+    use carrel_core::foundation::clock::Clock;
+    let clock = ManualClock::new(1_000_000_000);
+    let env = Env::with_clock(Arc::new(clock.clone()));
+    let server = env.add_server("S", "http://127.0.0.1:9/opds");
+    let old = env.comic(&server, "old", 1, &template("old"));
+    let first = env.comic(&server, "first", 1, &template("first"));
+    let half = env.comic(&server, "half", 2, &template("half"));
+    let second = env.comic(&server, "second", 1, &template("second"));
+    let fence = lease(&env, "this-app");
+    let store_page = |book: &Book, position: i64| {
+        download_stack::push(&env.store, &page(book, position, false)).unwrap();
+        let t = download_stack::claim_next(&env.store, &fence, &[])
+            .unwrap()
+            .unwrap();
+        download_stack::complete(&env.store, &fence, t.id, 100, &[]).unwrap();
+    };
+    store_page(&old, 0);
+    clock.advance_ms(downloads_view::DONE_SPAN_MS + 1);
+    store_page(&first, 0);
+    clock.advance_ms(1_000);
+    store_page(&half, 0);
+    clock.advance_ms(1_000);
+    store_page(&second, 0);
+    let done = downloads_view::done(&env.store).unwrap();
+    let listed: Vec<(i64, i64)> = done.iter().map(|d| (d.book_id, d.stored_at_ms)).collect();
+    let now = clock.now_ms();
+    assert_eq!(
+        listed,
+        [(second.id, now), (first.id, now - 2_000)],
+        "whole books of the last day, newest first"
+    );
+    assert_eq!(done[0].title, second.title);
+    let view = downloads_view::view(&env.store, &Default::default(), None).unwrap();
+    assert_eq!(view.done, done);
+
+    clock.advance_ms(1);
+    downloads_view::clear_done(&env.store).unwrap();
+    assert!(downloads_view::done(&env.store).unwrap().is_empty());
+    clock.advance_ms(1);
+    store_page(&half, 1);
+    assert_eq!(
+        downloads_view::done(&env.store)
+            .unwrap()
+            .iter()
+            .map(|d| d.book_id)
+            .collect::<Vec<_>>(),
+        [half.id],
+        "a book finished after the list was cleared"
+    );
 }

@@ -358,7 +358,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
         books::BookFormat::Epub
     );
 
-    position_sync::record_epub(&env.store, epub, "epubcfi(/6/8!/4/2/10/1:42)", 0.4).unwrap();
+    position_sync::record_epub(&env.store, epub, "epubcfi(/6/8!/4/2/10/1:42)", 0.4, None).unwrap();
     let waiting = position_sync::pending(&env.store).unwrap();
     assert_eq!(
         (waiting[0].page, waiting[0].cfi.as_deref()),

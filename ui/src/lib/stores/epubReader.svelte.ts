@@ -294,7 +294,7 @@ class EpubReaderState {
     if (bookId === null || cfi === null || cfi === this.#saved) return;
     this.#saved = cfi;
     this.#lastSaveAt = Date.now();
-    saveEpubPosition(bookId, cfi, this.fraction).catch(() => {
+    saveEpubPosition(bookId, cfi, this.fraction, this.chapter || null).catch(() => {
       // Saved again on the next move; a lost save costs at most one move.
       if (this.#saved === cfi) this.#saved = null;
     });
