@@ -229,6 +229,20 @@ describe('BookDetailsPanel', () => {
     expect((await screen.findByTestId('details-action-error')).textContent).toBe('No application on this system opens this kind of file.');
   });
 
+  it('says why a file that could run programs is not handed to another app', async () => {
+    const message =
+      'Carrel does not hand this file to another app: the server says it is application/x-mobipocket-ebook, but it is a desktop launcher, which could run programs';
+    backend({
+      book_details: { ...saga, page_count: null, format: 'other', file_type: 'application/x-mobipocket-ebook', reader: 'other' },
+      open_in_another_app: () => {
+        throw { kind: 'server', message };
+      },
+    });
+    const { user } = show();
+    await user.click(await screen.findByTestId('open-in-another-app'));
+    expect((await screen.findByTestId('details-action-error')).textContent).toBe(`${message}.`);
+  });
+
   it('opens a PDF in the page reader', async () => {
     backend({ book_details: { ...saga, page_count: null, format: 'pdf', file_type: 'application/pdf', reader: 'pdf' }, open_book: null });
     const { user } = show();

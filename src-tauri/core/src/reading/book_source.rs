@@ -1,8 +1,10 @@
 //! Whole book files for the EPUB and PDF readers' windows, by book id: the stored file when its
 //! file task is done, else the file queued prioritary and waited for (bounded), so opening a
 //! book shows it as soon as the server has sent it. Also the stored file of any whole-file book
-//! for opening it with another app; and a PDF's page count once its reader has counted it (kept
-//! on the book, so its positions are pages of a known count, saved and synced like a comic's).
+//! for opening it with another app — only a book type's file whose bytes do not run, under its
+//! type's extension ([`crate::foundation::file_types`]); and a PDF's page count once its reader
+//! has counted it (kept on the book, so its positions are pages of a known count, saved and
+//! synced like a comic's).
 //!
 //! Only books whose reader ([`crate::reading::book_reader`]) is the EPUB or the PDF reader are answered,
 //! and only with the type their bytes prove (`%PDF-` for a PDF, a ZIP for an EPUB), never the
@@ -15,6 +17,7 @@ use std::time::Instant;
 
 use crate::engine::book_downloads::{self, DownloadRequestError};
 use crate::engine::download_stack::{self, TaskKind, TaskState};
+use crate::foundation::file_types;
 use crate::foundation::part_files::PartFiles;
 use crate::foundation::store::{Store, StoreError};
 use crate::library::books::{self, Book};
@@ -201,13 +204,38 @@ pub async fn book(
 
 /// The stored file of any whole-file book (whatever reader it has, or none), fetched first
 /// when it is not on the device — for handing it to another app. Never a path from a caller.
+///
+/// Only a file that [`file_types::vet_for_another_app`] lets go is answered (a book type the
+/// server declared, bytes that do not run), and under that type's extension: a file stored
+/// under another name (`book.bin`, by an older version) is renamed first, so the system's
+/// opener goes by the name and never guesses from the content.
 pub async fn book_path(
     store: &Store,
     book_id: i64,
     wait: WaitPolicy,
 ) -> Result<PathBuf, BookFileError> {
-    whole_file_book(store, book_id)?;
-    wait_for_file(store, book_id, wait).await
+    let book = whole_file_book(store, book_id)?;
+    let path = wait_for_file(store, book_id, wait).await?;
+    let file_type = book.file_type.clone();
+    let url = book.file_url.clone().unwrap_or_default();
+    tokio::task::spawn_blocking(move || named_for_another_app(&path, file_type.as_deref(), &url))
+        .await
+        .map_err(|e| PageError::Io(e.to_string()))?
+}
+
+/// The stored file under the extension it may be handed over with, or why it may not be.
+fn named_for_another_app(
+    path: &Path,
+    file_type: Option<&str>,
+    url: &str,
+) -> Result<PathBuf, BookFileError> {
+    let ext = file_types::vet_for_another_app(file_type, url, path)?;
+    if path.extension().and_then(|e| e.to_str()) == Some(ext) {
+        return Ok(path.to_path_buf());
+    }
+    let named = path.with_extension(ext);
+    std::fs::rename(path, &named).map_err(|e| PageError::Io(e.to_string()))?;
+    Ok(named)
 }
 
 /// Records how many pages a whole-file PDF has, as its reader counted them, so its positions
@@ -225,4 +253,44 @@ pub fn record_pdf_pages(store: &Store, book_id: i64, pages: i64) -> Result<(), B
     }
     books::set_page_count(store, book_id, pages)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_stored_under_a_neutral_name_is_handed_over_under_its_types_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        let stored = dir.path().join("book.bin");
+        let mut mobi = vec![0u8; 78];
+        mobi[60..68].copy_from_slice(b"BOOKMOBI");
+        std::fs::write(&stored, &mobi).unwrap();
+        let named = named_for_another_app(
+            &stored,
+            Some("application/x-mobipocket-ebook"),
+            "http://127.0.0.1:9/b/1/file",
+        )
+        .unwrap();
+        assert_eq!(named, dir.path().join("book.mobi"));
+        assert_eq!(std::fs::read(&named).unwrap(), mobi);
+        assert!(!stored.exists());
+        // Already so named: left as it is.
+        assert_eq!(
+            named_for_another_app(&named, Some("application/x-mobipocket-ebook"), "").unwrap(),
+            named
+        );
+    }
+
+    #[test]
+    fn a_launcher_under_a_book_type_is_refused_and_left_unnamed() {
+        let dir = tempfile::tempdir().unwrap();
+        let stored = dir.path().join("book.bin");
+        std::fs::write(&stored, "[Desktop Entry]\nType=Application\nExec=sh -c x\n").unwrap();
+        let err =
+            named_for_another_app(&stored, Some("application/x-mobipocket-ebook"), "").unwrap_err();
+        assert!(matches!(err, PageError::Refused(_)), "{err:?}");
+        assert!(stored.exists());
+        assert!(!dir.path().join("book.mobi").exists());
+    }
 }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine::book_downloads::{self, DownloadRequestError};
 use crate::engine::download_stack::{self, Pushed, TaskState};
+use crate::foundation::file_types::HandoverError;
 use crate::foundation::image_type::sniff_image_type;
 use crate::foundation::part_files::PartFiles;
 use crate::foundation::store::{Store, StoreError};
@@ -86,6 +87,10 @@ pub enum PageError {
     /// A stored file too large to hand to a window in one piece.
     #[error("the stored file is too large to open ({bytes} bytes, at most {limit})")]
     TooLarge { bytes: u64, limit: u64 },
+    /// A stored whole file that is not handed to another app (it could run programs, or
+    /// nothing says which kind of book it is).
+    #[error(transparent)]
+    Refused(#[from] HandoverError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -100,6 +105,7 @@ impl crate::foundation::error::Failure for PageError {
             PageError::Io(_) | PageError::TooLarge { .. } | PageError::Store(_) => {
                 ErrorKind::Storage
             }
+            PageError::Refused(e) => crate::foundation::error::Failure::kind(e),
         }
     }
 }

@@ -2,7 +2,9 @@
 //! by a real tool (ReportLab) is routed to the PDF reader and served byte-identical as
 //! `application/pdf`; a file that is not what its type says is refused with a clear error; the
 //! page count the reader measured is kept within bounds and survives the next browse; a format
-//! no reader shows (MOBI) is routed to another app, whose stored file `book_path` finds.
+//! no reader shows (MOBI) is routed to another app, whose stored file `book_path` finds under
+//! its type's extension; a file that could run programs (declared so, or a launcher sent as a
+//! book) is never handed over.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -64,6 +66,11 @@ fn given(media_type: &str, extension: &str, bytes: Vec<u8>) -> GivenFile {
 
 /// The local id of the fixture's book 1, as the catalog lists it.
 async fn book_one(env: &Env, server: &Server) -> (i64, BookReader) {
+    book_numbered(env, server, 1).await
+}
+
+/// The app's id of the fixture's book `n` (its catalog browsed), and the reader it opens in.
+async fn book_numbered(env: &Env, server: &Server, n: u32) -> (i64, BookReader) {
     let http = HttpClient::new(HttpConfig::default()).unwrap();
     let client = CatalogClient {
         store: &env.store,
@@ -77,7 +84,7 @@ async fn book_one(env: &Env, server: &Server) -> (i64, BookReader) {
             if book
                 .file_url
                 .as_deref()
-                .is_some_and(|u| u.ends_with("/books/1/file"))
+                .is_some_and(|u| u.ends_with(&format!("/books/{n}/file")))
             {
                 return (
                     book_id,
@@ -86,7 +93,7 @@ async fn book_one(env: &Env, server: &Server) -> (i64, BookReader) {
             }
         }
     }
-    panic!("book 1 is not listed");
+    panic!("book {n} is not listed");
 }
 
 fn quick(timeout_ms: u64) -> WaitPolicy {
@@ -195,5 +202,45 @@ async fn a_format_no_reader_shows_goes_to_another_app_from_the_device() {
         path.starts_with(env.store.data_dir().books()),
         "{}",
         path.display()
+    );
+    // Named by the type the server declared: the system's opener goes by the name.
+    assert_eq!(path.extension().and_then(|e| e.to_str()), Some("mobi"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launcher_sent_as_a_book_never_goes_to_another_app() {
+    let launcher =
+        b"[Desktop Entry]\nType=Application\nName=Book\nExec=sh -c 'touch /tmp/owned'\n".to_vec();
+    let fixture = start(
+        [
+            (
+                1,
+                given("application/x-mobipocket-ebook", "mobi", launcher.clone()),
+            ),
+            (2, given("application/x-desktop", "desktop", launcher)),
+        ]
+        .into(),
+    );
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let mut refusals = Vec::new();
+    for n in 1..=2 {
+        let (id, reader) = book_numbered(&env, &server, n).await;
+        assert_eq!(reader, BookReader::Other);
+        book_downloads::open_book(&env.store, id, None).unwrap();
+        env.sync(fast_config()).await;
+        let err = book_source::book_path(&env.store, id, quick(200))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, PageError::Refused(_)), "{err:?}");
+        refusals.push(err.to_string());
+    }
+    fixture.stop();
+    assert_eq!(
+        refusals,
+        [
+            "Carrel does not hand this file to another app: the server says it is application/x-mobipocket-ebook, but it is a desktop launcher, which could run programs",
+            "Carrel does not hand this file to another app: the server says it is application/x-desktop, which could run programs",
+        ]
     );
 }

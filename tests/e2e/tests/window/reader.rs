@@ -968,7 +968,7 @@ fn a_format_carrel_cannot_show_is_offered_to_the_systems_app_for_it() {
             .env("XDG_CURRENT_DESKTOP", "X-Generic"),
     );
     add_server(&app, "calibre", &server.url("/opds"));
-    open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, |_| {});
     assert!(
         app.find_all(&sel("read-book")).unwrap().is_empty(),
         "no Read button that would do nothing"
@@ -994,6 +994,13 @@ fn a_format_carrel_cannot_show_is_offered_to_the_systems_app_for_it() {
         got, mobi,
         "the other app got the file as the server sent it"
     );
+    // Named by the type the server declared, so the system picks the app by the name.
+    let stored = case
+        .data_dir()
+        .join("books")
+        .join(id.to_string())
+        .join("book.mobi");
+    assert!(stored.is_file(), "{} is not stored", stored.display());
     assert_eq!(server.stats().hits(&format!("/books/{BOOK}/file")), 1);
     assert!(app
         .find_all(&sel("details-action-error"))

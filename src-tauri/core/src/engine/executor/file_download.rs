@@ -6,6 +6,7 @@
 //! giving way to a prioritary push (or, for a prioritary file, to a window reading parts of it).
 
 use super::*;
+use crate::foundation::file_types;
 
 /// How long a file download whose answer is nearly complete may go on to its end once a
 /// prioritary push was seen: the bytes in flight would otherwise be sent again.
@@ -504,31 +505,8 @@ impl Run<'_> {
     }
 }
 
+/// The extension a book's whole file is stored under: the declared type's (see
+/// [`file_types::stored_extension`]), so the system's opener never has to guess from content.
 pub(super) fn file_extension(media_type: Option<&str>, url: &str) -> &'static str {
-    let t = media_type
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim();
-    match t {
-        "application/epub+zip" => "epub",
-        "application/pdf" => "pdf",
-        "application/vnd.comicbook+zip" | "application/x-cbz" => "cbz",
-        "application/vnd.comicbook-rar" | "application/x-cbr" => "cbr",
-        "application/x-cb7" => "cb7",
-        _ => {
-            let lower = url.to_ascii_lowercase();
-            ["epub", "pdf", "cbz", "cbr", "cb7"]
-                .into_iter()
-                .find(|e| {
-                    lower
-                        .split('?')
-                        .next()
-                        .unwrap_or("")
-                        .ends_with(&format!(".{e}"))
-                })
-                .unwrap_or("bin")
-        }
-    }
+    file_types::stored_extension(media_type, url)
 }
