@@ -9,6 +9,7 @@ use tauri_build::{AppManifest, Attributes};
 /// `capabilities/main.json`.
 const COMMANDS: &[&str] = &[
     "app_status",
+    "dismiss_credentials_notice",
     "list_servers",
     "add_server",
     "remove_server",

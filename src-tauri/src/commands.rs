@@ -18,7 +18,7 @@ use carrel_core::{
     http::server_discovery::{Elsewhere, SignIn},
     library::credentials::{Backend, Credentials, Secret},
     library::servers::{self, NewServer, PasswordChange, Server},
-    library::settings::{self, Settings},
+    library::settings::{self, CredentialsNoticeDismissed, Settings},
     reading::archive_pages,
     reading::page_source::WaitPolicy,
     reading::position_sync::{self, ServerPosition},
@@ -109,8 +109,12 @@ fn downloads_watch(app: &AppHandle) -> CommandResult<Arc<DownloadsWatch>> {
 pub struct AppStatus {
     pub version: &'static str,
     pub data_dir: Option<String>,
-    /// Where passwords are kept; `file` means no keyring answered (shown as a notice).
+    /// Where passwords are kept; `file` means no keyring answered.
     pub credentials: Option<Backend>,
+    /// Some password (or key, or session) is kept in the file for want of a keyring: the
+    /// notice saying so is shown, unless the reader dismissed it for good.
+    pub secrets_in_file: bool,
+    pub credentials_notice_dismissed: bool,
     /// Why the library cannot be opened, when it cannot.
     pub error: Option<CommandError>,
 }
@@ -123,8 +127,29 @@ pub async fn app_status(app: AppHandle) -> AppStatus {
         version: env!("CARGO_PKG_VERSION"),
         data_dir: state.data_dir().map(|d| d.root().display().to_string()),
         credentials: core.as_ref().ok().map(|c| c.credentials.backend()),
+        secrets_in_file: core
+            .as_ref()
+            .is_ok_and(|c| c.credentials.keeps_secrets_in_file().unwrap_or(false)),
+        credentials_notice_dismissed: core.as_ref().is_ok_and(|c| {
+            settings::get::<CredentialsNoticeDismissed>(&c.store)
+                .ok()
+                .flatten()
+                .is_some_and(|d| d.0)
+        }),
         error: core.err(),
     }
+}
+
+/// The notice that passwords are kept in a file is not shown again.
+#[tauri::command]
+pub async fn dismiss_credentials_notice(app: AppHandle) -> CommandResult<()> {
+    with_core(app, |core| {
+        Ok(settings::set(
+            &core.store,
+            &CredentialsNoticeDismissed(true),
+        )?)
+    })
+    .await
 }
 
 #[tauri::command]

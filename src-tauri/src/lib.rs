@@ -79,6 +79,7 @@ pub fn run() {
         .on_window_event(move |window, event| windows.window_event(window.label(), event))
         .invoke_handler(tauri::generate_handler![
             commands::app_status,
+            commands::dismiss_credentials_notice,
             commands::list_servers,
             commands::add_server,
             commands::remove_server,

@@ -198,10 +198,38 @@ describe('App', () => {
     expect((screen.getByTestId('server-name') as HTMLInputElement).value).toBe('n');
   });
 
-  it('mentions where passwords are kept when no keyring answered', async () => {
-    backend({ ...okStatus, credentials: 'file' }, [server(1, 'Attic', 'https://a.example.org/opds')]);
+  it('mentions where passwords are kept when one is kept in the file for want of a keyring', async () => {
+    backend({ ...okStatus, credentials: 'file', secrets_in_file: true }, [server(1, 'Attic', 'https://a.example.org/opds')]);
     render(App);
     expect((await screen.findByTestId('credentials-notice')).textContent).toMatch(/keyring/);
+  });
+
+  it('says nothing of the keyring while no password is kept', async () => {
+    backend({ ...okStatus, credentials: 'file', secrets_in_file: false }, [server(1, 'Attic', 'https://a.example.org/opds')]);
+    render(App);
+    await screen.findByTestId('library-view');
+    await waitFor(() => expect(invokeMock).toHaveBeenCalledWith('list_continue_reading', expect.anything()));
+    expect(screen.queryByTestId('credentials-notice')).toBeNull();
+  });
+
+  it('lets the keyring notice be dismissed for good', async () => {
+    const status: AppStatus = { ...okStatus, credentials: 'file', secrets_in_file: true, credentials_notice_dismissed: false };
+    backend(status, [server(1, 'Attic', 'https://a.example.org/opds')]);
+    const dismissed = vi.fn();
+    const answer = invokeMock.getMockImplementation()!;
+    invokeMock.mockImplementation(async (command, args) => {
+      if (command === 'dismiss_credentials_notice') {
+        dismissed();
+        status.credentials_notice_dismissed = true;
+        return null;
+      }
+      return answer(command, args);
+    });
+    const user = userEvent.setup();
+    render(App);
+    await user.click(await screen.findByTestId('credentials-notice-dismiss'));
+    expect(dismissed).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(screen.queryByTestId('credentials-notice')).toBeNull());
   });
 
   it('offers to try again when the list cannot be read', async () => {

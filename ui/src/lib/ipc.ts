@@ -29,6 +29,10 @@ export interface AppStatus {
   version: string;
   data_dir: string | null;
   credentials: CredentialsBackend | null;
+  /** Some password is kept in the file, for want of a keyring. */
+  secrets_in_file?: boolean;
+  /** The reader dismissed the notice saying so, for good. */
+  credentials_notice_dismissed?: boolean;
   /** Why the library cannot be opened; when set, nothing else can be used. */
   error: CommandError | null;
 }
@@ -354,6 +358,11 @@ export async function appStatus(): Promise<AppStatus> {
   } catch (reason) {
     return { version: '', data_dir: null, credentials: null, error: toCommandError(reason) };
   }
+}
+
+/** The notice that passwords are kept in a file is not shown again. */
+export async function dismissCredentialsNotice(): Promise<void> {
+  await call<null>('dismiss_credentials_notice');
 }
 
 export function listServers(): Promise<Server[]> {

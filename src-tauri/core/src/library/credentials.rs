@@ -114,6 +114,19 @@ impl Credentials {
         })
     }
 
+    /// Whether some secret (a password, a key, a session) is kept in the file for want of a
+    /// keyring; false when the keyring keeps them.
+    pub fn keeps_secrets_in_file(&self) -> Result<bool, CredentialError> {
+        match self.backend() {
+            Backend::Keyring => Ok(false),
+            Backend::File => {
+                let _guard = self.file_lock.lock().unwrap_or_else(|p| p.into_inner());
+                let _lock = FileLock::shared(&self.file)?;
+                Ok(!read_file(&self.file)?.is_empty())
+            }
+        }
+    }
+
     /// How many secrets this process set or deleted so far.
     pub fn generation(&self) -> u64 {
         self.generation.load(std::sync::atomic::Ordering::SeqCst)

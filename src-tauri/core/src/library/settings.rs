@@ -121,6 +121,15 @@ impl Setting for KeepRunning {
     const KEY: &'static str = "app.keep_running";
 }
 
+/// The reader dismissed, for good, the notice that passwords are kept in a file for want of a
+/// keyring (off by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CredentialsNoticeDismissed(pub bool);
+
+impl Setting for CredentialsNoticeDismissed {
+    const KEY: &'static str = "ui.credentials_notice_dismissed";
+}
+
 /// The window theme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

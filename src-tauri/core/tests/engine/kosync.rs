@@ -265,3 +265,62 @@ async fn a_wrong_password_is_refused_and_a_refused_account_keeps_positions_queue
     assert!(kosync::pending(&env.store).unwrap().is_empty());
     fixture.stop();
 }
+
+/// A sign-in that fails says why in one plain sentence, without the addresses it asked: a
+/// server that is not there, one that sends the sign-in on to another address, one that is no
+/// KOReader sync server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_sign_in_says_why_in_one_plain_sentence() {
+    let env = Env::new();
+    let client = KosyncClient::new().unwrap();
+    let sign_in = |url: String| {
+        let (env, client) = (&env, &client);
+        async move {
+            kosync::sign_in(
+                &env.store,
+                &env.credentials,
+                client,
+                &url,
+                USER,
+                &Secret::new("secret"),
+            )
+            .await
+            .unwrap_err()
+            .to_string()
+        }
+    };
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let elsewhere = fixture_server::Server::start(Config {
+        behavior: Behavior {
+            kosync_user: Some((USER.into(), KEY.into())),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let moved = fixture_server::Server::start(Config {
+        behavior: Behavior {
+            redirect_to: Some(elsewhere.base_url()),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let no_sync = fixture_server::Server::start(Config::default()).unwrap();
+    let said = [
+        sign_in(format!("http://127.0.0.1:{closed}/kosync")).await,
+        sign_in(moved.url("/kosync")).await,
+        sign_in(no_sync.url("/kosync")).await,
+    ];
+    assert_eq!(
+        said,
+        [
+            "the sync server cannot be reached",
+            "the sync server sends the sign-in on to another address; enter that address instead",
+            "the sync server answered 404 (Not Found): is this a KOReader sync server's address?",
+        ]
+    );
+}

@@ -377,3 +377,62 @@ fn a_search_that_finds_nothing_says_so_on_calibre_and_on_codex() {
     );
     assert!(!app.exists(&sel("search-server-error")).unwrap());
 }
+
+/// With no keyring (passwords kept in the data dir's file): Home says so only once a password
+/// is kept there, and "Don't show again" is kept for the next start.
+#[test]
+fn the_keyring_notice_shows_only_for_a_password_kept_in_the_file_and_goes_for_good() {
+    let case = TestCase::start();
+    let open = start_server(Config {
+        books: 2,
+        ..Config::default()
+    });
+    let locked = start_server(Config {
+        books: 2,
+        behavior: Behavior {
+            auth: Some("alice:wonderland".into()),
+            ..Behavior::default()
+        },
+        ..Config::default()
+    });
+    let app = launch(&case);
+    add_server(&app, "Open", &open.url("/opds"));
+    app.find(&sel("home-nav")).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel("continue-reading")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !app.exists(&sel("credentials-notice")).unwrap(),
+        "the notice shows with no password kept"
+    );
+
+    carrel_e2e::submit_server_dialog(
+        &app,
+        "Locked",
+        &locked.url("/opds"),
+        Some(("alice", "wonderland")),
+    )
+    .unwrap();
+    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
+    app.find(&sel("settings-nav")).unwrap().click().unwrap();
+    app.find(&sel("home-nav")).unwrap().click().unwrap();
+    let notice = app
+        .wait_for_text(&sel("credentials-notice"), "keyring")
+        .unwrap();
+    assert!(notice.contains("kept in a file"), "{notice}");
+    app.find(&sel("credentials-notice-dismiss"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_hidden(&sel("credentials-notice")).unwrap();
+    app.close().unwrap();
+
+    let app = launch(&case);
+    app.wait_for(&sel("home-nav")).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel("continue-reading")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        !app.exists(&sel("credentials-notice")).unwrap(),
+        "dismissed for good, it shows again after a restart"
+    );
+    app.close().unwrap();
+}
