@@ -72,9 +72,11 @@ pub enum KosyncError {
     Refused,
     #[error("no KOReader sync account is set up")]
     NoAccount,
-    #[error("the sync server cannot be reached: {0}")]
+    /// Why no answer came, as a plain sentence (no address: the reader typed it).
+    #[error("{0}")]
     Unreachable(String),
-    #[error("the sync server answered {0}")]
+    /// What was wrong with the answer, as a plain sentence.
+    #[error("{0}")]
     Server(String),
     #[error(transparent)]
     Credential(#[from] CredentialError),
@@ -172,7 +174,7 @@ impl KosyncClient {
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(15))
             .build()
-            .map_err(|e| KosyncError::Unreachable(e.to_string()))?;
+            .map_err(|e| KosyncError::Unreachable(format!("cannot start the HTTP client: {e}")))?;
         Ok(KosyncClient { client })
     }
 
@@ -199,27 +201,39 @@ impl KosyncClient {
             .map_err(|e| KosyncError::Unreachable(unreachable(url, &e)))?;
         let status = response.status();
         if let Some(next) = redirects::next_hop(&response) {
-            return Err(KosyncError::Server(format!(
-                "{} sent the request on to another address ({}), where Carrel does not send your sign-in",
-                redact(url),
-                redact(&next)
-            )));
+            tracing::info!(from = %redact(url), to = %redact(&next), "the sync server sent the request elsewhere; not followed");
+            return Err(KosyncError::Server(
+                "the sync server sends the sign-in on to another address; enter that address instead"
+                    .into(),
+            ));
         }
         let bytes = read_at_most(response, MAX_ANSWER as u64)
             .await
             .map_err(|e| KosyncError::Unreachable(unreachable(url, &e)))?
-            .ok_or_else(|| KosyncError::Server(format!("an answer over {MAX_ANSWER} bytes")))?;
+            .ok_or_else(|| {
+                KosyncError::Server(format!(
+                    "the sync server sent an answer over {MAX_ANSWER} bytes"
+                ))
+            })?;
         if status == reqwest::StatusCode::UNAUTHORIZED
             || status == reqwest::StatusCode::FORBIDDEN && body_says_unauthorized(&bytes)
         {
             return Err(KosyncError::Refused);
         }
         if !status.is_success() {
-            return Err(KosyncError::Server(format!(
-                "{} for {}",
+            tracing::info!(url = %redact(url), %status, "the sync server refused the request");
+            let code = format!(
+                "the sync server answered {} ({})",
                 status.as_u16(),
-                redact(url)
-            )));
+                status.canonical_reason().unwrap_or("an error")
+            );
+            return Err(KosyncError::Server(
+                if status == reqwest::StatusCode::NOT_FOUND {
+                    format!("{code}: is this a KOReader sync server's address?")
+                } else {
+                    code
+                },
+            ));
         }
         Ok((
             status,
@@ -228,20 +242,34 @@ impl KosyncClient {
     }
 }
 
-/// Why a request got no answer, naming the address once and without its secrets.
+/// Why a request got no answer, as a plain sentence; the address goes to the log only.
 fn unreachable(url: &Url, e: &reqwest::Error) -> String {
-    let why = if e.is_timeout() {
-        "the server stopped answering".to_owned()
+    tracing::info!(url = %redact(url), cause = %e.without_url_ref_text(), "the sync server gave no answer");
+    if e.is_timeout() {
+        "the sync server is not answering".to_owned()
     } else if e.is_connect() {
-        "cannot reach the server".to_owned()
+        "the sync server cannot be reached".to_owned()
     } else {
-        let mut text = e.to_string();
-        if let Some(u) = e.url() {
+        format!(
+            "the sync server cannot be reached ({})",
+            e.without_url_ref_text()
+        )
+    }
+}
+
+/// A reqwest error's text without the address it names.
+trait WithoutUrlText {
+    fn without_url_ref_text(&self) -> String;
+}
+
+impl WithoutUrlText for reqwest::Error {
+    fn without_url_ref_text(&self) -> String {
+        let mut text = self.to_string();
+        if let Some(u) = self.url() {
             text = text.replace(&format!(" ({u})"), "").replace(u.as_str(), "");
         }
         text
-    };
-    format!("{}: {why}", redact(url))
+    }
 }
 
 fn body_says_unauthorized(bytes: &[u8]) -> bool {
@@ -383,10 +411,7 @@ pub fn document_of(store: &Store, book: &Book) -> Result<Option<String>, StoreEr
 fn progress_of(store: &Store, book: &Book) -> Result<Option<(String, f64)>, StoreError> {
     if book.format == BookFormat::Epub {
         let Some(position) = crate::reading::epub_positions::position(store, book.id)? else {
-            // Marked unread (a time, no position): the start of the book.
-            let unread = book.position_ms.is_some()
-                && crate::reading::position_sync::is_finished(store, book.id)? == Some(false);
-            return Ok(unread.then(|| ("/body/DocFragment[1]/body".to_owned(), 0.0)));
+            return Ok(None);
         };
         let Some(item) = spine_item(&position.cfi) else {
             return Ok(None);
