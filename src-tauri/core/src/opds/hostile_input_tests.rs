@@ -2,7 +2,8 @@
 //! cut and mutated, generated Atom and OPDS 2 documents with wild attribute values, and URL
 //! templates with every kind of brace. Each property must hold without a panic; parsed page
 //! counts stay within [`MAX_PAGE_COUNT`] and expanded URLs stay proportionate to their input.
-//! Thousands of cases in all, a few seconds per property.
+//! Thousands of cases in all, a few seconds per property (more under `make fuzz`; the parsers'
+//! public side is fuzzed at scale by the `fuzz` test binary, `tests/fuzz/`).
 
 use proptest::prelude::*;
 use url::Url;
@@ -25,7 +26,12 @@ fn base() -> Url {
     Url::parse("https://books.example.org/opds/v1.2/catalog?page=1").unwrap()
 }
 
+/// `cases`, or as many as `CARREL_FUZZ_CASES` asks (`make fuzz` asks for 100,000).
 fn config(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("CARREL_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(cases);
     ProptestConfig {
         cases,
         failure_persistence: None,

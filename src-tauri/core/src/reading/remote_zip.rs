@@ -197,7 +197,11 @@ impl RemoteZip {
             .get(from..from.saturating_add(directory_size as usize))
             .ok_or(TailError::Damaged("the directory runs past the file's end"))?;
         let offsets = entry_offsets(dir, entries)?;
-        let len = tail_start + tail.len() as u64;
+        let len = tail_start
+            .checked_add(tail.len() as u64)
+            .ok_or(TailError::Damaged(
+                "the file would end past the largest size",
+            ))?;
         if offsets.iter().any(|&o| o >= directory_start) {
             return Err(TailError::Damaged("an entry starts after the directory"));
         }
@@ -477,6 +481,32 @@ mod tests {
                 assert!(remote.read_page(2, &file[a as usize..b as usize]).is_err());
             }
         }
+    }
+
+    #[test]
+    fn a_zip64_record_that_puts_the_file_past_the_largest_size_is_refused() {
+        // Found by the fuzzer: the record says it lies at the last byte a file can have, so
+        // the file's end overflowed.
+        let mut tail = Vec::new();
+        tail.extend_from_slice(ZIP64_EOCD);
+        tail.extend_from_slice(&44u64.to_le_bytes());
+        tail.extend_from_slice(&[45, 0, 45, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        tail.extend_from_slice(&0u64.to_le_bytes()); // entries on this disk
+        tail.extend_from_slice(&0u64.to_le_bytes()); // entries
+        tail.extend_from_slice(&0u64.to_le_bytes()); // directory size
+        tail.extend_from_slice(&u64::MAX.to_le_bytes()); // directory offset
+        tail.extend_from_slice(ZIP64_LOCATOR);
+        tail.extend_from_slice(&0u32.to_le_bytes());
+        tail.extend_from_slice(&u64::MAX.to_le_bytes()); // the record's offset
+        tail.extend_from_slice(&1u32.to_le_bytes());
+        tail.extend_from_slice(EOCD);
+        // Disks, then the entry counts, size and offset left to the ZIP64 record, no comment.
+        tail.extend_from_slice(&[0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]);
+        tail.extend_from_slice(&[0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0]);
+        assert_eq!(
+            RemoteZip::from_tail(tail).unwrap_err(),
+            TailError::Damaged("the file would end past the largest size")
+        );
     }
 
     #[test]
