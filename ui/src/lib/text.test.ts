@@ -13,6 +13,12 @@ describe('asSentence', () => {
     expect(asSentence('it said “no.”')).toBe('It said “no.”');
   });
 
+  it('never capitalises an address it starts with', () => {
+    expect(asSentence('http://127.0.0.1:9810/opds: the server stopped answering')).toBe(
+      'http://127.0.0.1:9810/opds: the server stopped answering.',
+    );
+  });
+
   it('keeps empty text empty', () => {
     expect(asSentence('   ')).toBe('');
   });

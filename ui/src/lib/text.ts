@@ -7,7 +7,8 @@
 export function asSentence(message: string): string {
   const text = message.trim();
   if (text === '') return text;
-  const first = text.charAt(0).toLocaleUpperCase();
+  // An address keeps its own case ("http://…", never "Http://…").
+  const first = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text.charAt(0) : text.charAt(0).toLocaleUpperCase();
   const rest = text.slice(1);
   const ends = /[.!?…]["'”’)]*$/u.test(text) ? '' : '.';
   return `${first}${rest}${ends}`;
