@@ -852,7 +852,10 @@ fn komga_api(state: &State, path: &str) -> Option<(String, KomgaApi)> {
 }
 
 /// Komga's read progress: `GET /api/v1/books/ID` answers the book with its `readProgress`
-/// (pages from 1); `PATCH /api/v1/books/ID/read-progress` with `{"page": n}` moves it (204).
+/// (pages from 1); `PATCH /api/v1/books/ID/read-progress` with `{"page": n}` moves it (204), and
+/// with `{"completed": true}` and no page puts it at the last page (Komga's
+/// `BookController.markReadProgress`: `completed` alone marks the book read);
+/// `DELETE /api/v1/books/ID/read-progress` forgets it (Komga's "mark as unread", 204).
 async fn read_progress(state: &State, id: &str, what: KomgaApi, req: Request<Incoming>) -> Reply {
     let Some(meta) = id.parse::<u32>().ok().and_then(|id| state.catalog.book(id)) else {
         return Reply::text(StatusCode::NOT_FOUND, "no such book");
@@ -889,9 +892,13 @@ async fn read_progress(state: &State, id: &str, what: KomgaApi, req: Request<Inc
                 Ok(collected) => collected.to_bytes(),
                 Err(_) => return Reply::text(StatusCode::PAYLOAD_TOO_LARGE, "body too large"),
             };
-            let page = serde_json::from_slice::<serde_json::Value>(&body)
-                .ok()
-                .and_then(|v| v.get("page")?.as_u64());
+            let body = serde_json::from_slice::<serde_json::Value>(&body).unwrap_or_default();
+            let completed = body.get("completed").and_then(|c| c.as_bool()) == Some(true);
+            let page = match body.get("page") {
+                Some(page) => page.as_u64(),
+                None if completed => Some(u64::from(meta.pages)),
+                None => None,
+            };
             match page {
                 Some(page) if page >= 1 && page <= u64::from(meta.pages) => {
                     state.patch_position(meta.id, page as u32 - 1);
@@ -903,11 +910,15 @@ async fn read_progress(state: &State, id: &str, what: KomgaApi, req: Request<Inc
                 ),
             }
         }
+        (KomgaApi::ReadProgress, Method::DELETE) => {
+            state.set_position(meta.id, None);
+            Reply::new(StatusCode::NO_CONTENT, "text/plain", Vec::new())
+        }
         (KomgaApi::Book, _) => Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
             .with(header::ALLOW, "GET"),
         (KomgaApi::ReadProgress, _) => {
             Reply::text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
-                .with(header::ALLOW, "PATCH")
+                .with(header::ALLOW, "PATCH, DELETE")
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Books as the reader's windows show them: a book's details (what its catalog entry said, where
-//! it stands on this device), the books on this device, and the books to continue reading.
+//! it stands on this device, whether it was read), the books on this device, and the books to
+//! continue reading (opened and not read to their end).
 //!
 //! Owns the `book_meta` table — the descriptive fields of a catalog entry (authors as a list,
 //! series, summary) that downloading does not need. Reads everything else through
@@ -137,11 +138,13 @@ pub struct BookDetails {
     /// The page the reader was last on, 0-based. Meaningless for a reflowable book (an EPUB):
     /// see [`BookDetails::text_place`].
     pub last_page: Option<i64>,
-    pub last_opened_ms: Option<i64>,
     /// How far the reader is in a book read as reflowable text (an EPUB): the fraction read and
     /// the chapter, where a page number means nothing. `None` for comics and PDFs, or an EPUB
     /// never read.
     pub text_place: Option<TextPlace>,
+    pub last_opened_ms: Option<i64>,
+    /// Read to its end (here or marked read; see [`crate::reading::position_sync::mark_read`]).
+    pub read: bool,
     pub has_cover: bool,
     pub status: BookStatus,
     /// A comic downloaded as one archive file (CBZ, CBR, CB7, CBT): the reader asks its pages
@@ -151,9 +154,6 @@ pub struct BookDetails {
     pub reader: crate::reading::book_reader::BookReader,
 }
 
-fn details_of(
-    store: &Store,
-    book: Book,
 /// Where the reader is in a reflowable book.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TextPlace {
@@ -163,16 +163,16 @@ pub struct TextPlace {
     pub chapter: Option<String>,
 }
 
+fn details_of(
+    store: &Store,
+    book: Book,
     server_name: String,
 ) -> Result<BookDetails, crate::library::error::Error> {
     let meta = meta(store, &book)?;
     let status = book_downloads::status(store, &book)?;
+    let read = crate::reading::position_sync::is_finished(store, book.id)?.unwrap_or(false);
     let archive_comic = crate::reading::archive_pages::is_archive_comic(&book);
     let reader = crate::reading::book_reader::reader_for(&book);
-    Ok(BookDetails {
-        archive_comic,
-        reader,
-        book_id: book.id,
     let text_place = match reader {
         crate::reading::book_reader::BookReader::Epub => {
             crate::reading::epub_positions::position(store, book.id)?.map(|p| TextPlace {
@@ -182,8 +182,12 @@ pub struct TextPlace {
         }
         _ => None,
     };
-        server_id: book.server_id,
+    Ok(BookDetails {
         text_place,
+        archive_comic,
+        reader,
+        book_id: book.id,
+        server_id: book.server_id,
         server_name,
         has_cover: cover_cache::has_cover(store, &book),
         title: book.title,
@@ -198,6 +202,7 @@ pub struct TextPlace {
         pinned: book.pinned,
         last_page: book.last_page,
         last_opened_ms: book.last_opened_ms,
+        read,
         status,
     })
 }
@@ -209,8 +214,8 @@ pub fn details(store: &Store, book_id: i64) -> Result<BookDetails, crate::librar
     details_of(store, book, server.name)
 }
 
-/// The books most recently opened (newest first), at most `limit` (default
-/// [`DEFAULT_CONTINUE_READING`], at most [`MAX_CONTINUE_READING`]).
+/// The books most recently opened and not read to their end (newest first), at most `limit`
+/// (default [`DEFAULT_CONTINUE_READING`], at most [`MAX_CONTINUE_READING`]).
 pub fn continue_reading(
     store: &Store,
     limit: Option<u32>,
@@ -220,7 +225,7 @@ pub fn continue_reading(
         .min(MAX_CONTINUE_READING);
     let mut names: HashMap<i64, String> = HashMap::new();
     let mut out = Vec::new();
-    for book in books::recently_opened(store, limit)? {
+    for book in books::recently_opened_unfinished(store, limit)? {
         let name = match names.get(&book.server_id) {
             Some(n) => n.clone(),
             None => {
@@ -339,11 +344,6 @@ mod tests {
     }
 
     #[test]
-    fn an_entrys_series_stands_over_a_feeds_and_a_silent_entry_keeps_the_feeds() {
-        let (_t, store, server) = home();
-        let series = |id: i64| -> (Option<String>, Option<f64>, Option<f64>) {
-            store
-    #[test]
     fn an_epub_read_says_how_far_in_percent_and_chapter_not_as_a_page() {
         let (_t, store, server) = home();
         let book = books::remember(
@@ -391,6 +391,11 @@ mod tests {
         );
     }
 
+    #[test]
+    fn an_entrys_series_stands_over_a_feeds_and_a_silent_entry_keeps_the_feeds() {
+        let (_t, store, server) = home();
+        let series = |id: i64| -> (Option<String>, Option<f64>, Option<f64>) {
+            store
                 .read(|c| {
                     c.query_row(
                         "SELECT series, series_index, series_order FROM book_meta WHERE book_id = ?1",

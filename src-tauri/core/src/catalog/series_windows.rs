@@ -22,9 +22,13 @@
 //! is the series' own and the default never touches it. A series the reader stopped is recorded
 //! as stopped, and the default does not bring its window back; [`keep`] lifts that.
 //!
+//! The same order gives a book's neighbours ([`neighbours`]): the book before it and the book
+//! after it in its series, for the end of a book ("next in the series").
+//!
 //! Owns `series_windows`, `series_window_books`, `server_series_defaults` and
-//! `series_windows_stopped`. Applied by [`record_position`] and [`record_epub_position`], which
-//! front ends call instead of saving the position alone, and by [`keep`] when a window is set.
+//! `series_windows_stopped`. Applied by [`record_position`], [`record_epub_position`] and
+//! [`mark_read`], which front ends call instead of saving the position (or the mark) alone, and
+//! by [`keep`] when a window is set.
 
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
@@ -40,8 +44,6 @@ use crate::reading::position_sync;
 pub const MAX_KEEP_NEXT: u32 = 50;
 /// The longest a finished book may be kept before it is removed (days).
 pub const MAX_REMOVE_AFTER_DAYS: u32 = 3650;
-/// An EPUB read this far is finished.
-const EPUB_FINISHED_FRACTION: f64 = 0.99;
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
 #[derive(Debug, thiserror::Error)]
@@ -179,7 +181,7 @@ fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
             let mut stmt = c.prepare_cached(
                 "SELECT b.id, b.title, m.series_index, b.format, b.last_page, b.page_count,
                         e.fraction, w.book_id IS NOT NULL, w.finished_ms,
-                        b.pse_last_read - b.page_base
+                        b.pse_last_read - b.page_base, b.finished_ms IS NOT NULL
                  FROM book_meta m
                  JOIN books b ON b.id = m.book_id
                  LEFT JOIN epub_positions e ON e.book_id = b.id
@@ -195,11 +197,14 @@ fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
                 // The server's own mark counts too: a page stream's last page read there.
                 let server_page: Option<i64> = r.get(9)?;
                 let at_end = |p: Option<i64>| matches!((p, page_count), (Some(p), Some(c)) if c > 0 && p + 1 >= c);
-                let finished = if format == BookFormat::Epub.as_str() {
-                    fraction.is_some_and(|f| f >= EPUB_FINISHED_FRACTION)
+                let at_end_here = if format == BookFormat::Epub.as_str() {
+                    fraction.is_some_and(|f| f >= position_sync::EPUB_FINISHED)
                 } else {
                     at_end(last_page) || at_end(server_page)
                 };
+                // Finished here, or marked read.
+                let read: bool = r.get(10)?;
+                let finished = read || at_end_here;
                 Ok(Member {
                     book_id: r.get(0)?,
                     title: r.get(1)?,
@@ -462,6 +467,72 @@ pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
     })
 }
 
+/// A book next to another in its series, as the end of a book shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Neighbour {
+    pub book_id: i64,
+    pub title: String,
+    /// Its number in the series, when the server gives one.
+    pub number: Option<f64>,
+    /// Read to its end (here, marked read, or to the last page on the server's page stream).
+    pub finished: bool,
+    /// Every part of it is on this device.
+    pub on_device: bool,
+    /// Its download: the state, and how many of its parts are stored when it is not whole.
+    pub status: BookStatus,
+}
+
+/// The books before and after one in its series.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Neighbours {
+    /// The series, when the server names one for the book.
+    pub series: Option<String>,
+    /// The book before, in series order; `None` for the first (or a book with no series).
+    pub previous: Option<Neighbour>,
+    /// The book after; `None` for the last (or a book with no series).
+    pub next: Option<Neighbour>,
+}
+
+/// The previous and next books of `book_id`'s series in the server's order (numbers, then the
+/// series feed's order, then the order they became known), from what this device knows of the
+/// series: the entries and series feeds browsed. Nothing is asked of the server, so a book not
+/// seen yet is not a neighbour.
+pub fn neighbours(store: &Store, book_id: i64) -> Result<Neighbours> {
+    let Some((server_id, series)) = series_of(store, book_id)? else {
+        return Ok(Neighbours {
+            series: None,
+            previous: None,
+            next: None,
+        });
+    };
+    let members = members(store, server_id, &series)?;
+    let at = members.iter().position(|m| m.book_id == book_id);
+    let neighbour = |m: &Member| -> Result<Neighbour> {
+        let status = book_downloads::status(store, &books::get(store, m.book_id)?)?;
+        Ok(Neighbour {
+            book_id: m.book_id,
+            title: m.title.clone(),
+            number: m.series_index,
+            finished: m.finished,
+            on_device: matches!(status.state, BookState::Stored),
+            status,
+        })
+    };
+    let previous = match at {
+        Some(at) if at > 0 => Some(neighbour(&members[at - 1])?),
+        _ => None,
+    };
+    let next = match at.and_then(|at| members.get(at + 1)) {
+        Some(m) => Some(neighbour(m)?),
+        None => None,
+    };
+    Ok(Neighbours {
+        series: Some(series),
+        previous,
+        next,
+    })
+}
+
 /// What [`apply`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Applied {
@@ -608,6 +679,13 @@ pub fn record_epub_position(
     chapter: Option<&str>,
 ) -> Result<Applied, crate::reading::epub_positions::EpubPositionError> {
     position_sync::record_epub(store, book_id, cfi, fraction, chapter)?;
+    Ok(apply_logged(store, book_id))
+}
+
+/// Marks a book read or unread ([`position_sync::mark_read`]) and applies its series' window:
+/// a book read is finished for the window as one read to its end is.
+pub fn mark_read(store: &Store, book_id: i64, read: bool) -> Result<Applied> {
+    position_sync::mark_read(store, book_id, read)?;
     Ok(apply_logged(store, book_id))
 }
 

@@ -114,6 +114,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0024_epub_chapters",
         include_str!("../../migrations/0024_epub_chapters.sql"),
     ),
+    (
+        "0025_read_marks",
+        include_str!("../../migrations/0025_read_marks.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

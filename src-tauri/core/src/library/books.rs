@@ -355,6 +355,21 @@ pub fn recently_opened(store: &Store, limit: u32) -> Result<Vec<Book>, StoreErro
         .map_err(|e| store.sql_error(e))
 }
 
+/// The `limit` most recently opened books not read to their end (`finished_ms`, kept by
+/// `reading::position_sync`), newest first: the books to continue reading.
+pub fn recently_opened_unfinished(store: &Store, limit: u32) -> Result<Vec<Book>, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM books WHERE last_opened_ms IS NOT NULL AND finished_ms IS NULL
+                 ORDER BY last_opened_ms DESC LIMIT ?1"
+            ))?;
+            let rows = stmt.query_map([limit], from_row)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
 /// Every book id on this device's list.
 pub fn all_ids(store: &Store) -> Result<Vec<i64>, StoreError> {
     store

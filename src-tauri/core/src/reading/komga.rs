@@ -1,7 +1,8 @@
 //! Komga's own read-progress API, for reading positions on Komga servers, whose OPDS feeds
 //! carry no progression link: a book's position is `PATCH`ed to
-//! `<base>/api/v1/books/<id>/read-progress` as `{"page": n, "completed": bool}` (pages from 1)
-//! and read back from the book, `GET <base>/api/v1/books/<id>` → `readProgress`.
+//! `<base>/api/v1/books/<id>/read-progress` as `{"page": n, "completed": bool}` (pages from 1;
+//! `{"completed": true}` alone marks a book read), `DELETE`d to mark it unread, and read back
+//! from the book, `GET <base>/api/v1/books/<id>` → `readProgress`.
 //!
 //! A feed is Komga's when its own `<author>` is named Komga (what every Komga OPDS 1.2 feed
 //! says); a book's API address comes from its page stream, which Komga serves at
@@ -56,6 +57,12 @@ pub fn progress_body(page: i64, page_count: Option<i64>) -> Vec<u8> {
     let completed = page_count.is_some_and(|count| count > 0 && shown >= count);
     serde_json::to_vec(&json!({ "page": shown, "completed": completed }))
         .expect("a JSON value serialises")
+}
+
+/// The body of a `PATCH …/read-progress` that marks a book read whatever its page count
+/// (Komga then puts the position at its last page).
+pub fn completed_body() -> Vec<u8> {
+    serde_json::to_vec(&json!({ "completed": true })).expect("a JSON value serialises")
 }
 
 /// Komga's position of a book, read from the book document: the 0-based page and when it was

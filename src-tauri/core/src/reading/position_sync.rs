@@ -12,9 +12,16 @@
 //! else from the page stream's `pse:lastRead` remembered from the catalog (read-only; Carrel
 //! never writes a position that way).
 //!
-//! Only [`record`] and EPUB saves ([`record_epub`]) queue anything:
+//! A book is read once a position is saved at its end (its last page, or [`EPUB_FINISHED`] of an
+//! EPUB) or the reader marks it so ([`mark_read`]); a position saved before the end makes it
+//! unread again, as marking it unread does (the reader starts over: the first page, an EPUB's
+//! start). A mark travels as a position does: the end or the start, and to Komga as its own
+//! "read" (`completed`) or "unread" (its read progress deleted).
+//!
+//! Only [`record`], EPUB saves ([`record_epub`]) and marks ([`mark_read`]) queue anything:
 //! downloads, page fetches and catalog visits never move the server's position. Owns the
-//! `position_outbox` table and the books' `position_ms` and `pse_last_read` columns.
+//! `position_outbox` table and the books' `position_ms`, `finished_ms` and `pse_last_read`
+//! columns.
 
 use std::collections::HashMap;
 
@@ -40,6 +47,8 @@ use crate::reading::locator;
 
 /// Progression documents are a few hundred bytes.
 const MAX_PROGRESSION_BYTES: u64 = 64 * 1024;
+/// An EPUB read this far is read to its end.
+pub const EPUB_FINISHED: f64 = 0.99;
 
 /// Where a server position comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -98,9 +107,13 @@ pub fn record(
         let now = books::mark_opened_in(store, tx, book_id, Some(page))?;
         let (has_target, count): (bool, Option<i64>) = tx
             .query_row(
-                "UPDATE books SET position_ms = ?2 WHERE id = ?1
+                // The last page read makes the book read; any other, unread (read again).
+                "UPDATE books SET position_ms = ?2,
+                     finished_ms = CASE WHEN page_count > 0 AND ?3 + 1 >= page_count
+                                        THEN coalesce(finished_ms, ?2) END
+                 WHERE id = ?1
                  RETURNING progression_url IS NOT NULL OR read_progress_url IS NOT NULL, page_count",
-                params![book_id, now],
+                params![book_id, now, page],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(|e| store.sql_error(e))?;
@@ -113,7 +126,7 @@ pub fn record(
             return Ok(());
         }
         let progression = count.filter(|c| *c > 0).map(|c| (page as f64 / c as f64).clamp(0.0, 1.0));
-        queue_in(store, tx, book_id, Some(page), progression, None, now)?;
+        queue_in(store, tx, book_id, Some(page), progression, None, None, now)?;
         Ok(())
     })
 }
@@ -139,10 +152,25 @@ pub fn record_epub(
     let now = store.now_ms();
     store.write(|tx| {
         epub_positions::upsert_in(store, tx, book_id, cfi, fraction, chapter.as_deref(), now)?;
+        tx.execute(
+            "UPDATE books SET finished_ms = CASE WHEN ?2 >= ?3 THEN coalesce(finished_ms, ?4) END
+             WHERE id = ?1",
+            params![book_id, fraction, EPUB_FINISHED, now],
+        )
+        .map_err(|e| store.sql_error(e))?;
         crate::reading::kosync::queue_in(store, tx, book_id, now)?;
         // Sent to the server's progression document too (Komga's read progress takes pages only).
         if book.progression_url.is_some() {
-            queue_in(store, tx, book_id, None, Some(fraction), Some(cfi), now)?;
+            queue_in(
+                store,
+                tx,
+                book_id,
+                None,
+                Some(fraction),
+                Some(cfi),
+                None,
+                now,
+            )?;
         }
         Ok::<_, StoreError>(())
     })?;
@@ -154,7 +182,68 @@ pub fn record_epub(
     })
 }
 
+/// Marks a book read (`read`) or unread by hand, now, and queues the mark for its servers, in
+/// one transaction. Read: a paged book's position moves to its last page (when its page count is
+/// known), an EPUB's saved position counts as read to its end. Unread: the reader starts over —
+/// the first page, an EPUB without a saved position. Sent as a position at the end (or the start)
+/// to the progression document and the KOReader sync server; to Komga as read, or its read
+/// progress deleted. Front ends call [`crate::catalog::series_windows::mark_read`], which also
+/// applies the series' reading window.
+pub fn mark_read(
+    store: &Store,
+    book_id: i64,
+    read: bool,
+) -> std::result::Result<(), books::BookError> {
+    let book = books::get(store, book_id)?;
+    let paged = book.format != BookFormat::Epub;
+    let page = match (paged, read) {
+        (true, true) => book.page_count.filter(|c| *c > 0).map(|c| c - 1),
+        (true, false) => Some(0),
+        (false, _) => None,
+    };
+    let now = store.now_ms();
+    store.write(|tx| {
+        let sql = |e| books::BookError::Store(store.sql_error(e));
+        tx.execute(
+            "UPDATE books SET finished_ms = ?2, position_ms = ?3, last_page = coalesce(?4, last_page)
+             WHERE id = ?1",
+            params![book_id, read.then_some(now), now, page],
+        )
+        .map_err(sql)?;
+        if !paged && read {
+            tx.execute(
+                "UPDATE epub_positions SET fraction = 1.0, updated_at_ms = ?2 WHERE book_id = ?1",
+                params![book_id, now],
+            )
+            .map_err(sql)?;
+        } else if !paged {
+            tx.execute("DELETE FROM epub_positions WHERE book_id = ?1", [book_id])
+                .map_err(sql)?;
+        }
+        crate::reading::kosync::queue_in(store, tx, book_id, now)?;
+        if book.progression_url.is_some() || book.read_progress_url.is_some() {
+            let progression = if read { 1.0 } else { 0.0 };
+            queue_in(store, tx, book_id, page, Some(progression), None, Some(read), now)?;
+        }
+        Ok(())
+    })
+}
+
+/// Whether a book is read to its end (finished here, or marked read); `None` for a book not on
+/// the list.
+pub fn is_finished(store: &Store, book_id: i64) -> std::result::Result<Option<bool>, StoreError> {
+    store
+        .read(|c| {
+            c.prepare_cached("SELECT finished_ms IS NOT NULL FROM books WHERE id = ?1")?
+                .query_row([book_id], |r| r.get(0))
+                .optional()
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
 /// Queues a position in the outbox inside the caller's transaction, replacing the book's row.
+/// `finished`: the position is a mark, read (`Some(true)`) or unread.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn queue_in(
     store: &Store,
     tx: &rusqlite::Transaction<'_>,
@@ -162,15 +251,17 @@ pub(crate) fn queue_in(
     page: Option<i64>,
     progression: Option<f64>,
     cfi: Option<&str>,
+    finished: Option<bool>,
     at_ms: i64,
 ) -> std::result::Result<(), StoreError> {
     tx.execute(
-        "INSERT INTO position_outbox (book_id, page, progression, cfi, updated_at_ms, attempts, last_error)
-         VALUES (?1, ?2, ?3, ?4, ?5, 0, NULL)
+        "INSERT INTO position_outbox (book_id, page, progression, cfi, finished, updated_at_ms, attempts, last_error)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, NULL)
          ON CONFLICT (book_id) DO UPDATE SET
             page = excluded.page, progression = excluded.progression, cfi = excluded.cfi,
-            updated_at_ms = excluded.updated_at_ms, attempts = 0, last_error = NULL",
-        params![book_id, page, progression, cfi, at_ms],
+            finished = excluded.finished, updated_at_ms = excluded.updated_at_ms, attempts = 0,
+            last_error = NULL",
+        params![book_id, page, progression, cfi, finished, at_ms],
     )
     .map_err(|e| store.sql_error(e))?;
     Ok(())
@@ -184,6 +275,8 @@ pub struct Pending {
     pub progression: Option<f64>,
     /// An EPUB position's CFI.
     pub cfi: Option<String>,
+    /// A mark: read (`Some(true)`) or unread; `None` for a plain position.
+    pub finished: Option<bool>,
     pub updated_at_ms: i64,
     pub attempts: i64,
     pub last_error: Option<String>,
@@ -194,7 +287,7 @@ pub fn pending(store: &Store) -> Result<Vec<Pending>> {
     Ok(store
         .read(|c| {
             let mut stmt = c.prepare_cached(
-                "SELECT book_id, page, progression, cfi, updated_at_ms, attempts, last_error
+                "SELECT book_id, page, progression, cfi, updated_at_ms, attempts, last_error, finished
                  FROM position_outbox ORDER BY updated_at_ms, book_id",
             )?;
             let rows = stmt.query_map([], |r| {
@@ -206,6 +299,7 @@ pub fn pending(store: &Store) -> Result<Vec<Pending>> {
                     updated_at_ms: r.get(4)?,
                     attempts: r.get(5)?,
                     last_error: r.get(6)?,
+                    finished: r.get(7)?,
                 })
             })?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
@@ -333,11 +427,12 @@ impl<'a> Target<'a> {
         }
     }
 
-    /// Komga's read progress is a page: an EPUB position cannot go there.
+    /// Komga's read progress is a page (or a book read, or unread): an EPUB position cannot go
+    /// there.
     fn can_send(&self, row: &Pending) -> bool {
         match self {
             Target::Progression(_) => true,
-            Target::ReadProgress(_) => row.page.is_some(),
+            Target::ReadProgress(_) => row.page.is_some() || row.finished.is_some(),
         }
     }
 }
@@ -367,13 +462,20 @@ async fn send_read_progress(
             }
         }
     }
-    let page = row.page.unwrap_or(0);
-    let body = komga::progress_body(page, book.page_count);
+    // Unread is Komga's read progress deleted; read without a known page, `completed` alone.
+    let (method, body) = match (row.finished, row.page) {
+        (Some(false), _) => (reqwest::Method::DELETE, Vec::new()),
+        (Some(true), None) => (reqwest::Method::PATCH, komga::completed_body()),
+        (_, page) => (
+            reqwest::Method::PATCH,
+            komga::progress_body(page.unwrap_or(0), book.page_count),
+        ),
+    };
     let answer = http
         .send_bytes(
             store,
             access,
-            reqwest::Method::PATCH,
+            method,
             &url,
             "application/json",
             body,
@@ -547,9 +649,9 @@ pub async fn newest(
             Ok((book, epub))
         })
         .await?;
+    // An EPUB without a saved position has a time only when it was marked (read or unread).
     let local_ms = match &epub {
         Some(position) => Some(position.updated_at_ms),
-        None if book.format == BookFormat::Epub => None,
         None => book.position_ms,
     };
     let theirs = match Target::of(&book) {

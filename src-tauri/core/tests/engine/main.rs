@@ -13,6 +13,9 @@
 //! - `executor`: page-N-first order, chained parts, the failure policy, backoff, start-up
 //!   reconcile, fencing of a stale holder, resume without re-download, Range resume across a
 //!   changed ETag, orphan collection, one request in flight, preemption.
+//! - `next_book`: a book's neighbours in its series (numbers, a Komga series feed's order), on
+//!   the device or not; books read to their end or marked read or unread, the marks sent to
+//!   progression documents and Komga; "continue reading" without read books.
 //! - `offline`: catalog pages and covers kept for offline use, with the server stopped.
 //! - `pages`: pages for the reader's window — stored, pushed and waited for, offline, out of
 //!   range.
@@ -45,6 +48,7 @@ mod kosync;
 mod library;
 mod limits;
 mod network;
+mod next_book;
 mod offline;
 mod pages;
 mod pdf;

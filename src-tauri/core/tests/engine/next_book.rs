@@ -1,0 +1,398 @@
+//! From one book to the next: a book's neighbours in its series (by number, then in a series
+//! feed's order), each with whether it is on the device and its download; books read to their
+//! end — finished here or marked read by hand — and marked unread again, the marks sent to the
+//! server's progression document, to Komga's read progress and queued for the KOReader sync
+//! server; "continue reading" leaves read books out.
+
+use std::collections::BTreeMap;
+
+use carrel_core::{
+    catalog::book_view::{self, BookMeta},
+    catalog::client::{CatalogClient, CatalogItem},
+    catalog::series_windows,
+    engine::book_downloads::{self, BookState},
+    http::http_fetch::{HttpClient, HttpConfig},
+    library::books::{self, Book},
+    library::servers::Server,
+    reading::kosync,
+    reading::position_sync::{self, FlushReport},
+    ErrorKind, Failure,
+};
+use fixture_server::{Config, RunningServer};
+
+use crate::support::{fast_config, Env};
+
+const PAGES: u32 = 3;
+
+fn http() -> HttpClient {
+    HttpClient::new(HttpConfig::default()).unwrap()
+}
+
+/// Books 1..=6 of a fixture of six 3-page comics: 1–5 in "Saga" (numbered 1, 2, 3, 4 and one
+/// without a number), made known out of order; 6 in no series.
+fn saga(env: &Env, fixture: &RunningServer) -> Vec<Book> {
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let mut made = Vec::new();
+    for (id, index) in [
+        (3, Some(3.0)),
+        (1, Some(1.0)),
+        (5, None),
+        (2, Some(2.0)),
+        (4, Some(4.0)),
+        (6, None),
+    ] {
+        let template = fixture.url(&format!(
+            "/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}"
+        ));
+        let book = env.comic(&server, &id.to_string(), PAGES, &template);
+        if id != 6 {
+            book_view::remember_meta(
+                &env.store,
+                book.id,
+                &BookMeta {
+                    series: Some("Saga".into()),
+                    series_index: index,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        }
+        made.push((id, book));
+    }
+    made.sort_by_key(|(id, _)| *id);
+    made.into_iter().map(|(_, b)| b).collect()
+}
+
+fn ids(n: &series_windows::Neighbours) -> (Option<i64>, Option<i64>) {
+    (
+        n.previous.as_ref().map(|b| b.book_id),
+        n.next.as_ref().map(|b| b.book_id),
+    )
+}
+
+#[tokio::test]
+async fn a_books_neighbours_are_the_books_before_and_after_it_in_series_order() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 6,
+        comic_pages: (1..=6).map(|id| (id, PAGES)).collect(),
+        ..Default::default()
+    })
+    .unwrap();
+    let env = Env::new();
+    let b = saga(&env, &fixture);
+    let of = |book: &Book| series_windows::neighbours(&env.store, book.id).unwrap();
+
+    // The first has no previous book; the next is number 2, only on the server.
+    let first = of(&b[0]);
+    assert_eq!(first.series.as_deref(), Some("Saga"));
+    assert_eq!(ids(&first), (None, Some(b[1].id)));
+    let next = first.next.unwrap();
+    assert_eq!((next.title.as_str(), next.number), ("Comic 2", Some(2.0)));
+    assert!(!next.on_device && !next.finished);
+    assert_eq!(next.status.state, BookState::Remote);
+    // In between, by number whatever the order they became known in.
+    assert_eq!(ids(&of(&b[2])), (Some(b[1].id), Some(b[3].id)));
+    // The book without a number comes last: nothing after it.
+    assert_eq!(ids(&of(&b[4])), (Some(b[3].id), None));
+    // A book in no known series has neither.
+    let alone = of(&b[5]);
+    assert_eq!((alone.series, ids(&of(&b[5]))), (None, (None, None)));
+    let missing = series_windows::neighbours(&env.store, 999_999).unwrap_err();
+    assert_eq!(missing.kind(), ErrorKind::NotFound);
+
+    // Book 2 stored by a sync: on the device. Book 4 queued: its download waits.
+    book_downloads::store_book(&env.store, b[1].id).unwrap();
+    env.sync(fast_config()).await;
+    book_downloads::store_book(&env.store, b[3].id).unwrap();
+    let next = of(&b[0]).next.unwrap();
+    assert!(next.on_device, "{next:?}");
+    assert_eq!(next.status.state, BookState::Stored);
+    let parts = &next.status.progress;
+    assert!(
+        parts.total_parts > 0 && parts.stored_parts == parts.total_parts,
+        "{parts:?}"
+    );
+    let waiting = of(&b[2]).next.unwrap();
+    assert!(!waiting.on_device);
+    assert_eq!(waiting.status.state, BookState::Queued);
+    assert_eq!(waiting.status.progress.stored_parts, 0);
+
+    // Marked read, the next book says so.
+    series_windows::mark_read(&env.store, b[1].id, true).unwrap();
+    assert!(of(&b[0]).next.unwrap().finished);
+    assert!(of(&b[2]).previous.unwrap().finished);
+}
+
+/// Every book of a feed and the pages after it, in the feed's order.
+async fn books_of_feed(client: &CatalogClient<'_>, server: &Server, feed: &str) -> Vec<i64> {
+    let mut found = Vec::new();
+    let mut next = Some(feed.to_owned());
+    while let Some(url) = next.take() {
+        let page = client.browse(server, Some(&url)).await.unwrap();
+        for e in page.entries {
+            if let CatalogItem::Book { book_id, .. } = e {
+                found.push(book_id);
+            }
+        }
+        next = page.next;
+    }
+    found
+}
+
+/// Komga's OPDS 1.2 names no series in its entries: neighbours come from the series feed
+/// browsed, in its order across its pages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 12,
+        comic_pages: (1..=12).map(|id| (id, PAGES)).collect(),
+        feed_page_size: 2,
+        behavior: fixture_server::Behavior {
+            komga: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let env = Env::new();
+    let server = env.add_server("Komga", &fixture.url("/opds"));
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let all = books_of_feed(&client, &server, "/opds/books").await;
+    let before = series_windows::neighbours(&env.store, all[0]).unwrap();
+    assert_eq!((before.series.clone(), ids(&before)), (None, (None, None)));
+
+    let list = client.browse(&server, Some("/opds/series")).await.unwrap();
+    let mut feeds = Vec::new();
+    for e in &list.entries {
+        if let CatalogItem::Navigation { title, href, .. } = e {
+            feeds.push((title.clone(), books_of_feed(&client, &server, href).await));
+        }
+    }
+    feeds.sort_by_key(|(_, books)| std::cmp::Reverse(books.len()));
+    let (name, series) = &feeds[0];
+    assert!(series.len() >= 3, "{feeds:?}");
+    for (at, id) in series.iter().enumerate() {
+        let n = series_windows::neighbours(&env.store, *id).unwrap();
+        assert_eq!(n.series.as_ref(), Some(name));
+        let expected = (
+            at.checked_sub(1).map(|p| series[p]),
+            series.get(at + 1).copied(),
+        );
+        assert_eq!(ids(&n), expected, "book {at} of {series:?}");
+        assert!(
+            n.next.iter().all(|b| b.number.is_none()),
+            "no number made up"
+        );
+    }
+}
+
+/// The local id of the fixture's book `fixture_id`, listed in its book feed.
+async fn listed(env: &Env, server: &Server, fixture_id: u32) -> i64 {
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let suffix = format!(":{fixture_id}");
+    books_of_feed(&client, server, "/opds/books")
+        .await
+        .into_iter()
+        .find(|id| {
+            books::get(&env.store, *id)
+                .unwrap()
+                .catalog_id
+                .ends_with(&suffix)
+        })
+        .expect("the book is listed")
+}
+
+async fn flush(env: &Env) -> FlushReport {
+    position_sync::flush(&env.store, &http(), &env.credentials)
+        .await
+        .unwrap()
+}
+
+fn read(env: &Env, id: i64) -> bool {
+    book_view::details(&env.store, id).unwrap().read
+}
+
+fn continuing(env: &Env) -> Vec<i64> {
+    book_view::continue_reading(&env.store, None)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.book_id)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn marked_read_the_progression_document_is_at_the_end_and_marked_unread_at_the_start() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 2,
+        comic_pages: [(1, 20)].into(),
+        reading_positions: Some(BTreeMap::new()),
+        ..Config::default()
+    })
+    .unwrap();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = listed(&env, &server, 1).await;
+    position_sync::record(&env.store, book, 4).unwrap();
+    assert_eq!(continuing(&env), [book]);
+
+    series_windows::mark_read(&env.store, book, true).unwrap();
+    assert!(read(&env, book));
+    assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(19));
+    assert!(continuing(&env).is_empty(), "a read book is not continued");
+    // Queued for the KOReader sync server too (sent there once an account is set up).
+    assert!(kosync::pending(&env.store)
+        .unwrap()
+        .iter()
+        .any(|(id, _, _)| *id == book));
+    assert_eq!(flush(&env).await.sent, 1);
+    let theirs = fixture.progression(1).unwrap();
+    let at = &theirs["locator"]["locations"];
+    assert_eq!(
+        (at["position"].as_i64(), at["totalProgression"].as_f64()),
+        (Some(20), Some(1.0))
+    );
+
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    series_windows::mark_read(&env.store, book, false).unwrap();
+    assert!(!read(&env, book));
+    assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(0));
+    assert_eq!(continuing(&env), [book]);
+    assert_eq!(flush(&env).await.sent, 1);
+    let theirs = fixture.progression(1).unwrap();
+    let at = &theirs["locator"]["locations"];
+    assert_eq!(
+        (at["position"].as_i64(), at["totalProgression"].as_f64()),
+        (Some(1), Some(0.0))
+    );
+    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn komga_hears_read_as_completed_and_unread_as_its_read_progress_deleted() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 2,
+        comic_pages: [(1, 20)].into(),
+        reading_positions: Some(BTreeMap::new()),
+        behavior: fixture_server::Behavior {
+            komga: true,
+            ..Default::default()
+        },
+        ..Config::default()
+    })
+    .unwrap();
+    let env = Env::new();
+    let server = env.add_server("Komga", &fixture.url("/opds"));
+    let book = listed(&env, &server, 1).await;
+
+    series_windows::mark_read(&env.store, book, true).unwrap();
+    assert_eq!(flush(&env).await.sent, 1);
+    let theirs = fixture
+        .reading_position(1)
+        .expect("Komga has the book read");
+    assert_eq!((theirs.index, theirs.read_progress_patches), (19, 1));
+    let (_, doc) = fetch_json(&fixture.url("/api/v1/books/1")).await;
+    assert_eq!(doc["readProgress"]["completed"], true);
+    // Its own mark does not come back as a newer position.
+    assert_eq!(
+        position_sync::newest(&env.store, &http(), &env.credentials, book)
+            .await
+            .unwrap(),
+        None
+    );
+
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    series_windows::mark_read(&env.store, book, false).unwrap();
+    assert_eq!(flush(&env).await.sent, 1);
+    assert_eq!(
+        fixture.reading_position(1),
+        None,
+        "unread: Komga forgets it"
+    );
+    let (_, doc) = fetch_json(&fixture.url("/api/v1/books/1")).await;
+    assert!(doc["readProgress"].is_null(), "{doc}");
+}
+
+async fn fetch_json(url: &str) -> (u16, serde_json::Value) {
+    let answer = reqwest::get(url).await.unwrap();
+    let status = answer.status().as_u16();
+    (status, answer.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_book_read_to_its_end_is_read_until_a_page_before_it_is_saved() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 2,
+        comic_pages: [(1, PAGES)].into(),
+        ..Default::default()
+    })
+    .unwrap();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let template = fixture.url("/books/1/pages/{pageNumber}");
+    let comic = env.comic(&server, "1", PAGES, &template).id;
+
+    series_windows::record_position(&env.store, comic, 1).unwrap();
+    assert!(!read(&env, comic));
+    assert_eq!(continuing(&env), [comic]);
+    series_windows::record_position(&env.store, comic, i64::from(PAGES) - 1).unwrap();
+    assert!(read(&env, comic), "its last page: read");
+    assert!(continuing(&env).is_empty());
+    // Read again from the start: unread, continued again.
+    series_windows::record_position(&env.store, comic, 0).unwrap();
+    assert!(!read(&env, comic));
+    assert_eq!(continuing(&env), [comic]);
+
+    // An EPUB: read at 99 %, not at 98 %; marked unread, it starts over.
+    let epub = books::remember(
+        &env.store,
+        server.id,
+        &books::CatalogBook {
+            catalog_id: "urn:epub".into(),
+            title: "A Novel".into(),
+            authors: vec![],
+            format: books::BookFormat::Epub,
+            stream_template: None,
+            page_count: None,
+            page_base: 0,
+            page_list: Vec::new(),
+            file_url: Some(fixture.url("/books/2/file")),
+            file_type: Some("application/epub+zip".into()),
+            file_length: None,
+            cover_url: None,
+            progression_url: None,
+            read_progress_url: None,
+        },
+    )
+    .unwrap()
+    .id;
+    let cfi = "epubcfi(/6/14!/4/2/1:0)";
+    series_windows::record_epub_position(&env.store, epub, cfi, 0.98, None).unwrap();
+    assert!(!read(&env, epub));
+    series_windows::record_epub_position(&env.store, epub, cfi, 0.99, None).unwrap();
+    assert!(read(&env, epub));
+    series_windows::mark_read(&env.store, epub, false).unwrap();
+    assert!(!read(&env, epub));
+    assert_eq!(
+        carrel_core::reading::epub_positions::position(&env.store, epub).unwrap(),
+        None
+    );
+    // Marked read after reading some: its place is kept, counted as the end.
+    series_windows::record_epub_position(&env.store, epub, cfi, 0.4, None).unwrap();
+    series_windows::mark_read(&env.store, epub, true).unwrap();
+    let kept = carrel_core::reading::epub_positions::position(&env.store, epub)
+        .unwrap()
+        .unwrap();
+    assert_eq!((kept.cfi.as_str(), kept.fraction), (cfi, 1.0));
+    assert!(read(&env, epub));
+    assert!(!continuing(&env).contains(&epub));
+}
