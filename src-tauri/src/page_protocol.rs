@@ -5,7 +5,8 @@
 //! A stored page is answered at once; a missing one is pushed prioritary and waited for (at
 //! most [`WAIT`]); if it does not come (the server is away) the answer is a 504 whose body says
 //! `offline-not-downloaded`. Anything but two non-negative integers is a 400, a page outside
-//! the book (or a book unknown or not read page by page) a 404. The work is
+//! the book (or a book unknown or not read page by page) a 404, a page whose header claims more
+//! pixels than a window is given a 413 (its bytes never reach the webview). The work is
 //! [`carrel_core::reading::page_source`]'s; this module only speaks HTTP to the webview.
 
 use std::borrow::Cow;
@@ -97,7 +98,7 @@ pub fn error_status(e: &PageError) -> StatusCode {
         }
         PageError::OfflineNotDownloaded => StatusCode::GATEWAY_TIMEOUT,
         PageError::Failed(_) => StatusCode::BAD_GATEWAY,
-        PageError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+        PageError::TooLarge { .. } | PageError::TooManyPixels(_) => StatusCode::PAYLOAD_TOO_LARGE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -193,6 +194,15 @@ mod tests {
         assert_eq!(
             error_status(&PageError::Failed("404".into())),
             StatusCode::BAD_GATEWAY
+        );
+        // A page whose header claims more pixels than a window is given: never its bytes.
+        let huge = carrel_core::foundation::image_type::TooManyPixels {
+            width: 50_000,
+            height: 50_000,
+        };
+        assert_eq!(
+            error_status(&PageError::TooManyPixels(huge)),
+            StatusCode::PAYLOAD_TOO_LARGE
         );
         let response = error_response(&PageError::OfflineNotDownloaded);
         assert_eq!(response.status(), StatusCode::GATEWAY_TIMEOUT);

@@ -11,7 +11,8 @@
  * The PDF is untrusted, so pdf.js runs locked down: no script in the file ever runs (pdf.js
  * runs none without its scripting sandbox, which is not loaded, and XFA forms are off); nothing
  * is compiled from the file (`isEvalSupported: false`, and the window's CSP has no
- * 'unsafe-eval' to fall back on); fonts and images come only from the file (no standard-font,
+ * 'unsafe-eval' to fall back on); a picture in the file claiming more than `MAX_IMAGE_PIXELS`
+ * is not decoded; fonts and images come only from the file (no standard-font,
  * CMap or WebAssembly address is given, so pdf.js fetches nothing else); links, forms and
  * other annotations are not drawn as controls — only the page's picture reaches the window.
  */
@@ -28,6 +29,11 @@ export const DECODED_PAGES = 4;
 export const MAX_SIDE = 4096;
 /** The most pixels one drawn page may have. */
 export const MAX_PIXELS = 16_000_000;
+/**
+ * The most pixels a picture inside the PDF may claim for pdf.js to decode it (100 million, as
+ * for comic pages and covers): a few bytes claiming 50,000 × 50,000 would ask for 10 GB.
+ */
+export const MAX_IMAGE_PIXELS = 100_000_000;
 
 /** One line of a PDF's outline (its table of contents), flattened. */
 export interface OutlineItem {
@@ -108,6 +114,7 @@ export class PdfPages {
       data: new Uint8Array(bytes),
       isEvalSupported: false,
       enableXfa: false,
+      maxImageSize: MAX_IMAGE_PIXELS,
       stopAtErrors: false,
       useWasm: false,
       // Fonts are the file's own; a font it names but lacks is drawn with a font of this system.

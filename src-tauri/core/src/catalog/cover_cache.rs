@@ -3,7 +3,8 @@
 //! through the server's polite request slot and written atomically.
 //!
 //! The type of an image is told from its bytes, never from what a server declared; bytes that
-//! are no known image are not served. A cover that could not be fetched is not asked for again
+//! are no known image, or whose header claims more pixels than a window is given, are not
+//! served. A cover that could not be fetched is not asked for again
 //! for a while, and a server that could not be reached gets no cover request for a while, so a
 //! grid of covers never queues dozens of doomed requests in front of the downloads.
 //!
@@ -17,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use url::Url;
 
 use crate::foundation::data_dir::DataDir;
+use crate::foundation::image_type;
 use crate::foundation::part_files::{self, PartFiles};
 use crate::foundation::store::{Store, StoreError};
 use crate::http::http_fetch::{FetchError, HttpClient, ServerAccess};
@@ -131,19 +133,27 @@ fn extension_of(content_type: &str) -> Option<&'static str> {
         .map(|(_, ext)| *ext)
 }
 
-/// Reads a cover file; `None` when it is gone or holds no known image.
+/// The type a cover is served as: a known image whose header claims no more pixels than a
+/// window is given ([`image_type::image_for_window`], the check pages pass too); `None` for
+/// anything else, which is not served.
+fn cover_type(bytes: &[u8]) -> Option<&'static str> {
+    image_type::image_for_window(bytes)
+        .ok()
+        .flatten()
+        .filter(|t| extension_of(t).is_some())
+}
+
+/// Reads a cover file; `None` when it is gone or is no cover to serve ([`cover_type`]).
 fn read_cover(path: &Path) -> io::Result<Option<Cover>> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    Ok(crate::foundation::image_type::sniff_image_type(&bytes)
-        .filter(|t| extension_of(t).is_some())
-        .map(|content_type| Cover {
-            bytes,
-            content_type,
-        }))
+    Ok(cover_type(&bytes).map(|content_type| Cover {
+        bytes,
+        content_type,
+    }))
 }
 
 /// What to do for a book without a cover on the device.
@@ -333,8 +343,7 @@ impl CoverCache {
             }
         };
         let Some((content_type, ext)) =
-            crate::foundation::image_type::sniff_image_type(&fetched.bytes)
-                .and_then(|t| Some((t, extension_of(t)?)))
+            cover_type(&fetched.bytes).and_then(|t| Some((t, extension_of(t)?)))
         else {
             self.state()
                 .missing
@@ -447,6 +456,25 @@ mod tests {
         // Bytes that are no image are not served.
         part_files::write_atomically(&cache_dir(&dir).join("8.png"), b"<html>").unwrap();
         assert_eq!(read_cover(&find_local(&dir, 8).unwrap()).unwrap(), None);
+    }
+
+    #[test]
+    fn a_cover_claiming_too_many_pixels_is_not_served() {
+        use crate::foundation::image_type::tests::png_header;
+        let t = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(t.path());
+        part_files::write_atomically(&cache_dir(&dir).join("7.png"), &png_header(50_000, 50_000))
+            .unwrap();
+        assert_eq!(read_cover(&find_local(&dir, 7).unwrap()).unwrap(), None);
+        let fine = png_header(600, 900);
+        part_files::write_atomically(&cache_dir(&dir).join("8.png"), &fine).unwrap();
+        assert_eq!(
+            read_cover(&find_local(&dir, 8).unwrap()).unwrap(),
+            Some(Cover {
+                bytes: fine,
+                content_type: "image/png"
+            })
+        );
     }
 
     #[tokio::test]

@@ -28,7 +28,6 @@ use serde::Serialize;
 
 use crate::engine::book_downloads::{self, DownloadRequestError};
 use crate::engine::download_stack::{self, Task, TaskKind, TaskState};
-use crate::foundation::image_type::sniff_image_type;
 use crate::foundation::part_files::PartFiles;
 use crate::foundation::store::Store;
 use crate::library::books::{self, Book, BookFormat};
@@ -488,11 +487,7 @@ pub async fn page(
         queue_file(store, book_id)?;
         if let Some(zip) = remote_zip(store, &book, wait).await? {
             if let Some(bytes) = remote_page(store, &book, &zip, index as usize, wait).await? {
-                let content_type = sniff_image_type(&bytes).unwrap_or("application/octet-stream");
-                return Ok(PageImage {
-                    bytes,
-                    content_type,
-                });
+                return PageImage::checked(bytes);
             }
         }
     }
@@ -502,11 +497,7 @@ pub async fn page(
         .await
         .map_err(|e| PageError::Io(e.to_string()))?
         .map_err(archive_error)?;
-    let content_type = sniff_image_type(&bytes).unwrap_or("application/octet-stream");
-    Ok(PageImage {
-        bytes,
-        content_type,
-    })
+    PageImage::checked(bytes)
 }
 
 #[cfg(test)]

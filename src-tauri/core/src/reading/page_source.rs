@@ -7,7 +7,9 @@
 //!
 //! A page counts as stored only once its task is done (the file is moved into place before the
 //! task is marked done, so a done task's file is whole). The image type is sniffed from the
-//! bytes. Owns no table; speaks through [`crate::library::books`], [`crate::engine::book_downloads`],
+//! bytes, and a page whose header claims more pixels than a window is given is refused before
+//! it is served ([`PageImage::checked`], which archive pages pass too). Owns no table; speaks
+//! through [`crate::library::books`], [`crate::engine::book_downloads`],
 //! [`crate::engine::download_stack`] and [`crate::foundation::part_files`].
 
 use std::path::PathBuf;
@@ -16,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::engine::book_downloads::{self, DownloadRequestError};
 use crate::engine::download_stack::{self, Pushed, TaskState};
 use crate::foundation::file_types::HandoverError;
-use crate::foundation::image_type::sniff_image_type;
+use crate::foundation::image_type::{image_for_window, TooManyPixels};
 use crate::foundation::part_files::PartFiles;
 use crate::foundation::store::{Store, StoreError};
 use crate::library::books::{self, BookError};
@@ -66,6 +68,19 @@ pub struct PageImage {
     pub content_type: &'static str,
 }
 
+impl PageImage {
+    /// A page's bytes as a window may be given them: its type sniffed, and refused when its
+    /// header claims more pixels than a window is given (nothing is decoded to tell). Every
+    /// page served, streamed or from an archive, comes through here.
+    pub fn checked(bytes: Vec<u8>) -> Result<PageImage, PageError> {
+        let content_type = image_for_window(&bytes)?.unwrap_or("application/octet-stream");
+        Ok(PageImage {
+            bytes,
+            content_type,
+        })
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PageError {
@@ -91,6 +106,10 @@ pub enum PageError {
     /// nothing says which kind of book it is).
     #[error(transparent)]
     Refused(#[from] HandoverError),
+    /// An image whose header claims more pixels than a window is given
+    /// ([`crate::foundation::image_type::MAX_IMAGE_PIXELS`]).
+    #[error(transparent)]
+    TooManyPixels(#[from] TooManyPixels),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -101,7 +120,10 @@ impl crate::foundation::error::Failure for PageError {
         match self {
             PageError::UnknownBook(_) => ErrorKind::NotFound,
             PageError::NotPaged(_) | PageError::OutOfRange { .. } => ErrorKind::InvalidInput,
-            PageError::OfflineNotDownloaded | PageError::Failed(_) => ErrorKind::Server,
+            // What the server sent is no page a window can show.
+            PageError::OfflineNotDownloaded
+            | PageError::Failed(_)
+            | PageError::TooManyPixels(_) => ErrorKind::Server,
             PageError::Io(_) | PageError::TooLarge { .. } | PageError::Store(_) => {
                 ErrorKind::Storage
             }
@@ -151,13 +173,7 @@ fn read_stored(store: &Store, book_id: i64, page: i64) -> Result<Option<PageImag
         return Ok(None);
     };
     match std::fs::read(&path) {
-        Ok(bytes) => {
-            let content_type = sniff_image_type(&bytes).unwrap_or("application/octet-stream");
-            Ok(Some(PageImage {
-                bytes,
-                content_type,
-            }))
-        }
+        Ok(bytes) => Ok(Some(PageImage::checked(bytes)?)),
         // Removed meanwhile (the book left the device): as if never stored.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(PageError::Io(e.to_string())),

@@ -81,6 +81,43 @@ async fn a_stored_page_is_served_from_the_device_with_its_sniffed_type() {
     assert_eq!(served.bytes, expected);
 }
 
+/// A page whose header claims 50,000 × 50,000 pixels (a file of a kilobyte, 10 GB once decoded
+/// by the window) is refused with a clear error before it is served; the book's other pages are
+/// served as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_claiming_too_many_pixels_is_refused_before_it_is_served() {
+    let fixture = start_comic(5);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let id = register_comic(&env, &server).await;
+    book_downloads::open_book(&env.store, id, Some(0)).unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    let expected = fixture.page_bytes(1, 2).unwrap();
+    fixture.stop();
+    let stored = page_source::stored_path(&env.store, id, 3)
+        .unwrap()
+        .unwrap();
+    std::fs::write(&stored, crate::support::png_claiming(50_000, 50_000)).unwrap();
+
+    let refused = page_source::page(&env.store, id, 3, quick(200)).await;
+    match refused {
+        Err(e @ PageError::TooManyPixels(_)) => assert_eq!(
+            e.to_string(),
+            "the image is 50000×50000 pixels, more than 100 million"
+        ),
+        other => panic!("{:?}", other.map(|p| p.bytes.len())),
+    }
+    assert!(matches!(
+        page_source::stored_page(&env.store, id, 3),
+        Err(PageError::TooManyPixels(_))
+    ));
+    let served = page_source::page(&env.store, id, 2, quick(200))
+        .await
+        .unwrap();
+    assert_eq!(served.bytes, expected);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_page_is_pushed_prioritary_and_served_once_stored() {
     let fixture = start_comic(60);

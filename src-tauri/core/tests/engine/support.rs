@@ -200,3 +200,51 @@ impl Drop for SmallDisk {
             .status();
     }
 }
+
+/// A PNG whose header claims `width`×`height` pixels (8-bit RGB): its signature, IHDR and an
+/// IDAT holding the start of its first row — a kilobyte or so, whatever it claims.
+pub fn png_claiming(width: u32, height: u32) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc32(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let ihdr = [
+        &width.to_be_bytes()[..],
+        &height.to_be_bytes(),
+        &[8, 2, 0, 0, 0],
+    ]
+    .concat();
+    chunk(&mut out, b"IHDR", &ihdr);
+    // zlib, one stored block: the first row's filter byte and 1,000 zeros, then its Adler-32.
+    let row = [0u8; 1001];
+    let len = row.len() as u16;
+    let idat = [
+        &[0x78, 0x01, 0x01][..],
+        &len.to_le_bytes(),
+        &(!len).to_le_bytes(),
+        &row,
+        &0x03e9_0001u32.to_be_bytes(),
+    ]
+    .concat();
+    chunk(&mut out, b"IDAT", &idat);
+    out
+}
