@@ -60,6 +60,8 @@ const COMMANDS: &[&str] = &[
     "series_of_book",
     "keep_series",
     "stop_keeping_series",
+    "series_neighbours",
+    "mark_book_read",
     "server_series_default",
     "set_server_series_default",
     "allow_metered_downloads",

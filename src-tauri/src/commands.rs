@@ -1064,6 +1064,36 @@ pub async fn keep_series(
     .await
 }
 
+/// The books before and after `book_id` in its series, for the end of a book: each with its
+/// number and whether it is on the device (its download's progress when not); both `null` for a
+/// book in no known series.
+#[tauri::command]
+pub async fn series_neighbours(
+    app: AppHandle,
+    book_id: i64,
+) -> CommandResult<carrel_core::catalog::series_windows::Neighbours> {
+    with_core(app, move |core| {
+        Ok(carrel_core::catalog::series_windows::neighbours(
+            &core.store,
+            book_id,
+        )?)
+    })
+    .await
+}
+
+/// Marks a book read (`read`) or unread by hand; the mark is queued for its servers and sent a
+/// few seconds later, as a saved position is.
+#[tauri::command]
+pub async fn mark_book_read(app: AppHandle, book_id: i64, read: bool) -> CommandResult<()> {
+    let marked = with_core(app, move |core| {
+        carrel_core::catalog::series_windows::mark_read(&core.store, book_id, read)?;
+        Ok(core.position_saved.clone())
+    })
+    .await?;
+    marked.notify_one();
+    Ok(())
+}
+
 /// Ends the reading window of `book_id`'s series.
 #[tauri::command]
 pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<()> {

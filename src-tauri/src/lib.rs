@@ -113,6 +113,8 @@ pub fn run() {
             commands::series_of_book,
             commands::keep_series,
             commands::stop_keeping_series,
+            commands::series_neighbours,
+            commands::mark_book_read,
             commands::server_series_default,
             commands::set_server_series_default,
             commands::allow_metered_downloads,

@@ -143,6 +143,8 @@ pub async fn run(cli: Cli) -> CliResult {
             }
             Ok(())
         }
+        Command::Next { book_id } => next_book(&ctx, book_id),
+        Command::Mark { book_id, state } => mark(&ctx, book_id, state == "read").await,
         Command::Remove { book_id } => {
             book_downloads::remove_book(&ctx.store, book_id)?;
             if ctx.json {
@@ -671,6 +673,84 @@ fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
             state_name(&b.status.state)
         );
     }
+    Ok(())
+}
+
+/// `next BOOK`: the book after this one in its series.
+fn next_book(ctx: &Context, book_id: i64) -> CliResult {
+    let around = series_windows::neighbours(&ctx.store, book_id)?;
+    let Some(next) = around.next else {
+        let title = books::get(&ctx.store, book_id)?.title;
+        return Err(CliError::new(
+            3,
+            match around.series {
+                Some(series) => format!("\"{title}\" is the last known book of \"{series}\""),
+                None => format!("\"{title}\" is in no series the server names"),
+            },
+        ));
+    };
+    if ctx.json {
+        print_json(json!({
+            "book_id": next.book_id,
+            "title": next.title,
+            "number": next.number,
+            "series": around.series,
+            "on_device": next.on_device,
+            "read": next.finished,
+            "state": state_name(&next.status.state),
+            "stored_parts": next.status.progress.stored_parts,
+            "total_parts": next.status.progress.total_parts,
+        }));
+        return Ok(());
+    }
+    let number = next.number.map(|n| format!("#{n} ")).unwrap_or_default();
+    let where_ = if next.on_device {
+        "on this device".to_owned()
+    } else {
+        let p = &next.status.progress;
+        match next.status.state {
+            book_downloads::BookState::Remote => "not on this device".to_owned(),
+            _ if p.total_parts > 0 => format!(
+                "not on this device ({}, {} of {} parts)",
+                state_name(&next.status.state),
+                p.stored_parts,
+                p.total_parts
+            ),
+            _ => format!("not on this device ({})", state_name(&next.status.state)),
+        }
+    };
+    let read = if next.finished { ", read" } else { "" };
+    println!(
+        "{:>5}  {number}{} — {where_}{read}",
+        next.book_id, next.title
+    );
+    Ok(())
+}
+
+/// `mark BOOK read|unread`: marked here, then sent with every position waiting.
+async fn mark(ctx: &Context, book_id: i64, read: bool) -> CliResult {
+    series_windows::mark_read(&ctx.store, book_id, read)?;
+    let title = books::get(&ctx.store, book_id)?.title;
+    let http = http_client(ctx)?;
+    let report =
+        carrel_core::reading::position_sync::flush(&ctx.store, &http, &ctx.credentials).await?;
+    let waiting = report.failed + report.kosync.failed;
+    if ctx.json {
+        print_json(json!({
+            "book_id": book_id,
+            "read": read,
+            "sent": report.sent + report.kosync.sent,
+            "waiting": waiting,
+        }));
+        return Ok(());
+    }
+    let word = if read { "read" } else { "unread" };
+    let note = if waiting > 0 {
+        " (a server could not be reached: sent later)"
+    } else {
+        ""
+    };
+    println!("\"{title}\" marked {word}{note}");
     Ok(())
 }
 

@@ -70,6 +70,17 @@ enum Command {
         #[arg(long)]
         page: Option<i64>,
     },
+    /// The next book of a book's series, in the server's order: its id, title, number and
+    /// whether it is on this device (exit 3 when the series has none after it, or the book no
+    /// known series).
+    Next { book_id: i64 },
+    /// Mark a book read or unread, and send the mark to its server (as a position at the end or
+    /// the start; to Komga as read or unread) and the KOReader sync server.
+    Mark {
+        book_id: i64,
+        #[arg(value_parser = ["read", "unread"])]
+        state: String,
+    },
     /// Remove a book from this device: its downloads and its files.
     Remove { book_id: i64 },
     /// Pause all downloads (kept across restarts).

@@ -2,7 +2,7 @@
 //! server on loopback.
 //!
 //! - commands: exit codes and output of the server, browse, store, open, status, path and
-//!   series commands (a series' window, a server's default);
+//!   series commands (a series' window, a server's default), `next` and `mark`;
 //! - several processes: six `sync --wait` on one data dir — one request in flight, every part
 //!   fetched once, every book complete;
 //! - a full disk: `sync --until-idle` on a small tmpfs stops with the work left, says so and
@@ -1172,4 +1172,91 @@ fn the_settings_are_shown_and_set_one_at_a_time() {
     );
     assert_eq!(code(&cli.run(&["settings", "set", "colour", "red"])), 2);
     assert_eq!(cli.json(&["settings"])["books_kept"], 2);
+}
+
+#[test]
+fn next_names_the_books_successor_in_its_series_and_mark_sends_read_and_unread() {
+    let server = fixture(Config {
+        books: 12,
+        comic_pages: (1..=12).map(|id| (id, 4)).collect(),
+        reading_positions: Some(BTreeMap::new()),
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    let series = ids
+        .values()
+        .map(|id| cli.json(&["series", "show", &id.to_string()]))
+        .find(|s| s["books"].as_array().unwrap().len() >= 3)
+        .expect("a series of three books or more");
+    let books: Vec<&Value> = series["books"].as_array().unwrap().iter().collect();
+    let id = |b: &Value| b["book_id"].as_i64().unwrap().to_string();
+    let (first, second, last) = (id(books[0]), id(books[1]), id(books.last().unwrap()));
+
+    let next = cli.json(&["next", &first]);
+    assert_eq!(
+        next["book_id"].as_i64(),
+        books[1]["book_id"].as_i64(),
+        "{next}"
+    );
+    assert_eq!(next["title"], books[1]["title"]);
+    assert_eq!(next["number"], books[1]["series_index"]);
+    assert_eq!(next["series"], series["series"]);
+    assert_eq!(
+        (next["on_device"].as_bool(), next["state"].as_str()),
+        (Some(false), Some("remote"))
+    );
+    let text = cli.ok(&["next", &first]);
+    let title = books[1]["title"].as_str().unwrap();
+    assert!(
+        text.contains(title) && text.contains("not on this device"),
+        "{text}"
+    );
+    cli.ok(&["store", &second]);
+    cli.ok(&["sync", "--until-idle"]);
+    assert_eq!(cli.json(&["next", &first])["on_device"], true);
+    assert!(cli.ok(&["next", &first]).contains("on this device"));
+
+    // The last book has none after it; an unknown book is not found.
+    let none = cli.run(&["next", &last]);
+    assert_eq!(code(&none), 3);
+    let said = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        said.trim().lines().count() == 1 && said.contains("last known book"),
+        "{said}"
+    );
+    assert_eq!(code(&cli.run(&["--json", "next", &last])), 3);
+    assert_eq!(code(&cli.run(&["next", "9999"])), 3);
+
+    // Marked read: the server's progression document says the end; unread: the start.
+    let fixture_id = *ids
+        .iter()
+        .find(|(_, local)| local.to_string() == first)
+        .unwrap()
+        .0;
+    let total = || {
+        server.progression(fixture_id).unwrap()["locator"]["locations"]["totalProgression"].as_f64()
+    };
+    let marked = cli.json(&["mark", &first, "read"]);
+    assert_eq!(
+        (marked["read"].as_bool(), marked["waiting"].as_u64()),
+        (Some(true), Some(0)),
+        "{marked}"
+    );
+    assert_eq!(total(), Some(1.0));
+    assert_eq!(
+        cli.json(&["series", "show", &first])["books"][0]["finished"],
+        true
+    );
+    std::thread::sleep(Duration::from_millis(5));
+    assert!(cli
+        .ok(&["mark", &first, "unread"])
+        .contains("marked unread"));
+    assert_eq!(total(), Some(0.0));
+    assert_eq!(
+        cli.json(&["series", "show", &first])["books"][0]["finished"],
+        false
+    );
+    assert_eq!(code(&cli.run(&["mark", &first, "half"])), 2);
+    assert_eq!(code(&cli.run(&["mark", "9999", "read"])), 3);
 }

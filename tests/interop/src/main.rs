@@ -11,6 +11,9 @@
 //!   and series known from its series feeds (OPDS 1.2 and 2.0) kept by a reading window;
 //! - `codex_bench` (ignored; `make bench` runs it): a signed-in download against an anonymous
 //!   one on a real Codex, and the identity count of a walked Codex catalog;
+//! - `korrosync`: korrosync (crates.io), a KOReader sync server: an EPUB's position sent under
+//!   KOReader's document id, another device's newer one taken, a wrong password and the server
+//!   down said as the README says;
 //! - `reading_window`: a CBZ and a PDF from calibre's content server and from Calibre-Web read
 //!   through the real window (page 1 and the last page painted).
 
@@ -19,5 +22,6 @@ mod calibre_web;
 mod codex;
 mod codex_bench;
 mod codex_server_behaviours;
+mod korrosync;
 mod reading_window;
 mod support;

@@ -168,6 +168,8 @@ export interface BookDetails {
   /** How far an EPUB is read: the fraction (0…1) and the chapter's title when known. */
   text_place?: TextPlace | null;
   last_opened_ms: number | null;
+  /** Read to its end here, or marked read. */
+  read?: boolean;
   has_cover: boolean;
   status: BookStatus;
   /** A comic downloaded as one archive file (CBZ, CBR, CB7, CBT): see {@link openComic}. */
@@ -769,6 +771,40 @@ export function seriesOfBook(bookId: number): Promise<SeriesView> {
 /** Keeps the next `keepNext` unread books of the series after `bookId` on the device. */
 export function keepSeries(bookId: number, keepNext: number, removeAfterDays: number | null): Promise<SeriesView> {
   return call<SeriesView>('keep_series', { bookId, keepNext, removeAfterDays });
+}
+
+/** A book next to another in its series. */
+export interface SeriesNeighbour {
+  book_id: number;
+  title: string;
+  /** Its number in the series, when the server gives one. */
+  number: number | null;
+  /** Read to its end (here, marked read, or on the server's page stream). */
+  finished: boolean;
+  /** Every part of it is on this device. */
+  on_device: boolean;
+  /** Its download: the state, and how many parts are stored when it is not whole. */
+  status: BookStatus;
+}
+
+/** The books before and after one in its series (server's order). */
+export interface SeriesNeighbours {
+  /** The series, when the server names one for the book. */
+  series: string | null;
+  /** null for the first book, or a book in no known series. */
+  previous: SeriesNeighbour | null;
+  /** null for the last book, or a book in no known series. */
+  next: SeriesNeighbour | null;
+}
+
+/** The previous and next books of `bookId`'s series, from what this device knows of it. */
+export function seriesNeighbours(bookId: number): Promise<SeriesNeighbours> {
+  return call<SeriesNeighbours>('series_neighbours', { bookId });
+}
+
+/** Marks a book read or unread; the mark is sent to its servers as a position is. */
+export async function markBookRead(bookId: number, read: boolean): Promise<void> {
+  await call<null>('mark_book_read', { bookId, read });
 }
 
 /** Ends the window of the book's series (what is stored stays). */

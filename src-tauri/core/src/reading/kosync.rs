@@ -411,7 +411,10 @@ pub fn document_of(store: &Store, book: &Book) -> Result<Option<String>, StoreEr
 fn progress_of(store: &Store, book: &Book) -> Result<Option<(String, f64)>, StoreError> {
     if book.format == BookFormat::Epub {
         let Some(position) = crate::reading::epub_positions::position(store, book.id)? else {
-            return Ok(None);
+            // Marked unread (a time, no position): the start of the book.
+            let unread = book.position_ms.is_some()
+                && crate::reading::position_sync::is_finished(store, book.id)? == Some(false);
+            return Ok(unread.then(|| ("/body/DocFragment[1]/body".to_owned(), 0.0)));
         };
         let Some(item) = spine_item(&position.cfi) else {
             return Ok(None);
