@@ -3,6 +3,10 @@
 #   make run      install what is missing, build the UI and the app, open the Carrel window
 #   make test     the same set-up plus the test tools, then every test (core, shell, CLI, UI,
 #                 real-window); fails if anything fails or is skipped for lack of a tool
+#   make fuzz     the parsers (OPDS feeds, URL templates, comic archives, the protocols' request
+#                 paths) under 100,000 generated inputs per target, optimised with overflow checks
+#                 (the `fuzz` profile): no panic, no case over 1 s of CPU, memory within caps
+#                 (CARREL_FUZZ_CASES=N changes the count)
 #   make bench    benchmarks of the engine and the real window, each against a baseline measured
 #                 in the same run
 #   make package  an installable .deb under target/release/bundle/deb/
@@ -31,7 +35,7 @@ TEST_PACKAGES := xvfb xauth dbus-x11 dbus-daemon webkit2gtk-driver dunst libnoti
 	python3-reportlab xdg-utils file x11-utils libglib2.0-bin
 
 .PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean
-.PHONY: test-interop
+.PHONY: test-interop fuzz
 
 ## Set-up ------------------------------------------------------------------------------------
 
@@ -94,6 +98,22 @@ test-interop: setup-test ui
 	CARREL_APP=$(TARGET_DIR)/debug/carrel TAURI_DRIVER=$(TAURI_DRIVER) \
 		xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- \
 		cargo test -p carrel-interop
+
+## Fuzzing ----------------------------------------------------------------------------------
+
+# The fuzz binary of the core (tests/fuzz/) and the OPDS property tests, optimised with overflow
+# checks (the `fuzz` profile of Cargo.toml), then the shell's request-path properties (tiny
+# parsers: the test build `make test` already has runs 100,000 cases in seconds, so no optimised
+# build of the whole shell is needed). `cargo test` runs the same properties with 1,000 cases.
+FUZZ_CASES ?= $(or $(CARREL_FUZZ_CASES),100000)
+
+fuzz: ui
+	@$(ROOT)/scripts/ensure-packages p7zip-full
+	@echo "==> fuzzing the core's parsers ($(FUZZ_CASES) cases per property, optimised)"
+	CARREL_FUZZ_CASES=$(FUZZ_CASES) cargo test --profile fuzz -p carrel-core --test fuzz -- --nocapture
+	CARREL_FUZZ_CASES=$(FUZZ_CASES) cargo test --profile fuzz -p carrel-core --lib opds::hostile_input_tests
+	@echo "==> fuzzing the protocols' request paths ($(FUZZ_CASES) cases per property)"
+	CARREL_FUZZ_CASES=$(FUZZ_CASES) cargo test -p carrel --lib protocol_requests_tests
 
 ## Benchmarks --------------------------------------------------------------------------------
 

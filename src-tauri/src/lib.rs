@@ -46,6 +46,8 @@ pub mod notification_actions;
 pub mod notifications;
 pub mod page_protocol;
 pub mod protocol_replies;
+#[cfg(test)]
+mod protocol_requests_tests;
 pub mod single_instance;
 pub mod webview_rendering;
 
