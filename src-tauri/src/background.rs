@@ -666,6 +666,7 @@ mod tests {
                 })
                 .collect(),
             failed: Vec::new(),
+            done: Vec::new(),
             library_revision: String::new(),
             stored_lately: Vec::new(),
             network_hold: None,
