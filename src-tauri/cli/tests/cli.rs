@@ -743,6 +743,8 @@ fn a_server_added_by_its_plain_address_is_saved_with_its_catalog_and_says_what_w
         )),
         "{out}"
     );
+    // The same catalog is not added twice: its web address is tried in another data folder.
+    let cli = Cli::new();
     let added = cli.json(&["server", "add", "again", &server.base_url()]);
     assert_eq!(added["url"], server.url("/opds"));
     assert_eq!(
