@@ -145,8 +145,9 @@ describe('ServerDialog (add)', () => {
   });
 
   it('says under the address that a server is saved already, and saves nothing', async () => {
-    const home: Server = { ...saved, id: 3, name: 'Home library', url: fixture.catalog_url };
-    servers.list = [home];
+    // Saved without a sign-in, as this one is typed; another account would be a server of its own.
+    const home: Server = { ...saved, id: 3, name: 'Home library', url: fixture.catalog_url, username: null };
+    servers.list = [home, { ...home, id: 4, name: 'Ada on Home', username: 'ada' }];
     invokeMock.mockImplementation(async (command: string) => {
       if (command === 'discover_server') return fixture;
       throw `unexpected command ${command}`;

@@ -212,11 +212,15 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
         if exists {
             return Err(ServerError::DuplicateName(valid.name.clone()));
         }
-        // One catalog, one server: the same address (a trailing slash aside) is not added twice.
+        // One catalog and account, one server: the same address (a trailing slash aside),
+        // signed in the same way, is not added twice. Another account on the same catalog (a
+        // household's second reader) is a server of its own.
         let same_catalog: Option<String> = tx
             .query_row(
-                "SELECT name FROM servers WHERE rtrim(url, '/') = rtrim(?1, '/') LIMIT 1",
-                [valid.url.as_str()],
+                "SELECT name FROM servers
+                 WHERE rtrim(url, '/') = rtrim(?1, '/') AND username IS ?2 AND api_key = ?3
+                 LIMIT 1",
+                params![valid.url.as_str(), valid.username, valid.api_key],
                 |r| r.get(0),
             )
             .optional()
@@ -692,6 +696,11 @@ mod tests {
             "said under the address"
         );
         add(&s, &input("Elsewhere", "http://127.0.0.1:9811/opds/v1.2/")).unwrap();
+        let second_reader = NewServer {
+            username: Some("bea".into()),
+            ..input("Bea's", "http://127.0.0.1:9810/opds/v1.2/")
+        };
+        add(&s, &second_reader).expect("another account on the same catalog");
     }
 
     #[test]

@@ -61,7 +61,9 @@ async fn an_api_key_signs_in_as_x_api_key_and_only_so() {
         matches!(refused, CatalogError::Fetch(FetchError::Auth(_))),
         "{refused:?}"
     );
-    // A username given beside an API key is dropped: the key signs in alone.
+    // A username given beside an API key is dropped: the key signs in alone (and so it is the
+    // same account as the first server's, which goes first).
+    servers::remove(&env.store, keyed.id).unwrap();
     let both = servers::add(
         &env.store,
         &NewServer {

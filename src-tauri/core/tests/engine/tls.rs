@@ -246,7 +246,8 @@ async fn trusting_one_server_does_not_trust_another() {
         },
     )
     .unwrap();
-    let other = env.add_server("Other", &tls.url("/opds/"));
+    // Another catalog on the same address and port, not trusted by the reader.
+    let other = env.add_server("Other", &tls.url("/other/opds"));
     let http = HttpClient::new(HttpConfig::default()).unwrap();
     let client = CatalogClient {
         store: &env.store,
