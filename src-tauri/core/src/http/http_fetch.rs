@@ -969,6 +969,57 @@ pub fn parse_content_range(value: &str) -> Option<ByteRange> {
 mod tests {
     use super::*;
 
+    /// A body with no declared length that never ends is stopped at the cap, not held whole.
+    #[tokio::test]
+    async fn an_endless_body_is_cut_at_its_cap_while_it_streams() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let sent = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counter = sent.clone();
+        let server = tokio::spawn(async move {
+            let (mut tcp, _) = listener.accept().await.unwrap();
+            let mut head = [0u8; 2048];
+            let _ = tcp.read(&mut head).await;
+            let _ = tcp
+                .write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                .await;
+            let chunk = format!("{:x}\r\n{}\r\n", 16 * 1024, "z".repeat(16 * 1024));
+            // Far more than the cap, unless the reader stops (then the writes fail).
+            for _ in 0..4096 {
+                if tcp.write_all(chunk.as_bytes()).await.is_err() {
+                    return;
+                }
+                counter.fetch_add(16 * 1024, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
+        let response = reqwest::get(format!("http://{addr}/")).await.unwrap();
+        let read = read_at_most(response, 64 * 1024).await.unwrap();
+        assert_eq!(read, None, "over the cap");
+        let small = {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            tokio::spawn(async move {
+                let (mut tcp, _) = listener.accept().await.unwrap();
+                let mut head = [0u8; 2048];
+                let _ = tcp.read(&mut head).await;
+                let _ = tcp
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+                    )
+                    .await;
+            });
+            let response = reqwest::get(format!("http://{addr}/")).await.unwrap();
+            read_at_most(response, 64 * 1024).await.unwrap()
+        };
+        assert_eq!(small.as_deref(), Some(&b"hello"[..]));
+        server.abort();
+        assert!(
+            sent.load(std::sync::atomic::Ordering::SeqCst) < 8 * 1024 * 1024,
+            "the reader stopped well before the server's 64 MiB"
+        );
+    }
+
     #[test]
     fn content_ranges_that_make_no_sense_are_refused() {
         assert_eq!(
