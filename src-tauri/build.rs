@@ -38,6 +38,7 @@ const COMMANDS: &[&str] = &[
     "get_settings",
     "set_settings",
     "storage_usage",
+    "books_removed_if_kept",
     "open_window",
     "close_window",
     "quit_app",

@@ -899,6 +899,29 @@ pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<S
     .await
 }
 
+/// A book a lower "books kept" setting would remove from the device.
+#[derive(Debug, Clone, Serialize)]
+pub struct BookToRemove {
+    pub book_id: i64,
+    pub title: String,
+}
+
+/// The books a "books kept" setting of `books_kept` would remove now (nothing is changed), so
+/// the settings page can ask before it removes them.
+#[tauri::command]
+pub async fn books_removed_if_kept(
+    app: AppHandle,
+    books_kept: u32,
+) -> CommandResult<Vec<BookToRemove>> {
+    with_core(app, move |core| {
+        Ok(book_downloads::removed_if_kept(&core.store, books_kept)?
+            .into_iter()
+            .map(|(book_id, title)| BookToRemove { book_id, title })
+            .collect())
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn storage_usage(app: AppHandle) -> CommandResult<StorageUsage> {
     with_core(app, |core| Ok(storage_usage::usage(&core.store)?)).await

@@ -136,6 +136,7 @@ pub fn run() {
             commands::get_settings,
             commands::set_settings,
             commands::storage_usage,
+            commands::books_removed_if_kept,
             commands::open_window,
             commands::close_window,
             commands::quit_app,

@@ -599,6 +599,17 @@ export function storageUsage(): Promise<StorageUsage> {
   return call<StorageUsage>('storage_usage');
 }
 
+/** A book a lower "books kept" setting would remove from the device. */
+export interface BookToRemove {
+  book_id: number;
+  title: string;
+}
+
+/** The books a "books kept" setting of `booksKept` would remove now; nothing is changed. */
+export function booksRemovedIfKept(booksKept: number): Promise<BookToRemove[]> {
+  return call<BookToRemove[]>('books_removed_if_kept', { booksKept });
+}
+
 // ---- Windows ----
 
 /**

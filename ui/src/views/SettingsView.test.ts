@@ -24,6 +24,7 @@ describe('SettingsView', () => {
       get_settings: () => saved,
       set_settings: ({ settings }) => (saved = settings as Settings),
       kosync_account: null,
+      books_removed_if_kept: () => [],
       storage_usage: {
         total_bytes: 1_530_000_000,
         per_server: [
@@ -70,6 +71,38 @@ describe('SettingsView', () => {
     await waitFor(() => expect(saved.books_kept).toBe(20));
     await fireEvent.change(kept, { target: { value: '0' } });
     await waitFor(() => expect(screen.getByTestId('settings-books-kept-value').textContent).toBe('None'));
+  });
+
+  it('asks before a lower number removes books, and removes nothing when cancelled', async () => {
+    const doomed = ['Saga 1', 'Saga 2', 'Saga 3', 'Saga 4'].map((title, i) => ({ book_id: i + 1, title }));
+    backend({
+      get_settings: () => saved,
+      set_settings: ({ settings }) => (saved = settings as Settings),
+      kosync_account: null,
+      books_removed_if_kept: ({ booksKept }) => (booksKept === 0 ? doomed : []),
+      storage_usage: { total_bytes: 0, per_server: [] },
+    });
+    render(SettingsView);
+    const user = userEvent.setup();
+    const kept = (await screen.findByTestId('settings-books-kept')) as HTMLInputElement;
+    await fireEvent.input(kept, { target: { value: '0' } });
+    await fireEvent.change(kept, { target: { value: '0' } });
+    const dialog = await screen.findByTestId('books-kept-dialog');
+    expect(dialog.textContent).toContain('Remove 4 books from this device?');
+    expect(dialog.textContent).toContain('“Saga 1”');
+    expect(invokeMock).not.toHaveBeenCalledWith('set_settings', expect.anything());
+    await user.click(screen.getByTestId('books-kept-cancel'));
+    await waitFor(() => expect(screen.queryByTestId('books-kept-dialog')).toBeNull());
+    expect(saved.books_kept).toBe(6);
+    expect(kept.value).toBe('6');
+    expect(screen.getByTestId('settings-books-kept-value').textContent).toBe('6');
+    // Asked again, and confirmed: saved.
+    await fireEvent.change(kept, { target: { value: '0' } });
+    await user.click(await screen.findByTestId('books-kept-confirm'));
+    await waitFor(() => expect(saved.books_kept).toBe(0));
+    // Raising it removes nothing and asks nothing.
+    await fireEvent.change(kept, { target: { value: '3' } });
+    await waitFor(() => expect(saved.books_kept).toBe(3));
   });
 
   it('turns notifications off', async () => {

@@ -678,6 +678,19 @@ pub fn evict_per_setting(store: &Store) -> Result<Vec<i64>, DownloadRequestError
     evict(store, &unkept)
 }
 
+/// The books a "books kept on the device" setting of `n` would remove now, with their titles,
+/// for the reader to confirm before it is saved: read without writing anything.
+pub fn removed_if_kept(store: &Store, n: u32) -> Result<Vec<(i64, String)>, DownloadRequestError> {
+    let mut out = Vec::new();
+    for id in unkept(store, n)? {
+        let title = books::get(store, id)
+            .map(|b| b.title)
+            .unwrap_or_else(|_| format!("Book {id}"));
+        out.push((id, title));
+    }
+    Ok(out)
+}
+
 /// [`unkept`] with the reader's "books kept on the device" setting.
 pub fn unkept_per_setting(store: &Store) -> Result<Vec<i64>, DownloadRequestError> {
     let n = crate::library::settings::get::<crate::library::settings::BooksKept>(store)?

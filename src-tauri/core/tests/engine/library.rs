@@ -206,6 +206,16 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
     store_next(&env, &fence);
     let ids: Vec<i64> = opened.iter().map(|b| b.id).collect();
 
+    // What the settings page asks about first: the same books, with their titles, nothing removed.
+    let asked = book_downloads::removed_if_kept(&env.store, 2).unwrap();
+    assert_eq!(
+        asked,
+        [
+            (ids[2], opened[2].title.clone()),
+            (stray.id, stray.title.clone())
+        ]
+    );
+    assert!(files.book_dir(ids[2]).exists(), "asking removes nothing");
     let removed = book_downloads::evict_unkept(&env.store, 2).unwrap();
     assert_eq!(removed, [ids[2], stray.id]);
     for id in [ids[2], stray.id] {
