@@ -261,6 +261,20 @@ describe('BookDetailsPanel', () => {
     expect(invokeMock).not.toHaveBeenCalledWith('remove_book', expect.anything());
   });
 
+  it('says what "On device" means for a book only opened, and for one kept offline', async () => {
+    backend({ book_details: { ...saga, pinned: false, status: status(12, 'stored', { stored_parts: 160, total_parts: 160 }) } });
+    show();
+    expect((await screen.findByTestId('details-keep-note')).textContent).toMatch(/for now.*Keep offline keeps it for good/s);
+    expect(screen.getByTestId('keep-offline')).toBeTruthy();
+  });
+
+  it('says a book kept offline stays for good', async () => {
+    backend({ book_details: { ...saga, pinned: true, status: status(12, 'stored', { stored_parts: 160, total_parts: 160 }) } });
+    show();
+    expect((await screen.findByTestId('details-keep-note')).textContent).toMatch(/for good/);
+    expect(screen.queryByTestId('keep-offline')).toBeNull();
+  });
+
   it('closes with its button', async () => {
     backend({ book_details: saga });
     const { user, onclose } = show();
