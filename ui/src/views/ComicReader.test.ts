@@ -239,7 +239,7 @@ describe('ComicReader gestures', () => {
     expect(image().style.getPropertyValue('--zoom-width')).toBe('');
   });
 
-  it('zooms with + = - 0 and the toolbar, and goes back to the fit on the next page', async () => {
+  it('zooms with + = - 0 and the toolbar, and keeps the zoom on the next page', async () => {
     const user = await showLoaded();
     await user.keyboard('+');
     expect(zoomShown()).toBe('125 %');
@@ -261,7 +261,24 @@ describe('ComicReader gestures', () => {
     await user.keyboard('+');
     await user.keyboard('{ArrowRight}');
     expect(reader.index).toBe(41);
-    expect(zoomShown()).toBe('100 %');
+    expect(zoomShown()).toBe('125 %');
+  });
+
+  it('lays the next page out at the zoom the last one had, once it is here', async () => {
+    const user = await showLoaded();
+    layOut();
+    await fireEvent.dblClick(stage(), { clientX: 450, clientY: 300 });
+    expect(image().style.getPropertyValue('--zoom-width')).toBe('800px');
+    await user.keyboard('{ArrowRight}');
+    expect(reader.index).toBe(41);
+    expect(image().getAttribute('src')).toBe(pageUrl(12, 41));
+    // The new page is measured at its fit once it has loaded, then zoomed as the last one was.
+    vi.spyOn(image(), 'getBoundingClientRect').mockReturnValue(new DOMRect(260, 0, 380, 600));
+    await fireEvent.load(image());
+    expect(zoomShown()).toBe('200 %');
+    expect(stage().classList.contains('zoomed')).toBe(true);
+    expect(image().style.getPropertyValue('--zoom-width')).toBe('760px');
+    expect(image().style.getPropertyValue('--zoom-height')).toBe('1200px');
   });
 
   it('does not zoom a page still on its way, nor the vertical strip', async () => {
@@ -303,7 +320,7 @@ describe('ComicReader gestures', () => {
     pointer('pointerup', 1, 704, 283, 240, 'mouse');
     await fireEvent.click(stage(), { clientX: 704, clientY: 283 });
     expect(reader.index).toBe(41);
-    expect(zoomShown()).toBe('100 %');
+    expect(zoomShown()).toBe('200 %');
   });
 
   it('turns towards the side a quick sideways swipe brings, in either reading direction', async () => {

@@ -1113,3 +1113,280 @@ fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
     app.close().unwrap();
     server.stop();
 }
+
+// ---- the place across layouts, the keys after the slider, bars that make room ---------------
+
+/// Presses `keys` (WebDriver key values) as the keyboard would: into whatever has focus.
+fn press(app: &App, keys: &[&str]) {
+    let mut actions = Vec::new();
+    for key in keys {
+        actions.push(json!({ "type": "keyDown", "value": key }));
+        actions.push(json!({ "type": "keyUp", "value": key }));
+    }
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
+        "perform key actions",
+    )
+    .unwrap();
+}
+
+/// Moves the mouse to `(x, y)` in the window, clicking there when `click`.
+fn mouse_at(app: &App, x: f64, y: f64, click: bool) {
+    let mut actions = vec![json!({ "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 })];
+    if click {
+        actions.push(json!({ "type": "pointerDown", "button": 0 }));
+        actions.push(json!({ "type": "pointerUp", "button": 0 }));
+    }
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": actions }] })),
+        "perform pointer actions",
+    )
+    .unwrap();
+}
+
+/// The indicator's text, trimmed.
+fn indicator(app: &App) -> String {
+    app.find(&sel("page-indicator"))
+        .unwrap()
+        .inner_text()
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// Opens fixture book `BOOK` (`pages` pages) in the comic reader at its first page.
+fn open_comic(pages: u32) -> (TestCase, RunningServer, App) {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 1,
+        comic_pages: [(BOOK, pages)].into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    app.set_window_size(1280.0, 860.0).unwrap();
+    add_server(&app, "Fixture Library", &server.url("/opds"));
+    let id = open_details(&app, &title, |_| {});
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
+    wait_for_pages(&app, &[0]);
+    (case, server, app)
+}
+
+/// Waits until the strip shows its pages, then a while longer: the page it settles on.
+fn settled_strip(app: &App) -> String {
+    app.wait_for_displayed(&sel("page-strip")).unwrap();
+    app.wait_until("the strip's pages to load", default_timeout(), |c| {
+        let loaded = c.execute(
+            "const images = [...document.querySelectorAll('[data-testid=\"strip-image\"]')];
+             return images.length > 0 && images.every((img) => img.complete && img.naturalWidth > 0);",
+            vec![],
+        )?;
+        Ok((loaded == json!(true)).then_some(()))
+    })
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    indicator(app)
+}
+
+/// Switching between one page, two pages and the strip keeps the page read, from the last page
+/// of a book and from a right-to-left spread alike.
+#[test]
+fn switching_layouts_keeps_the_page_read() {
+    let (_case, server, app) = open_comic(3);
+
+    // At the last page, into the strip and back.
+    press(&app, &["\u{E010}"]); // End
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 3")
+        .unwrap();
+    app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
+    assert_eq!(
+        settled_strip(&app),
+        "Page 3 of 3",
+        "the strip opens at the page read"
+    );
+    let top = app
+        .execute(
+            "const strip = document.querySelector('[data-testid=\"page-strip\"]').getBoundingClientRect();
+             const page = document.querySelector('[data-strip-page=\"2\"]').getBoundingClientRect();
+             return page.top < strip.bottom && page.bottom > strip.top;",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(top, json!(true), "page 3 is in view in the strip");
+    app.find(&sel("layout-single")).unwrap().click().unwrap();
+    wait_for_pages(&app, &[2]);
+    assert_eq!(indicator(&app), "Page 3 of 3");
+    app.find(&sel("layout-spread")).unwrap().click().unwrap();
+    wait_for_pages(&app, &[1, 2]);
+    app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
+    let settled = settled_strip(&app);
+    assert!(
+        settled == "Page 2 of 3" || settled == "Page 3 of 3",
+        "the strip opens at the spread read: {settled}"
+    );
+    app.close().unwrap();
+    server.stop();
+
+    // A right-to-left spread, pages 4–5 of 8.
+    let (_case, server, app) = open_comic(8);
+    app.find(&sel("layout-spread")).unwrap().click().unwrap();
+    app.find(&sel("direction-rtl")).unwrap().click().unwrap();
+    slide_to(&app, 3, true);
+    wait_for_pages(&app, &[3, 4]);
+    assert_eq!(indicator(&app), "Pages 4–5 of 8");
+    app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
+    assert_eq!(settled_strip(&app), "Page 4 of 8");
+    app.find(&sel("layout-spread")).unwrap().click().unwrap();
+    wait_for_pages(&app, &[3, 4]);
+    app.find(&sel("layout-single")).unwrap().click().unwrap();
+    wait_for_pages(&app, &[3]);
+    assert_eq!(indicator(&app), "Page 4 of 8");
+    app.close().unwrap();
+    server.stop();
+}
+
+/// Once the slider has been used — dragged with the mouse or moved with its own keys — Page
+/// Down, ↓ and Space turn to the next page again, and Page Up to the previous one.
+#[test]
+fn the_readers_keys_turn_pages_after_the_slider_was_used() {
+    let (_case, server, app) = open_comic(12);
+    let slider = app.find(&sel("page-slider")).unwrap();
+    let rect = app
+        .execute(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.top, r.width, r.height];",
+            vec![slider.as_arg()],
+        )
+        .unwrap();
+    let (left, top, width, height) = (
+        rect[0].as_f64().unwrap(),
+        rect[1].as_f64().unwrap(),
+        rect[2].as_f64().unwrap(),
+        rect[3].as_f64().unwrap(),
+    );
+    // A click on the slider a third of the way along.
+    mouse_at(&app, left + width / 3.0, top + height / 2.0, true);
+    let at = app
+        .wait_until("the slider to move", default_timeout(), |_| {
+            let text = indicator(&app);
+            Ok((text != "Page 1 of 12").then_some(text))
+        })
+        .unwrap();
+    let page: u32 = at
+        .trim_start_matches("Page ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    for (key, name) in [("\u{E00F}", "Page Down"), ("\u{E015}", "↓"), ("\u{E00D}", "Space")] {
+        let before = indicator(&app);
+        press(&app, &[key]);
+        let expected = format!(
+            "Page {} of 12",
+            before
+                .trim_start_matches("Page ")
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse::<u32>()
+                .unwrap()
+                + 1
+        );
+        app.wait_for_text(&sel("page-indicator"), &expected)
+            .unwrap_or_else(|e| panic!("{name} after the slider: {e}"));
+    }
+    assert_eq!(indicator(&app), format!("Page {} of 12", page + 3));
+    press(&app, &["\u{E00E}"]); // Page Up
+    app.wait_for_text(&sel("page-indicator"), &format!("Page {} of 12", page + 2))
+        .unwrap();
+
+    // The slider moved with its own keys, then the reader's.
+    slider.send_keys("\u{E014}").unwrap(); // → on the slider: one page on
+    app.wait_for_text(&sel("page-indicator"), &format!("Page {} of 12", page + 3))
+        .unwrap();
+    press(&app, &["\u{E00F}"]); // Page Down
+    app.wait_for_text(&sel("page-indicator"), &format!("Page {} of 12", page + 4))
+        .unwrap();
+    press(&app, &["\u{E00D}"]); // Space
+    app.wait_for_text(&sel("page-indicator"), &format!("Page {} of 12", page + 5))
+        .unwrap();
+    app.close().unwrap();
+    server.stop();
+}
+
+/// Whether the reader's top bar and slider are on screen.
+fn bars_shown(app: &App) -> bool {
+    app.find(&sel("reader-back")).unwrap().is_visible().unwrap()
+        && app.find(&sel("page-slider")).unwrap().is_visible().unwrap()
+}
+
+/// The toolbar and the slider give the page the whole window: they go when the mouse rests a
+/// few seconds or the middle of the page is clicked, and come back when the mouse moves, on a
+/// click in the middle, or when Tab brings the focus to them.
+#[test]
+fn the_bars_hide_when_the_mouse_rests_or_the_middle_is_clicked() {
+    let (_case, server, app) = open_comic(8);
+    let window = app
+        .execute("return [window.innerWidth, window.innerHeight];", vec![])
+        .unwrap();
+    let (w, h) = (window[0].as_f64().unwrap(), window[1].as_f64().unwrap());
+    mouse_at(&app, w / 2.0, h / 2.0, false);
+    assert!(bars_shown(&app), "the bars are there at first");
+    app.wait_until("the bars to hide", Duration::from_secs(8), |_| {
+        Ok((!bars_shown(&app)).then_some(()))
+    })
+    .unwrap();
+    let stage = app
+        .execute(
+            "const r = document.querySelector('[data-testid=\"page-stage\"]').getBoundingClientRect();
+             return [r.top, r.bottom];",
+            vec![],
+        )
+        .unwrap();
+    assert!(
+        stage[0].as_f64().unwrap() <= 1.0 && stage[1].as_f64().unwrap() >= h - 1.0,
+        "the page has the whole window: {stage}"
+    );
+
+    // The mouse moves: back.
+    mouse_at(&app, w / 2.0 + 40.0, h / 2.0 + 20.0, false);
+    app.wait_until("the bars to come back", default_timeout(), |_| {
+        Ok(bars_shown(&app).then_some(()))
+    })
+    .unwrap();
+    // A click in the middle hides them, another brings them back; no page turns.
+    mouse_at(&app, w / 2.0, h / 2.0, true);
+    app.wait_until("the bars to hide on a click", Duration::from_secs(2), |_| {
+        Ok((!bars_shown(&app)).then_some(()))
+    })
+    .unwrap();
+    // (Apart by more than a double-click, which zooms.)
+    std::thread::sleep(Duration::from_millis(800));
+    mouse_at(&app, w / 2.0, h / 2.0, true);
+    app.wait_until("the bars to come back on a click", Duration::from_secs(2), |_| {
+        Ok(bars_shown(&app).then_some(()))
+    })
+    .unwrap();
+    assert_eq!(indicator(&app), "Page 1 of 8");
+    // Hidden again, Tab brings them back with the focus.
+    std::thread::sleep(Duration::from_millis(800));
+    mouse_at(&app, w / 2.0, h / 2.0, true);
+    app.wait_until("the bars to hide", Duration::from_secs(2), |_| {
+        Ok((!bars_shown(&app)).then_some(()))
+    })
+    .unwrap();
+    press(&app, &["\u{E004}"]); // Tab
+    app.wait_until("the bars to come back on Tab", Duration::from_secs(2), |_| {
+        Ok(bars_shown(&app).then_some(()))
+    })
+    .unwrap();
+    app.close().unwrap();
+    server.stop();
+}

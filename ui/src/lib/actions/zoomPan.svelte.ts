@@ -5,9 +5,11 @@
  * a pinch, a double-click in the middle third (2×, or back), and whatever calls
  * [`ZoomPan.zoomTo`] (the keys, the toolbar). Zoomed pages are laid out at their zoomed size in
  * the scrolling stage (`zoomedSize`), so they pan by scrolling — the wheel, a drag of the mouse
- * or a finger — and never leave the view. A click on the left or right third turns the page; so
- * does a quick sideways swipe at the fit, and the wheel once the page has no room left to scroll
- * that way. The arithmetic is in `pageGestures.ts`; this file measures the stage and applies it.
+ * or a finger — and never leave the view. The zoom holds while pages turn: each new page is
+ * measured at its fit once it has loaded (`measure`), then laid out at the zoom. A click on the
+ * left or right third turns the page; a click in the middle third is a tap (the reader shows or
+ * hides its bars) unless it is half of a double-click; a quick sideways swipe at the fit turns
+ * the page, and so does the wheel once the page has no room left to scroll that way. The arithmetic is in `pageGestures.ts`; this file measures the stage and applies it.
  *
  * `use:zoomPan={pan}` gives the stage element to `pan` and listens on it.
  */
@@ -36,6 +38,9 @@ import {
 } from '../pageGestures';
 import { reader, zoneAt } from '../stores/reader.svelte';
 
+/** How long a click in the middle waits for a second click before it counts as a tap (ms). */
+export const TAP_WAIT_MS = 300;
+
 interface Press {
   id: number;
   touch: boolean;
@@ -63,15 +68,35 @@ export class ZoomPan {
   #pinch: { zoom: number; distance: number; middle: Point } | null = null;
   /** The click ending a drag, swipe or pinch turns no page. */
   #swallowClick = false;
+  /** A click in the middle, waiting to be sure it is not the first of a double-click. */
+  #tap: ReturnType<typeof setTimeout> | null = null;
 
   /** The book is open. */
   readonly #ready: () => boolean;
   /** The pages shown have loaded and may zoom. */
   readonly #zoomable: () => boolean;
+  /** What a click in the middle third does. */
+  readonly #tapped: () => void;
 
-  constructor(ready: () => boolean, zoomable: () => boolean) {
+  constructor(ready: () => boolean, zoomable: () => boolean, tapped: () => void = () => {}) {
     this.#ready = ready;
     this.#zoomable = zoomable;
+    this.#tapped = tapped;
+  }
+
+  /**
+   * A page shown while zoomed has just loaded, laid out at its fit: measured there, it is then
+   * laid out at the zoom the pages before it had, from its start.
+   */
+  measure(image: HTMLImageElement): void {
+    const page = Number(image.dataset.pageIndex);
+    if (!reader.zoomed || !Number.isInteger(page) || this.fitted[page] !== undefined) return;
+    const { width, height } = pictureOf(image);
+    if (!(width > 0 && height > 0)) return;
+    this.fitted = { ...this.fitted, [page]: { width, height } };
+    flushSync();
+    const view = this.#stage;
+    view?.scrollTo?.({ top: 0, left: reader.direction === 'rtl' ? view.scrollWidth : 0 });
   }
 
   /** The pages shown are laid out at their zoomed size (each one measured at its fit). */
@@ -146,6 +171,7 @@ export class ZoomPan {
       observer.observe(stage);
     }
     return () => {
+      this.#cancelTap();
       for (const [type, listener, options] of listeners) stage.removeEventListener(type, listener as EventListener, options);
       observer?.disconnect();
       if (this.#stage === stage) this.#stage = null;
@@ -165,8 +191,23 @@ export class ZoomPan {
     }
     const rect = stage.getBoundingClientRect();
     const side = zoneAt(event.clientX - rect.left, rect.width);
-    if (side) reader.turn(side);
+    if (side) {
+      reader.turn(side);
+      return;
+    }
+    // The middle: a tap, unless a second click makes it a double-click (which zooms).
+    this.#cancelTap();
+    if (event.detail > 1) return;
+    this.#tap = setTimeout(() => {
+      this.#tap = null;
+      this.#tapped();
+    }, TAP_WAIT_MS);
   };
+
+  #cancelTap(): void {
+    if (this.#tap !== null) clearTimeout(this.#tap);
+    this.#tap = null;
+  }
 
   /** A double-click in the middle third zooms to 2× there, or back to the fit. */
   #ondblclick = (event: MouseEvent): void => {
@@ -174,6 +215,7 @@ export class ZoomPan {
     if (!stage) return;
     const rect = stage.getBoundingClientRect();
     if (zoneAt(event.clientX - rect.left, rect.width) !== null) return;
+    this.#cancelTap();
     this.zoomTo(reader.zoomed ? MIN_ZOOM : DOUBLE_CLICK_ZOOM, { x: event.clientX, y: event.clientY });
   };
 

@@ -70,6 +70,10 @@ export function readerAction(event: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'ct
       return 'next';
     case 'PageUp':
       return 'previous';
+    case 'ArrowDown':
+      return 'next';
+    case 'ArrowUp':
+      return 'previous';
     case 'Home':
       return 'first';
     case 'End':
@@ -167,8 +171,8 @@ class ReaderState {
   direction = $state<Direction>('ltr');
   layout = $state<Layout>('single');
   /**
-   * How far the pages shown are zoomed, relative to the fit (1: as fitted, up to 5). Back to 1
-   * whenever the page, fit, layout or direction changes.
+   * How far the pages shown are zoomed, relative to the fit (1: as fitted, up to 5). It holds
+   * while pages turn; back to 1 whenever the fit, layout or direction changes.
    */
   zoom = $state(MIN_ZOOM);
   /** The pages known to be wide (landscape), each shown alone in spreads. */
@@ -439,7 +443,6 @@ class ReaderState {
     if (page === this.index) return;
     this.index = page;
     this.pdf?.focusOn(page);
-    this.zoom = MIN_ZOOM;
     this.#scheduleSave();
   }
 

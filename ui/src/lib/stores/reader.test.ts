@@ -292,13 +292,13 @@ describe('zoom', () => {
     expect([reader.zoom, reader.zoomed]).toEqual([1, false]);
   });
 
-  it('goes back to the fit when the page turns or the way pages show changes', () => {
+  it('holds while pages turn, and goes back to the fit when the way pages show changes', () => {
     reader.setZoom(2);
     reader.next();
-    expect([reader.index, reader.zoom]).toEqual([41, 1]);
-    reader.setZoom(2);
-    reader.goTo(41); // the same page: the zoom holds
-    expect(reader.zoom).toBe(2);
+    expect([reader.index, reader.zoom]).toEqual([41, 2]);
+    reader.goTo(50);
+    reader.previous();
+    expect([reader.index, reader.zoom]).toEqual([49, 2]);
     reader.setFit('screen');
     expect(reader.zoom).toBe(1);
     reader.setZoom(3);
@@ -373,6 +373,8 @@ describe('keys and click zones', () => {
       expect(readerAction(key(' ', { shiftKey: true }), direction)).toBe('previous');
       expect(readerAction(key('PageDown'), direction)).toBe('next');
       expect(readerAction(key('PageUp'), direction)).toBe('previous');
+      expect(readerAction(key('ArrowDown'), direction)).toBe('next');
+      expect(readerAction(key('ArrowUp'), direction)).toBe('previous');
       expect(readerAction(key('Home'), direction)).toBe('first');
       expect(readerAction(key('End'), direction)).toBe('last');
       expect(readerAction(key('f'), direction)).toBe('fullscreen');
