@@ -665,3 +665,443 @@ fn reached_books(server: &fixture_server::RunningServer) -> Vec<String> {
         .cloned()
         .collect()
 }
+
+// ---- turning pages, columns, the reading settings --------------------------------------------
+
+/// Words enough for a few two-column spreads.
+fn paragraphs(chapter: &str, count: usize) -> String {
+    (1..=count)
+        .map(|n| {
+            format!(
+                "<p>{chapter}, paragraph {n}. The reader turns the page and the text goes on in the \
+                 next column, one line after another, until the chapter comes to its end and the \
+                 next one begins at the top of a new page, as a printed book would have it.</p>"
+            )
+        })
+        .collect()
+}
+
+/// An EPUB of three chapters, each a few spreads long; the first links to the third, the second
+/// starts with a page break before its heading (as calibre's conversions write them).
+fn three_chapter_book() -> Vec<u8> {
+    let container = "<?xml version=\"1.0\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\n\
+        <rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles>\n</container>\n";
+    let opf = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+        <package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\" unique-identifier=\"uid\">\n\
+        <metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:identifier id=\"uid\">urn:three:1</dc:identifier>\
+        <dc:title>Three Chapters</dc:title><dc:language>en</dc:language>\
+        <meta property=\"dcterms:modified\">2026-01-01T00:00:00Z</meta></metadata>\n\
+        <manifest><item id=\"nav\" href=\"nav.xhtml\" media-type=\"application/xhtml+xml\" properties=\"nav\"/>\
+        <item id=\"css\" href=\"style.css\" media-type=\"text/css\"/>\
+        <item id=\"c1\" href=\"one.xhtml\" media-type=\"application/xhtml+xml\"/>\
+        <item id=\"c2\" href=\"two.xhtml\" media-type=\"application/xhtml+xml\"/>\
+        <item id=\"c3\" href=\"three.xhtml\" media-type=\"application/xhtml+xml\"/></manifest>\n\
+        <spine><itemref idref=\"c1\"/><itemref idref=\"c2\"/><itemref idref=\"c3\"/></spine>\n</package>\n";
+    let nav = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">\
+        <head><title>Contents</title></head><body><nav epub:type=\"toc\"><ol>\
+        <li><a href=\"one.xhtml\">One</a></li><li><a href=\"two.xhtml\">Two</a></li><li><a href=\"three.xhtml\">Three</a></li>\
+        </ol></nav></body></html>\n";
+    let css = ".calibre { display: block; margin: 0 5pt; padding: 0; }\n\
+        .chapter { page-break-before: always; }\n";
+    let chapter = |title: &str, heading_class: &str, extra: &str| {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\
+             <head><title>{title}</title><link rel=\"stylesheet\" type=\"text/css\" href=\"style.css\"/></head>\
+             <body class=\"calibre\"><h1 class=\"{heading_class}\">Chapter {title}</h1>{extra}{}</body></html>\n",
+            paragraphs(&format!("Chapter {title}"), 40)
+        )
+    };
+    let one = chapter(
+        "One",
+        "",
+        "<p>Skip ahead: <a id=\"jump\" href=\"three.xhtml\">to chapter three</a>.</p>",
+    );
+    let two = chapter("Two", "chapter", "");
+    let three = chapter("Three", "", "");
+    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, data) in [
+        ("mimetype", "application/epub+zip".as_bytes()),
+        ("META-INF/container.xml", container.as_bytes()),
+        ("OEBPS/content.opf", opf.as_bytes()),
+        ("OEBPS/nav.xhtml", nav.as_bytes()),
+        ("OEBPS/style.css", css.as_bytes()),
+        ("OEBPS/one.xhtml", one.as_bytes()),
+        ("OEBPS/two.xhtml", two.as_bytes()),
+        ("OEBPS/three.xhtml", three.as_bytes()),
+    ] {
+        writer.start_file(name, options).unwrap();
+        writer.write_all(data).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+/// The fixture server with `three_chapter_book` as its one book, open in the reader, in a
+/// window wide enough for two columns.
+fn open_three_chapters() -> (TestCase, fixture_server::RunningServer, App) {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 1,
+        files: [(
+            1,
+            fixture_server::GivenFile {
+                media_type: "application/epub+zip".into(),
+                extension: "epub".into(),
+                bytes: three_chapter_book(),
+            },
+        )]
+        .into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(1).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    app.set_window_size(1400.0, 900.0).unwrap();
+    add_server(&app, "Fixture Library", &server.url("/opds"));
+    let id = open_details(&app, &title, true);
+    open_reader(&app, id);
+    wait_for_section_text(&app, "Chapter One");
+    (case, server, app)
+}
+
+/// Where the section's first heading is, from the left of the book's view, and the view's
+/// width: `[x, width, heading]`.
+fn heading_at(app: &App) -> (f64, f64, String) {
+    let got = app
+        .wait_until("a heading laid out", default_timeout(), |c| {
+            let v = c.execute(
+                "const view = document.querySelector('foliate-view');
+                 const contents = view.renderer.getContents();
+                 const doc = contents[0] && contents[0].doc;
+                 const h = doc && doc.querySelector('h1');
+                 if (!h) return null;
+                 const frame = doc.defaultView.frameElement.getBoundingClientRect();
+                 const box = h.getBoundingClientRect();
+                 const at = view.getBoundingClientRect();
+                 return [frame.left + box.left - at.left, at.width, h.textContent];",
+                vec![],
+            )?;
+            Ok((!v.is_null()).then_some(v))
+        })
+        .unwrap();
+    (
+        got[0].as_f64().unwrap(),
+        got[1].as_f64().unwrap(),
+        got[2].as_str().unwrap().to_string(),
+    )
+}
+
+/// Waits for the section showing `heading` to be laid out, then for the view to settle.
+fn settled_on(app: &App, heading: &str) -> (f64, f64) {
+    wait_for_section_text(app, heading);
+    std::thread::sleep(Duration::from_millis(700));
+    let (x, width, text) = heading_at(app);
+    assert_eq!(text, heading);
+    (x, width)
+}
+
+/// In two columns, every chapter starts at the top of the left one: opened, reached by turning
+/// pages, or chosen in the contents — with or without a page break before its heading.
+#[test]
+fn every_chapter_starts_in_the_left_column_of_a_spread() {
+    let (_case, server, app) = open_three_chapters();
+    let columns = app
+        .execute(
+            "return document.querySelector('foliate-view').renderer.columnCount;",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(columns, json!(2), "two columns in a wide window");
+
+    let (x, width) = settled_on(&app, "Chapter One");
+    assert!(
+        (0.0..width / 2.0).contains(&x),
+        "chapter one starts in the left column: x {x} of {width}"
+    );
+    // Turned page by page into chapter two.
+    let mut turns = 0;
+    while !section_text(&app).contains("Chapter Two") {
+        app.find(&sel("epub-next")).unwrap().click().unwrap();
+        std::thread::sleep(Duration::from_millis(250));
+        turns += 1;
+        assert!(turns < 30, "chapter two never came");
+    }
+    let (x, width) = settled_on(&app, "Chapter Two");
+    assert!(
+        (0.0..width / 2.0).contains(&x),
+        "chapter two (a page break before its heading) starts in the left column: x {x} of {width}"
+    );
+    for (entry, heading) in [(2, "Chapter Three"), (1, "Chapter Two"), (0, "Chapter One")] {
+        app.find(&sel("epub-toc-toggle")).unwrap().click().unwrap();
+        let entries = app.find_all(&sel("toc-entry")).unwrap();
+        entries[entry].click().unwrap();
+        let (x, width) = settled_on(&app, heading);
+        assert!(
+            (0.0..width / 2.0).contains(&x),
+            "{heading} from the contents starts in the left column: x {x} of {width}"
+        );
+    }
+    app.close().unwrap();
+    server.stop();
+}
+
+/// Presses `keys` (WebDriver key values) as the keyboard would: into whatever has focus.
+fn press(app: &App, keys: &[&str]) {
+    let mut actions = Vec::new();
+    for key in keys {
+        actions.push(json!({ "type": "keyDown", "value": key }));
+        actions.push(json!({ "type": "keyUp", "value": key }));
+    }
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
+        "perform key actions",
+    )
+    .unwrap();
+}
+
+/// A real mouse click at `(x, y)` in the window (into the book's frame when it is there).
+fn click_at(app: &App, x: f64, y: f64) {
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": [
+            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 },
+            { "type": "pointerDown", "button": 0 },
+            { "type": "pointerUp", "button": 0 },
+        ] }] })),
+        "perform pointer actions",
+    )
+    .unwrap();
+}
+
+/// The book's view on screen: `[left, top, width, height]`.
+fn view_rect(app: &App) -> [f64; 4] {
+    let v = app
+        .execute(
+            "const r = document.querySelector('foliate-view').getBoundingClientRect();
+             return [r.left, r.top, r.width, r.height];",
+            vec![],
+        )
+        .unwrap();
+    [0, 1, 2, 3].map(|i| v[i].as_f64().unwrap())
+}
+
+/// Waits until the place shown is no longer `from`; returns the new one once the turn is over
+/// (foliate-js takes no other turn for 100 ms after one).
+fn moved_from(app: &App, from: &str, what: &str) -> String {
+    let now = app
+        .wait_until(what, default_timeout(), |_| {
+            let now = shown_cfi(app);
+            Ok((now != from).then_some(now))
+        })
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    now
+}
+
+/// The fraction of the book read, as the reader says it.
+fn fraction(app: &App) -> f64 {
+    app.execute(
+        "const view = document.querySelector('foliate-view');
+         return view.lastLocation ? view.lastLocation.fraction : -1;",
+        vec![],
+    )
+    .unwrap()
+    .as_f64()
+    .unwrap()
+}
+
+/// A click on the right of the page turns it, on the left turns back, in the middle hides and
+/// shows the bars; the reader's keys work after a click in the page (whose frame then has the
+/// focus); a click on a link in the book follows it.
+#[test]
+fn clicks_on_the_page_turn_it_and_the_keys_work_after_them() {
+    let (_case, server, app) = open_three_chapters();
+    std::thread::sleep(Duration::from_millis(700));
+    let [left, top, width, height] = view_rect(&app);
+    let middle_y = top + height / 2.0;
+
+    let start = shown_cfi(&app);
+    click_at(&app, left + width * 0.9, middle_y);
+    let after_right = moved_from(&app, &start, "a click on the right to turn the page");
+    assert!(fraction(&app) > 0.0, "forward, not back");
+    // The click left the focus in the book's frame: the keys still turn pages.
+    let mut at = after_right;
+    for (key, name) in [
+        ("\u{E014}", "→"),
+        ("\u{E00D}", "Space"),
+        ("\u{E00F}", "Page Down"),
+        ("\u{E015}", "↓"),
+    ] {
+        let before = fraction(&app);
+        press(&app, &[key]);
+        at = moved_from(&app, &at, &format!("{name} to turn the page"));
+        assert!(fraction(&app) > before, "{name} went forward");
+    }
+    let before = fraction(&app);
+    click_at(&app, left + width * 0.1, middle_y);
+    at = moved_from(&app, &at, "a click on the left to turn back");
+    assert!(fraction(&app) < before, "a click on the left goes back");
+    press(&app, &["\u{E012}"]); // ←
+    at = moved_from(&app, &at, "← to turn back");
+
+    // The middle: the bars go, and come back; the text is laid out again for the room, at the
+    // same place.
+    let before = fraction(&app);
+    assert!(app.find(&sel("epub-back")).unwrap().is_visible().unwrap());
+    click_at(&app, left + width / 2.0, middle_y);
+    app.wait_until("the bars to hide", Duration::from_secs(3), |_| {
+        Ok((!app.find(&sel("epub-back"))?.is_visible()?).then_some(()))
+    })
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        (fraction(&app) - before).abs() < 0.05,
+        "a click in the middle turns no page: {before} -> {} ({at})",
+        fraction(&app)
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    let [left, top, width, height] = view_rect(&app);
+    click_at(&app, left + width / 2.0, top + height / 2.0);
+    app.wait_until("the bars to come back", Duration::from_secs(3), |_| {
+        Ok(app.find(&sel("epub-back"))?.is_visible()?.then_some(()))
+    })
+    .unwrap();
+
+    // Back to the start, where the link is: a click on it goes to chapter three.
+    app.find(&sel("epub-toc-toggle")).unwrap().click().unwrap();
+    app.find_all(&sel("toc-entry")).unwrap()[0].click().unwrap();
+    wait_for_section_text(&app, "Chapter One");
+    std::thread::sleep(Duration::from_millis(700));
+    let link = app
+        .execute(
+            "const view = document.querySelector('foliate-view');
+             const doc = view.renderer.getContents()[0].doc;
+             const box = doc.getElementById('jump').getBoundingClientRect();
+             const frame = doc.defaultView.frameElement.getBoundingClientRect();
+             return [frame.left + box.left + box.width / 2, frame.top + box.top + box.height / 2];",
+            vec![],
+        )
+        .unwrap();
+    click_at(&app, link[0].as_f64().unwrap(), link[1].as_f64().unwrap());
+    wait_for_section_text(&app, "Chapter Three");
+    app.close().unwrap();
+    server.stop();
+}
+
+/// WCAG's contrast ratio of the colours of `element`'s text and of what is behind it (its own
+/// background over its ancestors' down to an opaque one).
+const CONTRAST: &str = "const parse = (c) => {
+       const m = c.match(/rgba?\\(([^)]+)\\)/);
+       if (!m) return [0, 0, 0, 0];
+       const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+       return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+     };
+     const over = (top, under) => {
+       const a = top[3] + under[3] * (1 - top[3]);
+       if (a === 0) return [0, 0, 0, 0];
+       return [0, 1, 2].map((i) => (top[i] * top[3] + under[i] * under[3] * (1 - top[3])) / a).concat([a]);
+     };
+     const behind = (e) => {
+       let colour = [0, 0, 0, 0];
+       const layers = [];
+       for (let n = e; n && n.nodeType === 1; n = n.parentElement) layers.push(parse(getComputedStyle(n).backgroundColor));
+       layers.push([255, 255, 255, 1]);
+       for (const layer of layers.reverse()) colour = over(layer, colour);
+       return colour;
+     };
+     const luminance = (c) => {
+       const [r, g, b] = c.slice(0, 3).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+       return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+     };
+     const e = arguments[0];
+     const back = behind(e);
+     const text = over(parse(getComputedStyle(e).color), back);
+     const [a, b] = [luminance(text), luminance(back)].sort((x, y) => y - x);
+     return (a + 0.05) / (b + 0.05);";
+
+/// The Font choice in the reading settings is readable in the light, sepia and dark themes and
+/// under either look of the app: each choice its own control, text well apart from its ground,
+/// and native parts drawn for the panel's dark ground.
+#[test]
+fn the_font_choice_is_readable_in_every_theme() {
+    let (_case, server, app) = open_three_chapters();
+    app.find(&sel("epub-settings-toggle"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("epub-settings")).unwrap();
+    for look in ["light", "dark"] {
+        app.execute(
+            "document.documentElement.dataset.theme = arguments[0];",
+            vec![json!(look)],
+        )
+        .unwrap();
+        for theme in ["light", "sepia", "dark"] {
+            app.find(&sel(&format!("epub-theme-{theme}")))
+                .unwrap()
+                .click()
+                .unwrap();
+            app.wait_for(&format!(
+                "{}[data-theme-choice=\"{theme}\"]",
+                sel("epub-reader")
+            ))
+            .unwrap();
+            let choices = app
+                .find_all(&format!("{} button", sel("epub-font")))
+                .unwrap();
+            assert_eq!(
+                choices.len(),
+                4,
+                "each font a choice of its own on the panel ({look} app, {theme} book)"
+            );
+            for choice in &choices {
+                let label = choice.inner_text().unwrap();
+                assert!(choice.is_visible().unwrap(), "{label} is shown");
+                let ratio = app
+                    .execute(CONTRAST, vec![choice.as_arg()])
+                    .unwrap()
+                    .as_f64()
+                    .unwrap();
+                assert!(
+                    ratio >= 4.5,
+                    "{label:?} contrast {ratio:.2} in the {look} app, {theme} book"
+                );
+            }
+            let scheme = app
+                .execute(
+                    "return getComputedStyle(document.querySelector('[data-testid=\"epub-settings\"]')).colorScheme;",
+                    vec![],
+                )
+                .unwrap();
+            assert_eq!(
+                scheme,
+                json!("dark"),
+                "native controls drawn for the dark panel ({look} app)"
+            );
+        }
+    }
+    // A choice is made with a click and shows as chosen.
+    let serif = app
+        .find(&format!("{} button[data-font=\"serif\"]", sel("epub-font")))
+        .unwrap();
+    serif.click().unwrap();
+    assert_eq!(
+        serif.attribute("aria-pressed").unwrap().as_deref(),
+        Some("true")
+    );
+    app.wait_until("the serif font in the book", default_timeout(), |c| {
+        let family = c.execute(
+            "const doc = document.querySelector('foliate-view').renderer.getContents()[0].doc;
+             return getComputedStyle(doc.body).fontFamily;",
+            vec![],
+        )?;
+        Ok((family.as_str() == Some("serif")).then_some(()))
+    })
+    .unwrap();
+    app.close().unwrap();
+    server.stop();
+}
