@@ -12,6 +12,7 @@ import { resetStores } from '../test/stores';
 import { pageUrl } from '../lib/ipc';
 import { reader } from '../lib/stores/reader.svelte';
 import { router } from '../lib/stores/router.svelte';
+import { toasts } from '../lib/stores/toasts.svelte';
 
 const invokeMock = vi.mocked(invoke);
 
@@ -47,6 +48,15 @@ describe('ComicReader', () => {
     expect(reader.index).toBe(0);
     await fireEvent.input(screen.getByTestId('page-slider'), { target: { value: '30' } });
     expect(screen.getByTestId('page-indicator').textContent?.trim()).toBe('Page 31 of 60');
+  });
+
+  it('says Make default worked', async () => {
+    const user = await show();
+    await user.click(screen.getByTestId('direction-rtl'));
+    await user.click(screen.getByTestId('reader-make-default'));
+    expect(toasts.list.map((t) => t.message)).toEqual([
+      'Books you have not set otherwise now open with this layout, fit and direction',
+    ]);
   });
 
   it('reads manga from right to left', async () => {

@@ -846,6 +846,30 @@ fn every_chapter_starts_in_the_left_column_of_a_spread() {
     server.stop();
 }
 
+/// The contents mark the chapter being read, and follow it when another is opened.
+#[test]
+fn the_contents_mark_the_chapter_being_read() {
+    let (_case, server, app) = open_three_chapters();
+    settled_on(&app, "Chapter One");
+    let marked = |app: &App| -> Vec<usize> {
+        app.find(&sel("epub-toc-toggle")).unwrap().click().unwrap();
+        app.wait_for_displayed(&sel("epub-toc")).unwrap();
+        let entries = app.find_all(&sel("toc-entry")).unwrap();
+        entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.attribute("aria-current").unwrap().as_deref() == Some("location"))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    assert_eq!(marked(&app), [0], "chapter one is marked");
+    app.find_all(&sel("toc-entry")).unwrap()[2].click().unwrap();
+    settled_on(&app, "Chapter Three");
+    assert_eq!(marked(&app), [2], "chapter three is marked once it is read");
+    app.close().unwrap();
+    server.stop();
+}
+
 /// Presses `keys` (WebDriver key values) as the keyboard would: into whatever has focus.
 fn press(app: &App, keys: &[&str]) {
     let mut actions = Vec::new();
