@@ -7,9 +7,9 @@ vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 
 import ComicReader from './ComicReader.svelte';
 import { invoke } from '@tauri-apps/api/core';
-import { backend, details } from '../test/fixtures';
+import { backend, details, status } from '../test/fixtures';
 import { resetStores } from '../test/stores';
-import { pageUrl } from '../lib/ipc';
+import { coverUrl, pageUrl, type SeriesNeighbour, type SeriesNeighbours } from '../lib/ipc';
 import { reader } from '../lib/stores/reader.svelte';
 import { router } from '../lib/stores/router.svelte';
 import { toasts } from '../lib/stores/toasts.svelte';
@@ -137,6 +137,139 @@ describe('ComicReader', () => {
     const user = await show();
     await user.keyboard('{Escape}');
     expect(router.route).toEqual({ view: 'on-device' });
+  });
+});
+
+describe('ComicReader end of a book', () => {
+  const neighbour = (id: number, number: number | null, parts: Partial<SeriesNeighbour> = {}): SeriesNeighbour => ({
+    book_id: id,
+    title: `Akira ${number ?? id}`,
+    number,
+    finished: false,
+    on_device: false,
+    status: status(id),
+    ...parts,
+  });
+
+  /** Book 12 (Akira 2) of 10 pages at `lastPage`, between 11 and 13 unless told otherwise. */
+  function series(lastPage: number, neighbours: Partial<SeriesNeighbours> = {}) {
+    backend({
+      book_details: ({ bookId }) =>
+        bookId === 12
+          ? details(12, { title: 'Akira 2', page_count: 10, last_page: lastPage })
+          : details(bookId as number, { title: `Akira ${(bookId as number) - 10}`, page_count: 8, last_page: 3 }),
+      open_book: null,
+      save_position: null,
+      take_server_position: null,
+      series_neighbours: ({ bookId }) =>
+        bookId === 12
+          ? { series: 'Akira', previous: neighbour(11, 1, { on_device: true, status: status(11, 'stored') }), next: neighbour(13, 3, { status: status(13, 'downloading', { stored_parts: 4 }) }), ...neighbours }
+          : { series: 'Akira', previous: null, next: null },
+    });
+  }
+
+  const card = () => screen.queryByTestId('reader-end-card');
+
+  it('shows the next book past the last page, opens it at its first page on the next turn, and closes on Esc or a turn back', async () => {
+    series(9);
+    const user = await show();
+    await waitFor(() => expect(reader.neighbours).not.toBeNull());
+    expect(card()).toBeNull();
+    await user.keyboard('{ArrowRight}');
+    const shown = screen.getByRole('dialog', { name: 'You finished Akira 2' });
+    expect(shown.textContent).toContain('Next in Akira:');
+    expect(screen.getByTestId('reader-end-book').textContent).toContain('Akira 3');
+    expect(screen.getByTestId('reader-end-number').textContent).toBe('Number 3');
+    expect(screen.getByTestId('reader-end-status').textContent).toBe('Downloading 40 %');
+    expect(screen.getByTestId('reader-end-cover').getAttribute('src')).toBe(coverUrl(13));
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Read Akira 3' }));
+    expect(reader.index).toBe(9);
+    await user.keyboard('{Escape}');
+    expect(card()).toBeNull();
+    expect(reader.index).toBe(9);
+    expect(screen.getByTestId('page-indicator').textContent?.trim()).toBe('Page 10 of 10');
+    await user.keyboard(' ');
+    expect(card()).not.toBeNull();
+    await user.keyboard('{ArrowLeft}');
+    expect(card()).toBeNull();
+    expect(reader.index).toBe(9);
+    await user.keyboard('{PageDown}');
+    await user.keyboard('{ArrowRight}');
+    await waitFor(() => expect(reader.bookId).toBe(13));
+    expect(router.route).toEqual({ view: 'reader', bookId: 13 });
+    await waitFor(() => expect(reader.phase).toBe('ready'));
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 13, page: 0 });
+    expect(reader.index).toBe(0);
+    expect(card()).toBeNull();
+  });
+
+  it('shows the end card past the last spread, and opens the next book with its button', async () => {
+    series(8);
+    const user = await show();
+    await user.click(screen.getByTestId('layout-spread'));
+    await user.keyboard('{ArrowRight}');
+    expect(card()).toBeNull();
+    expect(reader.shown).toContain(9);
+    await user.keyboard('{ArrowRight}');
+    expect(card()).not.toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Read Akira 3' }));
+    await waitFor(() => expect(reader.bookId).toBe(13));
+  });
+
+  it('shows the previous book before the first page, and opens it at its last page', async () => {
+    series(0);
+    const user = await show();
+    await user.keyboard('{ArrowLeft}');
+    const shown = screen.getByRole('dialog', { name: 'The start of Akira 2' });
+    expect(shown.textContent).toContain('Akira 1');
+    expect(screen.getByTestId('reader-end-status').textContent).toBe('On this device');
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Read Akira 1' }));
+    await user.keyboard('{ArrowRight}');
+    await waitFor(() => expect(reader.bookId).toBe(11));
+    await waitFor(() => expect(reader.phase).toBe('ready'));
+    expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 11, page: 7 });
+    expect(reader.index).toBe(7);
+  });
+
+  it('says the series is done after its last book, and Back closes the reader', async () => {
+    router.go({ view: 'on-device' });
+    series(9, { next: null });
+    const user = await show();
+    await waitFor(() => expect(reader.neighbours).not.toBeNull());
+    await user.keyboard('{End}{ArrowRight}');
+    expect(screen.getByRole('dialog', { name: 'You finished Akira 2' }).textContent).toContain('That was the last book of Akira');
+    expect(screen.queryByTestId('reader-end-read')).toBeNull();
+    const back = screen.getByRole('button', { name: 'Back' });
+    expect(document.activeElement).toBe(back);
+    await user.keyboard('{ArrowRight}');
+    expect(reader.bookId).toBe(12);
+    await user.click(back);
+    expect(router.route).toEqual({ view: 'on-device' });
+  });
+
+  it('gives the focus to the next book\'s button once its series is known', async () => {
+    let answer: (value: SeriesNeighbours) => void = () => {};
+    backend({
+      book_details: details(12, { title: 'Akira 2', page_count: 5, last_page: 4 }),
+      open_book: null,
+      save_position: null,
+      series_neighbours: () => new Promise((resolve) => (answer = resolve)),
+    });
+    const user = await show();
+    await user.keyboard('{ArrowRight}');
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Back' }));
+    answer({ series: 'Akira', previous: null, next: neighbour(13, 3) });
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Read Akira 3' })));
+  });
+
+  it('shows a plain end card for a book in no known series', async () => {
+    backend({ book_details: details(12, { title: 'Akira 1', page_count: 5, last_page: 4 }), open_book: null, save_position: null, series_neighbours: { series: null, previous: null, next: null } });
+    const user = await show();
+    await waitFor(() => expect(reader.neighbours).not.toBeNull());
+    await user.keyboard('{ArrowRight}');
+    const shown = screen.getByRole('dialog', { name: 'You finished Akira 1' });
+    expect(shown.textContent).not.toContain('last book');
+    expect(screen.getByRole('button', { name: 'Back' })).toBeTruthy();
   });
 });
 

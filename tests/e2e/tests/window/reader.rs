@@ -1,5 +1,6 @@
 //! The comic reader, end to end: the real window reading a comic from a real library server (the
-//! in-process `fixture-server`) with nothing downloaded yet.
+//! in-process `fixture-server`) with nothing downloaded yet, and the end card that leads from a
+//! book to the next of its series (and from its start to the one before).
 //!
 //! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e reader:: -- --test-threads=1`
 //! after `npm run --prefix ui build && cargo build -p carrel`.
@@ -1134,7 +1135,9 @@ fn press(app: &App, keys: &[&str]) {
 
 /// Moves the mouse to `(x, y)` in the window, clicking there when `click`.
 fn mouse_at(app: &App, x: f64, y: f64, click: bool) {
-    let mut actions = vec![json!({ "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 })];
+    let mut actions = vec![
+        json!({ "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 }),
+    ];
     if click {
         actions.push(json!({ "type": "pointerDown", "button": 0 }));
         actions.push(json!({ "type": "pointerUp", "button": 0 }));
@@ -1285,7 +1288,11 @@ fn the_readers_keys_turn_pages_after_the_slider_was_used() {
         .unwrap()
         .parse()
         .unwrap();
-    for (key, name) in [("\u{E00F}", "Page Down"), ("\u{E015}", "↓"), ("\u{E00D}", "Space")] {
+    for (key, name) in [
+        ("\u{E00F}", "Page Down"),
+        ("\u{E015}", "↓"),
+        ("\u{E00D}", "Space"),
+    ] {
         let before = indicator(&app);
         press(&app, &[key]);
         let expected = format!(
@@ -1363,16 +1370,20 @@ fn the_bars_hide_when_the_mouse_rests_or_the_middle_is_clicked() {
     .unwrap();
     // A click in the middle hides them, another brings them back; no page turns.
     mouse_at(&app, w / 2.0, h / 2.0, true);
-    app.wait_until("the bars to hide on a click", Duration::from_secs(2), |_| {
-        Ok((!bars_shown(&app)).then_some(()))
-    })
+    app.wait_until(
+        "the bars to hide on a click",
+        Duration::from_secs(2),
+        |_| Ok((!bars_shown(&app)).then_some(())),
+    )
     .unwrap();
     // (Apart by more than a double-click, which zooms.)
     std::thread::sleep(Duration::from_millis(800));
     mouse_at(&app, w / 2.0, h / 2.0, true);
-    app.wait_until("the bars to come back on a click", Duration::from_secs(2), |_| {
-        Ok(bars_shown(&app).then_some(()))
-    })
+    app.wait_until(
+        "the bars to come back on a click",
+        Duration::from_secs(2),
+        |_| Ok(bars_shown(&app).then_some(())),
+    )
     .unwrap();
     assert_eq!(indicator(&app), "Page 1 of 8");
     // Hidden again, Tab brings them back with the focus.
@@ -1383,10 +1394,99 @@ fn the_bars_hide_when_the_mouse_rests_or_the_middle_is_clicked() {
     })
     .unwrap();
     press(&app, &["\u{E004}"]); // Tab
-    app.wait_until("the bars to come back on Tab", Duration::from_secs(2), |_| {
-        Ok(bars_shown(&app).then_some(()))
-    })
+    app.wait_until(
+        "the bars to come back on Tab",
+        Duration::from_secs(2),
+        |_| Ok(bars_shown(&app).then_some(())),
+    )
     .unwrap();
+    app.close().unwrap();
+    server.stop();
+}
+
+// ---- the end of a book: the next of its series, and the one before ----------------------------
+
+/// The end card's text once it shows the book titled `title`.
+fn end_card_offering(app: &App, title: &str) -> String {
+    app.wait_for_text(&sel("reader-end-book"), title).unwrap();
+    app.find(&sel("reader-end-card"))
+        .unwrap()
+        .inner_text()
+        .unwrap()
+}
+
+/// Past the last page of #1 of a series of three, a turn forward shows #2 on the end card and the
+/// next opens #2 at its first page; before that first page a turn back shows #1 and the next turn
+/// forward opens #1 at its last page.
+#[test]
+fn the_end_of_a_comic_offers_the_next_of_its_series_and_the_start_the_one_before() {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 3,
+        comic_pages: [(1, 5), (2, 6), (3, 4)].into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let first = server.book(1).unwrap();
+    let second = server.book(2).unwrap();
+    assert_eq!(first.series_id, second.series_id, "one series");
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    app.set_window_size(1280.0, 860.0).unwrap();
+    add_server(&app, "Fixture Library", &server.url("/opds"));
+    let id = open_details(&app, &first.title, |_| {});
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
+    wait_for_pages(&app, &[0]);
+
+    // End, then one more turn: the card, #2 offered, its button focused.
+    press(&app, &["\u{E010}"]); // End
+    app.wait_for_text(&sel("page-indicator"), "Page 5 of 5")
+        .unwrap();
+    press(&app, &["\u{E014}"]); // ArrowRight
+    let text = end_card_offering(&app, &second.title);
+    assert!(
+        text.contains(&format!("You finished {}", first.title)),
+        "the card says the book is finished: {text}"
+    );
+    let focused = app
+        .execute(
+            "return document.activeElement?.dataset?.testid ?? null;",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(
+        focused,
+        json!("reader-end-read"),
+        "the Read button has the focus"
+    );
+
+    // The next turn opens #2 at its first page.
+    press(&app, &["\u{E014}"]); // ArrowRight
+    app.wait_for_text(&sel("reader-title"), &second.title)
+        .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
+        .unwrap();
+    wait_for_pages(&app, &[0]);
+    assert!(
+        app.find_all(&sel("reader-end-card")).unwrap().is_empty(),
+        "no card over #2"
+    );
+
+    // Before its first page: #1's card, and the next turn forward opens #1 at its last page.
+    press(&app, &["\u{E012}"]); // ArrowLeft
+    let text = end_card_offering(&app, &first.title);
+    assert!(
+        text.contains(&format!("Read {}", first.title)),
+        "the card offers #1: {text}"
+    );
+    press(&app, &["\u{E014}"]); // ArrowRight
+    app.wait_for_text(&sel("reader-title"), &first.title)
+        .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 5 of 5")
+        .unwrap();
+    wait_for_pages(&app, &[4]);
+
     app.close().unwrap();
     server.stop();
 }

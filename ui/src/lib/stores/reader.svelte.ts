@@ -4,6 +4,11 @@
  * the reader's position saved as pages turn (at most once per {@link SAVE_INTERVAL_MS}, the
  * latest page always saved in the end).
  *
+ * Past its last page (or spread, or the end of the strip) a turn forward shows the end card
+ * ({@link ReaderState.end} `'next'`: the book is finished, the next of its series offered); before
+ * its first page a turn back shows the card of the previous book. On a card a turn forward opens
+ * the book offered (the next at its first page, the previous at its last), a turn back closes it.
+ *
  * Pages are 0-based here and in every command; the window shows them 1-based.
  */
 import {
@@ -14,10 +19,13 @@ import {
   pageUrl,
   recordPdfPages,
   savePosition,
+  seriesNeighbours,
   takeServerPosition,
   toCommandError,
   type ArchiveComic,
   type CommandError,
+  type SeriesNeighbour,
+  type SeriesNeighbours,
 } from '../ipc';
 import { downloads } from './downloads.svelte';
 import { router, type Route } from './router.svelte';
@@ -185,6 +193,13 @@ class ReaderState {
   pdf = $state<PdfPages | null>(null);
   /** The PDF's outline (its contents), once read; empty when it has none. */
   outline = $state<OutlineItem[]>([]);
+  /**
+   * The card shown over the pages: `'next'` past the book's end, `'previous'` before its start;
+   * null when the pages are shown.
+   */
+  end = $state<'next' | 'previous' | null>(null);
+  /** The books before and after this one in its series, once known. */
+  neighbours = $state<SeriesNeighbours | null>(null);
 
   /** Where Escape goes back to. */
   #returnTo: Route = { view: 'home' };
@@ -251,19 +266,30 @@ class ReaderState {
     return this.pdf?.failures[index] ?? null;
   }
 
+  /** The first page (or the spread that holds it) is shown. */
   get atStart(): boolean {
-    return this.index <= 0;
+    const shown = this.shown;
+    return (shown.length > 0 ? Math.min(...shown) : this.index) <= 0;
   }
 
+  /** The last page (or the spread that holds it) is shown. */
   get atEnd(): boolean {
-    return this.index >= this.pageCount - 1;
+    const shown = this.shown;
+    return (shown.length > 0 ? Math.max(...shown) : this.index) >= this.pageCount - 1;
+  }
+
+  /** The book the card shown offers, if there is one. */
+  get offered(): SeriesNeighbour | null {
+    if (this.end === null || this.neighbours === null) return null;
+    return this.end === 'next' ? this.neighbours.next : this.neighbours.previous;
   }
 
   /**
-   * Opens the reader on a book where the reader left it (its `last_page`, read afresh), starting
-   * its download from there, and shows it.
+   * Opens the reader on a book where the reader left it (its `last_page`, read afresh) — or at
+   * its first page (`at` `'start'`) or its last (`'end'`) — starting its download from there,
+   * and shows it.
    */
-  async open(bookId: number): Promise<void> {
+  async open(bookId: number, at: 'start' | 'end' | null = null): Promise<void> {
     this.flush();
     const generation = ++this.#generation;
     if (router.route.view !== 'reader') this.#returnTo = router.route;
@@ -271,6 +297,8 @@ class ReaderState {
     this.phase = 'loading';
     this.error = null;
     this.title = '';
+    this.end = null;
+    this.neighbours = null;
     const prefs = readingPrefs(bookId);
     this.fit = prefs.fit;
     this.direction = prefs.direction;
@@ -283,10 +311,12 @@ class ReaderState {
       const book = await bookDetails(bookId);
       if (generation !== this.#generation) return;
       this.title = book.title;
+      // Where it opens: the last position, or the start or the end asked for.
+      let page = at === 'start' ? 0 : at === 'end' && book.page_count ? book.page_count - 1 : book.last_page;
       if (book.archive_comic) {
         // A comic kept as one archive: its pages (and their count) come from the file, which
         // is downloaded first; the download's progress shows meanwhile.
-        await openBook(bookId, book.last_page);
+        await openBook(bookId, page);
         const comic = await this.#waitForArchive(bookId, generation);
         if (comic === null) return;
         book.page_count = comic.page_count;
@@ -294,7 +324,7 @@ class ReaderState {
       } else if (book.reader === 'pdf') {
         // A PDF: the file is downloaded first (its progress shows meanwhile), then its pages
         // are drawn here as they are needed; their count is the file's, kept on the book.
-        await openBook(bookId, book.last_page);
+        await openBook(bookId, page);
         const pdf = await this.#waitForPdf(bookId, generation);
         if (pdf === null) return;
         this.pdf = pdf;
@@ -305,14 +335,17 @@ class ReaderState {
         });
       }
       this.pageCount = Math.max(0, book.page_count ?? 0);
-      this.index = Math.min(Math.max(0, book.last_page ?? 0), Math.max(0, this.pageCount - 1));
-      this.#saved = book.last_page;
+      if (at === 'end') page = Math.max(0, this.pageCount - 1);
+      this.index = Math.min(Math.max(0, page ?? 0), Math.max(0, this.pageCount - 1));
+      this.#saved = page;
       this.#lastSaveAt = Number.NEGATIVE_INFINITY;
       this.pdf?.focusOn(this.index);
-      await openBook(bookId, book.last_page);
+      await openBook(bookId, page);
       if (generation !== this.#generation) return;
       this.phase = 'ready';
-      void this.#followServer(bookId, generation, this.index);
+      void this.#loadNeighbours(bookId, generation);
+      // Opened at a place asked for: the server's position does not move it.
+      if (at === null) void this.#followServer(bookId, generation, this.index);
     } catch (reason) {
       if (generation !== this.#generation) return;
       this.error = toCommandError(reason);
@@ -393,6 +426,17 @@ class ReaderState {
     this.outline = [];
   }
 
+  /** Asks for the book's neighbours in its series; none known when that fails. */
+  async #loadNeighbours(bookId: number, generation: number): Promise<void> {
+    let neighbours: SeriesNeighbours;
+    try {
+      neighbours = await seriesNeighbours(bookId);
+    } catch {
+      neighbours = { series: null, previous: null, next: null };
+    }
+    if (generation === this.#generation) this.neighbours = neighbours;
+  }
+
   /**
    * Moves to the server's position when it is newer than this device's (the book was read on
    * another device) — unless the reader has turned a page since opening. The download then
@@ -427,6 +471,7 @@ class ReaderState {
    * first page — and saves the position soon.
    */
   goTo(index: number): void {
+    this.end = null;
     if (this.pageCount === 0) return;
     let page = Math.min(Math.max(0, Math.trunc(index)), this.pageCount - 1);
     if (this.layout === 'spread') page = spreadOf(this.spreads, page)[0] ?? page;
@@ -446,14 +491,48 @@ class ReaderState {
     this.#scheduleSave();
   }
 
+  /**
+   * Turns forward: the next page (or spread); past the last, the end card; on a card, the book it
+   * offers (a card before the start with no book to offer closes).
+   */
   next(): void {
+    if (this.end !== null) {
+      const offered = this.offered;
+      if (offered !== null) void this.open(offered.book_id, this.end === 'next' ? 'start' : 'end');
+      else if (this.end === 'previous') this.closeEnd();
+      return;
+    }
+    if (this.pageCount > 0 && this.atEnd) {
+      this.#showEnd('next');
+      return;
+    }
     if (this.layout === 'spread') this.goTo(nextSpreadStart(this.spreads, this.index));
     else this.goTo(this.index + 1);
   }
 
+  /** Turns back: the previous page (or spread); before the first, the previous book's card; on a card, closes it. */
   previous(): void {
+    if (this.end !== null) {
+      this.closeEnd();
+      return;
+    }
+    if (this.pageCount > 0 && this.atStart) {
+      this.#showEnd('previous');
+      return;
+    }
     if (this.layout === 'spread') this.goTo(previousSpreadStart(this.spreads, this.index));
     else this.goTo(this.index - 1);
+  }
+
+  /** Closes the card: the pages are shown again where they were (the last, or the first). */
+  closeEnd(): void {
+    this.end = null;
+  }
+
+  #showEnd(which: 'next' | 'previous'): void {
+    this.end = which;
+    // The last page's position is saved now: the book is read.
+    this.flush();
   }
 
   first(): void {
@@ -510,6 +589,7 @@ class ReaderState {
     const back = this.#returnTo;
     this.bookId = null;
     this.phase = 'idle';
+    this.end = null;
     this.#dropPdf();
     router.go(back);
   }
@@ -540,6 +620,8 @@ class ReaderState {
     this.wide = {};
     this.phase = 'idle';
     this.error = null;
+    this.end = null;
+    this.neighbours = null;
     this.#dropPdf();
   }
 
