@@ -79,6 +79,8 @@ test-core:
 	cargo test --workspace --exclude carrel-e2e --exclude carrel-interop
 
 test-ui:
+	@echo "==> UI types and Svelte checks (svelte-check, warnings fail)"
+	npm run --prefix $(ROOT)/ui check
 	@echo "==> UI unit tests"
 	npm test --prefix $(ROOT)/ui
 

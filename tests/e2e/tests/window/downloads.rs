@@ -12,24 +12,13 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use carrel_e2e::{default_timeout, testid, App, TestCase};
-use fixture_server::{Config, Faults, RunningServer, Server};
+use crate::support::{go, launch, sel, start_server};
+use carrel_e2e::{default_timeout, App, TestCase};
+use fixture_server::{Config, Faults, RunningServer};
 use serde_json::{json, Value};
 
 /// How long a book may take to arrive once asked for.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(60);
-
-fn sel(id: &str) -> String {
-    testid(id)
-}
-
-fn launch(case: &TestCase) -> App {
-    case.launch_with(case.options().env("CARREL_SECRETS", "file"))
-}
-
-fn start_server(config: Config) -> RunningServer {
-    Server::start(config).expect("start the fixture server")
-}
 
 /// Calls one of the app's commands from the window; panics on a refusal.
 fn invoke(app: &App, command: &str, args: Value) -> Value {
@@ -85,11 +74,6 @@ fn all_books(app: &App, server_id: i64, server: &RunningServer) -> Vec<(i64, Str
             )
         })
         .collect()
-}
-
-fn go(app: &App, nav: &str, view: &str) {
-    app.wait_for(&sel(nav)).unwrap().click().unwrap();
-    app.wait_for_displayed(&sel(view)).unwrap();
 }
 
 /// The text of the first element matching `selector`, `None` while there is none.

@@ -7,51 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use carrel_e2e::{default_timeout, testid, App, Element, TestCase};
-use fixture_server::{Behavior, Config, Faults, RunningServer, Server};
-
-fn sel(id: &str) -> String {
-    testid(id)
-}
-
-fn launch(case: &TestCase) -> App {
-    case.launch_with(case.options().env("CARREL_SECRETS", "file"))
-}
-
-fn start_server(config: Config) -> RunningServer {
-    Server::start(config).expect("start the fixture server")
-}
-
-fn first_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("")
-        .to_string()
-}
-
-/// Waits until an element matching `selector` is visible and its text satisfies `matches`.
-fn wait_for_element<'a>(
-    app: &'a App,
-    selector: &str,
-    what: &str,
-    timeout: Duration,
-    matches: impl Fn(&str) -> bool,
-) -> Element<'a> {
-    let mut seen: Vec<String> = Vec::new();
-    let found = app.wait_until(what, timeout, |_| {
-        seen.clear();
-        for e in app.find_all(selector)? {
-            let text = e.inner_text()?;
-            if matches(&text) && e.is_visible()? {
-                return Ok(Some(e));
-            }
-            seen.push(text);
-        }
-        Ok(None)
-    });
-    found.unwrap_or_else(|e| panic!("{e}; `{selector}` elements said {seen:?}"))
-}
+use crate::support::{
+    first_line, launch, sel, start_server, wait_for_element_within, wait_for_feed_within,
+};
+use carrel_e2e::{default_timeout, App, TestCase};
+use fixture_server::{Behavior, Config, Faults};
 
 /// Waits up to `timeout` until an element matching `selector` is visible.
 fn wait_shown(app: &App, selector: &str, timeout: Duration) {
@@ -82,7 +42,7 @@ fn add_server(app: &App, name: &str, url: &str) {
 }
 
 fn open_server(app: &App, name: &str) {
-    let item = wait_for_element(
+    let item = wait_for_element_within(
         app,
         &sel("server-item"),
         "the server in the sidebar",
@@ -91,32 +51,11 @@ fn open_server(app: &App, name: &str) {
     );
     item.find(&sel("server-open")).unwrap().click().unwrap();
     app.wait_for_displayed(&sel("browse-view")).unwrap();
-    wait_for_feed(app, default_timeout());
-}
-
-/// Waits until the feed shown has finished loading (entries, or an error or empty state).
-fn wait_for_feed(app: &App, timeout: Duration) {
-    app.wait_until("the feed to load", timeout, |c| {
-        if c.exists(&sel("browse-loading"))? {
-            return Ok(None);
-        }
-        for id in [
-            "catalog-nav-entry",
-            "catalog-book",
-            "browse-error",
-            "browse-empty",
-        ] {
-            if c.exists(&sel(id))? {
-                return Ok(Some(()));
-            }
-        }
-        Ok(None)
-    })
-    .unwrap();
+    wait_for_feed_within(app, default_timeout());
 }
 
 fn follow(app: &App, title: &str, timeout: Duration) {
-    wait_for_element(
+    wait_for_element_within(
         app,
         &sel("catalog-nav-entry"),
         &format!("a navigation entry {title:?}"),
@@ -134,11 +73,11 @@ fn follow(app: &App, title: &str, timeout: Duration) {
         Ok((last.trim() == title).then_some(()))
     })
     .unwrap();
-    wait_for_feed(app, timeout);
+    wait_for_feed_within(app, timeout);
 }
 
 fn go_to_crumb(app: &App, title: &str) {
-    wait_for_element(
+    wait_for_element_within(
         app,
         &sel("breadcrumb"),
         &format!("the breadcrumb {title:?}"),
@@ -234,7 +173,7 @@ fn a_stalled_server_is_not_waited_for_on_every_click_and_comes_back_by_itself() 
     follow(&app, "All books", default_timeout());
     follow(&app, "Browse by series", default_timeout());
     go_to_crumb(&app, "All books");
-    wait_for_feed(&app, default_timeout());
+    wait_for_feed_within(&app, default_timeout());
 
     server.set_faults(Faults {
         latency_ms: 600_000,
@@ -266,7 +205,7 @@ fn a_stalled_server_is_not_waited_for_on_every_click_and_comes_back_by_itself() 
         .unwrap()
         .send_keys("zzzqqq\u{E007}")
         .unwrap();
-    let said = wait_for_element(
+    let said = wait_for_element_within(
         &app,
         &sel("search-server-error"),
         "the stalled server's answer",
@@ -328,7 +267,7 @@ fn a_search_that_finds_nothing_says_so_on_calibre_and_on_codex() {
         let search = app.wait_for(&sel("search-input")).unwrap();
         search.clear().unwrap();
         search.send_keys("zzzqqq\u{E007}").unwrap();
-        let said = wait_for_element(
+        let said = wait_for_element_within(
             &app,
             &sel("browse-empty"),
             &format!("{name}'s empty search"),

@@ -13,8 +13,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use carrel_e2e::{data, default_timeout, save_docs_screenshot, testid, App, Element, TestCase};
-use fixture_server::{Config, Faults, RunningServer, Server};
+use crate::support::{
+    first_line, go, launch, sel, start_server, texts, wait_for_element, wait_for_feed,
+};
+use carrel_e2e::{data, default_timeout, save_docs_screenshot, App, Element, TestCase};
+use fixture_server::{Config, Faults, RunningServer};
 use serde_json::Value;
 
 /// How long a book may take to arrive once asked for.
@@ -22,71 +25,7 @@ const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(60);
 /// How often the tests look at the window while something moves.
 const SAMPLE: Duration = Duration::from_millis(50);
 
-fn sel(id: &str) -> String {
-    testid(id)
-}
-
-/// The app on the test's data dir, passwords in the data dir's file.
-fn launch(case: &TestCase) -> App {
-    case.launch_with(case.options().env("CARREL_SECRETS", "file"))
-}
-
-fn start_server(config: Config) -> RunningServer {
-    Server::start(config).expect("start the fixture server")
-}
-
 // ---- finding things by what they say ------------------------------------------------------------
-
-/// The first line of an element's text, trimmed.
-fn first_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("")
-        .to_string()
-}
-
-/// Waits until an element matching `selector` is visible and its text satisfies `matches`.
-fn wait_for_element<'a>(
-    app: &'a App,
-    selector: &str,
-    what: &str,
-    matches: impl Fn(&str) -> bool,
-) -> Element<'a> {
-    let mut seen: Vec<String> = Vec::new();
-    let found = app.wait_until(what, default_timeout(), |_| {
-        seen.clear();
-        for e in app.find_all(selector)? {
-            let text = e.inner_text()?;
-            if matches(&text) && e.is_visible()? {
-                return Ok(Some(e));
-            }
-            seen.push(text);
-        }
-        Ok(None)
-    });
-    found.unwrap_or_else(|e| panic!("{e}; `{selector}` elements said {seen:?}"))
-}
-
-/// The visible texts of every element matching `selector`, in order. Read again when the page
-/// redraws under the reading (a stale element).
-fn texts(app: &App, selector: &str) -> Vec<String> {
-    let read = || -> carrel_e2e::Result<Vec<String>> {
-        app.find_all(selector)?
-            .iter()
-            .map(|e| Ok(e.inner_text()?.trim().to_string()))
-            .collect()
-    };
-    let mut attempts = 0;
-    loop {
-        match read() {
-            Ok(texts) => return texts,
-            Err(e) if e.is_not_found() && attempts < 20 => attempts += 1,
-            Err(e) => panic!("cannot read the texts of `{selector}`: {e}"),
-        }
-        std::thread::sleep(SAMPLE);
-    }
-}
 
 /// The titles of the books in the catalog grid, in order.
 fn book_titles(app: &App) -> Vec<String> {
@@ -124,28 +63,6 @@ fn open_server(app: &App, name: &str) {
     item.find(&sel("server-open")).unwrap().click().unwrap();
     app.wait_for_displayed(&sel("browse-view")).unwrap();
     wait_for_feed(app);
-}
-
-/// Waits until the feed shown has finished loading (entries, or an error or empty state).
-fn wait_for_feed(app: &App) {
-    app.wait_until("the feed to load", default_timeout(), |c| {
-        if c.exists(&sel("browse-loading"))? {
-            return Ok(None);
-        }
-        for id in [
-            "catalog-nav-entry",
-            "catalog-book",
-            "browse-error",
-            "browse-empty",
-            "browse-auth",
-        ] {
-            if c.exists(&sel(id))? {
-                return Ok(Some(()));
-            }
-        }
-        Ok(None)
-    })
-    .unwrap();
 }
 
 /// Follows the navigation entry titled `title` and waits for its feed.
@@ -213,11 +130,6 @@ fn details_badge(app: &App) -> Option<(String, String)> {
         Err(e) if e.is_not_found() => None,
         Err(e) => panic!("cannot read the book's badge: {e}"),
     }
-}
-
-fn go(app: &App, nav: &str, view: &str) {
-    app.wait_for(&sel(nav)).unwrap().click().unwrap();
-    app.wait_for_displayed(&sel(view)).unwrap();
 }
 
 /// Picks a theme in Settings and waits until the page wears it.

@@ -21,6 +21,8 @@
 //! - `epub`: the EPUB reader, and hostile books.
 //! - `notifications`: desktop notifications and their actions through a real notification
 //!   daemon.
+//! - `support`: not tests — what several areas share (test ids, the app on a test's data
+//!   dir, the fixture server, texts, views and feeds waited for).
 //! - `carrel_cli`: not tests — `carrel-cli` run beside the app on a test's data dir, and the
 //!   fixture server's first book stored through it.
 
@@ -33,3 +35,4 @@ mod first_use;
 mod library;
 mod notifications;
 mod reader;
+mod support;

@@ -1,0 +1,122 @@
+//! What the window tests of several areas share: finding things by their test id and by what
+//! they say, the app on a test's data dir, the fixture server, moving between views and waiting
+//! for a feed to load.
+
+use std::time::Duration;
+
+use carrel_e2e::{default_timeout, testid, App, Element, TestCase};
+use fixture_server::{Config, RunningServer, Server};
+
+/// How often a text is read again while the page redraws.
+const SAMPLE: Duration = Duration::from_millis(50);
+
+/// The CSS selector of a test id.
+pub fn sel(id: &str) -> String {
+    testid(id)
+}
+
+/// The app on the test's data dir, passwords in the data dir's file.
+pub fn launch(case: &TestCase) -> App {
+    case.launch_with(case.options().env("CARREL_SECRETS", "file"))
+}
+
+pub fn start_server(config: Config) -> RunningServer {
+    Server::start(config).expect("start the fixture server")
+}
+
+/// The first line of an element's text, trimmed.
+pub fn first_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Waits up to `timeout` until an element matching `selector` is visible and its text satisfies
+/// `matches`; the failure says what every such element said.
+pub fn wait_for_element_within<'a>(
+    app: &'a App,
+    selector: &str,
+    what: &str,
+    timeout: Duration,
+    matches: impl Fn(&str) -> bool,
+) -> Element<'a> {
+    let mut seen: Vec<String> = Vec::new();
+    let found = app.wait_until(what, timeout, |_| {
+        seen.clear();
+        for e in app.find_all(selector)? {
+            let text = e.inner_text()?;
+            if matches(&text) && e.is_visible()? {
+                return Ok(Some(e));
+            }
+            seen.push(text);
+        }
+        Ok(None)
+    });
+    found.unwrap_or_else(|e| panic!("{e}; `{selector}` elements said {seen:?}"))
+}
+
+/// [`wait_for_element_within`] the usual time.
+pub fn wait_for_element<'a>(
+    app: &'a App,
+    selector: &str,
+    what: &str,
+    matches: impl Fn(&str) -> bool,
+) -> Element<'a> {
+    wait_for_element_within(app, selector, what, default_timeout(), matches)
+}
+
+/// The visible texts of every element matching `selector`, in order. Read again when the page
+/// redraws under the reading (a stale element).
+pub fn texts(app: &App, selector: &str) -> Vec<String> {
+    let read = || -> carrel_e2e::Result<Vec<String>> {
+        app.find_all(selector)?
+            .iter()
+            .map(|e| Ok(e.inner_text()?.trim().to_string()))
+            .collect()
+    };
+    let mut attempts = 0;
+    loop {
+        match read() {
+            Ok(texts) => return texts,
+            Err(e) if e.is_not_found() && attempts < 20 => attempts += 1,
+            Err(e) => panic!("cannot read the texts of `{selector}`: {e}"),
+        }
+        std::thread::sleep(SAMPLE);
+    }
+}
+
+/// Clicks a navigation button and waits for its view.
+pub fn go(app: &App, nav: &str, view: &str) {
+    app.wait_for(&sel(nav)).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel(view)).unwrap();
+}
+
+/// Waits up to `timeout` until the feed shown has finished loading (entries, or an error, an
+/// empty state or a sign-in asked for).
+pub fn wait_for_feed_within(app: &App, timeout: Duration) {
+    app.wait_until("the feed to load", timeout, |c| {
+        if c.exists(&sel("browse-loading"))? {
+            return Ok(None);
+        }
+        for id in [
+            "catalog-nav-entry",
+            "catalog-book",
+            "browse-error",
+            "browse-empty",
+            "browse-auth",
+        ] {
+            if c.exists(&sel(id))? {
+                return Ok(Some(()));
+            }
+        }
+        Ok(None)
+    })
+    .unwrap();
+}
+
+/// [`wait_for_feed_within`] the usual time.
+pub fn wait_for_feed(app: &App) {
+    wait_for_feed_within(app, default_timeout());
+}
