@@ -10,6 +10,7 @@ import { lastChannel } from '../test/tauri';
 import { resetStores } from '../test/stores';
 import { downloads } from '../lib/stores/downloads.svelte';
 import { dialogs } from '../lib/stores/dialogs.svelte';
+import { details as detailsStore } from '../lib/stores/details.svelte';
 import { reader } from '../lib/stores/reader.svelte';
 import { router } from '../lib/stores/router.svelte';
 import { invoke } from '@tauri-apps/api/core';
@@ -273,6 +274,55 @@ describe('BookDetailsPanel', () => {
     show();
     expect((await screen.findByTestId('details-keep-note')).textContent).toMatch(/for good/);
     expect(screen.queryByTestId('keep-offline')).toBeNull();
+  });
+
+  it('says whether the book is read', async () => {
+    backend({ book_details: { ...saga, read: true } });
+    show();
+    expect((await screen.findByTestId('details-read')).textContent?.trim()).toBe('Read');
+    expect(screen.getByTestId('mark-read').textContent?.trim()).toBe('Mark as unread');
+  });
+
+  it('marks a book read, says so at once, and tells the tiles', async () => {
+    backend({ book_details: saga, mark_book_read: null });
+    const { user } = show();
+    expect((await screen.findByTestId('details-read')).textContent?.trim()).toBe('Not read yet');
+    const button = screen.getByTestId('mark-read');
+    expect(button.textContent?.trim()).toBe('Mark as read');
+    await user.click(button);
+
+    expect(invokeMock).toHaveBeenCalledWith('mark_book_read', { bookId: 12, read: true });
+    await waitFor(() => expect(screen.getByTestId('details-read').textContent?.trim()).toBe('Read'));
+    expect(screen.getByTestId('mark-read').textContent?.trim()).toBe('Mark as unread');
+    expect(detailsStore.readOf(12, false)).toBe(true);
+    expect(screen.queryByTestId('details-action-error')).toBeNull();
+  });
+
+  it('marks a read book unread', async () => {
+    backend({ book_details: { ...saga, read: true }, mark_book_read: null });
+    const { user } = show();
+    await user.click(await screen.findByTestId('mark-read'));
+
+    expect(invokeMock).toHaveBeenCalledWith('mark_book_read', { bookId: 12, read: false });
+    await waitFor(() => expect(screen.getByTestId('details-read').textContent?.trim()).toBe('Not read yet'));
+    expect(screen.getByTestId('mark-read').textContent?.trim()).toBe('Mark as read');
+    expect(detailsStore.readOf(12, true)).toBe(false);
+  });
+
+  it('says why a book could not be marked read, and leaves it as it was', async () => {
+    backend({
+      book_details: saga,
+      mark_book_read: () => {
+        throw { kind: 'storage', message: 'the library could not be written' };
+      },
+    });
+    const { user } = show();
+    await user.click(await screen.findByTestId('mark-read'));
+
+    expect((await screen.findByTestId('details-action-error')).textContent).toBe('The library could not be written.');
+    expect(screen.getByTestId('details-read').textContent?.trim()).toBe('Not read yet');
+    expect(screen.getByTestId('mark-read').textContent?.trim()).toBe('Mark as read');
+    expect(detailsStore.readOf(12, false)).toBe(false);
   });
 
   it('closes with its button', async () => {

@@ -129,6 +129,8 @@ export interface BookItem {
   summary: string | null;
   has_cover: boolean;
   status: BookStatus;
+  /** Read to its end here, or marked read. */
+  read: boolean;
   /** Why the server's page stream is not used (an absurd page count). */
   not_streamable?: string | null;
 }

@@ -53,6 +53,7 @@ export function book(id: number, overrides: Partial<BookItem> = {}): BookItem {
     summary: null,
     has_cover: true,
     status: status(id),
+    read: false,
     ...overrides,
   };
 }

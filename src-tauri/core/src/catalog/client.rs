@@ -5,7 +5,8 @@
 //! Every document that parsed is kept in [`crate::library::catalog_cache`]; when the server cannot be
 //! reached ([`FetchError::Transient`]) the kept copy is used instead and the result says it is
 //! offline. [`CatalogClient::browse_view`] and [`CatalogClient::search_view`] add what the
-//! windows show beside each book: where it stands on this device and whether it has a cover.
+//! windows show beside each book: where it stands on this device, whether it has a cover and
+//! whether it has been read.
 //!
 //! Owns no table and no parsing: it joins HTTP, OPDS, the book list and the document cache.
 
@@ -140,6 +141,8 @@ pub enum CatalogViewItem {
         summary: Option<String>,
         has_cover: bool,
         status: BookStatus,
+        /// Read to its end (here, or marked read): `books.finished_ms` is set.
+        read: bool,
         /// The reader the book opens in.
         reader: crate::reading::book_reader::BookReader,
         /// Why the server's page stream is not used (an absurd page count).
@@ -538,6 +541,9 @@ fn view(
                     summary,
                     has_cover: cover_cache::has_cover(store, &book),
                     status: book_downloads::status(store, &book)?,
+                    read: crate::reading::position_sync::is_finished(store, book_id)
+                        .map_err(crate::library::error::Error::from)?
+                        .unwrap_or(false),
                     reader: crate::reading::book_reader::reader_for(&book),
                     not_streamable,
                 }

@@ -1,10 +1,12 @@
 //! Catalog pages and covers kept for offline use, against a fixture server that is then
-//! stopped: what was seen stays browsable, marked offline; covers are fetched once.
+//! stopped: what was seen stays browsable, marked offline; covers are fetched once. A feed's
+//! books also say whether they have been read.
 
 use carrel_core::Failure;
 use carrel_core::{
     catalog::client::{CatalogClient, CatalogViewItem},
     catalog::cover_cache::{self, CoverCache},
+    catalog::series_windows,
     engine::book_downloads::BookState,
     http::http_fetch::{HttpClient, HttpConfig},
     library::books,
@@ -114,6 +116,57 @@ async fn a_feed_seen_before_is_shown_offline_when_the_server_is_away() {
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Server, "{err}");
+}
+
+fn read_flags(entries: &[CatalogViewItem]) -> Vec<(i64, bool)> {
+    entries
+        .iter()
+        .filter_map(|e| match e {
+            CatalogViewItem::Book { book_id, read, .. } => Some((*book_id, *read)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feeds_books_say_whether_they_are_read() {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let http = http();
+    let client = CatalogClient {
+        store: &env.store,
+        credentials: &env.credentials,
+        http: &http,
+    };
+    let first = client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
+    let flags = read_flags(&first.entries);
+    assert_eq!(flags.len(), 4);
+    assert!(flags.iter().all(|(_, read)| !read), "nothing read yet");
+    let marked = flags[1].0;
+
+    series_windows::mark_read(&env.store, marked, true).unwrap();
+    let again = client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
+    for (id, read) in read_flags(&again.entries) {
+        assert_eq!(read, id == marked, "book {id}");
+    }
+    let found = client.search_view(server.id, "a").await.unwrap();
+    for (id, read) in read_flags(&found.entries) {
+        assert_eq!(read, id == marked, "found book {id}");
+    }
+
+    series_windows::mark_read(&env.store, marked, false).unwrap();
+    let unread = client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap();
+    assert!(read_flags(&unread.entries).iter().all(|(_, read)| !read));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,7 +1,8 @@
 //! The library, end to end: the real window against a real library server (the in-process
 //! `fixture-server`), the way a reader uses it — add a server, browse and search it, keep a
 //! book offline and watch it arrive; browse from the kept copy when the server is away; two app
-//! processes on one data dir sharing one downloader; a server that wants a password.
+//! processes on one data dir sharing one downloader; a server that wants a password; a book
+//! marked read and unread from its details (its tile's "Read" mark, "Continue reading").
 //!
 //! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e -- library --test-threads=1`
 //! after `npm run --prefix ui build && cargo build -p carrel -p carrel-cli`. Under
@@ -1423,4 +1424,106 @@ fn starting_at_login_is_an_autostart_entry_for_this_program() {
         Ok((!entry.exists()).then_some(()))
     })
     .unwrap();
+}
+
+/// Opens the details of book `id` from its tile (found by id: a stored book's tile says "On
+/// device" before its title).
+fn open_details_of(app: &App, id: i64, title: &str) {
+    let tile = format!("{}[data-book-id=\"{id}\"]", sel("catalog-book"));
+    app.wait_for_displayed(&tile).unwrap();
+    app.find(&tile).unwrap().click().unwrap();
+    let panel = format!("{}[data-book-id=\"{id}\"]", sel("book-details"));
+    app.wait_for_displayed(&panel).unwrap();
+    app.wait_for_text(&sel("details-title"), title).unwrap();
+}
+
+/// Whether the tile of book `id` in the grid shows the "Read" mark.
+fn tile_says_read(app: &App, id: i64) -> bool {
+    let badge = format!(
+        "{}[data-book-id=\"{id}\"] {}",
+        sel("catalog-book"),
+        sel("tile-read-badge")
+    );
+    app.try_find(&badge)
+        .unwrap()
+        .is_some_and(|b| b.inner_text().unwrap().trim() == "Read")
+}
+
+/// Mark as read in a book's details: the panel and the grid say so at once, and "Continue
+/// reading" on Home leaves it out; Mark as unread brings it back.
+#[test]
+fn mark_a_book_read_and_unread_from_its_details() {
+    const BOOK: u32 = 1;
+    let case = TestCase::start();
+    let server = start_server(Config {
+        books: 4,
+        comic_pages: [(BOOK, 12)].into(),
+        ..Config::default()
+    });
+    let book = server.book(BOOK).unwrap();
+    let app = launch(&case);
+    add_server(&app, "Home Library", &server.url("/opds"), None);
+    open_server(&app, "Home Library");
+    follow(&app, "All books");
+
+    // Opened once, the book is one to continue reading.
+    let id = open_details(&app, &book.title);
+    assert!(!tile_says_read(&app, id), "not read yet");
+    app.wait_for_text(&sel("details-read"), "Not read yet")
+        .unwrap();
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel("comic-reader")).unwrap();
+    app.find(&sel("reader-back")).unwrap().click().unwrap();
+    app.wait_for_absent(&sel("comic-reader")).unwrap();
+    let item = format!("{}[data-book-id=\"{id}\"]", sel("continue-item"));
+    let home = |app: &App| {
+        if app.exists(&sel("book-details")).unwrap() {
+            app.find(&sel("close-details")).unwrap().click().unwrap();
+            app.wait_for_absent(&sel("book-details")).unwrap();
+        }
+        go(app, "home-nav", "library-view");
+        app.wait_for_absent(&sel("continue-loading")).unwrap();
+    };
+    home(&app);
+    app.wait_for_displayed(&item).unwrap();
+
+    // Mark as read: the panel and the tile say so at once; Home no longer lists it.
+    open_server(&app, "Home Library");
+    follow(&app, "All books");
+    open_details_of(&app, id, &book.title);
+    let mark = app.wait_for(&sel("mark-read")).unwrap();
+    assert_eq!(mark.inner_text().unwrap().trim(), "Mark as read");
+    mark.click().unwrap();
+    app.wait_for_text(&sel("details-read"), "Read").unwrap();
+    app.wait_for_text(&sel("mark-read"), "Mark as unread")
+        .unwrap();
+    app.wait_until("the tile to say Read", default_timeout(), |_| {
+        Ok(tile_says_read(&app, id).then_some(()))
+    })
+    .unwrap();
+    assert!(
+        !app.exists(&sel("details-action-error")).unwrap(),
+        "no error"
+    );
+    home(&app);
+    app.wait_for_displayed(&sel("continue-empty")).unwrap();
+    assert!(!app.exists(&item).unwrap(), "a read book is not continued");
+
+    // The feed, read again, still says Read; Mark as unread brings the book back.
+    open_server(&app, "Home Library");
+    follow(&app, "All books");
+    app.wait_until("the tile to say Read", default_timeout(), |_| {
+        Ok(tile_says_read(&app, id).then_some(()))
+    })
+    .unwrap();
+    open_details_of(&app, id, &book.title);
+    app.wait_for(&sel("mark-read")).unwrap().click().unwrap();
+    app.wait_for_text(&sel("details-read"), "Not read yet")
+        .unwrap();
+    app.wait_until("the tile to lose its Read mark", default_timeout(), |_| {
+        Ok((!tile_says_read(&app, id)).then_some(()))
+    })
+    .unwrap();
+    home(&app);
+    app.wait_for_displayed(&item).unwrap();
 }
