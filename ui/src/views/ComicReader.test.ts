@@ -262,6 +262,26 @@ describe('ComicReader end of a book', () => {
     await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Read Akira 3' })));
   });
 
+  it('opens an EPUB offered by the card in the EPUB reader, not as pages', async () => {
+    backend({
+      book_details: ({ bookId }) =>
+        bookId === 12
+          ? details(12, { title: 'Akira 2', page_count: 5, last_page: 4 })
+          : details(13, { title: 'Akira, the novel', format: 'epub', reader: 'epub' }),
+      open_book: null,
+      save_position: null,
+      epub_position: null,
+      series_neighbours: { series: 'Akira', previous: null, next: neighbour(13, 3) },
+    });
+    const user = await show();
+    await waitFor(() => expect(reader.neighbours).not.toBeNull());
+    await user.keyboard('{ArrowRight}');
+    expect(card()).not.toBeNull();
+    await user.keyboard('{ArrowRight}');
+    await waitFor(() => expect(router.route).toEqual({ view: 'epub', bookId: 13 }));
+    expect(invokeMock).not.toHaveBeenCalledWith('open_book', { bookId: 13, page: 0 });
+  });
+
   it('shows a plain end card for a book in no known series', async () => {
     backend({ book_details: details(12, { title: 'Akira 1', page_count: 5, last_page: 4 }), open_book: null, save_position: null, series_neighbours: { series: null, previous: null, next: null } });
     const user = await show();

@@ -23,11 +23,14 @@ import {
   takeServerPosition,
   toCommandError,
   type ArchiveComic,
+  type BookDetails,
   type CommandError,
   type SeriesNeighbour,
   type SeriesNeighbours,
 } from '../ipc';
+import { details } from './details.svelte';
 import { downloads } from './downloads.svelte';
+import { epubReader } from './epubReader.svelte';
 import { router, type Route } from './router.svelte';
 import { toasts } from './toasts.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
@@ -285,6 +288,37 @@ class ReaderState {
   }
 
   /**
+   * Opens the book the card offers in the reader that fits it: this one for a comic or a PDF
+   * (the next at its first page, the previous at its last), the EPUB reader for an EPUB (where
+   * it was left, its start when never opened), and its details — where "Open with another app"
+   * is — for a format no reader shows.
+   */
+  async openOffered(): Promise<void> {
+    const offered = this.offered;
+    if (offered === null) return;
+    const at = this.end === 'next' ? 'start' : 'end';
+    let kind: BookDetails['reader'] | null = null;
+    try {
+      kind = (await bookDetails(offered.book_id)).reader;
+    } catch {
+      // Not known: opened here, where its error shows.
+    }
+    // The card was closed, or another book opened, meanwhile.
+    if (this.offered?.book_id !== offered.book_id) return;
+    if (kind === 'epub') {
+      this.flush();
+      this.#generation++;
+      this.end = null;
+      void epubReader.open(offered.book_id);
+    } else if (kind === 'other') {
+      this.close();
+      details.open(offered.book_id);
+    } else {
+      void this.open(offered.book_id, at);
+    }
+  }
+
+  /**
    * Opens the reader on a book where the reader left it (its `last_page`, read afresh) — or at
    * its first page (`at` `'start'`) or its last (`'end'`) — starting its download from there,
    * and shows it.
@@ -497,8 +531,7 @@ class ReaderState {
    */
   next(): void {
     if (this.end !== null) {
-      const offered = this.offered;
-      if (offered !== null) void this.open(offered.book_id, this.end === 'next' ? 'start' : 'end');
+      if (this.offered !== null) void this.openOffered();
       else if (this.end === 'previous') this.closeEnd();
       return;
     }
