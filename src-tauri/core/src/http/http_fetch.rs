@@ -752,14 +752,25 @@ fn authorize(
         .as_ref()
         .filter(|_| redirects::may_carry_credentials(url, &access.origin))
     {
-        // Komga's API keys: its `HeaderApiKeyAuthenticationConverter`, registered for the
-        // `X-API-Key` header in `SecurityConfiguration.kt`.
-        Some(secret) if access.api_key => request.header("x-api-key", secret.expose()),
-        Some(secret) => match &access.username {
-            Some(user) => request.basic_auth(user, Some(secret.expose())),
-            None => request.bearer_auth(secret.expose()),
-        },
+        Some(secret) => sign(request, access.username.as_deref(), secret, access.api_key),
         None => request,
+    }
+}
+
+/// How a secret goes with a request, the one rule for every sign-in: an API key as `X-API-Key`
+/// (Komga's `HeaderApiKeyAuthenticationConverter`, registered for that header in its
+/// `SecurityConfiguration.kt`), a password with its user as HTTP Basic, a secret without a user
+/// as a bearer token. Where it may go is the caller's to check first.
+pub fn sign(
+    request: reqwest::RequestBuilder,
+    username: Option<&str>,
+    secret: &Secret,
+    api_key: bool,
+) -> reqwest::RequestBuilder {
+    match username {
+        _ if api_key => request.header("x-api-key", secret.expose()),
+        Some(user) => request.basic_auth(user, Some(secret.expose())),
+        None => request.bearer_auth(secret.expose()),
     }
 }
 

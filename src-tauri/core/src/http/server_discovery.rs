@@ -111,11 +111,11 @@ impl SignIn<'_> {
     }
 
     fn apply(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match (self.secret, self.username) {
-            (Some(secret), _) if self.api_key => request.header("x-api-key", secret.expose()),
-            (Some(secret), Some(user)) => request.basic_auth(user, Some(secret.expose())),
-            (Some(secret), None) => request.bearer_auth(secret.expose()),
-            (None, _) => request,
+        match self.secret {
+            Some(secret) => {
+                crate::http::http_fetch::sign(request, self.username, secret, self.api_key)
+            }
+            None => request,
         }
     }
 }
