@@ -11,6 +11,8 @@ export default defineConfig(({ mode }) => ({
   server: {
     port: 5173,
     strictPort: true,
+    // The message files live beside ui/, at the project's top level (the shell reads them too).
+    fs: { allow: ['.', '../locales'] },
   },
   build: {
     outDir: 'dist',
