@@ -4,7 +4,8 @@ import { FluentResource } from '@fluent/bundle';
 import { describe, expect, it } from 'vitest';
 import { LANGUAGES, REFERENCE_LANGUAGE, i18n, languageName, messageFiles, negotiate, pseudoText, t } from './i18n.svelte';
 
-const ROOT = join(__dirname, '..', '..', '..');
+// Tests run from ui/ (`npm run --prefix ui test`); the project's top level is one up.
+const ROOT = join(process.cwd(), '..');
 
 /** Message ids of a file, with the ids it references in other messages. */
 function idsOf(source: string): { ids: string[]; references: string[] } {
