@@ -4,11 +4,13 @@
  */
 
 import type { BookReader, TextPlace } from './ipc';
+import { i18n, t } from './i18n.svelte';
 
-const UNITS = ['kB', 'MB', 'GB', 'TB'] as const;
+/** Decimal units, as `Intl` names them: written "kB", "MB"… in English, "ko", "Mo"… in French. */
+const UNITS = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
 
 function decimal(value: number, digits: number): string {
-  return new Intl.NumberFormat('en', { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(value);
+  return new Intl.NumberFormat(i18n.locale, { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(value);
 }
 
 /**
@@ -17,7 +19,7 @@ function decimal(value: number, digits: number): string {
  */
 export function formatBytes(bytes: number | null | undefined): string {
   if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return '—';
-  if (bytes < 1000) return bytes === 1 ? '1 byte' : `${Math.round(bytes)} bytes`;
+  if (bytes < 1000) return t('format-bytes', { count: Math.round(bytes) });
   let value = bytes;
   let unit = 0;
   value /= 1000;
@@ -26,7 +28,13 @@ export function formatBytes(bytes: number | null | undefined): string {
     value /= 1000;
     unit++;
   }
-  return `${decimal(value, value < 10 ? 1 : 0)} ${UNITS[unit]}`;
+  const digits = value < 10 ? 1 : 0;
+  return new Intl.NumberFormat(i18n.locale, {
+    style: 'unit',
+    unit: UNITS[unit],
+    maximumFractionDigits: digits,
+    minimumFractionDigits: 0,
+  }).format(value);
 }
 
 /** A transfer rate: "1.2 MB/s". */
@@ -34,7 +42,7 @@ export function formatRate(bytesPerSecond: number | null | undefined): string {
   if (bytesPerSecond === null || bytesPerSecond === undefined || !Number.isFinite(bytesPerSecond) || bytesPerSecond < 0) {
     return '—';
   }
-  return `${formatBytes(bytesPerSecond)}/s`;
+  return t('format-rate', { size: formatBytes(bytesPerSecond) });
 }
 
 /**
@@ -50,7 +58,7 @@ export function percentOf(done: number, total: number | null | undefined): numbe
 
 /** "42 %" (with a space, as the app writes percentages everywhere). */
 export function formatPercent(percent: number): string {
-  return `${Math.round(percent)} %`;
+  return t('format-percent', { percent: Math.round(percent) });
 }
 
 /** What {@link formatReadingPlace} reads of a book. */
@@ -72,10 +80,12 @@ export function formatReadingPlace(book: ReadingPlaceOf): string | null {
     if (!place) return null;
     const percent = formatPercent(Math.min(1, Math.max(0, place.fraction)) * 100);
     const chapter = place.chapter?.trim();
-    return chapter ? `${percent} · ${chapter}` : percent;
+    return chapter ? t('format-place-chapter', { percent, chapter }) : percent;
   }
   if (book.last_page === null) return null;
-  return book.page_count ? `Page ${book.last_page + 1} of ${book.page_count}` : `Page ${book.last_page + 1}`;
+  return book.page_count
+    ? t('format-page-of', { page: book.last_page + 1, total: book.page_count })
+    : t('format-page', { page: book.last_page + 1 });
 }
 
 /**
@@ -84,14 +94,14 @@ export function formatReadingPlace(book: ReadingPlaceOf): string | null {
  */
 export function formatEta(seconds: number | null | undefined): string | null {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return null;
-  if (seconds < 10) return 'a few seconds left';
-  if (seconds < 60) return 'less than a minute left';
+  if (seconds < 10) return t('format-eta-seconds');
+  if (seconds < 60) return t('format-eta-under-minute');
   const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `about ${minutes} min left`;
+  if (minutes < 60) return t('format-eta-minutes', { minutes });
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
-  if (hours >= 48) return `about ${Math.round(hours / 24)} days left`;
-  return rest === 0 ? `about ${hours} h left` : `about ${hours} h ${rest} min left`;
+  if (hours >= 48) return t('format-eta-days', { days: Math.round(hours / 24) });
+  return rest === 0 ? t('format-eta-hours', { hours }) : t('format-eta-hours-minutes', { hours, minutes: rest });
 }
 
 /** A series number without needless decimals: 3 → "3", 3.5 → "3.5". */
@@ -103,27 +113,36 @@ export function formatSeriesIndex(index: number): string {
 export function formatSeries(series: string | null | undefined, index: number | null | undefined): string | null {
   const name = series?.trim() ?? '';
   if (name === '') return null;
-  return index === null || index === undefined || !Number.isFinite(index) ? name : `${name} #${formatSeriesIndex(index)}`;
+  return index === null || index === undefined || !Number.isFinite(index)
+    ? name
+    : t('format-series', { series: name, index: formatSeriesIndex(index) });
 }
 
 /** "Ada Lovelace", "Ada Lovelace and Charles Babbage", "A, B and C". */
 export function formatAuthors(authors: readonly string[]): string {
   const names = authors.map((a) => a.trim()).filter((a) => a !== '');
   if (names.length <= 1) return names[0] ?? '';
-  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  return t('format-authors', { first: names.slice(0, -1).join(', '), last: names[names.length - 1] });
 }
 
 /** "1 page", "240 pages", or `null` when unknown. */
 export function formatPages(count: number | null | undefined): string | null {
   if (count === null || count === undefined || !Number.isFinite(count) || count <= 0) return null;
-  return count === 1 ? '1 page' : `${count} pages`;
+  return t('format-pages', { count });
 }
-
-const FORMAT_NAMES: Record<string, string> = { comic: 'Comic', epub: 'EPUB', pdf: 'PDF', other: 'Book' };
 
 /** The word shown for a book's format: "Comic", "EPUB", "PDF", "Book". */
 export function formatName(format: string | null | undefined): string {
-  return FORMAT_NAMES[format ?? 'other'] ?? 'Book';
+  switch (format) {
+    case 'comic':
+      return t('format-name-comic');
+    case 'epub':
+      return 'EPUB';
+    case 'pdf':
+      return 'PDF';
+    default:
+      return t('format-name-book');
+  }
 }
 
 /** A file type as a short label: "application/epub+zip" → "EPUB", "image/cbz" → "CBZ". */
@@ -158,15 +177,16 @@ export function fileTypeLabel(fileType: string | null | undefined): string | nul
  */
 export function formatAgo(thenMs: number, nowMs: number = Date.now()): string {
   const seconds = Math.max(0, Math.round((nowMs - thenMs) / 1000));
-  if (seconds < 60) return 'just now';
+  if (seconds < 60) return t('format-ago-now');
+  const relative = new Intl.RelativeTimeFormat(i18n.locale, { numeric: 'auto' });
   const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return minutes === 1 ? '1 minute ago' : `${minutes} minutes ago`;
+  if (minutes < 60) return relative.format(-minutes, 'minute');
   const hours = Math.round(minutes / 60);
-  if (hours < 24) return hours === 1 ? '1 hour ago' : `${hours} hours ago`;
+  if (hours < 24) return relative.format(-hours, 'hour');
   const days = Math.round(hours / 24);
-  if (days === 1) return 'yesterday';
-  if (days < 7) return `${days} days ago`;
-  return `on ${new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(new Date(thenMs))}`;
+  if (days < 7) return relative.format(-days, 'day');
+  const date = new Intl.DateTimeFormat(i18n.locale, { dateStyle: 'medium' }).format(new Date(thenMs));
+  return t('format-ago-date', { date });
 }
 
 /**
