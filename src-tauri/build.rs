@@ -70,7 +70,38 @@ const COMMANDS: &[&str] = &[
     "set_start_at_login",
 ];
 
+/// Writes `$OUT_DIR/shell_messages.rs`: every language's `locales/<language>/shell.ftl`,
+/// compiled in, so a language added as a folder is spoken without a change in code.
+fn shell_messages() {
+    let locales = std::path::Path::new("../locales");
+    println!("cargo:rerun-if-changed=../locales");
+    let mut files: Vec<(String, std::path::PathBuf)> = std::fs::read_dir(locales)
+        .expect("locales/ is readable")
+        .filter_map(|entry| entry.ok())
+        .filter_map(|entry| {
+            let path = entry.path().join("shell.ftl");
+            let tag = entry.file_name().to_str()?.to_owned();
+            path.is_file().then_some((tag, path))
+        })
+        .collect();
+    files.sort();
+    let mut out = String::from("/// Each language's shell messages, by language tag.\npub(crate) const FILES: &[(&str, &str)] = &[\n");
+    for (tag, path) in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let path = std::fs::canonicalize(path).expect("a message file has a path");
+        out.push_str(&format!(
+            "    ({tag:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    out.push_str("];\n");
+    let target = std::path::Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .join("shell_messages.rs");
+    std::fs::write(target, out).expect("OUT_DIR is writable");
+}
+
 fn main() {
+    shell_messages();
     println!("cargo:rerun-if-changed=../tauri.conf.json");
     println!("cargo:rerun-if-changed=../tauri.dev.conf.json");
     if std::env::var("PROFILE").as_deref() == Ok("debug")

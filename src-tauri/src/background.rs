@@ -35,6 +35,7 @@ use tauri::{
 };
 
 use crate::app_state::AppState;
+use crate::messages::{self, arg};
 use crate::notifications::{self, DesktopNotifier, Notifier, ReadOffers};
 
 /// The tray icon's id.
@@ -49,7 +50,6 @@ const READ_KEEPS_ON: Duration = Duration::from_secs(10 * 60);
 /// The name a desktop's tray (the StatusNotifierItem host) owns on the session bus.
 const TRAY_WATCHER: &str = "org.kde.StatusNotifierWatcher";
 /// What a quit with work left says.
-pub const PAUSED_UNTIL_NEXT_RUN: &str = "Downloads paused until Carrel runs again";
 
 const MENU_STATUS: &str = "status";
 const MENU_OPEN: &str = "open";
@@ -118,30 +118,40 @@ pub fn work_left(view: &DownloadsView) -> Option<WorkLeft> {
         return None;
     }
     let n = books.len();
-    let waiting = |n: usize| match n {
-        1 => "1 book waiting".to_owned(),
-        n => format!("{n} books waiting"),
-    };
+    let said = messages::current();
+    let waiting = || said.format("tray-books-waiting", &[("count", n.into())]);
     let line = if view.paused {
-        format!("Downloads paused — {}", waiting(n))
+        said.format("tray-paused", &[("waiting", arg(waiting()))])
     } else if let Some(why) = &view.network_hold {
-        format!("Waiting for the network ({why}) — {}", waiting(n))
+        said.format(
+            "tray-network-hold",
+            &[("why", arg(why.as_str())), ("waiting", arg(waiting()))],
+        )
     } else if let ExecutorStatus::Backoff { .. } = view.executor.status {
-        format!("Server unreachable, retrying — {}", waiting(n))
+        said.format("tray-backoff", &[("waiting", arg(waiting()))])
     } else if let Some(active) = &view.active {
         let progress = &active.status.progress;
-        let parts = match progress.total_parts {
-            0 | 1 => String::new(),
-            total => format!(" — {} of {total}", progress.stored_parts),
+        let title = arg(active.title.as_str());
+        let line = match progress.total_parts {
+            0 | 1 => said.format("tray-downloading", &[("title", title)]),
+            total => said.format(
+                "tray-downloading-parts",
+                &[
+                    ("title", title),
+                    ("stored", progress.stored_parts.into()),
+                    ("total", total.into()),
+                ],
+            ),
         };
-        let more = match n - 1 {
-            0 => String::new(),
-            1 => " · 1 more book".to_owned(),
-            m => format!(" · {m} more books"),
-        };
-        format!("Downloading “{}”{parts}{more}", active.title)
+        match n - 1 {
+            0 => line,
+            more => said.format(
+                "tray-and-more",
+                &[("line", arg(line)), ("count", more.into())],
+            ),
+        }
     } else {
-        waiting(n)
+        waiting()
     };
     Some(WorkLeft {
         books: n,
@@ -434,7 +444,7 @@ fn show_in_tray(
 ) {
     let line = work
         .map(|w| w.line.clone())
-        .unwrap_or_else(|| "Nothing to download".to_owned());
+        .unwrap_or_else(|| messages::text("tray-nothing"));
     let paused = work.is_some_and(|w| w.paused);
     let existing = background.lock().tray.clone();
     let tray = match existing {
@@ -458,12 +468,15 @@ fn show_in_tray(
         }
     };
     let _ = tray.status.set_text(&line);
-    let _ = tray.icon.set_tooltip(Some(format!("Carrel — {line}")));
-    let _ = tray.pause.set_text(if paused {
-        "Resume downloads"
+    let _ = tray.icon.set_tooltip(Some(messages::text_with(
+        "tray-tooltip",
+        &[("line", arg(line))],
+    )));
+    let _ = tray.pause.set_text(messages::text(if paused {
+        "tray-resume"
     } else {
-        "Pause downloads"
-    });
+        "tray-pause"
+    }));
     let _ = tray.pause.set_enabled(work.is_some());
 }
 
@@ -475,9 +488,27 @@ fn make_tray(app: &AppHandle) -> tauri::Result<Tray> {
         false,
         None::<&str>,
     )?;
-    let open = MenuItem::with_id(app, MENU_OPEN, "Open Carrel", true, None::<&str>)?;
-    let pause = MenuItem::with_id(app, MENU_PAUSE, "Pause downloads", true, None::<&str>)?;
-    let quit = MenuItem::with_id(app, MENU_QUIT, "Quit Carrel", true, None::<&str>)?;
+    let open = MenuItem::with_id(
+        app,
+        MENU_OPEN,
+        messages::text("tray-open"),
+        true,
+        None::<&str>,
+    )?;
+    let pause = MenuItem::with_id(
+        app,
+        MENU_PAUSE,
+        messages::text("tray-pause"),
+        true,
+        None::<&str>,
+    )?;
+    let quit = MenuItem::with_id(
+        app,
+        MENU_QUIT,
+        messages::text("tray-quit"),
+        true,
+        None::<&str>,
+    )?;
     let menu = Menu::with_items(
         app,
         &[
@@ -607,7 +638,7 @@ fn say_paused_until_next_run() {
     let shown = notify_rust::Notification::new()
         .appname(crate::notifications::APP_NAME)
         .summary(crate::notifications::APP_NAME)
-        .body(PAUSED_UNTIL_NEXT_RUN)
+        .body(&crate::messages::text("notify-paused-until-next-run"))
         .icon("carrel")
         .show();
     if let Err(e) = shown {

@@ -42,6 +42,7 @@ pub mod downloads;
 pub mod downloads_watch;
 pub mod http_client;
 pub mod main_window;
+pub mod messages;
 pub mod notification_actions;
 pub mod notifications;
 pub mod page_protocol;
@@ -75,6 +76,8 @@ pub fn run() {
         None => None,
     };
     webview_rendering::choose();
+    // The system's language until the settings are read (see `app_state`).
+    messages::choose(messages::language_for(None));
     let background = Arc::new(background::Background::default());
     let windows = background.clone();
     let result = tauri::Builder::default()

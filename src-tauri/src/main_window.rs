@@ -32,6 +32,7 @@ pub fn open(app: &AppHandle, store: Option<&Store>) -> tauri::Result<WebviewWind
         .unwrap_or_else(|| "Carrel".into());
     let mut builder = WebviewWindowBuilder::new(app, LABEL, WebviewUrl::App("index.html".into()))
         .title(title)
+        .initialization_script(crate::messages::window_script())
         .min_inner_size(MIN_SIZE.0, MIN_SIZE.1)
         .inner_size(DEFAULT_SIZE.0, DEFAULT_SIZE.1)
         .visible(false);
@@ -127,6 +128,7 @@ pub fn open_extra(app: &AppHandle, view: &str) -> Result<String, WindowError> {
         WebviewUrl::App(format!("index.html#/{view}").into()),
     )
     .title(title)
+    .initialization_script(crate::messages::window_script())
     .min_inner_size(MIN_SIZE.0, MIN_SIZE.1)
     .inner_size(DEFAULT_SIZE.0 * 0.8, DEFAULT_SIZE.1 * 0.9)
     .build()?;

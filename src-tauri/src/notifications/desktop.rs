@@ -425,10 +425,10 @@ impl Desktop {
         for action in &note.actions {
             if action.is_default() {
                 actions.push(DEFAULT_ACTION_KEY.to_owned());
-                actions.push(action.label().to_owned());
+                actions.push(action.label());
             }
             actions.push(action.key().to_owned());
-            actions.push(action.label().to_owned());
+            actions.push(action.label());
         }
         let mut hints = PropMap::new();
         let mut hint = |name: &str, value: Box<dyn RefArg>| {

@@ -56,25 +56,28 @@ pub const MIN_UPDATE_INTERVAL: Duration = Duration::from_secs(1);
 pub const SETTING_REFRESH: Duration = Duration::from_secs(5);
 
 /// The body of a book's notification once all of it is on the device.
-pub const READY_BODY: &str = "Ready to read offline";
+pub fn ready_body() -> String {
+    crate::messages::text("notify-ready")
+}
 /// The body of the notice shown when the executor starts backing off.
-pub const PAUSED_BODY: &str = "Downloads paused — server unreachable, retrying";
-const PROGRESS_SUMMARY: &str = "Downloading";
-const PAUSED_SUMMARY: &str = "Downloads";
+pub fn paused_body() -> String {
+    crate::messages::text("notify-paused")
+}
 /// The key of the paused notice (book keys are `book:<id>`).
 pub const PAUSED_KEY: &str = "downloads:paused";
 /// The key of the notice of the app going on in the background.
 pub const IN_BACKGROUND_KEY: &str = "app:background";
 /// What that notice says.
-pub const IN_BACKGROUND_BODY: &str =
-    "Downloads go on in the background. Start Carrel again to bring its window back.";
+pub fn in_background_body() -> String {
+    crate::messages::text("notify-in-background")
+}
 
 /// The notice of the app going on in the background where the desktop shows no tray icon for
 /// it: how to come back, with a button that does it.
 pub fn in_background_note() -> Note {
     Note {
         summary: APP_NAME.to_owned(),
-        body: IN_BACKGROUND_BODY.to_owned(),
+        body: in_background_body(),
         kind: NoteKind::InBackground,
         actions: vec![NoteAction::OpenCarrel],
     }
@@ -136,8 +139,8 @@ impl NoteAction {
         }
     }
 
-    /// What its button says.
-    pub fn label(self) -> &'static str {
+    /// What its button says, in the reader's language.
+    pub fn label(self) -> String {
         wording::action_label(self)
     }
 
@@ -454,7 +457,7 @@ impl DownloadNotifications {
                 st.cancelled.remove(&progress.book_id);
                 let note = Note {
                     summary: progress.title,
-                    body: READY_BODY.to_owned(),
+                    body: ready_body(),
                     kind: NoteKind::Ready,
                     actions: self.actions(NoteKind::Ready, progress.book_id),
                 };
@@ -493,8 +496,8 @@ impl DownloadNotifications {
                     self.notifier.show(
                         PAUSED_KEY,
                         Note {
-                            summary: PAUSED_SUMMARY.to_owned(),
-                            body: PAUSED_BODY.to_owned(),
+                            summary: crate::messages::text("notify-downloads"),
+                            body: paused_body(),
                             kind: NoteKind::Paused,
                             actions: Vec::new(),
                         },
@@ -794,7 +797,7 @@ mod tests {
                 key: "book:3".into(),
                 note: Note {
                     summary: "Saga #3".into(),
-                    body: READY_BODY.into(),
+                    body: ready_body(),
                     kind: NoteKind::Ready,
                     actions: vec![],
                 },
@@ -807,7 +810,7 @@ mod tests {
         let r = rig();
         r.sink.report(DownloadEvent::BookStored(progress(5, 1, 1)));
         assert!(
-            matches!(&r.calls.calls()[..], [Call::Show { key, note }] if key == "book:5" && note.body == READY_BODY)
+            matches!(&r.calls.calls()[..], [Call::Show { key, note }] if key == "book:5" && note.body == ready_body())
         );
     }
 
@@ -852,7 +855,7 @@ mod tests {
                 key: PAUSED_KEY.into(),
                 note: Note {
                     summary: "Downloads".into(),
-                    body: PAUSED_BODY.into(),
+                    body: paused_body(),
                     kind: NoteKind::Paused,
                     actions: vec![],
                 },
@@ -868,7 +871,7 @@ mod tests {
         );
         r.sink.report(backoff());
         r.sink.report(backoff());
-        assert_eq!(bodies(&r.calls.take()), [PAUSED_BODY]);
+        assert_eq!(bodies(&r.calls.take()), [paused_body()]);
     }
 
     #[test]
@@ -882,7 +885,7 @@ mod tests {
             [
                 "Saga #3 — 1 of 8 pages",
                 "Saga #3 — 2 of 8 pages",
-                PAUSED_BODY
+                "Downloads paused — server unreachable, retrying"
             ]
         );
     }
@@ -1017,7 +1020,7 @@ mod tests {
                 ("book:3".to_owned(), vec![NoteAction::Read { book_id: 3 }]),
             ]
         );
-        let labels: Vec<&str> = [
+        let labels: Vec<String> = [
             NoteAction::Pause { book_id: 1 },
             NoteAction::Cancel { book_id: 1 },
             NoteAction::Read { book_id: 1 },
@@ -1084,7 +1087,7 @@ mod tests {
     fn the_in_background_notice_brings_carrel_back_from_its_body_or_its_button() {
         let (r, invoked) = rig_with_actions();
         let note = in_background_note();
-        assert_eq!(note.body, IN_BACKGROUND_BODY);
+        assert_eq!(note.body, in_background_body());
         assert_eq!(
             note.actions.iter().map(|a| a.label()).collect::<Vec<_>>(),
             ["Open Carrel"]

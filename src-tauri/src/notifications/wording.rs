@@ -1,18 +1,20 @@
-//! What a notification says: a book's progress in pages or in bytes, with sizes as people read
-//! them (KB, MB, GB) and a percentage when the whole is known; what its buttons say.
+//! What a notification says, in the reader's language (`locales/*/shell.ftl`): a book's
+//! progress in pages or in bytes, with sizes as people read them (KB, MB, GB) and a percentage
+//! when the whole is known; what its buttons say.
 
 use carrel_core::engine::progress::BookProgress;
 
-use super::{Note, NoteAction, NoteKind, PROGRESS_SUMMARY};
+use super::{Note, NoteAction, NoteKind};
+use crate::messages::{self, arg};
 
-pub(super) fn action_label(action: NoteAction) -> &'static str {
-    match action {
+pub(super) fn action_label(action: NoteAction) -> String {
+    messages::text(match action {
         // The engine pauses every download, not one book's: the button says so.
-        NoteAction::Pause { .. } => "Pause downloads",
-        NoteAction::Cancel { .. } => "Cancel",
-        NoteAction::Read { .. } => "Read",
-        NoteAction::OpenCarrel => "Open Carrel",
-    }
+        NoteAction::Pause { .. } => "notify-action-pause",
+        NoteAction::Cancel { .. } => "notify-action-cancel",
+        NoteAction::Read { .. } => "notify-action-read",
+        NoteAction::OpenCarrel => "notify-action-open",
+    })
 }
 
 pub(super) fn percent(part: u64, whole: u64) -> Option<u8> {
@@ -20,12 +22,15 @@ pub(super) fn percent(part: u64, whole: u64) -> Option<u8> {
 }
 
 pub(super) fn pages_note(p: &BookProgress) -> Note {
-    let unit = if p.total_parts == 1 { "page" } else { "pages" };
     Note {
-        summary: PROGRESS_SUMMARY.to_owned(),
-        body: format!(
-            "{} — {} of {} {unit}",
-            p.title, p.stored_parts, p.total_parts
+        summary: messages::text("notify-downloading"),
+        body: messages::text_with(
+            "notify-pages",
+            &[
+                ("title", arg(p.title.as_str())),
+                ("stored", p.stored_parts.into()),
+                ("total", p.total_parts.into()),
+            ],
         ),
         kind: NoteKind::Progress {
             percent: percent(p.stored_parts, p.total_parts),
@@ -35,24 +40,35 @@ pub(super) fn pages_note(p: &BookProgress) -> Note {
 }
 
 pub(super) fn bytes_note(title: &str, bytes: u64, total: Option<u64>) -> Note {
-    let amount = match total {
+    let said = messages::current();
+    let body = match total {
         Some(total) if total > 0 => {
             let unit = Unit::for_size(total);
-            format!(
-                "{} of {} {}",
-                unit.format(bytes),
-                unit.format(total),
-                unit.name()
+            said.format(
+                "notify-bytes-of",
+                &[
+                    ("title", arg(title)),
+                    ("done", arg(unit.format(bytes, &said))),
+                    ("total", arg(unit.format(total, &said))),
+                    ("unit", arg(said.format(unit.message(), &[]))),
+                ],
             )
         }
         _ => {
             let unit = Unit::for_size(bytes);
-            format!("{} {}", unit.format(bytes), unit.name())
+            said.format(
+                "notify-bytes",
+                &[
+                    ("title", arg(title)),
+                    ("done", arg(unit.format(bytes, &said))),
+                    ("unit", arg(said.format(unit.message(), &[]))),
+                ],
+            )
         }
     };
     Note {
-        summary: PROGRESS_SUMMARY.to_owned(),
-        body: format!("{title} — {amount}"),
+        summary: said.format("notify-downloading", &[]),
+        body,
         kind: NoteKind::Progress {
             percent: total.and_then(|t| percent(bytes, t)),
         },
@@ -76,18 +92,19 @@ impl Unit {
             _ => Unit::Gb,
         }
     }
-    fn name(self) -> &'static str {
+    /// The message of the unit's name ("KB", "Ko").
+    fn message(self) -> &'static str {
         match self {
-            Unit::Kb => "KB",
-            Unit::Mb => "MB",
-            Unit::Gb => "GB",
+            Unit::Kb => "unit-kb",
+            Unit::Mb => "unit-mb",
+            Unit::Gb => "unit-gb",
         }
     }
-    fn format(self, bytes: u64) -> String {
+    fn format(self, bytes: u64, said: &messages::Messages) -> String {
         match self {
             Unit::Kb => format!("{}", bytes.div_ceil(1000)),
-            Unit::Mb => format!("{:.1}", bytes as f64 / 1e6),
-            Unit::Gb => format!("{:.2}", bytes as f64 / 1e9),
+            Unit::Mb => said.decimal(bytes as f64 / 1e6, 1),
+            Unit::Gb => said.decimal(bytes as f64 / 1e9, 2),
         }
     }
 }
