@@ -121,6 +121,12 @@ impl App {
         // No accessibility bus to start, no colour codes in the log.
         env.push(("NO_AT_BRIDGE".into(), "1".into()));
         env.push(("NO_COLOR".into(), "1".into()));
+        // English, whatever this machine's locale: a test that wants another language says so
+        // in its options (applied after these).
+        env.push(("LANG".into(), "C.UTF-8".into()));
+        for var in ["LANGUAGE", "LC_ALL", "LC_MESSAGES"] {
+            env.push((var.into(), "".into()));
+        }
         env.extend(options.env.iter().cloned());
 
         let log = tempfile::Builder::new()
