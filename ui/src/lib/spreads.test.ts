@@ -25,6 +25,20 @@ describe('pairPages', () => {
   });
 });
 
+describe('pairPages shifted by one', () => {
+  it('shows page 1 alone after the cover, then pairs from page 2', () => {
+    expect(pairPages(8, none, true)).toEqual([[0], [1], [2, 3], [4, 5], [6, 7]]);
+    expect(pairPages(7, none, true)).toEqual([[0], [1], [2, 3], [4, 5], [6]]);
+    expect(pairPages(2, none, true)).toEqual([[0], [1]]);
+    expect(pairPages(0, none, true)).toEqual([]);
+  });
+
+  it('still shows a wide page alone and pairs afresh after it', () => {
+    expect(pairPages(8, wide(4), true)).toEqual([[0], [1], [2, 3], [4], [5, 6], [7]]);
+    expect(pairPages(8, wide(3), true)).toEqual([[0], [1], [2], [3], [4, 5], [6, 7]]);
+  });
+});
+
 describe('the order on screen', () => {
   it('puts the first page of a pair on the left in left-to-right books and on the right in manga', () => {
     expect(leftToRight([1, 2], 'ltr')).toEqual([1, 2]);

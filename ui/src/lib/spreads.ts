@@ -6,6 +6,10 @@
  * so the pages that follow keep facing each other as printed. A last page without a partner
  * stands alone.
  *
+ * Shifted by one ({@link pairPages}'s `shifted`), the page after the cover stands alone too and
+ * pairing starts at page 2: (2, 3), (4, 5)… — for books whose printed spreads start on an even
+ * page.
+ *
  * A spread lists its pages in reading order; in right-to-left books the first of a pair is
  * the one on the right ({@link leftToRight}).
  */
@@ -16,12 +20,15 @@ export type Direction = 'ltr' | 'rtl';
 /** One or two pages shown together, in reading order. */
 export type Spread = readonly number[];
 
-/** The spreads of a book of `pageCount` pages; `isWide(page)` says which pages stand alone. */
-export function pairPages(pageCount: number, isWide: (page: number) => boolean): Spread[] {
+/**
+ * The spreads of a book of `pageCount` pages; `isWide(page)` says which pages stand alone.
+ * `shifted`: page 1 stands alone as well as the cover, so pairs start on even pages.
+ */
+export function pairPages(pageCount: number, isWide: (page: number) => boolean, shifted = false): Spread[] {
   const spreads: Spread[] = [];
   let page = 0;
   while (page < pageCount) {
-    const alone = page === 0 || isWide(page) || page + 1 >= pageCount || isWide(page + 1);
+    const alone = page === 0 || (shifted && page === 1) || isWide(page) || page + 1 >= pageCount || isWide(page + 1);
     if (alone) {
       spreads.push([page]);
       page += 1;

@@ -55,7 +55,7 @@ describe('ComicReader', () => {
     await user.click(screen.getByTestId('direction-rtl'));
     await user.click(screen.getByTestId('reader-make-default'));
     expect(toasts.list.map((t) => t.message)).toEqual([
-      'Books you have not set otherwise now open with this layout, fit and direction',
+      'Books you have not set otherwise now open with these settings',
     ]);
   });
 
@@ -107,6 +107,48 @@ describe('ComicReader', () => {
     await user.keyboard('{Home}');
     expect(shown()).toEqual([0]);
     expect(screen.getByTestId('page-indicator').textContent?.trim()).toBe('Page 1 of 8');
+  });
+
+  it('shifts two facing pages by one from the tools, only in two-page layout', async () => {
+    backend({ book_details: details(12, { title: 'Akira 1', page_count: 8, last_page: 3 }), open_book: null, save_position: null });
+    const user = await show();
+    expect(screen.queryByTestId('spread-offset')).toBeNull();
+    await user.click(screen.getByTestId('layout-spread'));
+    const shown = () => screen.getAllByTestId('page-image').map((img) => Number(img.dataset.pageIndex));
+    expect(shown()).toEqual([3, 4]);
+    const shift = screen.getByRole('button', { name: 'Shift pages' });
+    expect(shift.getAttribute('aria-pressed')).toBe('false');
+    await user.click(shift);
+    expect(shift.getAttribute('aria-pressed')).toBe('true');
+    expect(shown()).toEqual([2, 3]);
+    expect(screen.getByTestId('comic-reader').dataset.offset).toBe('true');
+    await user.keyboard('{Home}{ArrowRight}');
+    expect(shown()).toEqual([1]);
+  });
+
+  it('adjusts brightness, contrast and warmth of the pages, resets them, and closes the panel on Esc', async () => {
+    const user = await show();
+    const root = screen.getByTestId('comic-reader');
+    expect(root.style.getPropertyValue('--page-filter')).toBe('none');
+    const toggle = screen.getByRole('button', { name: 'Adjust' });
+    await user.click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    const panel = screen.getByRole('group', { name: 'Image adjustments' });
+    expect(document.activeElement).toBe(screen.getByLabelText('Brightness'));
+    await fireEvent.input(screen.getByLabelText('Brightness'), { target: { value: '120' } });
+    await fireEvent.input(screen.getByLabelText('Contrast'), { target: { value: '90' } });
+    await fireEvent.input(screen.getByLabelText('Warmth'), { target: { value: '50' } });
+    expect(root.style.getPropertyValue('--page-filter')).toBe('brightness(1.2) contrast(0.9) sepia(0.3) hue-rotate(-5deg)');
+    expect(panel.textContent).toContain('120 %');
+    expect(toggle.getAttribute('aria-pressed')).toBe('true');
+    await user.click(screen.getByRole('button', { name: 'Reset' }));
+    expect(root.style.getPropertyValue('--page-filter')).toBe('none');
+    (screen.getByLabelText('Warmth') as HTMLElement).focus();
+    await user.keyboard('{Escape}');
+    // Esc closes the panel only, not the reader.
+    expect(screen.queryByTestId('adjust-panel')).toBeNull();
+    expect(document.activeElement).toBe(toggle);
+    expect(reader.bookId).toBe(12);
   });
 
   it('previews the page under the slider while it moves', async () => {

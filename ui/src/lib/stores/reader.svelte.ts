@@ -33,6 +33,7 @@ import { downloads } from './downloads.svelte';
 import { epubReader } from './epubReader.svelte';
 import { router, type Route } from './router.svelte';
 import { toasts } from './toasts.svelte';
+import { t } from '../i18n.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
 import { clampZoom, MIN_ZOOM } from '../pageGestures';
 import type { OutlineItem, PdfPages } from '../pdfPages.svelte';
@@ -114,36 +115,106 @@ export function zoneAt(x: number, width: number): Side | null {
   return null;
 }
 
-/** How a book is read: kept per book, and once as the default for books not set otherwise. */
-export interface ReadingPrefs {
+/** Brightness and contrast in percent of the page's own (100: as scanned), from 50 to 150. */
+export const BRIGHTNESS = { min: 50, max: 150, step: 5 } as const;
+export const CONTRAST = { min: 50, max: 150, step: 5 } as const;
+/** Warmth in percent (0: as scanned): a warm, paper-like tone laid over the pages. */
+export const WARMTH = { min: 0, max: 100, step: 5 } as const;
+
+/** How the pages' images are corrected: brightness, contrast and warmth, in percent. */
+export interface Adjustments {
+  brightness: number;
+  contrast: number;
+  warmth: number;
+}
+
+export const NEUTRAL_ADJUSTMENTS: Readonly<Adjustments> = { brightness: 100, contrast: 100, warmth: 0 };
+
+/**
+ * The CSS `filter` that shows the pages as adjusted (drawn by the GPU, the images not decoded
+ * again): `none` when nothing is adjusted. Warmth is a light sepia with its hue drawn back
+ * towards yellow, so whites turn to old paper rather than brown.
+ */
+export function adjustmentFilter(adjustments: Adjustments): string {
+  const parts: string[] = [];
+  if (adjustments.brightness !== 100) parts.push(`brightness(${round(adjustments.brightness / 100)})`);
+  if (adjustments.contrast !== 100) parts.push(`contrast(${round(adjustments.contrast / 100)})`);
+  if (adjustments.warmth > 0) {
+    parts.push(`sepia(${round((adjustments.warmth / 100) * 0.6)})`);
+    parts.push(`hue-rotate(${round((-adjustments.warmth / 100) * 10)}deg)`);
+  }
+  return parts.length === 0 ? 'none' : parts.join(' ');
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+/** Whether the pages are shown as scanned. */
+export function isNeutral(adjustments: Adjustments): boolean {
+  return (
+    adjustments.brightness === NEUTRAL_ADJUSTMENTS.brightness &&
+    adjustments.contrast === NEUTRAL_ADJUSTMENTS.contrast &&
+    adjustments.warmth === NEUTRAL_ADJUSTMENTS.warmth
+  );
+}
+
+/**
+ * How a book is read: kept per book, and once as the default for books not set otherwise.
+ * `offset`: in two-page layout, pages are shifted by one (see `spreads.ts`); a book without a
+ * choice of its own takes the one last made for a book of its series.
+ */
+export interface ReadingPrefs extends Adjustments {
   fit: Fit;
   direction: Direction;
   layout: Layout;
+  offset: boolean;
 }
 
-export const BUILTIN_PREFS: Readonly<ReadingPrefs> = { fit: 'screen', direction: 'ltr', layout: 'single' };
+export const BUILTIN_PREFS: Readonly<ReadingPrefs> = {
+  fit: 'screen',
+  direction: 'ltr',
+  layout: 'single',
+  offset: false,
+  ...NEUTRAL_ADJUSTMENTS,
+};
 
 const PREFS_PREFIX = 'carrel.reader.';
 const DEFAULTS_KEY = 'carrel.reader.defaults';
+const SERIES_PREFIX = 'carrel.reader.series.';
 
+function seriesKey(series: string): string {
+  return SERIES_PREFIX + encodeURIComponent(series);
+}
+
+function inRange(value: unknown, range: { min: number; max: number }): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  return Math.min(range.max, Math.max(range.min, Math.round(value)));
+}
+
+/** What is stored under `key`, the valid fields only (older entries lack the newer ones). */
 function readStored(key: string): Partial<ReadingPrefs> {
   try {
     const raw = globalThis.localStorage?.getItem(key);
     if (!raw) return {};
     const value: unknown = JSON.parse(raw);
     if (typeof value !== 'object' || value === null) return {};
-    const { fit, direction, layout } = value as Record<string, unknown>;
+    const { fit, direction, layout, offset, brightness, contrast, warmth } = value as Record<string, unknown>;
     return {
       fit: FITS.includes(fit as Fit) ? (fit as Fit) : undefined,
       direction: direction === 'rtl' || direction === 'ltr' ? direction : undefined,
       layout: LAYOUTS.includes(layout as Layout) ? (layout as Layout) : undefined,
+      offset: typeof offset === 'boolean' ? offset : undefined,
+      brightness: inRange(brightness, BRIGHTNESS),
+      contrast: inRange(contrast, CONTRAST),
+      warmth: inRange(warmth, WARMTH),
     };
   } catch {
     return {};
   }
 }
 
-function writeStored(key: string, prefs: ReadingPrefs): void {
+function writeStored(key: string, prefs: Partial<ReadingPrefs>): void {
   try {
     globalThis.localStorage?.setItem(key, JSON.stringify(prefs));
   } catch {
@@ -151,25 +222,29 @@ function writeStored(key: string, prefs: ReadingPrefs): void {
   }
 }
 
-/** The settings books start with until the reader changes them for one book. */
-export function readingDefaults(): ReadingPrefs {
-  const stored = readStored(DEFAULTS_KEY);
-  return {
-    fit: stored.fit ?? BUILTIN_PREFS.fit,
-    direction: stored.direction ?? BUILTIN_PREFS.direction,
-    layout: stored.layout ?? BUILTIN_PREFS.layout,
-  };
+/** Each field from the first of `layers` that has it, else the built-in one. */
+function merge(...layers: Partial<ReadingPrefs>[]): ReadingPrefs {
+  const out = { ...BUILTIN_PREFS };
+  for (const field of Object.keys(BUILTIN_PREFS) as (keyof ReadingPrefs)[]) {
+    const layer = layers.find((l) => l[field] !== undefined);
+    if (layer) (out as Record<string, unknown>)[field] = layer[field];
+  }
+  return out;
 }
 
-/** The settings a book opens with: its own where chosen, the defaults for the rest. */
-export function readingPrefs(bookId: number): ReadingPrefs {
+/** The settings books start with until the reader changes them for one book. */
+export function readingDefaults(): ReadingPrefs {
+  return merge(readStored(DEFAULTS_KEY));
+}
+
+/**
+ * The settings a book opens with: its own where chosen; for the page offset, else the one last
+ * chosen in its `series`; the defaults for the rest.
+ */
+export function readingPrefs(bookId: number, series: string | null = null): ReadingPrefs {
   const own = readStored(PREFS_PREFIX + bookId);
-  const defaults = readingDefaults();
-  return {
-    fit: own.fit ?? defaults.fit,
-    direction: own.direction ?? defaults.direction,
-    layout: own.layout ?? defaults.layout,
-  };
+  const ofSeries: Partial<ReadingPrefs> = series ? { offset: readStored(seriesKey(series)).offset } : {};
+  return merge(own, ofSeries, readStored(DEFAULTS_KEY));
 }
 
 class ReaderState {
@@ -181,6 +256,12 @@ class ReaderState {
   fit = $state<Fit>('width');
   direction = $state<Direction>('ltr');
   layout = $state<Layout>('single');
+  /** In two-page layout, the pages are shifted by one: page 1 stands alone, pairs start at 2. */
+  offset = $state(false);
+  /** Brightness, contrast and warmth of the pages, in percent. */
+  adjustments = $state<Adjustments>({ ...NEUTRAL_ADJUSTMENTS });
+  /** The book's series, once its details are known. */
+  series = $state<string | null>(null);
   /**
    * How far the pages shown are zoomed, relative to the fit (1: as fitted, up to 5). It holds
    * while pages turn; back to 1 whenever the fit, layout or direction changes.
@@ -189,7 +270,7 @@ class ReaderState {
   /** The pages known to be wide (landscape), each shown alone in spreads. */
   wide = $state<Record<number, true>>({});
   /** How the book's pages pair up when shown two at a time. */
-  spreads: Spread[] = $derived(pairPages(this.pageCount, (page) => this.wide[page] === true));
+  spreads: Spread[] = $derived(pairPages(this.pageCount, (page) => this.wide[page] === true, this.offset));
   phase = $state<'idle' | 'loading' | 'downloading' | 'ready' | 'error'>('idle');
   error = $state<CommandError | null>(null);
   /** A whole-file PDF's pages, drawn as they are needed; null for other books. */
@@ -333,10 +414,8 @@ class ReaderState {
     this.title = '';
     this.end = null;
     this.neighbours = null;
-    const prefs = readingPrefs(bookId);
-    this.fit = prefs.fit;
-    this.direction = prefs.direction;
-    this.layout = prefs.layout;
+    this.series = null;
+    this.#applyPrefs(readingPrefs(bookId));
     this.zoom = MIN_ZOOM;
     this.wide = {};
     this.#dropPdf();
@@ -345,6 +424,9 @@ class ReaderState {
       const book = await bookDetails(bookId);
       if (generation !== this.#generation) return;
       this.title = book.title;
+      this.series = book.series;
+      // A book without an offset of its own takes its series'.
+      this.offset = readingPrefs(bookId, book.series).offset;
       // Where it opens: the last position, or the start or the end asked for.
       let page = at === 'start' ? 0 : at === 'end' && book.page_count ? book.page_count - 1 : book.last_page;
       if (book.archive_comic) {
@@ -415,7 +497,7 @@ class ReaderState {
    */
   async #waitForPdf(bookId: number, generation: number): Promise<PdfPages | null> {
     const url = bookFileUrl(bookId);
-    if (url === null) throw { kind: 'storage', message: 'PDFs can only be read in the app' } satisfies CommandError;
+    if (url === null) throw { kind: 'storage', message: t('reader-pdf-only-in-app') } satisfies CommandError;
     const { PdfPages } = await import('../pdfPages.svelte');
     for (;;) {
       const response = await fetch(url);
@@ -428,7 +510,7 @@ class ReaderState {
           pdf = await PdfPages.load(bytes);
         } catch (reason) {
           const why = reason instanceof Error ? reason.message : String(reason);
-          throw { kind: 'invalid_input', message: `This file could not be read as a PDF (${why})` } satisfies CommandError;
+          throw { kind: 'invalid_input', message: t('reader-pdf-unreadable', { reason: why }) } satisfies CommandError;
         }
         if (generation !== this.#generation) {
           pdf.destroy();
@@ -436,19 +518,22 @@ class ReaderState {
         }
         if (pdf.pageCount < 1) {
           pdf.destroy();
-          throw { kind: 'invalid_input', message: 'This PDF has no pages' } satisfies CommandError;
+          throw { kind: 'invalid_input', message: t('reader-pdf-empty') } satisfies CommandError;
         }
         return pdf;
       }
       const body = await response.text();
       if (generation !== this.#generation) return null;
       if (body !== 'offline-not-downloaded') {
-        throw { kind: 'server', message: `The book could not be opened (${response.status}${body ? `: ${body}` : ''})` } satisfies CommandError;
+        const message = body
+          ? t('reader-open-failed-because', { status: response.status, reason: body })
+          : t('reader-open-failed', { status: response.status });
+        throw { kind: 'server', message } satisfies CommandError;
       }
       const status = downloads.statusOf(bookId);
       // Still coming: wait on. Nothing under way (the server is away, downloads paused): say so.
       if (status && status.state !== 'queued' && status.state !== 'downloading') {
-        throw { kind: 'server', message: 'This book is not on the device and the server cannot be reached' } satisfies CommandError;
+        throw { kind: 'server', message: t('reader-not-on-device') } satisfies CommandError;
       }
       this.phase = 'downloading';
     }
@@ -490,7 +575,7 @@ class ReaderState {
     this.index = this.layout === 'spread' ? (spreadOf(this.spreads, page)[0] ?? page) : page;
     this.pdf?.focusOn(this.index);
     this.#saved = page; // already this device's position
-    toasts.show(`Continued from page ${page + 1}, where you left off on another device`);
+    toasts.show(t('reader-continued-elsewhere', { page: page + 1 }));
     openBook(bookId, page).catch(() => {
       // The page protocol asks for the page anyway.
     });
@@ -600,6 +685,35 @@ class ReaderState {
     this.#savePrefs();
   }
 
+  /** Shifts two-page spreads by one page (or back), for this book and as its series' choice. */
+  setOffset(offset: boolean): void {
+    this.offset = offset;
+    if (this.layout === 'spread' && this.pageCount > 0) this.index = spreadOf(this.spreads, this.index)[0] ?? this.index;
+    this.#savePrefs();
+    if (this.series) writeStored(seriesKey(this.series), { offset });
+  }
+
+  /** Changes the brightness, contrast or warmth of the pages (kept within their ranges). */
+  setAdjustments(change: Partial<Adjustments>): void {
+    const next = { ...this.adjustments, ...change };
+    this.adjustments = {
+      brightness: inRange(next.brightness, BRIGHTNESS) ?? this.adjustments.brightness,
+      contrast: inRange(next.contrast, CONTRAST) ?? this.adjustments.contrast,
+      warmth: inRange(next.warmth, WARMTH) ?? this.adjustments.warmth,
+    };
+    this.#savePrefs();
+  }
+
+  /** Shows the pages as scanned again. */
+  resetAdjustments(): void {
+    this.setAdjustments(NEUTRAL_ADJUSTMENTS);
+  }
+
+  /** The CSS filter of the pages shown: their adjustments. */
+  get filter(): string {
+    return adjustmentFilter(this.adjustments);
+  }
+
   /** Zooms the pages shown to `zoom` times their fitted size, kept within 1–5. */
   setZoom(zoom: number): void {
     this.zoom = clampZoom(zoom);
@@ -610,7 +724,10 @@ class ReaderState {
     return this.zoom > MIN_ZOOM;
   }
 
-  /** Makes this book's fit, direction and layout those of every book not set otherwise. */
+  /**
+   * Makes this book's fit, direction, layout, page offset and adjustments those of every book
+   * not set otherwise.
+   */
   makeDefault(): void {
     writeStored(DEFAULTS_KEY, this.#prefs());
   }
@@ -649,6 +766,9 @@ class ReaderState {
     this.fit = 'width';
     this.direction = 'ltr';
     this.layout = 'single';
+    this.offset = false;
+    this.adjustments = { ...NEUTRAL_ADJUSTMENTS };
+    this.series = null;
     this.zoom = MIN_ZOOM;
     this.wide = {};
     this.phase = 'idle';
@@ -680,7 +800,15 @@ class ReaderState {
   }
 
   #prefs(): ReadingPrefs {
-    return { fit: this.fit, direction: this.direction, layout: this.layout };
+    return { fit: this.fit, direction: this.direction, layout: this.layout, offset: this.offset, ...this.adjustments };
+  }
+
+  #applyPrefs(prefs: ReadingPrefs): void {
+    this.fit = prefs.fit;
+    this.direction = prefs.direction;
+    this.layout = prefs.layout;
+    this.offset = prefs.offset;
+    this.adjustments = { brightness: prefs.brightness, contrast: prefs.contrast, warmth: prefs.warmth };
   }
 
   #savePrefs(): void {

@@ -6,7 +6,7 @@ import { invoke } from '@tauri-apps/api/core';
 import { backend, details } from '../../test/fixtures';
 import { resetStores } from '../../test/stores';
 import { pageUrl } from '../ipc';
-import { reader, readerAction, readingDefaults, SAVE_INTERVAL_MS, turnTowards, zoneAt } from './reader.svelte';
+import { adjustmentFilter, reader, readerAction, readingDefaults, readingPrefs, SAVE_INTERVAL_MS, turnTowards, zoneAt } from './reader.svelte';
 import { router } from './router.svelte';
 import { toasts } from './toasts.svelte';
 
@@ -258,7 +258,7 @@ describe('reading settings', () => {
     reader.setDirection('rtl');
     reader.setFit('screen');
     reader.makeDefault();
-    expect(readingDefaults()).toEqual({ fit: 'screen', direction: 'rtl', layout: 'spread' });
+    expect(readingDefaults()).toEqual({ fit: 'screen', direction: 'rtl', layout: 'spread', offset: false, brightness: 100, contrast: 100, warmth: 0 });
     backend({ book_details: details(13, { page_count: 5 }), open_book: null });
     await reader.open(13);
     expect([reader.fit, reader.direction, reader.layout]).toEqual(['screen', 'rtl', 'spread']);
@@ -274,6 +274,92 @@ describe('reading settings', () => {
     localStorage.setItem('carrel.reader.12', '{not json');
     await reader.open(12);
     expect([reader.fit, reader.direction, reader.layout]).toEqual(['screen', 'ltr', 'single']);
+  });
+});
+
+describe('pages shifted by one', () => {
+  const inSeries = (id: number, series: string | null) => details(id, { page_count: 8, last_page: null, series });
+
+  beforeEach(() => {
+    backend({ book_details: ({ bookId }) => inSeries(bookId as number, bookId === 30 ? null : 'Akira'), open_book: null, save_position: null });
+  });
+
+  it('pairs from page 2 with page 1 alone, and lands the page shown on its new spread', async () => {
+    await reader.open(12);
+    reader.setLayout('spread');
+    reader.goTo(3);
+    expect(reader.shown).toEqual([3, 4]);
+    reader.setOffset(true);
+    expect(reader.index).toBe(2);
+    expect(reader.shown).toEqual([2, 3]);
+    reader.first();
+    reader.next();
+    expect(reader.shown).toEqual([1]);
+    reader.next();
+    expect(reader.shown).toEqual([2, 3]);
+  });
+
+  it('is kept per book, and offered to the books of the same series without a choice of their own', async () => {
+    await reader.open(12);
+    reader.setOffset(true);
+    reader.close();
+    await reader.open(12);
+    expect(reader.offset).toBe(true);
+    // Another book of the series, never set: the series' choice.
+    await reader.open(13);
+    expect(reader.offset).toBe(true);
+    expect(reader.series).toBe('Akira');
+    // Its own choice wins, and becomes the series'.
+    reader.setOffset(false);
+    await reader.open(14);
+    expect(reader.offset).toBe(false);
+    await reader.open(12);
+    expect(reader.offset).toBe(true);
+    // A book in no series: the defaults.
+    await reader.open(30);
+    expect(reader.offset).toBe(false);
+    expect(readingPrefs(15, 'Akira').offset).toBe(false);
+    expect(readingPrefs(15, 'Other').offset).toBe(false);
+  });
+});
+
+describe('image adjustments', () => {
+  it('make the filter drawn over the pages, none when nothing is adjusted', () => {
+    expect(adjustmentFilter({ brightness: 100, contrast: 100, warmth: 0 })).toBe('none');
+    expect(adjustmentFilter({ brightness: 120, contrast: 100, warmth: 0 })).toBe('brightness(1.2)');
+    expect(adjustmentFilter({ brightness: 90, contrast: 130, warmth: 50 })).toBe('brightness(0.9) contrast(1.3) sepia(0.3) hue-rotate(-5deg)');
+  });
+
+  it('stay within their ranges, are kept per book, reset, and made default with the rest', async () => {
+    await reader.open(12);
+    expect(reader.filter).toBe('none');
+    reader.setAdjustments({ brightness: 400, warmth: -3 });
+    expect(reader.adjustments).toEqual({ brightness: 150, contrast: 100, warmth: 0 });
+    reader.setAdjustments({ brightness: 80, contrast: 110, warmth: 20 });
+    reader.close();
+    await reader.open(12);
+    expect(reader.adjustments).toEqual({ brightness: 80, contrast: 110, warmth: 20 });
+    expect(reader.filter).toBe('brightness(0.8) contrast(1.1) sepia(0.12) hue-rotate(-2deg)');
+    reader.makeDefault();
+    reader.resetAdjustments();
+    expect(reader.filter).toBe('none');
+    backend({ book_details: details(13, { page_count: 5 }), open_book: null });
+    await reader.open(13);
+    expect(reader.adjustments).toEqual({ brightness: 80, contrast: 110, warmth: 20 });
+    await reader.open(12);
+    expect(reader.adjustments).toEqual({ brightness: 100, contrast: 100, warmth: 0 });
+  });
+
+  it('settings stored before offsets and adjustments existed still load', async () => {
+    localStorage.setItem('carrel.reader.defaults', JSON.stringify({ fit: 'width', direction: 'ltr', layout: 'spread' }));
+    localStorage.setItem('carrel.reader.12', JSON.stringify({ fit: 'height', direction: 'rtl', layout: 'single' }));
+    await reader.open(12);
+    expect([reader.fit, reader.direction, reader.layout, reader.offset]).toEqual(['height', 'rtl', 'single', false]);
+    expect(reader.adjustments).toEqual({ brightness: 100, contrast: 100, warmth: 0 });
+    expect(readingDefaults()).toEqual({ fit: 'width', direction: 'ltr', layout: 'spread', offset: false, brightness: 100, contrast: 100, warmth: 0 });
+    // Values out of range or of the wrong kind are left out.
+    localStorage.setItem('carrel.reader.12', JSON.stringify({ offset: 'yes', brightness: 'bright', contrast: 1000 }));
+    expect(readingPrefs(12)).toMatchObject({ offset: false, brightness: 100, contrast: 150 });
   });
 });
 
