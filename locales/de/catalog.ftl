@@ -40,6 +40,7 @@ browse-books = Bücher
 browse-loading-more = Weitere werden geladen…
 browse-more-failed = Weitere konnten nicht geladen werden: { $error }
 browse-load-more = Weitere laden
+browse-crumb-query = „{ $query }“
 
 ## Search box
 
@@ -182,3 +183,7 @@ format-name-comic = Comic
 format-name-book = Buch
 format-ago-now = gerade eben
 format-ago-date = am { $date }
+
+## Errors without a message of their own
+
+error-unknown = in Carrel ist etwas schiefgelaufen

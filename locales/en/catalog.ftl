@@ -40,6 +40,7 @@ browse-books = Books
 browse-loading-more = Loading more…
 browse-more-failed = Couldn’t load more: { $error }
 browse-load-more = Load more
+browse-crumb-query = “{ $query }”
 
 ## Search box
 
@@ -182,3 +183,7 @@ format-name-comic = Comic
 format-name-book = Book
 format-ago-now = just now
 format-ago-date = on { $date }
+
+## Errors without a message of their own
+
+error-unknown = something went wrong inside Carrel

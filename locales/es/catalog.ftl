@@ -40,6 +40,7 @@ browse-books = Libros
 browse-loading-more = Cargando más…
 browse-more-failed = No se pudo cargar más: { $error }
 browse-load-more = Cargar más
+browse-crumb-query = «{ $query }»
 
 ## Search box
 
@@ -182,3 +183,7 @@ format-name-comic = Cómic
 format-name-book = Libro
 format-ago-now = ahora mismo
 format-ago-date = el { $date }
+
+## Errors without a message of their own
+
+error-unknown = algo ha fallado dentro de Carrel

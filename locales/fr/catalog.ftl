@@ -40,6 +40,7 @@ browse-books = Livres
 browse-loading-more = Chargement de la suite…
 browse-more-failed = Impossible de charger la suite : { $error }
 browse-load-more = Charger la suite
+browse-crumb-query = « { $query } »
 
 ## Search box
 
@@ -182,3 +183,7 @@ format-name-comic = BD
 format-name-book = Livre
 format-ago-now = à l’instant
 format-ago-date = le { $date }
+
+## Errors without a message of their own
+
+error-unknown = un problème est survenu dans Carrel

@@ -14,6 +14,7 @@ import {
   percentOf,
   plainText,
 } from './format';
+import { i18n } from './i18n.svelte';
 
 describe('formatBytes', () => {
   it('uses decimal units, one decimal below ten', () => {
@@ -168,5 +169,45 @@ describe('formatReadingPlace', () => {
     expect(formatReadingPlace(comic)).toBe('Page 8 of 24');
     expect(formatReadingPlace({ ...comic, reader: 'pdf', page_count: null })).toBe('Page 8');
     expect(formatReadingPlace({ ...comic, last_page: null })).toBeNull();
+  });
+});
+
+describe('in French', () => {
+  /** French writes a narrow no-break space in numbers and before units; compared as plain spaces. */
+  function spaced(text: string | null): string | null {
+    return text === null ? null : text.replace(/[\u00a0\u202f]/g, ' ');
+  }
+
+  it('writes the same facts in French words and numbers', () => {
+    i18n.choose('fr');
+    try {
+      expect(formatBytes(1)).toBe('1 octet');
+      expect(formatBytes(999)).toBe('999 octets');
+      expect(spaced(formatBytes(1500))).toBe('1,5 ko');
+      expect(spaced(formatBytes(3_210_000_000))).toBe('3,2 Go');
+      expect(spaced(formatBytes(5e15))).toBe('5 000 To');
+      expect(spaced(formatRate(1_250_000))).toBe('1,3 Mo/s');
+      expect(formatPercent(42)).toBe('42 %');
+      expect(formatEta(45)).toBe('moins d’une minute restante');
+      expect(formatEta(2 * 3600 + 5 * 60)).toBe('environ 2 h 5 min restantes');
+      expect(formatEta(3 * 24 * 3600)).toBe('environ 3 jours restants');
+      expect(formatPages(240)).toBe('240 pages');
+      expect(formatAuthors(['A', 'B', 'C'])).toBe('A, B et C');
+      expect(formatName('comic')).toBe('BD');
+      expect(formatSeries('Saga', 3.5)).toBe('Saga nº 3,5');
+      expect(formatReadingPlace({ reader: 'comic', last_page: 7, page_count: 24, text_place: null })).toBe('Page 8 sur 24');
+      const now = Date.UTC(2026, 0, 10, 12);
+      expect(formatAgo(now - 20_000, now)).toBe('à l’instant');
+      expect(formatAgo(now - 5 * 60_000, now)).toBe('il y a 5 minutes');
+      expect(formatAgo(now - 26 * 3600_000, now)).toBe('hier');
+      expect(formatAgo(now - 30 * 86_400_000, now)).toMatch(/^le .*2025$/);
+    } finally {
+      i18n.choose('system');
+    }
+  });
+
+  it('goes back to English with the system’s language', () => {
+    expect(formatBytes(1500)).toBe('1.5 kB');
+    expect(formatAuthors(['A', 'B'])).toBe('A and B');
   });
 });

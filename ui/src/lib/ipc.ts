@@ -4,6 +4,7 @@
  * the rejection had.
  */
 import { Channel, convertFileSrc, invoke, type InvokeArgs } from '@tauri-apps/api/core';
+import { t } from './i18n.svelte';
 
 /**
  * What kind of failure a command reported; the UI branches on this, never on messages.
@@ -344,7 +345,7 @@ export function toCommandError(reason: unknown): CommandError {
   if (typeof reason === 'string' && reason.trim() !== '') {
     return { kind: FALLBACK_KIND, message: reason };
   }
-  return { kind: FALLBACK_KIND, message: 'something went wrong inside Carrel' };
+  return { kind: FALLBACK_KIND, message: t('error-unknown') };
 }
 
 async function call<T>(command: string, args?: InvokeArgs): Promise<T> {

@@ -12,6 +12,7 @@
  * side gives its kept copy at once); the reader's "Try again" and the background retries ask it.
  */
 import { SvelteMap } from 'svelte/reactivity';
+import { t } from '../i18n.svelte';
 import {
   browseCatalog,
   searchCatalog,
@@ -116,7 +117,7 @@ export class BrowseSession {
   search(query: string): Promise<void> {
     const text = query.trim();
     if (text === '') return Promise.resolve();
-    const crumb: Crumb = { title: `“${text}”`, feedUrl: null, query: text };
+    const crumb: Crumb = { title: t('browse-crumb-query', { query: text }), feedUrl: null, query: text };
     const base = this.isSearch ? this.crumbs.slice(0, -1) : this.crumbs;
     this.crumbs = [...base, crumb];
     return this.#load();

@@ -8,6 +8,10 @@
  */
 import {
   bookDetails,
+  seriesNeighbours,
+  type BookDetails,
+  type SeriesNeighbour,
+  type SeriesNeighbours,
   epubPosition,
   saveEpubPosition,
   takeServerPosition,
@@ -16,7 +20,9 @@ import {
   type ServerPosition,
 } from '../ipc';
 import { router, type Route } from './router.svelte';
+import { details } from './details.svelte';
 import { toasts } from './toasts.svelte';
+import { t } from '../i18n.svelte';
 
 /** How long, at most, the book waits for the server's position once its file is ready. */
 export const SERVER_POSITION_WAIT_MS = 1500;
@@ -151,7 +157,7 @@ export function flattenToc(toc: unknown, depth = 0, into: TocEntry[] = []): TocE
   for (const item of toc as FoliateTocItem[]) {
     if (typeof item !== 'object' || item === null) continue;
     const label = typeof item.label === 'string' ? item.label.trim() : '';
-    if (typeof item.href === 'string' && item.href !== '') into.push({ label: label || 'Untitled', href: item.href, depth });
+    if (typeof item.href === 'string' && item.href !== '') into.push({ label: label || t('epub-untitled'), href: item.href, depth });
     flattenToc(item.subitems, depth + 1, into);
   }
   return into;
@@ -173,6 +179,13 @@ class EpubReaderState {
   chapter = $state('');
   /** The position the book opened at (saved last time), `null` for its start. */
   startCfi = $state<string | null>(null);
+  /**
+   * The card shown over the book: `'next'` after a turn forward at its end, `'previous'` after a
+   * turn back at its start; null when the book is shown.
+   */
+  end = $state<'next' | 'previous' | null>(null);
+  /** The books before and after this one in its series, once known. */
+  neighbours = $state<SeriesNeighbours | null>(null);
 
   #returnTo: Route = { view: 'home' };
   #generation = 0;
@@ -206,6 +219,8 @@ class EpubReaderState {
     this.fraction = 0;
     this.chapter = '';
     this.startCfi = null;
+    this.end = null;
+    this.neighbours = null;
     this.#saved = null;
     // Asked at once, while the file loads: a newer position from another device wins. The
     // server is given as long as the book waits for it, so a late answer is not taken either.
@@ -218,6 +233,7 @@ class EpubReaderState {
       this.startCfi = position?.cfi ?? null;
       this.fraction = position?.fraction ?? 0;
       this.#saved = position?.cfi ?? null;
+      void this.#loadNeighbours(bookId, generation);
     } catch (reason) {
       if (generation !== this.#generation) return;
       this.fail(toCommandError(reason));
@@ -245,7 +261,7 @@ class EpubReaderState {
       return own;
     }
     const percent = Math.round((theirs.progression ?? 0) * 100);
-    toasts.show(`Continued at ${percent}%, where you left off on another device`);
+    toasts.show(t('epub-continued-elsewhere', { percent }));
     return { cfi: theirs.cfi, fraction: theirs.cfi === null ? theirs.progression : null };
   }
 
@@ -300,6 +316,81 @@ class EpubReaderState {
     });
   }
 
+  /** Asks for the book's neighbours in its series; none known when that fails. */
+  async #loadNeighbours(bookId: number, generation: number): Promise<void> {
+    let neighbours: SeriesNeighbours;
+    try {
+      neighbours = await seriesNeighbours(bookId);
+    } catch {
+      neighbours = { series: null, previous: null, next: null };
+    }
+    if (generation === this.#generation) this.neighbours = neighbours;
+  }
+
+  /**
+   * A turn forward (`next`) or back, `atEdge` when the view shows the book's last page (or its
+   * first): whether the view should turn its page. At the edge the end card shows instead (the
+   * position saved: the book is read); on the card a turn forward opens the book it offers (a card
+   * before the start with none to offer closes), a turn back closes it.
+   */
+  turn(way: 'next' | 'previous', atEdge: boolean): boolean {
+    if (this.end !== null) {
+      if (way === 'previous') this.closeEnd();
+      else if (this.offered !== null) void this.openOffered();
+      else if (this.end === 'previous') this.closeEnd();
+      return false;
+    }
+    if (atEdge && this.phase === 'ready') {
+      this.end = way;
+      this.flush();
+      return false;
+    }
+    return true;
+  }
+
+  /** Closes the end card: the book is shown again where it was. */
+  closeEnd(): void {
+    this.end = null;
+  }
+
+  /** The book the card shown offers, if there is one. */
+  get offered(): SeriesNeighbour | null {
+    if (this.end === null || this.neighbours === null) return null;
+    return this.end === 'next' ? this.neighbours.next : this.neighbours.previous;
+  }
+
+  /**
+   * Opens the book the card offers in the reader that fits it: this one for an EPUB (where it was
+   * left), the comic reader for a comic or a PDF (the next at its first page, the previous at its
+   * last), its details for a format no reader shows.
+   */
+  async openOffered(): Promise<void> {
+    const offered = this.offered;
+    if (offered === null) return;
+    const at = this.end === 'next' ? 'start' : 'end';
+    let kind: BookDetails['reader'] | null = null;
+    try {
+      kind = (await bookDetails(offered.book_id)).reader;
+    } catch {
+      // Not known: opened in the comic reader, where its error shows.
+    }
+    if (this.offered?.book_id !== offered.book_id) return;
+    if (kind === 'epub') {
+      void this.open(offered.book_id);
+      return;
+    }
+    if (kind === 'other') {
+      this.close();
+      details.open(offered.book_id);
+      return;
+    }
+    const { reader } = await import('./reader.svelte');
+    if (this.offered?.book_id !== offered.book_id) return;
+    // The comic reader goes back, on Esc, where this one would have.
+    this.close();
+    void reader.open(offered.book_id, at);
+  }
+
   /** Saves the position and goes back where the reader came from. */
   close(): void {
     this.flush();
@@ -307,6 +398,7 @@ class EpubReaderState {
     const back = this.#returnTo;
     this.bookId = null;
     this.phase = 'idle';
+    this.end = null;
     router.go(back);
   }
 }
