@@ -3,10 +3,13 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
 
 import { invoke } from '@tauri-apps/api/core';
-import { backend, details } from '../../test/fixtures';
+import { backend, details, status } from '../../test/fixtures';
 import { resetStores } from '../../test/stores';
 import { EPUB_DEFAULTS, FONT_SIZE, epubReader, flattenToc, parsePrefs, readerCss } from './epubReader.svelte';
 import { toasts } from './toasts.svelte';
+import { reader } from './reader.svelte';
+import { router } from './router.svelte';
+import { details as detailsPanel } from './details.svelte';
 
 const book = details(7, { title: 'Dune', format: 'epub', page_count: null });
 const own = { cfi: 'epubcfi(/6/4!/4/2/1:0)', fraction: 0.1, updatedAtMs: 1 };
@@ -98,5 +101,110 @@ describe('the table of contents', () => {
       { label: 'Untitled', href: 'c2.xhtml#x', depth: 0 },
     ]);
     expect(flattenToc(undefined)).toEqual([]);
+  });
+});
+
+describe('the end of an EPUB', () => {
+  const neighbour = (id: number, title: string) => ({ book_id: id, title, number: id - 6, finished: false, on_device: true, status: status(id, 'stored') });
+
+  /** Dune (7) between 6 and 8; 8 is `nextFormat`, 6 an EPUB. */
+  function series(nextFormat: string, neighbours: Record<string, unknown> = {}) {
+    backend({
+      book_details: ({ bookId }) =>
+        bookId === 7 ? book : details(bookId as number, { title: `Dune ${(bookId as number) - 6}`, format: bookId === 8 ? nextFormat : 'epub', page_count: 12 }),
+      epub_position: ({ bookId }) => (bookId === 7 ? own : null),
+      take_server_position: null,
+      save_epub_position: null,
+      open_book: null,
+      series_neighbours: { series: 'Dune', previous: neighbour(6, 'Dune 0'), next: neighbour(8, 'Dune 2'), ...neighbours },
+    });
+  }
+
+  async function openAtReady() {
+    router.go({ view: 'server', serverId: 1 });
+    await epubReader.open(7);
+    epubReader.loaded([]);
+    await vi.waitFor(() => expect(epubReader.neighbours).not.toBeNull());
+  }
+
+  beforeEach(() => {
+    resetStores();
+    vi.mocked(invoke).mockReset();
+  });
+
+  it('turns pages inside the book, and past its end shows the card offering the next book, saving the position', async () => {
+    series('epub');
+    await openAtReady();
+    expect(epubReader.turn('next', false)).toBe(true);
+    expect(epubReader.end).toBeNull();
+    epubReader.relocated('epubcfi(/6/40!/4/2/1:0)', 1, 'The end');
+    expect(epubReader.turn('next', true)).toBe(false);
+    expect(epubReader.end).toBe('next');
+    expect(epubReader.offered?.book_id).toBe(8);
+    expect(vi.mocked(invoke)).toHaveBeenCalledWith('save_epub_position', expect.objectContaining({ bookId: 7, cfi: 'epubcfi(/6/40!/4/2/1:0)' }));
+    // A turn back closes the card, the book where it was.
+    expect(epubReader.turn('previous', false)).toBe(false);
+    expect(epubReader.end).toBeNull();
+  });
+
+  it('opens the next EPUB in the EPUB reader on one more turn forward', async () => {
+    series('epub');
+    await openAtReady();
+    epubReader.turn('next', true);
+    epubReader.turn('next', true);
+    await vi.waitFor(() => expect(epubReader.bookId).toBe(8));
+    expect(epubReader.end).toBeNull();
+    expect(router.route).toEqual({ view: 'epub', bookId: 8 });
+  });
+
+  it('opens a comic offered in the comic reader, the previous one at its last page', async () => {
+    backend({
+      book_details: ({ bookId }) => (bookId === 7 ? book : details(bookId as number, { title: 'Dune comic', page_count: 12, last_page: 2 })),
+      epub_position: own,
+      take_server_position: null,
+      save_epub_position: null,
+      open_book: null,
+      save_position: null,
+      series_neighbours: { series: 'Dune', previous: neighbour(6, 'Dune comic'), next: null },
+    });
+    await openAtReady();
+    expect(epubReader.turn('previous', true)).toBe(false);
+    expect(epubReader.end).toBe('previous');
+    epubReader.turn('next', false);
+    await vi.waitFor(() => expect(reader.phase).toBe('ready'));
+    expect(reader.bookId).toBe(6);
+    expect(reader.index).toBe(11);
+    expect(epubReader.bookId).toBeNull();
+    // Esc in the comic reader goes back where the EPUB was opened from.
+    reader.close();
+    expect(router.route).toEqual({ view: 'server', serverId: 1 });
+  });
+
+  it('shows a book no reader shows in its details, and closes a card with nothing to offer', async () => {
+    series('other', { previous: null });
+    backend({
+      book_details: ({ bookId }) => (bookId === 7 ? book : { ...details(bookId as number), reader: 'other' }),
+      epub_position: own,
+      take_server_position: null,
+      save_epub_position: null,
+      series_neighbours: { series: 'Dune', previous: null, next: neighbour(8, 'Dune 2') },
+    });
+    await openAtReady();
+    epubReader.turn('previous', true);
+    expect(epubReader.offered).toBeNull();
+    epubReader.turn('next', false);
+    expect(epubReader.end).toBeNull();
+    epubReader.turn('next', true);
+    epubReader.turn('next', true);
+    await vi.waitFor(() => expect(detailsPanel.bookId).toBe(8));
+    expect(epubReader.bookId).toBeNull();
+    expect(router.route).toEqual({ view: 'server', serverId: 1 });
+  });
+
+  it('shows no card before the book is on screen', async () => {
+    series('epub');
+    await epubReader.open(7);
+    expect(epubReader.turn('next', true)).toBe(true);
+    expect(epubReader.end).toBeNull();
   });
 });
