@@ -119,6 +119,11 @@ tile-read = Gelesen
 badge-queued = Wartet
 badge-failed = Fehlgeschlagen
 badge-failed-reason = Fehlgeschlagen: { $reason }
+badge-remote = Auf dem Server
+badge-stored = Auf dem Gerät
+badge-downloading = Wird geladen { $percent }
+badge-queued-percent = Wartet · { $percent }
+badge-reason-unknown = der Download ist fehlgeschlagen
 
 ## Series window, in the book details
 

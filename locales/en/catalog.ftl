@@ -119,6 +119,11 @@ tile-read = Read
 badge-queued = Queued
 badge-failed = Failed
 badge-failed-reason = Failed: { $reason }
+badge-remote = Remote
+badge-stored = On device
+badge-downloading = Downloading { $percent }
+badge-queued-percent = Queued · { $percent }
+badge-reason-unknown = the download failed
 
 ## Series window, in the book details
 

@@ -119,6 +119,11 @@ tile-read = Leído
 badge-queued = En cola
 badge-failed = Error
 badge-failed-reason = Error: { $reason }
+badge-remote = En el servidor
+badge-stored = En el dispositivo
+badge-downloading = Descargando { $percent }
+badge-queued-percent = En cola · { $percent }
+badge-reason-unknown = la descarga falló
 
 ## Series window, in the book details
 

@@ -119,6 +119,11 @@ tile-read = Lu
 badge-queued = En attente
 badge-failed = Échec
 badge-failed-reason = Échec : { $reason }
+badge-remote = Distant
+badge-stored = Sur l’appareil
+badge-downloading = Téléchargement { $percent }
+badge-queued-percent = En attente · { $percent }
+badge-reason-unknown = le téléchargement a échoué
 
 ## Series window, in the book details
 

@@ -4,6 +4,7 @@
  */
 import type { ActiveDownload, BookState, BookStatus } from './ipc';
 import { formatPercent, percentOf } from './format';
+import { t } from './i18n.svelte';
 
 export interface BookBadge {
   state: BookState;
@@ -32,20 +33,20 @@ export function bookBadge(status: BookStatus, active: ActiveDownload | null = nu
   const percent = bookPercent(status, active);
   switch (status.state) {
     case 'stored':
-      return { state: 'stored', label: 'On device', percent: 100, reason: null };
+      return { state: 'stored', label: t('badge-stored'), percent: 100, reason: null };
     case 'downloading':
-      return { state: 'downloading', label: `Downloading ${formatPercent(percent ?? 0)}`, percent: percent ?? 0, reason: null };
+      return { state: 'downloading', label: t('badge-downloading', { percent: formatPercent(percent ?? 0) }), percent: percent ?? 0, reason: null };
     case 'queued':
       return {
         state: 'queued',
-        label: percent ? `Queued · ${formatPercent(percent)}` : 'Queued',
+        label: percent ? t('badge-queued-percent', { percent: formatPercent(percent) }) : t('badge-queued'),
         percent: percent ?? 0,
         reason: null,
       };
     case 'failed':
-      return { state: 'failed', label: 'Failed', percent, reason: status.reason?.trim() || 'the download failed' };
+      return { state: 'failed', label: t('badge-failed'), percent, reason: status.reason?.trim() || t('badge-reason-unknown') };
     default:
-      return { state: 'remote', label: 'Remote', percent: null, reason: null };
+      return { state: 'remote', label: t('badge-remote'), percent: null, reason: null };
   }
 }
 
