@@ -10,6 +10,7 @@ import {
   seriesAheadChoices,
   seriesAheadLabel,
   seriesRemoveAfterChoices,
+  seriesRemoveAfterLabel,
   validateInterval,
   serverFormValues,
   suggestName,
@@ -279,6 +280,11 @@ describe('the server’s series field', () => {
     expect(seriesAheadChoices(50).at(-1)).toBe(50);
     expect(seriesRemoveAfterChoices(null)).toBe(SERIES_REMOVE_AFTER);
     expect(seriesRemoveAfterChoices(7)).toBe(SERIES_REMOVE_AFTER);
-    expect(seriesRemoveAfterChoices(14).at(-1)).toEqual([14, 'are removed 14 days after']);
+    expect(seriesRemoveAfterChoices(14).at(-1)).toBe(14);
+    expect(seriesRemoveAfterLabel(null)).toBe('stay on this device');
+    expect(seriesRemoveAfterLabel(1)).toBe('are removed a day after');
+    expect(seriesRemoveAfterLabel(7)).toBe('are removed a week after');
+    expect(seriesRemoveAfterLabel(30)).toBe('are removed a month after');
+    expect(seriesRemoveAfterLabel(14)).toBe('are removed 14 days after');
   });
 });

@@ -3,6 +3,7 @@
  * They mirror the checks the Rust side makes again when the server is saved.
  */
 import type { AddServerInput, Server, UpdateServerInput } from './ipc';
+import { t } from './i18n.svelte';
 
 /** The longest name the library accepts, in characters. */
 export const MAX_NAME_CHARS = 80;
@@ -25,7 +26,7 @@ const LOOKS_LIKE_BARE_HOST = /^(?:[a-z0-9-]+\.)*[a-z0-9-]+(?::\d+)?(?:[/?#]|$)/i
 export function validateCatalogUrl(raw: string): string | null {
   const text = raw.trim();
   if (text === '') {
-    return "Enter the server's address, or its OPDS catalog's.";
+    return t('server-form-url-missing');
   }
   const missingScheme = !text.includes('://') && LOOKS_LIKE_BARE_HOST.test(text);
   let url: URL;
@@ -35,19 +36,19 @@ export function validateCatalogUrl(raw: string): string | null {
     url = new URL(missingScheme ? `http://${text}` : text);
   } catch {
     return missingScheme
-      ? `Start the address with https:// or http://, as in ${EXAMPLE_URL}.`
-      : `This is not a web address; it should look like ${EXAMPLE_URL}.`;
+      ? t('server-form-url-scheme', { example: EXAMPLE_URL })
+      : t('server-form-url-invalid', { example: EXAMPLE_URL });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return missingScheme
-      ? `Start the address with https:// or http://, as in ${EXAMPLE_URL}.`
-      : `“${url.protocol}” addresses are not supported; use http:// or https://.`;
+      ? t('server-form-url-scheme', { example: EXAMPLE_URL })
+      : t('server-form-url-protocol', { protocol: url.protocol });
   }
   if (url.hostname === '') {
-    return 'The address has no server name.';
+    return t('server-form-url-no-host');
   }
   if (url.username !== '' || url.password !== '') {
-    return 'Put the username and password in their own fields, not in the address.';
+    return t('server-form-url-credentials');
   }
   return null;
 }
@@ -58,8 +59,8 @@ export function validateCatalogUrl(raw: string): string | null {
  */
 export function validateName(raw: string, { optional = false }: { optional?: boolean } = {}): string | null {
   const name = raw.trim();
-  if (name === '') return optional ? null : 'Give the server a name.';
-  if ([...name].length > MAX_NAME_CHARS) return `The name is too long (at most ${MAX_NAME_CHARS} characters).`;
+  if (name === '') return optional ? null : t('server-form-name-missing');
+  if ([...name].length > MAX_NAME_CHARS) return t('server-form-name-too-long', { max: MAX_NAME_CHARS });
   return null;
 }
 
@@ -69,9 +70,9 @@ export function validateName(raw: string, { optional = false }: { optional?: boo
  */
 export function validateInterval(raw: string): string | null {
   const text = raw.trim();
-  if (text === '') return 'Enter a number of milliseconds (0 for no pause).';
-  if (!/^\d+$/.test(text)) return 'Enter a whole number of milliseconds, such as 500.';
-  if (Number(text) > MAX_INTERVAL_MS) return `The pause can be at most ${MAX_INTERVAL_MS} ms (one minute).`;
+  if (text === '') return t('server-form-interval-missing');
+  if (!/^\d+$/.test(text)) return t('server-form-interval-invalid');
+  if (Number(text) > MAX_INTERVAL_MS) return t('server-form-interval-too-long', { max: String(MAX_INTERVAL_MS) });
   return null;
 }
 
@@ -187,18 +188,24 @@ export function toUpdateServerInput(values: ServerFormValues): UpdateServerInput
 export const SERIES_AHEAD = [0, 1, 2, 3, 5, 10];
 
 /** Days after a book is finished that it is removed; `null` keeps it. */
-export const SERIES_REMOVE_AFTER: Array<[number | null, string]> = [
-  [null, 'stay on this device'],
-  [0, 'are removed once read'],
-  [1, 'are removed a day after'],
-  [7, 'are removed a week after'],
-  [30, 'are removed a month after'],
-];
+export const SERIES_REMOVE_AFTER: Array<number | null> = [null, 0, 1, 7, 30];
 
 /** The words for keeping `n` books ahead in the server's "Series" field. */
 export function seriesAheadLabel(n: number): string {
-  if (n === 0) return 'Off';
-  return n === 1 ? 'The next unread book' : `The next ${n} unread books`;
+  if (n === 0) return t('server-form-series-off');
+  return t('server-form-series-next', { count: n });
+}
+
+/** The words for removing finished books `days` after (`null`: never) in the "Series" field. */
+export function seriesRemoveAfterLabel(days: number | null): string {
+  switch (days) {
+    case null:
+      return t('server-form-series-stay');
+    case 0:
+      return t('server-form-series-remove-read');
+    default:
+      return t('server-form-series-remove-after', { days });
+  }
 }
 
 /**
@@ -210,7 +217,7 @@ export function seriesAheadChoices(saved: number): number[] {
 }
 
 /** As {@link seriesAheadChoices}, for the days after which finished books are removed. */
-export function seriesRemoveAfterChoices(saved: number | null): Array<[number | null, string]> {
-  if (SERIES_REMOVE_AFTER.some(([days]) => days === saved)) return SERIES_REMOVE_AFTER;
-  return [...SERIES_REMOVE_AFTER, [saved, `are removed ${saved} days after`]];
+export function seriesRemoveAfterChoices(saved: number | null): Array<number | null> {
+  if (SERIES_REMOVE_AFTER.includes(saved)) return SERIES_REMOVE_AFTER;
+  return [...SERIES_REMOVE_AFTER, saved];
 }
