@@ -9,6 +9,7 @@ import SettingsView from './SettingsView.svelte';
 import { backend } from '../test/fixtures';
 import { resetStores } from '../test/stores';
 import type { Settings } from '../lib/ipc';
+import { i18n } from '../lib/i18n.svelte';
 
 const invokeMock = vi.mocked(invoke);
 
@@ -165,5 +166,27 @@ describe('SettingsView', () => {
     await user.click(screen.getByTestId('storage-retry'));
     expect(await screen.findByTestId('settings-books-kept')).toBeTruthy();
     expect((await screen.findByTestId('storage-total')).textContent).toBe('0 bytes');
+  });
+
+  it('changes the whole window’s language at once, and back to the system’s', async () => {
+    render(SettingsView);
+    const user = userEvent.setup();
+    const select = (await screen.findByTestId('settings-language')) as HTMLSelectElement;
+    const options = [...select.options].map((o) => o.textContent?.trim());
+    expect(options).toEqual(['System default (English)', 'English', 'Deutsch', 'Español', 'Français']);
+    expect(select.value).toBe('system');
+    try {
+      await user.selectOptions(select, 'fr');
+      expect(i18n.language).toBe('fr');
+      expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Paramètres');
+      expect(screen.getByRole('heading', { name: 'Langue' })).toBeTruthy();
+      expect(select.value).toBe('fr');
+      expect(select.options[0].textContent).toBe('Langue du système (English)');
+      await user.selectOptions(select, 'system');
+      expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Settings');
+      expect(localStorage.getItem('carrel.language')).toBe('system');
+    } finally {
+      i18n.choose('system');
+    }
   });
 });
