@@ -113,7 +113,7 @@ fuzz: ui
 	@$(ROOT)/scripts/ensure-packages p7zip-full
 	@echo "==> fuzzing the core's parsers ($(FUZZ_CASES) cases per property, optimised)"
 	CARREL_FUZZ_CASES=$(FUZZ_CASES) cargo test --profile fuzz -p carrel-core --test fuzz -- --nocapture
-	CARREL_FUZZ_CASES=$(FUZZ_CASES) cargo test --profile fuzz -p carrel-core --lib opds::hostile_input_tests
+	CARREL_FUZZ_CASES=$(FUZZ_CASES) cargo test --profile fuzz -p carrel-opds --lib hostile_input_tests
 	@echo "==> fuzzing the protocols' request paths ($(FUZZ_CASES) cases per property)"
 	CARREL_FUZZ_CASES=$(FUZZ_CASES) cargo test -p carrel --lib protocol_requests_tests
 

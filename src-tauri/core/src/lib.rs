@@ -5,38 +5,39 @@
 //! runs anywhere.
 //!
 //! # Layout
-//! Seven layers, lowest first. A module uses only its own layer and the layers below it; the
-//! test `layers::no_module_imports_a_layer_above_its_own` reads every `use crate::` path and
-//! fails on an upward one.
+//! Seven layers, lowest first, each its own crate under `src-tauri/crates/`, re-exported here
+//! under its layer's name. A crate's `Cargo.toml` names only the layers below it that it uses,
+//! so an upward use is not a style mistake a test has to find: Cargo refuses the dependency
+//! (a cycle, or a crate that is not there to name) and the code does not compile.
 //!
-//! 1. [`foundation`] — what every layer stands on and that knows no library: the clock, the
-//!    data dir, the SQLite store, error kinds, dates, image types, secrets in addresses,
-//!    holders of cross-process rows.
-//! 2. [`opds`] — catalogs as servers write them (OPDS 1.2 Atom, OPDS 2.0, OpenSearch, page
-//!    streaming, URL templates), parsed from bytes; no HTTP, no store.
-//! 3. [`library`] — what the reader keeps: servers, their credentials and sessions, books and
-//!    their identity, settings, the kept catalog pages.
-//! 4. [`http`] — talking to servers: the client with per-server auth and status triage, the
-//!    one request slot per server, finding a catalog from an address.
-//! 5. [`engine`] — the download engine: the persistent stack, the executor lease, the executor
-//!    itself, part files, limits, progress events, the producers, the downloads page.
-//! 6. [`reading`] — what the reader's windows read: pages and whole files by book id, comic
-//!    archives, which reader opens a book, positions and their sync (OPDS progression, Komga,
-//!    KOReader sync).
-//! 7. [`catalog`] — browsing: the catalog client, covers, books as windows show them, search
-//!    on the device and across servers, storage usage, "keep all offline" batches, removing a
-//!    server with everything it brought.
+//! 1. [`foundation`] (`carrel-foundation`) — what every layer stands on and that knows no
+//!    library: the clock, the data dir, the SQLite store and its migrations, error kinds,
+//!    dates, image types, secrets in addresses, holders of cross-process rows.
+//! 2. [`opds`] (`carrel-opds`) — catalogs as servers write them (OPDS 1.2 Atom, OPDS 2.0,
+//!    OpenSearch, page streaming, URL templates), parsed from bytes; no HTTP, no store.
+//! 3. [`library`] (`carrel-library`) — what the reader keeps: servers, their credentials and
+//!    sessions, books and their identity, settings, the kept catalog pages.
+//! 4. [`http`] (`carrel-http`) — talking to servers: the client with per-server auth and status
+//!    triage, the one request slot per server, finding a catalog from an address.
+//! 5. [`engine`] (`carrel-engine`) — the download engine: the persistent stack, the executor
+//!    lease, the executor itself, part files, limits, progress events, the producers, the
+//!    downloads page.
+//! 6. [`reading`] (`carrel-reading`) — what the reader's windows read: pages and whole files by
+//!    book id, comic archives, which reader opens a book, positions and their sync (OPDS
+//!    progression, Komga, KOReader sync).
+//! 7. [`catalog`] (`carrel-catalog`) — browsing: the catalog client, covers, books as windows
+//!    show them, search on the device and across servers, storage usage, "keep all offline"
+//!    batches, removing a server with everything it brought.
+//!
+//! This crate adds only [`open_library`], which needs the store and the library both.
 
-pub mod catalog;
-pub mod engine;
-pub mod foundation;
-pub mod http;
-pub mod library;
-pub mod opds;
-pub mod reading;
-
-#[cfg(test)]
-mod layers;
+pub use carrel_catalog as catalog;
+pub use carrel_engine as engine;
+pub use carrel_foundation as foundation;
+pub use carrel_http as http;
+pub use carrel_library as library;
+pub use carrel_opds as opds;
+pub use carrel_reading as reading;
 
 pub use foundation::error::{ErrorField, ErrorKind, Failure};
 pub use library::Error;

@@ -1,0 +1,1036 @@
+//! The library servers the reader has added: their names, catalog URLs, usernames, the
+//! politeness interval between requests and whether a self-signed certificate is accepted.
+//! Validates what the reader typed before anything is saved. Passwords are not here: see
+//! [`crate::credentials`].
+
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::credentials::{Credentials, Secret};
+use carrel_foundation::address_secrets;
+use carrel_foundation::error::ErrorKind;
+use carrel_foundation::store::{Store, StoreError};
+
+/// The longest server name accepted, in characters.
+pub const MAX_NAME_CHARS: usize = 80;
+/// The longest minimum interval between two requests to a server.
+pub const MAX_INTERVAL_MS: i64 = 60_000;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    #[error("give the server a name")]
+    EmptyName,
+    #[error("the name is too long (at most {MAX_NAME_CHARS} characters)")]
+    NameTooLong,
+    #[error("{0}")]
+    InvalidUrl(String),
+    #[error("the interval between requests must be between 0 and {MAX_INTERVAL_MS} ms")]
+    InvalidInterval,
+    #[error("a server named \"{0}\" exists already")]
+    DuplicateName(String),
+    /// The catalog's address is a saved server's already (named here).
+    #[error("you already have this server: {0}")]
+    DuplicateUrl(String),
+    #[error("no server named \"{0}\"")]
+    NotFound(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl carrel_foundation::error::Failure for ServerError {
+    fn kind(&self) -> carrel_foundation::error::ErrorKind {
+        match self {
+            ServerError::EmptyName
+            | ServerError::NameTooLong
+            | ServerError::InvalidUrl(_)
+            | ServerError::InvalidInterval => ErrorKind::InvalidInput,
+            ServerError::DuplicateName(_) | ServerError::DuplicateUrl(_) => ErrorKind::Conflict,
+            ServerError::NotFound(_) => ErrorKind::NotFound,
+            ServerError::Store(_) => ErrorKind::Storage,
+        }
+    }
+
+    fn field(&self) -> Option<carrel_foundation::error::ErrorField> {
+        match self {
+            ServerError::EmptyName | ServerError::NameTooLong | ServerError::DuplicateName(_) => {
+                Some(carrel_foundation::error::ErrorField::Name)
+            }
+            ServerError::InvalidUrl(_) | ServerError::DuplicateUrl(_) => {
+                Some(carrel_foundation::error::ErrorField::Url)
+            }
+            ServerError::InvalidInterval => {
+                Some(carrel_foundation::error::ErrorField::MinIntervalMs)
+            }
+            ServerError::NotFound(_) | ServerError::Store(_) => None,
+        }
+    }
+}
+
+/// A saved library server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Server {
+    pub id: i64,
+    pub name: String,
+    /// The catalog's root feed.
+    pub url: String,
+    pub username: Option<String>,
+    /// Minimum time between the starts of two requests to this server.
+    pub min_interval_ms: i64,
+    pub created_at_ms: i64,
+    /// Why downloads from this server are paused ("authentication needed"), if they are.
+    pub paused_reason: Option<String>,
+    /// The reader chose to accept this server's certificate even when no authority vouches
+    /// for it (a self-signed certificate on a server they run). Off unless chosen.
+    pub trust_self_signed: bool,
+    /// The saved secret is an API key, sent as `X-API-Key` (Komga's), never as a password.
+    pub api_key: bool,
+}
+
+/// What the reader typed in the "Add server" dialog.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct NewServer {
+    pub name: String,
+    pub url: String,
+    #[serde(default)]
+    pub username: Option<String>,
+    #[serde(default)]
+    pub min_interval_ms: Option<i64>,
+    /// Accept the server's certificate even if it is self-signed. Absent: off when adding,
+    /// unchanged when updating.
+    #[serde(default)]
+    pub trust_self_signed: Option<bool>,
+    /// The secret given is an API key (signs in alone, without a username). Absent: off when
+    /// adding, unchanged when updating.
+    #[serde(default)]
+    pub api_key: Option<bool>,
+}
+
+/// A server that passed validation, ready to save.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidServer {
+    pub name: String,
+    pub url: Url,
+    pub username: Option<String>,
+    pub min_interval_ms: i64,
+    pub trust_self_signed: bool,
+    pub api_key: bool,
+}
+
+/// Checks and normalises the reader's input: a non-empty name, an `http(s)` URL with a host
+/// and no credentials in it (those have their own fields).
+pub fn validate(input: &NewServer) -> Result<ValidServer, ServerError> {
+    let name = input.name.trim();
+    if name.is_empty() {
+        return Err(ServerError::EmptyName);
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(ServerError::NameTooLong);
+    }
+    let url = validate_url(&input.url)?;
+    let api_key = input.api_key.unwrap_or(false);
+    // An API key signs in alone: a username beside it would make it a password.
+    let username = input
+        .username
+        .as_deref()
+        .map(str::trim)
+        .filter(|u| !u.is_empty() && !api_key)
+        .map(str::to_owned);
+    let min_interval_ms = input.min_interval_ms.unwrap_or(0);
+    if !(0..=MAX_INTERVAL_MS).contains(&min_interval_ms) {
+        return Err(ServerError::InvalidInterval);
+    }
+    Ok(ValidServer {
+        name: name.to_owned(),
+        url,
+        username,
+        min_interval_ms,
+        trust_self_signed: input.trust_self_signed.unwrap_or(false),
+        api_key,
+    })
+}
+
+/// Parses a catalog URL as typed by a reader.
+pub fn validate_url(raw: &str) -> Result<Url, ServerError> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Err(ServerError::InvalidUrl(
+            "enter the address of the server's OPDS catalog".into(),
+        ));
+    }
+    let url = Url::parse(raw).map_err(|_| {
+        ServerError::InvalidUrl(
+            "this is not a web address; it should look like https://books.example.org/opds".into(),
+        )
+    })?;
+    match url.scheme() {
+        "http" | "https" => {}
+        other => {
+            return Err(ServerError::InvalidUrl(format!(
+                "\"{other}:\" addresses are not supported; use http:// or https://"
+            )))
+        }
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(ServerError::InvalidUrl(
+            "the address has no server name".into(),
+        ));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(ServerError::InvalidUrl(
+            "put the username and password in their own fields, not in the address".into(),
+        ));
+    }
+    Ok(url)
+}
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<Server> {
+    Ok(Server {
+        id: row.get("id")?,
+        name: row.get("name")?,
+        url: row.get("url")?,
+        username: row.get("username")?,
+        min_interval_ms: row.get("min_interval_ms")?,
+        created_at_ms: row.get("created_at_ms")?,
+        paused_reason: row.get("paused_reason")?,
+        trust_self_signed: row.get("trust_self_signed")?,
+        api_key: row.get("api_key")?,
+    })
+}
+
+const COLUMNS: &str = "id, name, url, username, min_interval_ms, created_at_ms, paused_reason, trust_self_signed, api_key";
+
+/// Validates and saves a new server.
+pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
+    let valid = validate(input)?;
+    let now = store.now_ms();
+    store.write(|tx| {
+        let exists: bool = tx
+            .query_row("SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1)", [&valid.name], |r| r.get(0))
+            .map_err(|e| store.sql_error(e))?;
+        if exists {
+            return Err(ServerError::DuplicateName(valid.name.clone()));
+        }
+        // One catalog and account, one server: the same address (a trailing slash aside),
+        // signed in the same way, is not added twice. Another account on the same catalog (a
+        // household's second reader) is a server of its own.
+        let same_catalog: Option<String> = tx
+            .query_row(
+                "SELECT name FROM servers
+                 WHERE rtrim(url, '/') = rtrim(?1, '/') AND username IS ?2 AND api_key = ?3
+                 LIMIT 1",
+                params![valid.url.as_str(), valid.username, valid.api_key],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| store.sql_error(e))?;
+        if let Some(name) = same_catalog {
+            return Err(ServerError::DuplicateUrl(name));
+        }
+        let server = tx
+            .query_row(
+                &format!(
+                    "INSERT INTO servers (id, name, url, username, min_interval_ms, created_at_ms, trust_self_signed, api_key)
+                     VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'servers'), ?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     RETURNING {COLUMNS}"
+                ),
+                params![
+                    valid.name,
+                    valid.url.as_str(),
+                    valid.username,
+                    valid.min_interval_ms,
+                    now,
+                    valid.trust_self_signed,
+                    valid.api_key
+                ],
+                from_row,
+            )
+            .map_err(|e| store.sql_error(e))?;
+        Ok(server)
+    })
+}
+
+/// The name of a server the reader gave none: the catalog's own `title` when it has one, else
+/// the host of `url` (with its port when the host is only an address or `localhost`), made
+/// unique among the saved servers' names (the host added in brackets, then a number).
+pub fn default_name(store: &Store, title: Option<&str>, url: &str) -> Result<String, ServerError> {
+    let host = Url::parse(url.trim()).ok().and_then(|u| {
+        let host = u.host_str()?.trim_start_matches("www.").to_owned();
+        let bare = matches!(u.host(), Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)))
+            || host == "localhost";
+        Some(match u.port() {
+            Some(port) if bare => format!("{host}:{port}"),
+            _ => host,
+        })
+    });
+    let cut = |text: &str| text.chars().take(MAX_NAME_CHARS).collect::<String>();
+    let title = title
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty());
+    let base = cut(title.as_deref().or(host.as_deref()).unwrap_or("Library"));
+    let taken = list(store)?
+        .into_iter()
+        .map(|s| s.name)
+        .collect::<std::collections::HashSet<_>>();
+    let mut candidates = vec![base.clone()];
+    if let (Some(_), Some(host)) = (&title, &host) {
+        candidates.push(cut(&format!("{base} ({host})")));
+    }
+    candidates.extend((2..100).map(|n| {
+        let suffix = format!(" {n}");
+        let room = MAX_NAME_CHARS - suffix.chars().count();
+        format!("{}{suffix}", base.chars().take(room).collect::<String>())
+    }));
+    Ok(candidates
+        .into_iter()
+        .find(|name| !taken.contains(name))
+        .unwrap_or(base))
+}
+
+/// Every saved server, by name.
+pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
+    store.read(|c| {
+        let mut stmt = c
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM servers ORDER BY name COLLATE NOCASE"
+            ))
+            .map_err(|e| store.sql_error(e))?;
+        let rows = stmt
+            .query_map([], from_row)
+            .map_err(|e| store.sql_error(e))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| store.sql_error(e).into())
+    })
+}
+
+pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
+    store
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM servers WHERE name = ?1"),
+                [name],
+                from_row,
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(name.to_owned()))
+}
+
+pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
+    store
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM servers WHERE id = ?1"),
+                [id],
+                from_row,
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+}
+
+/// How many servers are paused (the executor watches this to wake when one resumes).
+pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// Pauses downloads from a server (`Some(reason)`) or resumes them (`None`).
+pub fn set_paused(store: &Store, id: i64, reason: Option<&str>) -> Result<(), StoreError> {
+    store.write(|tx| {
+        tx.execute(
+            "UPDATE servers SET paused_reason = ?2 WHERE id = ?1",
+            params![id, reason],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// Sets the minimum interval between the starts of two requests to a server.
+pub fn set_min_interval(store: &Store, name: &str, interval_ms: i64) -> Result<(), ServerError> {
+    if !(0..=MAX_INTERVAL_MS).contains(&interval_ms) {
+        return Err(ServerError::InvalidInterval);
+    }
+    store.write(|tx| {
+        let n = tx
+            .execute(
+                "UPDATE servers SET min_interval_ms = ?2 WHERE name = ?1",
+                params![name, interval_ms],
+            )
+            .map_err(|e| store.sql_error(e))?;
+        if n == 0 {
+            return Err(ServerError::NotFound(name.to_owned()));
+        }
+        Ok(())
+    })
+}
+
+/// What an update leaves as it was: an absent interval or certificate choice keeps the
+/// server's current one.
+fn with_current(input: &NewServer, current: &Server) -> NewServer {
+    NewServer {
+        min_interval_ms: input.min_interval_ms.or(Some(current.min_interval_ms)),
+        trust_self_signed: input.trust_self_signed.or(Some(current.trust_self_signed)),
+        api_key: input.api_key.or(Some(current.api_key)),
+        ..input.clone()
+    }
+}
+
+/// Validates and saves new settings of a server (name, URL, username, interval, certificate
+/// choice), checked as [`add`] checks them. An absent interval or certificate choice keeps
+/// the current one.
+pub fn update(store: &Store, id: i64, input: &NewServer) -> Result<Server, ServerError> {
+    let current = get(store, id)?;
+    let valid = validate(&with_current(input, &current))?;
+    store.write(|tx| {
+        let taken: bool = tx
+            .query_row(
+                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2)",
+                params![valid.name, id],
+                |r| r.get(0),
+            )
+            .map_err(|e| store.sql_error(e))?;
+        if taken {
+            return Err(ServerError::DuplicateName(valid.name.clone()));
+        }
+        tx.query_row(
+            &format!(
+                "UPDATE servers SET name = ?2, url = ?3, username = ?4, min_interval_ms = ?5, trust_self_signed = ?6,
+                     api_key = ?7
+                 WHERE id = ?1 RETURNING {COLUMNS}"
+            ),
+            params![
+                id,
+                valid.name,
+                valid.url.as_str(),
+                valid.username,
+                valid.min_interval_ms,
+                valid.trust_self_signed,
+                valid.api_key
+            ],
+            from_row,
+        )
+        .optional()
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+    })
+}
+
+/// What to do with a server's saved password when its settings change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PasswordChange {
+    Keep,
+    Forget,
+    Set(Secret),
+}
+
+impl PasswordChange {
+    /// The reader's field: absent keeps the password, empty forgets it, anything else sets it.
+    pub fn from_field(field: Option<String>) -> PasswordChange {
+        match field {
+            None => PasswordChange::Keep,
+            Some(p) if p.is_empty() => PasswordChange::Forget,
+            Some(p) => PasswordChange::Set(Secret::new(p)),
+        }
+    }
+}
+
+/// [`update`], and the password changed in the secret store. The input is checked before the
+/// secret store is touched.
+pub fn update_with_secret(
+    store: &Store,
+    credentials: &Credentials,
+    id: i64,
+    input: &NewServer,
+    password: &PasswordChange,
+) -> Result<Server, crate::error::Error> {
+    // Everything that can refuse the update is checked before the secret store changes.
+    let (input, path_key) = concealing_path_key(input);
+    let input = &input;
+    let current = get(store, id)?;
+    let valid = validate(&with_current(input, &current))?;
+    let taken: bool = store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2)",
+                params![valid.name, id],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))?;
+    if taken {
+        return Err(ServerError::DuplicateName(valid.name).into());
+    }
+    match password {
+        PasswordChange::Keep => {}
+        PasswordChange::Forget => credentials.delete(&credentials.server_account(id))?,
+        PasswordChange::Set(secret) => credentials.set(&credentials.server_account(id), secret)?,
+    }
+    // A session won with the old password (or none) is not this password's.
+    if !matches!(password, PasswordChange::Keep) || path_key.is_some() {
+        credentials.delete(&credentials.session_account(id))?;
+    }
+    keep_path_key(credentials, id, path_key.as_ref())?;
+    Ok(update(store, id, input)?)
+}
+
+/// Lets downloads from a paused server ("authentication needed") run again, e.g. after the
+/// reader gave new credentials.
+pub fn resume(store: &Store, id: i64) -> Result<(), ServerError> {
+    get(store, id)?;
+    set_paused(store, id, None)?;
+    Ok(())
+}
+
+/// Removes a server by name and returns what was removed.
+pub fn remove(store: &Store, id: i64) -> Result<Server, ServerError> {
+    store.write(|tx| {
+        tx.query_row(
+            &format!("DELETE FROM servers WHERE id = ?1 RETURNING {COLUMNS}"),
+            [id],
+            from_row,
+        )
+        .optional()
+        .map_err(|e| store.sql_error(e))?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+    })
+}
+
+/// Saves a new server and, when given, its password in the secret store. If the secret
+/// cannot be kept the server is not kept either: a half-added server would fail later with
+/// a confusing "authentication needed".
+pub fn add_with_secret(
+    store: &Store,
+    credentials: &Credentials,
+    input: &NewServer,
+    secret: Option<&Secret>,
+) -> Result<Server, crate::error::Error> {
+    let (input, path_key) = concealing_path_key(input);
+    let server = add(store, &input)?;
+    let kept = secret
+        .map(|secret| credentials.set(&credentials.server_account(server.id), secret))
+        .transpose()
+        .and_then(|_| keep_path_key(credentials, server.id, path_key.as_ref()));
+    if let Err(e) = kept {
+        remove(store, server.id)?;
+        credentials.delete(&credentials.server_account(server.id))?;
+        return Err(e.into());
+    }
+    Ok(server)
+}
+
+/// The input with the key a Kavita address carries in its path replaced by the placeholder
+/// ([`address_secrets::conceal_url`]), and the key: the key goes to the secret store, never
+/// into SQLite.
+fn concealing_path_key(input: &NewServer) -> (NewServer, Option<Secret>) {
+    let Ok(url) = Url::parse(input.url.trim()) else {
+        return (input.clone(), None);
+    };
+    match address_secrets::conceal_url(&url) {
+        (kept, Some(key)) => (
+            NewServer {
+                url: kept.to_string(),
+                ..input.clone()
+            },
+            Some(Secret::new(key)),
+        ),
+        _ => (input.clone(), None),
+    }
+}
+
+fn keep_path_key(
+    credentials: &Credentials,
+    id: i64,
+    key: Option<&Secret>,
+) -> Result<(), crate::credentials::CredentialError> {
+    match key {
+        Some(key) => credentials.set(&credentials.path_key_account(id), key),
+        None => Ok(()),
+    }
+}
+
+/// The key a server's addresses carry in their path (Kavita), from the secret store, when its
+/// catalog address has the placeholder for one.
+pub fn path_key(
+    credentials: &Credentials,
+    server: &Server,
+) -> Result<Option<Secret>, crate::error::Error> {
+    let wants_key =
+        Url::parse(&server.url).is_ok_and(|u| address_secrets::has_path_key_placeholder(&u));
+    if !wants_key {
+        return Ok(None);
+    }
+    Ok(credentials.get(&credentials.path_key_account(server.id))?)
+}
+
+/// The password or token saved for a server, if any.
+pub fn secret(
+    credentials: &Credentials,
+    server: &Server,
+) -> Result<Option<Secret>, crate::error::Error> {
+    Ok(credentials.get(&credentials.server_account(server.id))?)
+}
+
+/// Moves the key of every server whose catalog address still carries it in its path (Kavita,
+/// added before keys were kept as secrets) into the secret store, and replaces it with the
+/// placeholder in every address kept for that server: the server, its books, their tasks,
+/// "keep all offline" batches and the kept catalog pages (whose documents are concealed the
+/// same way). Runs when a library is opened; a server whose key cannot be stored keeps its
+/// address as it was and is tried again at the next start.
+pub fn conceal_path_keys(
+    store: &Store,
+    credentials: &Credentials,
+) -> Result<usize, crate::error::Error> {
+    let mut concealed = 0;
+    for server in list(store)? {
+        let Ok(url) = Url::parse(&server.url) else {
+            continue;
+        };
+        let Some(key) = address_secrets::path_key(&url) else {
+            continue;
+        };
+        credentials.set(
+            &credentials.path_key_account(server.id),
+            &Secret::new(key.clone()),
+        )?;
+        let placeholder = address_secrets::PATH_KEY_PLACEHOLDER;
+        store.write(|tx| {
+            let sql = |statement: &str| {
+                tx.execute(statement, params![server.id, key, placeholder])
+                    .map_err(|e| store.sql_error(e))
+            };
+            sql("UPDATE servers SET url = replace(url, ?2, ?3) WHERE id = ?1")?;
+            sql("UPDATE books SET catalog_id = replace(catalog_id, ?2, ?3),
+                     stream_template = replace(stream_template, ?2, ?3),
+                     file_url = replace(file_url, ?2, ?3),
+                     cover_url = replace(cover_url, ?2, ?3),
+                     page_list = replace(page_list, ?2, ?3),
+                     progression_url = replace(progression_url, ?2, ?3),
+                     read_progress_url = replace(read_progress_url, ?2, ?3),
+                     match_key = replace(match_key, ?2, ?3)
+                 WHERE server_id = ?1")?;
+            sql("UPDATE tasks SET url = replace(url, ?2, ?3) WHERE server_id = ?1")?;
+            sql(
+                "UPDATE download_batches SET source_url = replace(source_url, ?2, ?3)
+                 WHERE server_id = ?1",
+            )?;
+            let kept: Vec<(String, String, Vec<u8>)> = {
+                let mut stmt = tx
+                    .prepare("SELECT url, final_url, body FROM catalog_cache WHERE server_id = ?1")
+                    .map_err(|e| store.sql_error(e))?;
+                let rows = stmt
+                    .query_map([server.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+                    .map_err(|e| store.sql_error(e));
+                rows?
+            };
+            for (url, final_url, body) in kept {
+                tx.execute(
+                    "UPDATE catalog_cache SET url = ?3, final_url = ?4, body = ?5
+                     WHERE server_id = ?1 AND url = ?2",
+                    params![
+                        server.id,
+                        url,
+                        url.replace(&key, placeholder),
+                        final_url.replace(&key, placeholder),
+                        address_secrets::conceal_text(&body, &key).as_ref()
+                    ],
+                )
+                .map_err(|e| store.sql_error(e))?;
+            }
+            Ok::<_, StoreError>(())
+        })?;
+        concealed += 1;
+    }
+    Ok(concealed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use carrel_foundation::{clock::ManualClock, data_dir::DataDir};
+    use std::sync::Arc;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(42))).unwrap();
+        (t, s)
+    }
+
+    fn input(name: &str, url: &str) -> NewServer {
+        NewServer {
+            name: name.into(),
+            url: url.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_same_catalog_is_not_added_twice() {
+        let (_t, s) = store();
+        add(
+            &s,
+            &input("Home library", "http://127.0.0.1:9810/opds/v1.2/"),
+        )
+        .unwrap();
+        let again = add(&s, &input("Other", "http://127.0.0.1:9810/opds/v1.2")).unwrap_err();
+        assert!(matches!(&again, ServerError::DuplicateUrl(name) if name == "Home library"));
+        assert_eq!(
+            again.to_string(),
+            "you already have this server: Home library"
+        );
+        assert_eq!(
+            carrel_foundation::error::Failure::field(&again),
+            Some(carrel_foundation::error::ErrorField::Url),
+            "said under the address"
+        );
+        add(&s, &input("Elsewhere", "http://127.0.0.1:9811/opds/v1.2/")).unwrap();
+        let second_reader = NewServer {
+            username: Some("bea".into()),
+            ..input("Bea's", "http://127.0.0.1:9810/opds/v1.2/")
+        };
+        add(&s, &second_reader).expect("another account on the same catalog");
+    }
+
+    #[test]
+    fn a_server_without_a_name_takes_its_catalogs_title_else_its_host() {
+        let (_t, s) = store();
+        let url = "http://127.0.0.1:9810/opds/v1.2/";
+        assert_eq!(
+            default_name(&s, Some(" Codex\n  Library "), url).unwrap(),
+            "Codex Library"
+        );
+        assert_eq!(default_name(&s, None, url).unwrap(), "127.0.0.1:9810");
+        assert_eq!(
+            default_name(&s, Some(""), "https://www.books.example.org/opds").unwrap(),
+            "books.example.org"
+        );
+        add(&s, &input("Codex", "http://nas:9810/opds/v1.2/")).unwrap();
+        assert_eq!(
+            default_name(&s, Some("Codex"), url).unwrap(),
+            "Codex (127.0.0.1:9810)",
+            "a name taken is told apart by the host"
+        );
+        let long = "x".repeat(200);
+        assert_eq!(
+            default_name(&s, Some(&long), url).unwrap().chars().count(),
+            MAX_NAME_CHARS
+        );
+    }
+
+    #[test]
+    fn a_kavita_key_kept_in_addresses_moves_to_the_secret_store() {
+        let (t, s) = store();
+        let creds = Credentials::file_only(&DataDir::new(t.path()), "carrel-test");
+        let key = "7f3c2a1e-90ab-4cde-8f00-123456789abc";
+        let server = add(
+            &s,
+            &input("Kavita", &format!("http://nas.local:5000/api/opds/{key}")),
+        )
+        .unwrap();
+        s.write(|tx| {
+            tx.execute(
+                "INSERT INTO books (id, server_id, catalog_id, title, format, file_url, created_at_ms)
+                 VALUES (1, ?1, 'urn:1', 'One', 'epub', ?2, 0)",
+                params![server.id, format!("http://nas.local:5000/api/opds/{key}/series/1/volume/1/chapter/1/download/a.epub")],
+            )
+            .unwrap();
+            tx.execute(
+                "INSERT INTO catalog_cache (server_id, url, final_url, body, fetched_at_ms)
+                 VALUES (?1, ?2, ?2, ?3, 0)",
+                params![
+                    server.id,
+                    format!("http://nas.local:5000/api/opds/{key}"),
+                    format!("<feed><link href=\"/api/opds/{key}/libraries\"/></feed>").into_bytes()
+                ],
+            )
+            .unwrap();
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+        assert_eq!(conceal_path_keys(&s, &creds).unwrap(), 1);
+        let kept = get(&s, server.id).unwrap();
+        assert_eq!(kept.url, "http://nas.local:5000/api/opds/~apikey~");
+        assert_eq!(path_key(&creds, &kept).unwrap().unwrap().expose(), key);
+        let file_url: String = s
+            .read(|c| c.query_row("SELECT file_url FROM books WHERE id = 1", [], |r| r.get(0)))
+            .unwrap();
+        assert!(
+            file_url.contains("/api/opds/~apikey~/series/1"),
+            "{file_url}"
+        );
+        let (url, body): (String, Vec<u8>) = s
+            .read(|c| {
+                c.query_row("SELECT url, body FROM catalog_cache", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+            })
+            .unwrap();
+        assert!(!url.contains(key) && !String::from_utf8(body).unwrap().contains(key));
+        assert_eq!(conceal_path_keys(&s, &creds).unwrap(), 0, "done once");
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_catalog_address() {
+        for bad in [
+            "not a url",
+            "",
+            "   ",
+            "ftp://example.org/opds",
+            "file:///etc/passwd",
+            "https://user:pw@example.org/",
+        ] {
+            let err = validate(&input("Home", bad)).unwrap_err();
+            assert!(
+                matches!(err, ServerError::InvalidUrl(_)),
+                "{bad:?} gave {err:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn accepts_and_normalises_a_good_server() {
+        let v = validate(&NewServer {
+            name: "  Home  ".into(),
+            url: " http://127.0.0.1:8080/opds ".into(),
+            username: Some("  ".into()),
+            min_interval_ms: None,
+            trust_self_signed: None,
+            api_key: None,
+        })
+        .unwrap();
+        assert_eq!(v.name, "Home");
+        assert_eq!(v.url.as_str(), "http://127.0.0.1:8080/opds");
+        assert_eq!(v.username, None);
+        assert!(
+            !v.trust_self_signed,
+            "certificates are checked unless the reader says otherwise"
+        );
+    }
+
+    #[test]
+    fn empty_or_long_names_are_refused() {
+        assert!(matches!(
+            validate(&input(" ", "http://a/")),
+            Err(ServerError::EmptyName)
+        ));
+        let long = "x".repeat(MAX_NAME_CHARS + 1);
+        assert!(matches!(
+            validate(&input(&long, "http://a/")),
+            Err(ServerError::NameTooLong)
+        ));
+    }
+
+    #[test]
+    fn add_list_remove_round_trip() {
+        let (_t, s) = store();
+        let a = add(
+            &s,
+            &input("Komga", "https://komga.example.org/opds/v1.2/catalog"),
+        )
+        .unwrap();
+        add(&s, &input("calibre", "http://calibre.lan/opds")).unwrap();
+        assert_eq!(a.created_at_ms, 42);
+        let names: Vec<_> = list(&s).unwrap().into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["calibre", "Komga"]);
+        assert!(matches!(
+            add(&s, &input("Komga", "http://other/")),
+            Err(ServerError::DuplicateName(_))
+        ));
+        assert_eq!(remove(&s, a.id).unwrap().id, a.id);
+        assert!(matches!(
+            get_by_name(&s, "Komga"),
+            Err(ServerError::NotFound(_))
+        ));
+        assert!(matches!(remove(&s, a.id), Err(ServerError::NotFound(_))));
+    }
+
+    #[test]
+    fn update_checks_like_add_and_changes_the_password_as_asked() {
+        let (_t, s) = store();
+        let creds = Credentials::file_only(s.data_dir(), "test");
+        let home = add_with_secret(
+            &s,
+            &creds,
+            &NewServer {
+                username: Some("me".into()),
+                min_interval_ms: Some(250),
+                ..input("Home", "http://a/opds")
+            },
+            Some(&Secret::new("old")),
+        )
+        .unwrap();
+        add(&s, &input("Other", "http://b/opds")).unwrap();
+        assert!(matches!(
+            update_with_secret(
+                &s,
+                &creds,
+                home.id,
+                &input("Other", "http://a/opds"),
+                &PasswordChange::Forget
+            ),
+            Err(crate::error::Error::Server(ServerError::DuplicateName(_)))
+        ));
+        assert!(matches!(
+            update_with_secret(
+                &s,
+                &creds,
+                home.id,
+                &input("Home", "ftp://a/"),
+                &PasswordChange::Forget
+            ),
+            Err(crate::error::Error::Server(ServerError::InvalidUrl(_)))
+        ));
+        assert_eq!(
+            secret(&creds, &home).unwrap().unwrap().expose(),
+            "old",
+            "a refused update changes nothing"
+        );
+        let renamed = update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &NewServer {
+                username: Some("me".into()),
+                ..input(" Attic ", "http://a:8080/opds")
+            },
+            &PasswordChange::Keep,
+        )
+        .unwrap();
+        assert_eq!(
+            (renamed.name.as_str(), renamed.url.as_str()),
+            ("Attic", "http://a:8080/opds")
+        );
+        assert_eq!(renamed.min_interval_ms, 250, "an absent interval is kept");
+        assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "old");
+        update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &input("Attic", "http://a/opds"),
+            &PasswordChange::from_field(Some("new".into())),
+        )
+        .unwrap();
+        assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "new");
+        update_with_secret(
+            &s,
+            &creds,
+            home.id,
+            &input("Attic", "http://a/opds"),
+            &PasswordChange::from_field(Some(String::new())),
+        )
+        .unwrap();
+        assert_eq!(secret(&creds, &home).unwrap(), None);
+        assert!(matches!(
+            update(
+                &s,
+                home.id,
+                &NewServer {
+                    min_interval_ms: Some(60_001),
+                    ..input("Attic", "http://a/opds")
+                }
+            ),
+            Err(ServerError::InvalidInterval)
+        ));
+        assert!(matches!(
+            update(&s, 999, &input("X", "http://x/")),
+            Err(ServerError::NotFound(_))
+        ));
+        set_paused(&s, home.id, Some("authentication needed")).unwrap();
+        resume(&s, home.id).unwrap();
+        assert_eq!(get(&s, home.id).unwrap().paused_reason, None);
+        assert!(matches!(resume(&s, 999), Err(ServerError::NotFound(_))));
+    }
+
+    #[test]
+    fn trusting_a_self_signed_certificate_is_chosen_per_server_and_kept_until_changed() {
+        let (_t, s) = store();
+        let plain = add(&s, &input("Plain", "https://a.example.org/opds")).unwrap();
+        assert!(!plain.trust_self_signed);
+        let own = add(
+            &s,
+            &NewServer {
+                trust_self_signed: Some(true),
+                ..input("Own", "https://nas.lan/opds")
+            },
+        )
+        .unwrap();
+        assert!(own.trust_self_signed);
+        assert!(
+            !get(&s, plain.id).unwrap().trust_self_signed,
+            "one server's choice is not another's"
+        );
+        let renamed = update(&s, own.id, &input("Own NAS", "https://nas.lan/opds")).unwrap();
+        assert!(
+            renamed.trust_self_signed,
+            "an absent choice keeps the current one"
+        );
+        let revoked = update(
+            &s,
+            own.id,
+            &NewServer {
+                trust_self_signed: Some(false),
+                ..input("Own NAS", "https://nas.lan/opds")
+            },
+        )
+        .unwrap();
+        assert!(!revoked.trust_self_signed);
+        assert_eq!(
+            list(&s)
+                .unwrap()
+                .iter()
+                .filter(|v| v.trust_self_signed)
+                .count(),
+            0
+        );
+        let refused = s.write(|tx| {
+            tx.execute(
+                "UPDATE servers SET trust_self_signed = 2 WHERE id = ?1",
+                [own.id],
+            )
+            .map_err(|e| s.sql_error(e))
+        });
+        assert!(refused.is_err(), "the column holds a yes or a no only");
+    }
+
+    #[test]
+    fn two_data_dirs_never_share_a_secret() {
+        let t = tempfile::tempdir().unwrap();
+        let one = Store::open(
+            &DataDir::new(t.path().join("one")),
+            Arc::new(ManualClock::new(0)),
+        )
+        .unwrap();
+        let two = Store::open(
+            &DataDir::new(t.path().join("two")),
+            Arc::new(ManualClock::new(0)),
+        )
+        .unwrap();
+        let c1 = Credentials::file_only(one.data_dir(), "test");
+        let c2 = Credentials::file_only(two.data_dir(), "test");
+        assert_ne!(c1.server_account(1), c2.server_account(1));
+        // And an installation keeps its id across restarts.
+        assert_eq!(
+            c1.server_account(1),
+            Credentials::file_only(one.data_dir(), "test").server_account(1)
+        );
+    }
+
+    #[test]
+    fn an_invalid_server_saves_nothing() {
+        let (_t, s) = store();
+        assert!(add(&s, &input("Bad", "not a url")).is_err());
+        assert!(list(&s).unwrap().is_empty());
+    }
+}

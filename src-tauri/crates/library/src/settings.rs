@@ -1,0 +1,304 @@
+//! Small app settings kept in the store as JSON values under a key: window geometry, theme
+//! choice and the like. Each setting is a typed [`Setting`] so callers never juggle raw keys.
+//!
+//! [`Settings`] is the reader's settings page as one value: [`load`] reads it, [`apply`]
+//! validates and saves it and lets go of the books no longer kept on the device.
+
+use rusqlite::{params, OptionalExtension};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use carrel_foundation::store::{Store, StoreError};
+
+/// A typed key in the settings table.
+pub trait Setting: Serialize + DeserializeOwned {
+    const KEY: &'static str;
+}
+
+/// Reads a setting; `None` when it was never saved or no longer parses (an old format is
+/// treated as unset rather than as an error: settings are never worth refusing to start).
+pub fn get<S: Setting>(store: &Store) -> Result<Option<S>, StoreError> {
+    let raw: Option<String> = store
+        .read(|c| {
+            c.prepare_cached("SELECT value FROM settings WHERE key = ?1")?
+                .query_row([S::KEY], |r| r.get(0))
+                .optional()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    Ok(raw.and_then(|r| serde_json::from_str(&r).ok()))
+}
+
+pub fn set<S: Setting>(store: &Store, value: &S) -> Result<(), StoreError> {
+    let json = serde_json::to_string(value).expect("settings serialise to JSON");
+    store.write(|tx| {
+        tx.execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![S::KEY, json],
+        )
+        .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// Forgets a setting (it reads as never saved).
+pub fn remove<S: Setting>(store: &Store) -> Result<(), StoreError> {
+    store.write(|tx| {
+        tx.execute("DELETE FROM settings WHERE key = ?1", [S::KEY])
+            .map_err(|e| store.sql_error(e))?;
+        Ok(())
+    })
+}
+
+/// The main window's last size and position, in logical pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WindowGeometry {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    pub maximized: bool,
+}
+
+impl Setting for WindowGeometry {
+    const KEY: &'static str = "window.main.geometry";
+}
+
+/// Downloads paused by the reader; survives restarts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DownloadsPaused(pub bool);
+
+impl Setting for DownloadsPaused {
+    const KEY: &'static str = "downloads.paused";
+}
+
+/// When the reader last cleared the downloads page's list of finished downloads (unix
+/// milliseconds): books stored before then are no longer listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DoneDownloadsCleared(pub i64);
+
+impl Setting for DoneDownloadsCleared {
+    const KEY: &'static str = "downloads.done_cleared";
+}
+
+/// The default of the "books kept on the device" setting.
+pub const DEFAULT_BOOKS_KEPT: u32 = 6;
+
+/// How many of the most recently opened books are kept on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BooksKept(pub u32);
+
+impl Default for BooksKept {
+    fn default() -> Self {
+        BooksKept(DEFAULT_BOOKS_KEPT)
+    }
+}
+
+impl Setting for BooksKept {
+    const KEY: &'static str = "downloads.books_kept";
+}
+
+/// Desktop notifications about downloads (on by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotificationsEnabled(pub bool);
+
+impl Default for NotificationsEnabled {
+    fn default() -> Self {
+        NotificationsEnabled(true)
+    }
+}
+
+impl Setting for NotificationsEnabled {
+    const KEY: &'static str = "notifications.enabled";
+}
+
+/// Whether the app stays on in the background (its tray icon) after its last window closes
+/// when there is nothing left to download (off by default: it then ends once the downloads
+/// are done).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KeepRunning(pub bool);
+
+impl Setting for KeepRunning {
+    const KEY: &'static str = "app.keep_running";
+}
+
+/// The reader dismissed, for good, the notice that passwords are kept in a file for want of a
+/// keyring (off by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CredentialsNoticeDismissed(pub bool);
+
+impl Setting for CredentialsNoticeDismissed {
+    const KEY: &'static str = "ui.credentials_notice_dismissed";
+}
+
+/// The window theme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+impl Setting for Theme {
+    const KEY: &'static str = "ui.theme";
+}
+
+/// Whether downloads run on a metered link (see `carrel_engine::network`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeteredDownloads {
+    /// They wait until the link is not metered.
+    Never,
+    /// They wait until the reader allows them for this link.
+    #[default]
+    Ask,
+    /// They run.
+    Always,
+}
+
+impl Setting for MeteredDownloads {
+    const KEY: &'static str = "downloads.metered";
+}
+
+/// The most books the "books kept on the device" setting accepts.
+pub const MAX_BOOKS_KEPT: i64 = 50;
+
+/// The reader's settings page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// How many of the most recently opened books are kept on the device (0–50).
+    pub books_kept: i64,
+    /// Desktop notifications about downloads.
+    pub notifications: bool,
+    pub theme: Theme,
+    /// Downloads on a metered link (older windows do not send it: `ask`).
+    #[serde(default)]
+    pub metered_downloads: MeteredDownloads,
+    /// Stay on in the background after the last window closes, even with nothing to
+    /// download (older windows do not send it: off).
+    #[serde(default)]
+    pub keep_running: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    #[error("books kept on the device must be between 0 and {MAX_BOOKS_KEPT}")]
+    BooksKept,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl carrel_foundation::error::Failure for SettingsError {
+    fn kind(&self) -> carrel_foundation::error::ErrorKind {
+        match self {
+            SettingsError::BooksKept => carrel_foundation::error::ErrorKind::InvalidInput,
+            SettingsError::Store(_) => carrel_foundation::error::ErrorKind::Storage,
+        }
+    }
+
+    fn field(&self) -> Option<carrel_foundation::error::ErrorField> {
+        match self {
+            SettingsError::BooksKept => Some(carrel_foundation::error::ErrorField::BooksKept),
+            SettingsError::Store(_) => None,
+        }
+    }
+}
+
+/// The settings as saved, with defaults for what was never set.
+pub fn load(store: &Store) -> Result<Settings, StoreError> {
+    Ok(Settings {
+        books_kept: i64::from(get::<BooksKept>(store)?.unwrap_or_default().0),
+        notifications: get::<NotificationsEnabled>(store)?.unwrap_or_default().0,
+        theme: get::<Theme>(store)?.unwrap_or_default(),
+        metered_downloads: get::<MeteredDownloads>(store)?.unwrap_or_default(),
+        keep_running: get::<KeepRunning>(store)?.unwrap_or_default().0,
+    })
+}
+
+/// Validates and saves the settings; returns them as saved. Applying what they change on the
+/// device (books no longer kept) is `carrel_engine::book_downloads::apply_settings`'s.
+pub fn save(store: &Store, new: &Settings) -> Result<Settings, SettingsError> {
+    let books_kept = u32::try_from(new.books_kept)
+        .ok()
+        .filter(|&n| i64::from(n) <= MAX_BOOKS_KEPT)
+        .ok_or(SettingsError::BooksKept)?;
+    set(store, &BooksKept(books_kept))?;
+    set(store, &NotificationsEnabled(new.notifications))?;
+    set(store, &new.theme)?;
+    set(store, &new.metered_downloads)?;
+    set(store, &KeepRunning(new.keep_running))?;
+    Ok(load(store)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use carrel_foundation::{clock, data_dir::DataDir};
+
+    #[test]
+    fn the_settings_page_has_defaults_and_refuses_out_of_range_books_kept() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), clock::system()).unwrap();
+        let defaults = load(&s).unwrap();
+        assert_eq!(
+            defaults,
+            Settings {
+                books_kept: 6,
+                notifications: true,
+                theme: Theme::System,
+                metered_downloads: MeteredDownloads::Ask,
+                keep_running: false,
+            }
+        );
+        for bad in [-1, 51, i64::MAX] {
+            let err = save(
+                &s,
+                &Settings {
+                    books_kept: bad,
+                    ..defaults
+                },
+            )
+            .unwrap_err();
+            assert_eq!(
+                carrel_foundation::error::Failure::field(&err),
+                Some(carrel_foundation::error::ErrorField::BooksKept)
+            );
+        }
+        assert_eq!(load(&s).unwrap(), defaults, "a refused page saves nothing");
+        let new = Settings {
+            books_kept: 0,
+            notifications: false,
+            theme: Theme::Dark,
+            metered_downloads: MeteredDownloads::Never,
+            keep_running: true,
+        };
+        assert_eq!(save(&s, &new).unwrap(), new);
+        assert_eq!(load(&s).unwrap(), new);
+        assert_eq!(get::<BooksKept>(&s).unwrap(), Some(BooksKept(0)));
+        assert_eq!(get::<KeepRunning>(&s).unwrap(), Some(KeepRunning(true)));
+        let json = serde_json::to_value(new).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark", "metered_downloads": "never", "keep_running": true })
+        );
+    }
+
+    #[test]
+    fn a_setting_round_trips_and_overwrites() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), clock::system()).unwrap();
+        assert_eq!(get::<WindowGeometry>(&s).unwrap(), None);
+        let g = WindowGeometry {
+            x: 10.0,
+            y: 20.0,
+            width: 1200.0,
+            height: 800.0,
+            maximized: false,
+        };
+        set(&s, &g).unwrap();
+        set(&s, &WindowGeometry { width: 900.0, ..g }).unwrap();
+        assert_eq!(get::<WindowGeometry>(&s).unwrap().unwrap().width, 900.0);
+    }
+}
