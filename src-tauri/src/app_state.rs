@@ -76,6 +76,16 @@ impl AppState {
         let dir = DataDir::new(root);
         let credentials = Arc::new(Credentials::open(&dir, identifier));
         let core = carrel_core::open_library(&dir, clock::system(), &credentials)
+            .inspect(|store| {
+                // The language chosen in Settings, for what the shell says from now on.
+                let chosen = carrel_core::library::settings::get::<
+                    carrel_core::library::settings::Language,
+                >(store)
+                .ok()
+                .flatten()
+                .and_then(|l| l.0);
+                crate::messages::choose(crate::messages::language_for(chosen.as_deref()));
+            })
             .map(|store| Core::new(store, credentials))
             .map_err(|e| {
                 tracing::error!(cause = %e, "cannot open the data folder");

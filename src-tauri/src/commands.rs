@@ -890,13 +890,16 @@ pub async fn get_settings(app: AppHandle) -> CommandResult<Settings> {
 /// Saves the settings page; lowering "books kept" removes the books no longer kept.
 #[tauri::command]
 pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<Settings> {
-    with_core(app, move |core| {
+    let saved = with_core(app, move |core| {
         Ok(carrel_core::engine::book_downloads::apply_settings(
             &core.store,
             &settings,
         )?)
     })
-    .await
+    .await?;
+    // Notifications and the tray speak the language chosen from now on.
+    crate::messages::choose(crate::messages::language_for(saved.language.as_deref()));
+    Ok(saved)
 }
 
 /// A book a lower "books kept" setting would remove from the device.

@@ -131,7 +131,8 @@ impl Setting for CredentialsNoticeDismissed {
 }
 
 /// The window theme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
+#[ts(rename = "ThemeChoice")]
 #[serde(rename_all = "snake_case")]
 pub enum Theme {
     #[default]
@@ -145,7 +146,7 @@ impl Setting for Theme {
 }
 
 /// Whether downloads run on a metered link (see `carrel_engine::network`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum MeteredDownloads {
     /// They wait until the link is not metered.
@@ -161,11 +162,33 @@ impl Setting for MeteredDownloads {
     const KEY: &'static str = "downloads.metered";
 }
 
+/// The language the reader chose in Settings → Language, as a BCP 47 tag (`fr`, `pt-BR`);
+/// `None`: the system's. Which languages exist is the front end's business (its message
+/// files); the store only keeps a well-formed tag.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Language(pub Option<String>);
+
+impl Setting for Language {
+    const KEY: &'static str = "ui.language";
+}
+
+/// Whether `tag` is shaped like a language tag: letters, digits and hyphens, a 2–3 letter
+/// language first, at most 35 characters.
+pub fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let language_ok = parts
+        .next()
+        .is_some_and(|l| (2..=3).contains(&l.len()) && l.bytes().all(|b| b.is_ascii_alphabetic()));
+    tag.len() <= 35
+        && language_ok
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
 /// The most books the "books kept on the device" setting accepts.
 pub const MAX_BOOKS_KEPT: i64 = 50;
 
 /// The reader's settings page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Settings {
     /// How many of the most recently opened books are kept on the device (0–50).
     pub books_kept: i64,
@@ -179,6 +202,10 @@ pub struct Settings {
     /// download (older windows do not send it: off).
     #[serde(default)]
     pub keep_running: bool,
+    /// The language chosen in Settings → Language; `None` (and what older windows send): the
+    /// system's.
+    #[serde(default)]
+    pub language: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -186,6 +213,8 @@ pub struct Settings {
 pub enum SettingsError {
     #[error("books kept on the device must be between 0 and {MAX_BOOKS_KEPT}")]
     BooksKept,
+    #[error("“{0}” is not a language tag")]
+    Language(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -193,7 +222,9 @@ pub enum SettingsError {
 impl carrel_foundation::error::Failure for SettingsError {
     fn kind(&self) -> carrel_foundation::error::ErrorKind {
         match self {
-            SettingsError::BooksKept => carrel_foundation::error::ErrorKind::InvalidInput,
+            SettingsError::BooksKept | SettingsError::Language(_) => {
+                carrel_foundation::error::ErrorKind::InvalidInput
+            }
             SettingsError::Store(_) => carrel_foundation::error::ErrorKind::Storage,
         }
     }
@@ -201,7 +232,7 @@ impl carrel_foundation::error::Failure for SettingsError {
     fn field(&self) -> Option<carrel_foundation::error::ErrorField> {
         match self {
             SettingsError::BooksKept => Some(carrel_foundation::error::ErrorField::BooksKept),
-            SettingsError::Store(_) => None,
+            SettingsError::Language(_) | SettingsError::Store(_) => None,
         }
     }
 }
@@ -214,6 +245,7 @@ pub fn load(store: &Store) -> Result<Settings, StoreError> {
         theme: get::<Theme>(store)?.unwrap_or_default(),
         metered_downloads: get::<MeteredDownloads>(store)?.unwrap_or_default(),
         keep_running: get::<KeepRunning>(store)?.unwrap_or_default().0,
+        language: get::<Language>(store)?.unwrap_or_default().0,
     })
 }
 
@@ -224,7 +256,13 @@ pub fn save(store: &Store, new: &Settings) -> Result<Settings, SettingsError> {
         .ok()
         .filter(|&n| i64::from(n) <= MAX_BOOKS_KEPT)
         .ok_or(SettingsError::BooksKept)?;
+    let language = match new.language.as_deref() {
+        None | Some("system") => None,
+        Some(tag) if is_language_tag(tag) => Some(tag.to_owned()),
+        Some(other) => return Err(SettingsError::Language(other.to_owned())),
+    };
     set(store, &BooksKept(books_kept))?;
+    set(store, &Language(language))?;
     set(store, &NotificationsEnabled(new.notifications))?;
     set(store, &new.theme)?;
     set(store, &new.metered_downloads)?;
@@ -250,6 +288,7 @@ mod tests {
                 theme: Theme::System,
                 metered_downloads: MeteredDownloads::Ask,
                 keep_running: false,
+                language: None,
             }
         );
         for bad in [-1, 51, i64::MAX] {
@@ -257,7 +296,7 @@ mod tests {
                 &s,
                 &Settings {
                     books_kept: bad,
-                    ..defaults
+                    ..defaults.clone()
                 },
             )
             .unwrap_err();
@@ -273,16 +312,59 @@ mod tests {
             theme: Theme::Dark,
             metered_downloads: MeteredDownloads::Never,
             keep_running: true,
+            language: Some("fr".into()),
         };
         assert_eq!(save(&s, &new).unwrap(), new);
         assert_eq!(load(&s).unwrap(), new);
         assert_eq!(get::<BooksKept>(&s).unwrap(), Some(BooksKept(0)));
         assert_eq!(get::<KeepRunning>(&s).unwrap(), Some(KeepRunning(true)));
-        let json = serde_json::to_value(new).unwrap();
+        let json = serde_json::to_value(&new).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark", "metered_downloads": "never", "keep_running": true })
+            serde_json::json!({ "books_kept": 0, "notifications": false, "theme": "dark", "metered_downloads": "never", "keep_running": true, "language": "fr" })
         );
+    }
+
+    #[test]
+    fn the_language_is_a_tag_or_the_systems() {
+        let t = tempfile::tempdir().unwrap();
+        let s = Store::open(&DataDir::new(t.path()), clock::system()).unwrap();
+        let defaults = load(&s).unwrap();
+        for good in ["de", "pt-BR", "zh-Hant-TW", "pseudo"] {
+            let page = Settings {
+                language: Some(good.into()),
+                ..defaults.clone()
+            };
+            let saved = save(&s, &page);
+            if good == "pseudo" {
+                // Six letters is no language: the test language stays the window's own.
+                assert!(matches!(saved, Err(SettingsError::Language(_))), "{good}");
+            } else {
+                assert_eq!(saved.unwrap().language.as_deref(), Some(good));
+            }
+        }
+        for bad in ["", "f", "fr_FR", "fr-FR-toolongpart", "<script>", "fr--FR"] {
+            let page = Settings {
+                language: Some(bad.into()),
+                ..defaults.clone()
+            };
+            assert!(
+                matches!(save(&s, &page), Err(SettingsError::Language(_))),
+                "{bad:?}"
+            );
+        }
+        // "system" and nothing both mean the system's.
+        let page = Settings {
+            language: Some("system".into()),
+            ..defaults.clone()
+        };
+        assert_eq!(save(&s, &page).unwrap().language, None);
+        // A page from an older window, without the field, reads as the system's.
+        let old: Settings = serde_json::from_value(
+            serde_json::json!({ "books_kept": 6, "notifications": true, "theme": "system" }),
+        )
+        .unwrap();
+        assert_eq!(old.language, None);
     }
 
     #[test]
