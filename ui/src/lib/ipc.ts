@@ -284,6 +284,8 @@ export interface Settings {
   metered_downloads: MeteredDownloads;
   /** Stay in the tray after the last window closes, even with nothing to download. */
   keep_running: boolean;
+  /** The language chosen in Settings → Language; `null`: the system's. */
+  language: string | null;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -292,6 +294,7 @@ export const DEFAULT_SETTINGS: Settings = {
   theme: 'system',
   metered_downloads: 'ask',
   keep_running: false,
+  language: null,
 };
 
 export interface StorageUsage {

@@ -182,7 +182,10 @@ describe('SettingsView', () => {
       expect(screen.getByRole('heading', { name: 'Langue' })).toBeTruthy();
       expect(select.value).toBe('fr');
       expect(select.options[0].textContent).toBe('Langue du système (English)');
+      // Kept with the settings, so notifications, the tray and the next start speak it too.
+      expect(invokeMock).toHaveBeenCalledWith('set_settings', { settings: expect.objectContaining({ language: 'fr' }) });
       await user.selectOptions(select, 'system');
+      expect(invokeMock).toHaveBeenLastCalledWith('set_settings', { settings: expect.objectContaining({ language: null }) });
       expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Settings');
       expect(localStorage.getItem('carrel.language')).toBe('system');
     } finally {

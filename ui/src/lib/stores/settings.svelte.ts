@@ -10,6 +10,17 @@ import {
   type Settings,
 } from '../ipc';
 import { applyTheme, rememberedTheme } from '../theme';
+import { PSEUDO_LANGUAGE, i18n } from '../i18n.svelte';
+
+/**
+ * Shows the language the settings hold (chosen in this window, another one, or another
+ * process). The test language stays while chosen: it is never saved.
+ */
+function followLanguage(language: string | null | undefined): void {
+  if (i18n.choice === PSEUDO_LANGUAGE) return;
+  const choice = language ?? 'system';
+  if (choice !== i18n.choice) i18n.choose(choice);
+}
 
 export const MAX_BOOKS_KEPT = 50;
 
@@ -34,6 +45,7 @@ class SettingsState {
       this.error = null;
       this.loaded = true;
       applyTheme(this.value.theme);
+      followLanguage(this.value.language);
     } catch (reason) {
       this.error = toCommandError(reason);
     } finally {
@@ -55,9 +67,17 @@ class SettingsState {
       this.error = null;
       this.loaded = true;
       const before = this.value;
-      if (value.books_kept === before.books_kept && value.notifications === before.notifications && value.theme === before.theme) return;
+      if (
+        value.books_kept === before.books_kept &&
+        value.notifications === before.notifications &&
+        value.theme === before.theme &&
+        value.language === before.language
+      ) {
+        return;
+      }
       this.value = value;
       if (value.theme !== before.theme) applyTheme(value.theme);
+      if (value.language !== before.language) followLanguage(value.language);
     } catch {
       // What is shown stays; the next change tries again.
     }

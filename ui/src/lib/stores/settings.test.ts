@@ -5,6 +5,8 @@ vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
 import { invoke } from '@tauri-apps/api/core';
 import { settings } from './settings.svelte';
 import { rememberedTheme } from '../theme';
+import { i18n } from '../i18n.svelte';
+import { DEFAULT_SETTINGS } from '../ipc';
 
 const invokeMock = vi.mocked(invoke);
 
@@ -19,7 +21,8 @@ describe('settings', () => {
   it('reads the settings and applies the theme', async () => {
     invokeMock.mockResolvedValueOnce({ books_kept: 10, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false });
     await settings.load();
-    expect(settings.value).toEqual({ books_kept: 10, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false });
+    // An older app's settings, without a language: the system's.
+    expect(settings.value).toEqual({ books_kept: 10, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false, language: null });
     expect(document.documentElement.dataset.theme).toBe('dark');
     expect(rememberedTheme()).toBe('dark');
   });
@@ -35,7 +38,7 @@ describe('settings', () => {
     invokeMock.mockImplementation(async (_command, args) => (args as { settings: unknown }).settings);
     await settings.update({ books_kept: 80 });
     expect(invokeMock).toHaveBeenLastCalledWith('set_settings', {
-      settings: { books_kept: 50, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false },
+      settings: { books_kept: 50, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false, language: null },
     });
     await settings.update({ books_kept: -3 });
     expect(settings.value.books_kept).toBe(0);
@@ -47,6 +50,34 @@ describe('settings', () => {
     expect(settings.value.theme).toBe('system');
     expect(document.documentElement.hasAttribute('data-theme')).toBe(false);
     expect(settings.saveError?.message).toBe('the disk is full');
+  });
+
+  it('speaks the language the settings hold, chosen in another window or process', async () => {
+    try {
+      invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language: 'de' });
+      await settings.load();
+      expect(i18n.language).toBe('de');
+      invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language: 'es' });
+      await settings.reload();
+      expect(i18n.language).toBe('es');
+      expect(i18n.choice).toBe('es');
+      invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language: null });
+      await settings.reload();
+      expect(i18n.choice).toBe('system');
+    } finally {
+      i18n.choose('system');
+    }
+  });
+
+  it('leaves the test language alone: it is never saved', async () => {
+    i18n.choose('pseudo');
+    try {
+      invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language: null });
+      await settings.load();
+      expect(i18n.choice).toBe('pseudo');
+    } finally {
+      i18n.choose('system');
+    }
   });
 
   it('keeps the defaults when the settings cannot be read', async () => {
