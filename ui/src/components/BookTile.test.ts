@@ -1,16 +1,19 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { flushSync } from 'svelte';
-import { render, screen } from '@testing-library/svelte';
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
 
 vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 
 import BookTile from './BookTile.svelte';
-import { status } from '../test/fixtures';
+import { invoke } from '@tauri-apps/api/core';
+import { backend, status } from '../test/fixtures';
 import { resetStores } from '../test/stores';
 import { details } from '../lib/stores/details.svelte';
+import { toasts } from '../lib/stores/toasts.svelte';
 
-function tile(read: boolean) {
-  render(BookTile, { bookId: 7, title: 'Book 7', status: status(7), read, hasCover: false, onopen: vi.fn() });
+function tile(read: boolean, onopen = vi.fn()) {
+  render(BookTile, { bookId: 7, title: 'Book 7', status: status(7), read, hasCover: false, onopen });
 }
 
 describe('BookTile', () => {
@@ -36,5 +39,62 @@ describe('BookTile', () => {
     details.noteRead(7, false);
     flushSync();
     expect(screen.queryByTestId('tile-read-badge')).toBeNull();
+  });
+
+  describe('its menu', () => {
+    beforeEach(() => {
+      vi.mocked(invoke).mockReset();
+      backend({ mark_book_read: null });
+    });
+
+    it('opens on a right click, marks the book read, and the Read mark shows at once', async () => {
+      tile(false);
+      const button = screen.getByTestId('catalog-book');
+      await fireEvent.contextMenu(button, { clientX: 40, clientY: 60 });
+      const menu = screen.getByRole('menu', { name: 'Actions for Book 7' });
+      expect(menu.style.left).toBe('40px');
+      const item = screen.getByRole('menuitem', { name: 'Mark as read' });
+      expect(document.activeElement).toBe(item);
+      await userEvent.setup().click(item);
+      expect(vi.mocked(invoke)).toHaveBeenCalledWith('mark_book_read', { bookId: 7, read: true });
+      await waitFor(() => expect(screen.getByTestId('tile-read-badge')).toBeTruthy());
+      expect(screen.queryByRole('menu')).toBeNull();
+      expect(document.activeElement).toBe(button);
+    });
+
+    it('offers Mark as unread for a read book, from the menu key, with arrows and Esc', async () => {
+      const onopen = vi.fn();
+      tile(true, onopen);
+      const user = userEvent.setup();
+      const button = screen.getByTestId('catalog-book');
+      button.focus();
+      await user.keyboard('{ContextMenu}');
+      expect(screen.getByRole('menuitem', { name: 'Mark as unread' })).toBe(document.activeElement);
+      await user.keyboard('{ArrowDown}');
+      expect(document.activeElement).toBe(screen.getByRole('menuitem', { name: 'Show details' }));
+      await user.keyboard('{ArrowDown}');
+      expect(document.activeElement).toBe(screen.getByRole('menuitem', { name: 'Mark as unread' }));
+      await user.keyboard('{End}{Escape}');
+      expect(screen.queryByRole('menu')).toBeNull();
+      expect(document.activeElement).toBe(button);
+      expect(onopen).not.toHaveBeenCalled();
+      // Shift+F10 opens it too; Enter chooses.
+      await user.keyboard('{Shift>}{F10}{/Shift}');
+      await user.keyboard('{Enter}');
+      expect(vi.mocked(invoke)).toHaveBeenCalledWith('mark_book_read', { bookId: 7, read: false });
+      await waitFor(() => expect(screen.queryByTestId('tile-read-badge')).toBeNull());
+    });
+
+    it('says so when the mark cannot be saved, and closes on a click elsewhere', async () => {
+      backend({ mark_book_read: () => Promise.reject({ kind: 'storage', message: 'The library is busy' }) });
+      tile(false);
+      await fireEvent.contextMenu(screen.getByTestId('catalog-book'), { clientX: 5, clientY: 5 });
+      await fireEvent.click(screen.getByRole('menuitem', { name: 'Mark as read' }));
+      await waitFor(() => expect(toasts.list.map((t) => t.message)).toEqual(['Book 7 could not be marked: The library is busy']));
+      expect(screen.queryByTestId('tile-read-badge')).toBeNull();
+      await fireEvent.contextMenu(screen.getByTestId('catalog-book'), { clientX: 5, clientY: 5 });
+      await fireEvent.pointerDown(document.body);
+      expect(screen.queryByRole('menu')).toBeNull();
+    });
   });
 });
