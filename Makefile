@@ -2,7 +2,8 @@
 #
 #   make run      install what is missing, build the UI and the app, open the Carrel window
 #   make test     the same set-up plus the test tools, then every test (core, shell, CLI, UI,
-#                 real-window); fails if anything fails or is skipped for lack of a tool
+#                 real-window); fails if anything fails or is skipped for lack of a tool, or if
+#                 a Rust test is #[ignore]d (only the benchmarks make bench runs may be)
 #   make fuzz     the parsers (OPDS feeds, URL templates, comic archives, the protocols' request
 #                 paths) under 100,000 generated inputs per target, optimised with overflow checks
 #                 (the `fuzz` profile): no panic, no case over 1 s of CPU, memory within caps
@@ -73,6 +74,8 @@ test: setup-test ui
 	@$(MAKE) --no-print-directory test-interop
 
 test-core:
+	@echo "==> no Rust test left out by #[ignore] (the benchmarks make bench runs aside)"
+	$(ROOT)/scripts/check-ignored-tests
 	@echo "==> formatting (rustfmt's defaults)"
 	cargo fmt --all --check
 	@echo "==> core, CLI, shell and test-server tests"
