@@ -9,6 +9,7 @@
 //! app.wait_for(r#"[data-testid="add-server-button"]"#).unwrap().click().unwrap();
 //! ```
 //!
+//! - [`accessibility`]: axe-core run on the page shown, the rules it breaks.
 //! - [`webdriver`]: the client — [`Client`] and [`Element`], finding, waiting, typing, scripts,
 //!   screenshots, the window's rect.
 //! - [`app`]: [`App`], one launch of the app with its own tauri-driver; derefs to [`Client`].
@@ -22,6 +23,7 @@
 //! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e -- --test-threads=1`, with
 //! `CARREL_APP` / `TAURI_DRIVER` optionally naming the binaries (see [`tools`]).
 
+pub mod accessibility;
 pub mod app;
 pub mod artifacts;
 pub mod data;

@@ -9,6 +9,7 @@
 //! after `npm run --prefix ui build && cargo build -p carrel`; one area: add its module name as
 //! a filter (`… cargo test -p carrel-e2e reader:: -- --test-threads=1`).
 //!
+//! - `accessibility`: axe-core on every screen in both themes, and the keyboard alone.
 //! - `background`: downloads that outlive the window — the tray, the background app's
 //!   notifications, and starting Carrel again.
 //! - `app_window`: the library window itself — start-up, geometry, more windows, keyboard.
@@ -26,6 +27,7 @@
 //! - `carrel_cli`: not tests — `carrel-cli` run beside the app on a test's data dir, and the
 //!   fixture server's first book stored through it.
 
+mod accessibility;
 mod app_window;
 mod background;
 mod carrel_cli;

@@ -38,6 +38,8 @@ import {
 } from '../ipc';
 import { bookBadge, bookPercent, isInProgress, type BookBadge } from '../bookState';
 import { servers } from './servers.svelte';
+import { announcer } from './announcer.svelte';
+import { t } from '../i18n.svelte';
 import { settings } from './settings.svelte';
 
 export type Schedule = (flush: () => void) => void;
@@ -232,10 +234,16 @@ export class DownloadsStore {
   #ask(id: number): void {
     if (this.#asking.has(id)) return;
     this.#asking.add(id);
+    // A book last seen waiting or downloading that is now stored has just finished.
+    const last = this.#known.get(id) ?? this.#index.get(id);
+    const wasDownloading = last !== undefined && isInProgress(last.state);
     bookDetails(id)
       .then((details) => {
         if (!this.#index.has(id)) this.#known.set(id, details.status);
-        if (details.status.state === 'stored') this.revision++;
+        if (details.status.state === 'stored') {
+          this.revision++;
+          if (wasDownloading) announcer.say(t('a11y-download-ready', { title: details.status.title }));
+        }
       })
       .catch(() => {
         // The book may be gone (its server removed); nothing more to say about it.
