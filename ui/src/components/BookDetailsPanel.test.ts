@@ -53,7 +53,8 @@ describe('BookDetailsPanel', () => {
       command === 'book_details' ? new Promise((resolve) => (answer = resolve)) : Promise.resolve(null),
     );
     show();
-    expect(screen.getByTestId('details-loading')).toBeTruthy();
+    expect(screen.getByTestId('details-loading').getAttribute('aria-label')).toBe('Loading the book’s details');
+    expect(screen.queryByTestId('details-title')).toBeNull();
     answer(saga);
 
     const panel = await screen.findByTestId('details-title');
@@ -69,7 +70,8 @@ describe('BookDetailsPanel', () => {
     expect(root.textContent).toContain('Comic (CBZ)');
     expect(root.textContent).toContain('Attic');
     expect(screen.getByTestId('book-state-badge').textContent?.trim()).toBe('Remote');
-    expect(screen.getByTestId('keep-offline')).toBeTruthy();
+    const keep = screen.getByTestId('keep-offline') as HTMLButtonElement;
+    expect([keep.textContent?.trim(), keep.disabled]).toEqual(['Keep offline', false]);
     expect(screen.queryByTestId('remove-from-device')).toBeNull();
     expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 12 });
   });
@@ -108,7 +110,7 @@ describe('BookDetailsPanel', () => {
     const badge = screen.getByTestId('book-state-badge');
     await waitFor(() => expect(badge.textContent?.trim()).toBe('Queued'));
     expect(screen.queryByTestId('keep-offline')).toBeNull();
-    expect(screen.getByTestId('remove-from-device')).toBeTruthy();
+    expect(screen.getByTestId('remove-from-device').textContent?.trim()).toBe('Remove from device');
 
     await live(
       downloadsView({
@@ -127,7 +129,8 @@ describe('BookDetailsPanel', () => {
     );
     await waitFor(() => expect(badge.textContent?.trim()).toBe('Downloading 41 %'));
     expect(screen.getByTestId('details-progress').getAttribute('aria-valuenow')).toBe('41');
-    expect(screen.getByText('67 of 160 pages')).toBeTruthy();
+    expect(screen.getByTestId('details-progress').getAttribute('aria-valuetext')).toBe('67 of 160 pages');
+    expect(screen.getByText('67 of 160 pages').tagName).toBe('P');
 
     await live(
       downloadsView({
@@ -266,7 +269,8 @@ describe('BookDetailsPanel', () => {
     backend({ book_details: { ...saga, pinned: false, status: status(12, 'stored', { stored_parts: 160, total_parts: 160 }) } });
     show();
     expect((await screen.findByTestId('details-keep-note')).textContent).toMatch(/for now.*Keep offline keeps it for good/s);
-    expect(screen.getByTestId('keep-offline')).toBeTruthy();
+    const keep = screen.getByTestId('keep-offline') as HTMLButtonElement;
+    expect([keep.textContent?.trim(), keep.disabled]).toEqual(['Keep offline', false]);
   });
 
   it('says a book kept offline stays for good', async () => {

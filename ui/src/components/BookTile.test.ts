@@ -35,7 +35,7 @@ describe('BookTile', () => {
     tile(false);
     details.noteRead(7, true);
     flushSync();
-    expect(screen.getByTestId('tile-read-badge')).toBeTruthy();
+    expect(screen.getByTestId('tile-read-badge').textContent?.trim()).toBe('Read');
     details.noteRead(7, false);
     flushSync();
     expect(screen.queryByTestId('tile-read-badge')).toBeNull();
@@ -57,7 +57,7 @@ describe('BookTile', () => {
       expect(document.activeElement).toBe(item);
       await userEvent.setup().click(item);
       expect(vi.mocked(invoke)).toHaveBeenCalledWith('mark_book_read', { bookId: 7, read: true });
-      await waitFor(() => expect(screen.getByTestId('tile-read-badge')).toBeTruthy());
+      await waitFor(() => expect(screen.queryByTestId('tile-read-badge')?.textContent?.trim()).toBe('Read'));
       expect(screen.queryByRole('menu')).toBeNull();
       expect(document.activeElement).toBe(button);
     });

@@ -41,7 +41,9 @@ describe('ReaderEndCard', () => {
     await userEvent.setup().click(screen.getByRole('button', { name: 'Back to the start' }));
     expect(text.onstay).toHaveBeenCalledOnce();
     document.body.innerHTML = '';
-    card('previous', true);
-    expect(screen.getByRole('button', { name: 'Back to page 1' })).toBeTruthy();
+    const page = card('previous', true);
+    expect(screen.queryByRole('button', { name: 'Back to the start' })).toBeNull();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Back to page 1' }));
+    expect(page.onstay).toHaveBeenCalledOnce();
   });
 });

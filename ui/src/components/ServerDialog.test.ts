@@ -384,7 +384,8 @@ describe('ServerDialog (add)', () => {
     await user.clear(interval);
     await user.type(interval, '-5');
     await user.click(screen.getByTestId('server-save'));
-    expect(screen.getByTestId('server-interval-error')).toBeTruthy();
+    expect(screen.getByTestId('server-interval-error').textContent).toMatch(/enter a whole number of milliseconds/i);
+    expect(interval.getAttribute('aria-invalid')).toBe('true');
     expect(document.activeElement).toBe(interval);
     expect(invokeMock).not.toHaveBeenCalled();
     expect(onclose).not.toHaveBeenCalled();
@@ -522,7 +523,8 @@ describe('ServerDialog (edit)', () => {
     const trust = screen.getByTestId('server-trust-self-signed') as HTMLInputElement;
     expect(interval.value).toBe('1500');
     expect(trust.checked).toBe(true);
-    expect(screen.getByTestId('server-trust-warning')).toBeTruthy();
+    expect(screen.getByTestId('server-trust-warning').textContent).toMatch(/will not check who it is talking to/);
+    expect(trust.getAttribute('aria-describedby')).toBe('server-trust-warning');
 
     await user.clear(interval);
     await user.type(interval, '250');
