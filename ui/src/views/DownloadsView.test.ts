@@ -79,7 +79,9 @@ describe('DownloadsView', () => {
 
   it('waits with a skeleton for the first view', async () => {
     await showing(null);
-    expect(screen.getByTestId('downloads-loading')).toBeTruthy();
+    const loading = screen.getByTestId('downloads-loading');
+    expect([loading.getAttribute('role'), loading.getAttribute('aria-label')]).toEqual(['status', 'Loading the downloads']);
+    expect(screen.queryByTestId('downloads-empty')).toBeNull();
   });
 
   it('offers to try again when the downloads cannot be followed', async () => {
@@ -132,7 +134,8 @@ describe('DownloadsView', () => {
     expect(within(items[1]).getByTestId('download-queue-line').textContent).toBe('Waiting · 4 of 180 pages stored');
     // The first is next already.
     expect((within(items[0]).getByTestId('move-to-top') as HTMLButtonElement).disabled).toBe(true);
-    expect(screen.getByRole('heading', { name: 'Up next' })).toBeTruthy();
+    const queue = screen.getByRole('region', { name: 'Up next' });
+    expect(items.every((item) => queue.contains(item))).toBe(true);
   });
 
   it('moves a book to the top, cancels another, and cancels the one in flight', async () => {
@@ -158,13 +161,14 @@ describe('DownloadsView', () => {
     const user = await showing(busy);
     await user.click(screen.getByTestId('pause-all'));
     expect(invokeMock).toHaveBeenCalledWith('pause_downloads', undefined);
-    await waitFor(() => expect(screen.getByTestId('resume-all')).toBeTruthy());
-    expect(screen.getByTestId('downloads-paused')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByTestId('resume-all')?.textContent?.trim()).toBe('Resume all'));
+    expect(screen.getByTestId('downloads-paused').textContent).toContain('Downloads are paused');
     expect(screen.queryByTestId('pause-all')).toBeNull();
 
     await user.click(screen.getByTestId('resume-all'));
     expect(invokeMock).toHaveBeenCalledWith('resume_downloads', undefined);
-    await waitFor(() => expect(screen.getByTestId('pause-all')).toBeTruthy());
+    await waitFor(() => expect(screen.queryByTestId('pause-all')?.textContent?.trim()).toBe('Pause all'));
+    expect(screen.queryByTestId('downloads-paused')).toBeNull();
   });
 
   it('tells when an action fails', async () => {
@@ -178,7 +182,7 @@ describe('DownloadsView', () => {
     await showing(busy);
     lastChannel<View>().send(downloadsView({ executor: { holder: 'carrel-41', this_process: true, state: 'idle' } }));
     downloads.flush();
-    await waitFor(() => expect(screen.getByTestId('downloads-empty')).toBeTruthy());
+    await waitFor(() => expect(screen.queryByTestId('downloads-empty')?.textContent).toMatch(/Nothing (else )?waiting\./));
     expect(screen.queryByTestId('active-download')).toBeNull();
     expect(screen.getByTestId('executor-status').textContent).toBe('Nothing to download');
   });
