@@ -125,7 +125,8 @@ describe('browsing a server', () => {
     const error = await screen.findByTestId('browse-error');
     expect(error.textContent).toContain('The server answered 502.');
     await user.click(screen.getByTestId('browse-retry'));
-    expect(screen.getByTestId('browse-loading')).toBeTruthy();
+    expect(screen.getByTestId('browse-loading').getAttribute('aria-label')).toMatch(/^Loading /);
+    expect(screen.queryByTestId('browse-error')).toBeNull();
     answer!(feed([]));
     expect(await screen.findByTestId('browse-empty')).toBeTruthy();
   });
@@ -151,7 +152,7 @@ describe('browsing a server', () => {
     await openAttic();
     const banner = await screen.findByTestId('offline-banner');
     expect(banner.textContent).toContain('Offline — showing the library as last seen 3 hours ago.');
-    expect(within(screen.getByTestId('server-item')).getByTestId('server-offline')).toBeTruthy();
+    expect(within(screen.getByTestId('server-item')).getByTestId('server-offline').textContent?.trim()).toBe('Offline');
   });
 
   it('searches the server and shows the results as a step of the path', async () => {
@@ -214,9 +215,10 @@ describe('browsing a server', () => {
     const user = await openAttic();
     await screen.findByTestId('credentials-dialog');
     await user.click(screen.getByTestId('credentials-cancel'));
-    expect(screen.getByTestId('browse-auth')).toBeTruthy();
+    expect(screen.queryByTestId('credentials-dialog')).toBeNull();
+    expect(screen.getByTestId('browse-auth').textContent).toContain('Attic wants you to sign in');
     await user.click(screen.getByTestId('browse-sign-in'));
-    expect(screen.getByTestId('credentials-dialog')).toBeTruthy();
+    expect(screen.getByRole('dialog', { name: 'Sign in to Attic' })).toBe(screen.getByTestId('credentials-dialog'));
   });
 
   it('says when the certificate is not trusted, and trusts the server when asked', async () => {
@@ -254,7 +256,7 @@ describe('browsing a server', () => {
     expect(trust.checked).toBe(false);
     expect(document.activeElement).toBe(trust);
     await user.click(trust);
-    expect(within(dialog).getByTestId('server-trust-warning')).toBeTruthy();
+    expect(within(dialog).getByTestId('server-trust-warning').textContent).toMatch(/will not check who it is talking to/);
     await user.click(within(dialog).getByTestId('server-save'));
 
     await waitFor(() => expect(screen.queryByTestId('edit-server-dialog')).toBeNull());
@@ -288,7 +290,7 @@ describe('browsing a server', () => {
     await screen.findByTestId('browse-certificate');
     await user.click(screen.getByTestId('trust-certificate'));
     await user.click(await screen.findByTestId('server-cancel'));
-    expect(screen.getByTestId('browse-certificate')).toBeTruthy();
+    expect(screen.getByTestId('browse-certificate').textContent).toContain('certificate is not trusted');
     expect(invokeMock.mock.calls.some((c) => c[0] === 'update_server')).toBe(false);
     await user.click(screen.getByTestId('browse-retry'));
     await waitFor(() => expect(calls).toBe(2));
@@ -340,7 +342,8 @@ describe('keyboard', () => {
     await waitFor(() => expect(document.activeElement).toBe(tiles[1]));
 
     await user.keyboard('{Escape}');
-    await waitFor(() => expect(screen.getByTestId('catalog-nav-entry')).toBeTruthy());
+    await waitFor(() => expect(screen.queryAllByTestId('catalog-nav-entry')).toHaveLength(1));
+    expect(screen.queryAllByTestId('catalog-book')).toHaveLength(0);
     expect(within(screen.getByTestId('breadcrumbs')).getAllByTestId('breadcrumb')).toHaveLength(1);
   });
 });
@@ -400,15 +403,19 @@ describe('the rest of the window', () => {
     library({ extra: { storage_usage: () => ({ total_bytes: 0, per_server: [] }) } });
     render(App);
     const user = userEvent.setup();
+    const title = () => screen.getByRole('heading', { level: 1 });
     await user.click(await screen.findByTestId('downloads-nav'));
-    expect(screen.getByTestId('downloads-view')).toBeTruthy();
+    expect(title().closest('[data-testid]')).toBe(screen.getByTestId('downloads-view'));
+    expect(title().textContent).toBe('Downloads');
     await user.click(screen.getByTestId('settings-nav'));
-    expect(screen.getByTestId('settings-view')).toBeTruthy();
+    expect(title().closest('[data-testid]')).toBe(screen.getByTestId('settings-view'));
+    expect(title().textContent).toBe('Settings');
     await user.click(screen.getByTestId('on-device-nav'));
     expect(await screen.findByTestId('on-device-empty')).toBeTruthy();
     await user.click(screen.getByTestId('home-nav'));
-    expect(screen.getByTestId('library-view')).toBeTruthy();
-    expect(screen.getByTestId('continue-empty')).toBeTruthy();
+    expect(title().closest('[data-testid]')).toBe(screen.getByTestId('library-view'));
+    expect(title().textContent).toBe('Home');
+    expect(screen.getByTestId('continue-empty').textContent).toBe('Books you open appear here, the most recent first.');
   });
 
   it('shows the books being read first on Home, most recent first', async () => {
@@ -491,7 +498,8 @@ describe('the rest of the window', () => {
     await user.click(within(screen.getAllByTestId('server-item')[0]).getByTestId('remove-server'));
     await user.click(screen.getByTestId('remove-server-confirm'));
     await waitFor(() => expect(screen.queryByTestId('browse-view')).toBeNull());
-    expect(screen.getByTestId('library-view')).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Home');
+    screen.getByTestId('library-view');
     expect(screen.getAllByTestId('server-item')).toHaveLength(1);
   });
 });

@@ -119,7 +119,7 @@ describe('App', () => {
     const user = userEvent.setup();
     const button = screen.getByTestId('empty-add-server');
     await user.click(button);
-    expect(screen.getByTestId('add-server-dialog')).toBeTruthy();
+    expect(screen.getByRole('dialog', { name: 'Add a server' })).toBe(screen.getByTestId('add-server-dialog'));
     expect(document.querySelector('.shell')?.hasAttribute('inert')).toBe(true);
 
     await user.keyboard('{Escape}');
@@ -192,7 +192,7 @@ describe('App', () => {
     await screen.findByTestId('empty-library');
     const user = userEvent.setup();
     await user.keyboard('n');
-    expect(screen.getByTestId('add-server-dialog')).toBeTruthy();
+    expect(screen.getByRole('dialog', { name: 'Add a server' })).toBe(screen.getByTestId('add-server-dialog'));
     // Typing an "n" into the dialog does not open another one or lose the letter.
     await user.keyboard('n');
     expect((screen.getByTestId('server-name') as HTMLInputElement).value).toBe('n');
