@@ -1,5 +1,10 @@
 # Die Leseansichten für Comics, EPUB und PDF.
 
+## Both readers: the top bar
+
+reader-back = Bibliothek
+reader-back-title = Zurück zur Bibliothek (Esc)
+
 ## Page reader: comics and PDFs
 
 reader-page = Seite { $page }

@@ -1,5 +1,10 @@
 # The comic, EPUB and PDF readers.
 
+## Both readers: the top bar
+
+reader-back = Library
+reader-back-title = Back to the library (Esc)
+
 ## Page reader: comics and PDFs
 
 reader-page = Page { $page }

@@ -173,9 +173,17 @@ format-page-of = Página { $page } de { $total }
 format-page = Página { $page }
 format-eta-seconds = quedan unos segundos
 format-eta-under-minute = queda menos de un minuto
-format-eta-minutes = quedan unos { $minutes } min
-format-eta-hours = quedan unas { $hours } h
-format-eta-hours-minutes = quedan unas { $hours } h { $minutes } min
+format-eta-minutes =
+    { $minutes ->
+        [one] queda alrededor de { $minutes } min
+       *[other] quedan unos { $minutes } min
+    }
+format-eta-hours =
+    { $hours ->
+        [one] queda alrededor de { $hours } h
+       *[other] quedan unas { $hours } h
+    }
+format-eta-hours-minutes = quedan alrededor de { $hours } h { $minutes } min
 format-eta-days = quedan unos { $days } días
 format-series = { $series } n.º { $index }
 format-authors = { $first } y { $last }

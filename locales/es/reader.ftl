@@ -1,5 +1,10 @@
 # Los lectores de cómics, EPUB y PDF.
 
+## Both readers: the top bar
+
+reader-back = Biblioteca
+reader-back-title = Volver a la biblioteca (Esc)
+
 ## Page reader: comics and PDFs
 
 reader-page = Página { $page }

@@ -86,7 +86,11 @@ details-retry-load = Réessayer
 details-read = Lu
 details-not-read = Pas encore lu
 details-downloaded = Téléchargé
-details-progress-pages = { $stored } pages sur { $total }
+details-progress-pages =
+    { $stored ->
+        [one] { $stored } page sur { $total }
+       *[other] { $stored } pages sur { $total }
+    }
 details-progress-bytes = { $stored } sur { $total }
 details-retry = Réessayer
 details-retrying = Nouvel essai…
@@ -142,12 +146,12 @@ series-remove-day = sont retirés un jour après
 series-remove-week = sont retirés une semaine après
 series-remove-month = sont retirés un mois après
 series-here =
-    { $total ->
+    { $here ->
         [one] { $here } livre sur { $total } de cette série sur cet appareil.
        *[other] { $here } livres sur { $total } de cette série sur cet appareil.
     }
 series-here-waiting =
-    { $total ->
+    { $here ->
         [one] { $here } livre sur { $total } de cette série sur cet appareil, { $waiting } en route.
        *[other] { $here } livres sur { $total } de cette série sur cet appareil, { $waiting } en route.
     }
@@ -173,8 +177,16 @@ format-page-of = Page { $page } sur { $total }
 format-page = Page { $page }
 format-eta-seconds = encore quelques secondes
 format-eta-under-minute = moins d’une minute restante
-format-eta-minutes = environ { $minutes } min restantes
-format-eta-hours = environ { $hours } h restantes
+format-eta-minutes =
+    { $minutes ->
+        [one] environ { $minutes } min restante
+       *[other] environ { $minutes } min restantes
+    }
+format-eta-hours =
+    { $hours ->
+        [one] environ { $hours } h restante
+       *[other] environ { $hours } h restantes
+    }
 format-eta-hours-minutes = environ { $hours } h { $minutes } min restantes
 format-eta-days = environ { $days } jours restants
 format-series = { $series } nº { $index }

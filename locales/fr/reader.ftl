@@ -1,5 +1,10 @@
 # Les lecteurs de BD, d’EPUB et de PDF.
 
+## Both readers: the top bar
+
+reader-back = Bibliothèque
+reader-back-title = Retour à la bibliothèque (Échap)
+
 ## Page reader: comics and PDFs
 
 reader-page = Page { $page }

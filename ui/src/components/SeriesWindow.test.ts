@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { render, screen } from '@testing-library/svelte';
+import { flushSync } from 'svelte';
 import userEvent from '@testing-library/user-event';
 
 vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
@@ -9,6 +10,7 @@ import { backend } from '../test/fixtures';
 import { resetStores } from '../test/stores';
 import { invoke } from '@tauri-apps/api/core';
 import type { SeriesBook, SeriesView } from '../lib/ipc';
+import { i18n } from '../lib/i18n.svelte';
 
 const invokeMock = vi.mocked(invoke);
 
@@ -101,6 +103,30 @@ describe('SeriesWindow', () => {
     backend({ series_of_book: { ...view, stopped: true } });
     render(SeriesWindow, { bookId: 1 });
     expect((await screen.findByTestId('series-window-note')).textContent).not.toContain('server’s default');
+  });
+
+  it('speaks the language chosen, at once, with its own plurals', async () => {
+    backend({ series_of_book: saga({ keep_next: 2, remove_after_days: 7, from_server_default: false }, ['stored', 'queued', 'remote']) });
+    render(SeriesWindow, { bookId: 1 });
+    const note = await screen.findByTestId('series-window-note');
+    expect(note.textContent).toContain('1 of 3 books of this series on this device, 1 on the way.');
+    try {
+      i18n.choose('fr');
+      flushSync();
+      expect(screen.getByRole('heading').textContent).toBe('Lire « Saga »');
+      expect(note.textContent).toContain('1 livre sur 3 de cette série sur cet appareil, 1 en route.');
+      const ahead = screen.getByTestId('series-keep-next') as HTMLSelectElement;
+      expect([...ahead.options].map((o) => o.textContent)).toContain('les 2 prochains livres non lus');
+      const removeAfter = screen.getByTestId('series-remove-after') as HTMLSelectElement;
+      expect(removeAfter.selectedOptions[0].textContent).toBe('sont retirés une semaine après');
+      i18n.choose('de');
+      flushSync();
+      expect(note.textContent).toContain('1 von 3 Büchern dieser Reihe auf diesem Gerät, 1 unterwegs.');
+    } finally {
+      i18n.choose('system');
+    }
+    flushSync();
+    expect(note.textContent).toContain('1 of 3 books of this series on this device');
   });
 
   it('shows nothing for a book whose server names no series', async () => {

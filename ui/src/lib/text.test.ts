@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asSentence, count } from './text';
+import { asSentence } from './text';
 
 describe('asSentence', () => {
   it('capitalises and ends a clause', () => {
@@ -21,13 +21,5 @@ describe('asSentence', () => {
 
   it('keeps empty text empty', () => {
     expect(asSentence('   ')).toBe('');
-  });
-});
-
-describe('count', () => {
-  it('picks the form', () => {
-    expect(count(0, 'server', 'servers')).toBe('0 servers');
-    expect(count(1, 'server', 'servers')).toBe('1 server');
-    expect(count(2, 'server', 'servers')).toBe('2 servers');
   });
 });

@@ -13,8 +13,3 @@ export function asSentence(message: string): string {
   const ends = /[.!?…]["'”’)]*$/u.test(text) ? '' : '.';
   return `${first}${rest}${ends}`;
 }
-
-/** "1 server", "3 servers". */
-export function count(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
