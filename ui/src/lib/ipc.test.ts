@@ -205,7 +205,7 @@ describe('library commands', () => {
 
     await getSettings();
     expect(invokeMock).toHaveBeenLastCalledWith('get_settings', undefined);
-    const settings = { books_kept: 6, notifications: true, theme: 'dark' as const, metered_downloads: 'ask' as const, keep_running: false };
+    const settings = { books_kept: 6, notifications: true, theme: 'dark' as const, metered_downloads: 'ask' as const, keep_running: false, language: null };
     await setSettings(settings);
     expect(invokeMock).toHaveBeenLastCalledWith('set_settings', { settings });
     await storageUsage();

@@ -20,7 +20,7 @@ describe('SettingsView', () => {
     invokeMock.mockReset();
     resetStores();
     localStorage.clear();
-    saved = { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false };
+    saved = { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false, language: null };
     backend({
       get_settings: () => saved,
       set_settings: ({ settings }) => (saved = settings as Settings),
