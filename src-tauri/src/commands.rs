@@ -31,12 +31,13 @@ use crate::app_state::{AppState, Core};
 use crate::downloads_watch::DownloadsWatch;
 
 /// An error as the UI sees it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct CommandError {
     pub kind: ErrorKind,
     pub message: String,
     /// The form field the error is about, when it is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub field: Option<ErrorField>,
 }
 
@@ -105,7 +106,7 @@ fn downloads_watch(app: &AppHandle) -> CommandResult<Arc<DownloadsWatch>> {
 }
 
 /// What the UI needs to know before it draws anything.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct AppStatus {
     pub version: &'static str,
     pub data_dir: Option<String>,
@@ -159,7 +160,8 @@ pub async fn list_servers(app: AppHandle) -> CommandResult<Vec<Server>> {
 
 /// The "Add server" dialog's fields.
 /// (No `Debug`: it holds a password.)
-#[derive(Deserialize)]
+#[derive(Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct AddServerInput {
     pub name: String,
     pub url: String,
@@ -240,7 +242,7 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
 
 /// What the add-server dialog shows before anything is saved: the catalog found from what was
 /// typed (a host, host:port, web address or the catalog itself).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct FoundCatalog {
     /// "Codex, OPDS 1.2 at http://nas:9810/opds/v1.2/".
     pub description: String,
@@ -306,7 +308,8 @@ pub async fn remove_server(app: AppHandle, id: i64) -> CommandResult<()> {
 
 /// The "Edit server" and sign-in dialogs' fields.
 /// (No `Debug`: it holds a password.)
-#[derive(Deserialize)]
+#[derive(Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct UpdateServerInput {
     pub name: String,
     pub url: String,
@@ -563,7 +566,8 @@ pub async fn kosync_account(app: AppHandle) -> CommandResult<Option<KosyncAccoun
 }
 
 /// What the window is told of the KOReader sync account.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(rename = "KosyncAccount")]
 pub struct KosyncAccountView {
     pub url: String,
     pub username: String,
@@ -903,7 +907,7 @@ pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<S
 }
 
 /// A book a lower "books kept" setting would remove from the device.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct BookToRemove {
     pub book_id: i64,
     pub title: String,
@@ -1037,20 +1041,211 @@ mod tests {
         );
     }
 
+    /// A core error as the window receives it, named by its type.
+    fn reaching_the_window<E: Failure>(e: E) -> (&'static str, CommandError) {
+        let name = std::any::type_name::<E>().rsplit("::").next().unwrap();
+        (name, CommandError::from(e))
+    }
+
+    /// The names of the types that implement `Failure` in the core's crates, read from their
+    /// sources (`impl … Failure for Name {`).
+    fn failure_types_in_the_sources() -> std::collections::BTreeSet<String> {
+        fn walk(dir: &std::path::Path, found: &mut std::collections::BTreeSet<String>) {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    for line in std::fs::read_to_string(&path).unwrap().lines() {
+                        let line = line.trim_start();
+                        if !line.starts_with("impl") {
+                            continue;
+                        }
+                        if let Some((_, rest)) = line.split_once("Failure for ") {
+                            let name = rest.split(|c: char| !c.is_alphanumeric() && c != '_');
+                            found.insert(name.into_iter().next().unwrap().to_owned());
+                        }
+                    }
+                }
+            }
+        }
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+        let mut found = std::collections::BTreeSet::new();
+        for krate in std::fs::read_dir(&crates).unwrap().flatten() {
+            walk(&krate.path().join("src"), &mut found);
+        }
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("core/src"),
+            &mut found,
+        );
+        found
+    }
+
     #[test]
     fn every_core_error_reaches_the_window_with_its_kind_and_field() {
-        let e = CommandError::from(carrel_core::library::credentials::CredentialError::Keyring(
-            "locked".into(),
-        ));
+        use carrel_core::{
+            catalog::{
+                client::CatalogError, cover_cache::CoverError, download_batches::BatchError,
+                library_search::SearchError, series_windows::SeriesError,
+            },
+            engine::{
+                book_downloads::DownloadRequestError,
+                download_stack::StackError,
+                executor::ExecutorError,
+                executor_lease::{LeaseError, LeaseLost},
+            },
+            foundation::{file_types::HandoverError, store::StoreError},
+            http::server_discovery::DiscoveryError,
+            library::{books::BookError, credentials::CredentialError, settings::SettingsError},
+            opds::OpdsError,
+            reading::{
+                comic_archive::ArchiveError, epub_positions::EpubPositionError,
+                kosync::KosyncError, page_source::PageError,
+            },
+        };
+        use ErrorField as F;
+        use ErrorKind as K;
+        // One real instance of every type, with the kind and field the window must get.
+        let cases = [
+            (reaching_the_window(StoreError::DiskFull), K::Storage, None),
+            (
+                reaching_the_window(HandoverError::ActiveType("application/x-msdownload".into())),
+                K::Server,
+                None,
+            ),
+            (
+                reaching_the_window(FetchError::Gone("https://nas.lan/books/1".into())),
+                K::Server,
+                None,
+            ),
+            (
+                reaching_the_window(DiscoveryError::SignInNeeded),
+                K::Auth,
+                Some(F::Url),
+            ),
+            (
+                reaching_the_window(ServerError::DuplicateName("NAS".into())),
+                K::Conflict,
+                Some(F::Name),
+            ),
+            (
+                reaching_the_window(BookError::NotFound(7)),
+                K::NotFound,
+                None,
+            ),
+            (
+                reaching_the_window(CredentialError::Keyring("locked".into())),
+                K::Storage,
+                Some(F::Password),
+            ),
+            (
+                reaching_the_window(carrel_core::Error::Server(ServerError::InvalidUrl(
+                    "nas".into(),
+                ))),
+                K::InvalidInput,
+                Some(F::Url),
+            ),
+            (
+                reaching_the_window(SettingsError::BooksKept),
+                K::InvalidInput,
+                Some(F::BooksKept),
+            ),
+            (
+                reaching_the_window(OpdsError::PageOutOfRange { page: 3, count: 2 }),
+                K::InvalidInput,
+                None,
+            ),
+            (
+                reaching_the_window(LeaseError::Lost(LeaseLost { epoch: 3 })),
+                K::Storage,
+                None,
+            ),
+            (
+                reaching_the_window(StackError::WrongState(5)),
+                K::Storage,
+                None,
+            ),
+            (
+                reaching_the_window(ExecutorError::NetworkHeld("the link is metered".into())),
+                K::Server,
+                None,
+            ),
+            (
+                reaching_the_window(DownloadRequestError::NotAPage(4)),
+                K::InvalidInput,
+                None,
+            ),
+            (
+                reaching_the_window(KosyncError::Refused),
+                K::Auth,
+                Some(F::Password),
+            ),
+            (
+                reaching_the_window(ArchiveError::NoSuchPage { page: 9, count: 3 }),
+                K::InvalidInput,
+                None,
+            ),
+            (
+                reaching_the_window(EpubPositionError::UnknownBook(9)),
+                K::NotFound,
+                None,
+            ),
+            (
+                reaching_the_window(PageError::OfflineNotDownloaded),
+                K::Server,
+                None,
+            ),
+            (
+                reaching_the_window(CatalogError::Fetch(FetchError::Certificate(
+                    "https://nas.lan/opds: not trusted".into(),
+                ))),
+                K::Certificate,
+                None,
+            ),
+            (
+                reaching_the_window(CoverError::Disk(std::io::Error::other("read-only"))),
+                K::Storage,
+                None,
+            ),
+            (
+                reaching_the_window(SearchError::EmptyQuery),
+                K::InvalidInput,
+                None,
+            ),
+            (
+                reaching_the_window(BatchError::NotFound(3)),
+                K::NotFound,
+                None,
+            ),
+            (
+                reaching_the_window(SeriesError::NoSeries("Dune".into())),
+                K::InvalidInput,
+                None,
+            ),
+        ];
+        for ((name, e), kind, field) in &cases {
+            assert_eq!((e.kind, e.field), (*kind, *field), "{name}: {}", e.message);
+            assert!(!e.message.is_empty(), "{name} says nothing");
+            let v = serde_json::to_value(e).unwrap();
+            assert_eq!(
+                v["kind"],
+                serde_json::to_value(kind).unwrap(),
+                "{name}: {v}"
+            );
+            match field {
+                Some(f) => assert_eq!(v["field"], f.as_str(), "{name}: {v}"),
+                None => assert!(v.get("field").is_none(), "{name}: {v}"),
+            }
+        }
+        let covered: std::collections::BTreeSet<String> = cases
+            .iter()
+            .map(|((name, _), ..)| name.to_string())
+            .collect();
         assert_eq!(
-            (e.kind, e.field),
-            (ErrorKind::Storage, Some(ErrorField::Password))
+            covered,
+            failure_types_in_the_sources(),
+            "every type implementing Failure needs a case here"
         );
-        let e =
-            CommandError::from(carrel_core::reading::page_source::PageError::OfflineNotDownloaded);
-        assert_eq!((e.kind, e.field), (ErrorKind::Server, None));
-        let e = CommandError::from(carrel_core::library::settings::SettingsError::BooksKept);
-        assert_eq!(serde_json::to_value(&e).unwrap()["field"], "books_kept");
     }
 }
 
@@ -1118,6 +1313,25 @@ pub async fn mark_book_read(app: AppHandle, book_id: i64, read: bool) -> Command
     .await?;
     marked.notify_one();
     Ok(())
+}
+
+/// Marks every book of `book_id`'s series read (`read`) or unread; each mark is queued for its
+/// servers and sent a few seconds later, as a single mark is. Answers the series and the books
+/// marked.
+#[tauri::command]
+pub async fn mark_series_read(
+    app: AppHandle,
+    book_id: i64,
+    read: bool,
+) -> CommandResult<carrel_core::catalog::series_windows::SeriesMarked> {
+    let (marked, saved) = with_core(app, move |core| {
+        let marked =
+            carrel_core::catalog::series_windows::mark_series_read(&core.store, book_id, read)?;
+        Ok((marked, core.position_saved.clone()))
+    })
+    .await?;
+    saved.notify_one();
+    Ok(marked)
 }
 
 /// Ends the reading window of `book_id`'s series.
