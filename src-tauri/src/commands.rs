@@ -31,13 +31,12 @@ use crate::app_state::{AppState, Core};
 use crate::downloads_watch::DownloadsWatch;
 
 /// An error as the UI sees it.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CommandError {
     pub kind: ErrorKind,
     pub message: String,
     /// The form field the error is about, when it is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
     pub field: Option<ErrorField>,
 }
 
@@ -106,7 +105,7 @@ fn downloads_watch(app: &AppHandle) -> CommandResult<Arc<DownloadsWatch>> {
 }
 
 /// What the UI needs to know before it draws anything.
-#[derive(Debug, Serialize, ts_rs::TS)]
+#[derive(Debug, Serialize)]
 pub struct AppStatus {
     pub version: &'static str,
     pub data_dir: Option<String>,
@@ -160,8 +159,7 @@ pub async fn list_servers(app: AppHandle) -> CommandResult<Vec<Server>> {
 
 /// The "Add server" dialog's fields.
 /// (No `Debug`: it holds a password.)
-#[derive(Deserialize, ts_rs::TS)]
-#[ts(optional_fields = nullable)]
+#[derive(Deserialize)]
 pub struct AddServerInput {
     pub name: String,
     pub url: String,
@@ -242,7 +240,7 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
 
 /// What the add-server dialog shows before anything is saved: the catalog found from what was
 /// typed (a host, host:port, web address or the catalog itself).
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FoundCatalog {
     /// "Codex, OPDS 1.2 at http://nas:9810/opds/v1.2/".
     pub description: String,
@@ -308,8 +306,7 @@ pub async fn remove_server(app: AppHandle, id: i64) -> CommandResult<()> {
 
 /// The "Edit server" and sign-in dialogs' fields.
 /// (No `Debug`: it holds a password.)
-#[derive(Deserialize, ts_rs::TS)]
-#[ts(optional_fields = nullable)]
+#[derive(Deserialize)]
 pub struct UpdateServerInput {
     pub name: String,
     pub url: String,
@@ -566,8 +563,7 @@ pub async fn kosync_account(app: AppHandle) -> CommandResult<Option<KosyncAccoun
 }
 
 /// What the window is told of the KOReader sync account.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[ts(rename = "KosyncAccount")]
+#[derive(Debug, Clone, Serialize)]
 pub struct KosyncAccountView {
     pub url: String,
     pub username: String,
@@ -907,7 +903,7 @@ pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<S
 }
 
 /// A book a lower "books kept" setting would remove from the device.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize)]
 pub struct BookToRemove {
     pub book_id: i64,
     pub title: String,
@@ -1313,25 +1309,6 @@ pub async fn mark_book_read(app: AppHandle, book_id: i64, read: bool) -> Command
     .await?;
     marked.notify_one();
     Ok(())
-}
-
-/// Marks every book of `book_id`'s series read (`read`) or unread; each mark is queued for its
-/// servers and sent a few seconds later, as a single mark is. Answers the series and the books
-/// marked.
-#[tauri::command]
-pub async fn mark_series_read(
-    app: AppHandle,
-    book_id: i64,
-    read: bool,
-) -> CommandResult<carrel_core::catalog::series_windows::SeriesMarked> {
-    let (marked, saved) = with_core(app, move |core| {
-        let marked =
-            carrel_core::catalog::series_windows::mark_series_read(&core.store, book_id, read)?;
-        Ok((marked, core.position_saved.clone()))
-    })
-    .await?;
-    saved.notify_one();
-    Ok(marked)
 }
 
 /// Ends the reading window of `book_id`'s series.
