@@ -11,6 +11,8 @@
 #   make bench    benchmarks of the engine and the real window, each against a baseline measured
 #                 in the same run
 #   make package  an installable .deb under target/release/bundle/deb/
+#   make contract the UI's types of the commands and their data (ui/src/lib/contract/) and
+#                 docs/IPC.md, generated from the Rust types
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -36,7 +38,7 @@ TEST_PACKAGES := xvfb xauth dbus-x11 dbus-daemon webkit2gtk-driver dunst libnoti
 	python3-reportlab xdg-utils file x11-utils libglib2.0-bin
 
 .PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean
-.PHONY: test-interop fuzz
+.PHONY: test-interop fuzz contract
 
 ## Set-up ------------------------------------------------------------------------------------
 
@@ -65,6 +67,15 @@ build: ui
 run: build
 	$(TARGET_DIR)/debug/carrel
 
+## The window contract -----------------------------------------------------------------------
+
+# The TypeScript of every type that crosses the IPC, generated from the Rust types into
+# ui/src/lib/contract/, and the commands' table in docs/IPC.md (see src-tauri/src/contract.rs).
+# `make test` regenerates both into a temporary folder and fails when they differ.
+contract:
+	@echo "==> the window contract (ui/src/lib/contract/, docs/IPC.md)"
+	CARREL_CONTRACT_WRITE=1 cargo test -p carrel --lib contract::tests::write_the_contract_when_asked
+
 ## Tests -------------------------------------------------------------------------------------
 
 test: setup-test ui
@@ -78,6 +89,8 @@ test-core:
 	$(ROOT)/scripts/check-ignored-tests
 	@echo "==> formatting (rustfmt's defaults)"
 	cargo fmt --all --check
+	@echo "==> the window contract is up to date (else: make contract)"
+	cargo test -p carrel --lib contract::
 	@echo "==> core, CLI, shell and test-server tests"
 	cargo test --workspace --exclude carrel-e2e --exclude carrel-interop
 

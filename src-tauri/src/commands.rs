@@ -31,12 +31,13 @@ use crate::app_state::{AppState, Core};
 use crate::downloads_watch::DownloadsWatch;
 
 /// An error as the UI sees it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct CommandError {
     pub kind: ErrorKind,
     pub message: String,
     /// The form field the error is about, when it is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub field: Option<ErrorField>,
 }
 
@@ -105,7 +106,7 @@ fn downloads_watch(app: &AppHandle) -> CommandResult<Arc<DownloadsWatch>> {
 }
 
 /// What the UI needs to know before it draws anything.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct AppStatus {
     pub version: &'static str,
     pub data_dir: Option<String>,
@@ -159,7 +160,8 @@ pub async fn list_servers(app: AppHandle) -> CommandResult<Vec<Server>> {
 
 /// The "Add server" dialog's fields.
 /// (No `Debug`: it holds a password.)
-#[derive(Deserialize)]
+#[derive(Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct AddServerInput {
     pub name: String,
     pub url: String,
@@ -240,7 +242,7 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
 
 /// What the add-server dialog shows before anything is saved: the catalog found from what was
 /// typed (a host, host:port, web address or the catalog itself).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct FoundCatalog {
     /// "Codex, OPDS 1.2 at http://nas:9810/opds/v1.2/".
     pub description: String,
@@ -306,7 +308,8 @@ pub async fn remove_server(app: AppHandle, id: i64) -> CommandResult<()> {
 
 /// The "Edit server" and sign-in dialogs' fields.
 /// (No `Debug`: it holds a password.)
-#[derive(Deserialize)]
+#[derive(Deserialize, ts_rs::TS)]
+#[ts(optional_fields = nullable)]
 pub struct UpdateServerInput {
     pub name: String,
     pub url: String,
@@ -563,7 +566,8 @@ pub async fn kosync_account(app: AppHandle) -> CommandResult<Option<KosyncAccoun
 }
 
 /// What the window is told of the KOReader sync account.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(rename = "KosyncAccount")]
 pub struct KosyncAccountView {
     pub url: String,
     pub username: String,
@@ -903,7 +907,7 @@ pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<S
 }
 
 /// A book a lower "books kept" setting would remove from the device.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct BookToRemove {
     pub book_id: i64,
     pub title: String,

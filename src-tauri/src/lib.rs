@@ -12,6 +12,8 @@
 //!   EPUB to the EPUB reader by id, fetching it first when it is not on the device.
 //! - [`commands`]: the `#[tauri::command]`s, named verb_noun as in the UI, and their
 //!   `{ kind, message }` error.
+//! - [`contract`]: the window contract — every command with its arguments and result, and the
+//!   TypeScript of the types that cross the IPC, generated into `ui/src/lib/contract/`.
 //! - [`cover_protocol`]: the `carrel-cover://localhost/<book id>` protocol that serves covers
 //!   to `<img>` elements by book id.
 //! - [`downloads`]: the app's download executor, started with the app and stopped (lease
@@ -37,6 +39,7 @@ pub mod autostart;
 pub mod background;
 pub mod book_protocol;
 pub mod commands;
+pub mod contract;
 pub mod cover_protocol;
 pub mod downloads;
 pub mod downloads_watch;

@@ -120,7 +120,7 @@ fn split_authors(joined: &str) -> Vec<String> {
 }
 
 /// One book as the details pane shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct BookDetails {
     pub book_id: i64,
     pub server_id: i64,
@@ -155,7 +155,7 @@ pub struct BookDetails {
 }
 
 /// Where the reader is in a reflowable book.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct TextPlace {
     /// 0…1.
     pub fraction: f64,

@@ -103,7 +103,7 @@ pub enum CatalogItem {
 
 /// One feed as the windows show it: the page, where it came from, and beside each book its
 /// state on this device and whether it has a cover.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct CatalogView {
     pub server_id: i64,
     pub title: String,
@@ -118,7 +118,8 @@ pub struct CatalogView {
     pub fetched_at_ms: i64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[ts(rename = "CatalogItem")]
 #[serde(tag = "type", rename_all = "snake_case")]
 // Built once per feed page and serialised for the window at once: its size does not matter.
 #[allow(clippy::large_enum_variant)]

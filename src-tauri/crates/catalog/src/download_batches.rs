@@ -74,7 +74,7 @@ enum Source<'a> {
 }
 
 /// A batch as the downloads page shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct BatchView {
     pub id: i64,
     pub server_id: i64,
@@ -100,6 +100,7 @@ pub struct BatchView {
     pub bytes: u64,
     /// What making the batch found (only when it was just made).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub made: Option<KeepOutcome>,
 }
 

@@ -186,7 +186,7 @@ fn stored_rank(d: &BookDetails) -> u8 {
 }
 
 /// One server's answer to a search across servers.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ServerAnswer {
     pub server_id: i64,
     pub server_name: String,
@@ -194,7 +194,7 @@ pub struct ServerAnswer {
     pub outcome: ServerOutcome,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum ServerOutcome {
     /// The server's results (`view.offline` when they come from the kept catalog pages).

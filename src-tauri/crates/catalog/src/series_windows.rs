@@ -82,7 +82,8 @@ impl Failure for SeriesError {
 pub type Result<T, E = SeriesError> = std::result::Result<T, E>;
 
 /// A series' window: how many unread books it keeps ahead, and when finished ones go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "SeriesWindowSetting")]
 pub struct Window {
     pub keep_next: u32,
     pub remove_after_days: Option<u32>,
@@ -92,14 +93,15 @@ pub struct Window {
 
 /// A server's default window, taken by each series of the server read without a window of its
 /// own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "ServerSeriesDefault")]
 pub struct ServerDefault {
     pub keep_next: u32,
     pub remove_after_days: Option<u32>,
 }
 
 /// One book of a series, in series order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct SeriesBook {
     pub book_id: i64,
     pub title: String,
@@ -112,7 +114,7 @@ pub struct SeriesBook {
 }
 
 /// A book's series as [`show`] gives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct SeriesView {
     pub server_id: i64,
     pub series: String,
@@ -468,7 +470,8 @@ pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
 }
 
 /// A book next to another in its series, as the end of a book shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "SeriesNeighbour")]
 pub struct Neighbour {
     pub book_id: i64,
     pub title: String,
@@ -483,7 +486,8 @@ pub struct Neighbour {
 }
 
 /// The books before and after one in its series.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "SeriesNeighbours")]
 pub struct Neighbours {
     /// The series, when the server names one for the book.
     pub series: Option<String>,

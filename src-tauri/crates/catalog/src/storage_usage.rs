@@ -14,7 +14,7 @@ use carrel_foundation::store::Store;
 use carrel_library::catalog_cache;
 use carrel_library::servers;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct StorageUsage {
     /// Everything: the servers' bytes plus files of books no longer known (collected at the
     /// next start of the downloads).
@@ -23,7 +23,7 @@ pub struct StorageUsage {
     pub per_server: Vec<ServerUsage>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ServerUsage {
     pub server_id: i64,
     pub name: String,

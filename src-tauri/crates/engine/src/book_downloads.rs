@@ -57,7 +57,7 @@ impl carrel_foundation::error::Failure for DownloadRequestError {
 }
 
 /// What a store request did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum StoreRequest {
     Queued,
@@ -149,7 +149,7 @@ pub fn store_book(store: &Store, book_id: i64) -> Result<StoreRequest, DownloadR
 }
 
 /// What [`keep_books`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct KeepOutcome {
     /// Books queued (not prioritary), the first of the list on top.
     pub queued: usize,
@@ -399,7 +399,7 @@ pub fn pages_after(
 }
 
 /// Where a book stands on this device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum BookState {
     /// Only on the server.
@@ -415,7 +415,7 @@ pub enum BookState {
 }
 
 /// A book's state and progress.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct BookStatus {
     #[serde(flatten)]
     pub state: BookState,

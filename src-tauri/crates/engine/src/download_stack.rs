@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::executor_lease::{Fence, FenceError, LeaseLost};
 use carrel_foundation::store::{Store, StoreError};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskKind {
     /// Turns a book into its parts.

@@ -266,7 +266,7 @@ impl ProgressSink for DownloadsMonitor {
 }
 
 /// The downloads page.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct DownloadsView {
     /// The reader paused every download (kept across restarts).
     pub paused: bool,
@@ -292,7 +292,8 @@ pub struct DownloadsView {
 }
 
 /// Who downloads, and what it is doing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[ts(rename = "ExecutorStatus")]
 pub struct ExecutorView {
     /// The process holding the executor lease.
     pub holder: Option<String>,
@@ -302,8 +303,9 @@ pub struct ExecutorView {
     pub status: ExecutorStatus,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
+#[ts(rename = "ExecutorState")]
 pub enum ExecutorStatus {
     Running,
     Idle,
@@ -337,7 +339,7 @@ impl From<ExecutorState> for ExecutorStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ActiveDownload {
     pub book_id: i64,
     pub title: String,
@@ -352,7 +354,7 @@ pub struct ActiveDownload {
     pub eta_s: Option<u64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct QueuedBook {
     pub book_id: i64,
     pub title: String,
@@ -365,7 +367,7 @@ pub struct QueuedBook {
 }
 
 /// A book whose download finished.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct DoneBook {
     pub book_id: i64,
     pub title: String,
@@ -373,7 +375,7 @@ pub struct DoneBook {
     pub stored_at_ms: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct FailedBook {
     pub book_id: i64,
     pub title: String,

@@ -24,7 +24,7 @@ pub enum ExecutorState {
 }
 
 /// Stored and total parts of one book, with bytes so far.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct BookProgress {
     pub book_id: i64,
     pub title: String,

@@ -9,7 +9,8 @@ use serde::Serialize;
 use crate::store::StoreError;
 
 /// What kind of failure an error is, for the UI and exit codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "CommandErrorKind")]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -32,7 +33,8 @@ pub enum ErrorKind {
 }
 
 /// A form field an error is about, so a dialog can show the message beside it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[ts(rename = "CommandErrorField")]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ErrorField {

@@ -62,7 +62,7 @@ pub struct Discovered {
 }
 
 /// Why a catalog found needs the reader's yes before it is saved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Elsewhere {
     /// Another host or port than the one typed.

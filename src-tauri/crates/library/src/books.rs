@@ -12,7 +12,7 @@ use crate::book_identity;
 use carrel_foundation::store::{Store, StoreError};
 
 /// How a book is read, and so how it is downloaded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum BookFormat {
     Comic,

@@ -46,7 +46,8 @@ impl std::fmt::Debug for Secret {
 }
 
 /// Where secrets are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[ts(rename = "CredentialsBackend")]
 #[serde(rename_all = "snake_case")]
 pub enum Backend {
     /// The OS keyring.

@@ -69,7 +69,7 @@ impl carrel_foundation::error::Failure for ServerError {
 }
 
 /// A saved library server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Server {
     pub id: i64,
     pub name: String,

@@ -55,7 +55,7 @@ const ARCHIVE_TYPES: &[&str] = &[
 const ARCHIVE_EXTENSIONS: &[&str] = &["cbz", "cbr", "cb7", "cbt"];
 
 /// A comic read from its archive, as the reader needs it to open.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ArchiveComic {
     pub book_id: i64,
     pub page_count: usize,

@@ -12,7 +12,7 @@ use crate::archive_pages;
 use carrel_library::books::{Book, BookFormat};
 
 /// The reader a book opens in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum BookReader {
     Comic,

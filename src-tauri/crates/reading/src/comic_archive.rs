@@ -137,7 +137,7 @@ pub enum Container {
 }
 
 /// What `ComicInfo.xml` says (all optional).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]
 pub struct ComicInfo {
     pub title: Option<String>,
     pub series: Option<String>,

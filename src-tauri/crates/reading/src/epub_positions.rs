@@ -9,7 +9,7 @@ use serde::Serialize;
 use carrel_foundation::store::{Store, StoreError};
 
 /// Where the EPUB reader left a book.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EpubPosition {
     pub cfi: String,

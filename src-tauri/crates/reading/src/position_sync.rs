@@ -51,7 +51,7 @@ const MAX_PROGRESSION_BYTES: u64 = 64 * 1024;
 pub const EPUB_FINISHED: f64 = 0.99;
 
 /// Where a server position comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum PositionSource {
     /// The book's OPDS progression document.
@@ -65,7 +65,7 @@ pub enum PositionSource {
 }
 
 /// A reading position the server holds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ServerPosition {
     /// 0-based page index.
     pub page: i64,
