@@ -63,6 +63,7 @@ const COMMANDS: &[&str] = &[
     "stop_keeping_series",
     "series_neighbours",
     "mark_book_read",
+    "mark_series_read",
     "server_series_default",
     "set_server_series_default",
     "allow_metered_downloads",

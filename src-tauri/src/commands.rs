@@ -1315,6 +1315,25 @@ pub async fn mark_book_read(app: AppHandle, book_id: i64, read: bool) -> Command
     Ok(())
 }
 
+/// Marks every book of `book_id`'s series read (`read`) or unread; each mark is queued for its
+/// servers and sent a few seconds later, as a single mark is. Answers the series and the books
+/// marked.
+#[tauri::command]
+pub async fn mark_series_read(
+    app: AppHandle,
+    book_id: i64,
+    read: bool,
+) -> CommandResult<carrel_core::catalog::series_windows::SeriesMarked> {
+    let (marked, saved) = with_core(app, move |core| {
+        let marked =
+            carrel_core::catalog::series_windows::mark_series_read(&core.store, book_id, read)?;
+        Ok((marked, core.position_saved.clone()))
+    })
+    .await?;
+    saved.notify_one();
+    Ok(marked)
+}
+
 /// Ends the reading window of `book_id`'s series.
 #[tauri::command]
 pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<()> {

@@ -280,6 +280,10 @@ pub fn commands() -> Vec<Command> {
             "mark_book_read",
             vec![arg::<Id>("book_id"), arg::<bool>("read")],
         ),
+        command::<series_windows::SeriesMarked>(
+            "mark_series_read",
+            vec![arg::<Id>("book_id"), arg::<bool>("read")],
+        ),
         command::<Option<ServerDefault>>("server_series_default", vec![arg::<Id>("server_id")]),
         command::<Option<ServerDefault>>(
             "set_server_series_default",

@@ -123,6 +123,7 @@ pub fn run() {
             commands::stop_keeping_series,
             commands::series_neighbours,
             commands::mark_book_read,
+            commands::mark_series_read,
             commands::server_series_default,
             commands::set_server_series_default,
             commands::allow_metered_downloads,

@@ -144,7 +144,11 @@ pub async fn run(cli: Cli) -> CliResult {
             Ok(())
         }
         Command::Next { book_id } => next_book(&ctx, book_id),
-        Command::Mark { book_id, state } => mark(&ctx, book_id, state == "read").await,
+        Command::Mark {
+            book_id,
+            state,
+            series,
+        } => mark(&ctx, book_id, state == "read", series).await,
         Command::Remove { book_id } => {
             book_downloads::remove_book(&ctx.store, book_id)?;
             if ctx.json {
@@ -727,21 +731,32 @@ fn next_book(ctx: &Context, book_id: i64) -> CliResult {
     Ok(())
 }
 
-/// `mark BOOK read|unread`: marked here, then sent with every position waiting.
-async fn mark(ctx: &Context, book_id: i64, read: bool) -> CliResult {
-    series_windows::mark_read(&ctx.store, book_id, read)?;
+/// `mark BOOK read|unread [--series]`: marked here (the book, or every book of its series), then
+/// sent with every position waiting.
+async fn mark(ctx: &Context, book_id: i64, read: bool, whole_series: bool) -> CliResult {
+    let series = if whole_series {
+        Some(series_windows::mark_series_read(&ctx.store, book_id, read)?)
+    } else {
+        series_windows::mark_read(&ctx.store, book_id, read)?;
+        None
+    };
     let title = books::get(&ctx.store, book_id)?.title;
     let http = http_client(ctx)?;
     let report =
         carrel_core::reading::position_sync::flush(&ctx.store, &http, &ctx.credentials).await?;
     let waiting = report.failed + report.kosync.failed;
     if ctx.json {
-        print_json(json!({
+        let mut out = json!({
             "book_id": book_id,
             "read": read,
             "sent": report.sent + report.kosync.sent,
             "waiting": waiting,
-        }));
+        });
+        if let Some(marked) = &series {
+            out["series"] = json!(marked.series);
+            out["book_ids"] = json!(marked.book_ids);
+        }
+        print_json(out);
         return Ok(());
     }
     let word = if read { "read" } else { "unread" };
@@ -750,7 +765,14 @@ async fn mark(ctx: &Context, book_id: i64, read: bool) -> CliResult {
     } else {
         ""
     };
-    println!("\"{title}\" marked {word}{note}");
+    match series {
+        Some(marked) => {
+            let count = marked.book_ids.len();
+            let books = if count == 1 { "book" } else { "books" };
+            println!("\"{}\" marked {word}: {count} {books}{note}", marked.series);
+        }
+        None => println!("\"{title}\" marked {word}{note}"),
+    }
     Ok(())
 }
 

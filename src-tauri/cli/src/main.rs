@@ -80,6 +80,9 @@ enum Command {
         book_id: i64,
         #[arg(value_parser = ["read", "unread"])]
         state: String,
+        /// Mark every book of the book's series (as far as this device knows it).
+        #[arg(long)]
+        series: bool,
     },
     /// Remove a book from this device: its downloads and its files.
     Remove { book_id: i64 },

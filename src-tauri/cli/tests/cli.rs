@@ -1290,3 +1290,51 @@ fn next_names_the_books_successor_in_its_series_and_mark_sends_read_and_unread()
     assert_eq!(code(&cli.run(&["mark", &first, "half"])), 2);
     assert_eq!(code(&cli.run(&["mark", "9999", "read"])), 3);
 }
+
+#[test]
+fn mark_with_series_marks_every_book_of_the_series_and_sends_each() {
+    let server = fixture(Config {
+        books: 3,
+        comic_pages: [(1, 4), (2, 5), (3, 6)].into(),
+        reading_positions: Some(BTreeMap::new()),
+        ..Default::default()
+    });
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    let second = ids[&2].to_string();
+    let total = |id: u32| {
+        server.progression(id).unwrap()["locator"]["locations"]["totalProgression"].as_f64()
+    };
+
+    let marked = cli.json(&["mark", &second, "read", "--series"]);
+    let local: Vec<i64> = ids.values().copied().collect();
+    assert_eq!(marked["series"], server.book(2).unwrap().series.as_str());
+    assert_eq!(marked["book_ids"], serde_json::json!(local), "{marked}");
+    assert_eq!(
+        (marked["sent"].as_u64(), marked["waiting"].as_u64()),
+        (Some(3), Some(0)),
+        "{marked}"
+    );
+    assert_eq!(
+        (total(1), total(2), total(3)),
+        (Some(1.0), Some(1.0), Some(1.0))
+    );
+    let shown = cli.json(&["series", "show", &second]);
+    assert!(
+        shown["books"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["finished"] == true),
+        "{shown}"
+    );
+
+    std::thread::sleep(Duration::from_millis(5));
+    let text = cli.ok(&["mark", &ids[&1].to_string(), "unread", "--series"]);
+    assert!(text.contains("marked unread: 3 books"), "{text}");
+    assert_eq!(
+        (total(1), total(2), total(3)),
+        (Some(0.0), Some(0.0), Some(0.0))
+    );
+    assert_eq!(code(&cli.run(&["mark", "9999", "read", "--series"])), 3);
+}

@@ -824,6 +824,17 @@ export async function markBookRead(bookId: number, read: boolean): Promise<void>
   await call<null>('mark_book_read', { bookId, read });
 }
 
+/** A series marked at once: its name and every book of it marked, in series order. */
+export interface SeriesMarked {
+  series: string;
+  book_ids: number[];
+}
+
+/** Marks every book of `bookId`'s series read or unread; each mark is sent as a single one is. */
+export function markSeriesRead(bookId: number, read: boolean): Promise<SeriesMarked> {
+  return call<SeriesMarked>('mark_series_read', { bookId, read });
+}
+
 /** Ends the window of the book's series (what is stored stays). */
 export async function stopKeepingSeries(bookId: number): Promise<void> {
   await call<null>('stop_keeping_series', { bookId });

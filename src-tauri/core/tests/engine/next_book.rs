@@ -396,3 +396,64 @@ async fn a_book_read_to_its_end_is_read_until_a_page_before_it_is_saved() {
     assert!(read(&env, epub));
     assert!(!continuing(&env).contains(&epub));
 }
+
+/// A series marked at once: every book of it known here is read (or unread), each mark sent to
+/// the server as a single mark is; a book in no series is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_series_marked_read_marks_every_book_of_it_and_sends_each_mark() {
+    let fixture = fixture_server::Server::start(Config {
+        books: 3,
+        comic_pages: [(1, 4), (2, 5), (3, 6)].into(),
+        reading_positions: Some(BTreeMap::new()),
+        ..Config::default()
+    })
+    .unwrap();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let mut series = Vec::new();
+    for id in 1..=3 {
+        series.push(listed(&env, &server, id).await);
+    }
+    let last = |id: u32| {
+        let at = fixture.progression(id).unwrap();
+        at["locator"]["locations"]["totalProgression"].as_f64()
+    };
+
+    let marked = series_windows::mark_series_read(&env.store, series[1], true).unwrap();
+    assert_eq!(marked.series, fixture.book(1).unwrap().series);
+    assert_eq!(marked.book_ids, series, "every book, in series order");
+    assert!(series.iter().all(|id| read(&env, *id)));
+    assert_eq!(
+        books::get(&env.store, series[2]).unwrap().last_page,
+        Some(5)
+    );
+    assert!(continuing(&env).is_empty());
+    assert_eq!(flush(&env).await.sent, 3);
+    assert_eq!(
+        (last(1), last(2), last(3)),
+        (Some(1.0), Some(1.0), Some(1.0))
+    );
+
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let marked = series_windows::mark_series_read(&env.store, series[0], false).unwrap();
+    assert_eq!(marked.book_ids, series);
+    assert!(series.iter().all(|id| !read(&env, *id)));
+    assert_eq!(flush(&env).await.sent, 3);
+    assert_eq!(
+        (last(1), last(2), last(3)),
+        (Some(0.0), Some(0.0), Some(0.0))
+    );
+
+    // A book no entry places in a series, and a book not on the list.
+    let alone = env.comic(
+        &server,
+        "alone",
+        2,
+        &fixture.url("/books/1/pages/{pageNumber}"),
+    );
+    let refused = series_windows::mark_series_read(&env.store, alone.id, true).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::InvalidInput);
+    assert!(!read(&env, alone.id));
+    let missing = series_windows::mark_series_read(&env.store, 999_999, true).unwrap_err();
+    assert_eq!(missing.kind(), ErrorKind::NotFound);
+}

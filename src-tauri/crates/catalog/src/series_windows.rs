@@ -693,6 +693,35 @@ pub fn mark_read(store: &Store, book_id: i64, read: bool) -> Result<Applied> {
     Ok(apply_logged(store, book_id))
 }
 
+/// A series marked at once by [`mark_series_read`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct SeriesMarked {
+    /// The series, as the server names it.
+    pub series: String,
+    /// Every book of the series this device knows of, in series order, each marked.
+    pub book_ids: Vec<i64>,
+}
+
+/// Marks every book of `book_id`'s series read (`read`) or unread, as [`mark_read`] marks one:
+/// each mark queued for the book's servers (sent as single marks are), then the series' window
+/// applied once, from `book_id`. The series is what this device knows of it (the entries and
+/// series feeds browsed, as [`neighbours`] finds it): a book not seen yet is not marked.
+/// [`SeriesError::NoSeries`] for a book in no known series.
+pub fn mark_series_read(store: &Store, book_id: i64, read: bool) -> Result<SeriesMarked> {
+    let Some((server_id, series)) = series_of(store, book_id)? else {
+        return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
+    };
+    let book_ids: Vec<i64> = members(store, server_id, &series)?
+        .iter()
+        .map(|m| m.book_id)
+        .collect();
+    for id in &book_ids {
+        position_sync::mark_read(store, *id, read)?;
+    }
+    apply_logged(store, book_id);
+    Ok(SeriesMarked { series, book_ids })
+}
+
 fn apply_logged(store: &Store, book_id: i64) -> Applied {
     apply(store, book_id).unwrap_or_else(|e| {
         tracing::warn!(book = book_id, cause = %e, "could not apply the series' reading window");

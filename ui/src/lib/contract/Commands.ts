@@ -12,6 +12,7 @@ import type { DownloadsView } from './DownloadsView';
 import type { EpubPosition } from './EpubPosition';
 import type { FoundCatalog } from './FoundCatalog';
 import type { KosyncAccount } from './KosyncAccount';
+import type { SeriesMarked } from './SeriesMarked';
 import type { SeriesNeighbours } from './SeriesNeighbours';
 import type { SeriesView } from './SeriesView';
 import type { Server } from './Server';
@@ -80,6 +81,7 @@ export type Commands = {
   stop_keeping_series: { args: { bookId: number }; result: null };
   series_neighbours: { args: { bookId: number }; result: SeriesNeighbours };
   mark_book_read: { args: { bookId: number; read: boolean }; result: null };
+  mark_series_read: { args: { bookId: number; read: boolean }; result: SeriesMarked };
   server_series_default: { args: { serverId: number }; result: ServerSeriesDefault | null };
   set_server_series_default: { args: { serverId: number; keepNext: number; removeAfterDays?: number | null }; result: ServerSeriesDefault | null };
   allow_metered_downloads: { args: Record<string, never>; result: boolean };

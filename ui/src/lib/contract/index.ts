@@ -30,6 +30,7 @@ export type { MeteredDownloads } from './MeteredDownloads';
 export type { PositionSource } from './PositionSource';
 export type { QueuedBook } from './QueuedBook';
 export type { SeriesBook } from './SeriesBook';
+export type { SeriesMarked } from './SeriesMarked';
 export type { SeriesNeighbour } from './SeriesNeighbour';
 export type { SeriesNeighbours } from './SeriesNeighbours';
 export type { SeriesView } from './SeriesView';
