@@ -20,18 +20,27 @@ pub struct Codex {
     _dir: tempfile::TempDir,
 }
 
+/// Wraps Django's `check_password` in every Python process Codex starts. Each process that
+/// wrapped it appends its pid to `<counter>.installed`; one that could not appends the error to
+/// `<counter>.failed`, which fails the test (a counter that never counts would read 0 checks).
 const COUNTER: &str = r#"
 import os
-try:
-    from django.contrib.auth import hashers as _hashers
-    _original = _hashers.check_password
-    def check_password(*args, **kwargs):
-        with open(os.environ["CARREL_PASSWORD_CHECKS"], "a") as f:
-            f.write("check\n")
-        return _original(*args, **kwargs)
-    _hashers.check_password = check_password
-except Exception as e:
-    print("password check counter not installed:", e)
+_checks = os.environ.get("CARREL_PASSWORD_CHECKS")
+if _checks:
+    try:
+        from django.contrib.auth import hashers as _hashers
+        _original = _hashers.check_password
+        def check_password(*args, **kwargs):
+            with open(_checks, "a") as f:
+                f.write("check\n")
+            return _original(*args, **kwargs)
+        _hashers.check_password = check_password
+        with open(_checks + ".installed", "a") as f:
+            f.write("%d\n" % os.getpid())
+    except BaseException as e:
+        with open(_checks + ".failed", "a") as f:
+            f.write("%d: %r\n" % (os.getpid(), e))
+        raise
 "#;
 
 /// Starts Codex with `count` comics of `pages` pages each and waits until they are imported.
@@ -84,6 +93,10 @@ pub fn start(installed: &Installed, count: u32, pages: u32) -> Codex {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // The library step ran Python with the counter too: only Codex's own processes count now.
+    let _ = std::fs::remove_file(marker(&checks, "installed"));
+    assert_counter_installed(&checks, "adding the Codex library", false);
+
     let mut cmd = Command::new(venv.join("bin/codex"));
     env(&mut cmd);
     let mut process = ServerProcess::spawn("codex", cmd, dir.path().join("codex.log"));
@@ -107,6 +120,7 @@ pub fn start(installed: &Installed, count: u32, pages: u32) -> Codex {
         );
         std::thread::sleep(Duration::from_millis(250));
     }
+    assert_counter_installed(&checks, "starting Codex", true);
     let codex = Codex {
         process,
         base,
@@ -123,7 +137,10 @@ impl Codex {
         format!("{}/opds/v1.2/", self.base)
     }
 
+    /// The password checks Codex made since the last reset. Panics if a Codex process could
+    /// not wrap `check_password`, so a count of 0 always means no check.
     pub fn password_checks(&self) -> usize {
+        assert_counter_installed(&self.checks, "counting password checks", true);
         std::fs::read_to_string(&self.checks)
             .unwrap()
             .lines()
@@ -152,6 +169,29 @@ impl Codex {
             Some(ADMIN),
         );
         (status, String::from_utf8_lossy(&body).into_owned())
+    }
+}
+
+fn marker(checks: &Path, kind: &str) -> PathBuf {
+    let mut name = checks.as_os_str().to_owned();
+    name.push(format!(".{kind}"));
+    PathBuf::from(name)
+}
+
+/// Fails loudly when a Python process could not install the password-check counter, and, once
+/// Codex runs (`codex_started`), when no process of Codex installed it.
+fn assert_counter_installed(checks: &Path, when: &str, codex_started: bool) {
+    if let Ok(failed) = std::fs::read_to_string(marker(checks, "failed")) {
+        panic!(
+            "{when}: the password-check counter could not wrap Django's check_password:\n{failed}"
+        );
+    }
+    if codex_started {
+        let installed = std::fs::read_to_string(marker(checks, "installed")).unwrap_or_default();
+        assert!(
+            !installed.trim().is_empty(),
+            "{when}: no Codex process installed the password-check counter (no sitecustomize ran)"
+        );
     }
 }
 
