@@ -313,6 +313,27 @@ describe('BookDetailsPanel', () => {
     expect(detailsStore.readOf(12, true)).toBe(false);
   });
 
+  it('marks every book of its series read, then unread, and tells the tiles', async () => {
+    backend({ book_details: saga, mark_series_read: { series: 'Saga', book_ids: [11, 12, 13] } });
+    const { user } = show();
+    await user.click(await screen.findByTestId('mark-series-read'));
+
+    expect(invokeMock).toHaveBeenCalledWith('mark_series_read', { bookId: 12, read: true });
+    await waitFor(() => expect(screen.getByTestId('details-read').textContent?.trim()).toBe('Read'));
+    expect([11, 12, 13].every((id) => detailsStore.readOf(id, false))).toBe(true);
+    await user.click(screen.getByTestId('mark-series-unread'));
+    expect(invokeMock).toHaveBeenCalledWith('mark_series_read', { bookId: 12, read: false });
+    await waitFor(() => expect(screen.getByTestId('details-read').textContent?.trim()).toBe('Not read yet'));
+    expect([11, 12, 13].some((id) => detailsStore.readOf(id, true))).toBe(false);
+  });
+
+  it('offers no series marks for a book in no series', async () => {
+    backend({ book_details: { ...saga, series: null, series_index: null } });
+    show();
+    await screen.findByTestId('mark-read');
+    expect(screen.queryByTestId('mark-series-read')).toBeNull();
+  });
+
   it('says why a book could not be marked read, and leaves it as it was', async () => {
     backend({
       book_details: saga,

@@ -85,6 +85,26 @@ describe('BookTile', () => {
       await waitFor(() => expect(screen.queryByTestId('tile-read-badge')).toBeNull());
     });
 
+    it('marks the whole series of a book in one, every tile of it following at once', async () => {
+      backend({ mark_series_read: { series: 'Saga', book_ids: [6, 7, 8] } });
+      render(BookTile, { bookId: 7, title: 'Book 7', status: status(7), series: 'Saga', hasCover: false, onopen: vi.fn() });
+      const user = userEvent.setup();
+      screen.getByTestId('catalog-book').focus();
+      await user.keyboard('{Shift>}{F10}{/Shift}{ArrowDown}');
+      expect(document.activeElement).toBe(screen.getByRole('menuitem', { name: 'Mark series as read' }));
+      expect(screen.getByRole('menuitem', { name: 'Mark series as unread' })).toBeTruthy();
+      await user.keyboard('{Enter}');
+      expect(vi.mocked(invoke)).toHaveBeenCalledWith('mark_series_read', { bookId: 7, read: true });
+      await waitFor(() => expect(screen.queryByTestId('tile-read-badge')?.textContent?.trim()).toBe('Read'));
+      expect(details.readOf(6, false) && details.readOf(8, false)).toBe(true);
+    });
+
+    it('offers no series marks for a book in no series', async () => {
+      tile(false);
+      await fireEvent.contextMenu(screen.getByTestId('catalog-book'), { clientX: 40, clientY: 60 });
+      expect(screen.queryByRole('menuitem', { name: 'Mark series as read' })).toBeNull();
+    });
+
     it('says so when the mark cannot be saved, and closes on a click elsewhere', async () => {
       backend({ mark_book_read: () => Promise.reject({ kind: 'storage', message: 'The library is busy' }) });
       tile(false);
