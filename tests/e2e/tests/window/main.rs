@@ -15,11 +15,15 @@
 //! - `app_window`: the library window itself — start-up, geometry, more windows, keyboard.
 //! - `first_use`: a new reader's first steps against real servers' ways — a server added by
 //!   host and port alone, a server that stops answering, searches that find nothing.
+//! - `languages`: the window in the system's language from its first paint, and the
+//!   pseudo-language's longer texts never cut off.
 //! - `library`: servers, browsing, details, downloads, settings, search, offline.
 //! - `downloads`: what the Downloads page and Home say — pausing, batches that end, finished
 //!   downloads, an EPUB's place.
 //! - `reader`: the comic reader (streamed pages, archives, PDFs, other formats).
 //! - `epub`: the EPUB reader, and hostile books.
+//! - `reading_flow`: from one book of a series to the next — the end cards of comics and EPUBs,
+//!   a book and its series marked read from the grid, shifted spreads, image adjustments kept.
 //! - `notifications`: desktop notifications and their actions through a real notification
 //!   daemon.
 //! - `support`: not tests — what several areas share (test ids, the app on a test's data
@@ -34,7 +38,9 @@ mod carrel_cli;
 mod downloads;
 mod epub;
 mod first_use;
+mod languages;
 mod library;
 mod notifications;
 mod reader;
+mod reading_flow;
 mod support;
