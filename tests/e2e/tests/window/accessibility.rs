@@ -404,23 +404,28 @@ fn focused(app: &App) -> (String, bool) {
     )
 }
 
+/// Presses Shift+Tab.
+fn shift_tab(app: &App) {
+    app.command(
+        "POST",
+        "/actions",
+        Some(
+            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": SHIFT }, { "type": "keyDown", "value": TAB },
+            { "type": "keyUp", "value": TAB }, { "type": "keyUp", "value": SHIFT }] }] }),
+        ),
+        "shift+tab",
+    )
+    .unwrap();
+}
+
 /// Presses Tab (Shift+Tab when `back`) until the element matching `selector` has the focus,
 /// checking on the way that every element focused is drawn so; panics after `max` presses.
 fn tab_to(app: &App, selector: &str, back: bool, max: usize) {
     let mut path = Vec::new();
     for _ in 0..max {
         if back {
-            app.command(
-                "POST",
-                "/actions",
-                Some(
-                    json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
-                    { "type": "keyDown", "value": SHIFT }, { "type": "keyDown", "value": TAB },
-                    { "type": "keyUp", "value": TAB }, { "type": "keyUp", "value": SHIFT }] }] }),
-                ),
-                "shift+tab",
-            )
-            .unwrap();
+            shift_tab(app);
         } else {
             press(app, &[TAB]);
         }
@@ -467,9 +472,10 @@ fn wait_said(app: &App, text: &str) {
     let mut said = Value::Null;
     app.wait_until(&format!("{text:?} to be said"), default_timeout(), |c| {
         said = c.execute("return window.__said || [];", vec![])?;
-        let found = said
-            .as_array()
-            .is_some_and(|a| a.iter().any(|s| s.as_str().is_some_and(|s| s.trim() == text)));
+        let found = said.as_array().is_some_and(|a| {
+            a.iter()
+                .any(|s| s.as_str().is_some_and(|s| s.trim() == text))
+        });
         Ok(found.then_some(()))
     })
     .unwrap_or_else(|e| panic!("{e}; the live region said {said}"));
@@ -503,7 +509,23 @@ fn with_the_keyboard_alone_a_reader_adds_a_server_reads_keeps_a_book_and_changes
     tab_to(&app, &sel("add-server-button"), false, 30);
     press(&app, &[ENTER]);
     app.wait_for_displayed(&sel("add-server-dialog")).unwrap();
-    // The dialog keeps the focus: it starts inside, and Shift+Tab from the first field stays in.
+    // The dialog keeps the focus: Shift+Tab round and round never leaves it; Esc closes it
+    // and gives the focus back to the button that opened it.
+    let inside = format!("{0} *, {0}", sel("add-server-dialog"));
+    assert_focus_on(&app, &inside, "the focus in the dialog");
+    for _ in 0..12 {
+        shift_tab(&app);
+        assert_focus_on(&app, &inside, "the focus kept in the dialog");
+    }
+    press(&app, &[ESCAPE]);
+    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
+    assert_focus_on(
+        &app,
+        &sel("add-server-button"),
+        "the focus back on Add server",
+    );
+    press(&app, &[ENTER]);
+    app.wait_for_displayed(&sel("add-server-dialog")).unwrap();
     tab_to(&app, &sel("server-url"), false, 10);
     type_keys(&app, &server.url("/opds"));
     app.wait_for_text(&sel("server-found"), "OPDS").unwrap();
