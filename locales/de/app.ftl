@@ -402,3 +402,12 @@ settings-storage-error = Der belegte Speicher konnte nicht gemessen werden: { $r
 settings-storage-total = { $size } belegt von Büchern auf diesem Gerät
 # A server's share of the space used, in percent.
 settings-storage-share = { $share } %
+
+## Removing a server or a book
+remove-server-title = „{ $name }“ entfernen?
+remove-server-description = Carrel vergisst die Adresse dieses Servers und jedes dafür gespeicherte Passwort. Auf dem Server selbst ändert sich nichts, und Sie können ihn später wieder hinzufügen.
+remove-server-confirm = Server entfernen
+remove-book-title = „{ $title }“ von diesem Gerät entfernen?
+remove-book-description = Die heruntergeladenen Seiten und Dateien werden gelöscht, ausstehende Downloads verworfen. Das Buch bleibt in Ihrer Bibliothek, und Sie können es später wieder offline behalten.
+remove-book-confirm = Vom Gerät entfernen
+remove-book-done = „{ $title }“ von diesem Gerät entfernt

@@ -398,3 +398,12 @@ settings-storage-error = Couldn’t measure the space used: { $reason }
 settings-storage-total = { $size } used by books on this device
 # A server's share of the space used, in percent.
 settings-storage-share = { $share } %
+
+## Removing a server or a book
+remove-server-title = Remove “{ $name }”?
+remove-server-description = Carrel will forget this server’s address and any password saved for it. Nothing on the server itself changes, and you can add it again later.
+remove-server-confirm = Remove server
+remove-book-title = Remove “{ $title }” from this device?
+remove-book-description = Its downloaded pages and files are deleted, and pending downloads dropped. The book stays in your library, and you can keep it offline again later.
+remove-book-confirm = Remove from device
+remove-book-done = Removed “{ $title }” from this device

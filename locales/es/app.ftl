@@ -414,3 +414,12 @@ settings-storage-error = No se pudo medir el espacio usado: { $reason }
 settings-storage-total = { $size } usados por los libros de este dispositivo
 # A server's share of the space used, in percent.
 settings-storage-share = { $share } %
+
+## Removing a server or a book
+remove-server-title = ¿Quitar «{ $name }»?
+remove-server-description = Carrel olvidará la dirección de este servidor y cualquier contraseña guardada para él. En el servidor no cambia nada, y puedes volver a añadirlo más tarde.
+remove-server-confirm = Quitar servidor
+remove-book-title = ¿Quitar «{ $title }» de este dispositivo?
+remove-book-description = Se borran sus páginas y archivos descargados, y se descartan las descargas pendientes. El libro sigue en tu biblioteca y puedes volver a guardarlo sin conexión más tarde.
+remove-book-confirm = Quitar del dispositivo
+remove-book-done = «{ $title }» quitado de este dispositivo

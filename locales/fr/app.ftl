@@ -410,3 +410,12 @@ settings-storage-error = Impossible de mesurer l’espace utilisé : { $reason }
 settings-storage-total = { $size } utilisés par les livres de cet appareil
 # A server's share of the space used, in percent.
 settings-storage-share = { $share } %
+
+## Removing a server or a book
+remove-server-title = Retirer « { $name } » ?
+remove-server-description = Carrel oubliera l’adresse de ce serveur et tout mot de passe enregistré pour lui. Rien ne change sur le serveur lui-même, et vous pourrez l’ajouter de nouveau plus tard.
+remove-server-confirm = Retirer le serveur
+remove-book-title = Retirer « { $title } » de cet appareil ?
+remove-book-description = Ses pages et fichiers téléchargés sont supprimés, et les téléchargements en attente abandonnés. Le livre reste dans votre bibliothèque, et vous pourrez le garder hors ligne de nouveau plus tard.
+remove-book-confirm = Retirer de l’appareil
+remove-book-done = « { $title } » retiré de cet appareil
