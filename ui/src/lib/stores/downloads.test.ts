@@ -8,7 +8,8 @@ import { backend, details, downloadsView, server, status } from '../../test/fixt
 import { DownloadsStore, reloadLibrary } from './downloads.svelte';
 import { servers } from './servers.svelte';
 import { settings } from './settings.svelte';
-import type { DownloadsView } from '../ipc';
+import { announcer } from './announcer.svelte';
+import type { ActiveDownload, DownloadsView } from '../ipc';
 
 const invokeMock = vi.mocked(invoke);
 
@@ -143,6 +144,30 @@ describe('DownloadsStore', () => {
     expect(invokeMock).not.toHaveBeenCalledWith('book_details', { bookId: 2 });
   });
 
+  it('says a book that left the queue stored is ready to read offline, and nothing of one never seen downloading', async () => {
+    const { downloads, frame } = store();
+    announcer.clear();
+    invokeMock.mockImplementation(async (command, args) => {
+      const id = (args as { bookId: number }).bookId;
+      if (command === 'book_details') return details(id, { status: status(id, 'stored') });
+      return null;
+    });
+    await downloads.start();
+    const channel = lastChannel<DownloadsView>();
+    channel.send(downloadsView({ queue: queueOf(1, 2) }));
+    frame();
+    channel.send(downloadsView({ queue: queueOf(2) }));
+    frame();
+    const title = status(1, 'stored').title;
+    await vi.waitFor(() => expect(announcer.message).toBe(`${title} is ready to read offline`));
+
+    announcer.clear();
+    channel.send(downloadsView({ queue: queueOf(2), stored_lately: [5] }));
+    frame();
+    await vi.waitFor(() => expect(downloads.statusOf(5)?.state).toBe('stored'));
+    expect(announcer.message).toBe('');
+  });
+
   it('learns of a book stored between two views, once', async () => {
     const { downloads, frame } = store();
     invokeMock.mockImplementation(async (command) => {
@@ -214,7 +239,7 @@ describe('DownloadsStore', () => {
     channel.send(downloadsView({ queue: [{ book_id: 4, title: 'Book 4', status: status(4, 'queued', { stored_parts: 6, total_parts: 20 }), prioritary: false, eta_s: null }] }));
     frame();
     channel.send(
-      downloadsView({ active: { book_id: 4, title: 'Book 4', kind: 'page', position: 6, bytes: 0, total: null, rate_bytes_per_s: null } }),
+      downloadsView({ active: { book_id: 4, title: 'Book 4', kind: 'page', position: 6, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null } as ActiveDownload }),
     );
     frame();
     expect(downloads.badgeOf(4, status(4)).label).toBe('Downloading 30 %');
@@ -222,7 +247,7 @@ describe('DownloadsStore', () => {
 
     // Nothing known at all: the catalog's status gives the parts.
     channel.send(
-      downloadsView({ active: { book_id: 7, title: 'Book 7', kind: 'page', position: 0, bytes: 0, total: null, rate_bytes_per_s: null } }),
+      downloadsView({ active: { book_id: 7, title: 'Book 7', kind: 'page', position: 0, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null } as ActiveDownload }),
     );
     frame();
     expect(downloads.badgeOf(7, status(7, 'remote', { stored_parts: 5, total_parts: 10 })).label).toBe('Downloading 50 %');
@@ -238,7 +263,7 @@ describe('DownloadsStore', () => {
     const channel = lastChannel<DownloadsView>();
     channel.send(
       downloadsView({
-        active: { book_id: 4, title: 'Book 4', kind: 'page', position: 9, bytes: 0, total: null, rate_bytes_per_s: null, status: status(4, 'downloading', { stored_parts: 9 }) },
+        active: { book_id: 4, title: 'Book 4', kind: 'page', position: 9, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null, status: status(4, 'downloading', { stored_parts: 9 }) },
       }),
     );
     frame();
@@ -379,7 +404,7 @@ describe('a library changed elsewhere', () => {
   it('reads the servers and the settings again, and applies the theme', async () => {
     backend({
       list_servers: [server(1, 'Home')],
-      get_settings: { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false },
+      get_settings: { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false, language: null },
     });
     await servers.refresh();
     await settings.load();
@@ -392,11 +417,11 @@ describe('a library changed elsewhere', () => {
 
     backend({
       list_servers: [server(1, 'Attic'), server(2, 'Office')],
-      get_settings: { books_kept: 3, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false },
+      get_settings: { books_kept: 3, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false, language: null },
     });
     await reloadLibrary();
     expect(servers.list.map((s) => s.name)).toEqual(['Attic', 'Office']);
-    expect(settings.value).toEqual({ books_kept: 3, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false });
+    expect(settings.value).toEqual({ books_kept: 3, notifications: false, theme: 'dark', metered_downloads: 'ask' as const, keep_running: false, language: null });
     expect(document.documentElement.dataset.theme).toBe('dark');
   });
 
