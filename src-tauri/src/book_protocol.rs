@@ -4,9 +4,9 @@
 //! page (and without the book's bytes crossing the IPC).
 //!
 //! A stored file is answered at once; a missing one is queued prioritary and waited for (at
-//! most [`WAIT`]); if it does not come the answer is a 504 whose body says
-//! `offline-not-downloaded`. Anything but one positive integer is a 400; a book unknown or not
-//! an EPUB or a PDF is a 404. The type is `application/epub+zip` or `application/pdf` as the
+//! most [`WAIT`]); if it does not come the answer is a 504 whose body is the error of kind
+//! `not_downloaded`. Anything but one positive integer is a 400; a book unknown or not an EPUB
+//! or a PDF is a 404 (the statuses and bodies of [`crate::protocol_errors`]). The type is `application/epub+zip` or `application/pdf` as the
 //! bytes prove, never taken from the server. The work is [`carrel_core::reading::book_source`]'s; this module only speaks HTTP.
 
 use std::borrow::Cow;
@@ -18,8 +18,8 @@ use tauri::http::{header, Method, Request, Response, StatusCode};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
-use crate::page_protocol::{error_status, OFFLINE_BODY};
-use crate::protocol_replies::{self, book_id, status, Reply};
+use crate::protocol_errors::ProtocolError;
+use crate::protocol_replies::{self, book_id, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-book";
@@ -42,17 +42,17 @@ pub fn handle<R: Runtime>(
         .filter(|o| APP_ORIGINS.contains(o))
         .map(str::to_string);
     let asked = if request.method() == Method::GET || head {
-        book_id(request.uri().path()).ok_or(StatusCode::BAD_REQUEST)
+        book_id(request.uri().path()).ok_or(ProtocolError::BadRequest)
     } else {
-        Err(StatusCode::METHOD_NOT_ALLOWED)
+        Err(ProtocolError::MethodNotAllowed)
     };
     tauri::async_runtime::spawn(async move {
         let response = match asked {
             Ok(id) => match book(&app, id).await {
                 Ok(file) => file_response(file, head),
-                Err(e) => error_response(&e),
+                Err(e) => ProtocolError::Page(&e).reply(),
             },
-            Err(code) => status(code, ""),
+            Err(failure) => failure.reply(),
         };
         responder.respond(allow_origin(response, origin.as_deref()));
     });
@@ -95,20 +95,6 @@ async fn book<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<BookFile, 
         ..WaitPolicy::default()
     };
     book_source::book(&store, book_id, wait).await
-}
-
-fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
-    let code = error_status(e);
-    match e {
-        PageError::OfflineNotDownloaded => status(code, OFFLINE_BODY),
-        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => {
-            status(code, "")
-        }
-        e => {
-            tracing::warn!(cause = %e, "cannot serve a book file");
-            status(code, "")
-        }
-    }
 }
 
 fn file_response(file: BookFile, head: bool) -> Reply {
@@ -157,7 +143,7 @@ mod tests {
     }
 
     #[test]
-    fn an_epub_is_answered_as_an_epub_and_offline_as_a_504() {
+    fn an_epub_is_answered_as_an_epub() {
         let response = file_response(
             BookFile {
                 bytes: b"PK\x03\x04mimetypeapplication/epub+zip".to_vec(),
@@ -174,35 +160,17 @@ mod tests {
             response.headers()[header::X_CONTENT_TYPE_OPTIONS],
             "nosniff"
         );
-        let offline = error_response(&PageError::OfflineNotDownloaded);
-        assert_eq!(offline.status(), StatusCode::GATEWAY_TIMEOUT);
-        assert_eq!(&offline.body()[..], OFFLINE_BODY.as_bytes());
-        assert_eq!(
-            error_response(&PageError::NotPaged(3)).status(),
-            StatusCode::NOT_FOUND
-        );
-        let huge = PageError::TooLarge {
-            bytes: 1 << 40,
-            limit: book_source::MAX_BOOK_BYTES,
-        };
-        assert_eq!(
-            error_response(&huge).status(),
-            StatusCode::PAYLOAD_TOO_LARGE
-        );
-        assert_eq!(
-            error_response(&PageError::UnknownBook(3)).status(),
-            StatusCode::NOT_FOUND
-        );
     }
 
     #[test]
     fn only_the_apps_own_pages_may_read_a_book() {
-        let app = allow_origin(status(StatusCode::OK, ""), Some("tauri://localhost"));
+        let ok = || protocol_replies::status(StatusCode::OK, "");
+        let app = allow_origin(ok(), Some("tauri://localhost"));
         assert_eq!(
             app.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
             "tauri://localhost"
         );
-        let none = allow_origin(status(StatusCode::OK, ""), None);
+        let none = allow_origin(ok(), None);
         assert!(none
             .headers()
             .get(header::ACCESS_CONTROL_ALLOW_ORIGIN)

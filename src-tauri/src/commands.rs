@@ -55,12 +55,33 @@ impl CommandError {
 /// about: the one conversion, so the window and the CLI agree on what a failure is.
 impl<E: Failure> From<E> for CommandError {
     fn from(e: E) -> Self {
+        CommandError::of(&e)
+    }
+}
+
+impl CommandError {
+    /// The command error a core error is (see the `From` above), from a borrowed one.
+    pub fn of<E: Failure>(e: &E) -> Self {
         CommandError {
-            kind: e.kind(),
+            kind: if not_downloaded(e) {
+                ErrorKind::NotDownloaded
+            } else {
+                e.kind()
+            },
             message: e.to_string(),
             field: e.field(),
         }
     }
+}
+
+/// A page, comic archive or whole file that is not on the device and did not arrive in time:
+/// the core calls it a server failure (it is, for the CLI); the window gets its own kind, so it
+/// says "not downloaded yet" and asks again without ever reading the message.
+fn not_downloaded(e: &dyn std::any::Any) -> bool {
+    matches!(
+        e.downcast_ref::<carrel_core::reading::page_source::PageError>(),
+        Some(carrel_core::reading::page_source::PageError::OfflineNotDownloaded)
+    )
 }
 
 type CommandResult<T> = Result<T, CommandError>;
@@ -522,8 +543,8 @@ pub async fn cancel_batch(app: AppHandle, id: i64) -> CommandResult<()> {
 }
 
 /// Opens a comic kept as one archive file: its page count and reading direction once its file
-/// is on the device (waited for at most [`OPEN_COMIC_WAIT`]; then `offline-not-downloaded`,
-/// and the window asks again while the download goes on).
+/// is on the device (waited for at most [`OPEN_COMIC_WAIT`]; then an error of kind
+/// `not_downloaded`, and the window asks again while the download goes on).
 #[tauri::command]
 pub async fn open_comic(
     app: AppHandle,
@@ -1192,7 +1213,7 @@ mod tests {
             ),
             (
                 reaching_the_window(PageError::OfflineNotDownloaded),
-                K::Server,
+                K::NotDownloaded,
                 None,
             ),
             (

@@ -3,15 +3,17 @@
 //! the window can show it without any file path reaching the web page.
 //!
 //! The request gives a book id and nothing else: anything but a positive integer is a 400, a
-//! book without a cover (or whose cover cannot be had now) a 404. The image type is sniffed
+//! book without a cover (or whose cover cannot be had now) a 404 (the statuses and bodies of
+//! [`crate::protocol_errors`]). The image type is sniffed
 //! from the bytes; the server's declared type never travels. The work is
 //! [`carrel_core::catalog::cover_cache`]'s; this module only speaks HTTP to the webview.
 
 use carrel_core::catalog::cover_cache::Cover;
-use tauri::http::{Method, Request, StatusCode};
+use tauri::http::{Method, Request};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
+use crate::protocol_errors::ProtocolError;
 use crate::protocol_replies::{self, book_id, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
@@ -29,41 +31,43 @@ pub fn handle<R: Runtime>(
     let app = ctx.app_handle().clone();
     let head = request.method() == Method::HEAD;
     let asked = if request.method() == Method::GET || head {
-        book_id(request.uri().path()).ok_or(StatusCode::BAD_REQUEST)
+        book_id(request.uri().path()).ok_or(ProtocolError::BadRequest)
     } else {
-        Err(StatusCode::METHOD_NOT_ALLOWED)
+        Err(ProtocolError::MethodNotAllowed)
     };
     tauri::async_runtime::spawn(async move {
         let response = match asked {
             Ok(id) => match cover(&app, id).await {
                 Ok(Some(cover)) => image(cover, head),
-                Ok(None) => protocol_replies::status(StatusCode::NOT_FOUND, ""),
-                Err(code) => protocol_replies::status(code, ""),
+                Ok(None) => ProtocolError::NoCover.reply(),
+                Err(Unserved::Library) => ProtocolError::LibraryUnavailable.reply(),
+                Err(Unserved::Cover(e)) => ProtocolError::Cover(&e).reply(),
             },
-            Err(code) => protocol_replies::status(code, ""),
+            Err(failure) => failure.reply(),
         };
         responder.respond(response);
     });
 }
 
-async fn cover<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<Option<Cover>, StatusCode> {
-    let state = app
-        .try_state::<AppState>()
-        .ok_or(StatusCode::SERVICE_UNAVAILABLE)?;
-    let core = state.core().map_err(|_| StatusCode::SERVICE_UNAVAILABLE)?;
+/// Why a cover was not served.
+enum Unserved {
+    Library,
+    Cover(carrel_core::catalog::cover_cache::CoverError),
+}
+
+async fn cover<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<Option<Cover>, Unserved> {
+    let state = app.try_state::<AppState>().ok_or(Unserved::Library)?;
+    let core = state.core().map_err(|_| Unserved::Library)?;
     let (store, credentials, covers) = (
         core.store.clone(),
         core.credentials.clone(),
         core.covers.clone(),
     );
-    let http = core.http().map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+    let http = core.http().map_err(|_| Unserved::Library)?;
     covers
         .cover(&store, &credentials, &http, book_id)
         .await
-        .map_err(|e| {
-            tracing::warn!(book = book_id, cause = %e, "cannot serve a cover");
-            StatusCode::INTERNAL_SERVER_ERROR
-        })
+        .map_err(Unserved::Cover)
 }
 
 fn image(cover: Cover, head: bool) -> Reply {

@@ -24,6 +24,8 @@
 //! - [`main_window`]: creating the library window and remembering its size and position.
 //! - [`page_protocol`]: the `carrel-page://localhost/<book id>/<page>` protocol that serves a
 //!   book's pages to the reader by id and index, fetching a missing page first.
+//! - [`protocol_errors`]: one status and body for every failure of the three protocols (the
+//!   body is the command error the failure would be, so the window checks its kind).
 //! - [`protocol_replies`]: what the three protocols share: id parsing and their replies.
 //! - [`single_instance`]: one app per data dir; starting Carrel again shows the running one.
 //! - [`webview_rendering`]: painting pages on the CPU on machines without a GPU, chosen before
@@ -49,6 +51,7 @@ pub mod messages;
 pub mod notification_actions;
 pub mod notifications;
 pub mod page_protocol;
+pub mod protocol_errors;
 pub mod protocol_replies;
 #[cfg(test)]
 mod protocol_requests_tests;

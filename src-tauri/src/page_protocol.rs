@@ -3,21 +3,22 @@
 //! the book, so the reader's `<img>` shows it without any file path reaching the web page.
 //!
 //! A stored page is answered at once; a missing one is pushed prioritary and waited for (at
-//! most [`WAIT`]); if it does not come (the server is away) the answer is a 504 whose body says
-//! `offline-not-downloaded`. Anything but two non-negative integers is a 400, a page outside
-//! the book (or a book unknown or not read page by page) a 404, a page whose header claims more
-//! pixels than a window is given a 413 (its bytes never reach the webview). The work is
+//! most [`WAIT`]); if it does not come (the server is away) the answer is a 504 whose body is
+//! the error of kind `not_downloaded`. Anything but two non-negative integers is a 400, a page
+//! outside the book (or a book unknown or not read page by page) a 404, a page whose header
+//! claims more pixels than a window is given a 413 (its bytes never reach the webview): the
+//! statuses and bodies of [`crate::protocol_errors`], shared by the three protocols. The work is
 //! [`carrel_core::reading::page_source`]'s; this module only speaks HTTP to the webview.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
 use carrel_core::reading::page_source::{self, PageError, PageImage, WaitPolicy};
-use tauri::http::{Method, Request, Response, StatusCode};
+use tauri::http::{Method, Request};
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
-use crate::protocol_replies::{self, number, status, Reply};
+use crate::protocol_errors::ProtocolError;
+use crate::protocol_replies::{self, number, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-page";
@@ -28,9 +29,6 @@ const MAX_AGE_S: u32 = 24 * 3600;
 /// How long a request waits for a page that is not on the device.
 const WAIT: Duration = Duration::from_secs(20);
 
-/// The body of the 504 answered when a page is neither stored nor arriving.
-pub const OFFLINE_BODY: &str = "offline-not-downloaded";
-
 /// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
 pub fn handle<R: Runtime>(
     ctx: UriSchemeContext<'_, R>,
@@ -40,17 +38,17 @@ pub fn handle<R: Runtime>(
     let app = ctx.app_handle().clone();
     let head = request.method() == Method::HEAD;
     let asked = if request.method() == Method::GET || head {
-        book_page(request.uri().path()).ok_or(StatusCode::BAD_REQUEST)
+        book_page(request.uri().path()).ok_or(ProtocolError::BadRequest)
     } else {
-        Err(StatusCode::METHOD_NOT_ALLOWED)
+        Err(ProtocolError::MethodNotAllowed)
     };
     tauri::async_runtime::spawn(async move {
         let response = match asked {
             Ok((id, index)) => match page(&app, id, index).await {
                 Ok(image) => image_response(image, head),
-                Err(e) => error_response(&e),
+                Err(e) => ProtocolError::Page(&e).reply(),
             },
-            Err(code) => status(code, ""),
+            Err(failure) => failure.reply(),
         };
         responder.respond(response);
     });
@@ -90,33 +88,6 @@ async fn page<R: Runtime>(
     page_source::page(&store, book_id, index, wait).await
 }
 
-/// The status a failed page request answers with.
-pub fn error_status(e: &PageError) -> StatusCode {
-    match e {
-        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => {
-            StatusCode::NOT_FOUND
-        }
-        PageError::OfflineNotDownloaded => StatusCode::GATEWAY_TIMEOUT,
-        PageError::Failed(_) => StatusCode::BAD_GATEWAY,
-        PageError::TooLarge { .. } | PageError::TooManyPixels(_) => StatusCode::PAYLOAD_TOO_LARGE,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
-fn error_response(e: &PageError) -> Response<Cow<'static, [u8]>> {
-    let code = error_status(e);
-    match e {
-        PageError::OfflineNotDownloaded => status(code, OFFLINE_BODY),
-        PageError::UnknownBook(_) | PageError::NotPaged(_) | PageError::OutOfRange { .. } => {
-            status(code, "")
-        }
-        e => {
-            tracing::warn!(cause = %e, "cannot serve a page");
-            status(code, "")
-        }
-    }
-}
-
 fn image_response(image: PageImage, head: bool) -> Reply {
     protocol_replies::bytes(
         image.bytes,
@@ -129,7 +100,7 @@ fn image_response(image: PageImage, head: bool) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tauri::http::header;
+    use tauri::http::{header, StatusCode};
 
     #[test]
     fn only_a_book_id_and_a_page_index_are_a_request() {
@@ -171,43 +142,6 @@ mod tests {
         ] {
             assert_eq!(book_page(bad), None, "{bad:?}");
         }
-    }
-
-    #[test]
-    fn offline_pages_are_a_504_and_pages_outside_the_book_a_404() {
-        assert_eq!(
-            error_status(&PageError::OfflineNotDownloaded),
-            StatusCode::GATEWAY_TIMEOUT
-        );
-        assert_eq!(
-            error_status(&PageError::OutOfRange {
-                page: 60,
-                count: 60
-            }),
-            StatusCode::NOT_FOUND
-        );
-        assert_eq!(
-            error_status(&PageError::UnknownBook(3)),
-            StatusCode::NOT_FOUND
-        );
-        assert_eq!(error_status(&PageError::NotPaged(3)), StatusCode::NOT_FOUND);
-        assert_eq!(
-            error_status(&PageError::Failed("404".into())),
-            StatusCode::BAD_GATEWAY
-        );
-        // A page whose header claims more pixels than a window is given: never its bytes.
-        let huge = carrel_core::foundation::image_type::TooManyPixels {
-            width: 50_000,
-            height: 50_000,
-        };
-        assert_eq!(
-            error_status(&PageError::TooManyPixels(huge)),
-            StatusCode::PAYLOAD_TOO_LARGE
-        );
-        let response = error_response(&PageError::OfflineNotDownloaded);
-        assert_eq!(response.status(), StatusCode::GATEWAY_TIMEOUT);
-        assert_eq!(&response.body()[..], OFFLINE_BODY.as_bytes());
-        assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
     }
 
     #[test]

@@ -30,6 +30,10 @@ pub enum ErrorKind {
     /// authority this machine does not know): a server failure the reader can act on, by
     /// choosing to trust that server.
     Certificate,
+    /// Offline and not on the device yet: a page or book the window asked for is not stored
+    /// and did not arrive in time (the server is away, or downloads are paused). The window
+    /// says so and asks again later; nothing is wrong with the book.
+    NotDownloaded,
 }
 
 /// A form field an error is about, so a dialog can show the message beside it.

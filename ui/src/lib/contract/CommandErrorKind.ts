@@ -3,4 +3,4 @@
 /**
  * What kind of failure an error is, for the UI and exit codes.
  */
-export type CommandErrorKind = "invalid_input" | "not_found" | "conflict" | "storage" | "server" | "auth" | "certificate";
+export type CommandErrorKind = "invalid_input" | "not_found" | "conflict" | "storage" | "server" | "auth" | "certificate" | "not_downloaded";
