@@ -371,6 +371,21 @@ fn every_reader_meets_wcag_aa_in_the_light_and_dark_themes() {
     ))
     .unwrap();
     audit.check(&app, "the EPUB reader");
+    // A page turned in the EPUB is said as how far into the book it is.
+    listen_to_announcements(&app);
+    press(&app, &[RIGHT]);
+    let mut said = Value::Null;
+    app.wait_until("the EPUB's place to be said", default_timeout(), |c| {
+        said = c.execute("return window.__said || [];", vec![])?;
+        let found = said.as_array().is_some_and(|a| {
+            a.iter().any(|s| {
+                s.as_str()
+                    .is_some_and(|s| s.trim().ends_with("% through the book"))
+            })
+        });
+        Ok(found.then_some(()))
+    })
+    .unwrap_or_else(|e| panic!("{e}; the live region said {said}"));
 
     app.close().unwrap();
     server.stop();
