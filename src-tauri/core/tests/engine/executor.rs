@@ -1561,6 +1561,19 @@ async fn a_comic_is_said_stored_before_a_large_file_starts_and_once_whatever_the
     }
 }
 
+/// The positions of `book`'s pages claimed by the run and not yet held: active, no size
+/// recorded. Without a stretch these are at most the page being fetched and its follow-up;
+/// a stretch claims up to 15 more at once (and its pages put in place quietly wait for their
+/// sizes too).
+fn claimed_unheld_pages(store: &carrel_core::foundation::store::Store, book: i64) -> Vec<i64> {
+    download_stack::tasks_of_book(store, book)
+        .unwrap()
+        .into_iter()
+        .filter(|t| t.kind == TaskKind::Page && t.state == TaskState::Active && t.bytes.is_none())
+        .map(|t| t.position)
+        .collect()
+}
+
 /// Pages that come quickly are claimed a stretch at a time and put in place without a
 /// transaction each (see `executor/stretch.rs`). A run stopped in the middle of such a stretch
 /// gives back the pages it claimed and did not reach, and marks the pages it put in place done
@@ -1576,13 +1589,22 @@ async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let stopper = stop_tx.clone();
+    let (store, claimed) = (env.store.clone(), Arc::new(std::sync::Mutex::new(None)));
+    let seen = claimed.clone();
     let sink = ActsAfterAPage::new((book, 20), move || {
+        *seen.lock().unwrap() = Some(claimed_unheld_pages(&store, book));
         let _ = stopper.send(true);
     });
     let ex = env.executor(fast_config(), sink.clone());
     assert_eq!(
         ex.run(RunMode::UntilIdle, stop_rx).await.unwrap(),
         Finish::Shutdown
+    );
+    // The stop came within a stretch: more pages were claimed than a page and its follow-up.
+    let claimed = claimed.lock().unwrap().clone().expect("page 20 was done");
+    assert!(
+        claimed.len() > 2,
+        "no stretch was claimed when the run stopped: claimed {claimed:?}"
     );
     let active = download_stack::in_state(&env.store, TaskState::Active, 100).unwrap();
     assert!(active.is_empty(), "left active: {active:?}");
@@ -1637,12 +1659,22 @@ async fn a_page_asked_for_within_a_stretch_claimed_ahead_comes_next() {
     let book = ids[&1];
     book_downloads::store_book(&env.store, book).unwrap();
     let store = env.store.clone();
+    let claimed = Arc::new(std::sync::Mutex::new(None));
+    let seen = claimed.clone();
     let sink = ActsAfterAPage::new((book, 20), move || {
+        *seen.lock().unwrap() = Some(claimed_unheld_pages(&store, book));
         book_downloads::open_book(&store, book, Some(30)).unwrap();
     });
     let ex = env.executor(fast_config(), sink.clone());
     let (_stop, rx) = tokio::sync::watch::channel(false);
     assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
+    // Page 30 was asked for within a stretch: claimed already, with more than a page and its
+    // follow-up.
+    let claimed = claimed.lock().unwrap().clone().expect("page 20 was done");
+    assert!(
+        claimed.len() > 2 && claimed.contains(&30),
+        "page 30 was not within a stretch claimed when the reader asked: claimed {claimed:?}"
+    );
     let order: Vec<i64> = pages_done(&sink.events)
         .into_iter()
         .filter(|(b, _)| *b == book)
