@@ -244,6 +244,7 @@ fn books_neither_pinned_nor_recently_opened_leave_the_device() {
             theme: Theme::System,
             metered_downloads: Default::default(),
             keep_running: false,
+            language: None,
         },
     )
     .unwrap();
