@@ -6,7 +6,7 @@ import userEvent from '@testing-library/user-event';
 vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 
 import SeriesWindow from './SeriesWindow.svelte';
-import { backend } from '../test/fixtures';
+import { backend, status } from '../test/fixtures';
 import { resetStores } from '../test/stores';
 import { invoke } from '@tauri-apps/api/core';
 import type { SeriesBook, SeriesView } from '../lib/ipc';
@@ -21,7 +21,7 @@ function member(id: number, state: SeriesBook['status']['state'], extra: Partial
     series_index: id,
     finished: false,
     kept_by_window: false,
-    status: { state, stored_parts: state === 'stored' ? 3 : 0, total_parts: 3, bytes: 0 },
+    status: status(id, state, { stored_parts: state === 'stored' ? 3 : 0, total_parts: 3, title: `Saga #${id}` }),
     ...extra,
   };
 }

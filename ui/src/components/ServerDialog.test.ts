@@ -20,6 +20,7 @@ const saved: Server = {
   created_at_ms: 1_700_000_000_000,
   paused_reason: null,
   trust_self_signed: false,
+  api_key: false,
 };
 
 function setup(props: Partial<{ onclose: () => void; onsaved: (s: Server) => void }> = {}) {

@@ -3,11 +3,14 @@ import { bookBadge, bookPercent, isInProgress } from './bookState';
 import type { ActiveDownload, BookStatus } from './ipc';
 
 function status(state: BookStatus['state'], stored = 0, total = 40, extra: Partial<BookStatus> = {}): BookStatus {
-  return { state, stored_parts: stored, total_parts: total, bytes: 0, book_id: 7, title: 'Saga', ...extra };
+  // A failed book's reason, when a test gives none, is empty.
+  const reason = state === 'failed' ? { reason: '' } : {};
+  return { state, ...reason, stored_parts: stored, total_parts: total, bytes: 0, book_id: 7, title: 'Saga', ...extra } as BookStatus;
 }
 
 function active(extra: Partial<ActiveDownload> = {}): ActiveDownload {
-  return { book_id: 7, title: 'Saga', kind: 'file', position: 0, bytes: 0, total: null, rate_bytes_per_s: null, ...extra };
+  // Without a status of its own: what the badge knows of the book stands.
+  return { book_id: 7, title: 'Saga', kind: 'file', position: 0, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null, ...extra } as ActiveDownload;
 }
 
 describe('bookBadge', () => {

@@ -30,6 +30,7 @@ import {
   watchDownloads,
   type DownloadsView,
   appStatus,
+  protocolError,
   isCommandError,
   listServers,
   removeServer,
@@ -48,6 +49,7 @@ const home: Server = {
   created_at_ms: 1_700_000_000_000,
   paused_reason: null,
   trust_self_signed: false,
+  api_key: false,
 };
 
 describe('toCommandError', () => {
@@ -145,6 +147,8 @@ describe('commands', () => {
       version: '',
       data_dir: null,
       credentials: null,
+      secrets_in_file: false,
+      credentials_notice_dismissed: false,
       error: { kind: FALLBACK_KIND, message: 'no backend' },
     });
   });
@@ -225,7 +229,11 @@ describe('library commands', () => {
       active: null,
       queue: [],
       failed: [],
+      done: [],
       library_revision: '5f0c3a9e21d4b786',
+      stored_lately: [],
+      network_hold: null,
+      metered_downloads: 'ask',
     };
     channel.send(view);
     expect(views).toEqual([view]);
@@ -233,5 +241,20 @@ describe('library commands', () => {
 
   it('builds cover addresses on the carrel-cover protocol', () => {
     expect(coverUrl(42)).toBe('carrel-cover://localhost/42');
+  });
+});
+
+describe('protocolError', () => {
+  it('reads the error a protocol reply carries, its kind first', async () => {
+    const offline = new Response(JSON.stringify({ kind: 'not_downloaded', message: 'offline-not-downloaded' }), { status: 504 });
+    expect(await protocolError(offline)).toEqual({ kind: 'not_downloaded', message: 'offline-not-downloaded' });
+  });
+
+  it('makes a server error of a reply that carries none', async () => {
+    expect(await protocolError(new Response('offline-not-downloaded', { status: 504 }))).toEqual({
+      kind: 'server',
+      message: 'offline-not-downloaded',
+    });
+    expect(await protocolError(new Response(null, { status: 500 }))).toEqual({ kind: 'server', message: '' });
   });
 });

@@ -203,6 +203,7 @@ describe('editing a saved server', () => {
     created_at_ms: 0,
     paused_reason: null,
     trust_self_signed: false,
+    api_key: false,
   };
 
   const form = (values: Partial<ServerFormValues>): ServerFormValues => ({ ...serverFormValues(saved), ...values });

@@ -19,28 +19,34 @@ export const okStatus: AppStatus = {
   version: '0.1.0',
   data_dir: '/home/ada/.local/share/carrel',
   credentials: 'keyring',
+  secrets_in_file: false,
+  credentials_notice_dismissed: false,
   error: null,
 };
 
 export function server(id: number, name: string, url = `https://${name.toLowerCase()}.example.org/opds`, username: string | null = null): Server {
-  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null, trust_self_signed: false };
+  return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null, trust_self_signed: false, api_key: false };
 }
 
 export function status(bookId: number, state: BookState = 'remote', parts: Partial<BookStatus> = {}): BookStatus {
-  return {
-    state,
+  const base = {
     stored_parts: state === 'stored' ? 10 : 0,
     total_parts: 10,
     bytes: 0,
     book_id: bookId,
     title: `Book ${bookId}`,
-    ...parts,
   };
+  // A failed book always comes with its reason (none said here).
+  const shaped: BookStatus = state === 'failed' ? { ...base, state, reason: '' } : { ...base, state };
+  return { ...shaped, ...parts } as BookStatus;
 }
 
 export function book(id: number, overrides: Partial<BookItem> = {}): BookItem {
+  const format = overrides.format ?? 'comic';
   return {
     type: 'book',
+    reader: format === 'epub' ? 'epub' : format === 'pdf' ? 'pdf' : format === 'other' ? 'other' : 'comic',
+    not_streamable: null,
     book_id: id,
     title: `Book ${id}`,
     authors: ['Ada Lovelace'],
@@ -95,9 +101,12 @@ export function details(id: number, overrides: Partial<BookDetails> = {}): BookD
     file_length: 12_000_000,
     pinned: false,
     last_page: null,
+    text_place: null,
     last_opened_ms: null,
+    read: false,
     has_cover: true,
     status: status(id),
+    archive_comic: false,
     ...overrides,
   };
 }
@@ -109,7 +118,11 @@ export function downloadsView(overrides: Partial<DownloadsView> = {}): Downloads
     active: null,
     queue: [],
     failed: [],
+    done: [],
     library_revision: 'r0',
+    stored_lately: [],
+    network_hold: null,
+    metered_downloads: 'ask',
     ...overrides,
   };
 }

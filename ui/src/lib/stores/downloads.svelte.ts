@@ -61,6 +61,12 @@ export const nextFrame: Schedule = (flush) => {
   setTimeout(run, 250);
 };
 
+/** `status` moved to `state` (any state but failed, so without a reason). */
+function inState(status: BookStatus, state: Exclude<BookStatus['state'], 'failed'>): BookStatus {
+  const { book_id, title, stored_parts, total_parts, bytes } = status;
+  return { state, book_id, title, stored_parts, total_parts, bytes };
+}
+
 /**
  * Every book the view mentions, with its status: the failed ones, the waiting ones, and the
  * one in flight (which the queue does not list). When the view does not say how far the book
@@ -86,14 +92,12 @@ export function indexView(view: DownloadsView | null, previous: ReadonlyMap<numb
   if (active) {
     const known = active.status ?? index.get(active.book_id) ?? previous.get(active.book_id);
     index.set(active.book_id, {
-      stored_parts: 0,
-      total_parts: 0,
-      bytes: 0,
-      ...known,
+      state: 'downloading',
+      stored_parts: known?.stored_parts ?? 0,
+      total_parts: known?.total_parts ?? 0,
+      bytes: known?.bytes ?? 0,
       book_id: active.book_id,
       title: active.title,
-      state: 'downloading',
-      reason: undefined,
     });
   }
   return index;
@@ -284,7 +288,10 @@ export class DownloadsStore {
     const live = this.#index.get(bookId);
     if (live) {
       // The view named the book without its parts: the parts known otherwise still hold.
-      if (live.total_parts === 0 && fallback) return { ...fallback, state: live.state, reason: live.reason };
+      if (live.total_parts === 0 && fallback) {
+        const { book_id, title, stored_parts, total_parts, bytes } = fallback;
+        return { ...live, book_id, title, stored_parts, total_parts, bytes };
+      }
       return live;
     }
     return this.#known.get(bookId) ?? fallback;
@@ -306,9 +313,9 @@ export class DownloadsStore {
   async keep(status: BookStatus): Promise<'queued' | 'already_stored'> {
     const result = await storeBook(status.book_id);
     if (result === 'already_stored') {
-      this.learn({ ...status, state: 'stored', stored_parts: status.total_parts });
+      this.learn({ ...inState(status, 'stored'), stored_parts: status.total_parts });
     } else if (!this.#index.has(status.book_id)) {
-      this.learn({ ...status, state: 'queued' });
+      this.learn(inState(status, 'queued'));
     }
     this.revision++;
     return result;
@@ -316,7 +323,7 @@ export class DownloadsStore {
 
   async remove(status: BookStatus): Promise<void> {
     await removeBook(status.book_id);
-    this.learn({ ...status, state: 'remote', reason: undefined, stored_parts: 0, bytes: 0 });
+    this.learn({ ...inState(status, 'remote'), stored_parts: 0, bytes: 0 });
     this.revision++;
   }
 
@@ -327,7 +334,7 @@ export class DownloadsStore {
   async retry(bookId: number): Promise<void> {
     await retryBook(bookId);
     const current = this.statusOf(bookId);
-    if (current) this.learn({ ...current, state: 'queued', reason: undefined });
+    if (current) this.learn(inState(current, 'queued'));
   }
 
   async cancel(bookId: number): Promise<void> {

@@ -404,3 +404,14 @@ class EpubReaderState {
 }
 
 export const epubReader = new EpubReaderState();
+
+/**
+ * What the reader says when the book's file could not be fetched (`status`, and the error its
+ * reply carries): not on the device yet, or the status.
+ */
+export function fileFailure(failure: CommandError, status: number): CommandError {
+  return {
+    kind: 'server',
+    message: failure.kind === 'not_downloaded' ? t('epub-not-on-device') : t('epub-open-failed-status', { status }),
+  };
+}

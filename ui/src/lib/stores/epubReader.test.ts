@@ -4,8 +4,9 @@ vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
 
 import { invoke } from '@tauri-apps/api/core';
 import { backend, details, status } from '../../test/fixtures';
+import type { BookFormat } from '../ipc';
 import { resetStores } from '../../test/stores';
-import { EPUB_DEFAULTS, FONT_SIZE, epubReader, flattenToc, parsePrefs, readerCss } from './epubReader.svelte';
+import { EPUB_DEFAULTS, FONT_SIZE, epubReader, fileFailure, flattenToc, parsePrefs, readerCss } from './epubReader.svelte';
 import { toasts } from './toasts.svelte';
 import { reader } from './reader.svelte';
 import { router } from './router.svelte';
@@ -108,7 +109,7 @@ describe('the end of an EPUB', () => {
   const neighbour = (id: number, title: string) => ({ book_id: id, title, number: id - 6, finished: false, on_device: true, status: status(id, 'stored') });
 
   /** Dune (7) between 6 and 8; 8 is `nextFormat`, 6 an EPUB. */
-  function series(nextFormat: string, neighbours: Record<string, unknown> = {}) {
+  function series(nextFormat: BookFormat, neighbours: Record<string, unknown> = {}) {
     backend({
       book_details: ({ bookId }) =>
         bookId === 7 ? book : details(bookId as number, { title: `Dune ${(bookId as number) - 6}`, format: bookId === 8 ? nextFormat : 'epub', page_count: 12 }),
@@ -206,5 +207,17 @@ describe('the end of an EPUB', () => {
     await epubReader.open(7);
     expect(epubReader.turn('next', true)).toBe(true);
     expect(epubReader.end).toBeNull();
+  });
+});
+
+describe('a book file that could not be fetched', () => {
+  it('is not on the device when its reply is of kind not_downloaded, whatever the message', () => {
+    expect(fileFailure({ kind: 'not_downloaded', message: 'anything' }, 504).message).toBe(
+      'This book is not on the device and the server cannot be reached.',
+    );
+  });
+
+  it('says the status for any other kind, even with the old offline text', () => {
+    expect(fileFailure({ kind: 'server', message: 'offline-not-downloaded' }, 504).message).toBe('The book could not be opened (504).');
   });
 });

@@ -17,6 +17,7 @@ import {
   openBook,
   openComic,
   pageUrl,
+  protocolError,
   recordPdfPages,
   savePosition,
   seriesNeighbours,
@@ -481,7 +482,7 @@ class ReaderState {
       } catch (reason) {
         const error = toCommandError(reason);
         if (generation !== this.#generation) return null;
-        if (!/offline-not-downloaded/.test(error.message)) throw error;
+        if (error.kind !== 'not_downloaded') throw error;
         const status = downloads.statusOf(bookId);
         // Still coming: wait on. Nothing under way (the server is away, downloads paused): say so.
         if (status && status.state !== 'queued' && status.state !== 'downloading') throw error;
@@ -522,11 +523,11 @@ class ReaderState {
         }
         return pdf;
       }
-      const body = await response.text();
+      const failure = await protocolError(response);
       if (generation !== this.#generation) return null;
-      if (body !== 'offline-not-downloaded') {
-        const message = body
-          ? t('reader-open-failed-because', { status: response.status, reason: body })
+      if (failure.kind !== 'not_downloaded') {
+        const message = failure.message
+          ? t('reader-open-failed-because', { status: response.status, reason: failure.message })
           : t('reader-open-failed', { status: response.status });
         throw { kind: 'server', message } satisfies CommandError;
       }

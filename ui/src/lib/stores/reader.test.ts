@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
+// pdf.js needs a real browser; these tests stop before a PDF is parsed.
+vi.mock('../pdfPages.svelte', () => ({ PdfPages: { load: vi.fn() } }));
 
 import { invoke } from '@tauri-apps/api/core';
-import { backend, details } from '../../test/fixtures';
+import { backend, details, status } from '../../test/fixtures';
+import { downloads } from './downloads.svelte';
 import { resetStores } from '../../test/stores';
 import { pageUrl } from '../ipc';
 import { adjustmentFilter, reader, readerAction, readingDefaults, readingPrefs, SAVE_INTERVAL_MS, turnTowards, zoneAt } from './reader.svelte';
@@ -505,7 +508,8 @@ describe('comics kept as one archive', () => {
       if (command === 'open_book') return null;
       if (command === 'open_comic') {
         asked += 1;
-        if (asked < 3) throw { kind: 'server', message: 'offline-not-downloaded' };
+        // The kind says "not here yet", whatever the message.
+        if (asked < 3) throw { kind: 'not_downloaded', message: 'the comic is still on its way' };
         return { book_id: 21, page_count: 30, right_to_left: true, info: { title: null, series: null, number: null, page_count: null, right_to_left: true } };
       }
       if (command === 'take_server_position') return null;
@@ -528,5 +532,55 @@ describe('comics kept as one archive', () => {
     await reader.open(22);
     expect(reader.phase).toBe('error');
     expect(reader.error?.message).toContain('404');
+  });
+});
+
+describe('books not on the device yet', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('does not wait for a comic archive that fails for another reason, whatever its message says', async () => {
+    let asked = 0;
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'book_details') return details(22, { page_count: null, archive_comic: true, last_page: null });
+      if (command === 'open_book') return null;
+      if (command === 'open_comic') {
+        asked += 1;
+        throw { kind: 'server', message: 'offline-not-downloaded' };
+      }
+      if (command === 'take_server_position') return null;
+      throw `unexpected ${command}`;
+    });
+    await reader.open(22);
+    expect(asked).toBe(1);
+    expect(reader.phase).toBe('error');
+    expect(reader.error).toEqual({ kind: 'server', message: 'offline-not-downloaded' });
+  });
+
+  function pdfBook(reply: () => Response): void {
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'book_details') return details(31, { format: 'pdf', reader: 'pdf', page_count: null, last_page: null });
+      if (command === 'open_book') return null;
+      if (command === 'take_server_position') return null;
+      throw `unexpected ${command}`;
+    });
+    vi.stubGlobal('fetch', vi.fn(async () => reply()));
+  }
+
+  it('says a PDF is not on the device when its reply is of kind not_downloaded and nothing is coming', async () => {
+    pdfBook(() => new Response(JSON.stringify({ kind: 'not_downloaded', message: 'anything' }), { status: 504 }));
+    downloads.learn(status(31, 'remote'));
+    await reader.open(31);
+    expect(reader.phase).toBe('error');
+    expect(reader.error?.message).toBe('This book is not on the device and the server cannot be reached');
+  });
+
+  it('says why a PDF could not be opened for any other kind, even with the old offline text', async () => {
+    pdfBook(() => new Response(JSON.stringify({ kind: 'server', message: 'offline-not-downloaded' }), { status: 502 }));
+    downloads.learn(status(31, 'remote'));
+    await reader.open(31);
+    expect(reader.phase).toBe('error');
+    expect(reader.error?.message).toBe('The book could not be opened (502: offline-not-downloaded)');
   });
 });
