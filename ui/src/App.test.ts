@@ -185,7 +185,7 @@ describe('App', () => {
 
     await user.click(await screen.findByTestId('card-remove-server'));
     await user.click(screen.getByTestId('remove-server-confirm'));
-    expect(await screen.findByTestId('empty-library')).toBeTruthy();
+    expect((await screen.findByTestId('empty-library')).textContent).toContain('No library yet — add a server');
   });
 
   it('opens Add server with N', async () => {
@@ -249,6 +249,7 @@ describe('App', () => {
     expect(problem.textContent).toContain('Database is locked.');
     fail = false;
     await userEvent.setup().click(screen.getByTestId('library-retry'));
-    expect(await screen.findByTestId('empty-library')).toBeTruthy();
+    expect((await screen.findByTestId('empty-library')).textContent).toContain('No library yet — add a server');
+    expect(screen.queryByTestId('library-error')).toBeNull();
   });
 });

@@ -28,7 +28,9 @@ describe('KOReader sync settings', () => {
     expect(screen.queryByTestId('kosync-password')).toBeNull();
     await user.click(screen.getByTestId('kosync-sign-out'));
     expect(invokeMock).toHaveBeenCalledWith('kosync_sign_out', undefined);
-    expect(await screen.findByTestId('kosync-form')).toBeTruthy();
+    const form = await screen.findByTestId('kosync-form');
+    expect(form.contains(screen.getByTestId('kosync-url'))).toBe(true);
+    expect(screen.queryByTestId('kosync-account')).toBeNull();
   });
 
   it('says why the server refused, beside the form, and keeps what was typed', async () => {
