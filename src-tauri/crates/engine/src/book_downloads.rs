@@ -20,6 +20,7 @@ use rusqlite::params;
 use serde::Serialize;
 
 use crate::download_stack::{self, Pushed, Task, TaskKind, TaskSpec, TaskState};
+use crate::page_range;
 use crate::progress::BookProgress;
 use carrel_foundation::part_files::PartFiles;
 use carrel_foundation::store::{Store, StoreError};
@@ -41,6 +42,15 @@ pub enum DownloadRequestError {
     Files { book_id: i64, reason: String },
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<page_range::OutOfRange> for DownloadRequestError {
+    fn from(e: page_range::OutOfRange) -> Self {
+        DownloadRequestError::NoSuchPage {
+            page: e.page,
+            count: e.count,
+        }
+    }
 }
 
 impl carrel_foundation::error::Failure for DownloadRequestError {
@@ -203,10 +213,7 @@ pub fn open_book(
     let book = books::get(store, book_id)?;
     let page = page.or(book.last_page).unwrap_or(0);
     if book.streams_pages() {
-        let count = book.page_count.unwrap_or(0);
-        if page < 0 || page >= count {
-            return Err(DownloadRequestError::NoSuchPage { page, count });
-        }
+        page_range::check_book(&book, page)?;
     }
     books::mark_opened(store, book_id, Some(page))?;
     let spec = if book.streams_pages() {
@@ -280,17 +287,14 @@ pub fn push_file_parts(
 /// without touching the reader's position (a window may ask for pages ahead of the one read).
 /// The chain then brings the pages after it.
 pub fn push_page(store: &Store, book_id: i64, page: i64) -> Result<Pushed, DownloadRequestError> {
-    let book = books::get(store, book_id)?;
-    let count = if book.streams_pages() {
-        book.page_count.unwrap_or(0)
-    } else {
-        0
-    };
-    if page < 0 || page >= count {
-        return Err(DownloadRequestError::NoSuchPage { page, count });
-    }
-    let Some(spec) = page_spec(&book, page, true) else {
-        return Err(DownloadRequestError::NotDownloadable(book.title));
+    push_page_of(store, &books::get(store, book_id)?, page)
+}
+
+/// [`push_page`] for a book already read.
+pub fn push_page_of(store: &Store, book: &Book, page: i64) -> Result<Pushed, DownloadRequestError> {
+    page_range::check_book(book, page)?;
+    let Some(spec) = page_spec(book, page, true) else {
+        return Err(DownloadRequestError::NotDownloadable(book.title.clone()));
     };
     Ok(download_stack::push(store, &spec)?)
 }

@@ -17,4 +17,5 @@ pub mod executor;
 pub mod executor_lease;
 pub mod network;
 pub mod network_watch;
+pub mod page_range;
 pub mod progress;

@@ -21,4 +21,5 @@ pub mod image_type;
 pub mod part_files;
 pub mod process_holders;
 pub mod store;
+pub mod store_changes;
 pub mod timestamps;

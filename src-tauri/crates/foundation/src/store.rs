@@ -115,6 +115,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0025_read_marks",
         include_str!("../migrations/0025_read_marks.sql"),
     ),
+    (
+        "0026_annotations",
+        include_str!("../migrations/0026_annotations.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
@@ -190,6 +194,8 @@ struct Inner {
     reader: Mutex<Connection>,
     keeper: LogKeeper,
     clock: SharedClock,
+    /// Woken by every commit (see [`crate::store_changes`]).
+    changes: crate::store_changes::Changes,
 }
 
 impl std::fmt::Debug for Store {
@@ -221,6 +227,7 @@ impl Store {
                 reader: Mutex::new(reader),
                 keeper,
                 clock,
+                changes: crate::store_changes::Changes::new(),
             }),
         })
     }
@@ -361,6 +368,18 @@ impl Store {
         let value = value?;
         ended?;
         Ok(value)
+    }
+
+    pub(crate) fn changes_of(&self) -> &crate::store_changes::Changes {
+        &self.inner.changes
+    }
+
+    /// SQLite's `PRAGMA data_version` on the writer connection: changes when another
+    /// connection commits (another process's; this store's reader never writes), never for
+    /// this store's own writes.
+    pub(crate) fn data_version(&self) -> Option<i64> {
+        let conn = lock(&self.inner.writer);
+        conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ok()
     }
 
     /// Maps a SQLite error met inside [`Store::write`]/[`Store::read`] to a [`StoreError`].

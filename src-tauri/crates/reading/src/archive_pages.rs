@@ -120,10 +120,15 @@ fn stored_file(store: &Store, book_id: i64) -> Result<Option<PathBuf>, PageError
 
 /// The stored archive, else its file queued prioritary and waited for.
 async fn archive_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<PathBuf, PageError> {
-    if let Some(path) = stored_file(store, book_id)? {
+    // Watched before the first look: the file stored after it wakes the wait.
+    let mut changes = store.changes();
+    let tasks = download_stack::tasks_of_book(store, book_id)?;
+    if let Some(path) = stored_in(store, book_id, &tasks) {
         return Ok(path);
     }
-    queue_file(store, book_id)?;
+    if !file_asked(&tasks) {
+        queue_file(store, book_id)?;
+    }
     let deadline = Instant::now() + wait.timeout;
     loop {
         // One look, off the async thread: the file, else whether its download failed.
@@ -149,8 +154,16 @@ async fn archive_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<P
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
         }
-        wait.pause(deadline).await;
+        wait.until_change(&mut changes, deadline).await;
     }
+}
+
+/// Whether the book's file is being downloaded, or is the next download, already (the reader
+/// opened the book a moment ago): queueing it again would change nothing, so it is not.
+fn file_asked(tasks: &[Task]) -> bool {
+    tasks
+        .iter()
+        .any(|t| t.kind == TaskKind::File && t.state == TaskState::Active)
 }
 
 /// The few values used last, by key, newest last.
@@ -262,6 +275,8 @@ async fn part(
 ) -> Result<PartWait, PageError> {
     let files = PartFiles::new(store.data_dir().books());
     let read = |path: PathBuf| std::fs::read(path).map_err(|e| PageError::Io(e.to_string()));
+    // Watched before the first look: a part stored after it wakes the wait.
+    let mut changes = store.changes();
     if let Some(path) = files.find_page(book.id, wanted) {
         return Ok(PartWait::Part(read(path)?));
     }
@@ -289,7 +304,7 @@ async fn part(
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
         }
-        wait.pause(deadline).await;
+        wait.until_change(&mut changes, deadline).await;
     }
 }
 
@@ -440,8 +455,11 @@ pub async fn open(
     wait: WaitPolicy,
 ) -> Result<ArchiveComic, PageError> {
     let book = check(store, book_id)?;
-    if stored_file(store, book_id)?.is_none() {
-        queue_file(store, book_id)?;
+    let tasks = download_stack::tasks_of_book(store, book_id)?;
+    if stored_in(store, book_id, &tasks).is_none() {
+        if !file_asked(&tasks) {
+            queue_file(store, book_id)?;
+        }
         if let Some(zip) = remote_zip(store, &book, wait).await? {
             let count = zip.page_count();
             if book.page_count != Some(count as i64) {
@@ -476,7 +494,17 @@ pub async fn page(
     index: i64,
     wait: WaitPolicy,
 ) -> Result<PageImage, PageError> {
-    let book = check(store, book_id)?;
+    page_of(store, check(store, book_id)?, index, wait).await
+}
+
+/// [`page`] of a book already read (a comic kept as one archive).
+pub(crate) async fn page_of(
+    store: &Store,
+    book: Book,
+    index: i64,
+    wait: WaitPolicy,
+) -> Result<PageImage, PageError> {
+    let book_id = book.id;
     if index < 0 {
         return Err(PageError::OutOfRange {
             page: index,

@@ -146,14 +146,19 @@ async fn wait_for_file(
     book_id: i64,
     wait: WaitPolicy,
 ) -> Result<PathBuf, BookFileError> {
+    // Watched before the first look: the file stored after it wakes the wait.
+    let mut changes = store.changes();
     if let Some(path) = stored_path(store, book_id)? {
         return Ok(path);
     }
-    match book_downloads::open_book(store, book_id, None) {
-        Ok(_) => {}
-        Err(DownloadRequestError::Book(e)) => return Err(e.into()),
-        Err(DownloadRequestError::Store(e)) => return Err(e.into()),
-        Err(_) => return Err(PageError::NotPaged(book_id)),
+    // Being downloaded already (the reader opened the book a moment ago): not asked again.
+    if !matches!(file_task(store, book_id)?, Some((TaskState::Active, _))) {
+        match book_downloads::open_book(store, book_id, None) {
+            Ok(_) => {}
+            Err(DownloadRequestError::Book(e)) => return Err(e.into()),
+            Err(DownloadRequestError::Store(e)) => return Err(e.into()),
+            Err(_) => return Err(PageError::NotPaged(book_id)),
+        }
     }
     let deadline = Instant::now() + wait.timeout;
     loop {
@@ -181,7 +186,7 @@ async fn wait_for_file(
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
         }
-        wait.pause(deadline).await;
+        wait.until_change(&mut changes, deadline).await;
     }
 }
 

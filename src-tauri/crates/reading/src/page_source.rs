@@ -16,40 +16,47 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use carrel_engine::book_downloads::{self, DownloadRequestError};
-use carrel_engine::download_stack::{self, Pushed, TaskState};
+use carrel_engine::download_stack::{self, Pushed, TaskKind, TaskState};
+use carrel_engine::page_range;
 use carrel_foundation::file_types::HandoverError;
 use carrel_foundation::image_type::{image_for_window, TooManyPixels};
 use carrel_foundation::part_files::PartFiles;
 use carrel_foundation::store::{Store, StoreError};
-use carrel_library::books::{self, BookError};
+use carrel_library::books::{self, Book, BookError};
 
-/// How long [`page`] waits for a page that is not on the device, and how often it looks.
+/// How long [`page`] waits for a page that is not on the device.
+///
+/// A wait is woken ([`Store::changes`]): this process's executor storing a part (or settling
+/// its task) wakes it at once, another process's commit within
+/// [`carrel_foundation::store_changes::OUTSIDE_LOOK`]. It looks once before waiting and again
+/// after each wake, and nothing else: no look is made on a timer.
 #[derive(Debug, Clone, Copy)]
 pub struct WaitPolicy {
+    /// Not used by the wait any more (it is woken, not paced); kept so that callers that set
+    /// it still build.
     pub poll: Duration,
     pub timeout: Duration,
 }
 
 impl WaitPolicy {
-    /// How long the first looks are apart: most parts come within a few tens of milliseconds,
-    /// and a looker that sleeps the whole `poll` adds half of it on average.
-    const FIRST_POLL: Duration = Duration::from_millis(4);
-    /// How long looks stay that close together.
-    const FIRST_POLLS_FOR: Duration = Duration::from_millis(250);
-
-    /// Sleeps until the next look of a wait that ends at `deadline`: briefly at first, then
-    /// `poll`.
-    pub async fn pause(&self, deadline: std::time::Instant) {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        let waited = self.timeout.saturating_sub(left);
-        let next = if waited < Self::FIRST_POLLS_FOR {
-            Self::FIRST_POLL.min(self.poll)
-        } else {
-            self.poll
-        };
-        tokio::time::sleep(next).await;
+    /// Waits until the store changes (see [`Store::changes`]) or `deadline` passes, whichever
+    /// comes first: the caller then looks again, and gives up once past `deadline`.
+    pub async fn until_change(&self, changes: &mut Changes, deadline: Instant) {
+        let deadline = tokio::time::Instant::from_std(deadline);
+        tokio::select! {
+            changed = changes.changed() => {
+                if changed.is_err() {
+                    // The store is gone: nothing can wake the wait any more.
+                    tokio::time::sleep_until(deadline).await;
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => {}
+        }
     }
 }
+
+/// What a wait watches: [`Store::changes`].
+pub type Changes = tokio::sync::watch::Receiver<u64>;
 
 impl Default for WaitPolicy {
     fn default() -> Self {
@@ -143,15 +150,24 @@ impl From<BookError> for PageError {
 
 /// Checks that `page` is a page of a page-streamed book; returns the book's page count.
 pub fn check_page(store: &Store, book_id: i64, page: i64) -> Result<i64, PageError> {
-    let book = books::get(store, book_id)?;
+    check_book_page(&books::get(store, book_id)?, page)
+}
+
+/// [`check_page`] of a book already read.
+pub fn check_book_page(book: &Book, page: i64) -> Result<i64, PageError> {
     if !book.streams_pages() {
-        return Err(PageError::NotPaged(book_id));
+        return Err(PageError::NotPaged(book.id));
     }
-    let count = book.page_count.unwrap_or(0);
-    if page < 0 || page >= count {
-        return Err(PageError::OutOfRange { page, count });
+    Ok(page_range::check_book(book, page)?)
+}
+
+impl From<page_range::OutOfRange> for PageError {
+    fn from(e: page_range::OutOfRange) -> Self {
+        PageError::OutOfRange {
+            page: e.page,
+            count: e.count,
+        }
     }
-    Ok(count)
 }
 
 /// The stored file of a page whose task is done, if any.
@@ -188,29 +204,34 @@ pub async fn page(
     page: i64,
     wait: WaitPolicy,
 ) -> Result<PageImage, PageError> {
+    // The book is read once per request, and handed down.
+    let book = books::get(store, book_id)?;
     // A comic kept as one archive file is read from the archive.
-    if crate::archive_pages::is_archive_comic(&books::get(store, book_id)?) {
-        return crate::archive_pages::page(store, book_id, page, wait).await;
+    if crate::archive_pages::is_archive_comic(&book) {
+        return crate::archive_pages::page_of(store, book, page, wait).await;
     }
-    check_page(store, book_id, page)?;
+    check_book_page(&book, page)?;
+    // Watched before the first look: a part stored after it wakes the wait.
+    let mut changes = store.changes();
     if let Some(image) = read_stored(store, book_id, page)? {
         return Ok(image);
     }
-    match book_downloads::push_page(store, book_id, page) {
-        Ok(Pushed::AlreadyFailed(_)) => {
-            return Err(PageError::Failed(failure(store, book_id, page)?))
+    if !next_to_run(store, book_id, page)? {
+        match book_downloads::push_page_of(store, &book, page) {
+            Ok(Pushed::AlreadyFailed(_)) => {
+                return Err(PageError::Failed(failure(store, book_id, page)?))
+            }
+            Ok(_) => {}
+            Err(DownloadRequestError::Book(e)) => return Err(e.into()),
+            Err(DownloadRequestError::NoSuchPage { page, count }) => {
+                return Err(PageError::OutOfRange { page, count })
+            }
+            Err(DownloadRequestError::Store(e)) => return Err(e.into()),
+            Err(_) => return Err(PageError::NotPaged(book_id)),
         }
-        Ok(_) => {}
-        Err(DownloadRequestError::Book(e)) => return Err(e.into()),
-        Err(DownloadRequestError::NoSuchPage { page, count }) => {
-            return Err(PageError::OutOfRange { page, count })
-        }
-        Err(DownloadRequestError::Store(e)) => return Err(e.into()),
-        Err(_) => return Err(PageError::NotPaged(book_id)),
     }
     let deadline = Instant::now() + wait.timeout;
     loop {
-        wait.pause(deadline).await;
         // One look: the file and the task's state, read off the async thread.
         let look = store
             .call(
@@ -235,7 +256,15 @@ pub async fn page(
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
         }
+        wait.until_change(&mut changes, deadline).await;
     }
+}
+
+/// Whether page `page`'s task is the next the executor takes already (opening the book pushed
+/// it a moment ago): pushing it again would change nothing, so it is not.
+fn next_to_run(store: &Store, book_id: i64, page: i64) -> Result<bool, PageError> {
+    Ok(download_stack::peek(store, &[])?
+        .is_some_and(|t| t.book_id == book_id && t.kind == TaskKind::Page && t.position == page))
 }
 
 fn page_task(
@@ -250,4 +279,203 @@ fn failure(store: &Store, book_id: i64, page: i64) -> Result<String, PageError> 
     Ok(page_task(store, book_id, page)?
         .and_then(|t| t.1)
         .unwrap_or_else(|| "failed".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use carrel_engine::executor_lease::{self, Acquire};
+    use carrel_foundation::clock::SystemClock;
+    use carrel_foundation::data_dir::DataDir;
+    use carrel_library::books::{BookFormat, CatalogBook};
+    use carrel_library::servers::{self, NewServer};
+
+    use super::*;
+
+    /// A data dir with a page-streamed book of 3 pages (its server never answers: the tests
+    /// store the pages themselves, as the executor would).
+    fn with_book(dir: &tempfile::TempDir) -> (Store, i64) {
+        let store = open(dir);
+        let server = servers::add(
+            &store,
+            &NewServer {
+                name: "Home".into(),
+                url: "http://127.0.0.1:9/opds".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let book = books::remember(
+            &store,
+            server.id,
+            &CatalogBook {
+                catalog_id: "urn:1".into(),
+                title: "Akira 1".into(),
+                authors: Vec::new(),
+                format: BookFormat::Comic,
+                stream_template: Some("http://127.0.0.1:9/pages/{pageNumber}".into()),
+                page_count: Some(3),
+                page_base: 0,
+                page_list: Vec::new(),
+                file_url: None,
+                file_type: None,
+                file_length: None,
+                cover_url: None,
+                progression_url: None,
+                read_progress_url: None,
+            },
+        )
+        .unwrap();
+        (store, book.id)
+    }
+
+    /// Another handle on the same data dir: another process, as far as the store can tell.
+    fn open(dir: &tempfile::TempDir) -> Store {
+        Store::open(&DataDir::new(dir.path()), Arc::new(SystemClock)).unwrap()
+    }
+
+    /// Does what the executor does with a page: claims its task, puts the page in place, marks
+    /// it done and wakes the waits of its store (another store's waits are not woken: they
+    /// see the commit).
+    fn store_page(store: &Store, book_id: i64, page: i64) {
+        let Acquire::Acquired { fence, .. } =
+            executor_lease::try_acquire(store, "executor", 60_000).unwrap()
+        else {
+            panic!("the lease is free");
+        };
+        let task = download_stack::claim_next(store, &fence, &[])
+            .unwrap()
+            .expect("the page waited for is on the stack");
+        assert_eq!((task.book_id, task.position), (book_id, page));
+        let path = PartFiles::new(store.data_dir().books()).page_path(book_id, page, "img");
+        carrel_foundation::part_files::write_atomically(&path, b"page bytes").unwrap();
+        download_stack::complete(store, &fence, task.id, 10, &[]).unwrap();
+        store.wake_waiters();
+    }
+
+    /// Long enough that only a wake ends the wait before it: the tests bound their own wait
+    /// far below it, and a waiter left to time out fails them.
+    fn patient() -> WaitPolicy {
+        WaitPolicy {
+            poll: Duration::from_millis(20),
+            timeout: Duration::from_secs(600),
+        }
+    }
+
+    const WOKEN_WITHIN: Duration = Duration::from_secs(30);
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_waiter_wakes_when_this_process_stores_its_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, book) = with_book(&dir);
+        let waiter = tokio::spawn({
+            let store = store.clone();
+            async move { page(&store, book, 1, patient()).await }
+        });
+        // Its push is on the stack before the page is stored.
+        while download_stack::peek(&store, &[]).unwrap().is_none() {
+            tokio::task::yield_now().await;
+        }
+        store_page(&store, book, 1);
+        let image = tokio::time::timeout(WOKEN_WITHIN, waiter)
+            .await
+            .expect("the waiter was woken")
+            .unwrap()
+            .unwrap();
+        assert_eq!(image.bytes, b"page bytes");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_waiter_wakes_when_another_process_stores_its_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, book) = with_book(&dir);
+        let other = open(&dir);
+        let waiter = tokio::spawn({
+            let store = store.clone();
+            async move { page(&store, book, 2, patient()).await }
+        });
+        while download_stack::peek(&other, &[]).unwrap().is_none() {
+            tokio::task::yield_now().await;
+        }
+        store_page(&other, book, 2);
+        let image = tokio::time::timeout(WOKEN_WITHIN, waiter)
+            .await
+            .expect("the waiter was woken")
+            .unwrap()
+            .unwrap();
+        assert_eq!(image.bytes, b"page bytes");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_waiter_wakes_when_its_page_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, book) = with_book(&dir);
+        let waiter = tokio::spawn({
+            let store = store.clone();
+            async move { page(&store, book, 0, patient()).await }
+        });
+        while download_stack::peek(&store, &[]).unwrap().is_none() {
+            tokio::task::yield_now().await;
+        }
+        let Acquire::Acquired { fence, .. } =
+            executor_lease::try_acquire(&store, "executor", 60_000).unwrap()
+        else {
+            panic!("the lease is free");
+        };
+        let task = download_stack::claim_next(&store, &fence, &[])
+            .unwrap()
+            .unwrap();
+        download_stack::fail(&store, &fence, task.id, "404 not found", &[]).unwrap();
+        store.wake_waiters();
+        let failed = tokio::time::timeout(WOKEN_WITHIN, waiter)
+            .await
+            .expect("the waiter was woken")
+            .unwrap();
+        assert!(
+            matches!(&failed, Err(PageError::Failed(reason)) if reason == "404 not found"),
+            "{failed:?}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_page_that_does_not_come_times_out_as_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, book) = with_book(&dir);
+        let wait = WaitPolicy {
+            poll: Duration::from_millis(20),
+            timeout: Duration::from_millis(100),
+        };
+        let missing = page(&store, book, 1, wait).await;
+        assert!(
+            matches!(missing, Err(PageError::OfflineNotDownloaded)),
+            "{missing:?}"
+        );
+        // Asked for once, and nothing more: a window asking again pushes nothing new.
+        let pushes = download_stack::push_counter(&store).unwrap();
+        let again = page(&store, book, 1, wait).await;
+        assert!(matches!(again, Err(PageError::OfflineNotDownloaded)));
+        assert_eq!(download_stack::push_counter(&store).unwrap(), pushes);
+    }
+
+    #[test]
+    fn pages_outside_the_book_are_refused_by_the_one_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, book) = with_book(&dir);
+        assert_eq!(check_page(&store, book, 2).unwrap(), 3);
+        for page in [-1, 3] {
+            assert!(matches!(
+                check_page(&store, book, page),
+                Err(PageError::OutOfRange { count: 3, .. })
+            ));
+            assert!(matches!(
+                book_downloads::push_page(&store, book, page),
+                Err(DownloadRequestError::NoSuchPage { count: 3, .. })
+            ));
+            assert!(matches!(
+                book_downloads::open_book(&store, book, Some(page)),
+                Err(DownloadRequestError::NoSuchPage { count: 3, .. })
+            ));
+        }
+    }
 }

@@ -430,10 +430,14 @@ class ReaderState {
       this.offset = readingPrefs(bookId, book.series).offset;
       // Where it opens: the last position, or the start or the end asked for.
       let page = at === 'start' ? 0 : at === 'end' && book.page_count ? book.page_count - 1 : book.last_page;
+      // The page the book was opened at, once it is (an archive or a PDF is opened before its
+      // pages are counted, which may move the page asked for: then it is opened there again).
+      let openedAt: number | null | undefined;
       if (book.archive_comic) {
         // A comic kept as one archive: its pages (and their count) come from the file, which
         // is downloaded first; the download's progress shows meanwhile.
         await openBook(bookId, page);
+        openedAt = page;
         const comic = await this.#waitForArchive(bookId, generation);
         if (comic === null) return;
         book.page_count = comic.page_count;
@@ -442,6 +446,7 @@ class ReaderState {
         // A PDF: the file is downloaded first (its progress shows meanwhile), then its pages
         // are drawn here as they are needed; their count is the file's, kept on the book.
         await openBook(bookId, page);
+        openedAt = page;
         const pdf = await this.#waitForPdf(bookId, generation);
         if (pdf === null) return;
         this.pdf = pdf;
@@ -457,7 +462,7 @@ class ReaderState {
       this.#saved = page;
       this.#lastSaveAt = Number.NEGATIVE_INFINITY;
       this.pdf?.focusOn(this.index);
-      await openBook(bookId, page);
+      if (openedAt === undefined || openedAt !== page) await openBook(bookId, page);
       if (generation !== this.#generation) return;
       this.phase = 'ready';
       void this.#loadNeighbours(bookId, generation);

@@ -520,6 +520,21 @@ describe('comics kept as one archive', () => {
     expect(reader.phase).toBe('ready');
     expect(reader.pageCount).toBe(30);
     expect(reader.direction).toBe('rtl');
+    // Opened once: the page asked for did not move once the pages were counted.
+    expect(invokeMock.mock.calls.filter(([command]) => command === 'open_book')).toHaveLength(1);
+  });
+
+  it('are opened again at their last page when asked for the end before their pages were counted', async () => {
+    invokeMock.mockImplementation(async (command) => {
+      if (command === 'book_details') return details(23, { page_count: null, archive_comic: true, last_page: null });
+      if (command === 'open_book') return null;
+      if (command === 'open_comic') return { book_id: 23, page_count: 12, right_to_left: false, info: { title: null, series: null, number: null, page_count: null, right_to_left: false } };
+      throw `unexpected ${command}`;
+    });
+    await reader.open(23, 'end');
+    expect(reader.index).toBe(11);
+    const opened = invokeMock.mock.calls.filter(([command]) => command === 'open_book').map(([, args]) => args);
+    expect(opened).toEqual([{ bookId: 23 }, { bookId: 23, page: 11 }]);
   });
 
   it('say why when the file cannot come', async () => {

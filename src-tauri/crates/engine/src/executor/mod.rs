@@ -899,6 +899,10 @@ impl Run<'_> {
                         })
                         .await;
                     if claimed.is_ok() {
+                        if !self.unrecorded.is_empty() {
+                            // Readable now (see `stretch`).
+                            self.ex.store.wake_waiters();
+                        }
                         self.unrecorded.clear();
                         self.stretch.clear();
                     }
@@ -1164,6 +1168,8 @@ impl Run<'_> {
             position: task.position,
             bytes,
         });
+        // Stored, and said: a window waiting for it may look now.
+        self.ex.store.wake_waiters();
     }
 
     /// Applies the failure policy to a task's outcome. `Some` ends the run.
@@ -1262,7 +1268,8 @@ impl Run<'_> {
                 let reason = e.to_string();
                 self.report_failed(task, &reason, false);
                 let t = task.clone();
-                self.ex
+                let failed = self
+                    .ex
                     .db(move |s| {
                         let follow_ups = match books::get(s, t.book_id) {
                             Ok(book) if t.kind == TaskKind::Page => {
@@ -1272,7 +1279,10 @@ impl Run<'_> {
                         };
                         download_stack::fail(s, &fence, id, &reason, &follow_ups)
                     })
-                    .await
+                    .await;
+                // A window waiting for it is told at once that it will not come.
+                self.ex.store.wake_waiters();
+                failed
             }
             Err(e) => {
                 // The server (or the disk) is probably away: back on the stack, and back off.

@@ -123,6 +123,10 @@ impl Run<'_> {
 
     /// The sizes waiting were recorded by a transaction that just ended.
     pub(super) fn sizes_recorded(&mut self) {
+        if !self.unrecorded.is_empty() {
+            // Readable now: a window waiting for one of them may look.
+            self.ex.store.wake_waiters();
+        }
         self.unrecorded.clear();
         self.recorded_at = Some(Instant::now());
     }
