@@ -266,7 +266,13 @@ describe('ComicReader end of a book', () => {
     expect(shown.textContent).toContain('Akira 1');
     expect(screen.getByTestId('reader-end-status').textContent).toBe('On this device');
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Read Akira 1' }));
+    // A turn forward closes the card, back on the first page; one more turn back opens #1.
     await user.keyboard('{ArrowRight}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(reader.bookId).toBe(12);
+    await user.keyboard('{ArrowLeft}');
+    expect(screen.getByRole('dialog', { name: 'The start of Akira 2' })).toBeTruthy();
+    await user.keyboard('{ArrowLeft}');
     await waitFor(() => expect(reader.bookId).toBe(11));
     await waitFor(() => expect(reader.phase).toBe('ready'));
     expect(invokeMock).toHaveBeenCalledWith('open_book', { bookId: 11, page: 7 });

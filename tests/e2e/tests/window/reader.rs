@@ -1416,8 +1416,8 @@ fn end_card_offering(app: &App, title: &str) -> String {
 }
 
 /// Past the last page of #1 of a series of three, a turn forward shows #2 on the end card and the
-/// next opens #2 at its first page; before that first page a turn back shows #1 and the next turn
-/// forward opens #1 at its last page.
+/// next opens #2 at its first page; before that first page a turn back shows #1 and one more turn
+/// back opens #1 at its last page.
 #[test]
 fn the_end_of_a_comic_offers_the_next_of_its_series_and_the_start_the_one_before() {
     let case = TestCase::start();
@@ -1473,14 +1473,14 @@ fn the_end_of_a_comic_offers_the_next_of_its_series_and_the_start_the_one_before
         "no card over #2"
     );
 
-    // Before its first page: #1's card, and the next turn forward opens #1 at its last page.
+    // Before its first page: #1's card, and one more turn back opens #1 at its last page.
     press(&app, &["\u{E012}"]); // ArrowLeft
     let text = end_card_offering(&app, &first.title);
     assert!(
         text.contains(&format!("Read {}", first.title)),
         "the card offers #1: {text}"
     );
-    press(&app, &["\u{E014}"]); // ArrowRight
+    press(&app, &["\u{E012}"]); // ArrowLeft
     app.wait_for_text(&sel("reader-title"), &first.title)
         .unwrap();
     app.wait_for_text(&sel("page-indicator"), "Page 5 of 5")

@@ -330,14 +330,13 @@ class EpubReaderState {
   /**
    * A turn forward (`next`) or back, `atEdge` when the view shows the book's last page (or its
    * first): whether the view should turn its page. At the edge the end card shows instead (the
-   * position saved: the book is read); on the card a turn forward opens the book it offers (a card
-   * before the start with none to offer closes), a turn back closes it.
+   * position saved: the book is read); on the card one more turn the same way opens the book it
+   * offers (the next, or the previous), a turn the other way closes it.
    */
   turn(way: 'next' | 'previous', atEdge: boolean): boolean {
     if (this.end !== null) {
-      if (way === 'previous') this.closeEnd();
+      if (way !== this.end) this.closeEnd();
       else if (this.offered !== null) void this.openOffered();
-      else if (this.end === 'previous') this.closeEnd();
       return false;
     }
     if (atEdge && this.phase === 'ready') {

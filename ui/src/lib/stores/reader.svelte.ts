@@ -6,8 +6,9 @@
  *
  * Past its last page (or spread, or the end of the strip) a turn forward shows the end card
  * ({@link ReaderState.end} `'next'`: the book is finished, the next of its series offered); before
- * its first page a turn back shows the card of the previous book. On a card a turn forward opens
- * the book offered (the next at its first page, the previous at its last), a turn back closes it.
+ * its first page a turn back shows the card of the previous book. On a card one more turn the
+ * same way opens the book offered (the next at its first page, the previous at its last), a turn
+ * the other way closes it.
  *
  * Pages are 0-based here and in every command; the window shows them 1-based.
  */
@@ -617,13 +618,16 @@ class ReaderState {
   }
 
   /**
-   * Turns forward: the next page (or spread); past the last, the end card; on a card, the book it
-   * offers (a card before the start with no book to offer closes).
+   * Turns forward: the next page (or spread); past the last, the end card; on that card, the
+   * book it offers (the next, at its first page); on the card before the start, closes it.
    */
   next(): void {
-    if (this.end !== null) {
+    if (this.end === 'next') {
       if (this.offered !== null) void this.openOffered();
-      else if (this.end === 'previous') this.closeEnd();
+      return;
+    }
+    if (this.end === 'previous') {
+      this.closeEnd();
       return;
     }
     if (this.pageCount > 0 && this.atEnd) {
@@ -634,9 +638,16 @@ class ReaderState {
     else this.goTo(this.index + 1);
   }
 
-  /** Turns back: the previous page (or spread); before the first, the previous book's card; on a card, closes it. */
+  /**
+   * Turns back: the previous page (or spread); before the first, the previous book's card; on
+   * that card, the book it offers (at its last page); on the card past the end, closes it.
+   */
   previous(): void {
-    if (this.end !== null) {
+    if (this.end === 'previous') {
+      if (this.offered !== null) void this.openOffered();
+      return;
+    }
+    if (this.end === 'next') {
       this.closeEnd();
       return;
     }
