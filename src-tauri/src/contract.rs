@@ -457,8 +457,10 @@ the UI branches on `kind` (`CommandErrorKind`), never on `message`, and shows `m
 
 The UI passes ids, never file paths. Book content never travels through commands: covers,
 pages and whole files are served by the `carrel-cover`, `carrel-page` and `carrel-book`
-protocols, whose failures map to HTTP statuses in one place
-(`src-tauri/src/protocol_replies.rs`).
+protocols. A failed protocol request gets one status per failure, in one place
+(`src-tauri/src/protocol_errors.rs`), and as its body the `CommandError` the failure is:
+`ipc.ts`'s `protocolError` reads it, and the readers check its kind (`not_downloaded`: not on
+the device and not arriving now).
 
 ## Commands
 
