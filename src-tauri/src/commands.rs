@@ -179,62 +179,39 @@ pub async fn list_servers(app: AppHandle) -> CommandResult<Vec<Server>> {
     with_core(app, |core| Ok(servers::list(&core.store)?)).await
 }
 
-/// The "Add server" dialog's fields.
+/// The "Add server" dialog's fields: those of [`UpdateServerInput`], and the catalog the reader
+/// said yes to.
 /// (No `Debug`: it holds a password.)
 #[derive(Deserialize, ts_rs::TS)]
 #[ts(optional_fields = nullable)]
 pub struct AddServerInput {
-    pub name: String,
-    pub url: String,
-    #[serde(default)]
-    pub username: Option<String>,
-    #[serde(default)]
-    pub password: Option<String>,
-    /// Absent: no pause between requests.
-    #[serde(default, rename = "minIntervalMs", alias = "min_interval_ms")]
-    pub min_interval_ms: Option<i64>,
-    /// Absent: the server's certificate is checked.
-    #[serde(default, rename = "trustSelfSigned", alias = "trust_self_signed")]
-    pub trust_self_signed: Option<bool>,
-    /// The password field holds an API key (sent as `X-API-Key`, without a username).
-    #[serde(default, rename = "apiKey", alias = "api_key")]
-    pub api_key: Option<bool>,
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub server: UpdateServerInput,
     /// The whole address of a catalog found on another host (or down to plain http) that the
     /// reader said yes to; without it such a catalog is not saved.
     #[serde(default, rename = "acceptCatalog", alias = "accept_catalog")]
     pub accept_catalog: Option<String>,
 }
 
-impl AddServerInput {
-    fn new_server(&self) -> NewServer {
-        NewServer {
-            name: self.name.clone(),
-            url: self.url.clone(),
-            username: self.username.clone(),
-            min_interval_ms: self.min_interval_ms,
-            trust_self_signed: self.trust_self_signed,
-            api_key: self.api_key,
-        }
-    }
-}
-
 #[tauri::command]
 pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<Server> {
     // A host, host:port or web address leads to the server's catalog, which is what is saved.
     let password = input
+        .server
         .password
         .clone()
         .filter(|p| !p.is_empty())
         .map(Secret::new);
     let sign_in = SignIn {
-        username: input.username.as_deref(),
+        username: input.server.username.as_deref(),
         secret: password.as_ref(),
-        api_key: input.api_key.unwrap_or(false),
+        api_key: input.server.api_key.unwrap_or(false),
     };
     let (url, found) = carrel_core::http::server_discovery::catalog_address(
-        &input.url,
+        &input.server.url,
         sign_in,
-        input.trust_self_signed.unwrap_or(false),
+        input.server.trust_self_signed.unwrap_or(false),
         input.accept_catalog.as_deref(),
     )
     .await
@@ -244,7 +221,7 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
         field: Some(ErrorField::Url),
     })?;
     with_core(app, move |core| {
-        let mut new = input.new_server();
+        let mut new = input.server.new_server();
         if new.name.trim().is_empty() {
             // No name given: the catalog's own title, else its host.
             let title = found.as_ref().and_then(|f| f.title.as_deref());
@@ -327,7 +304,7 @@ pub async fn remove_server(app: AppHandle, id: i64) -> CommandResult<()> {
     .await
 }
 
-/// The "Edit server" and sign-in dialogs' fields.
+/// The "Edit server" and sign-in dialogs' fields; "Add server" sends them too.
 /// (No `Debug`: it holds a password.)
 #[derive(Deserialize, ts_rs::TS)]
 #[ts(optional_fields = nullable)]
@@ -336,13 +313,14 @@ pub struct UpdateServerInput {
     pub url: String,
     #[serde(default)]
     pub username: Option<String>,
-    /// Absent or `null` keeps the saved password, `""` forgets it.
+    /// Editing: absent or `null` keeps the saved password, `""` forgets it. Adding: absent or
+    /// `""` saves none.
     #[serde(default)]
     pub password: Option<String>,
-    /// Absent keeps the current interval.
+    /// Absent keeps the current interval (adding: no pause between requests).
     #[serde(default, rename = "minIntervalMs", alias = "min_interval_ms")]
     pub min_interval_ms: Option<i64>,
-    /// Absent keeps the current choice.
+    /// Absent keeps the current choice (adding: the server's certificate is checked).
     #[serde(default, rename = "trustSelfSigned", alias = "trust_self_signed")]
     pub trust_self_signed: Option<bool>,
     /// The password field holds an API key (sent as `X-API-Key`, without a username).
@@ -994,7 +972,7 @@ mod tests {
             "name": "NAS", "url": "https://nas.lan/opds", "minIntervalMs": 250, "trustSelfSigned": true
         }))
         .unwrap();
-        let new = add.new_server();
+        let new = add.server.new_server();
         assert_eq!(
             (new.min_interval_ms, new.trust_self_signed),
             (Some(250), Some(true))
@@ -1004,14 +982,14 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(
-            (add.min_interval_ms, add.trust_self_signed),
+            (add.server.min_interval_ms, add.server.trust_self_signed),
             (Some(100), Some(false))
         );
         let plain: AddServerInput =
             serde_json::from_value(json!({ "name": "NAS", "url": "https://nas.lan/opds" }))
                 .unwrap();
         assert_eq!(
-            (plain.min_interval_ms, plain.trust_self_signed),
+            (plain.server.min_interval_ms, plain.server.trust_self_signed),
             (None, None)
         );
 
