@@ -96,6 +96,17 @@ async fn with_core<T: Send + 'static>(
         .map_err(|e| CommandError::new(ErrorKind::Storage, format!("internal error: {e}")))?
 }
 
+/// [`with_core`] for a command that reads or writes the store only.
+async fn with_store<T: Send + 'static, E>(
+    app: AppHandle,
+    f: impl FnOnce(&Store) -> Result<T, E> + Send + 'static,
+) -> CommandResult<T>
+where
+    CommandError: From<E>,
+{
+    with_core(app, move |core| Ok(f(&core.store)?)).await
+}
+
 /// The core's handles, for commands that await the network.
 fn handles(app: &AppHandle) -> CommandResult<(Store, Arc<Credentials>)> {
     let state = app.state::<AppState>();
@@ -176,7 +187,7 @@ pub async fn dismiss_credentials_notice(app: AppHandle) -> CommandResult<()> {
 
 #[tauri::command]
 pub async fn list_servers(app: AppHandle) -> CommandResult<Vec<Server>> {
-    with_core(app, |core| Ok(servers::list(&core.store)?)).await
+    with_store(app, servers::list).await
 }
 
 /// The "Add server" dialog's fields: those of [`UpdateServerInput`], and the catalog the reader
@@ -363,7 +374,7 @@ pub async fn update_server(
 
 #[tauri::command]
 pub async fn resume_server(app: AppHandle, id: i64) -> CommandResult<()> {
-    with_core(app, move |core| Ok(servers::resume(&core.store, id)?)).await
+    with_store(app, move |store| servers::resume(store, id)).await
 }
 
 #[tauri::command]
@@ -409,8 +420,8 @@ pub async fn search_catalog(
 /// Books known on this device whose title, authors or series match `query`; no server is asked.
 #[tauri::command]
 pub async fn search_on_device(app: AppHandle, query: String) -> CommandResult<Vec<BookDetails>> {
-    with_core(app, move |core| {
-        Ok(library_search::on_device(&core.store, &query, None)?)
+    with_store(app, move |store| {
+        library_search::on_device(store, &query, None)
     })
     .await
 }
@@ -485,39 +496,27 @@ pub async fn keep_search_offline(
 
 #[tauri::command]
 pub async fn list_batches(app: AppHandle) -> CommandResult<Vec<BatchView>> {
-    with_core(app, |core| Ok(download_batches::list(&core.store)?)).await
+    with_store(app, download_batches::list).await
 }
 
 #[tauri::command]
 pub async fn pause_batch(app: AppHandle, id: i64) -> CommandResult<BatchView> {
-    with_core(app, move |core| {
-        Ok(download_batches::pause(&core.store, id)?)
-    })
-    .await
+    with_store(app, move |store| download_batches::pause(store, id)).await
 }
 
 #[tauri::command]
 pub async fn resume_batch(app: AppHandle, id: i64) -> CommandResult<BatchView> {
-    with_core(app, move |core| {
-        Ok(download_batches::resume(&core.store, id)?)
-    })
-    .await
+    with_store(app, move |store| download_batches::resume(store, id)).await
 }
 
 #[tauri::command]
 pub async fn move_batch_to_top(app: AppHandle, id: i64) -> CommandResult<BatchView> {
-    with_core(app, move |core| {
-        Ok(download_batches::move_to_top(&core.store, id)?)
-    })
-    .await
+    with_store(app, move |store| download_batches::move_to_top(store, id)).await
 }
 
 #[tauri::command]
 pub async fn cancel_batch(app: AppHandle, id: i64) -> CommandResult<()> {
-    with_core(app, move |core| {
-        Ok(download_batches::cancel(&core.store, id)?)
-    })
-    .await
+    with_store(app, move |store| download_batches::cancel(store, id)).await
 }
 
 /// Opens a comic kept as one archive file: its page count and reading direction once its file
@@ -662,18 +661,12 @@ async fn contained<T: Send + 'static>(
 
 #[tauri::command]
 pub async fn book_details(app: AppHandle, book_id: i64) -> CommandResult<BookDetails> {
-    with_core(app, move |core| {
-        Ok(book_view::details(&core.store, book_id)?)
-    })
-    .await
+    with_store(app, move |store| book_view::details(store, book_id)).await
 }
 
 #[tauri::command]
 pub async fn store_book(app: AppHandle, book_id: i64) -> CommandResult<StoreRequest> {
-    with_core(app, move |core| {
-        Ok(book_downloads::store_book(&core.store, book_id)?)
-    })
-    .await
+    with_store(app, move |store| book_downloads::store_book(store, book_id)).await
 }
 
 /// `page` is 0-based; absent opens the book where the reader left it.
@@ -763,19 +756,16 @@ pub async fn epub_position(
     app: AppHandle,
     book_id: i64,
 ) -> CommandResult<Option<carrel_core::reading::epub_positions::EpubPosition>> {
-    with_core(app, move |core| {
-        Ok(carrel_core::reading::epub_positions::position(
-            &core.store,
-            book_id,
-        )?)
+    with_store(app, move |store| {
+        carrel_core::reading::epub_positions::position(store, book_id)
     })
     .await
 }
 
 #[tauri::command]
 pub async fn remove_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
-    with_core(app, move |core| {
-        Ok(book_downloads::remove_book(&core.store, book_id)?)
+    with_store(app, move |store| {
+        book_downloads::remove_book(store, book_id)
     })
     .await
 }
@@ -791,7 +781,7 @@ pub async fn retry_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
 
 #[tauri::command]
 pub async fn list_on_device(app: AppHandle) -> CommandResult<Vec<BookStatus>> {
-    with_core(app, |core| Ok(book_view::on_device(&core.store)?)).await
+    with_store(app, book_view::on_device).await
 }
 
 #[tauri::command]
@@ -799,10 +789,7 @@ pub async fn list_continue_reading(
     app: AppHandle,
     limit: Option<u32>,
 ) -> CommandResult<Vec<BookDetails>> {
-    with_core(app, move |core| {
-        Ok(book_view::continue_reading(&core.store, limit)?)
-    })
-    .await
+    with_store(app, move |store| book_view::continue_reading(store, limit)).await
 }
 
 #[tauri::command]
@@ -846,7 +833,7 @@ pub async fn watch_downloads(
 #[tauri::command]
 pub async fn pause_downloads(app: AppHandle) -> CommandResult<()> {
     let watch = downloads_watch(&app)?;
-    with_core(app, |core| Ok(executor::set_paused(&core.store, true)?)).await?;
+    with_store(app, |store| executor::set_paused(store, true)).await?;
     watch.wake();
     Ok(())
 }
@@ -854,7 +841,7 @@ pub async fn pause_downloads(app: AppHandle) -> CommandResult<()> {
 #[tauri::command]
 pub async fn resume_downloads(app: AppHandle) -> CommandResult<()> {
     let watch = downloads_watch(&app)?;
-    with_core(app, |core| Ok(executor::set_paused(&core.store, false)?)).await?;
+    with_store(app, |store| executor::set_paused(store, false)).await?;
     watch.wake();
     Ok(())
 }
@@ -863,7 +850,7 @@ pub async fn resume_downloads(app: AppHandle) -> CommandResult<()> {
 #[tauri::command]
 pub async fn clear_done_downloads(app: AppHandle) -> CommandResult<()> {
     let watch = downloads_watch(&app)?;
-    with_core(app, |core| Ok(downloads_view::clear_done(&core.store)?)).await?;
+    with_store(app, downloads_view::clear_done).await?;
     watch.wake();
     Ok(())
 }
@@ -879,25 +866,22 @@ pub async fn move_book_to_top(app: AppHandle, book_id: i64) -> CommandResult<()>
 
 #[tauri::command]
 pub async fn cancel_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
-    with_core(app, move |core| {
-        Ok(book_downloads::cancel_book(&core.store, book_id)?)
+    with_store(app, move |store| {
+        book_downloads::cancel_book(store, book_id)
     })
     .await
 }
 
 #[tauri::command]
 pub async fn get_settings(app: AppHandle) -> CommandResult<Settings> {
-    with_core(app, |core| Ok(settings::load(&core.store)?)).await
+    with_store(app, settings::load).await
 }
 
 /// Saves the settings page; lowering "books kept" removes the books no longer kept.
 #[tauri::command]
 pub async fn set_settings(app: AppHandle, settings: Settings) -> CommandResult<Settings> {
-    let saved = with_core(app, move |core| {
-        Ok(carrel_core::engine::book_downloads::apply_settings(
-            &core.store,
-            &settings,
-        )?)
+    let saved = with_store(app, move |store| {
+        carrel_core::engine::book_downloads::apply_settings(store, &settings)
     })
     .await?;
     // Notifications and the tray speak the language chosen from now on.
@@ -930,7 +914,7 @@ pub async fn books_removed_if_kept(
 
 #[tauri::command]
 pub async fn storage_usage(app: AppHandle) -> CommandResult<StorageUsage> {
-    with_core(app, |core| Ok(storage_usage::usage(&core.store)?)).await
+    with_store(app, storage_usage::usage).await
 }
 
 /// Opens another window on a view of the app ("Open in new window"); returns its label.
@@ -1255,11 +1239,8 @@ pub async fn series_of_book(
     app: AppHandle,
     book_id: i64,
 ) -> CommandResult<carrel_core::catalog::series_windows::SeriesView> {
-    with_core(app, move |core| {
-        Ok(carrel_core::catalog::series_windows::show(
-            &core.store,
-            book_id,
-        )?)
+    with_store(app, move |store| {
+        carrel_core::catalog::series_windows::show(store, book_id)
     })
     .await
 }
@@ -1273,13 +1254,8 @@ pub async fn keep_series(
     keep_next: u32,
     remove_after_days: Option<u32>,
 ) -> CommandResult<carrel_core::catalog::series_windows::SeriesView> {
-    with_core(app, move |core| {
-        Ok(carrel_core::catalog::series_windows::keep(
-            &core.store,
-            book_id,
-            keep_next,
-            remove_after_days,
-        )?)
+    with_store(app, move |store| {
+        carrel_core::catalog::series_windows::keep(store, book_id, keep_next, remove_after_days)
     })
     .await
 }
@@ -1292,11 +1268,8 @@ pub async fn series_neighbours(
     app: AppHandle,
     book_id: i64,
 ) -> CommandResult<carrel_core::catalog::series_windows::Neighbours> {
-    with_core(app, move |core| {
-        Ok(carrel_core::catalog::series_windows::neighbours(
-            &core.store,
-            book_id,
-        )?)
+    with_store(app, move |store| {
+        carrel_core::catalog::series_windows::neighbours(store, book_id)
     })
     .await
 }
@@ -1336,11 +1309,8 @@ pub async fn mark_series_read(
 /// Ends the reading window of `book_id`'s series.
 #[tauri::command]
 pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<()> {
-    with_core(app, move |core| {
-        Ok(carrel_core::catalog::series_windows::stop(
-            &core.store,
-            book_id,
-        )?)
+    with_store(app, move |store| {
+        carrel_core::catalog::series_windows::stop(store, book_id)
     })
     .await
 }
@@ -1352,11 +1322,8 @@ pub async fn server_series_default(
     app: AppHandle,
     server_id: i64,
 ) -> CommandResult<Option<carrel_core::catalog::series_windows::ServerDefault>> {
-    with_core(app, move |core| {
-        Ok(carrel_core::catalog::series_windows::server_default(
-            &core.store,
-            server_id,
-        )?)
+    with_store(app, move |store| {
+        carrel_core::catalog::series_windows::server_default(store, server_id)
     })
     .await
 }
@@ -1370,13 +1337,13 @@ pub async fn set_server_series_default(
     keep_next: u32,
     remove_after_days: Option<u32>,
 ) -> CommandResult<Option<carrel_core::catalog::series_windows::ServerDefault>> {
-    with_core(app, move |core| {
-        Ok(carrel_core::catalog::series_windows::set_server_default(
-            &core.store,
+    with_store(app, move |store| {
+        carrel_core::catalog::series_windows::set_server_default(
+            store,
             server_id,
             keep_next,
             remove_after_days,
-        )?)
+        )
     })
     .await
 }
@@ -1385,10 +1352,7 @@ pub async fn set_server_series_default(
 /// says what happens on a metered link). `false` when the link is not metered.
 #[tauri::command]
 pub async fn allow_metered_downloads(app: AppHandle) -> CommandResult<bool> {
-    with_core(app, |core| {
-        Ok(carrel_core::engine::network::allow_metered(&core.store)?)
-    })
-    .await
+    with_store(app, carrel_core::engine::network::allow_metered).await
 }
 
 /// Whether Carrel starts when the reader logs in (its XDG autostart entry).
