@@ -17,7 +17,8 @@
 //! with the same match key (see `books::remember`). Books remembered before these rules are
 //! merged once by [`merge_duplicates`]: the copy with the most stored is kept, and it takes
 //! the furthest-read position, the newest reading times, the pins, the descriptive fields and
-//! the positions waiting to be sent that it lacked; the others' downloads and files go.
+//! the positions waiting to be sent that it lacked; the others' downloads and files go, and
+//! the bookmarks and highlights made under the others' identities are moved to the keeper's.
 //!
 //! Owns the identity rules and the `identity_v` / `match_key` columns of `books`; the rest of
 //! the table is [`crate::books`]'.
@@ -285,6 +286,15 @@ pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
                 )
                 .map_err(sql)?;
                 tx.execute("DELETE FROM books WHERE id = ?1", [other]).map_err(sql)?;
+            }
+            // Bookmarks and highlights made under another copy's identity follow the keeper's.
+            for other in group.iter().filter(|r| r.id != keeper.id) {
+                tx.execute(
+                    "UPDATE annotations SET book_key = ?2, match_key = ?3
+                     WHERE server_id = ?1 AND (book_key = ?4 OR (?5 IS NOT NULL AND match_key = ?5))",
+                    params![keeper.server_id, keeper.catalog_id, keeper.key, other.catalog_id, other.key],
+                )
+                .map_err(sql)?;
             }
             tx.execute(
                 "UPDATE books SET catalog_id = ?2, match_key = ?3, identity_v = 1, pinned = ?4,
