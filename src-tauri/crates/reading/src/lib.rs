@@ -8,6 +8,7 @@
 //! (`carrel-catalog`). Depends on the five layers below it; Cargo refuses any use of the layer
 //! above.
 
+pub mod annotation_export;
 pub mod annotations;
 pub mod archive_pages;
 mod archive_walk;
