@@ -17,3 +17,17 @@ book-search-close = Cerrar la búsqueda (Esc)
 
 book-footnote = Nota
 book-footnote-close = Cerrar
+
+book-time-left = Quedan { $chapter } min en el capítulo · { $book } min en el libro
+
+book-typography-text = Texto
+book-typography-justify = Justificar
+book-typography-hyphenate = Guiones
+book-typography-spacing = Párrafos
+book-typography-spacing-less = Menos espacio entre párrafos
+book-typography-spacing-more = Más espacio entre párrafos
+book-typography-spacing-original = Del libro
+book-typography-spacing-em = { NUMBER($value, maximumFractionDigits: 2) } em
+book-typography-default = Usar por defecto
+book-typography-default-title = Abrir con este formato de texto los libros sin ajuste propio
+book-typography-made-default = Los libros sin ajuste propio se abren ahora con este formato de texto

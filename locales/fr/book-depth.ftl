@@ -17,3 +17,17 @@ book-search-close = Fermer la recherche (Échap)
 
 book-footnote = Note
 book-footnote-close = Fermer
+
+book-time-left = { $chapter } min restantes dans le chapitre · { $book } min dans le livre
+
+book-typography-text = Texte
+book-typography-justify = Justifier
+book-typography-hyphenate = Césure
+book-typography-spacing = Paragraphes
+book-typography-spacing-less = Moins d’espace entre les paragraphes
+book-typography-spacing-more = Plus d’espace entre les paragraphes
+book-typography-spacing-original = Du livre
+book-typography-spacing-em = { NUMBER($value, maximumFractionDigits: 2) } em
+book-typography-default = Utiliser par défaut
+book-typography-default-title = Ouvrir avec cette mise en forme les livres sans réglage propre
+book-typography-made-default = Les livres sans réglage propre s’ouvrent maintenant avec cette mise en forme
