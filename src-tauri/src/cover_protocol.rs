@@ -9,7 +9,7 @@
 //! [`carrel_core::catalog::cover_cache`]'s; this module only speaks HTTP to the webview.
 
 use carrel_core::catalog::cover_cache::Cover;
-use tauri::http::{Method, Request};
+use tauri::http::Request;
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
@@ -28,25 +28,20 @@ pub fn handle<R: Runtime>(
     request: Request<Vec<u8>>,
     responder: UriSchemeResponder,
 ) {
-    let app = ctx.app_handle().clone();
-    let head = request.method() == Method::HEAD;
-    let asked = if request.method() == Method::GET || head {
-        book_id(request.uri().path()).ok_or(ProtocolError::BadRequest)
-    } else {
-        Err(ProtocolError::MethodNotAllowed)
-    };
-    tauri::async_runtime::spawn(async move {
-        let response = match asked {
-            Ok(id) => match cover(&app, id).await {
+    protocol_replies::answer_get(
+        ctx,
+        &request,
+        responder,
+        book_id,
+        |app, id, head| async move {
+            match cover(&app, id).await {
                 Ok(Some(cover)) => image(cover, head),
                 Ok(None) => ProtocolError::NoCover.reply(),
                 Err(Unserved::Library) => ProtocolError::LibraryUnavailable.reply(),
                 Err(Unserved::Cover(e)) => ProtocolError::Cover(&e).reply(),
-            },
-            Err(failure) => failure.reply(),
-        };
-        responder.respond(response);
-    });
+            }
+        },
+    );
 }
 
 /// Why a cover was not served.

@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use carrel_core::reading::page_source::{self, PageError, PageImage, WaitPolicy};
-use tauri::http::{Method, Request};
+use tauri::http::Request;
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::app_state::AppState;
@@ -35,23 +35,18 @@ pub fn handle<R: Runtime>(
     request: Request<Vec<u8>>,
     responder: UriSchemeResponder,
 ) {
-    let app = ctx.app_handle().clone();
-    let head = request.method() == Method::HEAD;
-    let asked = if request.method() == Method::GET || head {
-        book_page(request.uri().path()).ok_or(ProtocolError::BadRequest)
-    } else {
-        Err(ProtocolError::MethodNotAllowed)
-    };
-    tauri::async_runtime::spawn(async move {
-        let response = match asked {
-            Ok((id, index)) => match page(&app, id, index).await {
+    protocol_replies::answer_get(
+        ctx,
+        &request,
+        responder,
+        book_page,
+        |app, (id, index), head| async move {
+            match page(&app, id, index).await {
                 Ok(image) => image_response(image, head),
                 Err(e) => ProtocolError::Page(&e).reply(),
-            },
-            Err(failure) => failure.reply(),
-        };
-        responder.respond(response);
-    });
+            }
+        },
+    );
 }
 
 /// The book id and page index of a request path: `/<positive integer>/<integer ≥ 0>`,

@@ -1,10 +1,15 @@
-//! What the `carrel-cover`, `carrel-page` and `carrel-book` protocols share: reading a book id
-//! (or page index) from a request path, and building their replies — the bytes with a type
-//! sniffed or set by us, or a bare status that is never cached.
+//! What the `carrel-cover`, `carrel-page` and `carrel-book` protocols share: answering a GET or
+//! HEAD off the protocol thread, reading a book id (or page index) from a request path, and
+//! building their replies — the bytes with a type sniffed or set by us, or a bare status that
+//! is never cached.
 
 use std::borrow::Cow;
+use std::future::Future;
 
-use tauri::http::{header, Response, StatusCode};
+use tauri::http::{header, Method, Request, Response, StatusCode};
+use tauri::{AppHandle, Runtime, UriSchemeContext, UriSchemeResponder};
+
+use crate::protocol_errors::ProtocolError;
 
 pub type Reply = Response<Cow<'static, [u8]>>;
 
@@ -19,6 +24,34 @@ pub fn number(digits: &str) -> Option<i64> {
 /// The book id of a request path: `/<positive integer>`, nothing else.
 pub fn book_id(path: &str) -> Option<i64> {
     number(path.strip_prefix('/')?).filter(|&id| id > 0)
+}
+
+/// Answers a GET or HEAD request off the protocol's thread: `read` takes what is asked from the
+/// path (else a 400), `answer` replies to it, told whether the request is a HEAD. Any other
+/// method is a 405.
+pub fn answer_get<R: Runtime, T: Send + 'static, F>(
+    ctx: UriSchemeContext<'_, R>,
+    request: &Request<Vec<u8>>,
+    responder: UriSchemeResponder,
+    read: impl FnOnce(&str) -> Option<T>,
+    answer: impl FnOnce(AppHandle<R>, T, bool) -> F + Send + 'static,
+) where
+    F: Future<Output = Reply> + Send,
+{
+    let app = ctx.app_handle().clone();
+    let head = request.method() == Method::HEAD;
+    let asked = if request.method() == Method::GET || head {
+        read(request.uri().path()).ok_or(ProtocolError::BadRequest)
+    } else {
+        Err(ProtocolError::MethodNotAllowed)
+    };
+    tauri::async_runtime::spawn(async move {
+        let response = match asked {
+            Ok(asked) => answer(app, asked, head).await,
+            Err(failure) => failure.reply(),
+        };
+        responder.respond(response);
+    });
 }
 
 /// A 200 with `bytes` (none for HEAD), their type and the given caching.
