@@ -1,0 +1,255 @@
+//! Fetching: running a task's request — a page (found in place, asked for ahead, or fetched), a
+//! cover, a part of a file — with the server's access and the request slot kept between pages.
+//! Whole files are [`super::file_download`]'s.
+
+use super::*;
+
+/// How long the executor reuses a server's address and credentials before reading them again.
+pub(super) const ACCESS_FRESH_FOR: Duration = Duration::from_secs(10);
+
+pub(super) fn parse_url(raw: &str) -> Result<Url, TaskError> {
+    Url::parse(raw).map_err(|e| {
+        TaskError::Fetch(FetchError::Gone(format!(
+            "the catalog gave a bad address: {e}"
+        )))
+    })
+}
+
+/// The file extension for image bytes, from the bytes themselves (servers declare wrong types).
+pub(super) fn image_extension(bytes: &[u8]) -> &'static str {
+    match carrel_foundation::image_type::sniff_image_type(bytes) {
+        Some("image/png") => "png",
+        Some("image/jpeg") => "jpg",
+        Some("image/gif") => "gif",
+        Some("image/webp") => "webp",
+        Some("image/avif") => "avif",
+        Some("image/bmp") => "bmp",
+        _ => "img",
+    }
+}
+
+impl Run<'_> {
+    /// The server's address and credentials, reread every few seconds so an edited server or
+    /// password is used promptly.
+    pub(super) async fn server_access(
+        &mut self,
+        server_id: i64,
+    ) -> Result<ServerAccess, TaskError> {
+        if let Some((at, a)) = self.access.get(&server_id) {
+            if at.elapsed() < ACCESS_FRESH_FOR {
+                return Ok(a.clone());
+            }
+        }
+        // Reading the credentials may wait on the keyring: not with the server's slot kept.
+        self.let_slot_go().await;
+        let creds = self.ex.credentials.clone();
+        // On a blocking thread even from the run's own: the keyring may wait (a prompt, a
+        // D-Bus timeout), and the run must still see a stop meanwhile.
+        let access = self
+            .ex
+            .store
+            .call(
+                move |s| -> Result<ServerAccess, carrel_library::error::Error> {
+                    let server = carrel_library::servers::get(s, server_id)?;
+                    ServerAccess::load(&server, &creds)
+                },
+            )
+            .await
+            .map_err(|e| match e {
+                carrel_library::error::Error::Server(
+                    carrel_library::servers::ServerError::NotFound(_),
+                ) => TaskError::Fetch(FetchError::Gone("the server was removed".into())),
+                // A locked keyring or an unreadable secrets file: a local problem, retried.
+                other => TaskError::Fetch(FetchError::Transient(format!(
+                    "cannot prepare the request: {other}"
+                ))),
+            })?;
+        self.access
+            .insert(server_id, (Instant::now(), access.clone()));
+        Ok(access)
+    }
+
+    /// Runs one task; returns the bytes stored and the follow-up tasks to push.
+    pub(super) async fn execute(
+        &mut self,
+        task: &Task,
+        book: Result<Book, books::BookError>,
+    ) -> Result<(u64, Book), TaskError> {
+        let book = book.map_err(|e| match e {
+            books::BookError::NotFound(_) => TaskError::Fetch(FetchError::Gone(e.to_string())),
+            other => TaskError::Fetch(FetchError::Transient(other.to_string())),
+        })?;
+        let bytes = match task.kind {
+            TaskKind::Book => 0,
+            TaskKind::Page => self.fetch_page(task, &book).await?,
+            TaskKind::Resource => self.fetch_cover(task, &book).await?,
+            TaskKind::File => self.fetch_file(task, &book).await?,
+        };
+        Ok((bytes, book))
+    }
+
+    /// Gives back the request slot kept from the last request, if any.
+    /// A request sent ahead holds the slot: it is let finish first (see [`page_ahead`]).
+    pub(super) async fn let_slot_go(&mut self) {
+        self.let_ahead_finish().await;
+        if let Some(slot) = self.kept_slot.take() {
+            let server = slot.server_id();
+            if let Err(e) = slot.release().await {
+                tracing::warn!(cause = %e, server, "could not free a request slot; it expires by itself");
+            }
+        }
+    }
+
+    /// The stored file of a page, if any. Only this run writes pages while it holds the lease,
+    /// so the book's folder is listed once (when the run comes to the book) rather than looked
+    /// at under each name a page may have for every page (a lookup per name, most of them
+    /// for names that do not exist); a page the list names is checked to be there still (a
+    /// book removed meanwhile).
+    pub(super) fn stored_page(&mut self, book_id: i64, page: i64) -> Option<std::path::PathBuf> {
+        if self
+            .pages_on_disk
+            .as_ref()
+            .is_none_or(|(b, _)| *b != book_id)
+        {
+            match self.ex.files.stored_pages(book_id) {
+                Ok(pages) => self.pages_on_disk = Some((book_id, pages)),
+                Err(e) => {
+                    tracing::warn!(book = book_id, cause = %e, "could not list a book's pages; looking for each");
+                    self.pages_on_disk = None;
+                    return self.ex.files.find_page(book_id, page);
+                }
+            }
+        }
+        let (_, pages) = self.pages_on_disk.as_ref()?;
+        pages.get(&page).filter(|p| p.is_file()).cloned()
+    }
+
+    /// A page or cover found in place, stored before a crash and not yet marked: taken (to be
+    /// held and synced with the next batch) without downloading it twice, and its size
+    /// returned — unless a power cut left it short of the size its hold recorded, or empty
+    /// when no size was recorded yet; then it is removed, to be fetched again.
+    pub(super) fn take_found(&mut self, task: &Task, existing: std::path::PathBuf) -> Option<u64> {
+        let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
+        let short = match task.bytes {
+            Some(recorded) => recorded as u64 != len,
+            None => len == 0,
+        };
+        if short {
+            tracing::info!(
+                task = task.id,
+                "a stored file is shorter than recorded; fetching it again"
+            );
+            let _ = std::fs::remove_file(&existing);
+            return None;
+        }
+        self.page = Some(PageToHold::Found(existing));
+        Some(len)
+    }
+
+    pub(super) async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        if let Some(existing) = self.stored_page(book.id, task.position) {
+            if let Some(len) = self.take_found(task, existing) {
+                self.drop_ahead().await;
+                return Ok(len);
+            }
+        }
+        // Asked for already, while the last page's trip ran (see `page_ahead`).
+        if let Some(ahead) = self.ahead.take_if(|a| a.serves(task)) {
+            let answer = ahead.answer();
+            tokio::pin!(answer);
+            let (fetched, slot) = if self.unrecorded.is_empty() {
+                answer.await
+            } else {
+                // A slow answer: the pages put in place before it are recorded meanwhile, so
+                // that a window waiting for one of them sees it (see `stretch`).
+                tokio::select! {
+                    a = &mut answer => a,
+                    () = tokio::time::sleep(stretch::QUIET_FOR) => {
+                        self.record_before_waiting().await;
+                        answer.await
+                    }
+                }
+            };
+            if slot.is_some() {
+                self.kept_slot = slot;
+            }
+            let fetched = fetched?;
+            let path =
+                self.ex
+                    .files
+                    .page_path(book.id, task.position, image_extension(&fetched.bytes));
+            let len = fetched.bytes.len() as u64;
+            self.page = Some(PageToHold::Fetched(path, fetched.bytes));
+            return Ok(len);
+        }
+        // A request of its own, or one ahead let finish first, may wait: the pages put in
+        // place before it are recorded first (see `stretch`).
+        self.record_before_waiting().await;
+        self.drop_ahead().await;
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        if let Some(range) = book_downloads::requested_range(&url) {
+            // A part of the book's file, read before the file is stored (a page of a zip);
+            // once the file is stored, nothing is left to fetch.
+            if self.ex.files.find_book_file(book.id).is_some() {
+                return Ok(0);
+            }
+            // A part takes a slot of its own.
+            self.let_slot_go().await;
+            let (fetched, _) = self
+                .ex
+                .http
+                .get_part(
+                    &self.ex.store,
+                    &access,
+                    &url,
+                    &range,
+                    self.ex.config.max_page_bytes,
+                )
+                .await?;
+            let path = self.ex.files.page_path(book.id, task.position, "bytes");
+            let len = fetched.bytes.len() as u64;
+            self.page = Some(PageToHold::Fetched(path, fetched.bytes));
+            return Ok(len);
+        }
+        let fetched = self
+            .ex
+            .http
+            .get_bytes_keeping(
+                &self.ex.store,
+                &access,
+                &url,
+                self.ex.config.max_page_bytes,
+                &mut self.kept_slot,
+            )
+            .await?;
+        let ext = image_extension(&fetched.bytes);
+        let path = self.ex.files.page_path(book.id, task.position, ext);
+        let len = fetched.bytes.len() as u64;
+        self.page = Some(PageToHold::Fetched(path, fetched.bytes));
+        Ok(len)
+    }
+
+    /// A cover, held and synced with the pages' batch as a page is (see [`Held`]).
+    pub(super) async fn fetch_cover(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+        if let Some(existing) = self.ex.files.find_cover(book.id) {
+            if let Some(len) = self.take_found(task, existing) {
+                return Ok(len);
+            }
+        }
+        let url = parse_url(&task.url)?;
+        let access = self.server_access(task.server_id).await?;
+        let fetched = self
+            .ex
+            .http
+            .get_bytes_keeping(&self.ex.store, &access, &url, 32 << 20, &mut self.kept_slot)
+            .await?;
+        let path = self
+            .ex
+            .files
+            .cover_path(book.id, image_extension(&fetched.bytes));
+        let len = fetched.bytes.len() as u64;
+        self.page = Some(PageToHold::Fetched(path, fetched.bytes));
+        Ok(len)
+    }
+}

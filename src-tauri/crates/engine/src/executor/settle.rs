@@ -1,0 +1,607 @@
+//! Claiming and settling a task: what the loop's claim found, the failure policy applied to a
+//! task's outcome, the trip that holds a page and claims the next, and what is reported of each.
+
+use super::*;
+
+/// A page (or a cover) the running task got: put in place by the trip to the database that
+/// holds its task (one trip between two pages: see [`Run::hold_page`]).
+pub(super) enum PageToHold {
+    /// In place already (stored before a crash, not yet marked).
+    Found(std::path::PathBuf),
+    /// Fetched: these bytes go to this path.
+    Fetched(std::path::PathBuf, Vec<u8>),
+}
+
+/// What the trip to the database between two pages did (see [`Run::hold_page`]).
+pub(super) struct PageTrip {
+    /// The page's book has nothing left to chain to (the page is a part of it).
+    pub(super) last: bool,
+    /// The next task, when the trip claimed it.
+    pub(super) next: Option<Claimed>,
+    /// A look at the kept request slot, for the next task's request.
+    pub(super) look: Option<server_throttle::KeptLook>,
+    /// What became of the stretch (see [`stretch`]).
+    pub(super) stretch: StretchTrip,
+}
+
+/// What a trip between two pages did with the stretch of pages claimed ahead.
+pub(super) enum StretchTrip {
+    /// The page was put in place without a transaction; the next page is the stretch's first.
+    Quiet,
+    /// A transaction recorded the sizes waiting, held the page and went on to the stretch's
+    /// first page.
+    WentOn,
+    /// A transaction recorded the sizes waiting and gave the stretch back (if there was one);
+    /// these pages, claimed after the next task, are the new one (the push counter then).
+    Claimed(Vec<Task>, i64),
+}
+
+/// Why the trip between two pages failed.
+pub(super) enum TripFailure {
+    /// The page could not be put in place: the failure policy's, as any disk error.
+    Write(std::io::Error),
+    Stack(StackError),
+}
+
+impl From<StackError> for TripFailure {
+    fn from(e: StackError) -> Self {
+        TripFailure::Stack(e)
+    }
+}
+
+impl From<StoreError> for TripFailure {
+    fn from(e: StoreError) -> Self {
+        TripFailure::Stack(e.into())
+    }
+}
+
+/// What the loop's one trip to the database found.
+pub(super) enum Claimed {
+    Paused,
+    Nothing,
+    /// The task, its book, and where its chain goes next (see [`page_ahead`]).
+    Task(Task, Box<Result<Book, books::BookError>>, Option<FollowUp>),
+}
+
+pub(super) fn claimed_task(store: &Store, task: Task) -> Claimed {
+    let book = books::get(store, task.book_id);
+    let next = book
+        .as_ref()
+        .ok()
+        .and_then(|b| page_ahead::follow_up(store, b, &task));
+    Claimed::Task(task, Box::new(book), next)
+}
+
+/// Whether a prioritary task of a server not in `skip` waits.
+pub(super) fn has_prioritary_pending(store: &Store, skip: &[i64]) -> bool {
+    matches!(download_stack::peek(store, skip), Ok(Some(t)) if t.prioritary)
+}
+
+impl Run<'_> {
+    pub(super) fn report_done(&self, task: &Task, bytes: u64) {
+        self.ex.report(DownloadEvent::TaskDone {
+            task_id: task.id,
+            book_id: task.book_id,
+            kind: task.kind,
+            position: task.position,
+            bytes,
+        });
+        // Stored, and said: a window waiting for it may look now.
+        self.ex.store.wake_waiters();
+    }
+
+    /// Applies the failure policy to a task's outcome. `Some` ends the run.
+    pub(super) async fn settle(
+        &mut self,
+        task: &Task,
+        outcome: Result<(u64, Book), TaskError>,
+        shutdown: &mut Shutdown,
+    ) -> Result<Option<Finish>, ExecutorError> {
+        let page = self.page.take();
+        let outcome = match (outcome, page) {
+            (Ok((bytes, book)), Some(page)) => {
+                match self.hold_page(task, bytes, book, page).await {
+                    Ok(settled) => return settled,
+                    // Not in place: the failure policy's, as any disk error.
+                    Err(e) => Err(TaskError::Disk(e)),
+                }
+            }
+            (outcome, _) => outcome,
+        };
+        // Not a page held: the stretch claimed ahead (if any) ends here, before anything this
+        // task chains to is pushed (see `stretch`).
+        match self.end_stretch().await {
+            Ok(()) => {}
+            Err(StackError::LeaseLost(_)) => return Ok(Some(Finish::LeaseLost)),
+            Err(e) => return Err(ExecutorError::Storage(e.to_string())),
+        }
+        let fence = self.fence.clone();
+        let id = task.id;
+        if outcome.is_err() {
+            // A failure may be waited out (a backoff): not with the server's slot kept.
+            self.let_slot_go().await;
+        }
+        let result = match outcome {
+            Ok((bytes, book)) => {
+                self.failures = 0;
+                self.backoffs.succeeded(task.server_id);
+                // Only a part can complete a book: "stored" is said once.
+                let book_part = task.kind.is_part() && !book_downloads::is_file_part(&task.url);
+                let due = !matches!(self.progress_said, Some((b, at)) if b == task.book_id && at.elapsed() < PROGRESS_EVERY);
+                let t = task.clone();
+                // One trip to the database per task done: what it chains to, its completion,
+                // and where its book stands.
+                let r = self
+                    .ex
+                    .db(move |s| -> Result<Option<BookProgress>, StackError> {
+                        let follow_ups = book_downloads::next_parts(s, &book, &t)?;
+                        download_stack::complete(s, &fence, id, bytes as i64, &follow_ups)?;
+                        // Nothing left to chain to: the book may be complete, which is said
+                        // whatever the time.
+                        let count = book_part && (due || follow_ups.is_empty());
+                        Ok(count
+                            .then(|| book_downloads::progress(s, &book).ok())
+                            .flatten())
+                    })
+                    .await;
+                match r {
+                    Ok(progress) => {
+                        self.report_done(task, bytes);
+                        if let Some(progress) = progress {
+                            self.progress_said = Some((task.book_id, Instant::now()));
+                            self.report_progress(progress).await;
+                        }
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Err(TaskError::Preempted) => {
+                tracing::info!(task = id, "paused a file download for a prioritary task");
+                self.ex
+                    .db(move |s| download_stack::requeue(s, &fence, id, None))
+                    .await
+            }
+            Err(TaskError::Stack(e)) => Err(e),
+            Err(TaskError::Fetch(FetchError::Auth(status))) => {
+                let server = task.server_id;
+                self.access.remove(&server);
+                let reason = format!("authentication needed ({})", status.as_u16());
+                self.report_failed(task, &reason, true);
+                let r = self.ex.db(move |s| -> Result<(), StackError> {
+                    carrel_library::servers::set_paused(s, server, Some("authentication needed"))?;
+                    download_stack::requeue(s, &fence, id, Some(&reason))
+                });
+                r.await
+            }
+            Err(TaskError::Fetch(e))
+                if task.kind == TaskKind::Resource
+                    || matches!(
+                        e,
+                        FetchError::Gone(_) | FetchError::TooLarge(_) | FetchError::Oversized(_)
+                    ) =>
+            {
+                // For good: a missing page, an oversized one, or a failed extra. A page's
+                // chain goes on past it.
+                let reason = e.to_string();
+                self.report_failed(task, &reason, false);
+                let t = task.clone();
+                let failed = self
+                    .ex
+                    .db(move |s| {
+                        let follow_ups = match books::get(s, t.book_id) {
+                            Ok(book) if t.kind == TaskKind::Page => {
+                                book_downloads::next_parts(s, &book, &t)?
+                            }
+                            _ => Vec::new(),
+                        };
+                        download_stack::fail(s, &fence, id, &reason, &follow_ups)
+                    })
+                    .await;
+                // A window waiting for it is told at once that it will not come.
+                self.ex.store.wake_waiters();
+                failed
+            }
+            Err(e) => {
+                // The server (or the disk) is probably away: back on the stack, and back off.
+                if let TaskError::Fetch(FetchError::Certificate(_)) = &e {
+                    // The reader may trust the server meanwhile: read its settings again.
+                    self.access.remove(&task.server_id);
+                }
+                let reason = match &e {
+                    TaskError::Disk(io) if part_files::is_disk_full(io) => {
+                        "the disk is full".to_owned()
+                    }
+                    TaskError::Disk(io) => format!("cannot write the download: {io}"),
+                    TaskError::NoRoom(reason) => reason.clone(),
+                    TaskError::Fetch(f) => f.to_string(),
+                    _ => "interrupted".to_owned(),
+                };
+                // Read before the failure is reported: a push made as soon as it is seen (the
+                // reader asking again) must count as newer than the failure.
+                let pushes = match &e {
+                    TaskError::Fetch(_) => self
+                        .ex
+                        .db(download_stack::push_counter)
+                        .await
+                        .unwrap_or(i64::MAX),
+                    _ => 0,
+                };
+                self.report_failed(task, &reason, true);
+                let r = {
+                    let reason = reason.clone();
+                    self.ex
+                        .db(move |s| download_stack::requeue(s, &fence, id, Some(&reason)))
+                        .await
+                };
+                match r {
+                    Err(StackError::LeaseLost(_)) => return Ok(Some(Finish::LeaseLost)),
+                    // The task could not be put back (the database's disk is full too): stop
+                    // rather than leave it active behind an executor that looks idle; the next
+                    // run puts it back.
+                    Err(other) => return Err(ExecutorError::Storage(format!("{reason}; {other}"))),
+                    Ok(()) => {}
+                }
+                if let TaskError::Fetch(_) = &e {
+                    // The server's trouble: its tasks wait, the other servers' go on (the
+                    // loop's head waits once only servers in backoff have work left).
+                    let delay =
+                        self.backoffs
+                            .failed(task.server_id, &reason, pushes, &self.ex.config);
+                    tracing::warn!(task = id, server = task.server_id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off from the server");
+                    return Ok(None);
+                }
+                if self.mode == RunMode::UntilIdle {
+                    return Err(ExecutorError::Storage(reason));
+                }
+                self.failures += 1;
+                let delay = backoff_delay(
+                    self.ex.config.backoff_min,
+                    self.ex.config.backoff_max,
+                    self.failures,
+                );
+                let retry_at_ms = self.ex.store.now_ms() + delay.as_millis() as i64;
+                tracing::warn!(task = id, %reason, delay_ms = delay.as_millis() as u64, "download failed; backing off");
+                self.ex.report(DownloadEvent::State(ExecutorState::Backoff {
+                    reason,
+                    retry_at_ms,
+                }));
+                // A push, the delay, or a stop: the loop's head decides what comes next.
+                self.wait_for_change(Some(delay), shutdown).await?;
+                return Ok(None);
+            }
+        };
+        match result {
+            Ok(()) => Ok(None),
+            Err(StackError::LeaseLost(_)) => Ok(Some(Finish::LeaseLost)),
+            Err(StackError::WrongState(t)) => {
+                tracing::info!(
+                    task = t,
+                    "task vanished while running (its book was removed)"
+                );
+                Ok(None)
+            }
+            // The task could not be settled (the database's disk is full): it stays active
+            // and the next run puts it back.
+            Err(e) => Err(ExecutorError::Storage(e.to_string())),
+        }
+    }
+
+    /// A page fetched (or found in place): one trip to the database puts it in place, holds its
+    /// task for the next sync (see [`Held`]) and, unless a sync must come first or a server is
+    /// in backoff, claims the next task — with a look at the kept request slot when that task
+    /// is another page of the same server. Between two pages of a download that is one trip
+    /// instead of four (write, hold, claim, look), each a hand-over to a blocking thread and
+    /// back. The claim sees the stack as a trip of its own would a moment later: the loop's
+    /// head takes it as it would its own claim. Before the trip, the page the chain goes on to
+    /// is asked for, so that its answer comes while the trip runs (see [`page_ahead`]). Fails
+    /// only when the page cannot be written.
+    pub(super) async fn hold_page(
+        &mut self,
+        task: &Task,
+        bytes: u64,
+        book: Book,
+        page: PageToHold,
+    ) -> Result<Result<Option<Finish>, ExecutorError>, std::io::Error> {
+        let (path, body) = match page {
+            PageToHold::Found(path) => (path, None),
+            PageToHold::Fetched(path, body) => (path, Some(body)),
+        };
+        let claim = self.held.len() + 1 < HELD_MAX && self.backoffs.is_empty();
+        let kept = self
+            .kept_slot
+            .as_ref()
+            .map(|slot| (slot.server_id(), slot.holder().to_owned()));
+        // Pages come quickly: this one may go in place without a transaction, the next page
+        // claimed already (see `stretch`), and a trip that claims may claim a stretch.
+        let recent = |at: Option<Instant>| at.is_some_and(|at| at.elapsed() < stretch::QUIET_FOR);
+        let quick = recent(self.recorded_at) && recent(self.trip_at);
+        let unrecorded_bytes: u64 = self.unrecorded.iter().map(|&(_, b)| b as u64).sum();
+        // Looked at once, before the request ahead: the same look serves both. (Unable to
+        // look — a busy disk — the trip's transaction says what is wrong, if anything.)
+        let quiet = (claim
+            && quick
+            && task.kind == TaskKind::Page
+            && unrecorded_bytes + bytes < CHECKPOINT_BYTES)
+            .then(|| self.stretch.front().cloned())
+            .flatten()
+            .map(|next| stretch::QuietLook {
+                pushes: self.stretch_pushes,
+                task_id: task.id,
+                next,
+                kept: kept.clone(),
+            })
+            .and_then(
+                |q| match stretch::quiet_look(&self.ex.store, &self.fence, &q) {
+                    Ok(Some(look)) => Some((q, look)),
+                    _ => None,
+                },
+            );
+        // The chain's next page asked for now, while the trip runs (see `page_ahead`).
+        let follow_up = self.follow_up.take().filter(|f| f.after == task.id);
+        let looked = quiet.as_ref().and_then(|(_, look)| look.clone());
+        let sent_ahead = follow_up.is_some_and(|next| self.send_ahead(&book, next, looked));
+        let claim_stretch = quick && stretch::may_stretch(task);
+        let stretch: Vec<Task> = self.stretch.iter().cloned().collect();
+        let stretch_pushes = self.stretch_pushes;
+        let sizes = self.unrecorded.clone();
+        let (fence, id, at) = (self.fence.clone(), task.id, path.clone());
+        let (b, t) = (book.clone(), task.clone());
+        let trip = move |s: &Store| -> Result<PageTrip, TripFailure> {
+            if let Some(body) = body {
+                part_files::write_atomically_unsynced(&at, &body).map_err(TripFailure::Write)?;
+            }
+            if let Some((q, look)) = quiet {
+                let follow_up = stretch
+                    .get(1)
+                    .map(|after| stretch::follow_up_in_stretch(&q.next, after))
+                    .or_else(|| page_ahead::follow_up(s, &b, &q.next));
+                return Ok(PageTrip {
+                    last: false,
+                    next: Some(Claimed::Task(q.next, Box::new(Ok(b)), follow_up)),
+                    look,
+                    stretch: StretchTrip::Quiet,
+                });
+            }
+            // One transaction for all of it: its reads go through the writer's connection
+            // (see `Store::write`), which has every page they need in its cache.
+            s.write(|tx| {
+                download_stack::record_sizes_in(s, tx, &fence, &sizes)?;
+                let follow_ups = book_downloads::next_parts(s, &b, &t)?;
+                // A part with nothing left to chain to: its book may be complete, which is
+                // said once its sync is over — started at once (a cover waits for the batch).
+                let last = follow_ups.is_empty() && t.kind.is_part();
+                // Nothing claimed while paused (or when the switch cannot be read: the
+                // loop's own claim says why).
+                let paused = || -> Result<bool, StoreError> {
+                    Ok(is_paused(s)? || crate::network::hold(s)?.is_some())
+                };
+                let looked = |next: &Task| match &kept {
+                    Some((server, holder))
+                        if next.server_id == *server
+                            && matches!(next.kind, TaskKind::Page | TaskKind::Resource) =>
+                    {
+                        server_throttle::look_at_kept(s, *server, holder).ok()
+                    }
+                    _ => None,
+                };
+                if let Some(next) = stretch.first() {
+                    // The stretch goes on when nothing came in between: the page's follow-up is
+                    // its first page, already claimed.
+                    let goes_on = claim
+                        && !last
+                        && matches!(paused(), Ok(false))
+                        && download_stack::push_counter(s)? == stretch_pushes
+                        && matches!(follow_ups.as_slice(), [f] if f.position == next.position && f.url == next.url)
+                        && download_stack::still_claimed(s, &fence, &[next.id])?;
+                    if goes_on {
+                        download_stack::hold_in(s, tx, &fence, id, bytes as i64, &[])?;
+                        let follow_up = stretch
+                            .get(1)
+                            .map(|after| stretch::follow_up_in_stretch(next, after))
+                            .or_else(|| page_ahead::follow_up(s, &b, next));
+                        return Ok(PageTrip {
+                            last: false,
+                            look: looked(next),
+                            next: Some(Claimed::Task(next.clone(), Box::new(Ok(b)), follow_up)),
+                            stretch: StretchTrip::WentOn,
+                        });
+                    }
+                    // Given back before the page's follow-up is pushed again.
+                    download_stack::give_back_run_in(s, tx, &fence, &stretch)?;
+                }
+                if !claim || last || !matches!(paused(), Ok(false)) {
+                    download_stack::hold_in(s, tx, &fence, id, bytes as i64, &follow_ups)?;
+                    return Ok(PageTrip {
+                        last,
+                        next: None,
+                        look: None,
+                        stretch: StretchTrip::Claimed(Vec::new(), 0),
+                    });
+                }
+                let run_on = match follow_ups.as_slice() {
+                    [f] if claim_stretch && f.kind == TaskKind::Page => {
+                        book_downloads::pages_after(s, &b, t.position, f, stretch::STRETCH_AHEAD)?
+                    }
+                    _ => Vec::new(),
+                };
+                let (next, after) = download_stack::hold_then_claim_run_in(
+                    s,
+                    tx,
+                    &fence,
+                    id,
+                    bytes as i64,
+                    &follow_ups,
+                    &run_on,
+                    &[],
+                )?;
+                let pushes = if after.is_empty() {
+                    0
+                } else {
+                    download_stack::push_counter(s)?
+                };
+                // The request slot kept for this server serves the next page if no one
+                // else wants it: looked at now rather than in a trip of the request's own.
+                let look = next.as_ref().and_then(looked);
+                let next = Some(match next {
+                    None => Claimed::Nothing,
+                    Some(task) => match after.first() {
+                        Some(first) => {
+                            let follow_up = stretch::follow_up_in_stretch(&task, first);
+                            Claimed::Task(task, Box::new(Ok(b)), Some(follow_up))
+                        }
+                        None => claimed_task(s, task),
+                    },
+                });
+                Ok(PageTrip {
+                    last,
+                    next,
+                    look,
+                    stretch: StretchTrip::Claimed(after, pushes),
+                })
+            })
+        };
+        if sent_ahead {
+            // The request sent ahead goes on the wire before the trip holds this thread: in one
+            // turn of the runtime its task hands it to its connection's task, which writes it
+            // out. The server answers while the trip runs. (The trip made on a blocking thread
+            // instead cost more in hand-overs between threads than the overlap saved.)
+            tokio::task::yield_now().await;
+        }
+        let trip = self.ex.db(trip).await;
+        let trip = match trip {
+            Ok(trip) => trip,
+            Err(TripFailure::Write(e)) => return Err(e),
+            Err(TripFailure::Stack(StackError::LeaseLost(_))) => {
+                return Ok(Ok(Some(Finish::LeaseLost)))
+            }
+            Err(TripFailure::Stack(StackError::WrongState(t))) => {
+                tracing::info!(
+                    task = t,
+                    "task vanished while running (its book was removed)"
+                );
+                return Ok(Ok(None));
+            }
+            // The task could not be held (the database's disk is full): it stays active and
+            // the next run takes the page in place.
+            Err(TripFailure::Stack(e)) => return Ok(Err(ExecutorError::Storage(e.to_string()))),
+        };
+        self.trip_at = Some(Instant::now());
+        match trip.stretch {
+            StretchTrip::Quiet => {
+                self.stretch.pop_front();
+                self.unrecorded.push((task.id, bytes as i64));
+            }
+            StretchTrip::WentOn => {
+                self.stretch.pop_front();
+                self.sizes_recorded();
+            }
+            StretchTrip::Claimed(after, pushes) => {
+                self.stretch = after.into();
+                self.stretch_pushes = pushes;
+                self.sizes_recorded();
+            }
+        }
+        self.failures = 0;
+        self.backoffs.succeeded(task.server_id);
+        if let Some((b, pages)) = self.pages_on_disk.as_mut() {
+            if *b == task.book_id && task.kind == TaskKind::Page {
+                pages.insert(task.position, path.clone());
+            }
+        }
+        // In place, a window can read it: done as far as the reader can tell.
+        self.report_done(task, bytes);
+        self.held.push(Held {
+            task: task.clone(),
+            book,
+            path,
+        });
+        self.held_since.get_or_insert_with(Instant::now);
+        if let (Some(look), Some(slot)) = (trip.look, self.kept_slot.as_mut()) {
+            slot.looked(look);
+        }
+        self.next_claim = trip.next.map(Ok);
+        // Nothing left to chain to: the book may be complete, said once its sync is over.
+        if trip.last || self.held.len() >= HELD_MAX {
+            if let Err(e) = self.start_sync().await {
+                return Ok(match e {
+                    ExecutorError::Stack(StackError::LeaseLost(_)) => Ok(Some(Finish::LeaseLost)),
+                    other => Err(other),
+                });
+            }
+        }
+        Ok(Ok(None))
+    }
+
+    /// Puts back a task the last page's trip claimed and the loop will not run (it stops).
+    pub(super) async fn give_back_next_claim(&mut self) {
+        if let Some(Ok(Claimed::Task(task, _, _))) = self.next_claim.take() {
+            if !self.lost.load(Ordering::SeqCst) {
+                self.put_back(task.id).await;
+            }
+        }
+        if !self.lost.load(Ordering::SeqCst) {
+            if let Err(e) = self.end_stretch().await {
+                tracing::warn!(cause = %e, "could not give back the pages claimed ahead; the next run does");
+            }
+        }
+    }
+
+    /// Puts a task this run claimed back on the stack where it was, with no failure to show
+    /// (the run stops, or cannot go on). One that cannot be put back (the lease just lost, the
+    /// database's disk full) is put back by the next run.
+    pub(super) async fn put_back(&self, task_id: i64) {
+        let fence = self.fence.clone();
+        if let Err(e) = self
+            .ex
+            .db(move |s| download_stack::requeue(s, &fence, task_id, None))
+            .await
+        {
+            tracing::warn!(task = task_id, cause = %e, "could not put back a claimed task; the next run does");
+        }
+    }
+
+    pub(super) fn report_failed(&self, task: &Task, reason: &str, will_retry: bool) {
+        if book_downloads::is_file_part(&task.url) {
+            // A part read ahead of its file: the window falls back to the whole file, which is
+            // the download the reader sees.
+            tracing::info!(task = task.id, %reason, will_retry, "a part of a file could not be read");
+            return;
+        }
+        self.ex.report(DownloadEvent::TaskFailed {
+            task_id: task.id,
+            book_id: task.book_id,
+            kind: task.kind,
+            reason: reason.to_owned(),
+            will_retry,
+        });
+    }
+
+    /// Says where a book stands after one of its parts was stored; a book now complete may
+    /// push an older one out.
+    pub(super) async fn report_progress(&mut self, progress: BookProgress) {
+        if progress.is_complete() {
+            self.ex.report(DownloadEvent::BookStored(progress));
+            // "Books kept on the device" holds for every front end that downloads (the app and
+            // `carrel-cli sync` alike): a stored book may push an older one out. Usually none
+            // is, which a few reads tell.
+            match self.ex.db(book_downloads::unkept_per_setting).await {
+                Ok(unkept) if !unkept.is_empty() => {
+                    // Removing books may take a while: not with the server's slot kept.
+                    self.let_slot_go().await;
+                    match self.ex.db(move |s| book_downloads::evict(s, &unkept)).await {
+                        Ok(evicted) => tracing::info!(?evicted, "removed books no longer kept"),
+                        Err(e) => {
+                            tracing::warn!(cause = %e, "could not remove the books no longer kept")
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(cause = %e, "could not remove the books no longer kept"),
+            }
+            self.queue_latest_read().await;
+        } else {
+            self.ex.report(DownloadEvent::Book(progress));
+        }
+    }
+}
