@@ -204,7 +204,7 @@ impl Run<'_> {
         self.sizes_recorded();
         for p in progress {
             self.progress_said = Some((p.book_id, Instant::now()));
-            self.report_progress(p).await;
+            self.report_progress(p);
         }
         Ok(())
     }

@@ -5,6 +5,14 @@
 use super::*;
 
 /// How long the executor reuses a server's address and credentials before reading them again.
+/// What running a task got: the bytes it stored, its book, and the page (or cover) it found in
+/// place or fetched, to hold (see [`Held`]), when it got one.
+pub(super) struct Ran {
+    pub(super) bytes: u64,
+    pub(super) book: Book,
+    pub(super) page: Option<PageToHold>,
+}
+
 pub(super) const ACCESS_FRESH_FOR: Duration = Duration::from_secs(10);
 
 pub(super) fn parse_url(raw: &str) -> Result<Url, TaskError> {
@@ -74,18 +82,18 @@ impl Run<'_> {
         &mut self,
         task: &Task,
         book: Result<Book, books::BookError>,
-    ) -> Result<(u64, Book), TaskError> {
+    ) -> Result<Ran, TaskError> {
         let book = book.map_err(|e| match e {
             books::BookError::NotFound(_) => TaskError::Fetch(FetchError::Gone(e.to_string())),
             other => TaskError::Fetch(FetchError::Transient(other.to_string())),
         })?;
-        let bytes = match task.kind {
-            TaskKind::Book => 0,
+        let (bytes, page) = match task.kind {
+            TaskKind::Book => (0, None),
             TaskKind::Page => self.fetch_page(task, &book).await?,
             TaskKind::Resource => self.fetch_cover(task, &book).await?,
-            TaskKind::File => self.fetch_file(task, &book).await?,
+            TaskKind::File => (self.fetch_file(task, &book).await?, None),
         };
-        Ok((bytes, book))
+        Ok(Ran { bytes, book, page })
     }
 
     /// Gives back the request slot kept from the last request, if any.
@@ -128,7 +136,11 @@ impl Run<'_> {
     /// held and synced with the next batch) without downloading it twice, and its size
     /// returned — unless a power cut left it short of the size its hold recorded, or empty
     /// when no size was recorded yet; then it is removed, to be fetched again.
-    pub(super) fn take_found(&mut self, task: &Task, existing: std::path::PathBuf) -> Option<u64> {
+    pub(super) fn take_found(
+        &mut self,
+        task: &Task,
+        existing: std::path::PathBuf,
+    ) -> Option<(u64, PageToHold)> {
         let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
         let short = match task.bytes {
             Some(recorded) => recorded as u64 != len,
@@ -142,15 +154,18 @@ impl Run<'_> {
             let _ = std::fs::remove_file(&existing);
             return None;
         }
-        self.page = Some(PageToHold::Found(existing));
-        Some(len)
+        Some((len, PageToHold::Found(existing)))
     }
 
-    pub(super) async fn fetch_page(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+    pub(super) async fn fetch_page(
+        &mut self,
+        task: &Task,
+        book: &Book,
+    ) -> Result<(u64, Option<PageToHold>), TaskError> {
         if let Some(existing) = self.stored_page(book.id, task.position) {
-            if let Some(len) = self.take_found(task, existing) {
+            if let Some((len, found)) = self.take_found(task, existing) {
                 self.drop_ahead().await;
-                return Ok(len);
+                return Ok((len, Some(found)));
             }
         }
         // Asked for already, while the last page's trip ran (see `page_ahead`).
@@ -179,8 +194,7 @@ impl Run<'_> {
                     .files
                     .page_path(book.id, task.position, image_extension(&fetched.bytes));
             let len = fetched.bytes.len() as u64;
-            self.page = Some(PageToHold::Fetched(path, fetched.bytes));
-            return Ok(len);
+            return Ok((len, Some(PageToHold::Fetched(path, fetched.bytes))));
         }
         // A request of its own, or one ahead let finish first, may wait: the pages put in
         // place before it are recorded first (see `stretch`).
@@ -192,7 +206,7 @@ impl Run<'_> {
             // A part of the book's file, read before the file is stored (a page of a zip);
             // once the file is stored, nothing is left to fetch.
             if self.ex.files.find_book_file(book.id).is_some() {
-                return Ok(0);
+                return Ok((0, None));
             }
             // A part takes a slot of its own.
             self.let_slot_go().await;
@@ -209,8 +223,7 @@ impl Run<'_> {
                 .await?;
             let path = self.ex.files.page_path(book.id, task.position, "bytes");
             let len = fetched.bytes.len() as u64;
-            self.page = Some(PageToHold::Fetched(path, fetched.bytes));
-            return Ok(len);
+            return Ok((len, Some(PageToHold::Fetched(path, fetched.bytes))));
         }
         let fetched = self
             .ex
@@ -226,15 +239,18 @@ impl Run<'_> {
         let ext = image_extension(&fetched.bytes);
         let path = self.ex.files.page_path(book.id, task.position, ext);
         let len = fetched.bytes.len() as u64;
-        self.page = Some(PageToHold::Fetched(path, fetched.bytes));
-        Ok(len)
+        Ok((len, Some(PageToHold::Fetched(path, fetched.bytes))))
     }
 
     /// A cover, held and synced with the pages' batch as a page is (see [`Held`]).
-    pub(super) async fn fetch_cover(&mut self, task: &Task, book: &Book) -> Result<u64, TaskError> {
+    pub(super) async fn fetch_cover(
+        &mut self,
+        task: &Task,
+        book: &Book,
+    ) -> Result<(u64, Option<PageToHold>), TaskError> {
         if let Some(existing) = self.ex.files.find_cover(book.id) {
-            if let Some(len) = self.take_found(task, existing) {
-                return Ok(len);
+            if let Some((len, found)) = self.take_found(task, existing) {
+                return Ok((len, Some(found)));
             }
         }
         let url = parse_url(&task.url)?;
@@ -249,7 +265,6 @@ impl Run<'_> {
             .files
             .cover_path(book.id, image_extension(&fetched.bytes));
         let len = fetched.bytes.len() as u64;
-        self.page = Some(PageToHold::Fetched(path, fetched.bytes));
-        Ok(len)
+        Ok((len, Some(PageToHold::Fetched(path, fetched.bytes))))
     }
 }

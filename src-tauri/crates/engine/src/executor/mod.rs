@@ -21,7 +21,8 @@
 //! claim found, and the failure policy applied to a task's outcome), [`fetch`] (a task's
 //! requests), [`file_download`] (whole files and their checkpoints), [`batched_sync`] (pages
 //! synced to the disk in batches), [`backoff`] (the servers waited for after a failure),
-//! [`page_ahead`] and [`stretch`] (the next pages asked for and claimed ahead).
+//! [`books_kept`] (the books a stored book pushes out and brings in), [`page_ahead`] and
+//! [`stretch`] (the next pages asked for and claimed ahead).
 
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -49,6 +50,7 @@ use carrel_library::settings::{self, BooksKept, DownloadsPaused};
 
 mod backoff;
 mod batched_sync;
+mod books_kept;
 mod fetch;
 mod file_download;
 mod page_ahead;
@@ -225,8 +227,8 @@ struct Run<'a> {
     /// every [`PROGRESS_EVERY`] while it downloads (counting reads every page it has), and
     /// always when its last part is stored.
     progress_said: Option<(i64, Instant)>,
-    /// The page the running task found in place or fetched, to hold (see [`Held`]).
-    page: Option<PageToHold>,
+    /// Books said stored since the books kept were last seen to (see [`books_kept`]).
+    books_stored: u32,
     /// The next task, claimed in the trip to the database that held the last page.
     next_claim: Option<Result<Claimed, StackError>>,
     /// Where the chain of the running page goes next, read when it was claimed (see
@@ -438,7 +440,7 @@ impl Executor {
             backoffs: Backoffs::default(),
             seen_pushes: None,
             progress_said: None,
-            page: None,
+            books_stored: 0,
             next_claim: None,
             follow_up: None,
             ahead: None,
@@ -466,6 +468,8 @@ impl Executor {
                 result = Err(e);
             }
         }
+        // The books stored last are followed by what they push out and bring in.
+        run.keep_books_kept().await;
         result
     }
 

@@ -80,6 +80,8 @@ impl Run<'_> {
                 self.give_back_next_claim().await;
                 return lost_or(e);
             }
+            // The books stored since the last turn push out and bring in theirs before the claim.
+            self.keep_books_kept().await;
             let fence = self.fence.clone();
             let skip = self.backoffs.waiting();
             let skipped = skip.clone();
@@ -133,6 +135,7 @@ impl Run<'_> {
                     if let Err(e) = self.sync_held().await {
                         return lost_or(e);
                     }
+                    self.keep_books_kept().await;
                     if matches!(mode, RunMode::UntilIdle) {
                         // A run until idle does not wait for the link to change.
                         if let Some(reason) = self.ex.db(crate::network::hold).await? {
@@ -194,6 +197,8 @@ impl Run<'_> {
                     return lost_or(e);
                 }
             };
+            // Before the task claimed runs (a file may take minutes).
+            self.keep_books_kept().await;
             if synced && claimed.is_none() {
                 // A book said stored just now may have queued another (the latest read): the
                 // stack is looked at again before anything is decided on "nothing left".

@@ -94,19 +94,27 @@ impl Run<'_> {
     pub(super) async fn settle(
         &mut self,
         task: &Task,
-        outcome: Result<(u64, Book), TaskError>,
+        outcome: Result<Ran, TaskError>,
         shutdown: &mut Shutdown,
     ) -> Result<Option<Finish>, ExecutorError> {
-        let page = self.page.take();
-        let outcome = match (outcome, page) {
-            (Ok((bytes, book)), Some(page)) => {
+        let outcome = match outcome {
+            Ok(Ran {
+                bytes,
+                book,
+                page: Some(page),
+            }) => {
                 match self.hold_page(task, bytes, book, page).await {
                     Ok(settled) => return settled,
                     // Not in place: the failure policy's, as any disk error.
                     Err(e) => Err(TaskError::Disk(e)),
                 }
             }
-            (outcome, _) => outcome,
+            Ok(Ran {
+                bytes,
+                book,
+                page: None,
+            }) => Ok((bytes, book)),
+            Err(e) => Err(e),
         };
         // Not a page held: the stretch claimed ahead (if any) ends here, before anything this
         // task chains to is pushed (see `stretch`).
@@ -149,7 +157,7 @@ impl Run<'_> {
                         self.report_done(task, bytes);
                         if let Some(progress) = progress {
                             self.progress_said = Some((task.book_id, Instant::now()));
-                            self.report_progress(progress).await;
+                            self.report_progress(progress);
                         }
                         Ok(())
                     }
@@ -577,29 +585,12 @@ impl Run<'_> {
         });
     }
 
-    /// Says where a book stands after one of its parts was stored; a book now complete may
-    /// push an older one out.
-    pub(super) async fn report_progress(&mut self, progress: BookProgress) {
+    /// Says where a book stands after one of its parts was stored. A book now complete is
+    /// counted for the loop's next step, which keeps the books kept (see [`books_kept`]).
+    pub(super) fn report_progress(&mut self, progress: BookProgress) {
         if progress.is_complete() {
             self.ex.report(DownloadEvent::BookStored(progress));
-            // "Books kept on the device" holds for every front end that downloads (the app and
-            // `carrel-cli sync` alike): a stored book may push an older one out. Usually none
-            // is, which a few reads tell.
-            match self.ex.db(book_downloads::unkept_per_setting).await {
-                Ok(unkept) if !unkept.is_empty() => {
-                    // Removing books may take a while: not with the server's slot kept.
-                    self.let_slot_go().await;
-                    match self.ex.db(move |s| book_downloads::evict(s, &unkept)).await {
-                        Ok(evicted) => tracing::info!(?evicted, "removed books no longer kept"),
-                        Err(e) => {
-                            tracing::warn!(cause = %e, "could not remove the books no longer kept")
-                        }
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(cause = %e, "could not remove the books no longer kept"),
-            }
-            self.queue_latest_read().await;
+            self.books_stored += 1;
         } else {
             self.ex.report(DownloadEvent::Book(progress));
         }
