@@ -19,6 +19,10 @@ use carrel_core::{
     library::credentials::{Backend, Credentials, Secret},
     library::servers::{self, NewServer, PasswordChange, Server},
     library::settings::{self, CredentialsNoticeDismissed, Settings},
+    reading::annotation_export::{self, ExportFormat},
+    reading::annotations::{
+        self, Annotation, AnnotationUpdate, Colour as HighlightColour, NewAnnotation,
+    },
     reading::archive_pages,
     reading::page_source::WaitPolicy,
     reading::position_sync::{self, ServerPosition},
@@ -762,6 +766,70 @@ pub async fn epub_position(
     .await
 }
 
+/// A book's bookmarks and highlights, in the book's order (then oldest first). They belong to
+/// the book, not its file: removing it from the device keeps them.
+#[tauri::command]
+pub async fn list_annotations(app: AppHandle, book_id: i64) -> CommandResult<Vec<Annotation>> {
+    with_core(app, move |core| {
+        Ok(annotations::list_for_book(&core.store, book_id)?)
+    })
+    .await
+}
+
+/// Adds a bookmark or a highlight (with its colour, and a note if any) to a book.
+#[tauri::command]
+pub async fn add_annotation(
+    app: AppHandle,
+    book_id: i64,
+    annotation: NewAnnotation,
+) -> CommandResult<Annotation> {
+    with_core(app, move |core| {
+        Ok(annotations::add(&core.store, book_id, &annotation)?)
+    })
+    .await
+}
+
+/// Changes a bookmark's or highlight's note (absent, `null` or blank: no note) and a
+/// highlight's colour (absent or `null`: unchanged).
+#[tauri::command]
+pub async fn update_annotation(
+    app: AppHandle,
+    id: i64,
+    note: Option<String>,
+    colour: Option<HighlightColour>,
+) -> CommandResult<Annotation> {
+    with_core(app, move |core| {
+        Ok(annotations::update(
+            &core.store,
+            id,
+            &AnnotationUpdate { note, colour },
+        )?)
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn delete_annotation(app: AppHandle, id: i64) -> CommandResult<()> {
+    with_core(app, move |core| Ok(annotations::delete(&core.store, id)?)).await
+}
+
+/// A book's bookmarks and highlights as Markdown or JSON text, for the window to save.
+#[tauri::command]
+pub async fn export_annotations(
+    app: AppHandle,
+    book_id: i64,
+    format: ExportFormat,
+) -> CommandResult<String> {
+    with_core(app, move |core| {
+        Ok(annotation_export::export_book(
+            &core.store,
+            book_id,
+            format,
+        )?)
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn remove_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
     with_store(app, move |store| {
@@ -1082,8 +1150,8 @@ mod tests {
             library::{books::BookError, credentials::CredentialError, settings::SettingsError},
             opds::OpdsError,
             reading::{
-                comic_archive::ArchiveError, epub_positions::EpubPositionError,
-                kosync::KosyncError, page_source::PageError,
+                annotations::AnnotationError, comic_archive::ArchiveError,
+                epub_positions::EpubPositionError, kosync::KosyncError, page_source::PageError,
             },
         };
         use ErrorField as F;
@@ -1171,6 +1239,11 @@ mod tests {
             (
                 reaching_the_window(EpubPositionError::UnknownBook(9)),
                 K::NotFound,
+                None,
+            ),
+            (
+                reaching_the_window(AnnotationError::NoteTooLong { chars: 10_001 }),
+                K::InvalidInput,
                 None,
             ),
             (

@@ -24,6 +24,10 @@ use carrel_core::{
     },
     library::{servers::Server, settings::Settings},
     reading::position_sync::ServerPosition,
+    reading::{
+        annotation_export::ExportFormat,
+        annotations::{Annotation, Colour, NewAnnotation},
+    },
     reading::{archive_pages::ArchiveComic, epub_positions::EpubPosition},
 };
 use ts_rs::{TypeVisitor, TS};
@@ -200,6 +204,24 @@ pub fn commands() -> Vec<Command> {
             ],
         ),
         command::<Option<EpubPosition>>("epub_position", vec![arg::<Id>("book_id")]),
+        command::<Vec<Annotation>>("list_annotations", vec![arg::<Id>("book_id")]),
+        command::<Annotation>(
+            "add_annotation",
+            vec![arg::<Id>("book_id"), arg::<NewAnnotation>("annotation")],
+        ),
+        command::<Annotation>(
+            "update_annotation",
+            vec![
+                arg::<Id>("id"),
+                arg::<Option<String>>("note"),
+                arg::<Option<Colour>>("colour"),
+            ],
+        ),
+        command::<()>("delete_annotation", vec![arg::<Id>("id")]),
+        command::<String>(
+            "export_annotations",
+            vec![arg::<Id>("book_id"), arg::<ExportFormat>("format")],
+        ),
         command::<()>("remove_book", vec![arg::<Id>("book_id")]),
         command::<()>("retry_book", vec![arg::<Id>("book_id")]),
         command::<Vec<BookStatus>>("list_on_device", vec![]),

@@ -7,6 +7,8 @@ import { Channel, convertFileSrc, invoke, type InvokeArgs } from '@tauri-apps/ap
 import { t } from './i18n.svelte';
 import type {
   AddServerInput,
+  Annotation,
+  AnnotationExportFormat,
   AppStatus,
   ArchiveComic,
   BatchView,
@@ -23,7 +25,9 @@ import type {
   EpubPosition,
   ExecutorStatus,
   FoundCatalog,
+  HighlightColour,
   KosyncAccount,
+  NewAnnotation,
   SeriesMarked,
   SeriesNeighbours,
   SeriesView,
@@ -309,6 +313,39 @@ export async function saveEpubPosition(bookId: number, cfi: string, fraction: nu
 /** Where the EPUB reader left a book, `null` when it never saved one. */
 export async function epubPosition(bookId: number): Promise<EpubPosition | null> {
   return await call('epub_position', { bookId });
+}
+
+/**
+ * A book's bookmarks and highlights, in the book's order (then oldest first). They belong to
+ * the book, not its file: removing the book from the device keeps them.
+ */
+export function listAnnotations(bookId: number): Promise<Annotation[]> {
+  return call('list_annotations', { bookId });
+}
+
+/**
+ * Adds a bookmark (`colour` absent) or a highlight (`colour` required) to a book. Rejects with
+ * `invalid_input` past the limits (note 10,000 characters, quote 4,000, locator 2,000).
+ */
+export function addAnnotation(bookId: number, annotation: NewAnnotation): Promise<Annotation> {
+  return call('add_annotation', { bookId, annotation });
+}
+
+/**
+ * Replaces an annotation's note (`null` or blank: no note) and, for a highlight, sets its
+ * colour when one is given (`null`: unchanged).
+ */
+export function updateAnnotation(id: number, note: string | null, colour: HighlightColour | null = null): Promise<Annotation> {
+  return call('update_annotation', { id, note, colour });
+}
+
+export async function deleteAnnotation(id: number): Promise<void> {
+  await call('delete_annotation', { id });
+}
+
+/** A book's bookmarks and highlights as Markdown or JSON text, for the window to save. */
+export function exportAnnotations(bookId: number, format: AnnotationExportFormat): Promise<string> {
+  return call('export_annotations', { bookId, format });
 }
 
 export async function removeBook(bookId: number): Promise<void> {

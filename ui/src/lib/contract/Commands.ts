@@ -1,6 +1,8 @@
 // Generated from Carrel's Rust types by `make contract`: do not edit.
 import type { Channel } from '@tauri-apps/api/core';
 import type { AddServerInput } from './AddServerInput';
+import type { Annotation } from './Annotation';
+import type { AnnotationExportFormat } from './AnnotationExportFormat';
 import type { AppStatus } from './AppStatus';
 import type { ArchiveComic } from './ArchiveComic';
 import type { BatchView } from './BatchView';
@@ -11,7 +13,9 @@ import type { CatalogView } from './CatalogView';
 import type { DownloadsView } from './DownloadsView';
 import type { EpubPosition } from './EpubPosition';
 import type { FoundCatalog } from './FoundCatalog';
+import type { HighlightColour } from './HighlightColour';
 import type { KosyncAccount } from './KosyncAccount';
+import type { NewAnnotation } from './NewAnnotation';
 import type { SeriesMarked } from './SeriesMarked';
 import type { SeriesNeighbours } from './SeriesNeighbours';
 import type { SeriesView } from './SeriesView';
@@ -42,6 +46,11 @@ export type Commands = {
   take_server_position: { args: { bookId: number; waitMs?: number | null }; result: ServerPosition | null };
   save_epub_position: { args: { bookId: number; cfi: string; fraction: number; chapter?: string | null }; result: null };
   epub_position: { args: { bookId: number }; result: EpubPosition | null };
+  list_annotations: { args: { bookId: number }; result: Array<Annotation> };
+  add_annotation: { args: { bookId: number; annotation: NewAnnotation }; result: Annotation };
+  update_annotation: { args: { id: number; note?: string | null; colour?: HighlightColour | null }; result: Annotation };
+  delete_annotation: { args: { id: number }; result: null };
+  export_annotations: { args: { bookId: number; format: AnnotationExportFormat }; result: string };
   remove_book: { args: { bookId: number }; result: null };
   retry_book: { args: { bookId: number }; result: null };
   list_on_device: { args: Record<string, never>; result: Array<BookStatus> };
