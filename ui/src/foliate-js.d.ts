@@ -9,3 +9,9 @@ declare module 'foliate-js/footnotes.js' {
     handle(book: unknown, event: Event): Promise<void> | undefined;
   }
 }
+// Its overlayer draws on a section's page; a highlight is drawn by its `highlight` function.
+declare module 'foliate-js/overlayer.js' {
+  export class Overlayer {
+    static highlight: (rects: unknown, options?: { color?: string }) => Element;
+  }
+}
