@@ -57,12 +57,17 @@ const PAINTED_JS: &str = r#"
   const wall = (t) => performance.timeOrigin + t;
   const firstLook = performance.now();
   // The images that must be decoded, once what the reader sees is all there; else null.
+  // When Home and its server card were first there, and then the row's books (before their covers).
+  let homeAt = null;
+  let tilesAt = null;
   const ready = () => {
     if (kind === 'empty') return document.querySelector('[data-testid="empty-library"]') ? [] : null;
     const home = document.querySelector('[data-testid="library-view"]');
     if (!home || !home.querySelector('[data-testid="server-card"]')) return null;
+    if (homeAt === null) homeAt = wall(performance.now());
     const tiles = home.querySelectorAll('[data-testid="continue-item"]');
     if (tiles.length < books) return null;
+    if (tilesAt === null) tilesAt = wall(performance.now());
     const all = [...home.querySelectorAll('[data-testid="continue-item"] [data-testid="book-cover"]')];
     if (all.length < books) return null;
     // Covers load lazily: those in the window must be there; the row's end, off to the right, not.
@@ -94,7 +99,7 @@ const PAINTED_JS: &str = r#"
     const navigation = performance.getEntriesByType('navigation')[0];
     const domReady = navigation ? wall(navigation.domContentLoadedEventEnd) : null;
     const painted = () => afterPaint((now) => finish({
-      painted: wall(now), timeOrigin: performance.timeOrigin, domReady, firstLook: wall(firstLook), already,
+      painted: wall(now), timeOrigin: performance.timeOrigin, domReady, firstLook: wall(firstLook), already, homeAt, tilesAt,
     }));
     Promise.all(images.map((i) => i.decode().catch(() => null))).then(painted);
   };
@@ -120,6 +125,10 @@ struct Start {
     to_page_ms: f64,
     /// Process start → the page's scripts have run (DOMContentLoaded), when the webview says.
     to_dom_ready_ms: Option<f64>,
+    /// Process start → Home and its server card in the document (not for the empty library).
+    to_home_ms: Option<f64>,
+    /// Process start → Continue reading's books in the document, before their covers.
+    to_books_ms: Option<f64>,
     /// Whether the library was painted before the script first looked (the time is then the
     /// first look's, an upper bound).
     already: bool,
@@ -150,6 +159,8 @@ fn measure_start(data_dir: &std::path::Path, kind: &str, name: &str) -> Result<S
         total_ms: painted - spawned,
         to_page_ms: origin - spawned,
         to_dom_ready_ms: field("domReady").map(|t| t - spawned),
+        to_home_ms: field("homeAt").map(|t| t - spawned),
+        to_books_ms: field("tilesAt").map(|t| t - spawned),
         already: answer
             .get("already")
             .and_then(Value::as_bool)
@@ -264,6 +275,16 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
         json!({ "large": { "navigation_start": lp, "dom_ready": ld, "painted": lt }, "empty": { "navigation_start": sp, "dom_ready": sd, "painted": st } }),
         format!(
             "from process start, medians — navigation start {lp:.0} / {sp:.0} ms, page scripts run (DOMContentLoaded) {ld:.0} / {sd:.0} ms, library painted {lt:.0} / {st:.0} ms ({BOOKS} books / empty)"
+        ),
+    );
+    let home = median(large.iter().filter_map(|s| s.to_home_ms).collect());
+    let books_in = median(large.iter().filter_map(|s| s.to_books_ms).collect());
+    report.fact(
+        "window",
+        "cold_start_home_ms",
+        json!({ "home_and_server": home, "continue_reading_books": books_in, "covers_painted": lt }),
+        format!(
+            "{BOOKS} books, from process start, medians: Home and its server card {home:.0} ms, Continue reading's books {books_in:.0} ms, their covers painted {lt:.0} ms"
         ),
     );
     let late: usize = large.iter().chain(&small).filter(|s| s.already).count();

@@ -65,13 +65,30 @@ const TURN_JS: &str = r#"
     clearTimeout(timer);
     done(value);
   };
+  // Where the turn's time goes: the new page's element in the document (the reader's own
+  // work), its picture loaded (the protocol's fetch, and its decoding when the engine does it on
+  // load), shown, decoded, painted; and the protocol's fetch alone from resource timing when the
+  // webview reports it.
+  let inserted = null;
+  let complete = null;
   const check = () => {
     if (seen) return;
     const image = document.querySelector(selector);
-    if (!image || !image.complete || image.naturalWidth === 0 || image.classList.contains('hidden')) return;
+    if (!image) return;
+    if (inserted === null) inserted = performance.now() - started;
+    if (!image.complete || image.naturalWidth === 0) return;
+    if (complete === null) complete = performance.now() - started;
+    if (image.classList.contains('hidden')) return;
     seen = true;
     const loaded = performance.now() - started;
-    const painted = () => afterPaint((now) => finish({ ms: now - started, loaded }));
+    const fetchEntry = performance.getEntriesByName(image.currentSrc || image.src).pop();
+    const fetched = fetchEntry && fetchEntry.startTime >= started
+      ? fetchEntry.responseEnd - fetchEntry.startTime : null;
+    const steps = (now) => ({ ms: now - started, loaded, inserted, complete, fetched });
+    const painted = () => {
+      const decoded = performance.now() - started;
+      afterPaint((now) => finish({ ...steps(now), decoded }));
+    };
     image.decode().then(painted, painted);
   };
   const observer = new MutationObserver(check);
@@ -82,6 +99,7 @@ const TURN_JS: &str = r#"
       .map((i) => `${i.dataset.pageIndex}:${i.complete}:${i.className}`);
     finish({ error: `page ${target} was not painted within ${timeoutMs} ms; shown: ${shown.join(', ')}` });
   }, timeoutMs);
+  performance.clearResourceTimings();
   const started = performance.now();
   if (key !== null) {
     document.body.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
@@ -111,6 +129,38 @@ fn turn_script() -> String {
 struct Turn {
     loaded: f64,
     painted: f64,
+    /// Until the new page's element was in the document (the reader's own work).
+    inserted: Option<f64>,
+    /// Until its picture was loaded (fetched through the protocol, or drawn, and possibly
+    /// decoded), shown or not.
+    complete: Option<f64>,
+    /// Until `decode()` resolved.
+    decoded: Option<f64>,
+    /// The protocol's fetch alone (resource timing), when the webview reports it.
+    fetched: Option<f64>,
+}
+
+/// The medians of where the time of a series of turns went, as a fact's JSON and sentence.
+fn steps(turns: &[Turn]) -> (Value, String) {
+    let median = |f: &dyn Fn(&Turn) -> Option<f64>| {
+        let v: Vec<f64> = turns.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| Summary::of(&v).median)
+    };
+    let inserted = median(&|t| t.inserted);
+    let complete = median(&|t| t.complete);
+    let shown = median(&|t| Some(t.loaded));
+    let decoded = median(&|t| t.decoded);
+    let painted = median(&|t| Some(t.painted));
+    let fetched = median(&|t| t.fetched);
+    let ms = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{v:.1}"));
+    (
+        json!({ "in_document": inserted, "loaded": complete, "shown": shown,
+                "decoded": decoded, "painted": painted, "fetch": fetched }),
+        format!(
+            "in the document {} → loaded {} → shown {} → decoded {} → painted {} ms (fetch alone {} ms)",
+            ms(inserted), ms(complete), ms(shown), ms(decoded), ms(painted), ms(fetched)
+        ),
+    )
 }
 
 /// One turn: `key` (or none, to wait for what is opening), until `target` is painted.
@@ -121,11 +171,16 @@ fn turn(app: &App, key: Option<&str>, target: u32) -> Result<Turn> {
             vec![json!(key), json!(target), json!(TURN_TIMEOUT_MS)],
         )
         .map_err(|e| anyhow::anyhow!("turning to page {target}: {e}"))?;
-    match (
-        answer.get("loaded").and_then(Value::as_f64),
-        answer.get("ms").and_then(Value::as_f64),
-    ) {
-        (Some(loaded), Some(painted)) => Ok(Turn { loaded, painted }),
+    let at = |k: &str| answer.get(k).and_then(Value::as_f64);
+    match (at("loaded"), at("ms")) {
+        (Some(loaded), Some(painted)) => Ok(Turn {
+            loaded,
+            painted,
+            inserted: at("inserted"),
+            complete: at("complete"),
+            decoded: at("decoded"),
+            fetched: at("fetched"),
+        }),
         _ => bail!(
             "turning to page {target}: {}",
             answer.get("error").unwrap_or(&answer)
@@ -236,6 +291,14 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
     drop(env);
     fixture.stop();
 
+    let (store_steps, store_said) = steps(&from_store);
+    let (reading_steps, reading_said) = steps(&reading);
+    report.fact(
+        "window",
+        "page_turn_steps_ms",
+        json!({ "from_store": store_steps, "reading_pace": reading_steps }),
+        format!("where a turn's time goes, from the key (medians): from the store, {store_said}; at reading pace, {reading_said}"),
+    );
     let painted = |t: &[Turn]| t.iter().map(|t| t.painted).collect::<Vec<_>>();
     let loaded = |t: &[Turn]| Summary::of(&t.iter().map(|t| t.loaded).collect::<Vec<_>>()).median;
     let (store_loaded, memory_loaded, reading_loaded) =
@@ -400,6 +463,14 @@ pub fn run_pdf(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result
     drop(env);
     fixture.stop();
 
+    let (fresh_steps, fresh_said) = steps(&fresh_turns);
+    let (reading_steps, reading_said) = steps(&reading);
+    report.fact(
+        "window",
+        "page_turn_pdf_steps_ms",
+        json!({ "never_drawn": fresh_steps, "reading_pace": reading_steps }),
+        format!("where a PDF turn's time goes, from the key (medians): to a page never drawn, {fresh_said}; at reading pace, {reading_said}"),
+    );
     let painted = |t: &[Turn]| t.iter().map(|t| t.painted).collect::<Vec<_>>();
     let base = Summary::of(&painted(&kept_turns));
     let base_name = "same PDF, → back to a page already drawn";
