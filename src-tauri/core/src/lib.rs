@@ -12,7 +12,8 @@
 //!
 //! 1. [`foundation`] (`carrel-foundation`) — what every layer stands on and that knows no
 //!    library: the clock, the data dir, the SQLite store and its migrations, error kinds,
-//!    dates, image types, secrets in addresses, holders of cross-process rows.
+//!    dates, image and file types, the `books/` folder and its atomic writes (`part_files`),
+//!    secrets in addresses, holders of cross-process rows.
 //! 2. [`opds`] (`carrel-opds`) — catalogs as servers write them (OPDS 1.2 Atom, OPDS 2.0,
 //!    OpenSearch, page streaming, URL templates), parsed from bytes; no HTTP, no store.
 //! 3. [`library`] (`carrel-library`) — what the reader keeps: servers, their credentials and
@@ -20,7 +21,7 @@
 //! 4. [`http`] (`carrel-http`) — talking to servers: the client with per-server auth and status
 //!    triage, the one request slot per server, finding a catalog from an address.
 //! 5. [`engine`] (`carrel-engine`) — the download engine: the persistent stack, the executor
-//!    lease, the executor itself, part files, limits, progress events, the producers, the
+//!    lease, the executor itself, limits, progress events, the producers, the
 //!    downloads page.
 //! 6. [`reading`] (`carrel-reading`) — what the reader's windows read: pages and whole files by
 //!    book id, comic archives, which reader opens a book, positions and their sync (OPDS

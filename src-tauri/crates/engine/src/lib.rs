@@ -2,8 +2,9 @@
 //!
 //! The download engine: the persistent stack of tasks, the lease that makes one process its
 //! consumer, the executor that consumes it (claims, Range resume, checkpoints, preemption,
-//! backoff), where parts live on disk, what a download may take, the events it reports, the
-//! producers that push tasks for a book, the downloads page, and what the network allows.
+//! backoff), what a download may take, the events it reports, the producers that push tasks
+//! for a book, the downloads page, and what the network allows. Where parts live on disk is
+//! `carrel_foundation::part_files`.
 //!
 //! Does not: serve pages or files to the reader or sync positions (`carrel-reading`), browse
 //! catalogs or choose what to keep offline (`carrel-catalog`). Depends on the four layers below

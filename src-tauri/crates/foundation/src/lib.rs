@@ -3,8 +3,9 @@
 //! What every layer stands on, knowing nothing of libraries or books: the injected clock, the
 //! data dir and its files, the SQLite store (one writer, one reader, migrations), the error
 //! kinds every error reports, dates, image types from bytes, whole files' types (the extension
-//! a declared type is stored under, and what may go to another app), secrets inside addresses,
-//! and the holders of rows shared between processes.
+//! a declared type is stored under, and what may go to another app), the `books/` folder and
+//! its atomic writes (`part_files`), secrets inside addresses, and the holders of rows shared
+//! between processes.
 //!
 //! Does not: know servers, books, settings or catalogs (`carrel-library` and above), talk HTTP
 //! or parse feeds. It depends on no other Carrel crate, and Cargo refuses an upward use: code

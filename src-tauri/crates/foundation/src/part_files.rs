@@ -1,10 +1,18 @@
 //! Where downloaded parts live on disk, and how they get there without ever leaving a torn file.
 //!
 //! Layout under the data dir: `books/<book id>/pages/<page>.<ext>`, `books/<book id>/book.<ext>`
-//! (a whole acquisition), `books/<book id>/cover.<ext>`. A part is written to a `.part` file in
-//! the same folder, synced, renamed into place and the folder synced — only then may the stack
-//! mark it done. A finished file therefore always has all its bytes, so a restart that finds
-//! one never downloads it again.
+//! (a whole acquisition), `books/<book id>/cover.<ext>`.
+//!
+//! A page or cover is written whole in one go ([`write_atomically`],
+//! [`write_atomically_unsynced`]): on Linux as a file with no name (`O_TMPFILE`) that gets its
+//! name once all its bytes are in it (`linkat`), one change to the folder; elsewhere, or when a
+//! file of that name is there already, under a temporary name (`<name>.<random>.tmp.part`)
+//! renamed over it. Either way the name never holds part of the bytes. The executor writes
+//! pages unsynced and makes a batch durable with [`sync_written`] (each file, then each folder
+//! once) before the stack marks their tasks done. A whole-book download streams into
+//! `book.<task id>.part` ([`PartialFile`], resumed at its last checkpoint), which is synced and
+//! renamed to `book.<ext>` when complete. A finished file therefore always has all its bytes,
+//! so a restart that finds one never downloads it again.
 //!
 //! Also collects orphans: folders of books the store no longer knows, and stray temp files.
 //! Owns the `books/` folder; knows nothing of SQL or HTTP.
@@ -234,8 +242,8 @@ fn find_with_stem(dir: &Path, stem: &str) -> Option<PathBuf> {
     })
 }
 
-/// Writes `bytes` to `path` so that `path` either does not exist or holds all of them:
-/// temp file, fsync, rename, fsync of the folder.
+/// Writes `bytes` to `path` so that `path` either does not exist or holds all of them, and
+/// syncs the file and its folder before returning: see [`put_in_place`].
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     put_in_place(path, bytes, Durability::Synced)
 }
@@ -255,8 +263,9 @@ enum Durability {
     Unsynced,
 }
 
-/// Writes `bytes` to a temporary file beside `path` and renames it into place, so `path` never
-/// holds part of them; the temporary file is removed when anything fails.
+/// Puts `bytes` at `path` so that `path` never holds part of them: on Linux unnamed then named
+/// (`put_unnamed`); where that cannot be done, written to a temporary file beside `path` and
+/// renamed into place, the temporary file removed when anything fails.
 fn put_in_place(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
     let dir = path
         .parent()
@@ -352,7 +361,7 @@ fn put_unnamed(dir: &Path, path: &Path, bytes: &[u8], durability: Durability) ->
 /// once. Every file's data is handed to the disk first, all at once; then each file is synced.
 /// Synced one after the other from the start, each file's data went out alone and each sync
 /// committed the filesystem's journal again: a batch of 64 pages of 1 KiB took longer to sync
-/// than the executor took to fetch the next 64 (see docs/ARCHITECTURE.md). Handed over
+/// than the executor took to fetch the next 64 (see tests/bench/HISTORY.md). Handed over
 /// together, their writes go out in one pass and the first sync commits the journal for all of
 /// them, so the rest cost little.
 pub fn sync_written(paths: &[PathBuf]) -> io::Result<()> {

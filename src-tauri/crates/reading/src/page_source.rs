@@ -5,8 +5,10 @@
 //! Comics a server offers only as one archive file are served the same way, from the archive
 //! ([`crate::archive_pages`]).
 //!
-//! A page counts as stored only once its task is done (the file is moved into place before the
-//! task is marked done, so a done task's file is whole). The image type is sniffed from the
+//! A page counts as stored once its task records the file's size
+//! ([`carrel_engine::download_stack::is_page_stored`]): the executor records it only after the
+//! page is in place whole, so a window reads it while its task is still held for the batch's
+//! sync, before the task is marked done. The image type is sniffed from the
 //! bytes, and a page whose header claims more pixels than a window is given is refused before
 //! it is served ([`PageImage::checked`], which archive pages pass too). Owns no table; speaks
 //! through [`carrel_library::books`], [`carrel_engine::book_downloads`],
@@ -170,7 +172,7 @@ impl From<page_range::OutOfRange> for PageError {
     }
 }
 
-/// The stored file of a page whose task is done, if any.
+/// The stored file of a page, if its task records it stored (done, or held with its size).
 pub fn stored_path(store: &Store, book_id: i64, page: i64) -> Result<Option<PathBuf>, PageError> {
     if !download_stack::is_page_stored(store, book_id, page)? {
         return Ok(None);

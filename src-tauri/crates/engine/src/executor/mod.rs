@@ -11,8 +11,8 @@
 //! something new is pushed) while the other servers' tasks go on; a local failure (the disk)
 //! backs the whole run off; a failed `resource` is recorded and skipped; 404/410 fail the task with its reason;
 //! 401/403 pause that server with "authentication needed". A prioritary push preempts a
-//! non-prioritary whole-file download at its next chunk boundary (it is checkpointed and
-//! resumed later).
+//! non-prioritary whole-file download within `ExecutorConfig::preempt_poll` (it is checkpointed
+//! and resumed later).
 //!
 //! Reports through a [`ProgressSink`]. Owns no table: it drives [`crate::download_stack`],
 //! [`carrel_foundation::part_files`] and [`carrel_http::http_fetch`].
@@ -65,8 +65,8 @@ use settle::*;
 
 use page_ahead::{Ahead, FollowUp};
 
-/// See [`ExecutorConfig::checkpoint_bytes`]; docs/ARCHITECTURE.md gives the measurements that
-/// chose it.
+/// See [`ExecutorConfig::checkpoint_bytes`]; tests/bench/HISTORY.md gives the measurements
+/// that chose it.
 pub const CHECKPOINT_BYTES: u64 = 16 << 20;
 
 #[derive(Debug, Clone)]
