@@ -1139,7 +1139,7 @@ pub fn is_page_done(store: &Store, book_id: i64, page: i64) -> Result<bool, Stor
 }
 
 /// The state of a book's task for page `page`, and its failure if any (the newest such task),
-/// read through the index: a window waiting for a page looks every few milliseconds.
+/// read through the index: a window waiting for a page looks at it after every wake.
 pub fn page_task_state(
     store: &Store,
     book_id: i64,
