@@ -6,7 +6,7 @@
 //! `target/bench/engine.json`.
 //!
 //! ```text
-//! carrel-bench [--only stack,download,throughput,preemption,memory,archive,page-turn,cold-start] [--json PATH]
+//! carrel-bench [--only stack,download,throughput,preemption,memory,archive,page-wait,page-turn,cold-start] [--json PATH]
 //! ```
 //!
 //! `download` also runs the resume measurement, which reuses its data dirs. `throughput` stands
@@ -18,7 +18,8 @@
 //! Layout:
 //! - [`stack`], [`engine`], [`throughput`], [`preemption`], [`memory`]: the engine without a
 //!   window; [`archives`]: pages read
-//!   from comics kept as one archive file;
+//!   from comics kept as one archive file; [`page_wait`]: a window waiting for a page being
+//!   downloaded;
 //! - [`window`]: launching the app and reading the webview's clocks; [`page_turn`] and
 //!   [`cold_start`]: the window benchmarks;
 //! - [`report`]: summaries, the table and the JSON.
@@ -28,6 +29,7 @@ mod cold_start;
 mod engine;
 mod memory;
 mod page_turn;
+mod page_wait;
 mod preemption;
 mod report;
 mod scratch;
@@ -43,13 +45,14 @@ use serde_json::json;
 
 use report::Report;
 
-const GROUPS: [&str; 8] = [
+const GROUPS: [&str; 9] = [
     "stack",
     "download",
     "throughput",
     "preemption",
     "memory",
     "archive",
+    "page-wait",
     "page-turn",
     "cold-start",
 ];
@@ -213,6 +216,13 @@ fn main() -> Result<()> {
             .enable_all()
             .build()?;
         archives::run_remote(&mut report, &runtime)?;
+    }
+    if wants("page-wait") {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        page_wait::run(&mut report, &runtime)?;
     }
     if window_groups {
         let runtime = tokio::runtime::Builder::new_multi_thread()

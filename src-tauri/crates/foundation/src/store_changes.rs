@@ -24,7 +24,7 @@ use tokio::sync::watch;
 use crate::store::Store;
 
 /// How often another process's commits are looked for while someone watches.
-pub const OUTSIDE_LOOK: Duration = Duration::from_millis(20);
+pub const OUTSIDE_LOOK: Duration = Duration::from_millis(4);
 
 /// The count of commits, and whether the thread that sees other processes' runs.
 pub(crate) struct Changes {
