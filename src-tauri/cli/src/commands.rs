@@ -28,7 +28,7 @@ use serde_json::json;
 
 use crate::{
     sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, NetworkCommand,
-    SearchArgs, SeriesCommand, ServerCommand, SettingsCommand, StoreArgs, SyncArgs,
+    NotesCommand, SearchArgs, SeriesCommand, ServerCommand, SettingsCommand, StoreArgs, SyncArgs,
 };
 
 /// A failure: its exit code and its one line.
@@ -171,6 +171,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Sync(args) => sync(&ctx, args).await,
         Command::Status => status(&ctx),
         Command::Path { book_id, page } => path(&ctx, book_id, page),
+        Command::Notes(cmd) => notes(&ctx, cmd),
     }
 }
 
@@ -1115,6 +1116,70 @@ fn state_name(state: &book_downloads::BookState) -> String {
         .ok()
         .and_then(|v| v["state"].as_str().map(str::to_owned))
         .unwrap_or_default()
+}
+
+fn notes(ctx: &Context, cmd: NotesCommand) -> CliResult {
+    use carrel_core::reading::annotation_export::{self, ExportFormat};
+    use carrel_core::reading::annotations::{self, AnnotationKind, Locator};
+    match cmd {
+        NotesCommand::List { book_id } => {
+            let book = books::get(&ctx.store, book_id)?;
+            let list = annotations::list_for_book(&ctx.store, book_id)?;
+            if ctx.json {
+                print_json(json!({ "book_id": book_id, "annotations": list }));
+                return Ok(());
+            }
+            if list.is_empty() {
+                println!("\"{}\" has no bookmarks or highlights", book.title);
+            }
+            for a in &list {
+                let kind = match (a.kind, a.colour) {
+                    (AnnotationKind::Highlight, Some(c)) => format!("highlight ({})", c.as_str()),
+                    (kind, _) => kind.as_str().to_owned(),
+                };
+                let place = match &a.locator {
+                    Locator::Pdf { page, .. } => format!("  p. {}", u64::from(*page) + 1),
+                    Locator::Epub { .. } => String::new(),
+                };
+                let chapter = a
+                    .chapter
+                    .as_deref()
+                    .map(|c| format!("  {c}"))
+                    .unwrap_or_default();
+                let date = &carrel_core::foundation::timestamps::format_rfc3339(a.created_ms)[..10];
+                println!("{}\t{kind}\t{date}{place}{chapter}", a.id);
+                for line in a.quote.iter().flat_map(|q| q.lines()) {
+                    println!("\t> {line}");
+                }
+                for line in a.note.iter().flat_map(|n| n.lines()) {
+                    println!("\t{line}");
+                }
+            }
+            Ok(())
+        }
+        NotesCommand::Export {
+            book_id,
+            format,
+            output,
+        } => {
+            let format: ExportFormat = format.parse().map_err(|e: String| CliError::new(2, e))?;
+            let text = annotation_export::export_book(&ctx.store, book_id, format)?;
+            match output {
+                Some(file) => {
+                    std::fs::write(&file, &text).map_err(|e| {
+                        CliError::new(5, format!("cannot write {}: {e}", file.display()))
+                    })?;
+                    if ctx.json {
+                        print_json(json!({ "book_id": book_id, "path": file }));
+                    } else {
+                        println!("saved to {}", file.display());
+                    }
+                }
+                None => print!("{text}"),
+            }
+            Ok(())
+        }
+    }
 }
 
 fn path(ctx: &Context, book_id: i64, page: Option<i64>) -> CliResult {

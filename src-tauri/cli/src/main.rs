@@ -98,6 +98,10 @@ enum Command {
     /// any KOSync server (sign in, show, send now, sign out).
     #[command(subcommand)]
     Kosync(KosyncCommand),
+    /// Bookmarks and highlights (with their notes) made in a book's reader: list them, or export
+    /// them as Markdown or JSON.
+    #[command(subcommand)]
+    Notes(NotesCommand),
     /// The local file of a stored book or page.
     Path {
         book_id: i64,
@@ -266,6 +270,23 @@ enum KosyncCommand {
     Push,
     /// Forget the account; nothing more is sent.
     Logout,
+}
+
+#[derive(Debug, Subcommand)]
+enum NotesCommand {
+    /// A book's bookmarks and highlights, in the book's order (`--json`: as the app reads them).
+    List { book_id: i64 },
+    /// A book's bookmarks and highlights as Markdown (title, a heading per chapter, each
+    /// highlight quoted with its note and date) or JSON (a versioned shape), to standard output
+    /// or a file.
+    Export {
+        book_id: i64,
+        #[arg(long, value_parser = ["markdown", "json"], default_value = "markdown")]
+        format: String,
+        /// Write to this file instead of standard output.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]

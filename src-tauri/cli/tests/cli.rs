@@ -2,7 +2,8 @@
 //! server on loopback.
 //!
 //! - commands: exit codes and output of the server, browse, store, open, status, path and
-//!   series commands (a series' window, a server's default), `next` and `mark`;
+//!   series commands (a series' window, a server's default), `next` and `mark`, and `notes`
+//!   (bookmarks and highlights listed and exported);
 //! - several processes: six `sync --wait` on one data dir — one request in flight, every part
 //!   fetched once, every book complete;
 //! - a full disk: `sync --until-idle` on a small tmpfs stops with the work left, says so and
@@ -1337,4 +1338,152 @@ fn mark_with_series_marks_every_book_of_the_series_and_sends_each() {
         (Some(0.0), Some(0.0), Some(0.0))
     );
     assert_eq!(code(&cli.run(&["mark", "9999", "read", "--series"])), 3);
+}
+
+/// A data dir with an EPUB book and two highlights with notes, made through the core as the
+/// reader's window makes them: the book's id and the highlights' ids.
+fn book_with_highlights(cli: &Cli) -> (i64, [i64; 2]) {
+    use carrel_core::foundation::{clock, data_dir::DataDir, store::Store};
+    use carrel_core::library::books::{self, BookFormat, CatalogBook};
+    use carrel_core::library::servers::{self, NewServer};
+    use carrel_core::reading::annotations::{self, AnnotationKind, Colour, Locator, NewAnnotation};
+
+    let store = Store::open(&DataDir::new(&cli.data), clock::system()).unwrap();
+    let server = servers::add(
+        &store,
+        &NewServer {
+            name: "lib".into(),
+            url: "http://127.0.0.1:9/opds".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let book = books::remember(
+        &store,
+        server.id,
+        &CatalogBook {
+            catalog_id: "urn:middlemarch".into(),
+            title: "Middlemarch".into(),
+            authors: vec!["George Eliot".into()],
+            format: BookFormat::Epub,
+            stream_template: None,
+            page_count: None,
+            page_base: 0,
+            page_list: Vec::new(),
+            file_url: Some("http://127.0.0.1:9/books/middlemarch.epub".into()),
+            file_type: Some("application/epub+zip".into()),
+            file_length: None,
+            cover_url: None,
+            progression_url: None,
+            read_progress_url: None,
+        },
+    )
+    .unwrap();
+    let highlight = |cfi: &str, chapter: &str, quote: &str, note: &str, colour| NewAnnotation {
+        kind: AnnotationKind::Highlight,
+        locator: Locator::Epub { cfi: cfi.into() },
+        chapter: Some(chapter.into()),
+        quote: Some(quote.into()),
+        note: Some(note.into()),
+        colour: Some(colour),
+    };
+    // Added out of the book's order: the list and the export put them in it.
+    let second = annotations::add(
+        &store,
+        book.id,
+        &highlight(
+            "epubcfi(/6/8!/4/2,/1:0,/1:15)",
+            "Chapter I",
+            "Miss Brooke had that kind of beauty",
+            "Dorothea, at once",
+            Colour::Pink,
+        ),
+    )
+    .unwrap();
+    let first = annotations::add(
+        &store,
+        book.id,
+        &highlight(
+            "epubcfi(/6/4!/4/2,/1:0,/1:40)",
+            "Prelude",
+            "Who that cares much to know the history of man",
+            "Saint Theresa\nthe *foundress*",
+            Colour::Yellow,
+        ),
+    )
+    .unwrap();
+    (book.id, [first.id, second.id])
+}
+
+#[test]
+fn notes_lists_and_exports_a_books_highlights_with_their_notes() {
+    let cli = Cli::new();
+    let (book, [first, second]) = book_with_highlights(&cli);
+    let book = book.to_string();
+
+    let md = cli.ok(&["notes", "export", &book]);
+    assert!(md.starts_with("# Middlemarch\n"), "{md}");
+    assert!(md.contains("## Prelude\n"), "{md}");
+    assert!(
+        md.contains("> Who that cares much to know the history of man\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Saint Theresa\\\nthe \\*foundress\\*\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("> Miss Brooke had that kind of beauty\n"),
+        "{md}"
+    );
+    assert!(md.contains("Dorothea, at once\n"), "{md}");
+    assert!(
+        md.find("Prelude").unwrap() < md.find("Chapter I").unwrap(),
+        "in the book's order: {md}"
+    );
+
+    let listed = cli.json(&["notes", "list", &book]);
+    let ids: Vec<i64> = listed["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![first, second]);
+    assert_eq!(
+        listed["annotations"][0]["note"],
+        "Saint Theresa\nthe *foundress*"
+    );
+    assert_eq!(listed["annotations"][1]["colour"], "pink");
+    let text = cli.ok(&["notes", "list", &book]);
+    assert!(
+        text.contains("highlight (yellow)") && text.contains("\tSaint Theresa\n"),
+        "{text}"
+    );
+
+    let file = cli.data.with_file_name("notes.json");
+    let saved = cli.ok(&[
+        "notes",
+        "export",
+        &book,
+        "--format",
+        "json",
+        "--output",
+        file.to_str().unwrap(),
+    ]);
+    assert!(saved.contains("notes.json"), "{saved}");
+    let exported: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(exported["version"], 1);
+    assert_eq!(exported["book"]["title"], "Middlemarch");
+    assert_eq!(
+        exported["annotations"][1]["quote"],
+        "Miss Brooke had that kind of beauty"
+    );
+
+    assert_eq!(code(&cli.run(&["notes", "export", "9999"])), 3);
+    assert_eq!(code(&cli.run(&["notes", "list", "9999"])), 3);
+    assert_eq!(
+        code(&cli.run(&["notes", "export", &book, "--format", "pdf"])),
+        2
+    );
 }
