@@ -3,15 +3,14 @@
 //! a password or a bearer token; the key lives in the secret store, never in the database.
 
 use carrel_core::{
-    catalog::client::CatalogClient,
     catalog::client::CatalogError,
-    http::http_fetch::{FetchError, HttpClient, HttpConfig},
+    http::http_fetch::FetchError,
     library::credentials::Secret,
     library::servers::{self, NewServer},
 };
 use fixture_server::{Behavior, Config};
 
-use crate::support::Env;
+use crate::support::{http, Env};
 
 const KEY: &str = "k0mga-4pi-k3y-1234567890";
 
@@ -27,7 +26,7 @@ async fn an_api_key_signs_in_as_x_api_key_and_only_so() {
     })
     .expect("the fixture server starts");
     let env = Env::new();
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let http = http();
     let add = |name: &str, api_key: bool| {
         servers::add_with_secret(
             &env.store,
@@ -44,11 +43,7 @@ async fn an_api_key_signs_in_as_x_api_key_and_only_so() {
     };
     let keyed = add("Komga", true);
     assert!(keyed.api_key);
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let client = env.catalog(&http);
     let page = client.browse(&keyed, Some("/opds/books")).await.unwrap();
     assert!(!page.entries.is_empty());
     // The same key as a bearer token is not what the server takes.
@@ -119,7 +114,7 @@ async fn a_kavita_key_in_the_catalog_address_works_and_never_reaches_the_databas
     })
     .expect("the fixture server starts");
     let env = Env::new();
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let http = http();
     let server = servers::add_with_secret(
         &env.store,
         &env.credentials,
@@ -133,11 +128,7 @@ async fn a_kavita_key_in_the_catalog_address_works_and_never_reaches_the_databas
     .unwrap();
     assert!(!server.url.contains(KAVITA_KEY), "{}", server.url);
     assert!(server.url.ends_with("/api/opds/~apikey~"), "{}", server.url);
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let client = env.catalog(&http);
     let root = client.browse(&server, None).await.unwrap();
     let books_feed = root
         .entries

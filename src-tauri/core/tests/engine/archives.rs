@@ -228,9 +228,7 @@ fn hostile_archives_get_clear_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     use carrel_core::{
-        catalog::client::CatalogClient,
         engine::executor::{Finish, RunMode},
-        http::http_fetch::{HttpClient, HttpConfig},
         library::books,
         reading::archive_pages,
         reading::page_source::{self, PageError, WaitPolicy},
@@ -250,12 +248,8 @@ async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     .unwrap();
     let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
     let (env, server, id) = whole_file_comic(&fixture, &meta.title).await;
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = crate::support::http();
+    let client = env.catalog(&http);
     let book = books::get(&env.store, id).unwrap();
     assert!(
         !book.streams_pages() && archive_pages::is_archive_comic(&book),
@@ -492,18 +486,11 @@ async fn whole_file_comic(
     carrel_core::library::servers::Server,
     i64,
 ) {
-    use carrel_core::{
-        catalog::client::{CatalogClient, CatalogItem},
-        http::http_fetch::{HttpClient, HttpConfig},
-    };
+    use carrel_core::catalog::client::CatalogItem;
     let env = crate::support::Env::new();
     let server = env.add_server("calibre", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = crate::support::http();
+    let client = env.catalog(&http);
     let page = client.browse(&server, Some("/opds/books")).await.unwrap();
     let id = page
         .entries

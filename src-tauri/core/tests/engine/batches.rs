@@ -9,12 +9,11 @@ use carrel_core::{
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind},
     foundation::store::Store,
-    http::http_fetch::{HttpClient, HttpConfig},
     library::books,
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, http, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
@@ -49,6 +48,20 @@ async fn feed_ids(
     ids
 }
 
+/// A data dir with `fixture`'s catalog, its books feed kept as one batch: the books in reading
+/// order and the batch.
+async fn books_kept(fixture: &RunningServer) -> (Env, Vec<i64>, download_batches::BatchView) {
+    let env = Env::new();
+    let server = env.add_server("lib", &fixture.url("/opds"));
+    let http = http();
+    let client = env.catalog(&http);
+    let order = feed_ids(&client, &server, "/opds/books").await;
+    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
+        .await
+        .unwrap();
+    (env, order, batch)
+}
+
 #[tokio::test]
 async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
     // 23 books, 5 a page: the batch follows four `next` links.
@@ -59,12 +72,8 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
     });
     let env = Env::new();
     let server = env.add_server("lib", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let order = feed_ids(&client, &server, "/opds/books").await;
     assert_eq!(order.len(), 23);
 
@@ -157,12 +166,8 @@ async fn cancelling_a_batch_stops_its_downloads_and_unkeeps_only_its_unfinished_
     });
     let env = Env::new();
     let server = env.add_server("lib", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let order = feed_ids(&client, &server, "/opds/books").await;
     book_downloads::store_book(&env.store, order[0]).unwrap();
     env.sync(fast_config()).await;
@@ -202,12 +207,8 @@ async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
     });
     let env = Env::new();
     let server = env.add_server("lib", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let first = download_batches::keep_feed(&client, &server, Some("/opds/books"))
         .await
         .unwrap();
@@ -245,12 +246,8 @@ async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
     });
     let env = Env::new();
     let server = env.add_server("lib", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let ids = feed_ids(&client, &server, "/opds/comics").await;
     assert!(ids.len() >= 2, "{ids:?}");
     settings::set(&env.store, &BooksKept(1)).unwrap();
@@ -283,18 +280,7 @@ async fn a_book_cancelled_out_of_a_batch_stays_cancelled_and_an_empty_batch_ends
         books: 3,
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("lib", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
-    let order = feed_ids(&client, &server, "/opds/books").await;
-    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
-        .await
-        .unwrap();
+    let (env, order, batch) = books_kept(&fixture).await;
     assert_eq!(queued_books(&env.store), order);
 
     book_downloads::cancel_book(&env.store, order[0]).unwrap();
@@ -342,18 +328,7 @@ async fn a_book_removed_from_the_device_leaves_its_batch_done_with_what_is_left(
         books: 3,
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("lib", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
-    let order = feed_ids(&client, &server, "/opds/books").await;
-    let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
-        .await
-        .unwrap();
+    let (env, order, batch) = books_kept(&fixture).await;
     env.sync(fast_config()).await;
     assert_eq!(
         download_batches::view(&env.store, batch.id).unwrap().stored,

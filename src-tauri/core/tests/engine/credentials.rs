@@ -5,8 +5,7 @@
 //! cookies, a Kavita path key, a request with a body and KOReader sync.
 
 use carrel_core::{
-    catalog::client::CatalogClient,
-    http::http_fetch::{FetchError, HttpClient, HttpConfig, ServerAccess},
+    http::http_fetch::{FetchError, ServerAccess},
     http::server_discovery::{self, DiscoveryError, Elsewhere, SignIn},
     library::credentials::Secret,
     library::servers::{self, NewServer, Server},
@@ -14,7 +13,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::Env;
+use crate::support::{http, Env};
 
 const PASSWORD: &str = "alice's secret";
 
@@ -159,12 +158,8 @@ async fn the_password_goes_only_after_the_server_asked_for_it() {
 async fn a_redirect_to_another_host_carries_no_credential_of_any_kind() {
     let elsewhere = other_host(Behavior::default());
     let env = Env::new();
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     // A password, an API key and a bearer token, each to a library that sends its feeds away.
     for (user, api_key, behavior) in [
         (
@@ -256,12 +251,8 @@ async fn a_kavita_key_never_leaves_in_a_referer() {
     );
     let env = Env::new();
     let server = env.add_server("Kavita", &library.url(&format!("/api/opds/{KEY}")));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     client.browse(&server, None).await.unwrap();
     library.set_behavior(Behavior {
         redirect_to: Some(elsewhere.base_url()),

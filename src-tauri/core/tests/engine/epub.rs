@@ -6,10 +6,9 @@
 use std::time::Duration;
 
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogItem},
+    catalog::client::CatalogItem,
     engine::book_downloads,
     engine::executor::{Finish, RunMode},
-    http::http_fetch::{HttpClient, HttpConfig},
     library::books::BookFormat,
     library::servers::Server,
     reading::book_source,
@@ -19,7 +18,7 @@ use carrel_core::{
 };
 use fixture_server::{BookKind, Config, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, http, Env};
 
 fn start() -> RunningServer {
     fixture_server::Server::start(Config {
@@ -31,12 +30,8 @@ fn start() -> RunningServer {
 
 /// The local id and the fixture id of the fixture's first EPUB, and a comic's local id.
 async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, u32, i64) {
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     let mut epub = None;
     let mut comic = None;

@@ -6,19 +6,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogItem},
+    catalog::client::CatalogItem,
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind, TaskState},
     engine::executor::{ExecutorConfig, Finish, RunMode},
     engine::progress::{DownloadEvent, ProgressSink, RecordingSink},
     foundation::part_files::PartFiles,
-    http::http_fetch::{HttpClient, HttpConfig},
     library::books,
     library::servers::{self, Server},
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
-use crate::support::{fast_config, wait_for_event, Env};
+use crate::support::{fast_config, http, wait_for_event, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
@@ -26,12 +25,8 @@ fn start(config: Config) -> RunningServer {
 
 /// Registers every book of the fixture's "All books" feed; returns catalog id number → local id.
 async fn register_books(env: &Env, server: &Server) -> BTreeMap<u32, i64> {
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let mut ids = BTreeMap::new();
     let mut feed = Some("/opds/books".to_owned());
     while let Some(url) = feed {
@@ -347,6 +342,20 @@ async fn a_page_cut_short_before_its_batch_was_synced_is_fetched_again_and_a_who
     assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
 }
 
+/// The whole file stored for book `id`.
+fn stored_file(env: &Env, id: i64) -> Vec<u8> {
+    std::fs::read(PartFiles::new(env.dir.books()).find_book_file(id).unwrap()).unwrap()
+}
+
+/// Runs an executor until the stack is empty, saving its place every 4 KiB.
+async fn sync_with_small_checkpoints(env: &Env) {
+    let config = ExecutorConfig {
+        checkpoint_bytes: 4 * 1024,
+        ..fast_config()
+    };
+    assert_eq!(env.sync(config).await.0, Finish::Idle);
+}
+
 fn one_epub() -> Config {
     // Book ids divisible by 3 are EPUBs.
     Config {
@@ -389,12 +398,7 @@ async fn a_broken_range_download_resumes_where_it_stopped_without_repeating_byte
         )),
         "the reset was seen"
     );
-    let stored = std::fs::read(
-        PartFiles::new(env.dir.books())
-            .find_book_file(ids[&3])
-            .unwrap(),
-    )
-    .unwrap();
+    let stored = stored_file(&env, ids[&3]);
     assert_eq!(stored, fixture.book_bytes(3).unwrap());
     let sent = fixture.stats().bytes("/books/3/file");
     assert!(
@@ -444,19 +448,8 @@ async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_v
     fixture.clear_faults();
     let revised = fixture.revise_book(3).unwrap();
     assert_ne!(fixture.book_bytes(3).unwrap(), old);
-    let (finish, _) = env
-        .sync(ExecutorConfig {
-            checkpoint_bytes: 4 * 1024,
-            ..fast_config()
-        })
-        .await;
-    assert_eq!(finish, Finish::Idle);
-    let stored = std::fs::read(
-        PartFiles::new(env.dir.books())
-            .find_book_file(ids[&3])
-            .unwrap(),
-    )
-    .unwrap();
+    sync_with_small_checkpoints(&env).await;
+    let stored = stored_file(&env, ids[&3]);
     assert_eq!(stored.len() as u64, revised.length);
     assert_eq!(
         stored,
@@ -478,19 +471,8 @@ async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
     });
     let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&3]).unwrap();
-    let (finish, _) = env
-        .sync(ExecutorConfig {
-            checkpoint_bytes: 4 * 1024,
-            ..fast_config()
-        })
-        .await;
-    assert_eq!(finish, Finish::Idle);
-    let stored = std::fs::read(
-        PartFiles::new(env.dir.books())
-            .find_book_file(ids[&3])
-            .unwrap(),
-    )
-    .unwrap();
+    sync_with_small_checkpoints(&env).await;
+    let stored = stored_file(&env, ids[&3]);
     assert_eq!(stored, fixture.book_bytes(3).unwrap());
 }
 
@@ -758,12 +740,8 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
     let env = Env::new();
     // Without the password the catalog itself refuses.
     let server = env.add_server("Locked", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let err = client.browse(&server, None).await.unwrap_err();
     assert!(err.to_string().contains("authentication"), "{err}");
     servers::remove(&env.store, server.id).unwrap();
@@ -890,12 +868,7 @@ async fn a_prioritary_push_preempts_a_slow_background_file_download() {
         [TaskKind::Page, TaskKind::Page, TaskKind::File],
         "the opened book came first"
     );
-    let stored = std::fs::read(
-        PartFiles::new(env.dir.books())
-            .find_book_file(ids[&3])
-            .unwrap(),
-    )
-    .unwrap();
+    let stored = stored_file(&env, ids[&3]);
     assert_eq!(stored, fixture.book_bytes(3).unwrap());
     let sent = fixture.stats().bytes("/books/3/file");
     assert!(
@@ -1364,12 +1337,8 @@ async fn a_catalog_request_goes_between_two_pages_of_a_download() {
     let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
     // Wait for the download to be under way.
     wait_for_requests(&fixture, before + 3).await;
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     client.browse(&server, Some("/opds/books")).await.unwrap();
     let pages_by_then = fixture.stats().total_requests - before - 1;
     assert!(

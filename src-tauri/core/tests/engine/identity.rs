@@ -8,7 +8,6 @@ use carrel_core::{
     catalog::client::{CatalogClient, CatalogItem},
     engine::book_downloads,
     foundation::part_files::{self, PartFiles},
-    http::http_fetch::{HttpClient, HttpConfig},
     library::book_identity,
     library::books,
     library::servers::Server,
@@ -16,7 +15,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::Env;
+use crate::support::{http, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
@@ -48,12 +47,8 @@ async fn a_book_reached_through_every_view_is_one_book() {
     });
     let env = Env::new();
     let server = env.add_server("codex", &fixture.url("/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
 
     let mut seen = BTreeSet::new();
     for feed in ["/opds/books", "/opds/comics", "/opds/ebooks"] {

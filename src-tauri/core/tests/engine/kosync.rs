@@ -9,10 +9,9 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogItem},
+    catalog::client::CatalogItem,
     engine::book_downloads,
     foundation::clock::ManualClock,
-    http::http_fetch::{HttpClient, HttpConfig},
     library::books,
     library::credentials::Secret,
     library::servers::Server,
@@ -22,7 +21,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, GivenFile, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, http, Env};
 
 const USER: &str = "reader";
 /// md5("secret"): the key KOReader sends for the password "secret".
@@ -101,12 +100,8 @@ fn start(pdf: Vec<u8>) -> RunningServer {
 
 /// Book 1 listed, downloaded, its 5 pages counted by the reader; its local id.
 async fn stored_pdf(env: &Env, server: &Server) -> i64 {
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     let id = page
         .entries
@@ -161,7 +156,7 @@ async fn positions_go_to_the_sync_server_and_another_devices_newer_one_comes_bac
 
     // Page 3 (index 2) read here: sent as KOReader writes it.
     position_sync::record(&env.store, id, 2).unwrap();
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let http = http();
     let report = position_sync::flush(&env.store, &http, &env.credentials)
         .await
         .unwrap();
@@ -245,7 +240,7 @@ async fn a_wrong_password_is_refused_and_a_refused_account_keeps_positions_queue
     behavior.kosync_user = Some((USER.into(), "0".repeat(32)));
     fixture.set_behavior(behavior);
     position_sync::record(&env.store, id, 1).unwrap();
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let http = http();
     let report = position_sync::flush(&env.store, &http, &env.credentials)
         .await
         .unwrap();

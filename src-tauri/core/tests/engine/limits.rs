@@ -124,53 +124,47 @@ async fn a_partial_answer_claiming_a_terabyte_fails_for_good_and_keeps_nothing()
     drop(disk);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_answer_without_a_length_stops_at_the_largest_book_allowed() {
+/// Stores book 3 while the fixture sends its file without end, with the largest book allowed
+/// set to `max` (else the default) and `declared` the length the catalog gives: the download
+/// fails, its partial file deleted, and this is why.
+async fn failure_of_an_endless_file(max: Option<MaxBookSize>, declared: Option<u64>) -> String {
     let fixture = start();
     let (env, disk) = Env::on_small_disk(64);
-    settings::set(&env.store, &MaxBookSize(2 << 20)).unwrap();
+    if let Some(max) = max {
+        settings::set(&env.store, &max).unwrap();
+    }
     let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = epub(&env, &server, &fixture, None);
+    let book = epub(&env, &server, &fixture, declared);
     fixture.set_length_lie(Some(("/books/3/file", LengthLie::EndlessWhole)));
     book_downloads::store_book(&env.store, book).unwrap();
     assert_eq!(run_until_idle(&env).await.unwrap(), Finish::Idle);
     let task = file_task(&env, book);
     assert_eq!(task.state, TaskState::Failed, "{task:?}");
-    let reason = task.failure.unwrap();
+    assert!(
+        files_under(&env.dir.books()).is_empty(),
+        "the partial file is deleted"
+    );
+    drop(env);
+    drop(disk);
+    task.failure.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_without_a_length_stops_at_the_largest_book_allowed() {
+    let reason = failure_of_an_endless_file(Some(MaxBookSize(2 << 20)), None).await;
     assert!(
         reason.contains("more than") && reason.contains("2.1 MB"),
         "{reason}"
     );
-    assert!(
-        files_under(&env.dir.books()).is_empty(),
-        "the partial file is deleted"
-    );
-    drop(env);
-    drop(disk);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_longer_than_the_catalog_declared_is_refused() {
-    let fixture = start();
-    let (env, disk) = Env::on_small_disk(64);
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = epub(&env, &server, &fixture, Some(100_000));
-    fixture.set_length_lie(Some(("/books/3/file", LengthLie::EndlessWhole)));
-    book_downloads::store_book(&env.store, book).unwrap();
-    assert_eq!(run_until_idle(&env).await.unwrap(), Finish::Idle);
-    let task = file_task(&env, book);
-    assert_eq!(task.state, TaskState::Failed, "{task:?}");
-    let reason = task.failure.unwrap();
+    let reason = failure_of_an_endless_file(None, Some(100_000)).await;
     assert!(
         reason.contains("more than") && reason.contains("the catalog declared 100.0 kB"),
         "{reason}"
     );
-    assert!(
-        files_under(&env.dir.books()).is_empty(),
-        "the partial file is deleted"
-    );
-    drop(env);
-    drop(disk);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,61 +7,21 @@
 use std::collections::BTreeMap;
 
 use carrel_core::{
-    catalog::book_view::{self, BookMeta},
+    catalog::book_view::{self},
     catalog::client::{CatalogClient, CatalogItem},
     catalog::series_windows,
     engine::book_downloads::{self, BookState},
-    http::http_fetch::{HttpClient, HttpConfig},
     library::books::{self, Book},
     library::servers::Server,
     reading::kosync,
     reading::position_sync::{self, FlushReport},
     ErrorKind, Failure,
 };
-use fixture_server::{Config, RunningServer};
+use fixture_server::Config;
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, http, saga, Env};
 
 const PAGES: u32 = 3;
-
-fn http() -> HttpClient {
-    HttpClient::new(HttpConfig::default()).unwrap()
-}
-
-/// Books 1..=6 of a fixture of six 3-page comics: 1–5 in "Saga" (numbered 1, 2, 3, 4 and one
-/// without a number), made known out of order; 6 in no series.
-fn saga(env: &Env, fixture: &RunningServer) -> Vec<Book> {
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let mut made = Vec::new();
-    for (id, index) in [
-        (3, Some(3.0)),
-        (1, Some(1.0)),
-        (5, None),
-        (2, Some(2.0)),
-        (4, Some(4.0)),
-        (6, None),
-    ] {
-        let template = fixture.url(&format!(
-            "/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}"
-        ));
-        let book = env.comic(&server, &id.to_string(), PAGES, &template);
-        if id != 6 {
-            book_view::remember_meta(
-                &env.store,
-                book.id,
-                &BookMeta {
-                    series: Some("Saga".into()),
-                    series_index: index,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-        }
-        made.push((id, book));
-    }
-    made.sort_by_key(|(id, _)| *id);
-    made.into_iter().map(|(_, b)| b).collect()
-}
 
 fn ids(n: &series_windows::Neighbours) -> (Option<i64>, Option<i64>) {
     (
@@ -79,7 +39,7 @@ async fn a_books_neighbours_are_the_books_before_and_after_it_in_series_order() 
     })
     .unwrap();
     let env = Env::new();
-    let b = saga(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
     let of = |book: &Book| series_windows::neighbours(&env.store, book.id).unwrap();
 
     // The first has no previous book; the next is number 2, only on the server.
@@ -157,11 +117,7 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
     let env = Env::new();
     let server = env.add_server("Komga", &fixture.url("/opds"));
     let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let client = env.catalog(&http);
     let all = books_of_feed(&client, &server, "/opds/books").await;
     let before = series_windows::neighbours(&env.store, all[0]).unwrap();
     assert_eq!((before.series.clone(), ids(&before)), (None, (None, None)));
@@ -194,11 +150,7 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
 /// The local id of the fixture's book `fixture_id`, listed in its book feed.
 async fn listed(env: &Env, server: &Server, fixture_id: u32) -> i64 {
     let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let client = env.catalog(&http);
     let suffix = format!(":{fixture_id}");
     books_of_feed(&client, server, "/opds/books")
         .await

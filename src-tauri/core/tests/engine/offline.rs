@@ -14,7 +14,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::Env;
+use crate::support::{http, Env};
 
 fn start() -> RunningServer {
     fixture_server::Server::start(Config {
@@ -24,8 +24,18 @@ fn start() -> RunningServer {
     .expect("the fixture server starts")
 }
 
-fn http() -> HttpClient {
-    HttpClient::new(HttpConfig::default()).unwrap()
+/// The local ids of the books of the fixture's `/opds/books` feed, as the windows see it.
+async fn books_feed(
+    client: &CatalogClient<'_>,
+    server: &carrel_core::library::servers::Server,
+) -> Vec<i64> {
+    book_ids(
+        &client
+            .browse_view(server.id, Some("/opds/books"))
+            .await
+            .unwrap()
+            .entries,
+    )
 }
 
 fn book_ids(entries: &[CatalogViewItem]) -> Vec<i64> {
@@ -44,11 +54,7 @@ async fn a_feed_seen_before_is_shown_offline_when_the_server_is_away() {
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let client = env.catalog(&http);
     let root = client.browse_view(server.id, None).await.unwrap();
     assert!(!root.offline);
     assert!(root.searchable);
@@ -134,11 +140,7 @@ async fn a_feeds_books_say_whether_they_are_read() {
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let client = env.catalog(&http);
     let first = client
         .browse_view(server.id, Some("/opds/books"))
         .await
@@ -175,18 +177,8 @@ async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
-    let ids = book_ids(
-        &client
-            .browse_view(server.id, Some("/opds/books"))
-            .await
-            .unwrap()
-            .entries,
-    );
+    let client = env.catalog(&http);
+    let ids = books_feed(&client, &server).await;
     let book = books::get(&env.store, ids[0]).unwrap();
     let n: u32 = book.catalog_id.rsplit(':').next().unwrap().parse().unwrap();
     let cover_path = url::Url::parse(book.cover_url.as_deref().unwrap())
@@ -280,18 +272,8 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
     )
     .unwrap();
     let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
-    let ids = book_ids(
-        &client
-            .browse_view(server.id, Some("/opds/books"))
-            .await
-            .unwrap()
-            .entries,
-    );
+    let client = env.catalog(&http);
+    let ids = books_feed(&client, &server).await;
     let covers = CoverCache::new(&env.dir);
 
     // The password changes on the server: covers are refused, and not asked for again and again.
@@ -345,18 +327,8 @@ async fn a_data_cover_never_marks_the_server_away() {
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
-    let ids = book_ids(
-        &client
-            .browse_view(server.id, Some("/opds/books"))
-            .await
-            .unwrap()
-            .entries,
-    );
+    let client = env.catalog(&http);
+    let ids = books_feed(&client, &server).await;
     // One book's catalog entry names its cover inline.
     env.store
         .write(|tx| {
@@ -396,11 +368,7 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
         read_timeout: std::time::Duration::from_secs(2),
     })
     .unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let client = env.catalog(&http);
     client.browse_view(server.id, None).await.unwrap();
     client
         .browse_view(server.id, Some("/opds/books"))
@@ -444,11 +412,7 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
         .unwrap();
     assert!(skipping.offline, "not asked again by itself");
     let asking = http.asking_unresponsive();
-    let fresh = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &asking,
-    };
+    let fresh = env.catalog(&asking);
     let answered = fresh
         .browse_view(server.id, Some("/opds/books"))
         .await
@@ -485,11 +449,7 @@ async fn a_search_that_matches_nothing_is_an_empty_result() {
         let env = Env::new();
         let server = env.add_server("Fixture", &fixture.url("/opds"));
         let http = http();
-        let client = CatalogClient {
-            store: &env.store,
-            credentials: &env.credentials,
-            http: &http,
-        };
+        let client = env.catalog(&http);
         let found = client
             .search_view(server.id, "zzzqqq")
             .await

@@ -5,19 +5,18 @@
 use std::time::Duration;
 
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogItem},
+    catalog::client::CatalogItem,
     engine::book_downloads,
     engine::download_stack::TaskKind,
     engine::executor::{Finish, RunMode},
     engine::progress::DownloadEvent,
-    http::http_fetch::{HttpClient, HttpConfig},
     library::books,
     library::servers::Server,
     reading::page_source::{self, PageError, WaitPolicy},
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, http, Env};
 
 fn start_comic(pages: u32) -> RunningServer {
     fixture_server::Server::start(Config {
@@ -30,12 +29,8 @@ fn start_comic(pages: u32) -> RunningServer {
 
 /// The local id of the fixture's only book.
 async fn register_comic(env: &Env, server: &Server) -> i64 {
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     page.entries
         .into_iter()

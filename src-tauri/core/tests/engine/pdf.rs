@@ -12,10 +12,9 @@ use std::time::Duration;
 
 use carrel_core::{
     catalog::book_view,
-    catalog::client::{CatalogClient, CatalogItem},
+    catalog::client::CatalogItem,
     engine::book_downloads,
     engine::executor::Finish,
-    http::http_fetch::{HttpClient, HttpConfig},
     library::books,
     library::servers::Server,
     reading::book_reader::BookReader,
@@ -24,7 +23,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, GivenFile, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, http, Env};
 
 /// A 5-page PDF made by ReportLab (Debian's python3-reportlab).
 fn reportlab_pdf() -> Vec<u8> {
@@ -71,12 +70,8 @@ async fn book_one(env: &Env, server: &Server) -> (i64, BookReader) {
 
 /// The app's id of the fixture's book `n` (its catalog browsed), and the reader it opens in.
 async fn book_numbered(env: &Env, server: &Server, n: u32) -> (i64, BookReader) {
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     for item in page.entries {
         if let CatalogItem::Book { book_id, .. } = item {

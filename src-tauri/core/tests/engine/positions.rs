@@ -6,11 +6,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogItem},
+    catalog::client::CatalogItem,
     engine::book_downloads,
     foundation::clock::ManualClock,
     foundation::timestamps,
-    http::http_fetch::{HttpClient, HttpConfig},
     library::books,
     library::servers::Server,
     reading::epub_positions,
@@ -19,7 +18,7 @@ use carrel_core::{
 use fixture_server::{Config, RunningServer};
 use serde_json::json;
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, http, Env};
 
 fn start(port: u16) -> RunningServer {
     fixture_server::Server::start(Config {
@@ -32,13 +31,22 @@ fn start(port: u16) -> RunningServer {
     .expect("the fixture server starts")
 }
 
-fn http() -> HttpClient {
-    HttpClient::new(HttpConfig::default()).unwrap()
-}
-
 /// Browses the fixture's book list; returns the local id of its book 1 (a 20-page comic).
 async fn first_comic(env: &Env, server: &Server) -> i64 {
     listed_book(env, server, 1).await
+}
+
+/// What a flush of one position did: `sent` (the server has it), `server_newer` (it gave way
+/// to a newer one there) or `failed` (kept for later).
+fn one(outcome: &str) -> FlushReport {
+    let mut report = FlushReport::default();
+    *match outcome {
+        "sent" => &mut report.sent,
+        "server_newer" => &mut report.server_newer,
+        "failed" => &mut report.failed,
+        other => panic!("no flush outcome {other}"),
+    } = 1;
+    report
 }
 
 async fn flush(env: &Env) -> FlushReport {
@@ -84,13 +92,7 @@ async fn a_saved_position_reaches_the_servers_progression_document() {
     );
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(7));
 
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            sent: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("sent"));
     assert_eq!(server_page(&fixture), Some(7));
     let doc = fixture.progression(1).unwrap();
     assert_eq!(
@@ -147,20 +149,8 @@ async fn a_position_saved_offline_waits_in_the_outbox_until_the_server_is_back()
     fixture.stop();
 
     position_sync::record(&env.store, book, 11).unwrap();
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            failed: 1,
-            ..Default::default()
-        }
-    );
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            failed: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("failed"));
+    assert_eq!(flush(&env).await, one("failed"));
     let waiting = position_sync::pending(&env.store).unwrap();
     assert_eq!(waiting.len(), 1);
     assert_eq!(
@@ -171,13 +161,7 @@ async fn a_position_saved_offline_waits_in_the_outbox_until_the_server_is_back()
 
     // The same server comes back on the same address.
     let back = start(port);
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            sent: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("sent"));
     assert_eq!(server_page(&back), Some(11));
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
 }
@@ -193,13 +177,7 @@ async fn on_a_conflict_the_newer_position_wins() {
     let later = env.store.now_ms() + 3_600_000;
     fixture.set_progression(1, Some(locator(later, 15)));
     position_sync::record(&env.store, book, 3).unwrap();
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            server_newer: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("server_newer"));
     assert_eq!(server_page(&fixture), Some(14));
     assert_eq!(fixture.stats().progressions[&1].conflicts, 1);
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
@@ -208,13 +186,7 @@ async fn on_a_conflict_the_newer_position_wins() {
     // An older position on the server gives way to this device's.
     fixture.set_progression(1, Some(locator(env.store.now_ms() - 86_400_000, 2)));
     position_sync::record(&env.store, book, 9).unwrap();
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            sent: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("sent"));
     assert_eq!(server_page(&fixture), Some(9));
 }
 
@@ -319,11 +291,7 @@ async fn without_a_progression_document_the_page_streams_last_read_is_offered() 
 /// The local id of the fixture's book `fixture_id` after browsing its book list.
 async fn listed_book(env: &Env, server: &Server, fixture_id: u32) -> i64 {
     let http = http();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let client = env.catalog(&http);
     let suffix = format!(":{fixture_id}");
     client
         .browse(server, Some("/opds/books"))
@@ -364,13 +332,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
         (waiting[0].page, waiting[0].cfi.as_deref()),
         (None, Some("epubcfi(/6/8!/4/2/10/1:42)"))
     );
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            sent: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("sent"));
     let sent = fixture.progression(3).expect("the server has the position");
     assert_eq!(
         sent["locator"]["locations"]["fragments"],
@@ -496,13 +458,7 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
 
     // A page read here is sent, one-based.
     position_sync::record(&env.store, book, 6).unwrap();
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            sent: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("sent"));
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (6, 1));
     let http = http();
@@ -518,13 +474,7 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
     // Komga gave the last one: Komga's position is this device's own echo, not a newer one.
     clock.advance_ms(20_000);
     position_sync::record(&env.store, book, 7).unwrap();
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            sent: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("sent"));
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (7, 2));
     assert_eq!(
@@ -552,24 +502,12 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
     // A save older than Komga's gives way to it; a newer one is sent.
     clock.set_ms(wall - 3_600_000);
     position_sync::record(&env.store, book, 3).unwrap();
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            server_newer: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("server_newer"));
     assert_eq!(fixture.reading_position(1).unwrap().index, 14);
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
     clock.set_ms(wall + 3_600_000);
     position_sync::record(&env.store, book, 19).unwrap();
-    assert_eq!(
-        flush(&env).await,
-        FlushReport {
-            sent: 1,
-            ..Default::default()
-        }
-    );
+    assert_eq!(flush(&env).await, one("sent"));
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (19, 3));
     assert!(position_sync::pending(&env.store).unwrap().is_empty());

@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use carrel_core::{
-    catalog::book_view::{self, BookMeta},
     catalog::series_windows::{self, SeriesError, ServerDefault},
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind},
@@ -18,7 +17,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, saga, Env};
 
 const PAGES: u32 = 3;
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -31,41 +30,6 @@ fn start() -> RunningServer {
         ..Default::default()
     })
     .expect("the fixture server starts")
-}
-
-/// Books 1..=6 of the fixture; 1–5 in "Saga" (numbered 1, 2, 3, 4 and one without a number),
-/// made known out of order; 6 in no series.
-fn library(env: &Env, fixture: &RunningServer) -> Vec<Book> {
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let mut made = Vec::new();
-    for (id, index) in [
-        (3, Some(3.0)),
-        (1, Some(1.0)),
-        (5, None),
-        (2, Some(2.0)),
-        (4, Some(4.0)),
-        (6, None),
-    ] {
-        let template = fixture.url(&format!(
-            "/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}"
-        ));
-        let book = env.comic(&server, &id.to_string(), PAGES, &template);
-        if id != 6 {
-            book_view::remember_meta(
-                &env.store,
-                book.id,
-                &BookMeta {
-                    series: Some("Saga".into()),
-                    series_index: index,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-        }
-        made.push((id, book));
-    }
-    made.sort_by_key(|(id, _)| *id);
-    made.into_iter().map(|(_, b)| b).collect()
 }
 
 /// The books waiting in the stack, in the order they will be taken.
@@ -89,7 +53,7 @@ fn state(store: &Store, book: &Book) -> BookState {
 async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync() {
     let fixture = start();
     let env = Env::new();
-    let b = library(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
 
     let view = series_windows::keep(&env.store, b[0].id, 2, None).unwrap();
     assert_eq!(view.series, "Saga");
@@ -130,7 +94,7 @@ async fn finished_books_the_window_brought_go_after_their_days_and_a_book_pinned
     let fixture = start();
     let clock = ManualClock::new(1_700_000_000_000);
     let env = Env::with_clock(Arc::new(clock.clone()));
-    let b = library(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
     // The reader keeps book 3 offline themselves.
     books::set_pinned(&env.store, b[2].id, true).unwrap();
     book_downloads::store_book(&env.store, b[2].id).unwrap();
@@ -160,7 +124,7 @@ async fn finished_books_the_window_brought_go_after_their_days_and_a_book_pinned
 fn a_book_whose_entry_names_no_series_has_no_window_and_says_so() {
     let fixture = start();
     let env = Env::new();
-    let b = library(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
     let err = series_windows::keep(&env.store, b[5].id, 2, None).unwrap_err();
     assert!(matches!(err, SeriesError::NoSeries(_)), "{err}");
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
@@ -183,7 +147,7 @@ fn a_book_whose_entry_names_no_series_has_no_window_and_says_so() {
 fn a_book_the_server_says_was_read_to_its_end_is_not_kept_ahead() {
     let fixture = start();
     let env = Env::new();
-    let b = library(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
     // Book 2 was read to its last page on another device (the page stream's `pse:lastRead`).
     env.store
         .write(|tx| {
@@ -203,7 +167,7 @@ fn a_book_the_server_says_was_read_to_its_end_is_not_kept_ahead() {
 fn with_no_default_reading_a_series_without_a_window_queues_nothing() {
     let fixture = start();
     let env = Env::new();
-    let b = library(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
     // Another server's default is not this one's.
     let other = env.add_server("Other", &fixture.url("/opds?other"));
     series_windows::set_server_default(&env.store, other.id, 3, None).unwrap();
@@ -235,7 +199,7 @@ fn with_no_default_reading_a_series_without_a_window_queues_nothing() {
 async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_own() {
     let fixture = start();
     let env = Env::new();
-    let b = library(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
     let server = b[0].server_id;
 
     let set = series_windows::set_server_default(&env.store, server, 2, Some(7)).unwrap();
@@ -318,7 +282,7 @@ async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_ow
 fn a_series_own_window_overrides_the_servers_default() {
     let fixture = start();
     let env = Env::new();
-    let b = library(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
     let server = b[0].server_id;
     series_windows::keep(&env.store, b[0].id, 1, None).unwrap();
     series_windows::set_server_default(&env.store, server, 3, Some(0)).unwrap();
@@ -380,7 +344,7 @@ fn a_series_own_window_overrides_the_servers_default() {
 fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
     let fixture = start();
     let env = Env::new();
-    let b = library(&env, &fixture);
+    let b = saga(&env, &fixture, PAGES);
     let server = b[0].server_id;
     series_windows::set_server_default(&env.store, server, 2, None).unwrap();
     series_windows::record_position(&env.store, b[0].id, 0).unwrap();
@@ -456,12 +420,8 @@ async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
     .expect("the fixture server starts");
     let env = Env::new();
     let server = env.add_server("Komga", &fixture.url("/opds"));
-    let http = carrel_core::http::http_fetch::HttpClient::new(Default::default()).unwrap();
-    let client = carrel_core::catalog::client::CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = crate::support::http();
+    let client = env.catalog(&http);
 
     // The list of all books: no entry names a series.
     let all = books_of_feed(&client, &server, "/opds/books").await;

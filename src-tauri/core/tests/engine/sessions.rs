@@ -12,7 +12,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{fast_config, http, Env};
 
 const PAGES: u32 = 200;
 
@@ -45,12 +45,8 @@ async fn signed_in(env: &Env, fixture: &RunningServer) -> (Server, i64) {
         Some(&Secret::new("open sesame")),
     )
     .unwrap();
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let page = client.browse(&server, Some("/opds/books")).await.unwrap();
     let book_id = page
         .entries

@@ -4,15 +4,58 @@
 use std::sync::Arc;
 
 use carrel_core::{
+    catalog::book_view::{self, BookMeta},
+    catalog::client::CatalogClient,
     engine::executor::{Executor, ExecutorConfig, Finish, RunMode},
     engine::progress::{ProgressSink, RecordingSink},
     foundation::clock::{self, SharedClock},
     foundation::data_dir::DataDir,
     foundation::store::Store,
+    http::http_fetch::{HttpClient, HttpConfig},
     library::books::{self, Book, BookFormat, CatalogBook},
     library::credentials::Credentials,
     library::servers::{self, NewServer, Server},
 };
+
+/// Books 1..=6 of a fixture of six comics of `pages` pages: 1–5 in "Saga" (numbered 1, 2, 3, 4 and one
+/// without a number), made known out of order; 6 in no series.
+pub fn saga(env: &Env, fixture: &fixture_server::RunningServer, pages: u32) -> Vec<Book> {
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let mut made = Vec::new();
+    for (id, index) in [
+        (3, Some(3.0)),
+        (1, Some(1.0)),
+        (5, None),
+        (2, Some(2.0)),
+        (4, Some(4.0)),
+        (6, None),
+    ] {
+        let template = fixture.url(&format!(
+            "/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}"
+        ));
+        let book = env.comic(&server, &id.to_string(), pages, &template);
+        if id != 6 {
+            book_view::remember_meta(
+                &env.store,
+                book.id,
+                &BookMeta {
+                    series: Some("Saga".into()),
+                    series_index: index,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        }
+        made.push((id, book));
+    }
+    made.sort_by_key(|(id, _)| *id);
+    made.into_iter().map(|(_, b)| b).collect()
+}
+
+/// An HTTP client with the default settings.
+pub fn http() -> HttpClient {
+    HttpClient::new(HttpConfig::default()).unwrap()
+}
 
 pub struct Env {
     pub _tmp: tempfile::TempDir,
@@ -47,6 +90,15 @@ impl Env {
             dir,
             store,
             credentials,
+        }
+    }
+
+    /// The catalog calls of this env's store and credentials, over `http`.
+    pub fn catalog<'a>(&'a self, http: &'a HttpClient) -> CatalogClient<'a> {
+        CatalogClient {
+            store: &self.store,
+            credentials: &self.credentials,
+            http,
         }
     }
 
@@ -203,48 +255,4 @@ impl Drop for SmallDisk {
 
 /// A PNG whose header claims `width`×`height` pixels (8-bit RGB): its signature, IHDR and an
 /// IDAT holding the start of its first row — a kilobyte or so, whatever it claims.
-pub fn png_claiming(width: u32, height: u32) -> Vec<u8> {
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut crc = !0u32;
-        for &b in bytes {
-            crc ^= u32::from(b);
-            for _ in 0..8 {
-                crc = if crc & 1 == 1 {
-                    (crc >> 1) ^ 0xEDB8_8320
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        !crc
-    }
-    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let start = out.len();
-        out.extend_from_slice(kind);
-        out.extend_from_slice(data);
-        let crc = crc32(&out[start..]);
-        out.extend_from_slice(&crc.to_be_bytes());
-    }
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let ihdr = [
-        &width.to_be_bytes()[..],
-        &height.to_be_bytes(),
-        &[8, 2, 0, 0, 0],
-    ]
-    .concat();
-    chunk(&mut out, b"IHDR", &ihdr);
-    // zlib, one stored block: the first row's filter byte and 1,000 zeros, then its Adler-32.
-    let row = [0u8; 1001];
-    let len = row.len() as u16;
-    let idat = [
-        &[0x78, 0x01, 0x01][..],
-        &len.to_le_bytes(),
-        &(!len).to_le_bytes(),
-        &row,
-        &0x03e9_0001u32.to_be_bytes(),
-    ]
-    .concat();
-    chunk(&mut out, b"IDAT", &idat);
-    out
-}
+pub use carrel_core::foundation::image_type::test_support::png_header as png_claiming;

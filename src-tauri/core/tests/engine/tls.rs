@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogError, CatalogViewItem},
-    http::http_fetch::{FetchError, HttpClient, HttpConfig, ServerAccess},
+    catalog::client::{CatalogError, CatalogViewItem},
+    http::http_fetch::{FetchError, ServerAccess},
     http::server_discovery::{self, SignIn},
     library::servers::{self, NewServer, Server},
     ErrorKind,
@@ -23,7 +23,7 @@ use tokio_rustls::rustls::{
 };
 use tokio_rustls::TlsAcceptor;
 
-use crate::support::Env;
+use crate::support::{http, Env};
 
 /// Every step of a test is bounded: a hung handshake fails the test instead of stalling it.
 const STEP: Duration = Duration::from_secs(20);
@@ -173,12 +173,8 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
         !server.trust_self_signed,
         "certificates are checked by default"
     );
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
 
     // Not trusted: the certificate is refused, and the error says so.
     let err = tokio::time::timeout(STEP, client.browse(&server, None))
@@ -248,12 +244,8 @@ async fn trusting_one_server_does_not_trust_another() {
     .unwrap();
     // Another catalog on the same address and port, not trusted by the reader.
     let other = env.add_server("Other", &tls.url("/other/opds"));
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &http,
-    };
+    let http = http();
+    let client = env.catalog(&http);
     let page = tokio::time::timeout(STEP, client.browse(&own, None))
         .await
         .expect("bounded")
@@ -269,11 +261,7 @@ async fn trusting_one_server_does_not_trust_another() {
         "{err:?}"
     );
     let clone = http.clone();
-    let client = CatalogClient {
-        store: &env.store,
-        credentials: &env.credentials,
-        http: &clone,
-    };
+    let client = env.catalog(&clone);
     assert!(tokio::time::timeout(STEP, client.browse(&own, None))
         .await
         .expect("bounded")
@@ -298,7 +286,7 @@ async fn a_trusted_server_lends_its_trust_to_no_host_its_feeds_name() {
         },
     )
     .unwrap();
-    let http = HttpClient::new(HttpConfig::default()).unwrap();
+    let http = http();
     let access = ServerAccess::load(&server, &env.credentials).unwrap();
     let fetch = |url: String| {
         let http = http.clone();
