@@ -1,8 +1,11 @@
 /**
  * How the comic reader's page images loaded, shared by the page view and the strip: each page
  * by its index and attempt (a retry is a new attempt, so a new image element), and what the
- * pages shown add up to.
+ * pages shown add up to. A page decoded ahead of time (kept in `decoded`, or a PDF page drawn
+ * and decoded) counts as loaded from the moment it is shown: its picture is already there, so
+ * it is shown at once instead of after its element's load event.
  */
+import { DecodedPages } from './pageCache';
 import { reader } from './stores/reader.svelte';
 
 /** How one page's image settled; absent while it loads. */
@@ -19,9 +22,25 @@ export class PageLoads {
     return `${page}:${this.#retries[page] ?? 0}`;
   }
 
-  /** How the current attempt of `page` settled, if it has. */
+  /** The comic pages decoded ahead of time around the page read. */
+  readonly decoded = new DecodedPages();
+
+  /** How the current attempt of `page` settled, if it has (a page decoded ahead has). */
   of(page: number): PageLoad | undefined {
-    return this.#loads[this.keyOf(page)];
+    return this.#loads[this.keyOf(page)] ?? (this.ahead(page) ? 'loaded' : undefined);
+  }
+
+  /** The size of page `page`'s picture when it was decoded ahead of time. */
+  sizeOf(page: number): { width: number; height: number } | null {
+    if (reader.pdf !== null) return reader.pdf.decodedSize(page);
+    const kept = this.decoded.get(reader.bookId === null ? null : reader.urlOf(page));
+    return kept ? { width: kept.width, height: kept.height } : null;
+  }
+
+  /** Whether page `page`'s picture was decoded ahead of time (first attempts only). */
+  ahead(page: number): boolean {
+    if (this.#retries[page] !== undefined) return false;
+    return this.sizeOf(page) !== null;
   }
 
   /**

@@ -5,8 +5,12 @@
  * parses it in its worker and draws each page into a canvas the size the reader shows it at (the
  * fit, the layout, the zoom and the window, in device pixels: a page fitted to the screen is
  * drawn at that size, not larger), kept as a `blob:` address; a page shown larger than it was
- * drawn (zoomed in, a wider window) is drawn again, sharper. The pages nearest the one read are
- * kept, the farthest dropped.
+ * drawn (zoomed in, a wider window) is drawn again, sharper. The pages around the one read are
+ * drawn ahead, in the direction the reader is going first, each decoded as soon as it is drawn
+ * so that a turn to it only paints; a drawing made while a page is shown waits for the window's
+ * next paint, so a turn is never held up by a page ahead. The picture is made (PNG) off the
+ * window's thread, in a worker of its own on an `OffscreenCanvas` where the webview has one.
+ * The pages nearest the one read are kept, within bounds in bytes, the farthest dropped first.
  *
  * The PDF is untrusted, so pdf.js runs locked down: no script in the file ever runs (pdf.js
  * runs none without its scripting sandbox, which is not loaded, and XFA forms are off); nothing
@@ -18,13 +22,19 @@
  */
 import { AnnotationMode, getDocument, GlobalWorkerOptions, type PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+import { decodedBytes, evictionScore, type Travel } from './pageCache';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 
 /** How many drawn pages are kept (as compressed pictures). */
 export const KEPT_PAGES = 12;
-/** How many of them are also kept decoded (each a few MB), the nearest the page read. */
-export const DECODED_PAGES = 4;
+/** What the compressed pictures kept may take, in bytes. */
+export const KEPT_BYTES = 48 * 1024 * 1024;
+/**
+ * What the pictures kept decoded may take (width × height × 4 bytes each), the nearest the page
+ * read: a page drawn for a large window takes the room of several drawn for a small one.
+ */
+export const DECODED_BYTES = 96 * 1024 * 1024;
 /** The longest side a page is drawn at, in pixels. */
 export const MAX_SIDE = 4096;
 /** The most pixels one drawn page may have. */
@@ -67,19 +77,74 @@ export function drawScale(width: number, height: number, box: Box): number {
   return scale;
 }
 
-/** How soon a page is drawn: its distance from the page read, a page behind it after the page
- * ahead at the same distance. */
-export function nearness(page: number, focus: number): number {
-  return Math.abs(page - focus) + (page < focus ? 0.5 : 0);
+/** How soon a page is drawn: its distance from the page read, a page behind the reader (as they
+ * go, forwards or backwards) after the page ahead at the same distance. */
+export function nearness(page: number, focus: number, travel: Travel = 1): number {
+  return evictionScore(page, focus, travel);
 }
 
-/** The page to drop from `kept` to make room: the farthest from `focus`. */
-export function farthest(kept: Iterable<number>, focus: number): number | null {
+/** The page to drop from `kept` to make room: the farthest from `focus`, behind the reader
+ * before ahead. */
+export function farthest(kept: Iterable<number>, focus: number, travel: Travel = 1): number | null {
   let worst: number | null = null;
   for (const page of kept) {
-    if (worst === null || Math.abs(page - focus) > Math.abs(worst - focus)) worst = page;
+    if (worst === null || nearness(page, focus, travel) > nearness(worst, focus, travel)) worst = page;
   }
   return worst;
+}
+
+/** Runs `then` once the window has painted its next frame. */
+function afterNextPaint(): Promise<void> {
+  if (typeof requestAnimationFrame !== 'function') return Promise.resolve();
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
+/** The worker that makes drawn pages into PNG pictures; null where the webview cannot. */
+let encoder: Worker | null | undefined;
+let encodings = 0;
+const encoded = new Map<number, (answer: { blob?: Blob; error?: string }) => void>();
+
+function pngWorker(): Worker | null {
+  if (encoder !== undefined) return encoder;
+  encoder = null;
+  if (typeof Worker !== 'function' || typeof OffscreenCanvas !== 'function' || typeof createImageBitmap !== 'function') return null;
+  try {
+    const worker = new Worker(new URL('./pdfEncode.worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (event: MessageEvent<{ id: number; blob?: Blob; error?: string }>) => {
+      const { id, ...answer } = event.data;
+      encoded.get(id)?.(answer);
+      encoded.delete(id);
+    };
+    worker.onerror = () => {
+      // The worker cannot run here: pictures are made on the window's thread from now on.
+      encoder = null;
+      for (const answer of encoded.values()) answer({ error: 'no worker' });
+      encoded.clear();
+    };
+    encoder = worker;
+  } catch {
+    encoder = null;
+  }
+  return encoder;
+}
+
+/** The drawn canvas as a PNG picture: made in the worker where it can be, else here. */
+async function pngOf(canvas: HTMLCanvasElement): Promise<Blob | null> {
+  const worker = pngWorker();
+  if (worker !== null) {
+    try {
+      const bitmap = await createImageBitmap(canvas);
+      const answer = await new Promise<{ blob?: Blob; error?: string }>((resolve) => {
+        const id = ++encodings;
+        encoded.set(id, resolve);
+        worker.postMessage({ id, bitmap }, [bitmap]);
+      });
+      if (answer.blob) return answer.blob;
+    } catch {
+      // Made here instead.
+    }
+  }
+  return new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/png'));
 }
 
 export class PdfPages {
@@ -97,10 +162,13 @@ export class PdfPages {
   #drawnAt = new Map<number, number>();
   /** Each kept picture, decoded once it is drawn, so turning to it only paints. */
   #decoded = new Map<number, HTMLImageElement>();
+  /** The sizes of the compressed pictures kept. */
+  #blobBytes = new Map<number, number>();
   /** The pages asked for and not drawn yet. */
   #wanted = new Set<number>();
   #drawing = false;
   #focus = 0;
+  #travel: Travel = 1;
   #destroyed = false;
 
   private constructor(doc: PDFDocumentProxy) {
@@ -153,9 +221,21 @@ export class PdfPages {
     this.#box = box;
   }
 
-  /** The page read now: pages nearest it are drawn first and kept longest. */
-  focusOn(index: number): void {
+  /**
+   * The page read now, and which way the reader is going: pages nearest it are drawn first and
+   * kept longest, those ahead before those as far behind.
+   */
+  focusOn(index: number, travel: Travel = 1): void {
     this.#focus = index;
+    this.#travel = travel;
+  }
+
+  /** The size of page `index`'s picture when it is drawn and decoded, ready to be shown at once. */
+  decodedSize(index: number): { width: number; height: number } | null {
+    const url = this.urls[index];
+    const picture = this.#decoded.get(index);
+    if (url === undefined || picture === undefined || picture.src !== url || picture.naturalWidth === 0) return null;
+    return { width: picture.naturalWidth, height: picture.naturalHeight };
   }
 
   /** Lets a page that failed be asked for again. */
@@ -203,6 +283,7 @@ export class PdfPages {
     this.#destroyed = true;
     this.#wanted.clear();
     this.#decoded.clear();
+    this.#blobBytes.clear();
     for (const url of Object.values(this.urls)) URL.revokeObjectURL(url);
     this.urls = {};
     void this.#doc.destroy();
@@ -213,12 +294,19 @@ export class PdfPages {
     this.#drawing = true;
     try {
       while (this.#wanted.size > 0 && !this.#destroyed) {
-        // The nearest page to the one read first, the next before the previous (pages are read
-        // forwards); the others may no longer be wanted.
-        const index = [...this.#wanted].reduce((a, b) => (nearness(b, this.#focus) < nearness(a, this.#focus) ? b : a));
+        // The nearest page to the one read first, ahead before behind as the reader goes; the
+        // others may no longer be wanted.
+        const near = (page: number) => nearness(page, this.#focus, this.#travel);
+        const index = [...this.#wanted].reduce((a, b) => (near(b) < near(a) ? b : a));
+        // A page ahead is drawn once the window has painted: a turn just made shows first.
+        if (index !== this.#focus) {
+          await afterNextPaint();
+          if (this.#destroyed) return;
+          if (this.#wanted.has(this.#focus)) continue;
+        }
         this.#wanted.delete(index);
         try {
-          const { url, scale } = await this.#draw(index);
+          const { url, scale, bytes } = await this.#draw(index);
           if (this.#destroyed) {
             URL.revokeObjectURL(url);
             return;
@@ -233,11 +321,8 @@ export class PdfPages {
             return;
           }
           this.#decoded.set(index, picture);
-          while (this.#decoded.size > DECODED_PAGES) {
-            const drop = farthest(this.#decoded.keys(), this.#focus);
-            if (drop === null) break;
-            this.#decoded.delete(drop);
-          }
+          this.#blobBytes.set(index, bytes);
+          this.#trimDecoded();
           this.#keep(index, url);
         } catch (reason) {
           if (this.#destroyed) return;
@@ -249,25 +334,48 @@ export class PdfPages {
     }
   }
 
+  /** Lets go of the decoded pictures farthest from the page read until the rest fit their bound. */
+  #trimDecoded(): void {
+    const bytesOf = (picture: HTMLImageElement) => decodedBytes(picture.naturalWidth, picture.naturalHeight);
+    let total = 0;
+    for (const picture of this.#decoded.values()) total += bytesOf(picture);
+    while (total > DECODED_BYTES && this.#decoded.size > 1) {
+      const drop = farthest(
+        [...this.#decoded.keys()].filter((page) => page !== this.#focus),
+        this.#focus,
+        this.#travel,
+      );
+      if (drop === null) break;
+      total -= bytesOf(this.#decoded.get(drop)!);
+      this.#decoded.delete(drop);
+    }
+  }
+
   #keep(index: number, url: string): void {
     const before = this.urls[index];
     const urls = { ...this.urls, [index]: url };
-    const kept = Object.keys(urls).map(Number);
-    if (kept.length > KEPT_PAGES) {
-      const drop = farthest(kept, this.#focus);
-      if (drop !== null && drop !== index) {
-        URL.revokeObjectURL(urls[drop]);
-        delete urls[drop];
-        this.#drawnAt.delete(drop);
-        this.#decoded.delete(drop);
-      }
+    const blobBytes = () => [...this.#blobBytes.values()].reduce((sum, bytes) => sum + bytes, 0);
+    for (;;) {
+      const kept = Object.keys(urls).map(Number);
+      if (kept.length <= KEPT_PAGES && blobBytes() <= KEPT_BYTES) break;
+      const drop = farthest(
+        kept.filter((page) => page !== index && page !== this.#focus),
+        this.#focus,
+        this.#travel,
+      );
+      if (drop === null) break;
+      URL.revokeObjectURL(urls[drop]);
+      delete urls[drop];
+      this.#drawnAt.delete(drop);
+      this.#decoded.delete(drop);
+      this.#blobBytes.delete(drop);
     }
     this.urls = urls;
     // The picture it replaces goes once the new one is in place.
     if (before !== undefined && before !== url) setTimeout(() => URL.revokeObjectURL(before), 1000);
   }
 
-  async #draw(index: number): Promise<{ url: string; scale: number }> {
+  async #draw(index: number): Promise<{ url: string; scale: number; bytes: number }> {
     const page = await this.#doc.getPage(index + 1);
     try {
       const base = page.getViewport({ scale: 1 });
@@ -280,12 +388,12 @@ export class PdfPages {
       const context = canvas.getContext('2d');
       if (context === null) throw new Error('no canvas to draw the page on');
       await page.render({ canvas, canvasContext: context, viewport, annotationMode: AnnotationMode.ENABLE, background: '#ffffff' }).promise;
-      const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/png'));
+      const blob = await pngOf(canvas);
       // The canvas's memory goes at once, not when it is collected.
       canvas.width = 0;
       canvas.height = 0;
       if (blob === null) throw new Error('the page could not be turned into a picture');
-      return { url: URL.createObjectURL(blob), scale };
+      return { url: URL.createObjectURL(blob), scale, bytes: blob.size };
     } finally {
       page.cleanup();
     }

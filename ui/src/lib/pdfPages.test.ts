@@ -9,7 +9,7 @@ vi.mock('pdfjs-dist', () => ({
 }));
 vi.mock('pdfjs-dist/build/pdf.worker.min.mjs?url', () => ({ default: '/pdf.worker.js' }));
 
-import { MAX_IMAGE_PIXELS, PdfPages } from './pdfPages.svelte';
+import { farthest, MAX_IMAGE_PIXELS, nearness, PdfPages } from './pdfPages.svelte';
 
 describe('PdfPages.load', () => {
   it('hands pdf.js the bytes locked down: no eval, no XFA, no fetches, images capped', async () => {
@@ -24,5 +24,20 @@ describe('PdfPages.load', () => {
     for (const address of ['url', 'cMapUrl', 'standardFontDataUrl', 'wasmUrl', 'iccUrl']) {
       expect(options[address], address).toBeUndefined();
     }
+  });
+});
+
+describe('which PDF pages are drawn first and kept longest', () => {
+  it('draws the nearest page first, ahead of the reader before as far behind', () => {
+    expect(nearness(11, 10)).toBeLessThan(nearness(9, 10));
+    expect(nearness(9, 10, -1)).toBeLessThan(nearness(11, 10, -1));
+    expect(nearness(12, 10, -1)).toBeGreaterThan(nearness(8, 10, -1));
+  });
+
+  it('drops the farthest page, behind the reader before as far ahead', () => {
+    expect(farthest([8, 9, 11, 12], 10)).toBe(8);
+    expect(farthest([8, 9, 11, 12], 10, -1)).toBe(12);
+    expect(farthest([9, 11, 15], 10, -1)).toBe(15);
+    expect(farthest([], 10)).toBeNull();
   });
 });

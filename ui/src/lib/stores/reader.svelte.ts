@@ -39,6 +39,7 @@ import { t } from '../i18n.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
 import { clampZoom, MIN_ZOOM } from '../pageGestures';
 import type { OutlineItem, PdfPages } from '../pdfPages.svelte';
+import { pagesAround, type Travel } from '../pageCache';
 
 export type { Direction } from '../spreads';
 
@@ -255,6 +256,8 @@ class ReaderState {
   pageCount = $state(0);
   /** The page shown, 0-based. */
   index = $state(0);
+  /** Which way the reader went last: forwards (+1) or backwards (−1) through the book. */
+  travel = $state<Travel>(1);
   fit = $state<Fit>('width');
   direction = $state<Direction>('ltr');
   layout = $state<Layout>('single');
@@ -312,6 +315,14 @@ class ReaderState {
     const after = shown.length > 0 ? shown[shown.length - 1] : this.index;
     for (let i = after + 1; i < this.pageCount && pages.length < PRELOAD_AHEAD; i++) pages.push(i);
     return pages;
+  }
+
+  /**
+   * The pages decoded ahead of time around those shown, in the order to ask for them: the
+   * pages ahead in the direction the reader is going first, nearest first, then those behind.
+   */
+  get nearby(): number[] {
+    return pagesAround(this.shown, this.pageCount, this.travel, this.layout === 'spread' ? 2 : 1);
   }
 
   /** Notes the shape of a page once its image is here: a wide page stands alone in spreads. */
@@ -612,8 +623,9 @@ class ReaderState {
 
   #show(page: number): void {
     if (page === this.index) return;
+    this.travel = page < this.index ? -1 : 1;
     this.index = page;
-    this.pdf?.focusOn(page);
+    this.pdf?.focusOn(page, this.travel);
     this.#scheduleSave();
   }
 
