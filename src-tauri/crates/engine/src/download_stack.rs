@@ -1125,17 +1125,25 @@ pub fn done_pages(store: &Store, book_id: i64) -> Result<Vec<i64>, StoreError> {
         .map_err(|e| store.sql_error(e))
 }
 
-/// Whether page `page` of a book is stored (its task done).
-pub fn is_page_done(store: &Store, book_id: i64, page: i64) -> Result<bool, StoreError> {
+/// The answer to `exists`, a `SELECT EXISTS` about page `page` (`?2`) of a book (`?1`).
+fn page_is(store: &Store, book_id: i64, page: i64, exists: &str) -> Result<bool, StoreError> {
     store
         .read(|c| {
-            c.prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM tasks
-                 WHERE book_id = ?1 AND kind = 'page' AND state = 'done' AND position = ?2)",
-            )?
-            .query_row(params![book_id, page], |r| r.get(0))
+            c.prepare_cached(exists)?
+                .query_row(params![book_id, page], |r| r.get(0))
         })
         .map_err(|e| store.sql_error(e))
+}
+
+/// Whether page `page` of a book is stored (its task done).
+pub fn is_page_done(store: &Store, book_id: i64, page: i64) -> Result<bool, StoreError> {
+    page_is(
+        store,
+        book_id,
+        page,
+        "SELECT EXISTS (SELECT 1 FROM tasks
+                 WHERE book_id = ?1 AND kind = 'page' AND state = 'done' AND position = ?2)",
+    )
 }
 
 /// The state of a book's task for page `page`, and its failure if any (the newest such task),
@@ -1163,16 +1171,14 @@ pub fn page_task_state(
 /// place by the running executor and waiting for its batch to be synced to the disk (active,
 /// its size recorded: see [`hold`]).
 pub fn is_page_stored(store: &Store, book_id: i64, page: i64) -> Result<bool, StoreError> {
-    store
-        .read(|c| {
-            c.prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM tasks
+    page_is(
+        store,
+        book_id,
+        page,
+        "SELECT EXISTS (SELECT 1 FROM tasks
                  WHERE book_id = ?1 AND kind = 'page' AND position = ?2
                    AND (state = 'done' OR (state = 'active' AND bytes IS NOT NULL)))",
-            )?
-            .query_row(params![book_id, page], |r| r.get(0))
-        })
-        .map_err(|e| store.sql_error(e))
+    )
 }
 
 /// The first page after `after` (wrapping around to 0) among `0..count` that is not stored,

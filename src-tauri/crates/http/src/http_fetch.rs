@@ -341,19 +341,7 @@ impl HttpClient {
         if answers.contains(&response.status()) {
             return Ok(Fetching { response, slot });
         }
-        match check_status(&response) {
-            // Only the library server itself asking for credentials means the reader must sign
-            // in (again); a refusal from elsewhere (a CDN, a signed URL) is about that address.
-            Err(FetchError::Auth(status))
-                if !redirects::may_carry_credentials(response.url(), &access.origin) =>
-            {
-                return Err(FetchError::Gone(format!(
-                    "the server refused access to this ({})",
-                    status.as_u16()
-                )));
-            }
-            other => other?,
-        }
+        check_answer(&response, access)?;
         Ok(Fetching { response, slot })
     }
 
@@ -575,17 +563,7 @@ impl HttpClient {
         let response = self.send_following(build, url, access, false).await?;
         let status = response.status();
         if status != StatusCode::CONFLICT {
-            match check_status(&response) {
-                Err(FetchError::Auth(status))
-                    if !redirects::may_carry_credentials(response.url(), &access.origin) =>
-                {
-                    return Err(FetchError::Gone(format!(
-                        "the server refused access to this ({})",
-                        status.as_u16()
-                    )));
-                }
-                other => other?,
-            }
+            check_answer(&response, access)?;
         }
         let bytes = read_at_most(response, max_bytes)
             .await
@@ -817,6 +795,23 @@ pub async fn read_at_most(
         bytes.extend_from_slice(&chunk);
     }
     Ok(Some(bytes))
+}
+
+/// [`check_status`] of an answer to a request of `access`'s server. Only the library server
+/// itself asking for credentials means the reader must sign in (again); a refusal from
+/// elsewhere (a CDN, a signed URL) is about that address.
+fn check_answer(response: &Response, access: &ServerAccess) -> Result<(), FetchError> {
+    match check_status(response) {
+        Err(FetchError::Auth(status))
+            if !redirects::may_carry_credentials(response.url(), &access.origin) =>
+        {
+            Err(FetchError::Gone(format!(
+                "the server refused access to this ({})",
+                status.as_u16()
+            )))
+        }
+        other => other,
+    }
 }
 
 /// Sorts a status code into success or a [`FetchError`].

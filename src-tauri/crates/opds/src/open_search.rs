@@ -58,6 +58,19 @@ pub struct SearchTemplate {
 }
 
 impl SearchTemplate {
+    /// `template` with its declared type (blank: none), its pages and items counted from 1.
+    fn counting_from_one(template: String, media_type: Option<&str>) -> SearchTemplate {
+        SearchTemplate {
+            template,
+            media_type: media_type
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned),
+            page_offset: 1,
+            index_offset: 1,
+        }
+    }
+
     /// A template from an href (e.g. a feed's `rel="search"` link), resolved against `base`.
     pub fn new(
         href: &str,
@@ -70,15 +83,7 @@ impl SearchTemplate {
                 what: "{searchTerms} in its search template",
             });
         }
-        Ok(SearchTemplate {
-            template,
-            media_type: media_type
-                .map(str::trim)
-                .filter(|t| !t.is_empty())
-                .map(str::to_owned),
-            page_offset: 1,
-            index_offset: 1,
-        })
+        Ok(SearchTemplate::counting_from_one(template, media_type))
     }
 
     /// A template from an OPDS 2 `rel="search"` link (`templated: true`), resolved against
@@ -97,15 +102,7 @@ impl SearchTemplate {
                 what: "{?query} in its search template",
             });
         }
-        Ok(SearchTemplate {
-            template,
-            media_type: media_type
-                .map(str::trim)
-                .filter(|t| !t.is_empty())
-                .map(str::to_owned),
-            page_offset: 1,
-            index_offset: 1,
-        })
+        Ok(SearchTemplate::counting_from_one(template, media_type))
     }
 
     /// The URL that searches for `query`: the terms are percent-encoded into `{searchTerms}`
