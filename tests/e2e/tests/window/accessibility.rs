@@ -13,7 +13,9 @@
 
 use std::time::Duration;
 
-use crate::support::{first_line, launch, sel, start_server, wait_for_element, wait_for_feed};
+use crate::support::{
+    add_server, first_line, launch, press, sel, start_server, wait_for_element, wait_for_feed,
+};
 use carrel_e2e::accessibility::{run_axe, Violation};
 use carrel_e2e::{default_timeout, App, TestCase};
 use fixture_server::{Config, GivenFile, RunningServer};
@@ -87,13 +89,6 @@ fn set_theme(app: &App, theme: &str) {
 }
 
 // ---- moving around ---------------------------------------------------------------------------
-
-fn add_server(app: &App, name: &str, url: &str) {
-    carrel_e2e::submit_server_dialog(app, name, url, None).unwrap();
-    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
-    app.wait_for_text(&sel("server-item"), name).unwrap();
-}
-
 fn open_server(app: &App) {
     app.wait_for(&sel("server-open")).unwrap().click().unwrap();
     app.wait_for_displayed(&sel("browse-view")).unwrap();
@@ -139,22 +134,6 @@ fn images_loaded(app: &App) {
         )?;
         Ok((done == json!(true)).then_some(()))
     })
-    .unwrap();
-}
-
-/// Presses `keys` (WebDriver key values) into whatever has focus, as a keyboard does.
-fn press(app: &App, keys: &[&str]) {
-    let mut actions = Vec::new();
-    for key in keys {
-        actions.push(json!({ "type": "keyDown", "value": key }));
-        actions.push(json!({ "type": "keyUp", "value": key }));
-    }
-    app.command(
-        "POST",
-        "/actions",
-        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
-        "perform key actions",
-    )
     .unwrap();
 }
 

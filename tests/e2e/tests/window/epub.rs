@@ -11,59 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use carrel_e2e::{default_timeout, save_docs_screenshot, testid, App, TestCase};
+use carrel_e2e::{default_timeout, save_docs_screenshot, App, TestCase};
 use fixture_server::{BookKind, Config, Server};
 use serde_json::{json, Value};
 
-fn sel(id: &str) -> String {
-    testid(id)
-}
-
-fn add_server(app: &App, name: &str, url: &str) {
-    carrel_e2e::submit_server_dialog(app, name, url, None).unwrap();
-    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
-    app.wait_for_text(&sel("server-item"), name).unwrap();
-}
-
-/// Clicks the tile of the book titled `title` (following "All books" first when asked) and
-/// waits for its details; returns its id in the app.
-fn open_details(app: &App, title: &str, all_books: bool) -> i64 {
-    app.wait_for(&sel("server-open")).unwrap().click().unwrap();
-    if all_books {
-        let all = app
-            .wait_until("the root feed", default_timeout(), |_| {
-                for entry in app.find_all(&sel("catalog-nav-entry"))? {
-                    if entry.inner_text()?.contains("All books") {
-                        return Ok(Some(entry));
-                    }
-                }
-                Ok(None)
-            })
-            .unwrap();
-        all.click().unwrap();
-    }
-    let tile = app
-        .wait_until("the book in the grid", default_timeout(), |_| {
-            for tile in app.find_all(&sel("catalog-book"))? {
-                if tile.inner_text()?.contains(title) {
-                    return Ok(Some(tile));
-                }
-            }
-            Ok(None)
-        })
-        .unwrap();
-    let id: i64 = tile
-        .attribute("data-book-id")
-        .unwrap()
-        .expect("a tile has data-book-id")
-        .parse()
-        .unwrap();
-    tile.click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
-        .unwrap();
-    id
-}
-
+use crate::support::{add_server, open_details, press, sel};
 /// The text of the section foliate-js shows, `""` while there is none.
 const SECTION_TEXT: &str = "const view = document.querySelector('foliate-view');
      const contents = view && view.renderer && view.renderer.getContents ? view.renderer.getContents() : [];
@@ -870,22 +822,6 @@ fn the_contents_mark_the_chapter_being_read() {
     server.stop();
 }
 
-/// Presses `keys` (WebDriver key values) as the keyboard would: into whatever has focus.
-fn press(app: &App, keys: &[&str]) {
-    let mut actions = Vec::new();
-    for key in keys {
-        actions.push(json!({ "type": "keyDown", "value": key }));
-        actions.push(json!({ "type": "keyUp", "value": key }));
-    }
-    app.command(
-        "POST",
-        "/actions",
-        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
-        "perform key actions",
-    )
-    .unwrap();
-}
-
 /// A real mouse click at `(x, y)` in the window (into the book's frame when it is there).
 fn click_at(app: &App, x: f64, y: f64) {
     app.command(
@@ -1124,6 +1060,109 @@ fn the_font_choice_is_readable_in_every_theme() {
             vec![],
         )?;
         Ok((family.as_str() == Some("serif")).then_some(()))
+    })
+    .unwrap();
+    app.close().unwrap();
+    server.stop();
+}
+
+// ---- search, highlights and notes ---------------------------------------------------------
+
+/// Ctrl+F searches the whole book: "printed" is in every paragraph of the three chapters (40
+/// each); Enter shows the first place, Esc closes the search back where the reader was.
+#[test]
+fn ctrl_f_finds_every_place_of_a_word_in_the_book() {
+    let (_case, server, app) = open_three_chapters();
+    let before = shown_cfi(&app);
+    press(&app, &["\u{E009}", "f", "\u{E009}"]); // Ctrl down, F, Ctrl up
+    let field = app.wait_for_displayed(&sel("epub-search-field")).unwrap();
+    field.send_keys("printed\u{E007}").unwrap();
+    app.wait_for_displayed(&format!("{}[data-count=\"120\"]", sel("epub-search-count")))
+        .unwrap();
+    let groups = app
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=\"epub-search\"] h3')].map((h) => h.textContent);",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(groups, json!(["One", "Two", "Three"]));
+    field.send_keys("\u{E007}").unwrap();
+    app.wait_for_displayed(&format!("{}[aria-current=\"true\"]", sel("epub-search-hit")))
+        .unwrap();
+    field.send_keys("\u{E00C}").unwrap(); // Esc
+    app.wait_for_hidden(&sel("epub-search")).unwrap();
+    app.wait_until("back where the reader was", default_timeout(), |_| {
+        Ok((shown_cfi(&app) == before).then_some(()))
+    })
+    .unwrap();
+    app.close().unwrap();
+    server.stop();
+}
+
+/// Text selected gets the highlight popover; a highlight with a note is kept, listed in the
+/// panel and drawn again when the book is opened again.
+#[test]
+fn a_highlight_with_a_note_survives_closing_and_reopening_the_book() {
+    let (_case, server, app) = open_three_chapters();
+    let id: i64 = app
+        .find(&sel("epub-reader"))
+        .unwrap()
+        .attribute("data-book-id")
+        .unwrap()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Selects "paragraph 1" in the first paragraph shown, as a drag would.
+    app.execute(
+        "const view = document.querySelector('foliate-view');
+         const doc = view.renderer.getContents()[0].doc;
+         const p = [...doc.querySelectorAll('p')].find((p) => p.textContent.includes('paragraph 1.'));
+         const text = p.firstChild;
+         const start = text.textContent.indexOf('paragraph 1');
+         const range = doc.createRange();
+         range.setStart(text, start);
+         range.setEnd(text, start + 'paragraph 1'.length);
+         const selection = doc.getSelection();
+         selection.removeAllRanges();
+         selection.addRange(range);
+         doc.dispatchEvent(new PointerEvent('pointerup', { bubbles: true }));",
+        vec![],
+    )
+    .unwrap();
+    app.wait_for_displayed(&sel("epub-highlight-popover")).unwrap();
+    app.find(&sel("epub-highlight-add-note")).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel("epub-highlight-note"))
+        .unwrap()
+        .send_keys("A note kept")
+        .unwrap();
+    app.find(&sel("epub-highlight-green")).unwrap().click().unwrap();
+    app.wait_until("the highlight saved", default_timeout(), |_| {
+        let answer = invoke(&app, "list_annotations", json!({ "bookId": id }));
+        let list = answer["ok"].as_array().cloned().unwrap_or_default();
+        Ok(list
+            .iter()
+            .any(|a| a["note"] == "A note kept" && a["colour"] == "green" && a["quote"] == "paragraph 1")
+            .then_some(()))
+    })
+    .unwrap();
+
+    app.find(&sel("epub-back")).unwrap().click().unwrap();
+    app.wait_for_hidden(&sel("epub-reader")).unwrap();
+    open_reader(&app, id);
+    app.find(&sel("epub-annotations-toggle")).unwrap().click().unwrap();
+    let note = app
+        .wait_for_displayed(&format!("{} {}", sel("epub-annotations"), sel("epub-annotation-note")))
+        .unwrap();
+    assert_eq!(note.text().unwrap(), "A note kept");
+    // Drawn on the page again: the overlayer holds a highlight.
+    app.wait_until("the highlight drawn", default_timeout(), |_| {
+        let drawn = app.execute(
+            "const view = document.querySelector('foliate-view');
+             const contents = view.renderer.getContents();
+             return contents.some((c) => c.overlayer && c.overlayer.element && c.overlayer.element.querySelector('g rect'));",
+            vec![],
+        )?;
+        Ok(drawn.as_bool().filter(|b| *b).map(|_| ()))
     })
     .unwrap();
     app.close().unwrap();

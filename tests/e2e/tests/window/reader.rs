@@ -7,17 +7,14 @@
 
 use std::time::{Duration, Instant};
 
-use carrel_e2e::{default_timeout, save_docs_screenshot, testid, App, TestCase};
+use carrel_e2e::{default_timeout, save_docs_screenshot, App, TestCase};
 use fixture_server::{Config, Faults, RunningServer, Server};
 use serde_json::json;
 
+use crate::support::{add_server, open_details, open_details_after, press, sel};
+
 const BOOK: u32 = 1;
 const PAGES: u32 = 60;
-
-fn sel(id: &str) -> String {
-    testid(id)
-}
-
 /// Pages of fixture book `BOOK` asked for so far, by page number as in the URL.
 fn pages_asked(server: &RunningServer) -> Vec<u32> {
     let prefix = format!("/books/{BOOK}/pages/");
@@ -33,51 +30,6 @@ fn pages_asked(server: &RunningServer) -> Vec<u32> {
     pages.dedup();
     pages
 }
-
-fn add_server(app: &App, name: &str, url: &str) {
-    carrel_e2e::submit_server_dialog(app, name, url, None).unwrap();
-    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
-    app.wait_for_text(&sel("server-item"), name).unwrap();
-}
-
-/// Opens the server, follows "All books" and opens the details of the book titled `title`,
-/// after `before(id)`; returns its id in the app.
-fn open_details(app: &App, title: &str, before: impl FnOnce(i64)) -> i64 {
-    app.wait_for(&sel("server-open")).unwrap().click().unwrap();
-    let all = app
-        .wait_until("the root feed", default_timeout(), |_| {
-            for entry in app.find_all(&sel("catalog-nav-entry"))? {
-                if entry.inner_text()?.contains("All books") {
-                    return Ok(Some(entry));
-                }
-            }
-            Ok(None)
-        })
-        .unwrap();
-    all.click().unwrap();
-    let tile = app
-        .wait_until("the book in the grid", default_timeout(), |_| {
-            for tile in app.find_all(&sel("catalog-book"))? {
-                if tile.inner_text()?.contains(title) {
-                    return Ok(Some(tile));
-                }
-            }
-            Ok(None)
-        })
-        .unwrap();
-    let id: i64 = tile
-        .attribute("data-book-id")
-        .unwrap()
-        .expect("a tile has data-book-id")
-        .parse()
-        .unwrap();
-    before(id);
-    tile.click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
-        .unwrap();
-    id
-}
-
 #[test]
 fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
     let case = TestCase::start();
@@ -98,7 +50,7 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
 
     add_server(&app, "Fixture Library", &server.url("/opds"));
     // The reader stopped at page 41 last time (0-based 40); nothing is downloaded.
-    let id = open_details(&app, &title, |id| {
+    let id = open_details_after(&app, &title, true, |id| {
         let answer = app
             .execute_async(
                 "const done = arguments[arguments.length - 1];
@@ -186,7 +138,7 @@ fn a_comic_read_further_on_another_device_opens_at_the_servers_page_and_sends_th
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
 
     add_server(&app, "Fixture Library", &server.url("/opds"));
-    open_details(&app, &title, |_| {
+    open_details_after(&app, &title, true, |_| {
         // Another device read up to page 31 a minute ago; this device never read the book.
         let earlier = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -300,7 +252,7 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     app.set_window_size(1280.0, 860.0).unwrap();
 
     add_server(&app, "Fixture Library", &server.url("/opds"));
-    let id = open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, true);
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
         .unwrap();
@@ -411,7 +363,7 @@ fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view
     app.set_window_size(1280.0, 860.0).unwrap();
 
     add_server(&app, "Fixture Library", &server.url("/opds"));
-    let id = open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, true);
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
         .unwrap();
@@ -504,7 +456,7 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
     app.set_window_size(1280.0, 860.0).unwrap();
 
     add_server(&app, "Fixture Library", &server.url("/opds"));
-    let id = open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, true);
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
         .unwrap();
@@ -644,7 +596,7 @@ fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
     let title = server.book(BOOK).unwrap().title;
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     add_server(&app, "calibre", &server.url("/opds"));
-    let id = open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, true);
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
         .unwrap();
@@ -770,7 +722,7 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
     let title = server.book(BOOK).unwrap().title;
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     add_server(&app, "calibre", &server.url("/opds"));
-    let id = open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, true);
     assert_eq!(
         app.wait_for(&sel("read-book"))
             .unwrap()
@@ -875,7 +827,7 @@ fn a_hostile_pdf_shows_its_page_and_runs_nothing_it_carries() {
     let title = server.book(BOOK).unwrap().title;
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     add_server(&app, "calibre", &server.url("/opds"));
-    let id = open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, true);
     let window_title = app.execute("return document.title;", vec![]).unwrap();
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
@@ -969,7 +921,7 @@ fn a_format_carrel_cannot_show_is_offered_to_the_systems_app_for_it() {
             .env("XDG_CURRENT_DESKTOP", "X-Generic"),
     );
     add_server(&app, "calibre", &server.url("/opds"));
-    let id = open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, true);
     assert!(
         app.find_all(&sel("read-book")).unwrap().is_empty(),
         "no Read button that would do nothing"
@@ -1059,7 +1011,7 @@ fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
     let book = server.book(BOOK).unwrap();
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     add_server(&app, "calibre", &server.url("/opds"));
-    let id = open_details(&app, &book.title, |_| {});
+    let id = open_details(&app, &book.title, true);
     // From now on the server sends about 400 KB a second: the whole file takes half a minute.
     server.set_faults(Faults {
         bandwidth: Some(400_000),
@@ -1117,22 +1069,6 @@ fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
 
 // ---- the place across layouts, the keys after the slider, bars that make room ---------------
 
-/// Presses `keys` (WebDriver key values) as the keyboard would: into whatever has focus.
-fn press(app: &App, keys: &[&str]) {
-    let mut actions = Vec::new();
-    for key in keys {
-        actions.push(json!({ "type": "keyDown", "value": key }));
-        actions.push(json!({ "type": "keyUp", "value": key }));
-    }
-    app.command(
-        "POST",
-        "/actions",
-        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
-        "perform key actions",
-    )
-    .unwrap();
-}
-
 /// Moves the mouse to `(x, y)` in the window, clicking there when `click`.
 fn mouse_at(app: &App, x: f64, y: f64, click: bool) {
     let mut actions = vec![
@@ -1174,7 +1110,7 @@ fn open_comic(pages: u32) -> (TestCase, RunningServer, App) {
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     app.set_window_size(1280.0, 860.0).unwrap();
     add_server(&app, "Fixture Library", &server.url("/opds"));
-    let id = open_details(&app, &title, |_| {});
+    let id = open_details(&app, &title, true);
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
         .unwrap();
@@ -1433,7 +1369,7 @@ fn the_end_of_a_comic_offers_the_next_of_its_series_and_the_start_the_one_before
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     app.set_window_size(1280.0, 860.0).unwrap();
     add_server(&app, "Fixture Library", &server.url("/opds"));
-    let id = open_details(&app, &first.title, |_| {});
+    let id = open_details(&app, &first.title, true);
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
         .unwrap();

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use carrel_e2e::{default_timeout, testid, App, Element, TestCase};
 use fixture_server::{Config, RunningServer, Server};
+use serde_json::json;
 
 /// How often a text is read again while the page redraws.
 const SAMPLE: Duration = Duration::from_millis(50);
@@ -119,4 +120,77 @@ pub fn wait_for_feed_within(app: &App, timeout: Duration) {
 /// [`wait_for_feed_within`] the usual time.
 pub fn wait_for_feed(app: &App) {
     wait_for_feed_within(app, default_timeout());
+}
+
+/// Adds a server through the "Add server" dialog and waits for it in the sidebar.
+pub fn add_server(app: &App, name: &str, url: &str) {
+    carrel_e2e::submit_server_dialog(app, name, url, None).unwrap();
+    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
+    app.wait_for_text(&sel("server-item"), name).unwrap();
+}
+
+/// Presses `keys` (WebDriver key values) as the keyboard would: into whatever has focus.
+pub fn press(app: &App, keys: &[&str]) {
+    let mut actions = Vec::new();
+    for key in keys {
+        actions.push(json!({ "type": "keyDown", "value": key }));
+        actions.push(json!({ "type": "keyUp", "value": key }));
+    }
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
+        "perform key actions",
+    )
+    .unwrap();
+}
+
+/// Opens the server, follows "All books" when asked, clicks the tile of the book titled
+/// `title` and waits for its details; returns its id in the app.
+pub fn open_details(app: &App, title: &str, all_books: bool) -> i64 {
+    open_details_after(app, title, all_books, |_| {})
+}
+
+/// [`open_details`], calling `before(id)` once the tile is found and before it is clicked.
+pub fn open_details_after(
+    app: &App,
+    title: &str,
+    all_books: bool,
+    before: impl FnOnce(i64),
+) -> i64 {
+    app.wait_for(&sel("server-open")).unwrap().click().unwrap();
+    if all_books {
+        let all = app
+            .wait_until("the root feed", default_timeout(), |_| {
+                for entry in app.find_all(&sel("catalog-nav-entry"))? {
+                    if entry.inner_text()?.contains("All books") {
+                        return Ok(Some(entry));
+                    }
+                }
+                Ok(None)
+            })
+            .unwrap();
+        all.click().unwrap();
+    }
+    let tile = app
+        .wait_until("the book in the grid", default_timeout(), |_| {
+            for tile in app.find_all(&sel("catalog-book"))? {
+                if tile.inner_text()?.contains(title) {
+                    return Ok(Some(tile));
+                }
+            }
+            Ok(None)
+        })
+        .unwrap();
+    let id: i64 = tile
+        .attribute("data-book-id")
+        .unwrap()
+        .expect("a tile has data-book-id")
+        .parse()
+        .unwrap();
+    before(id);
+    tile.click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
+        .unwrap();
+    id
 }
