@@ -7,7 +7,7 @@ vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 import { invoke } from '@tauri-apps/api/core';
 import ServerDialog from './ServerDialog.svelte';
 import { servers } from '../lib/stores/servers.svelte';
-import type { Server } from '../lib/ipc';
+import type { Server, UpdateServerInput } from '../lib/ipc';
 
 const invokeMock = vi.mocked(invoke);
 
@@ -22,6 +22,20 @@ const saved: Server = {
   trust_self_signed: false,
   api_key: false,
 };
+
+/** What the dialog sends for `saved` with its fields unchanged (the password kept), and `changes`. */
+function savedInput(changes: Partial<UpdateServerInput> = {}): UpdateServerInput {
+  return {
+    name: 'books.example.org',
+    url: 'https://books.example.org/opds',
+    username: 'ada',
+    password: null,
+    minIntervalMs: 0,
+    trustSelfSigned: false,
+    apiKey: false,
+    ...changes,
+  };
+}
 
 function setup(props: Partial<{ onclose: () => void; onsaved: (s: Server) => void }> = {}) {
   const onclose = props.onclose ?? vi.fn();
@@ -236,15 +250,7 @@ describe('ServerDialog (add)', () => {
 
     await waitFor(() => expect(onclose).toHaveBeenCalledTimes(1));
     expect(invokeMock).toHaveBeenCalledWith('add_server', {
-      input: {
-        name: 'books.example.org',
-        url: 'https://books.example.org/opds',
-        username: 'ada',
-        password: 'pa ss',
-        minIntervalMs: 0,
-        trustSelfSigned: false,
-        apiKey: false,
-      },
+      input: savedInput({ password: 'pa ss' }),
     });
     expect(invokeMock).toHaveBeenCalledWith('list_servers', undefined);
     expect(onsaved).toHaveBeenCalledWith(saved);
@@ -478,15 +484,7 @@ describe('ServerDialog (edit)', () => {
     await waitFor(() => expect(onclose).toHaveBeenCalled());
     expect(invokeMock).toHaveBeenCalledWith('update_server', {
       id: 7,
-      input: {
-        name: 'Attic',
-        url: 'https://books.example.org/opds',
-        username: 'ada',
-        password: null,
-        minIntervalMs: 0,
-        trustSelfSigned: false,
-        apiKey: false,
-      },
+      input: savedInput({ name: 'Attic' }),
     });
     expect(onsaved).toHaveBeenCalledWith(renamed);
     expect(servers.list).toEqual([renamed]);
@@ -504,15 +502,7 @@ describe('ServerDialog (edit)', () => {
     await waitFor(() => expect(onclose).toHaveBeenCalled());
     expect(invokeMock).toHaveBeenCalledWith('update_server', {
       id: 7,
-      input: {
-        name: 'books.example.org',
-        url: 'https://books.example.org/opds',
-        username: null,
-        password: '',
-        minIntervalMs: 0,
-        trustSelfSigned: false,
-        apiKey: false,
-      },
+      input: savedInput({ username: null, password: '' }),
     });
   });
 
@@ -534,15 +524,7 @@ describe('ServerDialog (edit)', () => {
     await waitFor(() => expect(onclose).toHaveBeenCalled());
     expect(invokeMock).toHaveBeenCalledWith('update_server', {
       id: 7,
-      input: {
-        name: 'books.example.org',
-        url: 'https://books.example.org/opds',
-        username: 'ada',
-        password: null,
-        minIntervalMs: 250,
-        trustSelfSigned: false,
-        apiKey: false,
-      },
+      input: savedInput({ minIntervalMs: 250 }),
     });
   });
 
@@ -560,15 +542,7 @@ describe('ServerDialog (edit)', () => {
     await waitFor(() => expect(onclose).toHaveBeenCalled());
     expect(invokeMock).toHaveBeenCalledWith('update_server', {
       id: 7,
-      input: {
-        name: 'books.example.org',
-        url: 'https://books.example.org/opds',
-        username: 'ada',
-        password: 'new pass',
-        minIntervalMs: 0,
-        trustSelfSigned: false,
-        apiKey: false,
-      },
+      input: savedInput({ password: 'new pass' }),
     });
   });
 });
