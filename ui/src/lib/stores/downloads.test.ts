@@ -23,6 +23,13 @@ function store() {
   return { downloads, frame, frames };
 }
 
+/** A store started, and the channel its views come by. */
+async function started() {
+  const made = store();
+  await made.downloads.start();
+  return { ...made, channel: lastChannel<DownloadsView>() };
+}
+
 function queueOf(...ids: number[]): DownloadsView['queue'] {
   return ids.map((id, i) => ({
     book_id: id,
@@ -78,9 +85,7 @@ describe('DownloadsStore', () => {
   });
 
   it('does not apply a view equal to the one shown', async () => {
-    const { downloads, frame } = store();
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
+    const { downloads, frame, channel } = await started();
     channel.send(downloadsView({ queue: queueOf(1) }));
     frame();
     const shown = downloads.view;
@@ -215,9 +220,7 @@ describe('DownloadsStore', () => {
   });
 
   it('counts and badges the book in flight, which the queue does not list', async () => {
-    const { downloads, frame } = store();
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
+    const { downloads, frame, channel } = await started();
     const active = { book_id: 4, title: 'Book 4', kind: 'page' as const, position: 9, bytes: 0, total: null, rate_bytes_per_s: null };
     channel.send(
       downloadsView({
@@ -232,9 +235,7 @@ describe('DownloadsStore', () => {
   });
 
   it('keeps what it knew of the book in flight when the view does not say', async () => {
-    const { downloads, frame } = store();
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
+    const { downloads, frame, channel } = await started();
     // Waiting with 6 of 20 pages, then in flight with no status of its own.
     channel.send(downloadsView({ queue: [{ book_id: 4, title: 'Book 4', status: status(4, 'queued', { stored_parts: 6, total_parts: 20 }), prioritary: false, eta_s: null }] }));
     frame();
