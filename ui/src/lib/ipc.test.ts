@@ -6,7 +6,12 @@ import { invoke } from '@tauri-apps/api/core';
 import { lastChannel, resetChannels } from '../test/tauri';
 import {
   FALLBACK_KIND,
+  addAnnotation,
   addServer,
+  deleteAnnotation,
+  exportAnnotations,
+  listAnnotations,
+  updateAnnotation,
   bookDetails,
   browseCatalog,
   cancelBook,
@@ -216,6 +221,29 @@ describe('library commands', () => {
     expect(invokeMock).toHaveBeenLastCalledWith('storage_usage', undefined);
     await openWindow('server/3');
     expect(invokeMock).toHaveBeenLastCalledWith('open_window', { view: 'server/3' });
+  });
+
+  it('passes bookmarks and highlights as the contract says', async () => {
+    await listAnnotations(12);
+    expect(invokeMock).toHaveBeenLastCalledWith('list_annotations', { bookId: 12 });
+    const annotation = {
+      kind: 'highlight' as const,
+      locator: { type: 'pdf' as const, page: 3, rects: [{ x: 0.1, y: 0.2, width: 0.5, height: 0.02 }] },
+      quote: 'the quick fox',
+      note: 'a note',
+      colour: 'green' as const,
+    };
+    await addAnnotation(12, annotation);
+    expect(invokeMock).toHaveBeenLastCalledWith('add_annotation', { bookId: 12, annotation });
+    await updateAnnotation(7, 'changed');
+    expect(invokeMock).toHaveBeenLastCalledWith('update_annotation', { id: 7, note: 'changed', colour: null });
+    await updateAnnotation(7, null, 'pink');
+    expect(invokeMock).toHaveBeenLastCalledWith('update_annotation', { id: 7, note: null, colour: 'pink' });
+    await deleteAnnotation(7);
+    expect(invokeMock).toHaveBeenLastCalledWith('delete_annotation', { id: 7 });
+    invokeMock.mockResolvedValueOnce('# Middlemarch\n');
+    await expect(exportAnnotations(12, 'markdown')).resolves.toBe('# Middlemarch\n');
+    expect(invokeMock).toHaveBeenLastCalledWith('export_annotations', { bookId: 12, format: 'markdown' });
   });
 
   it('hands watch_downloads a channel whose messages reach the callback', async () => {

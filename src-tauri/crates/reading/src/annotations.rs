@@ -242,17 +242,17 @@ pub struct NewAnnotation {
     pub kind: AnnotationKind,
     pub locator: Locator,
     #[serde(default)]
-    #[ts(optional)]
+    #[ts(optional = nullable)]
     pub chapter: Option<String>,
     #[serde(default)]
-    #[ts(optional)]
+    #[ts(optional = nullable)]
     pub quote: Option<String>,
     #[serde(default)]
-    #[ts(optional)]
+    #[ts(optional = nullable)]
     pub note: Option<String>,
     /// Required for a highlight, refused for a bookmark.
     #[serde(default)]
-    #[ts(optional)]
+    #[ts(optional = nullable)]
     pub colour: Option<Colour>,
 }
 
@@ -262,10 +262,10 @@ pub struct NewAnnotation {
 #[serde(rename_all = "camelCase")]
 pub struct AnnotationUpdate {
     #[serde(default)]
-    #[ts(optional)]
+    #[ts(optional = nullable)]
     pub note: Option<String>,
     #[serde(default)]
-    #[ts(optional)]
+    #[ts(optional = nullable)]
     pub colour: Option<Colour>,
 }
 

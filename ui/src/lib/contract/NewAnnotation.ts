@@ -6,8 +6,8 @@ import type { HighlightColour } from "./HighlightColour";
 /**
  * A new bookmark or highlight, as a reader window sends it.
  */
-export type NewAnnotation = { kind: AnnotationKind, locator: AnnotationLocator, chapter?: string, quote?: string, note?: string, 
+export type NewAnnotation = { kind: AnnotationKind, locator: AnnotationLocator, chapter?: string | null, quote?: string | null, note?: string | null, 
 /**
  * Required for a highlight, refused for a bookmark.
  */
-colour?: HighlightColour, };
+colour?: HighlightColour | null, };
