@@ -8,8 +8,6 @@
  */
 import {
   bookDetails,
-  seriesNeighbours,
-  type BookDetails,
   type SeriesNeighbour,
   type SeriesNeighbours,
   epubPosition,
@@ -20,6 +18,7 @@ import {
   type ServerPosition,
 } from '../ipc';
 import { router, type Route } from './router.svelte';
+import { neighboursOf, offeredBook, readerOf, type EndWay } from './endCard';
 import { details } from './details.svelte';
 import { toasts } from './toasts.svelte';
 import { t } from '../i18n.svelte';
@@ -183,7 +182,7 @@ class EpubReaderState {
    * The card shown over the book: `'next'` after a turn forward at its end, `'previous'` after a
    * turn back at its start; null when the book is shown.
    */
-  end = $state<'next' | 'previous' | null>(null);
+  end = $state<EndWay | null>(null);
   /** The books before and after this one in its series, once known. */
   neighbours = $state<SeriesNeighbours | null>(null);
 
@@ -318,12 +317,7 @@ class EpubReaderState {
 
   /** Asks for the book's neighbours in its series; none known when that fails. */
   async #loadNeighbours(bookId: number, generation: number): Promise<void> {
-    let neighbours: SeriesNeighbours;
-    try {
-      neighbours = await seriesNeighbours(bookId);
-    } catch {
-      neighbours = { series: null, previous: null, next: null };
-    }
+    const neighbours = await neighboursOf(bookId);
     if (generation === this.#generation) this.neighbours = neighbours;
   }
 
@@ -354,8 +348,7 @@ class EpubReaderState {
 
   /** The book the card shown offers, if there is one. */
   get offered(): SeriesNeighbour | null {
-    if (this.end === null || this.neighbours === null) return null;
-    return this.end === 'next' ? this.neighbours.next : this.neighbours.previous;
+    return offeredBook(this.end, this.neighbours);
   }
 
   /**
@@ -367,12 +360,8 @@ class EpubReaderState {
     const offered = this.offered;
     if (offered === null) return;
     const at = this.end === 'next' ? 'start' : 'end';
-    let kind: BookDetails['reader'] | null = null;
-    try {
-      kind = (await bookDetails(offered.book_id)).reader;
-    } catch {
-      // Not known: opened in the comic reader, where its error shows.
-    }
+    // Not known (null): opened in the comic reader, where its error shows.
+    const kind = await readerOf(offered.book_id);
     if (this.offered?.book_id !== offered.book_id) return;
     if (kind === 'epub') {
       void this.open(offered.book_id);

@@ -21,11 +21,9 @@ import {
   protocolError,
   recordPdfPages,
   savePosition,
-  seriesNeighbours,
   takeServerPosition,
   toCommandError,
   type ArchiveComic,
-  type BookDetails,
   type CommandError,
   type SeriesNeighbour,
   type SeriesNeighbours,
@@ -34,6 +32,7 @@ import { details } from './details.svelte';
 import { downloads } from './downloads.svelte';
 import { epubReader } from './epubReader.svelte';
 import { router, type Route } from './router.svelte';
+import { neighboursOf, offeredBook, readerOf, type EndWay } from './endCard';
 import { toasts } from './toasts.svelte';
 import { t } from '../i18n.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
@@ -286,7 +285,7 @@ class ReaderState {
    * The card shown over the pages: `'next'` past the book's end, `'previous'` before its start;
    * null when the pages are shown.
    */
-  end = $state<'next' | 'previous' | null>(null);
+  end = $state<EndWay | null>(null);
   /** The books before and after this one in its series, once known. */
   neighbours = $state<SeriesNeighbours | null>(null);
 
@@ -377,8 +376,7 @@ class ReaderState {
 
   /** The book the card shown offers, if there is one. */
   get offered(): SeriesNeighbour | null {
-    if (this.end === null || this.neighbours === null) return null;
-    return this.end === 'next' ? this.neighbours.next : this.neighbours.previous;
+    return offeredBook(this.end, this.neighbours);
   }
 
   /**
@@ -391,12 +389,8 @@ class ReaderState {
     const offered = this.offered;
     if (offered === null) return;
     const at = this.end === 'next' ? 'start' : 'end';
-    let kind: BookDetails['reader'] | null = null;
-    try {
-      kind = (await bookDetails(offered.book_id)).reader;
-    } catch {
-      // Not known: opened here, where its error shows.
-    }
+    // Not known (null): opened here, where its error shows.
+    const kind = await readerOf(offered.book_id);
     // The card was closed, or another book opened, meanwhile.
     if (this.offered?.book_id !== offered.book_id) return;
     if (kind === 'epub') {
@@ -565,12 +559,7 @@ class ReaderState {
 
   /** Asks for the book's neighbours in its series; none known when that fails. */
   async #loadNeighbours(bookId: number, generation: number): Promise<void> {
-    let neighbours: SeriesNeighbours;
-    try {
-      neighbours = await seriesNeighbours(bookId);
-    } catch {
-      neighbours = { series: null, previous: null, next: null };
-    }
+    const neighbours = await neighboursOf(bookId);
     if (generation === this.#generation) this.neighbours = neighbours;
   }
 
