@@ -847,6 +847,8 @@ fn settings_command(ctx: &Context, cmd: SettingsCommand) -> CliResult {
             }
             "notifications" => page.notifications = on_off(&value)?,
             "keep-running" => page.keep_running = on_off(&value)?,
+            // A language tag (`fr`, `pt-BR`) or `system`; the store refuses what is not a tag.
+            "language" => page.language = (value != "system").then(|| value.clone()),
             "theme" => {
                 page.theme = match value.as_str() {
                     "system" => Theme::System,
@@ -885,6 +887,7 @@ fn settings_command(ctx: &Context, cmd: SettingsCommand) -> CliResult {
         value(json!(page.metered_downloads))
     );
     println!("keep-running: {}", on(page.keep_running));
+    println!("language: {}", page.language.as_deref().unwrap_or("system"));
     Ok(())
 }
 

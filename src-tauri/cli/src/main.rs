@@ -247,9 +247,9 @@ enum SettingsCommand {
     Show,
     /// Set one: books-kept (0–50), notifications (on/off), theme (system/light/dark),
     /// metered-downloads (never/ask/always), keep-running (on/off: stay in the tray after the
-    /// last window closes).
+    /// last window closes), language (a language tag such as fr or pt-BR, or system).
     Set {
-        #[arg(value_parser = ["books-kept", "notifications", "theme", "metered-downloads", "keep-running"])]
+        #[arg(value_parser = ["books-kept", "notifications", "theme", "metered-downloads", "keep-running", "language"])]
         key: String,
         value: String,
     },

@@ -1178,10 +1178,18 @@ fn the_settings_are_shown_and_set_one_at_a_time() {
     let shown = cli.json(&["settings"]);
     assert_eq!(
         shown,
-        serde_json::json!({ "books_kept": 6, "notifications": true, "theme": "system", "metered_downloads": "ask", "keep_running": false })
+        serde_json::json!({ "books_kept": 6, "notifications": true, "theme": "system", "metered_downloads": "ask", "keep_running": false, "language": null })
     );
     let set = cli.json(&["settings", "set", "keep-running", "on"]);
     assert_eq!(set["keep_running"], true);
+    assert_eq!(
+        cli.json(&["settings", "set", "language", "de"])["language"],
+        "de"
+    );
+    assert_eq!(
+        cli.json(&["settings", "set", "language", "system"])["language"],
+        serde_json::Value::Null
+    );
     cli.json(&["settings", "set", "books-kept", "2"]);
     cli.json(&["settings", "set", "theme", "dark"]);
     cli.json(&["settings", "set", "notifications", "off"]);
@@ -1192,9 +1200,11 @@ fn the_settings_are_shown_and_set_one_at_a_time() {
         "theme: dark",
         "metered-downloads: ask",
         "keep-running: on",
+        "language: system",
     ] {
         assert!(text.contains(line), "{line:?} not in {text}");
     }
+    assert_eq!(code(&cli.run(&["settings", "set", "language", "fr_FR"])), 2);
     // Refused values change nothing.
     assert_eq!(code(&cli.run(&["settings", "set", "books-kept", "51"])), 2);
     assert_eq!(
