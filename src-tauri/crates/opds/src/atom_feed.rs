@@ -11,8 +11,11 @@ use roxmltree::Node;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use super::input::base_of;
+use super::media_type::{media_essence, media_param};
 use super::open_search::SearchTemplate;
 use super::page_stream::{PageStream, STREAM_REL};
+use super::plain_text::{collapse_whitespace, html_to_text, is_block_tag, tidy_paragraphs};
 use super::url_template::{has_slot, resolve_href, resolve_image_href};
 use super::{input, ns, OpdsError, MAX_FEED_BYTES};
 
@@ -582,23 +585,6 @@ fn links_of<'a, 'input>(parent: Node<'a, 'input>) -> Vec<Link<'a, 'input>> {
         .collect()
 }
 
-/// The base URL in effect at `node`: the document's URL with every `xml:base` from the root
-/// down applied in turn. A broken `xml:base` is ignored.
-pub(crate) fn base_of(node: Node<'_, '_>, doc_url: &Url) -> Url {
-    let bases: Vec<&str> = node
-        .ancestors()
-        .filter_map(|n| n.attribute((ns::XML, "base")))
-        .collect();
-    let mut base = doc_url.clone();
-    for xml_base in bases.into_iter().rev() {
-        match base.join(xml_base.trim()) {
-            Ok(joined) if matches!(joined.scheme(), "http" | "https") => base = joined,
-            _ => tracing::debug!(xml_base, "ignoring an unusable xml:base"),
-        }
-    }
-    base
-}
-
 /// Whether `node` is the Atom element `name`. Elements without a namespace count too: some
 /// servers forget the `xmlns` declaration.
 fn is_atom(node: Node<'_, '_>, name: &str) -> bool {
@@ -645,76 +631,6 @@ fn atom_text(node: Node<'_, '_>) -> String {
         }
         _ => text_of(node),
     }
-}
-
-fn is_block_tag(name: &str) -> bool {
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "br" | "p" | "div" | "li" | "tr" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "blockquote"
-    )
-}
-
-/// Plain text from an HTML fragment: tags removed (block tags become line breaks) and the
-/// common character references decoded. Not an HTML parser; summaries are simple markup.
-pub(crate) fn html_to_text(html: &str) -> String {
-    let mut text = String::with_capacity(html.len());
-    let mut rest = html;
-    while let Some(open) = rest.find('<') {
-        text.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        // "a < b" is text: a tag starts with a letter, "/", "!" or "?".
-        if !after.starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '/' | '!' | '?')) {
-            text.push('<');
-            rest = after;
-            continue;
-        }
-        let Some(close) = after.find('>') else {
-            // A lone "<" is text.
-            text.push_str(&rest[open..]);
-            rest = "";
-            break;
-        };
-        let tag = after[..close].trim_start_matches('/');
-        let name_end = tag
-            .find(|c: char| !c.is_ascii_alphanumeric())
-            .unwrap_or(tag.len());
-        if is_block_tag(&tag[..name_end]) {
-            text.push('\n');
-        }
-        rest = &after[close + 1..];
-    }
-    text.push_str(rest);
-    decode_char_refs(&text)
-}
-
-/// Character references decoded: every HTML5 named reference (`&eacute;`, `&hellip;`, …) and
-/// numeric ones; an unknown or malformed one stays as written. A no-break space is a space in
-/// a summary's plain text.
-fn decode_char_refs(text: &str) -> String {
-    html_escape::decode_html_entities(text).replace('\u{a0}', " ")
-}
-
-/// All runs of whitespace become one space; leading and trailing whitespace goes.
-pub(crate) fn collapse_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Whitespace collapsed within lines; blank lines kept as single paragraph breaks.
-pub(crate) fn tidy_paragraphs(text: &str) -> String {
-    let mut out = String::new();
-    let mut blank = false;
-    for line in text.lines().map(collapse_whitespace) {
-        if line.is_empty() {
-            blank = !out.is_empty();
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(if blank { "\n\n" } else { "\n" });
-        }
-        out.push_str(&line);
-        blank = false;
-    }
-    out
 }
 
 fn summary_of(node: Node<'_, '_>) -> Option<String> {
@@ -942,27 +858,6 @@ pub(crate) fn guess_media_type(href: &Url, title: Option<&str>) -> &'static str 
         "zip" => "application/zip",
         _ => "application/octet-stream",
     }
-}
-
-/// The lowercase `type/subtype` of a media type, without parameters.
-pub(crate) fn media_essence(media_type: &str) -> String {
-    media_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
-}
-
-/// A parameter of a media type (`kind` in `application/atom+xml;profile=opds-catalog;kind=...`),
-/// unquoted.
-pub(crate) fn media_param(media_type: &str, name: &str) -> Option<String> {
-    media_type.split(';').skip(1).find_map(|param| {
-        let (key, value) = param.split_once('=')?;
-        key.trim()
-            .eq_ignore_ascii_case(name)
-            .then(|| value.trim().trim_matches('"').to_owned())
-    })
 }
 
 /// An Atom feed type (not an entry document).

@@ -1,12 +1,15 @@
 //! From raw response bytes to a parsed XML tree: the size cap, text decoding (UTF-8, UTF-16 and
 //! the Latin-1 family), recognising what came instead of XML (a web page, JSON, plain text) and
-//! the XML parse itself with DTDs refused and nesting bounded. Knows nothing about Atom or OPDS.
+//! the XML parse itself with DTDs refused and nesting bounded, and the base URL `xml:base` sets
+//! at a node. Knows nothing about Atom or OPDS.
 
 use std::borrow::Cow;
 
-use roxmltree::{Document, ParsingOptions};
+use roxmltree::{Document, Node, ParsingOptions};
+use url::Url;
 
-use super::OpdsError;
+use super::plain_text::{collapse_whitespace, html_to_text};
+use super::{ns, OpdsError};
 
 /// More nodes than any real catalog page has; a guard against pathological documents that are
 /// small in bytes but huge in nodes.
@@ -152,7 +155,7 @@ pub(crate) fn html_root_error(doc: &Document<'_>) -> Option<OpdsError> {
         .descendants()
         .find(|n| n.is_element() && n.tag_name().name().eq_ignore_ascii_case("title"))
         .map(|n| n.descendants().filter_map(|d| d.text()).collect::<String>())
-        .map(|t| super::atom_feed::collapse_whitespace(&t))
+        .map(|t| collapse_whitespace(&t))
         .filter(|t| !t.is_empty());
     Some(OpdsError::HtmlPage { title })
 }
@@ -272,8 +275,8 @@ fn html_title(text: &str) -> Option<String> {
     let open = lower.find("<title")?;
     let start = open + lower[open..].find('>')? + 1;
     let end = start + lower[start..].find("</title")?;
-    let title = super::atom_feed::html_to_text(&head[start..end]);
-    let title = super::atom_feed::collapse_whitespace(&title);
+    let title = html_to_text(&head[start..end]);
+    let title = collapse_whitespace(&title);
     (!title.is_empty()).then(|| snippet(&title).into_owned())
 }
 
@@ -295,6 +298,23 @@ fn floor_char_boundary(text: &str, max: usize) -> usize {
         cut -= 1;
     }
     cut
+}
+
+/// The base URL in effect at `node`: the document's URL with every `xml:base` from the root
+/// down applied in turn. A broken `xml:base` is ignored.
+pub(crate) fn base_of(node: Node<'_, '_>, doc_url: &Url) -> Url {
+    let bases: Vec<&str> = node
+        .ancestors()
+        .filter_map(|n| n.attribute((ns::XML, "base")))
+        .collect();
+    let mut base = doc_url.clone();
+    for xml_base in bases.into_iter().rev() {
+        match base.join(xml_base.trim()) {
+            Ok(joined) if matches!(joined.scheme(), "http" | "https") => base = joined,
+            _ => tracing::debug!(xml_base, "ignoring an unusable xml:base"),
+        }
+    }
+    base
 }
 
 #[cfg(test)]

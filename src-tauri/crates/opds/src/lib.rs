@@ -32,9 +32,11 @@
 
 mod atom_feed;
 mod input;
+mod media_type;
 mod opds2;
 mod open_search;
 mod page_stream;
+mod plain_text;
 mod serde_url;
 mod url_template;
 

@@ -34,13 +34,14 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use super::atom_feed::{
-    book_format, collapse_whitespace, file_name, guess_media_type, html_to_text, is_feed_type,
-    kind_of_type, media_essence, parse_series_index, tidy_paragraphs, Acquisition, BookEntry,
-    Entry, Facet, Feed, FeedKind, FeedLinks, FormatHint, NavEntry, SearchLink, ACQUISITION_REL,
-    COVER_RELS, IANA_REL_PREFIX, PROGRESSION_REL, THUMBNAIL_RELS,
+    book_format, file_name, guess_media_type, is_feed_type, kind_of_type, parse_series_index,
+    Acquisition, BookEntry, Entry, Facet, Feed, FeedKind, FeedLinks, FormatHint, NavEntry,
+    SearchLink, ACQUISITION_REL, COVER_RELS, IANA_REL_PREFIX, PROGRESSION_REL, THUMBNAIL_RELS,
 };
+use super::media_type::media_essence;
 use super::open_search::SearchTemplate;
 use super::page_stream::{parse_number, PageStream, StreamLink, STREAM_REL};
+use super::plain_text::{collapse_whitespace, html_to_text, tidy_paragraphs};
 use super::url_template::{has_placeholders, resolve_href, resolve_image_href};
 use super::{OpdsError, MAX_FEED_BYTES};
 

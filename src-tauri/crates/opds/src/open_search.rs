@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::atom_feed::{base_of, media_essence, media_param};
+use super::input::base_of;
+use super::media_type::{media_essence, media_param};
 use super::url_template::{
     drop_slot, encode_component, expand_expressions, fill_slots, has_slot, resolve_template, scan,
     var_specs, Piece,

@@ -1,0 +1,23 @@
+//! Media types as catalogs write them: the `type/subtype` essence and one parameter
+//! (`profile=opds-catalog`, `kind=acquisition`), whatever the case and quoting.
+
+/// The lowercase `type/subtype` of a media type, without parameters.
+pub(crate) fn media_essence(media_type: &str) -> String {
+    media_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// A parameter of a media type (`kind` in `application/atom+xml;profile=opds-catalog;kind=...`),
+/// unquoted.
+pub(crate) fn media_param(media_type: &str, name: &str) -> Option<String> {
+    media_type.split(';').skip(1).find_map(|param| {
+        let (key, value) = param.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case(name)
+            .then(|| value.trim().trim_matches('"').to_owned())
+    })
+}
