@@ -10,6 +10,8 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config};
 
+use carrel_core::foundation::store::test_support::database_files_holding;
+
 use crate::support::{http, Env};
 
 const KEY: &str = "k0mga-4pi-k3y-1234567890";
@@ -72,21 +74,8 @@ async fn an_api_key_signs_in_as_x_api_key_and_only_so() {
     .unwrap();
     assert_eq!(both.username, None);
     // The key is in the secret store, not in the database.
-    for entry in std::fs::read_dir(env.store.data_dir().root()).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("carrel.db")
-        {
-            let bytes = std::fs::read(&path).unwrap();
-            assert!(
-                !bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
-                "the key in {path:?}"
-            );
-        }
-    }
+    let held = database_files_holding(env.store.data_dir().root(), KEY.as_bytes());
+    assert!(held.is_empty(), "the key in {held:?}");
     fixture.stop();
 }
 
@@ -173,22 +162,7 @@ async fn a_kavita_key_in_the_catalog_address_works_and_never_reaches_the_databas
     // Every request carried the key (the server refuses any other), and no file of the
     // database holds it.
     assert!(fixture.stats().total_requests > 3);
-    for entry in std::fs::read_dir(env.store.data_dir().root()).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("carrel.db")
-        {
-            let bytes = std::fs::read(&path).unwrap();
-            assert!(
-                !bytes
-                    .windows(KAVITA_KEY.len())
-                    .any(|w| w == KAVITA_KEY.as_bytes()),
-                "the key in {path:?}"
-            );
-        }
-    }
+    let held = database_files_holding(env.store.data_dir().root(), KAVITA_KEY.as_bytes());
+    assert!(held.is_empty(), "the key in {held:?}");
     fixture.stop();
 }

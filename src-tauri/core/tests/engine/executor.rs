@@ -745,20 +745,7 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
     let err = client.browse(&server, None).await.unwrap_err();
     assert!(err.to_string().contains("authentication"), "{err}");
     servers::remove(&env.store, server.id).unwrap();
-    let server = servers::add_with_secret(
-        &env.store,
-        &env.credentials,
-        &servers::NewServer {
-            name: "Locked".into(),
-            url: fixture.url("/opds"),
-            username: Some("reader".into()),
-            ..Default::default()
-        },
-        Some(&carrel_core::library::credentials::Secret::new(
-            "open sesame",
-        )),
-    )
-    .unwrap();
+    let server = env.add_server_as("Locked", &fixture.url("/opds"), "reader", "open sesame");
     let ids = register_books(&env, &server).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     // The password changes on the server: downloads pause for this server.

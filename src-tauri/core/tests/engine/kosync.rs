@@ -16,7 +16,7 @@ use carrel_core::{
     library::credentials::Secret,
     library::servers::Server,
     reading::book_source,
-    reading::kosync::{self, KosyncClient, KosyncError},
+    reading::kosync::{self, KosyncAccount, KosyncClient, KosyncError},
     reading::position_sync::{self, PositionSource},
 };
 use fixture_server::{Behavior, Config, GivenFile, RunningServer};
@@ -130,6 +130,24 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
+/// Signs in to the KOReader sync server at `url` as [`USER`] with `password`.
+async fn sign_in(
+    env: &Env,
+    client: &KosyncClient,
+    url: &str,
+    password: &str,
+) -> Result<KosyncAccount, KosyncError> {
+    kosync::sign_in(
+        &env.store,
+        &env.credentials,
+        client,
+        url,
+        USER,
+        &Secret::new(password),
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn positions_go_to_the_sync_server_and_another_devices_newer_one_comes_back() {
     let pdf = reportlab_pdf(5);
@@ -139,16 +157,9 @@ async fn positions_go_to_the_sync_server_and_another_devices_newer_one_comes_bac
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let id = stored_pdf(&env, &server).await;
     let client = KosyncClient::new().unwrap();
-    let account = kosync::sign_in(
-        &env.store,
-        &env.credentials,
-        &client,
-        &fixture.url("/kosync"),
-        USER,
-        &Secret::new("secret"),
-    )
-    .await
-    .unwrap();
+    let account = sign_in(&env, &client, &fixture.url("/kosync"), "secret")
+        .await
+        .unwrap();
     assert_eq!(
         kosync::account(&env.store).unwrap().as_ref(),
         Some(&account)
@@ -212,29 +223,15 @@ async fn a_wrong_password_is_refused_and_a_refused_account_keeps_positions_queue
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let id = stored_pdf(&env, &server).await;
     let client = KosyncClient::new().unwrap();
-    let err = kosync::sign_in(
-        &env.store,
-        &env.credentials,
-        &client,
-        &fixture.url("/kosync"),
-        USER,
-        &Secret::new("wrong"),
-    )
-    .await
-    .unwrap_err();
+    let err = sign_in(&env, &client, &fixture.url("/kosync"), "wrong")
+        .await
+        .unwrap_err();
     assert!(matches!(err, KosyncError::Refused), "{err:?}");
     assert_eq!(kosync::account(&env.store).unwrap(), None, "nothing kept");
 
-    kosync::sign_in(
-        &env.store,
-        &env.credentials,
-        &client,
-        &fixture.url("/kosync"),
-        USER,
-        &Secret::new("secret"),
-    )
-    .await
-    .unwrap();
+    sign_in(&env, &client, &fixture.url("/kosync"), "secret")
+        .await
+        .unwrap();
     // The server stops accepting this account (its password changed elsewhere).
     let mut behavior = fixture.behavior();
     behavior.kosync_user = Some((USER.into(), "0".repeat(32)));
@@ -271,17 +268,10 @@ async fn a_failed_sign_in_says_why_in_one_plain_sentence() {
     let sign_in = |url: String| {
         let (env, client) = (&env, &client);
         async move {
-            kosync::sign_in(
-                &env.store,
-                &env.credentials,
-                client,
-                &url,
-                USER,
-                &Secret::new("secret"),
-            )
-            .await
-            .unwrap_err()
-            .to_string()
+            sign_in(&env, client, &url, "secret")
+                .await
+                .unwrap_err()
+                .to_string()
         }
     };
     let closed = {

@@ -257,20 +257,7 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
     })
     .expect("the fixture server starts");
     let env = Env::new();
-    let server = carrel_core::library::servers::add_with_secret(
-        &env.store,
-        &env.credentials,
-        &carrel_core::library::servers::NewServer {
-            name: "Locked".into(),
-            url: fixture.url("/opds"),
-            username: Some("reader".into()),
-            ..Default::default()
-        },
-        Some(&carrel_core::library::credentials::Secret::new(
-            "open sesame",
-        )),
-    )
-    .unwrap();
+    let server = env.add_server_as("Locked", &fixture.url("/opds"), "reader", "open sesame");
     let http = http();
     let client = env.catalog(&http);
     let ids = books_feed(&client, &server).await;

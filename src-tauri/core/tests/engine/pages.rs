@@ -41,6 +41,23 @@ async fn register_comic(env: &Env, server: &Server) -> i64 {
         .expect("the fixture lists its comic")
 }
 
+/// A data dir with `fixture`'s catalog added and its comic known: the env and the comic's id.
+async fn comic_known(fixture: &RunningServer) -> (Env, i64) {
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let id = register_comic(&env, &server).await;
+    (env, id)
+}
+
+/// [`comic_known`], the comic opened at its first page and every page stored.
+async fn comic_stored(fixture: &RunningServer) -> (Env, i64) {
+    let (env, id) = comic_known(fixture).await;
+    book_downloads::open_book(&env.store, id, Some(0)).unwrap();
+    let (finish, _) = env.sync(fast_config()).await;
+    assert_eq!(finish, Finish::Idle);
+    (env, id)
+}
+
 fn quick(timeout_ms: u64) -> WaitPolicy {
     WaitPolicy {
         poll: Duration::from_millis(20),
@@ -51,12 +68,7 @@ fn quick(timeout_ms: u64) -> WaitPolicy {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_page_is_served_from_the_device_with_its_sniffed_type() {
     let fixture = start_comic(5);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let id = register_comic(&env, &server).await;
-    book_downloads::open_book(&env.store, id, Some(0)).unwrap();
-    let (finish, _) = env.sync(fast_config()).await;
-    assert_eq!(finish, Finish::Idle);
+    let (env, id) = comic_stored(&fixture).await;
     let expected = fixture.page_bytes(1, 3).unwrap();
     fixture.stop();
 
@@ -82,12 +94,7 @@ async fn a_stored_page_is_served_from_the_device_with_its_sniffed_type() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_claiming_too_many_pixels_is_refused_before_it_is_served() {
     let fixture = start_comic(5);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let id = register_comic(&env, &server).await;
-    book_downloads::open_book(&env.store, id, Some(0)).unwrap();
-    let (finish, _) = env.sync(fast_config()).await;
-    assert_eq!(finish, Finish::Idle);
+    let (env, id) = comic_stored(&fixture).await;
     let expected = fixture.page_bytes(1, 2).unwrap();
     fixture.stop();
     let stored = page_source::stored_path(&env.store, id, 3)
@@ -116,9 +123,7 @@ async fn a_page_claiming_too_many_pixels_is_refused_before_it_is_served() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_page_is_pushed_prioritary_and_served_once_stored() {
     let fixture = start_comic(60);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let id = register_comic(&env, &server).await;
+    let (env, id) = comic_known(&fixture).await;
     books::mark_opened(&env.store, id, Some(7)).unwrap();
     assert!(page_source::stored_page(&env.store, id, 40)
         .unwrap()
@@ -150,9 +155,7 @@ async fn a_missing_page_is_pushed_prioritary_and_served_once_stored() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_of_a_book_on_a_stopped_server_times_out_as_offline_not_downloaded() {
     let fixture = start_comic(10);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let id = register_comic(&env, &server).await;
+    let (env, id) = comic_known(&fixture).await;
     fixture.stop();
 
     let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
@@ -174,9 +177,7 @@ async fn a_page_of_a_book_on_a_stopped_server_times_out_as_offline_not_downloade
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_outside_the_book_and_unknown_books_are_not_found() {
     let fixture = start_comic(10);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let id = register_comic(&env, &server).await;
+    let (env, id) = comic_known(&fixture).await;
     for page in [10, 11, -1] {
         let err = page_source::page(&env.store, id, page, quick(100))
             .await

@@ -33,18 +33,7 @@ fn start(max_uses: Option<u32>) -> RunningServer {
 }
 
 async fn signed_in(env: &Env, fixture: &RunningServer) -> (Server, i64) {
-    let server = servers::add_with_secret(
-        &env.store,
-        &env.credentials,
-        &NewServer {
-            name: "Codex-like".into(),
-            url: fixture.url("/opds"),
-            username: Some("reader".into()),
-            ..Default::default()
-        },
-        Some(&Secret::new("open sesame")),
-    )
-    .unwrap();
+    let server = env.add_server_as("Codex-like", &fixture.url("/opds"), "reader", "open sesame");
     let http = http();
     let client = env.catalog(&http);
     let page = client.browse(&server, Some("/opds/books")).await.unwrap();
@@ -142,18 +131,7 @@ async fn browse_once(
 async fn a_session_outlives_the_process_in_the_secret_store_and_never_in_sqlite() {
     let fixture = start(None);
     let env = Env::new();
-    let server = servers::add_with_secret(
-        &env.store,
-        &env.credentials,
-        &NewServer {
-            name: "Codex-like".into(),
-            url: fixture.url("/opds"),
-            username: Some("reader".into()),
-            ..Default::default()
-        },
-        Some(&Secret::new("open sesame")),
-    )
-    .unwrap();
+    let server = env.add_server_as("Codex-like", &fixture.url("/opds"), "reader", "open sesame");
     // The first process signs in once, and keeps the session.
     browse_once(&env.store, &env.credentials, &server).await;
     assert_eq!(fixture.stats().password_checks, 1);
@@ -177,22 +155,12 @@ async fn a_session_outlives_the_process_in_the_secret_store_and_never_in_sqlite(
         !kept.expose().contains("open sesame"),
         "the password itself is not in the record"
     );
-    for entry in std::fs::read_dir(env.store.data_dir().root()).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("carrel.db")
-        {
-            let bytes = std::fs::read(&path).unwrap();
-            let needle = cookie.split('=').nth(1).unwrap().as_bytes();
-            assert!(
-                !bytes.windows(needle.len()).any(|w| w == needle),
-                "the session in {path:?}"
-            );
-        }
-    }
+    let session = cookie.split('=').nth(1).unwrap().as_bytes();
+    let held = carrel_core::foundation::store::test_support::database_files_holding(
+        env.store.data_dir().root(),
+        session,
+    );
+    assert!(held.is_empty(), "the session in {held:?}");
     fixture.stop();
 }
 
@@ -200,18 +168,7 @@ async fn a_session_outlives_the_process_in_the_secret_store_and_never_in_sqlite(
 async fn a_new_password_or_a_removed_server_drops_the_kept_session() {
     let fixture = start(None);
     let env = Env::new();
-    let server = servers::add_with_secret(
-        &env.store,
-        &env.credentials,
-        &NewServer {
-            name: "Codex-like".into(),
-            url: fixture.url("/opds"),
-            username: Some("reader".into()),
-            ..Default::default()
-        },
-        Some(&Secret::new("open sesame")),
-    )
-    .unwrap();
+    let server = env.add_server_as("Codex-like", &fixture.url("/opds"), "reader", "open sesame");
     browse_once(&env.store, &env.credentials, &server).await;
     let account = env.credentials.session_account(server.id);
     assert!(env.credentials.get(&account).unwrap().is_some());

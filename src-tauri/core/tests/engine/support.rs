@@ -114,6 +114,22 @@ impl Env {
         .unwrap()
     }
 
+    /// A server signed in to as `username` with `password` (kept in the env's credentials).
+    pub fn add_server_as(&self, name: &str, url: &str, username: &str, password: &str) -> Server {
+        servers::add_with_secret(
+            &self.store,
+            &self.credentials,
+            &NewServer {
+                name: name.into(),
+                url: url.into(),
+                username: Some(username.into()),
+                ..Default::default()
+            },
+            Some(&carrel_core::library::credentials::Secret::new(password)),
+        )
+        .unwrap()
+    }
+
     /// A comic with `pages` pages streamed from `template`.
     pub fn comic(&self, server: &Server, id: &str, pages: u32, template: &str) -> Book {
         books::remember(

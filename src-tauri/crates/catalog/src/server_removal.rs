@@ -42,24 +42,12 @@ pub fn remove_with_secret(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use carrel_foundation::store::test_support::database_files_holding;
+    use carrel_foundation::store::test_support::temp_store as store;
     use carrel_foundation::{clock::ManualClock, data_dir::DataDir};
     use carrel_library::credentials::Secret;
     use carrel_library::servers::{add, add_with_secret, secret, NewServer};
     use std::sync::Arc;
-
-    fn store() -> (tempfile::TempDir, Store) {
-        let t = tempfile::tempdir().unwrap();
-        let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(42))).unwrap();
-        (t, s)
-    }
-
-    fn input(name: &str, url: &str) -> NewServer {
-        NewServer {
-            name: name.into(),
-            url: url.into(),
-            ..Default::default()
-        }
-    }
 
     #[test]
     fn a_password_goes_to_the_secret_store_never_to_sqlite() {
@@ -67,7 +55,7 @@ mod tests {
         let creds = Credentials::file_only(s.data_dir(), "test");
         let new = NewServer {
             username: Some("reader".into()),
-            ..input("Home", "http://127.0.0.1:1/opds")
+            ..NewServer::named("Home", "http://127.0.0.1:1/opds")
         };
         let server = add_with_secret(
             &s,
@@ -81,21 +69,8 @@ mod tests {
             "correct horse battery"
         );
         drop(s);
-        for entry in std::fs::read_dir(t.path()).unwrap() {
-            let path = entry.unwrap().path();
-            if path
-                .file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("carrel.db")
-            {
-                let bytes = std::fs::read(&path).unwrap();
-                assert!(
-                    !bytes.windows(7).any(|w| w == b"correct"),
-                    "password found in {path:?}"
-                );
-            }
-        }
+        let held = database_files_holding(t.path(), b"correct");
+        assert!(held.is_empty(), "password found in {held:?}");
         let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(0))).unwrap();
         remove_with_secret(&s, &creds, server.id).unwrap();
         assert_eq!(secret(&creds, &server).unwrap(), None);
@@ -105,16 +80,16 @@ mod tests {
     fn ids_of_removed_servers_are_never_given_again() {
         let (_t, s) = store();
         let creds = Credentials::file_only(s.data_dir(), "test");
-        add(&s, &input("A", "http://a/")).unwrap();
+        add(&s, &NewServer::named("A", "http://a/")).unwrap();
         let b = add_with_secret(
             &s,
             &creds,
-            &input("B", "http://b/"),
+            &NewServer::named("B", "http://b/"),
             Some(&Secret::new("for b only")),
         )
         .unwrap();
         remove_with_secret(&s, &creds, b.id).unwrap();
-        let c = add(&s, &input("C", "http://c/")).unwrap();
+        let c = add(&s, &NewServer::named("C", "http://c/")).unwrap();
         assert!(c.id > b.id, "{} reused", c.id);
         assert_eq!(
             secret(&creds, &c).unwrap(),

@@ -630,6 +630,40 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     }
 }
 
+/// What the tests of this crate and of the layers above share (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support {
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use super::Store;
+    use crate::{clock::ManualClock, data_dir::DataDir};
+
+    /// A store in a new temporary folder (gone when the folder is dropped), its clock at 42 ms.
+    pub fn temp_store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&DataDir::new(dir.path()), Arc::new(ManualClock::new(42))).unwrap();
+        (dir, store)
+    }
+
+    /// The database's files directly under `root` (`carrel.db` and its journal and WAL) whose
+    /// bytes hold `needle`: a secret must be in none of them.
+    pub fn database_files_holding(root: &Path, needle: &[u8]) -> Vec<PathBuf> {
+        std::fs::read_dir(root)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| {
+                path.file_name()
+                    .is_some_and(|name| name.to_string_lossy().starts_with("carrel.db"))
+            })
+            .filter(|path| {
+                let bytes = std::fs::read(path).unwrap();
+                bytes.windows(needle.len()).any(|w| w == needle)
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

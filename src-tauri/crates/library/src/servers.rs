@@ -107,6 +107,17 @@ pub struct NewServer {
     pub api_key: Option<bool>,
 }
 
+impl NewServer {
+    /// A server by its name and address, every other field absent.
+    pub fn named(name: &str, url: &str) -> NewServer {
+        NewServer {
+            name: name.into(),
+            url: url.into(),
+            ..Default::default()
+        }
+    }
+}
+
 /// A server that passed validation, ready to save.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidServer {
@@ -659,32 +670,23 @@ pub fn conceal_path_keys(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use carrel_foundation::store::test_support::temp_store as store;
     use carrel_foundation::{clock::ManualClock, data_dir::DataDir};
     use std::sync::Arc;
-
-    fn store() -> (tempfile::TempDir, Store) {
-        let t = tempfile::tempdir().unwrap();
-        let s = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(42))).unwrap();
-        (t, s)
-    }
-
-    fn input(name: &str, url: &str) -> NewServer {
-        NewServer {
-            name: name.into(),
-            url: url.into(),
-            ..Default::default()
-        }
-    }
 
     #[test]
     fn the_same_catalog_is_not_added_twice() {
         let (_t, s) = store();
         add(
             &s,
-            &input("Home library", "http://127.0.0.1:9810/opds/v1.2/"),
+            &NewServer::named("Home library", "http://127.0.0.1:9810/opds/v1.2/"),
         )
         .unwrap();
-        let again = add(&s, &input("Other", "http://127.0.0.1:9810/opds/v1.2")).unwrap_err();
+        let again = add(
+            &s,
+            &NewServer::named("Other", "http://127.0.0.1:9810/opds/v1.2"),
+        )
+        .unwrap_err();
         assert!(matches!(&again, ServerError::DuplicateUrl(name) if name == "Home library"));
         assert_eq!(
             again.to_string(),
@@ -695,10 +697,14 @@ mod tests {
             Some(carrel_foundation::error::ErrorField::Url),
             "said under the address"
         );
-        add(&s, &input("Elsewhere", "http://127.0.0.1:9811/opds/v1.2/")).unwrap();
+        add(
+            &s,
+            &NewServer::named("Elsewhere", "http://127.0.0.1:9811/opds/v1.2/"),
+        )
+        .unwrap();
         let second_reader = NewServer {
             username: Some("bea".into()),
-            ..input("Bea's", "http://127.0.0.1:9810/opds/v1.2/")
+            ..NewServer::named("Bea's", "http://127.0.0.1:9810/opds/v1.2/")
         };
         add(&s, &second_reader).expect("another account on the same catalog");
     }
@@ -716,7 +722,7 @@ mod tests {
             default_name(&s, Some(""), "https://www.books.example.org/opds").unwrap(),
             "books.example.org"
         );
-        add(&s, &input("Codex", "http://nas:9810/opds/v1.2/")).unwrap();
+        add(&s, &NewServer::named("Codex", "http://nas:9810/opds/v1.2/")).unwrap();
         assert_eq!(
             default_name(&s, Some("Codex"), url).unwrap(),
             "Codex (127.0.0.1:9810)",
@@ -736,7 +742,7 @@ mod tests {
         let key = "7f3c2a1e-90ab-4cde-8f00-123456789abc";
         let server = add(
             &s,
-            &input("Kavita", &format!("http://nas.local:5000/api/opds/{key}")),
+            &NewServer::named("Kavita", &format!("http://nas.local:5000/api/opds/{key}")),
         )
         .unwrap();
         s.write(|tx| {
@@ -791,7 +797,7 @@ mod tests {
             "file:///etc/passwd",
             "https://user:pw@example.org/",
         ] {
-            let err = validate(&input("Home", bad)).unwrap_err();
+            let err = validate(&NewServer::named("Home", bad)).unwrap_err();
             assert!(
                 matches!(err, ServerError::InvalidUrl(_)),
                 "{bad:?} gave {err:?}"
@@ -822,12 +828,12 @@ mod tests {
     #[test]
     fn empty_or_long_names_are_refused() {
         assert!(matches!(
-            validate(&input(" ", "http://a/")),
+            validate(&NewServer::named(" ", "http://a/")),
             Err(ServerError::EmptyName)
         ));
         let long = "x".repeat(MAX_NAME_CHARS + 1);
         assert!(matches!(
-            validate(&input(&long, "http://a/")),
+            validate(&NewServer::named(&long, "http://a/")),
             Err(ServerError::NameTooLong)
         ));
     }
@@ -837,15 +843,15 @@ mod tests {
         let (_t, s) = store();
         let a = add(
             &s,
-            &input("Komga", "https://komga.example.org/opds/v1.2/catalog"),
+            &NewServer::named("Komga", "https://komga.example.org/opds/v1.2/catalog"),
         )
         .unwrap();
-        add(&s, &input("calibre", "http://calibre.lan/opds")).unwrap();
+        add(&s, &NewServer::named("calibre", "http://calibre.lan/opds")).unwrap();
         assert_eq!(a.created_at_ms, 42);
         let names: Vec<_> = list(&s).unwrap().into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["calibre", "Komga"]);
         assert!(matches!(
-            add(&s, &input("Komga", "http://other/")),
+            add(&s, &NewServer::named("Komga", "http://other/")),
             Err(ServerError::DuplicateName(_))
         ));
         assert_eq!(remove(&s, a.id).unwrap().id, a.id);
@@ -866,18 +872,18 @@ mod tests {
             &NewServer {
                 username: Some("me".into()),
                 min_interval_ms: Some(250),
-                ..input("Home", "http://a/opds")
+                ..NewServer::named("Home", "http://a/opds")
             },
             Some(&Secret::new("old")),
         )
         .unwrap();
-        add(&s, &input("Other", "http://b/opds")).unwrap();
+        add(&s, &NewServer::named("Other", "http://b/opds")).unwrap();
         assert!(matches!(
             update_with_secret(
                 &s,
                 &creds,
                 home.id,
-                &input("Other", "http://a/opds"),
+                &NewServer::named("Other", "http://a/opds"),
                 &PasswordChange::Forget
             ),
             Err(crate::error::Error::Server(ServerError::DuplicateName(_)))
@@ -887,7 +893,7 @@ mod tests {
                 &s,
                 &creds,
                 home.id,
-                &input("Home", "ftp://a/"),
+                &NewServer::named("Home", "ftp://a/"),
                 &PasswordChange::Forget
             ),
             Err(crate::error::Error::Server(ServerError::InvalidUrl(_)))
@@ -903,7 +909,7 @@ mod tests {
             home.id,
             &NewServer {
                 username: Some("me".into()),
-                ..input(" Attic ", "http://a:8080/opds")
+                ..NewServer::named(" Attic ", "http://a:8080/opds")
             },
             &PasswordChange::Keep,
         )
@@ -918,7 +924,7 @@ mod tests {
             &s,
             &creds,
             home.id,
-            &input("Attic", "http://a/opds"),
+            &NewServer::named("Attic", "http://a/opds"),
             &PasswordChange::from_field(Some("new".into())),
         )
         .unwrap();
@@ -927,7 +933,7 @@ mod tests {
             &s,
             &creds,
             home.id,
-            &input("Attic", "http://a/opds"),
+            &NewServer::named("Attic", "http://a/opds"),
             &PasswordChange::from_field(Some(String::new())),
         )
         .unwrap();
@@ -938,13 +944,13 @@ mod tests {
                 home.id,
                 &NewServer {
                     min_interval_ms: Some(60_001),
-                    ..input("Attic", "http://a/opds")
+                    ..NewServer::named("Attic", "http://a/opds")
                 }
             ),
             Err(ServerError::InvalidInterval)
         ));
         assert!(matches!(
-            update(&s, 999, &input("X", "http://x/")),
+            update(&s, 999, &NewServer::named("X", "http://x/")),
             Err(ServerError::NotFound(_))
         ));
         set_paused(&s, home.id, Some("authentication needed")).unwrap();
@@ -956,13 +962,13 @@ mod tests {
     #[test]
     fn trusting_a_self_signed_certificate_is_chosen_per_server_and_kept_until_changed() {
         let (_t, s) = store();
-        let plain = add(&s, &input("Plain", "https://a.example.org/opds")).unwrap();
+        let plain = add(&s, &NewServer::named("Plain", "https://a.example.org/opds")).unwrap();
         assert!(!plain.trust_self_signed);
         let own = add(
             &s,
             &NewServer {
                 trust_self_signed: Some(true),
-                ..input("Own", "https://nas.lan/opds")
+                ..NewServer::named("Own", "https://nas.lan/opds")
             },
         )
         .unwrap();
@@ -971,7 +977,12 @@ mod tests {
             !get(&s, plain.id).unwrap().trust_self_signed,
             "one server's choice is not another's"
         );
-        let renamed = update(&s, own.id, &input("Own NAS", "https://nas.lan/opds")).unwrap();
+        let renamed = update(
+            &s,
+            own.id,
+            &NewServer::named("Own NAS", "https://nas.lan/opds"),
+        )
+        .unwrap();
         assert!(
             renamed.trust_self_signed,
             "an absent choice keeps the current one"
@@ -981,7 +992,7 @@ mod tests {
             own.id,
             &NewServer {
                 trust_self_signed: Some(false),
-                ..input("Own NAS", "https://nas.lan/opds")
+                ..NewServer::named("Own NAS", "https://nas.lan/opds")
             },
         )
         .unwrap();
@@ -1030,7 +1041,7 @@ mod tests {
     #[test]
     fn an_invalid_server_saves_nothing() {
         let (_t, s) = store();
-        assert!(add(&s, &input("Bad", "not a url")).is_err());
+        assert!(add(&s, &NewServer::named("Bad", "not a url")).is_err());
         assert!(list(&s).unwrap().is_empty());
     }
 }
