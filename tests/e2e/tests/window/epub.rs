@@ -1074,7 +1074,21 @@ fn the_font_choice_is_readable_in_every_theme() {
 fn ctrl_f_finds_every_place_of_a_word_in_the_book() {
     let (_case, server, app) = open_three_chapters();
     let before = shown_cfi(&app);
-    press(&app, &["\u{E009}", "f", "\u{E009}"]); // Ctrl down, F, Ctrl up
+    // Ctrl held down while F is pressed.
+    app.command(
+        "POST",
+        "/actions",
+        Some(
+            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": "\u{E009}" },
+            { "type": "keyDown", "value": "f" },
+            { "type": "keyUp", "value": "f" },
+            { "type": "keyUp", "value": "\u{E009}" },
+        ] }] }),
+        ),
+        "press Ctrl+F",
+    )
+    .unwrap();
     let field = app.wait_for_displayed(&sel("epub-search-field")).unwrap();
     field.send_keys("printed\u{E007}").unwrap();
     app.wait_for_displayed(&format!("{}[data-count=\"120\"]", sel("epub-search-count")))
@@ -1087,8 +1101,11 @@ fn ctrl_f_finds_every_place_of_a_word_in_the_book() {
         .unwrap();
     assert_eq!(groups, json!(["One", "Two", "Three"]));
     field.send_keys("\u{E007}").unwrap();
-    app.wait_for_displayed(&format!("{}[aria-current=\"true\"]", sel("epub-search-hit")))
-        .unwrap();
+    app.wait_for_displayed(&format!(
+        "{}[aria-current=\"true\"]",
+        sel("epub-search-hit")
+    ))
+    .unwrap();
     field.send_keys("\u{E00C}").unwrap(); // Esc
     app.wait_for_hidden(&sel("epub-search")).unwrap();
     app.wait_until("back where the reader was", default_timeout(), |_| {
@@ -1129,19 +1146,28 @@ fn a_highlight_with_a_note_survives_closing_and_reopening_the_book() {
         vec![],
     )
     .unwrap();
-    app.wait_for_displayed(&sel("epub-highlight-popover")).unwrap();
-    app.find(&sel("epub-highlight-add-note")).unwrap().click().unwrap();
+    app.wait_for_displayed(&sel("epub-highlight-popover"))
+        .unwrap();
+    app.find(&sel("epub-highlight-add-note"))
+        .unwrap()
+        .click()
+        .unwrap();
     app.wait_for_displayed(&sel("epub-highlight-note"))
         .unwrap()
         .send_keys("A note kept")
         .unwrap();
-    app.find(&sel("epub-highlight-green")).unwrap().click().unwrap();
+    app.find(&sel("epub-highlight-green"))
+        .unwrap()
+        .click()
+        .unwrap();
     app.wait_until("the highlight saved", default_timeout(), |_| {
         let answer = invoke(&app, "list_annotations", json!({ "bookId": id }));
         let list = answer["ok"].as_array().cloned().unwrap_or_default();
         Ok(list
             .iter()
-            .any(|a| a["note"] == "A note kept" && a["colour"] == "green" && a["quote"] == "paragraph 1")
+            .any(|a| {
+                a["note"] == "A note kept" && a["colour"] == "green" && a["quote"] == "paragraph 1"
+            })
             .then_some(()))
     })
     .unwrap();
@@ -1149,9 +1175,16 @@ fn a_highlight_with_a_note_survives_closing_and_reopening_the_book() {
     app.find(&sel("epub-back")).unwrap().click().unwrap();
     app.wait_for_hidden(&sel("epub-reader")).unwrap();
     open_reader(&app, id);
-    app.find(&sel("epub-annotations-toggle")).unwrap().click().unwrap();
+    app.find(&sel("epub-annotations-toggle"))
+        .unwrap()
+        .click()
+        .unwrap();
     let note = app
-        .wait_for_displayed(&format!("{} {}", sel("epub-annotations"), sel("epub-annotation-note")))
+        .wait_for_displayed(&format!(
+            "{} {}",
+            sel("epub-annotations"),
+            sel("epub-annotation-note")
+        ))
         .unwrap();
     assert_eq!(note.text().unwrap(), "A note kept");
     // Drawn on the page again: the overlayer holds a highlight.
