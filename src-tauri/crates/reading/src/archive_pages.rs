@@ -27,8 +27,8 @@ use std::time::{Instant, SystemTime};
 use serde::Serialize;
 
 use crate::comic_archive::{ArchiveError, ComicArchive, ComicInfo};
-use crate::page_source::{PageError, PageImage, WaitPolicy};
 use crate::remote_zip::{RemoteZip, TailError, TAIL_BYTES};
+use crate::served_page::{PageError, PageImage, WaitPolicy};
 use carrel_engine::book_downloads::{self, DownloadRequestError};
 use carrel_engine::download_stack::{self, Task, TaskKind, TaskState};
 use carrel_foundation::part_files::PartFiles;

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::book_reader::{self, BookReader};
-use crate::page_source::{PageError, WaitPolicy};
+use crate::served_page::{PageError, WaitPolicy};
 use carrel_engine::book_downloads::{self, DownloadRequestError};
 use carrel_engine::download_stack::{self, TaskKind, TaskState};
 use carrel_foundation::file_types;

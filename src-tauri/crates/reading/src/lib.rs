@@ -22,3 +22,4 @@ pub mod locator;
 pub mod page_source;
 pub mod position_sync;
 pub mod remote_zip;
+pub mod served_page;

@@ -15,140 +15,16 @@
 //! [`carrel_engine::download_stack`] and [`carrel_foundation::part_files`].
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use carrel_engine::book_downloads::{self, DownloadRequestError};
 use carrel_engine::download_stack::{self, Pushed, TaskKind, TaskState};
 use carrel_engine::page_range;
-use carrel_foundation::file_types::HandoverError;
-use carrel_foundation::image_type::{image_for_window, TooManyPixels};
 use carrel_foundation::part_files::PartFiles;
-use carrel_foundation::store::{Store, StoreError};
-use carrel_library::books::{self, Book, BookError};
+use carrel_foundation::store::Store;
+use carrel_library::books::{self, Book};
 
-/// How long [`page`] waits for a page that is not on the device.
-///
-/// A wait is woken ([`Store::changes`]): this process's executor storing a part (or settling
-/// its task) wakes it at once, another process's commit within
-/// [`carrel_foundation::store_changes::OUTSIDE_LOOK`]. It looks once before waiting and again
-/// after each wake, and nothing else: no look is made on a timer.
-#[derive(Debug, Clone, Copy)]
-pub struct WaitPolicy {
-    /// Not used by the wait any more (it is woken, not paced); kept so that callers that set
-    /// it still build.
-    pub poll: Duration,
-    pub timeout: Duration,
-}
-
-impl WaitPolicy {
-    /// Waits until the store changes (see [`Store::changes`]) or `deadline` passes, whichever
-    /// comes first: the caller then looks again, and gives up once past `deadline`.
-    pub async fn until_change(&self, changes: &mut Changes, deadline: Instant) {
-        let deadline = tokio::time::Instant::from_std(deadline);
-        tokio::select! {
-            changed = changes.changed() => {
-                if changed.is_err() {
-                    // The store is gone: nothing can wake the wait any more.
-                    tokio::time::sleep_until(deadline).await;
-                }
-            }
-            () = tokio::time::sleep_until(deadline) => {}
-        }
-    }
-}
-
-/// What a wait watches: [`Store::changes`].
-pub type Changes = tokio::sync::watch::Receiver<u64>;
-
-impl Default for WaitPolicy {
-    fn default() -> Self {
-        WaitPolicy {
-            poll: Duration::from_millis(20),
-            timeout: Duration::from_secs(20),
-        }
-    }
-}
-
-/// A page ready to show.
-#[derive(Debug, Clone)]
-pub struct PageImage {
-    pub bytes: Vec<u8>,
-    /// Sniffed from the bytes; `application/octet-stream` when they are no known image.
-    pub content_type: &'static str,
-}
-
-impl PageImage {
-    /// A page's bytes as a window may be given them: its type sniffed, and refused when its
-    /// header claims more pixels than a window is given (nothing is decoded to tell). Every
-    /// page served, streamed or from an archive, comes through here.
-    pub fn checked(bytes: Vec<u8>) -> Result<PageImage, PageError> {
-        let content_type = image_for_window(&bytes)?.unwrap_or("application/octet-stream");
-        Ok(PageImage {
-            bytes,
-            content_type,
-        })
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PageError {
-    #[error("no book with id {0} on this device")]
-    UnknownBook(i64),
-    #[error("book {0} is not read page by page")]
-    NotPaged(i64),
-    #[error("page {page} does not exist: the book has {count} pages")]
-    OutOfRange { page: i64, count: i64 },
-    /// The page is not on the device and did not arrive in time (the server is away, or the
-    /// downloads are paused).
-    #[error("offline-not-downloaded")]
-    OfflineNotDownloaded,
-    /// The server refused the page (e.g. 404); its task failed with this reason.
-    #[error("the page could not be downloaded: {0}")]
-    Failed(String),
-    #[error("cannot read the stored page: {0}")]
-    Io(String),
-    /// A stored file too large to hand to a window in one piece.
-    #[error("the stored file is too large to open ({bytes} bytes, at most {limit})")]
-    TooLarge { bytes: u64, limit: u64 },
-    /// A stored whole file that is not handed to another app (it could run programs, or
-    /// nothing says which kind of book it is).
-    #[error(transparent)]
-    Refused(#[from] HandoverError),
-    /// An image whose header claims more pixels than a window is given
-    /// ([`carrel_foundation::image_type::MAX_IMAGE_PIXELS`]).
-    #[error(transparent)]
-    TooManyPixels(#[from] TooManyPixels),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl carrel_foundation::error::Failure for PageError {
-    fn kind(&self) -> carrel_foundation::error::ErrorKind {
-        use carrel_foundation::error::ErrorKind;
-        match self {
-            PageError::UnknownBook(_) => ErrorKind::NotFound,
-            PageError::NotPaged(_) | PageError::OutOfRange { .. } => ErrorKind::InvalidInput,
-            // What the server sent is no page a window can show.
-            PageError::OfflineNotDownloaded
-            | PageError::Failed(_)
-            | PageError::TooManyPixels(_) => ErrorKind::Server,
-            PageError::Io(_) | PageError::TooLarge { .. } | PageError::Store(_) => {
-                ErrorKind::Storage
-            }
-            PageError::Refused(e) => carrel_foundation::error::Failure::kind(e),
-        }
-    }
-}
-
-impl From<BookError> for PageError {
-    fn from(e: BookError) -> Self {
-        match e {
-            BookError::NotFound(id) => PageError::UnknownBook(id),
-            BookError::Store(e) => PageError::Store(e),
-        }
-    }
-}
+pub use crate::served_page::{Changes, PageError, PageImage, WaitPolicy};
 
 /// Checks that `page` is a page of a page-streamed book; returns the book's page count.
 pub fn check_page(store: &Store, book_id: i64, page: i64) -> Result<i64, PageError> {
@@ -161,15 +37,6 @@ pub fn check_book_page(book: &Book, page: i64) -> Result<i64, PageError> {
         return Err(PageError::NotPaged(book.id));
     }
     Ok(page_range::check_book(book, page)?)
-}
-
-impl From<page_range::OutOfRange> for PageError {
-    fn from(e: page_range::OutOfRange) -> Self {
-        PageError::OutOfRange {
-            page: e.page,
-            count: e.count,
-        }
-    }
 }
 
 /// The stored file of a page, if its task records it stored (done, or held with its size).
@@ -286,6 +153,7 @@ fn failure(store: &Store, book_id: i64, page: i64) -> Result<String, PageError> 
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
+    use std::time::Duration;
 
     use carrel_engine::executor_lease::{self, Acquire};
     use carrel_foundation::clock::SystemClock;
