@@ -32,6 +32,9 @@ pub const MAX_COVER_BYTES: u64 = 32 << 20;
 pub const MISSING_RETRY_MS: i64 = 10 * 60_000;
 /// How long covers are not fetched from a server that could not be reached.
 pub const SERVER_AWAY_MS: i64 = 30_000;
+/// How long after the first cover asked for the kept covers are tidied: reading every book's id
+/// and the covers folder is not done while the first screen and its covers are being painted.
+pub const SWEEP_DELAY: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// The image types covers are kept as, and their file extensions.
 const TYPES: &[(&str, &str)] = &[
@@ -367,8 +370,9 @@ impl CoverCache {
         }))
     }
 
-    /// The first time covers are asked for in a process, forgets (in the background) the kept
-    /// covers of books no longer known, e.g. those of a removed server.
+    /// The first time covers are asked for in a process, forgets (in the background, once
+    /// [`SWEEP_DELAY`] has passed) the kept covers of books no longer known, e.g. those of a
+    /// removed server.
     fn sweep_once(&self, store: &Store) {
         {
             let mut state = self.state();
@@ -379,10 +383,16 @@ impl CoverCache {
         }
         let store = store.clone();
         let dir = self.dir.clone();
-        tokio::task::spawn_blocking(move || match collect_orphans(&store, &dir) {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(covers = n, "forgot the covers of books no longer known"),
-            Err(e) => tracing::warn!(cause = %e, "could not tidy the covers folder"),
+        tokio::spawn(async move {
+            tokio::time::sleep(SWEEP_DELAY).await;
+            let swept = tokio::task::spawn_blocking(move || collect_orphans(&store, &dir)).await;
+            match swept {
+                Ok(Ok(0)) | Err(_) => {}
+                Ok(Ok(n)) => {
+                    tracing::info!(covers = n, "forgot the covers of books no longer known")
+                }
+                Ok(Err(e)) => tracing::warn!(cause = %e, "could not tidy the covers folder"),
+            }
         });
     }
 }
