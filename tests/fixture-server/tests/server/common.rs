@@ -30,6 +30,11 @@ pub fn client() -> reqwest::Client {
         .expect("client builds")
 }
 
+/// The status of the answer to `request`.
+pub async fn status_of(request: reqwest::RequestBuilder) -> u16 {
+    request.send().await.unwrap().status().as_u16()
+}
+
 pub async fn get_text(url: &str) -> (reqwest::StatusCode, reqwest::header::HeaderMap, String) {
     let resp = client().get(url).send().await.expect("request sent");
     let status = resp.status();

@@ -53,12 +53,10 @@ async fn concurrent_requests_raise_max_in_flight_and_sequential_ones_do_not() {
     assert_eq!(stats.bytes("/books/1/pages/0?maxWidth="), 4 * page_len);
 
     // Resetting zeroes the counters; a fresh sequential run peaks at one.
-    let resp = client()
-        .post(server.url("/_control/reset-stats"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
+    assert_eq!(
+        status_of(client().post(server.url("/_control/reset-stats"))).await,
+        200
+    );
     let stats = server.stats();
     assert_eq!(stats.total_requests, 0);
     assert_eq!(stats.global_max_in_flight, 0);
@@ -93,15 +91,7 @@ async fn clients_are_told_apart_and_control_requests_are_not_counted() {
         .unwrap();
     let opds_len = resp.bytes().await.unwrap().len() as u64;
     // reqwest sends no User-Agent by default.
-    assert_eq!(
-        client()
-            .get(server.url("/opds"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(status_of(client().get(server.url("/opds"))).await, 200);
     // Neither of these is counted.
     client().get(server.url("/_stats")).send().await.unwrap();
     client()

@@ -174,12 +174,7 @@ async fn revising_a_book_changes_bytes_and_validators() {
     )));
     assert!(server.revise_book(999).is_none());
     assert_eq!(
-        client()
-            .post(server.url("/_control/revise/999"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
+        status_of(client().post(server.url("/_control/revise/999"))).await,
         404
     );
 }
@@ -202,58 +197,38 @@ async fn basic_and_bearer_authentication() {
         Some("Basic realm=\"fixture\"")
     );
 
-    let resp = client()
-        .get(&url)
-        .basic_auth("reader", Some("s3cret"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let resp = client()
-        .get(&url)
-        .basic_auth("reader", Some("wrong"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 401);
-    let resp = client()
-        .get(&url)
-        .bearer_auth("tok-123")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let resp = client()
-        .get(&url)
-        .bearer_auth("tok-999")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 401);
-    let resp = client()
-        .get(&url)
-        .header("Authorization", "Basic !!!not-base64")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 401);
-    let resp = client()
-        .get(server.url("/books/1/file"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 401);
-
-    // Statistics and control stay open.
     assert_eq!(
-        client()
-            .get(server.url("/_stats"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
+        status_of(client().get(&url).basic_auth("reader", Some("s3cret"))).await,
         200
     );
+    assert_eq!(
+        status_of(client().get(&url).basic_auth("reader", Some("wrong"))).await,
+        401
+    );
+    assert_eq!(
+        status_of(client().get(&url).bearer_auth("tok-123")).await,
+        200
+    );
+    assert_eq!(
+        status_of(client().get(&url).bearer_auth("tok-999")).await,
+        401
+    );
+    assert_eq!(
+        status_of(
+            client()
+                .get(&url)
+                .header("Authorization", "Basic !!!not-base64")
+        )
+        .await,
+        401
+    );
+    assert_eq!(
+        status_of(client().get(server.url("/books/1/file"))).await,
+        401
+    );
+
+    // Statistics and control stay open.
+    assert_eq!(status_of(client().get(server.url("/_stats"))).await, 200);
 }
 
 #[tokio::test]
