@@ -413,7 +413,7 @@ fn progress_of(store: &Store, book: &Book) -> Result<Option<(String, f64)>, Stor
         let Some(position) = crate::epub_positions::position(store, book.id)? else {
             // Marked unread (a time, no position): the start of the book.
             let unread = book.position_ms.is_some()
-                && crate::position_sync::is_finished(store, book.id)? == Some(false);
+                && crate::read_state::is_finished(store, book.id)? == Some(false);
             return Ok(unread.then(|| ("/body/DocFragment[1]/body".to_owned(), 0.0)));
         };
         let Some(item) = spine_item(&position.cfi) else {

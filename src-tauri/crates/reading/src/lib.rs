@@ -21,5 +21,7 @@ pub mod kosync;
 pub mod locator;
 pub mod page_source;
 pub mod position_sync;
+pub mod read_state;
 pub mod remote_zip;
 pub mod served_page;
+pub mod server_position;

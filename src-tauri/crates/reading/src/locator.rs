@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::epub_positions;
-use crate::position_sync::{PositionSource, ServerPosition};
+use crate::server_position::{PositionSource, ServerPosition};
 use carrel_foundation::timestamps::{format_rfc3339, parse_rfc3339};
 
 /// The media type of a progression document.

@@ -33,6 +33,8 @@ use url::Url;
 
 use crate::epub_positions::{self, EpubPosition, EpubPositionError};
 use crate::komga;
+pub use crate::read_state::is_finished;
+pub use crate::server_position::{PositionSource, ServerPosition};
 use crate::locator;
 use carrel_engine::book_downloads::DownloadRequestError;
 use carrel_foundation::store::Store;
@@ -49,34 +51,6 @@ use carrel_opds::BookEntry;
 const MAX_PROGRESSION_BYTES: u64 = 64 * 1024;
 /// An EPUB read this far is read to its end.
 pub const EPUB_FINISHED: f64 = 0.99;
-
-/// Where a server position comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum PositionSource {
-    /// The book's OPDS progression document.
-    Progression,
-    /// The page stream's `pse:lastRead` in the catalog.
-    PageStream,
-    /// Komga's read-progress API.
-    ReadProgress,
-    /// A KOReader sync server (another device's position for the stored file).
-    Kosync,
-}
-
-/// A reading position the server holds.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct ServerPosition {
-    /// 0-based page index.
-    pub page: i64,
-    /// How far through the book (0.0–1.0), when the server says.
-    pub progression: Option<f64>,
-    /// The exact place in an EPUB (a CFI), when the server's locator carries one.
-    pub cfi: Option<String>,
-    /// When the server's position was set (unix milliseconds).
-    pub modified_ms: i64,
-    pub source: PositionSource,
-}
 
 /// What one [`flush`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -227,18 +201,6 @@ pub fn mark_read(
         }
         Ok(())
     })
-}
-
-/// Whether a book is read to its end (finished here, or marked read); `None` for a book not on
-/// the list.
-pub fn is_finished(store: &Store, book_id: i64) -> std::result::Result<Option<bool>, StoreError> {
-    store
-        .read(|c| {
-            c.prepare_cached("SELECT finished_ms IS NOT NULL FROM books WHERE id = ?1")?
-                .query_row([book_id], |r| r.get(0))
-                .optional()
-        })
-        .map_err(|e| store.sql_error(e))
 }
 
 /// Queues a position in the outbox inside the caller's transaction, replacing the book's row.
