@@ -17,7 +17,7 @@
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
 
-use crate::comic_archive::{ArchiveError, Container};
+use crate::archive_error::{ArchiveError, Container};
 
 #[repr(C)]
 struct RawArchive {

@@ -31,46 +31,13 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
+pub use crate::archive_error::{ArchiveError, Container, MAX_ENTRIES, MAX_PAGE_BYTES};
 use crate::archive_walk::Walk;
 
-/// The most entries an archive may hold (pages, folders and everything else).
-pub const MAX_ENTRIES: usize = 50_000;
 /// The most pages a book may have.
 pub const MAX_PAGES: usize = 10_000;
-/// The largest page, decompressed.
-pub const MAX_PAGE_BYTES: u64 = 64 << 20;
 /// The largest `ComicInfo.xml` read.
 pub(crate) const MAX_COMIC_INFO_BYTES: u64 = 1 << 20;
-
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ArchiveError {
-    #[error("this file is not a comic archive Carrel can read (CBZ, CBR, CB7 or CBT)")]
-    UnknownContainer,
-    #[error("the comic archive is damaged: {0}")]
-    Damaged(String),
-    #[error("the comic archive holds no pages")]
-    NoPages,
-    #[error("the comic archive holds more than {MAX_ENTRIES} entries")]
-    TooManyEntries,
-    #[error("page {page} is larger than {} MiB once unpacked", MAX_PAGE_BYTES >> 20)]
-    PageTooLarge { page: usize },
-    #[error("page {page} does not exist: the book has {count} pages")]
-    NoSuchPage { page: usize, count: usize },
-    #[error("cannot read the comic archive: {0}")]
-    Io(String),
-    #[error("this archive asks to decompress more than {} to reach a page", size_text(*budget))]
-    DecompressesTooMuch { budget: u64 },
-}
-
-/// A number of bytes as a person reads it: whole MiB from 1 MiB on.
-fn size_text(bytes: u64) -> String {
-    if bytes >= 1 << 20 {
-        format!("{} MiB", bytes >> 20)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
 
 /// How many bytes one walk of a RAR, 7z or tar archive may decompress — the entries passed over
 /// on the way and the pages taken, together — before it is refused with
@@ -114,27 +81,6 @@ pub const WALK_FLOOR_BYTES: u64 = 4 * MAX_PAGE_BYTES;
 /// last page of a solid archive costs a walk through all of it: eight times the file lets any
 /// book of images be read to its end, while a file that unpacks to more is mostly padding.
 pub const WALK_BYTES_PER_ARCHIVE_BYTE: u64 = 8;
-
-impl carrel_foundation::error::Failure for ArchiveError {
-    fn kind(&self) -> carrel_foundation::error::ErrorKind {
-        match self {
-            ArchiveError::Io(_) => carrel_foundation::error::ErrorKind::Storage,
-            ArchiveError::NoSuchPage { .. } => carrel_foundation::error::ErrorKind::InvalidInput,
-            // What the server sent is not a comic this reader can show.
-            _ => carrel_foundation::error::ErrorKind::Server,
-        }
-    }
-}
-
-/// How the archive is packed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Container {
-    Zip,
-    Rar,
-    SevenZip,
-    Tar,
-}
 
 /// What `ComicInfo.xml` says (all optional).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, ts_rs::TS)]

@@ -10,6 +10,7 @@
 
 pub mod annotation_export;
 pub mod annotations;
+pub mod archive_error;
 pub mod archive_pages;
 mod archive_walk;
 pub mod book_reader;

@@ -33,9 +33,9 @@ use url::Url;
 
 use crate::epub_positions::{self, EpubPosition, EpubPositionError};
 use crate::komga;
+use crate::locator;
 pub use crate::read_state::is_finished;
 pub use crate::server_position::{PositionSource, ServerPosition};
-use crate::locator;
 use carrel_engine::book_downloads::DownloadRequestError;
 use carrel_foundation::store::Store;
 use carrel_foundation::store::StoreError;
