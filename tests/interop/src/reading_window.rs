@@ -3,7 +3,8 @@
 //! of which streams pages. The real `carrel-cli` adds the server and walks its catalog on a data
 //! dir; the real app (the window tests' harness: tauri-driver under Xvfb and a session bus) is
 //! then launched on that data dir, opens each book's details, presses Read, and must paint page 1
-//! ("Page 1 of N") and, after End, page N.
+//! ("Page 1 of N") and, after End, page N. Against Codex, a series of two comics found through
+//! its Series View: past #1's last page the end card names #2, and one more turn opens it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,7 +12,7 @@ use std::process::Command;
 use carrel_e2e::{default_timeout, testid, App, LaunchOptions};
 
 use crate::support::{self, Cli, Installed};
-use crate::{calibre_server, calibre_web};
+use crate::{calibre_server, calibre_web, codex};
 
 /// Pages of the comic and of the PDF.
 const COMIC_PAGES: u32 = 6;
@@ -79,18 +80,42 @@ fn click(app: &App, selector: &str) {
     }
 }
 
-/// Opens book `id`'s details, presses Read, and checks its first and last pages paint.
-fn read_first_and_last_page(app: &App, id: i64, pages: u32) {
+/// Opens book `id`'s details: its address, then the page loaded anew on it. The reload runs once
+/// the script has answered (a page unloading under a script WebDriver waits on fails it), and the
+/// wait lasts until the new page is ready (errors while the old one unloads are waited through).
+fn open_details(app: &App, id: i64) {
     app.execute(
-        "window.location.hash = `#/book/${arguments[0]}`; window.location.reload();",
+        "window.carrelPageBeforeReload = true;
+         window.location.hash = `#/book/${arguments[0]}`;
+         setTimeout(() => location.reload(), 100);
+         return null;",
         vec![serde_json::json!(id)],
     )
     .unwrap();
+    let mut last = String::new();
+    app.wait_until("the page to load anew", default_timeout(), |c| {
+        match c.execute(
+            "return !window.carrelPageBeforeReload && document.readyState === 'complete';",
+            vec![],
+        ) {
+            Ok(ready) => Ok((ready == serde_json::json!(true)).then_some(())),
+            Err(e) => {
+                last = e.to_string();
+                Ok(None)
+            }
+        }
+    })
+    .unwrap_or_else(|e| panic!("the page did not load anew: {e} (last error: {last})"));
     app.wait_for_displayed(&format!(
         "{}[data-book-id=\"{id}\"]",
         testid("book-details")
     ))
     .unwrap();
+}
+
+/// Opens book `id`'s details, presses Read, and checks its first and last pages paint.
+fn read_first_and_last_page(app: &App, id: i64, pages: u32) {
+    open_details(app, id);
     click(app, &testid("read-book"));
     app.wait_for_displayed(&format!(
         "{}[data-book-id=\"{id}\"]",
@@ -159,5 +184,154 @@ fn calibre_web_cbz_and_pdf_read_through_the_window_signed_in() {
     let app = launch(&cli);
     read_first_and_last_page(&app, comic, COMIC_PAGES);
     read_first_and_last_page(&app, pdf, PDF_PAGES);
+    app.close().unwrap();
+}
+
+const RIGHT: &str = "\u{E014}";
+
+/// Presses `key` as a reader does, on what has the focus (the end card's button once it shows).
+fn press(app: &App, key: &str) {
+    let actions = [
+        serde_json::json!({ "type": "keyDown", "value": key }),
+        serde_json::json!({ "type": "keyUp", "value": key }),
+    ];
+    app.command(
+        "POST",
+        "/actions",
+        Some(serde_json::json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
+        "perform key actions",
+    )
+    .unwrap();
+}
+
+/// The navigation entry of `feed` (a `carrel-cli browse` answer) titled `title`, whatever mark
+/// precedes it (Codex writes "⊙ Series View"): its address.
+fn navigation(feed: &serde_json::Value, title: &str) -> String {
+    let named = |e: &serde_json::Value| {
+        e["title"]
+            .as_str()
+            .is_some_and(|t| t.trim_start_matches(|c: char| !c.is_alphanumeric()) == title)
+    };
+    feed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "navigation" && named(e))
+        .and_then(|e| e["href"].as_str())
+        .unwrap_or_else(|| panic!("no \"{title}\" in {feed:#}"))
+        .to_owned()
+}
+
+/// Codex's series of two comics, found as a reader finds it: its Series View, then the series,
+/// its issues in Codex's own order. #1 is opened in the real window and read to its last page;
+/// one more turn forward shows the end card naming #2 as Codex gives it, and one more opens #2 at
+/// page 1. `carrel-cli next` names #2 after #1 too.
+#[test]
+fn codex_series_end_card_names_the_next_issue_and_opens_it_at_page_1() {
+    const PAGES: u32 = 4;
+    let installed = Installed::load();
+    let server = codex::start(&installed, 2, PAGES);
+    let cli = Cli::new();
+    cli.add_server("codex", &server.opds1(), Some(codex::ADMIN));
+
+    let root = cli.json(&["browse", "codex"]);
+    let series_view = cli.json(&["browse", "codex", &navigation(&root, "Series View")]);
+    let series = cli.json(&[
+        "browse",
+        "codex",
+        &navigation(&series_view, "Interop Series"),
+    ]);
+    let issues: Vec<&serde_json::Value> = series["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "book")
+        .collect();
+    assert_eq!(issues.len(), 2, "the series' issues: {series:#}");
+    let (first, second) = (issues[0], issues[1]);
+    let first_id = first["book_id"].as_i64().unwrap();
+    let second_id = second["book_id"].as_i64().unwrap();
+    let second_title = second["title"].as_str().unwrap().to_owned();
+    // Codex puts the issue's number in its title ("Interop Series #2 Interop Comic 02"), and a
+    // number of its own only where its entry gives one.
+    assert!(
+        first["title"].as_str().unwrap().contains("#1") && second_title.contains("#2"),
+        "Codex's order of the series: {series:#}"
+    );
+    let number = second["series_index"].clone();
+
+    // The CLI names #2 after #1.
+    let next = cli.json(&["next", &first_id.to_string()]);
+    assert_eq!(next["book_id"], second_id, "{next}");
+    assert_eq!(next["title"], second_title.as_str(), "{next}");
+    assert_eq!(next["number"], number, "{next}");
+    assert_eq!(next["series"], "Interop Series", "{next}");
+    let said = cli.ok(&["next", &first_id.to_string()]);
+    assert!(
+        said.trim_start().starts_with(&second_id.to_string()) && said.contains(&second_title),
+        "carrel-cli next {first_id}: {said}"
+    );
+
+    // #1 in the window, to its last page, then one turn past it: the end card names #2.
+    let app = launch(&cli);
+    open_details(&app, first_id);
+    click(&app, &testid("read-book"));
+    let reader = |id: i64| format!("{}[data-book-id=\"{id}\"]", testid("comic-reader"));
+    app.wait_for_displayed(&reader(first_id)).unwrap();
+    painted(&app, 0);
+    app.wait_for_text(&testid("page-indicator"), &format!("Page 1 of {PAGES}"))
+        .unwrap();
+    app.find("body").unwrap().send_keys("\u{E010}").unwrap(); // End
+    app.wait_for_text(
+        &testid("page-indicator"),
+        &format!("Page {PAGES} of {PAGES}"),
+    )
+    .unwrap();
+    painted(&app, PAGES - 1);
+    press(&app, RIGHT);
+    let card = format!("{}[data-which=\"next\"]", testid("reader-end-card"));
+    app.wait_for_displayed(&card).unwrap();
+    app.wait_for_displayed(&format!(
+        "{}[data-book-id=\"{second_id}\"]",
+        testid("reader-end-book")
+    ))
+    .unwrap_or_else(|e| {
+        panic!(
+            "the end card offers no #2 ({second_id}): {e}\n{}",
+            app.log_text()
+        )
+    });
+    app.wait_for_text(&testid("reader-end-book"), &second_title)
+        .unwrap();
+    let text = app.find(&card).unwrap().inner_text().unwrap();
+    assert!(
+        text.contains("Next in Interop Series"),
+        "the end card names #2's series: {text}"
+    );
+    match number.as_f64() {
+        Some(n) => assert!(
+            text.contains(&format!("Number {n}")),
+            "the end card gives #2's number {n}: {text}"
+        ),
+        None => assert!(
+            app.find_all(&testid("reader-end-number"))
+                .unwrap()
+                .is_empty(),
+            "a number Codex does not give: {text}"
+        ),
+    }
+
+    // One more turn forward: #2 open at page 1.
+    press(&app, RIGHT);
+    app.wait_for_displayed(&reader(second_id)).unwrap();
+    app.wait_for_text(&testid("reader-title"), &second_title)
+        .unwrap();
+    app.wait_for_text(&testid("page-indicator"), &format!("Page 1 of {PAGES}"))
+        .unwrap();
+    painted(&app, 0);
+    assert!(
+        app.find_all(&testid("reader-end-card")).unwrap().is_empty(),
+        "the end card stayed over #2"
+    );
     app.close().unwrap();
 }
