@@ -4,7 +4,6 @@
 //! device", which the executor applies when a book completes.
 
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogItem},
     catalog::download_batches::{self, BatchError},
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind},
@@ -13,7 +12,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::{fast_config, http, Env};
+use crate::support::{fast_config, feed_book_ids, http, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
@@ -29,25 +28,6 @@ fn queued_books(store: &Store) -> Vec<i64> {
         .collect()
 }
 
-/// The local ids of a feed's books, every page followed, in the server's order.
-async fn feed_ids(
-    client: &CatalogClient<'_>,
-    server: &carrel_core::library::servers::Server,
-    feed: &str,
-) -> Vec<i64> {
-    let mut ids = Vec::new();
-    let mut next = Some(feed.to_owned());
-    while let Some(url) = next {
-        let page = client.browse(server, Some(&url)).await.unwrap();
-        ids.extend(page.entries.iter().filter_map(|e| match e {
-            CatalogItem::Book { book_id, .. } => Some(*book_id),
-            _ => None,
-        }));
-        next = page.next;
-    }
-    ids
-}
-
 /// A data dir with `fixture`'s catalog, its books feed kept as one batch: the books in reading
 /// order and the batch.
 async fn books_kept(fixture: &RunningServer) -> (Env, Vec<i64>, download_batches::BatchView) {
@@ -55,7 +35,7 @@ async fn books_kept(fixture: &RunningServer) -> (Env, Vec<i64>, download_batches
     let server = env.add_server("lib", &fixture.url("/opds"));
     let http = http();
     let client = env.catalog(&http);
-    let order = feed_ids(&client, &server, "/opds/books").await;
+    let order = feed_book_ids(&client, &server, "/opds/books").await;
     let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
         .await
         .unwrap();
@@ -74,7 +54,7 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
     let server = env.add_server("lib", &fixture.url("/opds"));
     let http = http();
     let client = env.catalog(&http);
-    let order = feed_ids(&client, &server, "/opds/books").await;
+    let order = feed_book_ids(&client, &server, "/opds/books").await;
     assert_eq!(order.len(), 23);
 
     // One book is already on the device: it is skipped, not fetched again.
@@ -168,7 +148,7 @@ async fn cancelling_a_batch_stops_its_downloads_and_unkeeps_only_its_unfinished_
     let server = env.add_server("lib", &fixture.url("/opds"));
     let http = http();
     let client = env.catalog(&http);
-    let order = feed_ids(&client, &server, "/opds/books").await;
+    let order = feed_book_ids(&client, &server, "/opds/books").await;
     book_downloads::store_book(&env.store, order[0]).unwrap();
     env.sync(fast_config()).await;
 
@@ -226,7 +206,7 @@ async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
     // The search's books (already in the first batch) went to the top; moving the first batch
     // up puts its first book back on top.
     download_batches::move_to_top(&env.store, first.id).unwrap();
-    let order = feed_ids(&client, &server, "/opds/books").await;
+    let order = feed_book_ids(&client, &server, "/opds/books").await;
     assert_eq!(queued_books(&env.store)[0], order[0]);
     // A search that finds nothing makes no batch.
     let none = download_batches::keep_search(&client, &server, "zzzqqqxx").await;
@@ -248,7 +228,7 @@ async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
     let server = env.add_server("lib", &fixture.url("/opds"));
     let http = http();
     let client = env.catalog(&http);
-    let ids = feed_ids(&client, &server, "/opds/comics").await;
+    let ids = feed_book_ids(&client, &server, "/opds/comics").await;
     assert!(ids.len() >= 2, "{ids:?}");
     settings::set(&env.store, &BooksKept(1)).unwrap();
     let stored = |id: i64| {

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogItem},
+    catalog::client::CatalogItem,
     engine::book_downloads,
     foundation::part_files::{self, PartFiles},
     library::book_identity,
@@ -15,24 +15,10 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::{http, Env};
+use crate::support::{feed_book_ids, http, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
-}
-
-async fn book_ids(client: &CatalogClient<'_>, server: &Server, feed: &str) -> Vec<i64> {
-    let mut ids = Vec::new();
-    let mut next = Some(feed.to_owned());
-    while let Some(url) = next {
-        let page = client.browse(server, Some(&url)).await.unwrap();
-        ids.extend(page.entries.iter().filter_map(|e| match e {
-            CatalogItem::Book { book_id, .. } => Some(*book_id),
-            _ => None,
-        }));
-        next = page.next;
-    }
-    ids
 }
 
 #[tokio::test]
@@ -52,13 +38,13 @@ async fn a_book_reached_through_every_view_is_one_book() {
 
     let mut seen = BTreeSet::new();
     for feed in ["/opds/books", "/opds/comics", "/opds/ebooks"] {
-        seen.extend(book_ids(&client, &server, feed).await);
+        seen.extend(feed_book_ids(&client, &server, feed).await);
     }
     let series = client.browse(&server, Some("/opds/series")).await.unwrap();
     let mut walked = 0;
     for item in &series.entries {
         if let CatalogItem::Navigation { href, .. } = item {
-            seen.extend(book_ids(&client, &server, href).await);
+            seen.extend(feed_book_ids(&client, &server, href).await);
             walked += 1;
         }
     }

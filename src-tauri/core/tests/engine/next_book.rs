@@ -19,7 +19,7 @@ use carrel_core::{
 };
 use fixture_server::Config;
 
-use crate::support::{fast_config, http, saga, Env};
+use crate::support::{fast_config, http, komga_with_series, saga, Env};
 
 const PAGES: u32 = 3;
 
@@ -103,17 +103,7 @@ async fn books_of_feed(client: &CatalogClient<'_>, server: &Server, feed: &str) 
 /// browsed, in its order across its pages.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
-    let fixture = fixture_server::Server::start(Config {
-        books: 12,
-        comic_pages: (1..=12).map(|id| (id, PAGES)).collect(),
-        feed_page_size: 2,
-        behavior: fixture_server::Behavior {
-            komga: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
+    let fixture = komga_with_series(PAGES);
     let env = Env::new();
     let server = env.add_server("Komga", &fixture.url("/opds"));
     let http = http();

@@ -17,7 +17,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::{fast_config, saga, Env};
+use crate::support::{fast_config, komga_with_series, saga, Env};
 
 const PAGES: u32 = 3;
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -407,17 +407,7 @@ async fn books_of_feed(
 /// not take that away; a book no series feed listed still has no series.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
-    let fixture = fixture_server::Server::start(Config {
-        books: 12,
-        comic_pages: (1..=12).map(|id| (id, PAGES)).collect(),
-        feed_page_size: 2,
-        behavior: fixture_server::Behavior {
-            komga: true,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .expect("the fixture server starts");
+    let fixture = komga_with_series(PAGES);
     let env = Env::new();
     let server = env.add_server("Komga", &fixture.url("/opds"));
     let http = crate::support::http();

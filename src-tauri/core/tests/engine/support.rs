@@ -52,6 +52,37 @@ pub fn saga(env: &Env, fixture: &fixture_server::RunningServer, pages: u32) -> V
     made.into_iter().map(|(_, b)| b).collect()
 }
 
+/// The local ids of a feed's books, every page followed, in the server's order.
+pub async fn feed_book_ids(client: &CatalogClient<'_>, server: &Server, feed: &str) -> Vec<i64> {
+    let mut ids = Vec::new();
+    let mut next = Some(feed.to_owned());
+    while let Some(url) = next {
+        let page = client.browse(server, Some(&url)).await.unwrap();
+        ids.extend(page.entries.iter().filter_map(|e| match e {
+            carrel_core::catalog::client::CatalogItem::Book { book_id, .. } => Some(*book_id),
+            _ => None,
+        }));
+        next = page.next;
+    }
+    ids
+}
+
+/// A Komga-like fixture of 12 comics of `pages` pages, two entries a feed page: its OPDS 1.2
+/// entries name no series, its series feeds list them.
+pub fn komga_with_series(pages: u32) -> fixture_server::RunningServer {
+    fixture_server::Server::start(fixture_server::Config {
+        books: 12,
+        comic_pages: (1..=12).map(|id| (id, pages)).collect(),
+        feed_page_size: 2,
+        behavior: fixture_server::Behavior {
+            komga: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .expect("the fixture server starts")
+}
+
 /// An HTTP client with the default settings.
 pub fn http() -> HttpClient {
     HttpClient::new(HttpConfig::default()).unwrap()
