@@ -370,8 +370,24 @@ impl Store {
         Ok(value)
     }
 
+    #[cfg(test)]
     pub(crate) fn changes_of(&self) -> &crate::store_changes::Changes {
         &self.inner.changes
+    }
+
+    /// Wakes every wait on [`Store::changes`] of this store: something they may wait for was
+    /// just stored (and committed).
+    pub fn wake_waiters(&self) {
+        self.inner.changes.committed();
+    }
+
+    /// A watch of what this data dir stores: changes at each [`Store::wake_waiters`] of this
+    /// store, and within [`crate::store_changes::OUTSIDE_LOOK`] of another process's commit
+    /// (see [`crate::store_changes`]). Subscribe before looking at what is waited for, and look
+    /// again after each change.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        let store = self.clone();
+        self.inner.changes.subscribe(move || store.data_version())
     }
 
     /// SQLite's `PRAGMA data_version` on the writer connection: changes when another

@@ -15,27 +15,28 @@
 //! A waiter subscribes **before** it first looks at what it waits for, then looks again after
 //! every wake: a commit made between its look and its wait is never missed. Wakes carry no
 //! meaning of their own (many are for other books); the look decides.
+//!
+//! [`Store::changes`]: crate::store::Store::changes
+//! [`Store::wake_waiters`]: crate::store::Store::wake_waiters
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::store::Store;
-
 /// How often another process's commits are looked for while someone watches.
 pub const OUTSIDE_LOOK: Duration = Duration::from_millis(4);
 
 /// The count of commits, and whether the thread that sees other processes' runs.
 pub(crate) struct Changes {
-    count: watch::Sender<u64>,
+    count: Arc<watch::Sender<u64>>,
     watching: Arc<Mutex<bool>>,
 }
 
 impl Changes {
     pub(crate) fn new() -> Changes {
         Changes {
-            count: watch::Sender::new(0),
+            count: Arc::new(watch::Sender::new(0)),
             watching: Arc::new(Mutex::new(false)),
         }
     }
@@ -45,35 +46,24 @@ impl Changes {
     pub(crate) fn committed(&self) {
         self.count.send_modify(|n| *n = n.wrapping_add(1));
     }
-}
 
-fn lock(m: &Mutex<bool>) -> std::sync::MutexGuard<'_, bool> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl Store {
-    /// Wakes every wait on [`Store::changes`] of this store: something they may wait for was
-    /// just stored (and committed).
-    pub fn wake_waiters(&self) {
-        self.changes_of().committed();
-    }
-
-    /// A watch of what this data dir stores: changes at each [`Store::wake_waiters`] of this
-    /// store, and within [`OUTSIDE_LOOK`] of another process's commit (see the module's text).
-    /// Subscribe before looking at what is waited for, and look again after each change.
-    pub fn changes(&self) -> watch::Receiver<u64> {
-        let changes = self.changes_of();
-        let receiver = changes.count.subscribe();
-        let mut watching = lock(&changes.watching);
+    /// A receiver of the count; the watcher of other processes' commits started if none runs,
+    /// reading `data_version` (the store's `PRAGMA data_version`) every [`OUTSIDE_LOOK`].
+    pub(crate) fn subscribe(
+        &self,
+        data_version: impl Fn() -> Option<i64> + Send + 'static,
+    ) -> watch::Receiver<u64> {
+        let receiver = self.count.subscribe();
+        let mut watching = lock(&self.watching);
         if !*watching {
-            let store = self.clone();
-            let flag = changes.watching.clone();
+            let count = self.count.clone();
+            let flag = self.watching.clone();
             // Read before the receiver is handed out: a commit made after this call returns is
             // seen however late the thread starts.
-            let seen = self.data_version();
+            let seen = data_version();
             let started = std::thread::Builder::new()
                 .name("carrel-db-changes".into())
-                .spawn(move || watch_outside(&store, &flag, seen));
+                .spawn(move || watch_outside(&count, &flag, data_version, seen));
             match started {
                 Ok(_) => *watching = true,
                 // This process's commits still wake; another's are then seen only by a look a
@@ -83,23 +73,37 @@ impl Store {
         }
         receiver
     }
+
+    #[cfg(test)]
+    pub(crate) fn is_watching(&self) -> bool {
+        *lock(&self.watching)
+    }
+}
+
+fn lock(m: &Mutex<bool>) -> std::sync::MutexGuard<'_, bool> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The watcher of other processes' commits: runs while anyone holds a receiver.
-fn watch_outside(store: &Store, watching: &Mutex<bool>, mut seen: Option<i64>) {
+fn watch_outside(
+    count: &watch::Sender<u64>,
+    watching: &Mutex<bool>,
+    data_version: impl Fn() -> Option<i64>,
+    mut seen: Option<i64>,
+) {
     loop {
         std::thread::sleep(OUTSIDE_LOOK);
         {
             let mut running = lock(watching);
-            if store.changes_of().count.receiver_count() == 0 {
+            if count.receiver_count() == 0 {
                 *running = false;
                 return;
             }
         }
-        let now = store.data_version();
+        let now = data_version();
         if now != seen {
             seen = now;
-            store.changes_of().committed();
+            count.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 }
@@ -168,7 +172,7 @@ mod tests {
         let store = open(&dir);
         drop(store.changes());
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while *super::lock(&store.changes_of().watching) {
+        while store.changes_of().is_watching() {
             assert!(std::time::Instant::now() < deadline, "the watcher stopped");
             std::thread::sleep(super::OUTSIDE_LOOK);
         }

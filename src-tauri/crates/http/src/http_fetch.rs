@@ -25,8 +25,7 @@ use carrel_foundation::store::{Store, StoreError};
 use carrel_library::credentials::{Credentials, Secret};
 use carrel_library::servers::Server;
 
-/// Sent with every request; servers see one polite client.
-pub const USER_AGENT: &str = concat!("Carrel/", env!("CARGO_PKG_VERSION"));
+pub use crate::redirects::USER_AGENT;
 
 /// How often a request still streaming its body renews its server slot.
 pub const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(5);

@@ -19,6 +19,9 @@
 use reqwest::{header, Response, StatusCode};
 use url::Url;
 
+/// Sent with every request; servers see one polite client.
+pub const USER_AGENT: &str = concat!("Carrel/", env!("CARGO_PKG_VERSION"));
+
 /// The most redirects one request follows, its own and those asked again together.
 pub const MAX_REDIRECTS: usize = 8;
 
@@ -66,7 +69,7 @@ pub fn policy() -> reqwest::redirect::Policy {
 /// A client builder with Carrel's user agent, the redirect [`policy`] and no `Referer`.
 pub fn client_builder() -> reqwest::ClientBuilder {
     reqwest::Client::builder()
-        .user_agent(crate::http_fetch::USER_AGENT)
+        .user_agent(USER_AGENT)
         .redirect(policy())
         .referer(false)
 }
