@@ -240,23 +240,7 @@ fn slide_to(app: &App, page: u32, release: bool) {
 
 #[test]
 fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
-    let case = TestCase::start();
-    let server = Server::start(Config {
-        books: 1,
-        comic_pages: [(BOOK, 8)].into(),
-        ..Config::default()
-    })
-    .expect("start the fixture server");
-    let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    app.set_window_size(1280.0, 860.0).unwrap();
-
-    add_server(&app, "Fixture Library", &server.url("/opds"));
-    let id = open_details(&app, &title, true);
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
-    wait_for_pages(&app, &[0]);
+    let (_case, server, app) = open_comic(8);
 
     // Two pages, right to left: page index 1 comes first, on the right.
     app.find(&sel("layout-spread")).unwrap().click().unwrap();
@@ -444,23 +428,7 @@ fn picture(app: &App) -> [f64; 4] {
 
 #[test]
 fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
-    let case = TestCase::start();
-    let server = Server::start(Config {
-        books: 1,
-        comic_pages: [(BOOK, 8)].into(),
-        ..Config::default()
-    })
-    .expect("start the fixture server");
-    let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    app.set_window_size(1280.0, 860.0).unwrap();
-
-    add_server(&app, "Fixture Library", &server.url("/opds"));
-    let id = open_details(&app, &title, true);
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
-    wait_for_pages(&app, &[0]);
+    let (_case, server, app) = open_comic(8);
 
     // The whole page in view: a wheel notch down turns to the next page.
     app.find(&sel("fit-screen")).unwrap().click().unwrap();
