@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
+use carrel_foundation::store::test_support::database_files_holding;
 use fixture_server::{Config, Faults, RunningServer};
 use serde_json::Value;
 
@@ -94,6 +95,32 @@ fn register(cli: &Cli, server: &RunningServer) -> BTreeMap<u32, i64> {
         next = page["next"].as_str().map(str::to_owned);
     }
     ids
+}
+
+/// Runs `args` with `secret` and a newline on its standard input; it must succeed.
+fn add_with_secret_on_stdin(cli: &Cli, args: &[&str], secret: &str) {
+    use std::io::Write;
+    let mut add = cli
+        .command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    add.stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{secret}\n").as_bytes())
+        .unwrap();
+    assert!(add.wait().unwrap().success());
+}
+
+/// Whether a page of `browse` lists a book.
+fn lists_a_book(page: &Value) -> bool {
+    page["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["type"] == "book")
 }
 
 fn code(out: &Output) -> i32 {
@@ -272,8 +299,9 @@ fn a_password_from_stdin_reaches_the_server_and_never_the_database() {
         ..Default::default()
     });
     let cli = Cli::new();
-    let mut add = cli
-        .command(&[
+    add_with_secret_on_stdin(
+        &cli,
+        &[
             "server",
             "add",
             "lib",
@@ -281,39 +309,13 @@ fn a_password_from_stdin_reaches_the_server_and_never_the_database() {
             "--username",
             "reader",
             "--password-stdin",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    add.stdin
-        .take()
-        .unwrap()
-        .write_all(b"pass-phrase-42\n")
-        .unwrap();
-    assert!(add.wait().unwrap().success());
+        ],
+        "pass-phrase-42",
+    );
     let page = cli.json(&["browse", "lib", "/opds/books"]);
-    assert!(page["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|e| e["type"] == "book"));
-    for entry in std::fs::read_dir(&cli.data).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("carrel.db")
-        {
-            let bytes = std::fs::read(&path).unwrap();
-            assert!(
-                !bytes.windows(14).any(|w| w == b"pass-phrase-42"),
-                "password in {path:?}"
-            );
-        }
-    }
+    assert!(lists_a_book(&page), "{page}");
+    let held = database_files_holding(&cli.data, b"pass-phrase-42");
+    assert!(held.is_empty(), "password in {held:?}");
 }
 
 #[test]
@@ -912,23 +914,8 @@ fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out
     let shown = cli.json(&["kosync", "show"]);
     assert_eq!(shown["account"]["username"], "reader");
     assert_eq!(shown["waiting"].as_array().map(Vec::len), Some(0));
-    for entry in std::fs::read_dir(&cli.data).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("carrel.db")
-        {
-            let bytes = std::fs::read(&path).unwrap();
-            assert!(
-                !bytes
-                    .windows(32)
-                    .any(|w| w == b"48936158b437f3e9796257c86a5cdd6c"),
-                "the key in {path:?}"
-            );
-        }
-    }
+    let held = database_files_holding(&cli.data, b"48936158b437f3e9796257c86a5cdd6c");
+    assert!(held.is_empty(), "the key in {held:?}");
     cli.ok(&["kosync", "logout"]);
     assert_eq!(cli.json(&["kosync", "show"])["account"], Value::Null);
 }
@@ -945,33 +932,21 @@ fn an_api_key_from_stdin_signs_in_as_x_api_key() {
         ..Default::default()
     });
     let cli = Cli::new();
-    let mut add = cli
-        .command(&[
+    add_with_secret_on_stdin(
+        &cli,
+        &[
             "server",
             "add",
             "komga",
             &server.url("/opds"),
             "--api-key-stdin",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    add.stdin
-        .take()
-        .unwrap()
-        .write_all(b"k0mga-key-42\n")
-        .unwrap();
-    assert!(add.wait().unwrap().success());
+        ],
+        "k0mga-key-42",
+    );
     let listed = cli.json(&["server", "list"]);
     assert_eq!(listed[0]["api_key"], true, "{listed}");
     let page = cli.json(&["browse", "komga", "/opds/books"]);
-    assert!(page["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|e| e["type"] == "book"));
+    assert!(lists_a_book(&page), "{page}");
     // A username beside an API key is a usage error.
     assert_eq!(
         code(&cli.run(&[
