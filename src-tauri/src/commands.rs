@@ -17,7 +17,8 @@ use carrel_core::{
     http::http_fetch::HttpClient,
     http::server_discovery::{Elsewhere, SignIn},
     library::credentials::{Backend, Credentials, Secret},
-    library::servers::{self, NewServer, PasswordChange, Server},
+    library::server_secrets::{self, PasswordChange},
+    library::servers::{self, NewServer, Server},
     library::settings::{self, CredentialsNoticeDismissed, Settings},
     reading::annotation_export::{self, ExportFormat},
     reading::annotations::{
@@ -243,7 +244,7 @@ pub async fn add_server(app: AppHandle, input: AddServerInput) -> CommandResult<
             new.name = servers::default_name(&core.store, title, &url)?;
         }
         new.url = url;
-        Ok(servers::add_with_secret(
+        Ok(server_secrets::add_with_secret(
             &core.store,
             &core.credentials,
             &new,
@@ -365,7 +366,7 @@ pub async fn update_server(
     with_core(app, move |core| {
         let new = input.new_server();
         let password = PasswordChange::from_field(input.password);
-        Ok(servers::update_with_secret(
+        Ok(server_secrets::update_with_secret(
             &core.store,
             &core.credentials,
             id,

@@ -240,8 +240,12 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
                 trust_self_signed: Some(trust_self_signed),
                 api_key: Some(api_key_stdin),
             };
-            let server =
-                servers::add_with_secret(&ctx.store, &ctx.credentials, &new, secret.as_ref())?;
+            let server = carrel_core::library::server_secrets::add_with_secret(
+                &ctx.store,
+                &ctx.credentials,
+                &new,
+                secret.as_ref(),
+            )?;
             if ctx.json {
                 let mut value = json!(server);
                 if let (Some(map), Ok(d)) = (value.as_object_mut(), &found) {

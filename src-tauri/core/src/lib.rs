@@ -45,7 +45,7 @@ pub use library::Error;
 
 /// Opens the library of `dir` for a front end: the store with its schema up to date, then the
 /// upgrades that take more than SQL — keys kept in addresses moved to the secret store
-/// ([`library::servers::conceal_path_keys`]) and the copies of one book remembered under
+/// ([`library::server_secrets::conceal_path_keys`]) and the copies of one book remembered under
 /// several ids merged ([`library::book_identity::merge_duplicates`]). A failure of an upgrade is
 /// logged and retried at the next start; the library stays usable.
 pub fn open_library(
@@ -54,7 +54,7 @@ pub fn open_library(
     credentials: &library::credentials::Credentials,
 ) -> Result<foundation::store::Store, foundation::store::StoreError> {
     let store = foundation::store::Store::open(dir, clock)?;
-    if let Err(e) = library::servers::conceal_path_keys(&store, credentials) {
+    if let Err(e) = library::server_secrets::conceal_path_keys(&store, credentials) {
         tracing::warn!(cause = %e, "could not move keys kept in addresses to the secret store yet");
     }
     if let Err(e) = library::book_identity::merge_duplicates(&store) {

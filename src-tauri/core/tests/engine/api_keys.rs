@@ -30,7 +30,7 @@ async fn an_api_key_signs_in_as_x_api_key_and_only_so() {
     let env = Env::new();
     let http = http();
     let add = |name: &str, api_key: bool| {
-        servers::add_with_secret(
+        carrel_core::library::server_secrets::add_with_secret(
             &env.store,
             &env.credentials,
             &NewServer {
@@ -104,7 +104,7 @@ async fn a_kavita_key_in_the_catalog_address_works_and_never_reaches_the_databas
     .expect("the fixture server starts");
     let env = Env::new();
     let http = http();
-    let server = servers::add_with_secret(
+    let server = carrel_core::library::server_secrets::add_with_secret(
         &env.store,
         &env.credentials,
         &NewServer {

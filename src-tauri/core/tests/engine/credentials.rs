@@ -37,7 +37,7 @@ fn received(server: &RunningServer) -> Vec<String> {
 }
 
 fn with_password(env: &Env, url: &str, behavior_user: Option<&str>, api_key: bool) -> Server {
-    servers::add_with_secret(
+    carrel_core::library::server_secrets::add_with_secret(
         &env.store,
         &env.credentials,
         &NewServer {

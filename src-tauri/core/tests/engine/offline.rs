@@ -286,7 +286,7 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
     assert_eq!(fixture.stats().total_requests, 1, "one refusal is enough");
 
     // The reader types the new password: the covers come at once.
-    carrel_core::library::servers::update_with_secret(
+    carrel_core::library::server_secrets::update_with_secret(
         &env.store,
         &env.credentials,
         server.id,
@@ -296,7 +296,7 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
             username: Some("reader".into()),
             ..Default::default()
         },
-        &carrel_core::library::servers::PasswordChange::Set(
+        &carrel_core::library::server_secrets::PasswordChange::Set(
             carrel_core::library::credentials::Secret::new("new words"),
         ),
     )

@@ -8,7 +8,7 @@ use carrel_core::{
     http::http_fetch::{HttpClient, HttpConfig},
     library::books,
     library::credentials::Secret,
-    library::servers::{self, NewServer, Server},
+    library::servers::{NewServer, Server},
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
@@ -179,12 +179,12 @@ async fn a_new_password_or_a_removed_server_drops_the_kept_session() {
         username: server.username.clone(),
         ..Default::default()
     };
-    servers::update_with_secret(
+    carrel_core::library::server_secrets::update_with_secret(
         &env.store,
         &env.credentials,
         server.id,
         &input,
-        &servers::PasswordChange::Set(Secret::new("open sesame")),
+        &carrel_core::library::server_secrets::PasswordChange::Set(Secret::new("open sesame")),
     )
     .unwrap();
     assert!(

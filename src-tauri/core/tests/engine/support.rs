@@ -147,7 +147,7 @@ impl Env {
 
     /// A server signed in to as `username` with `password` (kept in the env's credentials).
     pub fn add_server_as(&self, name: &str, url: &str, username: &str, password: &str) -> Server {
-        servers::add_with_secret(
+        carrel_core::library::server_secrets::add_with_secret(
             &self.store,
             &self.credentials,
             &NewServer {

@@ -46,7 +46,8 @@ mod tests {
     use carrel_foundation::store::test_support::temp_store as store;
     use carrel_foundation::{clock::ManualClock, data_dir::DataDir};
     use carrel_library::credentials::Secret;
-    use carrel_library::servers::{add, add_with_secret, secret, NewServer};
+    use carrel_library::server_secrets::{add_with_secret, secret};
+    use carrel_library::servers::{add, NewServer};
     use std::sync::Arc;
 
     #[test]

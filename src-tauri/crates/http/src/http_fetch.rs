@@ -135,11 +135,11 @@ impl ServerAccess {
             origin,
             server_id: server.id,
             username: server.username.clone(),
-            secret: carrel_library::servers::secret(credentials, server)?,
+            secret: carrel_library::server_secrets::secret(credentials, server)?,
             min_interval_ms: server.min_interval_ms,
             trust_self_signed: server.trust_self_signed,
             api_key: server.api_key,
-            path_key: carrel_library::servers::path_key(credentials, server)?,
+            path_key: carrel_library::server_secrets::path_key(credentials, server)?,
         })
     }
 

@@ -14,6 +14,7 @@ pub mod books;
 pub mod catalog_cache;
 pub mod credentials;
 pub mod error;
+pub mod server_secrets;
 pub mod server_sessions;
 pub mod servers;
 pub mod settings;
