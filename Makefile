@@ -87,6 +87,8 @@ test: setup-test ui
 test-core:
 	@echo "==> no Rust test left out by #[ignore] (the benchmarks make bench runs aside)"
 	$(ROOT)/scripts/check-ignored-tests
+	@echo "==> no import cycle between the modules of a core crate"
+	$(ROOT)/scripts/check-module-cycles
 	@echo "==> formatting (rustfmt's defaults)"
 	cargo fmt --all --check
 	@echo "==> the window contract is up to date (else: make contract)"
