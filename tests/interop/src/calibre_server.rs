@@ -74,31 +74,10 @@ fn calibre_content_server_walk_search_and_keep_offline() {
     let walk = support::walk(&cli, "calibre", 80);
     assert!(walk.feeds > 3, "only {} feeds walked", walk.feeds);
     for n in 1..=3 {
-        let title = format!("Interop Novel {n:02}");
-        let ids = walk.ids_by_title.get(&title).unwrap_or_else(|| {
-            panic!(
-                "{title} not found in {} feeds: {:?}",
-                walk.feeds,
-                walk.ids_by_title.keys()
-            )
-        });
-        assert_eq!(
-            ids.len(),
-            1,
-            "{title} has several local identities: {ids:?}"
-        );
+        walk.assert_one_identity(&format!("Interop Novel {n:02}"));
     }
     for n in 1..=2 {
-        let title = format!("Interop Comic {n:02}");
-        let ids = walk
-            .ids_by_title
-            .get(&title)
-            .unwrap_or_else(|| panic!("{title} not found: {:?}", walk.ids_by_title.keys()));
-        assert_eq!(
-            ids.len(),
-            1,
-            "{title} has several local identities: {ids:?}"
-        );
+        walk.assert_one_identity(&format!("Interop Comic {n:02}"));
     }
     assert_eq!(
         cli.local_book_count(),
@@ -108,13 +87,7 @@ fn calibre_content_server_walk_search_and_keep_offline() {
 
     // Search: the server's own OpenSearch.
     let found = cli.json(&["search", "calibre", "Novel 02"]);
-    let titles: Vec<&str> = found["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "book")
-        .map(|e| e["title"].as_str().unwrap())
-        .collect();
+    let titles = support::book_titles(&found);
     assert!(
         titles.contains(&"Interop Novel 02"),
         "search found {titles:?}"

@@ -102,28 +102,11 @@ fn calibre_web_walk_search_and_keep_offline_signed_in() {
         "Interop Novel 03",
         "Interop Comic 01",
     ] {
-        let ids = walk.ids_by_title.get(title).unwrap_or_else(|| {
-            panic!(
-                "{title} not found in {} feeds: {:?}",
-                walk.feeds,
-                walk.ids_by_title.keys()
-            )
-        });
-        assert_eq!(
-            ids.len(),
-            1,
-            "{title} has several local identities: {ids:?}"
-        );
+        walk.assert_one_identity(title);
     }
 
     let found = cli.json(&["search", "cw", "Novel 03"]);
-    let titles: Vec<&str> = found["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "book")
-        .map(|e| e["title"].as_str().unwrap())
-        .collect();
+    let titles = support::book_titles(&found);
     assert!(
         titles.contains(&"Interop Novel 03"),
         "search found {titles:?}"

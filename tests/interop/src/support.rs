@@ -475,6 +475,36 @@ pub struct Walk {
     pub searchable_root: bool,
 }
 
+impl Walk {
+    /// The book titled `title` was found, with one local identity whichever view it was seen
+    /// through.
+    pub fn assert_one_identity(&self, title: &str) {
+        let ids = self.ids_by_title.get(title).unwrap_or_else(|| {
+            panic!(
+                "{title} not found in {} feeds: {:?}",
+                self.feeds,
+                self.ids_by_title.keys()
+            )
+        });
+        assert_eq!(
+            ids.len(),
+            1,
+            "{title} has several local identities: {ids:?}"
+        );
+    }
+}
+
+/// The titles of the books a CLI answer (a feed page or search results) lists.
+pub fn book_titles(answer: &Value) -> Vec<&str> {
+    answer["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "book")
+        .map(|e| e["title"].as_str().unwrap())
+        .collect()
+}
+
 /// Browses the root, then follows navigation and next links breadth-first, at most `bound`
 /// feeds; every feed must parse (the CLI exits 0).
 pub fn walk(cli: &Cli, server: &str, bound: usize) -> Walk {
