@@ -431,8 +431,8 @@ fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_two_parts_
             repeated_parts += hits.saturating_sub(1);
         }
     }
-    // A kill costs at most the page whose trip was putting it in place and the next one, asked
-    // for ahead of that trip (see the executor's page_ahead); a kill before the run's first
+    // A kill costs at most the page whose step was putting it in place and the next one, asked
+    // for ahead of that step (see the executor's page_ahead); a kill before the run's first
     // request, or after it ended, costs nothing.
     assert!(
         repeated_parts <= 2 * landed_in_run,

@@ -204,7 +204,7 @@ async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
     assert_eq!(stored_events, ids.len());
 }
 
-/// Holds the run's thread when a page of book 1 is said done (right after its trip to the
+/// Holds the run's thread when a page of book 1 is said done (right after its step to the
 /// database) until the server has seen the request for the next page, for at most five seconds
 /// (none after the first wait that timed out).
 struct WaitsForTheNextRequest {
@@ -247,10 +247,10 @@ impl ProgressSink for WaitsForTheNextRequest {
     }
 }
 
-/// The request for a chain's next page goes out before the trip to the database that holds the
-/// last page (see `executor/page_ahead.rs`), so the server answers while the trip runs — still
+/// The request for a chain's next page goes out before the database step that marks the
+/// last page (see `executor/page_ahead.rs`), so the server answers while the step runs — still
 /// one request at a time, each page once. The sink holds the run's thread, so the request must
-/// be on the wire before the trip, not only sent to the connection's task: that takes one turn
+/// be on the wire before the step, not only sent to the connection's task: that takes one turn
 /// of the run's runtime (the request's task, then the connection's, run before the run's). A
 /// tokio or hyper that schedules otherwise makes this test fail (a five-second wait a page),
 /// not pass.
@@ -272,7 +272,7 @@ async fn the_next_page_is_asked_for_before_the_last_one_is_held() {
     let expected: Vec<(i64, bool)> = (0..i64::from(PAGES) - 1).map(|p| (p, true)).collect();
     assert_eq!(
         seen, expected,
-        "(page, its next one asked for before it was held)"
+        "(page, its next one asked for before it was marked stored)"
     );
     let stats = fixture.stats();
     assert_eq!(stats.global_max_in_flight, 1, "one polite stream");
@@ -1446,7 +1446,7 @@ async fn a_book_queued_when_the_last_one_is_stored_is_stored_in_the_same_run() {
     );
 }
 
-/// A comic's pages held for their sync are marked before a large whole file starts (it may take
+/// A comic's pages awaiting their sync are marked before a large whole file starts (it may take
 /// minutes: the comic is said stored first); a small file starts while they sync (when the
 /// comic is said stored then depends on the disk). Either way both books end stored, each said
 /// stored once.
@@ -1517,11 +1517,11 @@ async fn a_comic_is_said_stored_before_a_large_file_starts_and_once_whatever_the
     }
 }
 
-/// The positions of `book`'s pages claimed by the run and not yet held: active, no size
-/// recorded. Without a stretch these are at most the page being fetched and its follow-up;
-/// a stretch claims up to 15 more at once (and its pages put in place quietly wait for their
-/// sizes too).
-fn claimed_unheld_pages(store: &carrel_core::foundation::store::Store, book: i64) -> Vec<i64> {
+/// The positions of `book`'s pages claimed by the run and not yet marked stored: active, no size
+/// recorded. Without pages claimed ahead these are at most the page being fetched and its
+/// follow-up; a claim ahead takes up to 15 more at once (and its pages put in place quietly wait
+/// for their sizes too).
+fn claimed_unstored_pages(store: &carrel_core::foundation::store::Store, book: i64) -> Vec<i64> {
     download_stack::tasks_of_book(store, book)
         .unwrap()
         .into_iter()
@@ -1530,12 +1530,12 @@ fn claimed_unheld_pages(store: &carrel_core::foundation::store::Store, book: i64
         .collect()
 }
 
-/// Pages that come quickly are claimed a stretch at a time and put in place without a
-/// transaction each (see `executor/stretch.rs`). A run stopped in the middle of such a stretch
-/// gives back the pages it claimed and did not reach, and marks the pages it put in place done
-/// with their sizes: nothing is left active, every page done has the size of its file, and the
-/// next run fetches only what is missing — each page once, but for the one asked for ahead
-/// when the run stopped.
+/// Pages that come quickly are claimed ahead, several at a time, and put in place without a
+/// transaction each (see `executor/claim_ahead.rs`). A run stopped in the middle of such a claim
+/// ahead gives back the pages it claimed and did not reach, and marks the pages it put in place
+/// done with their sizes: nothing is left active, every page done has the size of its file, and the
+/// next run fetches only what is missing — each page once, but for the one asked for ahead when the
+/// run stopped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_loses_nothing() {
     let fixture = start(one_comic(60));
@@ -1548,7 +1548,7 @@ async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_
     let (store, claimed) = (env.store.clone(), Arc::new(std::sync::Mutex::new(None)));
     let seen = claimed.clone();
     let sink = ActsAfterAPage::new((book, 20), move || {
-        *seen.lock().unwrap() = Some(claimed_unheld_pages(&store, book));
+        *seen.lock().unwrap() = Some(claimed_unstored_pages(&store, book));
         let _ = stopper.send(true);
     });
     let ex = env.executor(fast_config(), sink.clone());
@@ -1556,11 +1556,12 @@ async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_
         ex.run(RunMode::UntilIdle, stop_rx).await.unwrap(),
         Finish::Shutdown
     );
-    // The stop came within a stretch: more pages were claimed than a page and its follow-up.
+    // The stop came among pages claimed ahead: more pages were claimed than a page and its
+    // follow-up.
     let claimed = claimed.lock().unwrap().clone().expect("page 20 was done");
     assert!(
         claimed.len() > 2,
-        "no stretch was claimed when the run stopped: claimed {claimed:?}"
+        "no pages were claimed ahead when the run stopped: claimed {claimed:?}"
     );
     let active = download_stack::in_state(&env.store, TaskState::Active, 100).unwrap();
     assert!(active.is_empty(), "left active: {active:?}");
@@ -1604,9 +1605,9 @@ async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_
     }
 }
 
-/// A page the reader asks for that the executor already claimed with a stretch of pages ahead
-/// (see `executor/stretch.rs`) comes next, as any page asked for does: the push is counted
-/// even though the page's task is claimed, and the stretch is given back with that page put
+/// A page the reader asks for that the executor already claimed with pages claimed ahead (see
+/// `executor/claim_ahead.rs`) comes next, as any page asked for does: the push is counted even
+/// though the page's task is claimed, and the pages claimed ahead are given back with that page put
 /// on the top of the stack.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_asked_for_within_a_stretch_claimed_ahead_comes_next() {
@@ -1618,18 +1619,18 @@ async fn a_page_asked_for_within_a_stretch_claimed_ahead_comes_next() {
     let claimed = Arc::new(std::sync::Mutex::new(None));
     let seen = claimed.clone();
     let sink = ActsAfterAPage::new((book, 20), move || {
-        *seen.lock().unwrap() = Some(claimed_unheld_pages(&store, book));
+        *seen.lock().unwrap() = Some(claimed_unstored_pages(&store, book));
         book_downloads::open_book(&store, book, Some(30)).unwrap();
     });
     let ex = env.executor(fast_config(), sink.clone());
     let (_stop, rx) = tokio::sync::watch::channel(false);
     assert_eq!(ex.run(RunMode::UntilIdle, rx).await.unwrap(), Finish::Idle);
-    // Page 30 was asked for within a stretch: claimed already, with more than a page and its
-    // follow-up.
+    // Page 30 was asked for among pages claimed ahead: claimed already, with more than a page and
+    // its follow-up.
     let claimed = claimed.lock().unwrap().clone().expect("page 20 was done");
     assert!(
         claimed.len() > 2 && claimed.contains(&30),
-        "page 30 was not within a stretch claimed when the reader asked: claimed {claimed:?}"
+        "page 30 was not among the pages claimed ahead when the reader asked: claimed {claimed:?}"
     );
     let order: Vec<i64> = pages_done(&sink.events)
         .into_iter()

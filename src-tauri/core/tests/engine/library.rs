@@ -460,7 +460,7 @@ fn the_downloads_page_shows_the_task_under_way_among_several_active() {
     // The second runs; the first, put in place, waits for its sync with its size recorded
     // after the second was claimed: updated last.
     clock.advance_ms(5);
-    download_stack::hold(&env.store, &fence, first.id, 1000, &[]).unwrap();
+    download_stack::mark_stored(&env.store, &fence, first.id, 1000, &[]).unwrap();
     let monitor = DownloadsMonitor::new();
     let t0 = Instant::now();
     monitor.observe_at(&DownloadEvent::State(ExecutorState::Running), t0);

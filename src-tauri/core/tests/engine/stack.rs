@@ -153,7 +153,7 @@ fn a_stale_holder_cannot_claim_or_settle_and_the_new_holder_reconciles() {
         }
         other => panic!("{other:?}"),
     };
-    // A's look without a transaction (a page of a stretch) sees it lost the task as soon as
+    // A's look without a transaction (a page claimed ahead) sees it lost the task as soon as
     // B holds the lease, not only once B has put A's tasks back.
     assert!(!download_stack::still_claimed(&env.store, &old, &[claimed.id]).unwrap());
     // A wakes up: every write it tries is refused and changes nothing.
@@ -243,8 +243,8 @@ fn the_chain_runs_from_the_readers_page_to_the_end_then_wraps_and_skips_stored_p
     assert!(!download_stack::is_page_done(&env.store, b, 10).unwrap());
 }
 
-/// A page held for its sync whose book is removed meanwhile: its id may be given to the next
-/// task pushed, which the late sync must not mark done.
+/// A page stored, awaiting its sync, whose book is removed meanwhile: its id may be given to the
+/// next task pushed, which the late sync must not mark done.
 #[test]
 fn a_held_page_removed_meanwhile_never_marks_the_task_that_took_its_id() {
     let (env, s, b) = setup();
@@ -253,14 +253,14 @@ fn a_held_page_removed_meanwhile_never_marks_the_task_that_took_its_id() {
     let held = download_stack::claim_next(&env.store, &fence, &[])
         .unwrap()
         .unwrap();
-    download_stack::hold(&env.store, &fence, held.id, 10, &[]).unwrap();
+    download_stack::mark_stored(&env.store, &fence, held.id, 10, &[]).unwrap();
     carrel_core::engine::book_downloads::remove_book(&env.store, b).unwrap();
     download_stack::push(&env.store, &spec(b, s, TaskKind::Book, 0, false)).unwrap();
     let next = download_stack::claim_next(&env.store, &fence, &[])
         .unwrap()
         .unwrap();
     assert_eq!(next.id, held.id, "SQLite gives the id again");
-    download_stack::complete_held(&env.store, &fence, &[held.id]).unwrap();
+    download_stack::complete_synced(&env.store, &fence, &[held.id]).unwrap();
     let now = download_stack::task(&env.store, next.id).unwrap().unwrap();
     assert_eq!(
         now.state,
@@ -367,7 +367,7 @@ fn failed_and_active_tasks_are_listed_from_their_own_indexes() {
     }
 }
 
-/// Between two pages the executor holds the page it got and claims the next task in one
+/// Between two pages the executor marks the page it got stored and claims the next task in one
 /// transaction: the claim sees the page's follow-up, and a page no longer the holder's claims
 /// nothing.
 #[test]
@@ -384,10 +384,16 @@ fn holding_a_page_and_claiming_the_next_is_one_transaction() {
         .unwrap();
     assert_eq!(page.position, 0);
     let follow_up = spec(b, s, TaskKind::Page, 1, false);
-    let next =
-        download_stack::hold_then_claim_next(&env.store, &fence, page.id, 10, &[follow_up], &[])
-            .unwrap()
-            .expect("a task claimed");
+    let next = download_stack::mark_stored_then_claim_next(
+        &env.store,
+        &fence,
+        page.id,
+        10,
+        &[follow_up],
+        &[],
+    )
+    .unwrap()
+    .expect("a task claimed");
     assert_eq!(
         next.position, 1,
         "the follow-up goes where its page was, above the older task"
@@ -399,16 +405,16 @@ fn holding_a_page_and_claiming_the_next_is_one_transaction() {
     executor_lease::release(&env.store, &fence).unwrap();
     let other = lease(&env, "B");
     assert!(matches!(
-        download_stack::hold_then_claim_next(&env.store, &fence, next.id, 5, &[], &[]),
+        download_stack::mark_stored_then_claim_next(&env.store, &fence, next.id, 5, &[], &[]),
         Err(StackError::LeaseLost(_))
     ));
     let still = download_stack::task(&env.store, next.id).unwrap().unwrap();
-    assert_eq!(still.bytes, None, "not held");
+    assert_eq!(still.bytes, None, "not marked stored");
     let older = download_stack::task(&env.store, older).unwrap().unwrap();
     assert_eq!(older.state, TaskState::Pending, "not claimed");
     // The new holder's fence settles it as usual.
     assert!(matches!(
-        download_stack::hold_then_claim_next(&env.store, &other, next.id, 5, &[], &[]),
+        download_stack::mark_stored_then_claim_next(&env.store, &other, next.id, 5, &[], &[]),
         Err(StackError::WrongState(_))
     ));
 }
@@ -420,12 +426,12 @@ fn holding_a_page_and_claiming_the_next_is_one_transaction() {
 fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
     let (env, s, b) = setup();
     let fence = lease(&env, "A");
-    // Holds `held` with 10 bytes, its follow-up the page at `position`; what is claimed next.
-    let hold_next = |held: i64, position: i64, skip: &[i64]| {
-        download_stack::hold_then_claim_next(
+    // Marks task `stored` stored (10 bytes), its follow-up the page at `position`: the next claim.
+    let store_next = |stored: i64, position: i64, skip: &[i64]| {
+        download_stack::mark_stored_then_claim_next(
             &env.store,
             &fence,
-            held,
+            stored,
             10,
             &[spec(b, s, TaskKind::Page, position, false)],
             skip,
@@ -440,7 +446,7 @@ fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
     let newer = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, false))
         .unwrap()
         .task_id();
-    let next = hold_next(page0.id, 1, &[]).unwrap();
+    let next = store_next(page0.id, 1, &[]).unwrap();
     assert_eq!(next.id, newer, "the newer task was on top");
     let page1 = download_stack::peek(&env.store, &[]).unwrap().unwrap();
     assert_eq!(
@@ -448,7 +454,7 @@ fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
         (1, TaskState::Pending, page0.seq)
     );
     // Page 5's follow-up takes page 5's place, the top: claimed as it is added.
-    let page6 = hold_next(next.id, 6, &[]).unwrap();
+    let page6 = store_next(next.id, 6, &[]).unwrap();
     assert_eq!(
         (page6.position, page6.state, page6.seq, page6.attempts),
         (6, TaskState::Active, next.seq, 1)
@@ -459,7 +465,7 @@ fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
     let urgent = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 9, true))
         .unwrap()
         .task_id();
-    let next = hold_next(page6.id, 7, &[]).unwrap();
+    let next = store_next(page6.id, 7, &[]).unwrap();
     assert_eq!(next.id, urgent);
     // Its server skipped (backing off) or paused: the follow-up waits, nothing of it claimed.
     for (skip, pause, position) in [(vec![s], false, 8), (vec![], true, 10)] {
@@ -472,7 +478,7 @@ fn a_follow_up_is_claimed_at_once_only_when_the_stack_would_take_it() {
                 .map_err(|e| env.store.sql_error(e))
             })
             .unwrap();
-        let claimed = hold_next(next.id, position, &skip);
+        let claimed = store_next(next.id, position, &skip);
         assert_eq!(claimed, None, "skip {skip:?}, paused {pause}");
         let waiting = env
             .store

@@ -2,11 +2,11 @@
 //! request slot), parses it with [`carrel_opds`], and gives every book entry its local id by
 //! remembering it in [`carrel_library::books`], so what the reader sees can be stored or opened.
 //!
-//! Every document that parsed is kept in [`carrel_library::catalog_cache`]; when the server cannot be
-//! reached ([`FetchError::Transient`]) the kept copy is used instead and the result says it is
-//! offline. [`CatalogClient::browse_view`] and [`CatalogClient::search_view`] add what the
-//! windows show beside each book: where it stands on this device, whether it has a cover and
-//! whether it has been read.
+//! Every document that parsed is kept in [`carrel_library::catalog_cache`]; when the server cannot
+//! be reached ([`FetchError::Transient`]) the kept copy is used instead and the result says it is
+//! offline. [`CatalogClient::browse_view`] and [`CatalogClient::search_view`] add what the windows
+//! show beside each book: where it stands on this device, whether it has a cover and whether it has
+//! been read.
 //!
 //! Owns no table and no parsing: it joins HTTP, OPDS, the book list and the document cache.
 
@@ -264,7 +264,7 @@ impl CatalogClient<'_> {
         let links = SeriesLinks::of(&doc.final_url, &feed);
         let freshness = doc.freshness;
         // Keeping the document and remembering its books is database work: off the async
-        // threads, in one trip.
+        // threads, in one step.
         let (server_of_books, kept_url) = (server.clone(), url.clone());
         let entries = self
             .store

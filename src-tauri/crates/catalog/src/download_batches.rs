@@ -142,7 +142,7 @@ async fn make(
         return Err(BatchError::NoBooks(title));
     }
     let server_id = server.id;
-    // Recording the batch is database work: off the async threads, in one trip.
+    // Recording the batch is database work: off the async threads, in one step.
     client
         .store
         .call(move |store| record(store, server_id, &title, &source_url, &ids))

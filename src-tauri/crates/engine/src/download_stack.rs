@@ -247,7 +247,7 @@ fn push_at(
                 )?;
                 Ok(Pushed::AlreadyActive(id))
             }
-            // Asked for while claimed: maybe a page of a stretch the executor claimed ahead and
+            // Asked for while claimed: maybe a page the executor claimed ahead and
             // has not reached (see `give_back_run_in`). The push is counted, so the executor
             // looks again, and the row keeps a trace of it (its update time past its creation).
             TaskState::Active => {
@@ -482,21 +482,21 @@ pub fn complete(
 }
 
 /// Keeps an active task active with the bytes it stored, and pushes its follow-ups: its file is
-/// in place but not yet synced to the disk, and it is marked done by [`complete_held`] once it
+/// in place but not yet synced to the disk, and it is marked done by [`complete_synced`] once it
 /// is. A holder that dies meanwhile leaves it active; the next one puts it back, and the file
 /// found in place of the recorded size is taken without downloading it again.
-pub fn hold(
+pub fn mark_stored(
     store: &Store,
     fence: &Fence,
     task_id: i64,
     bytes: i64,
     then_push: &[TaskSpec],
 ) -> Result<(), StackError> {
-    store.write(|tx| hold_in(store, tx, fence, task_id, bytes, then_push))
+    store.write(|tx| mark_stored_in(store, tx, fence, task_id, bytes, then_push))
 }
 
-/// [`hold`] inside a write transaction the caller holds.
-pub fn hold_in(
+/// [`mark_stored`] inside a write transaction the caller holds.
+pub fn mark_stored_in(
     store: &Store,
     tx: &Transaction<'_>,
     fence: &Fence,
@@ -506,11 +506,11 @@ pub fn hold_in(
 ) -> Result<(), StackError> {
     let now = store.now_ms();
     settle_in(store, fence, task_id, tx, |tx| {
-        hold_row(tx, task_id, bytes, then_push, now)
+        mark_stored_row(tx, task_id, bytes, then_push, now)
     })
 }
 
-fn hold_row(
+fn mark_stored_row(
     tx: &Transaction<'_>,
     task_id: i64,
     bytes: i64,
@@ -521,7 +521,7 @@ fn hold_row(
     push_chained(tx, task_id, then_push, now_ms)
 }
 
-/// Records the size of what a held task stored.
+/// Records the size of what a task marked stored put in place.
 fn record_size(
     tx: &Transaction<'_>,
     task_id: i64,
@@ -533,9 +533,9 @@ fn record_size(
     Ok(())
 }
 
-/// [`hold`], then [`claim_next`], in one transaction: what a download does between two pages.
-/// The claim sees the follow-ups just pushed, as it would in a transaction of its own.
-pub fn hold_then_claim_next(
+/// [`mark_stored`], then [`claim_next`], in one transaction: what a download does between two
+/// pages. The claim sees the follow-ups just pushed, as it would in a transaction of its own.
+pub fn mark_stored_then_claim_next(
     store: &Store,
     fence: &Fence,
     task_id: i64,
@@ -543,11 +543,13 @@ pub fn hold_then_claim_next(
     then_push: &[TaskSpec],
     skip: &[i64],
 ) -> Result<Option<Task>, StackError> {
-    store.write(|tx| hold_then_claim_next_in(store, tx, fence, task_id, bytes, then_push, skip))
+    store.write(|tx| {
+        mark_stored_then_claim_next_in(store, tx, fence, task_id, bytes, then_push, skip)
+    })
 }
 
-/// [`hold_then_claim_next`] inside a write transaction the caller holds.
-pub fn hold_then_claim_next_in(
+/// [`mark_stored_then_claim_next`] inside a write transaction the caller holds.
+pub fn mark_stored_then_claim_next_in(
     store: &Store,
     tx: &Transaction<'_>,
     fence: &Fence,
@@ -556,17 +558,17 @@ pub fn hold_then_claim_next_in(
     then_push: &[TaskSpec],
     skip: &[i64],
 ) -> Result<Option<Task>, StackError> {
-    hold_then_claim_run_in(store, tx, fence, task_id, bytes, then_push, &[], skip)
+    mark_stored_then_claim_ahead_in(store, tx, fence, task_id, bytes, then_push, &[], skip)
         .map(|(next, _)| next)
 }
 
-/// [`hold_then_claim_next_in`], and when the one follow-up is added already claimed (see
-/// [`hold_then_claim_chained`]), the pages of `run_on` after it too, in their order, for as
+/// [`mark_stored_then_claim_next_in`], and when the one follow-up is added already claimed (see
+/// [`mark_stored_then_claim_chained`]), the pages of `run_on` after it too, in their order, for as
 /// long as none of them is in the stack already: the pages a download goes on to, claimed in
 /// this one transaction instead of one each (see [`give_back_run_in`] for those it does not
 /// get to). Returns the task claimed and the pages claimed after it.
 #[allow(clippy::too_many_arguments)]
-pub fn hold_then_claim_run_in(
+pub fn mark_stored_then_claim_ahead_in(
     store: &Store,
     tx: &Transaction<'_>,
     fence: &Fence,
@@ -579,7 +581,8 @@ pub fn hold_then_claim_run_in(
     let now = store.now_ms();
     settle_in(store, fence, task_id, tx, |tx| {
         if let [next] = then_push {
-            if let Some(task) = hold_then_claim_chained(tx, fence, task_id, bytes, next, skip, now)?
+            if let Some(task) =
+                mark_stored_then_claim_chained(tx, fence, task_id, bytes, next, skip, now)?
             {
                 let mut after = Vec::with_capacity(run_on.len());
                 for spec in run_on {
@@ -598,7 +601,7 @@ pub fn hold_then_claim_run_in(
                 return Ok((Some(task), after));
             }
         }
-        hold_row(tx, task_id, bytes, then_push, now)?;
+        mark_stored_row(tx, task_id, bytes, then_push, now)?;
         Ok((claim_in(tx, fence, skip, now)?, Vec::new()))
     })
 }
@@ -632,7 +635,7 @@ pub fn record_sizes_in(
 }
 
 /// Whether `fence` still holds the lease and every task of `ids` is still active under it and
-/// of a server not paused: a read, for the executor's trips that make no transaction. The
+/// of a server not paused: a read, for the executor's steps that make no transaction. The
 /// holder's own claims stand until another holder takes the lease over; the lease is read
 /// too, since the new holder puts those tasks back on the stack only in a later transaction,
 /// and a page put in place meanwhile could land on the one it fetched, synced and marked.
@@ -657,12 +660,12 @@ pub fn still_claimed(store: &Store, fence: &Fence, ids: &[i64]) -> Result<bool, 
         .map_err(|e| store.sql_error(e))
 }
 
-/// Gives back pages [`hold_then_claim_run_in`] claimed that the run will not get to (a page
-/// the reader asked for comes first, a pause, a stop): each is removed — the page before it
-/// pushes it again at its place when it is held, as it would have without the run — unless it
-/// was pushed meanwhile (a window asked for that very page: see [`push_at`]), which puts it
-/// back on the top of the stack instead, as the push would have. Only tasks still active under
-/// `fence`, never run (no size recorded).
+/// Gives back pages [`mark_stored_then_claim_ahead_in`] claimed that the run will not get to (a
+/// page the reader asked for comes first, a pause, a stop): each is removed — the page before it
+/// pushes it again at its place when it is marked stored, as it would have without the run — unless
+/// it was pushed meanwhile (a window asked for that very page: see [`push_at`]), which puts it back
+/// on the top of the stack instead, as the push would have. Only tasks still active under `fence`,
+/// never run (no size recorded).
 pub fn give_back_run_in(
     store: &Store,
     tx: &Transaction<'_>,
@@ -702,12 +705,12 @@ pub fn give_back_run_in(
     Ok(())
 }
 
-/// The common case of [`hold_then_claim_next_in`], in fewer writes: when the task's one
+/// The common case of [`mark_stored_then_claim_next_in`], in fewer writes: when the task's one
 /// follow-up is new and is what the claim would take (it ranks above the top of the stack, its
 /// server neither paused nor skipped), it is added already claimed — never entering the
 /// stack's indexes only to leave them in the same transaction. `None` (nothing written) when
 /// the follow-up is not that case.
-fn hold_then_claim_chained(
+fn mark_stored_then_claim_chained(
     tx: &Transaction<'_>,
     fence: &Fence,
     task_id: i64,
@@ -749,7 +752,7 @@ fn hold_then_claim_chained(
     insert_claimed(tx, fence, next, prioritary, seq, now_ms).map(Some)
 }
 
-/// Adds `spec` already claimed under `fence`, at `seq` (see [`hold_then_claim_chained`]).
+/// Adds `spec` already claimed under `fence`, at `seq` (see [`mark_stored_then_claim_chained`]).
 fn insert_claimed(
     tx: &Transaction<'_>,
     fence: &Fence,
@@ -795,20 +798,20 @@ static TOP_OF_STACK_ANY_SERVER: std::sync::LazyLock<String> = std::sync::LazyLoc
     format!("SELECT prioritary, seq FROM tasks WHERE id = ({NEXT_TASK_ANY_SERVER})")
 });
 
-/// A chained task added already claimed (see [`hold_then_claim_chained`]).
+/// A chained task added already claimed (see [`mark_stored_then_claim_chained`]).
 const CLAIMED_CHAINED: &str = "INSERT INTO tasks (book_id, server_id, kind, position, url, prioritary, seq, state, claimed_epoch, attempts, created_at_ms, updated_at_ms)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'active', ?8, 1, ?9, ?9)";
 
-/// Marks held tasks done, in one transaction (their files are on the disk now). A task no
-/// longer active under `fence` (removed with its book meanwhile) is left as it is, and so is a
-/// task that was never held: task ids are given again once the newest rows are deleted, and a
-/// held task's id may by now name a task just claimed (its size not yet recorded).
-pub fn complete_held(store: &Store, fence: &Fence, task_ids: &[i64]) -> Result<(), StackError> {
-    store.write(|tx| complete_held_in(store, tx, fence, task_ids))
+/// Marks stored tasks done, in one transaction (their files are on the disk now). A task no longer
+/// active under `fence` (removed with its book meanwhile) is left as it is, and so is a task that
+/// was never marked stored: task ids are given again once the newest rows are deleted, and a stored
+/// task's id may by now name a task just claimed (its size not yet recorded).
+pub fn complete_synced(store: &Store, fence: &Fence, task_ids: &[i64]) -> Result<(), StackError> {
+    store.write(|tx| complete_synced_in(store, tx, fence, task_ids))
 }
 
-/// [`complete_held`] inside a write transaction the caller holds.
-pub fn complete_held_in(
+/// [`complete_synced`] inside a write transaction the caller holds.
+pub fn complete_synced_in(
     store: &Store,
     tx: &Transaction<'_>,
     fence: &Fence,
@@ -1169,7 +1172,7 @@ pub fn page_task_state(
 
 /// Whether page `page` of a book is in place to be read: its task done, or its file put in
 /// place by the running executor and waiting for its batch to be synced to the disk (active,
-/// its size recorded: see [`hold`]).
+/// its size recorded: see [`mark_stored`]).
 pub fn is_page_stored(store: &Store, book_id: i64, page: i64) -> Result<bool, StoreError> {
     page_is(
         store,
@@ -1252,7 +1255,7 @@ pub fn prioritary_pushed_since(store: &Store, server: i64, since: i64) -> Result
 /// The highest stack position handed out so far; grows at every push (a push of a claimed
 /// task included: see [`push_at`]).
 pub fn push_counter(store: &Store) -> Result<i64, StoreError> {
-    // Read between two pages of a download (see `executor/stretch.rs`): kept prepared.
+    // Read between two pages of a download (see `executor/claim_ahead.rs`): kept prepared.
     store
         .read(|c| {
             c.prepare_cached("SELECT seq FROM stack_counter WHERE id = 1")?

@@ -251,7 +251,7 @@ impl Store {
     /// transaction: it sees what `f` has written so far, takes no lock of its own, and reads
     /// from the writer's page cache, which stays valid from one write to the next — where the
     /// reader connection would find its cache stale after every write and read the changed
-    /// pages again from the disk. A composite step (the executor's trip between two pages)
+    /// pages again from the disk. A composite step (the executor's step between two pages)
     /// so reads and writes in one transaction.
     pub fn write<T, E>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, E>) -> Result<T, E>
     where

@@ -385,7 +385,7 @@ impl HttpClient {
     /// may (see [`server_throttle::reuse_or_acquire`]), and the slot is kept again afterwards
     /// instead of given back. A failed request gives it back. The caller lets `kept` go when it
     /// has nothing more for the server.
-    pub async fn get_bytes_keeping(
+    pub async fn get_bytes_reusing_slot(
         &self,
         store: &Store,
         access: &ServerAccess,

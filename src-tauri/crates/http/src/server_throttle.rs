@@ -2,14 +2,15 @@
 //! store: never more than one request in flight to a server, and an optional minimum interval
 //! between the starts of two requests.
 //!
-//! A request takes the server's slot (a row of `server_slots`) before it starts and gives it
-//! back when its body is read or abandoned. Waiters are seen first: a request that finds the
-//! slot busy marks it as wanted (and keeps marking it while it waits), and a request that finds
-//! it free but wanted by another waiter lets that one go first — so a window's catalog request
-//! is not left waiting behind a download that takes the slot again the moment it is free. A slot carries an expiry, renewed while a long
-//! body streams, so a process killed mid-request frees it after [`SLOT_TTL_MS`] — at once when
-//! it ran on this machine: the holder names its process as the executor lease's holders do, and
-//! a slot whose process is gone is free (see [`carrel_foundation::process_holders::holder_is_dead`]).
+//! A request takes the server's slot (a row of `server_slots`) before it starts and gives it back
+//! when its body is read or abandoned. Waiters are seen first: a request that finds the slot busy
+//! marks it as wanted (and keeps marking it while it waits), and a request that finds it free but
+//! wanted by another waiter lets that one go first — so a window's catalog request is not left
+//! waiting behind a download that takes the slot again the moment it is free. A slot carries an
+//! expiry, renewed while a long body streams, so a process killed mid-request frees it after
+//! [`SLOT_TTL_MS`] — at once when it ran on this machine: the holder names its process as the
+//! executor lease's holders do, and a slot whose process is gone is free (see
+//! [`carrel_foundation::process_holders::holder_is_dead`]).
 //!
 //! A process that has more requests for the same server right after this one (the executor,
 //! page after page) may keep the slot between them instead of giving it back and taking it
@@ -259,9 +260,9 @@ pub async fn reuse_or_acquire(
 /// meant to follow at once, and one made later looks again.
 const LOOK_FRESH_MS: i64 = 5;
 
-/// A look at a kept slot taken ahead of its next request, in a trip to the database its keeper
+/// A look at a kept slot taken ahead of its next request, in a database step its keeper
 /// makes anyway (the executor, claiming its next page): [`reuse_or_acquire`] then goes on
-/// without a trip of its own. What it saw is what the request would have seen a moment later.
+/// without a step of its own. What it saw is what the request would have seen a moment later.
 #[derive(Debug, Clone)]
 pub struct KeptLook {
     server_id: i64,
@@ -286,7 +287,7 @@ impl KeptLook {
 }
 
 /// Looks whether the slot of `server_id` that `holder` keeps may serve its next request at
-/// once (see [`reuse_or_acquire`]). Blocking: for a trip to the database already under way.
+/// once (see [`reuse_or_acquire`]). Blocking: for a database step already under way.
 pub fn look_at_kept(store: &Store, server_id: i64, holder: &str) -> Result<KeptLook, StoreError> {
     Ok(KeptLook {
         server_id,
@@ -477,7 +478,8 @@ mod tests {
             TryTake::Taken
         ));
         clock.set_ms(1_000_000 - 3_600_000);
-        // The slot's expiry now lies beyond any slot's lifetime, and the interval's start in the future.
+        // The slot's expiry now lies beyond any slot's lifetime, and the interval's start in the
+        // future.
         assert!(matches!(
             try_take(&store, server, "mine", 60_000).unwrap(),
             TryTake::Taken

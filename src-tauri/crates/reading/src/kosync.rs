@@ -464,7 +464,7 @@ pub async fn flush(
     client: &KosyncClient,
 ) -> Result<KosyncReport, KosyncError> {
     let mut report = KosyncReport::default();
-    // The database and the stored files are worked on off the async threads, a short trip at a
+    // The database and the stored files are worked on off the async threads, a short step at a
     // time between requests.
     let queued = store
         .call(|store| -> Result<_, KosyncError> {

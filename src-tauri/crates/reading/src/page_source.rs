@@ -7,7 +7,7 @@
 //!
 //! A page counts as stored once its task records the file's size
 //! ([`carrel_engine::download_stack::is_page_stored`]): the executor records it only after the
-//! page is in place whole, so a window reads it while its task is still held for the batch's
+//! page is in place whole, so a window reads it while its task is still awaiting the batch's
 //! sync, before the task is marked done. The image type is sniffed from the
 //! bytes, and a page whose header claims more pixels than a window is given is refused before
 //! it is served ([`PageImage::checked`], which archive pages pass too). Owns no table; speaks
@@ -39,7 +39,8 @@ pub fn check_book_page(book: &Book, page: i64) -> Result<i64, PageError> {
     Ok(page_range::check_book(book, page)?)
 }
 
-/// The stored file of a page, if its task records it stored (done, or held with its size).
+/// The stored file of a page, if its task records it stored (done, or stored with its size,
+/// awaiting its sync).
 pub fn stored_path(store: &Store, book_id: i64, page: i64) -> Result<Option<PathBuf>, PageError> {
     if !download_stack::is_page_stored(store, book_id, page)? {
         return Ok(None);

@@ -279,7 +279,7 @@ pub async fn flush(
 ) -> Result<FlushReport> {
     let mut report = FlushReport::default();
     let mut accesses: HashMap<i64, Option<ServerAccess>> = HashMap::new();
-    // The database is worked on off the async threads, a short trip at a time between requests.
+    // The database is worked on off the async threads, a short step at a time between requests.
     for row in store.call(pending).await? {
         let (book_id, at) = (row.book_id, row.updated_at_ms);
         let book = match store.call(move |s| books::get(s, book_id)).await {

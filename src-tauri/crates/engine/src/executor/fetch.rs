@@ -6,11 +6,11 @@ use super::*;
 
 /// How long the executor reuses a server's address and credentials before reading them again.
 /// What running a task got: the bytes it stored, its book, and the page (or cover) it found in
-/// place or fetched, to hold (see [`Held`]), when it got one.
+/// place or fetched, to store (see [`Held`]), when it got one.
 pub(super) struct Ran {
     pub(super) bytes: u64,
     pub(super) book: Book,
-    pub(super) page: Option<PageToHold>,
+    pub(super) page: Option<PageToStore>,
 }
 
 pub(super) const ACCESS_FRESH_FOR: Duration = Duration::from_secs(10);
@@ -133,14 +133,14 @@ impl Run<'_> {
     }
 
     /// A page or cover found in place, stored before a crash and not yet marked: taken (to be
-    /// held and synced with the next batch) without downloading it twice, and its size
-    /// returned — unless a power cut left it short of the size its hold recorded, or empty
+    /// stored and synced with the next batch) without downloading it twice, and its size
+    /// returned — unless a power cut left it short of the size its marking recorded, or empty
     /// when no size was recorded yet; then it is removed, to be fetched again.
     pub(super) fn take_found(
         &mut self,
         task: &Task,
         existing: std::path::PathBuf,
-    ) -> Option<(u64, PageToHold)> {
+    ) -> Option<(u64, PageToStore)> {
         let len = std::fs::metadata(&existing).map(|m| m.len()).unwrap_or(0);
         let short = match task.bytes {
             Some(recorded) => recorded as u64 != len,
@@ -154,21 +154,21 @@ impl Run<'_> {
             let _ = std::fs::remove_file(&existing);
             return None;
         }
-        Some((len, PageToHold::Found(existing)))
+        Some((len, PageToStore::Found(existing)))
     }
 
     pub(super) async fn fetch_page(
         &mut self,
         task: &Task,
         book: &Book,
-    ) -> Result<(u64, Option<PageToHold>), TaskError> {
+    ) -> Result<(u64, Option<PageToStore>), TaskError> {
         if let Some(existing) = self.stored_page(book.id, task.position) {
             if let Some((len, found)) = self.take_found(task, existing) {
                 self.drop_ahead().await;
                 return Ok((len, Some(found)));
             }
         }
-        // Asked for already, while the last page's trip ran (see `page_ahead`).
+        // Asked for already, while the last page's step ran (see `page_ahead`).
         if let Some(ahead) = self.ahead.take_if(|a| a.serves(task)) {
             let answer = ahead.answer();
             tokio::pin!(answer);
@@ -176,10 +176,10 @@ impl Run<'_> {
                 answer.await
             } else {
                 // A slow answer: the pages put in place before it are recorded meanwhile, so
-                // that a window waiting for one of them sees it (see `stretch`).
+                // that a window waiting for one of them sees it (see `claim_ahead`).
                 tokio::select! {
                     a = &mut answer => a,
-                    () = tokio::time::sleep(stretch::QUIET_FOR) => {
+                    () = tokio::time::sleep(claim_ahead::QUIET_FOR) => {
                         self.record_before_waiting().await;
                         answer.await
                     }
@@ -194,10 +194,10 @@ impl Run<'_> {
                     .files
                     .page_path(book.id, task.position, image_extension(&fetched.bytes));
             let len = fetched.bytes.len() as u64;
-            return Ok((len, Some(PageToHold::Fetched(path, fetched.bytes))));
+            return Ok((len, Some(PageToStore::Fetched(path, fetched.bytes))));
         }
         // A request of its own, or one ahead let finish first, may wait: the pages put in
-        // place before it are recorded first (see `stretch`).
+        // place before it are recorded first (see `claim_ahead`).
         self.record_before_waiting().await;
         self.drop_ahead().await;
         let url = parse_url(&task.url)?;
@@ -223,12 +223,12 @@ impl Run<'_> {
                 .await?;
             let path = self.ex.files.page_path(book.id, task.position, "bytes");
             let len = fetched.bytes.len() as u64;
-            return Ok((len, Some(PageToHold::Fetched(path, fetched.bytes))));
+            return Ok((len, Some(PageToStore::Fetched(path, fetched.bytes))));
         }
         let fetched = self
             .ex
             .http
-            .get_bytes_keeping(
+            .get_bytes_reusing_slot(
                 &self.ex.store,
                 &access,
                 &url,
@@ -239,15 +239,15 @@ impl Run<'_> {
         let ext = image_extension(&fetched.bytes);
         let path = self.ex.files.page_path(book.id, task.position, ext);
         let len = fetched.bytes.len() as u64;
-        Ok((len, Some(PageToHold::Fetched(path, fetched.bytes))))
+        Ok((len, Some(PageToStore::Fetched(path, fetched.bytes))))
     }
 
-    /// A cover, held and synced with the pages' batch as a page is (see [`Held`]).
+    /// A cover, stored and synced with the pages' batch as a page is (see [`Held`]).
     pub(super) async fn fetch_cover(
         &mut self,
         task: &Task,
         book: &Book,
-    ) -> Result<(u64, Option<PageToHold>), TaskError> {
+    ) -> Result<(u64, Option<PageToStore>), TaskError> {
         if let Some(existing) = self.ex.files.find_cover(book.id) {
             if let Some((len, found)) = self.take_found(task, existing) {
                 return Ok((len, Some(found)));
@@ -258,13 +258,13 @@ impl Run<'_> {
         let fetched = self
             .ex
             .http
-            .get_bytes_keeping(&self.ex.store, &access, &url, 32 << 20, &mut self.kept_slot)
+            .get_bytes_reusing_slot(&self.ex.store, &access, &url, 32 << 20, &mut self.kept_slot)
             .await?;
         let path = self
             .ex
             .files
             .cover_path(book.id, image_extension(&fetched.bytes));
         let len = fetched.bytes.len() as u64;
-        Ok((len, Some(PageToHold::Fetched(path, fetched.bytes))))
+        Ok((len, Some(PageToStore::Fetched(path, fetched.bytes))))
     }
 }

@@ -6,13 +6,13 @@
 //! server sees one polite stream. Every write it makes is fenced by its lease epoch; when the
 //! lease is lost it stops at once without touching the task.
 //!
-//! Failure policy: a failed `book`/`page`/`file` task goes back on the stack and the executor
-//! backs off from its server (exponentially with jitter, 1 s up to 5 min, or at once when
-//! something new is pushed) while the other servers' tasks go on; a local failure (the disk)
-//! backs the whole run off; a failed `resource` is recorded and skipped; 404/410 fail the task with its reason;
-//! 401/403 pause that server with "authentication needed". A prioritary push preempts a
-//! non-prioritary whole-file download within `ExecutorConfig::preempt_poll` (it is checkpointed
-//! and resumed later).
+//! Failure policy: a failed `book`/`page`/`file` task goes back on the stack and the executor backs
+//! off from its server (exponentially with jitter, 1 s up to 5 min, or at once when something new
+//! is pushed) while the other servers' tasks go on; a local failure (the disk) backs the whole run
+//! off; a failed `resource` is recorded and skipped; 404/410 fail the task with its reason; 401/403
+//! pause that server with "authentication needed". A prioritary push preempts a non-prioritary
+//! whole-file download within `ExecutorConfig::preempt_poll` (it is checkpointed and resumed
+//! later).
 //!
 //! Reports through a [`ProgressSink`]. Owns no table: it drives [`crate::download_stack`],
 //! [`carrel_foundation::part_files`] and [`carrel_http::http_fetch`].
@@ -22,7 +22,7 @@
 //! requests), [`file_download`] (whole files and their checkpoints), [`batched_sync`] (pages
 //! synced to the disk in batches), [`backoff`] (the servers waited for after a failure),
 //! [`books_kept`] (the books a stored book pushes out and brings in), [`page_ahead`] and
-//! [`stretch`] (the next pages asked for and claimed ahead).
+//! [`claim_ahead`] (the next pages asked for and claimed ahead).
 
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -51,12 +51,12 @@ use carrel_library::settings::{self, BooksKept, DownloadsPaused};
 mod backoff;
 mod batched_sync;
 mod books_kept;
+mod claim_ahead;
 mod fetch;
 mod file_download;
 mod page_ahead;
 mod run_loop;
 mod settle;
-mod stretch;
 
 use backoff::*;
 use batched_sync::*;
@@ -205,7 +205,7 @@ pub struct Executor {
     sink: Arc<dyn ProgressSink>,
     config: ExecutorConfig,
     holder: String,
-    /// Held by the thread of the run under way (see [`Executor::run`]).
+    /// UnsyncedPage by the thread of the run under way (see [`Executor::run`]).
     one_run: Arc<tokio::sync::Mutex<()>>,
 }
 
@@ -226,21 +226,22 @@ struct Run<'a> {
     /// The book whose progress was said last, and when: a book's progress is counted at most
     /// every [`PROGRESS_EVERY`] while it downloads (counting reads every page it has), and
     /// always when its last part is stored.
-    progress_said: Option<(i64, Instant)>,
+    progress_reported: Option<(i64, Instant)>,
     /// Books said stored since the books kept were last seen to (see [`books_kept`]).
     books_stored: u32,
-    /// The next task, claimed in the trip to the database that held the last page.
+    /// The next task, claimed in the database step that marked the last page stored.
     next_claim: Option<Result<Claimed, StackError>>,
     /// Where the chain of the running page goes next, read when it was claimed (see
     /// [`page_ahead`]).
     follow_up: Option<FollowUp>,
-    /// The request for that page, sent while the running page's trip runs (see [`page_ahead`]).
+    /// The request for that page, sent while the running page's step runs (see [`page_ahead`]).
     ahead: Option<Ahead>,
     /// Pages stored but not yet on the disk for sure, their tasks still active.
-    held: Vec<Held>,
-    /// When the oldest of `held` was stored.
-    held_since: Option<Instant>,
-    /// The batches before `held`, oldest first, syncing while the loop goes on (see [`Held`]).
+    unsynced: Vec<UnsyncedPage>,
+    /// When the oldest of `unsynced` was stored.
+    unsynced_since: Option<Instant>,
+    /// The batches before `unsynced`, oldest first, syncing while the loop goes on (see
+    /// [`UnsyncedPage`]).
     syncing: VecDeque<Syncing>,
     /// The pages on the disk of the book whose pages the run fetches, listed once when it
     /// comes to that book and kept up to date with what it writes (see [`Run::stored_page`]).
@@ -249,18 +250,18 @@ struct Run<'a> {
     /// (see [`carrel_http::server_throttle`]); let go before anything else.
     kept_slot: Option<SlotGuard>,
     /// The pages after the next one, claimed with it and not yet reached, in their order (see
-    /// [`stretch`]).
-    stretch: VecDeque<Task>,
-    /// The push counter when the stretch was claimed: a push since ends it.
-    stretch_pushes: i64,
+    /// [`claim_ahead`]).
+    claimed_ahead: VecDeque<Task>,
+    /// The push counter when the pages ahead were claimed: a push since ends it.
+    claimed_ahead_pushes: i64,
     /// Pages put in place without a transaction (`(task id, bytes)`): their sizes go with the
     /// run's next transaction.
     unrecorded: Vec<(i64, i64)>,
-    /// When the last trip's transaction (or one that recorded sizes) ended.
+    /// When the last step's transaction (or one that recorded sizes) ended.
     recorded_at: Option<Instant>,
-    /// When the last page's trip ended: pages come quickly when the next one's trip follows
-    /// within [`stretch::QUIET_FOR`].
-    trip_at: Option<Instant>,
+    /// When the last page's step ended: pages come quickly when the next one's step follows
+    /// within [`claim_ahead::QUIET_FOR`].
+    page_step_at: Option<Instant>,
 }
 
 impl Executor {
@@ -347,7 +348,7 @@ impl Executor {
     }
 
     /// Works the stack on a thread of its own with a runtime of its own, and waits for the end
-    /// of the run there. The loop's database work (a trip between two pages, the claim, the
+    /// of the run there. The loop's database work (a step between two pages, the claim, the
     /// settle) then runs inline on that thread instead of being handed to a blocking thread and
     /// back, and the requests' connections run on it too: no thread is woken for either. Only
     /// this run waits on that thread, so a busy database holds up nothing else (what may wait
@@ -439,21 +440,21 @@ impl Executor {
             failures: 0,
             backoffs: Backoffs::default(),
             seen_pushes: None,
-            progress_said: None,
+            progress_reported: None,
             books_stored: 0,
             next_claim: None,
             follow_up: None,
             ahead: None,
-            held: Vec::new(),
-            held_since: None,
+            unsynced: Vec::new(),
+            unsynced_since: None,
             syncing: VecDeque::new(),
             pages_on_disk: None,
             kept_slot: None,
-            stretch: VecDeque::new(),
-            stretch_pushes: 0,
+            claimed_ahead: VecDeque::new(),
+            claimed_ahead_pushes: 0,
             unrecorded: Vec::new(),
             recorded_at: None,
-            trip_at: None,
+            page_step_at: None,
             mode,
         };
         let mut result = run.work(mode, &mut shutdown).await;
@@ -463,7 +464,7 @@ impl Executor {
         run.give_back_next_claim().await;
         // Whatever ended the run, the pages stored are synced and marked (unless the lease is
         // gone: the next holder takes them from the disk).
-        if let Err(e) = run.sync_held().await {
+        if let Err(e) = run.sync_stored_pages().await {
             if result.is_ok() && !matches!(result, Ok(Finish::LeaseLost)) {
                 result = Err(e);
             }

@@ -1,9 +1,9 @@
-//! The next page of a book, asked for while the trip to the database that holds the last one
-//! runs: the request and the trip overlap instead of following each other.
+//! The next page of a book, asked for while the database step that marks the last one stored
+//! runs: the request and the step overlap instead of following each other.
 //!
 //! A page's follow-up is the book's next missing page, known when the page is claimed (see
 //! [`follow_up`]). Once the page's answer is read, its follow-up is asked for at once on the
-//! slot kept for the server, and the trip (writing the page, holding its task, claiming the next
+//! slot kept for the server, and the step (writing the page, holding its task, claiming the next
 //! one) runs on the run's thread while the server answers. The claim decides, as it did before:
 //! when it takes the follow-up, that task's request is the one already under way; when it takes
 //! anything else (a prioritary push, a pause), the answer is read to its end and dropped before
@@ -22,7 +22,7 @@
 
 use super::*;
 
-/// The page a claimed page's chain goes on to, if it stays as it is when the page is held.
+/// The page a claimed page's chain goes on to, if it stays as it is when the page is marked stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct FollowUp {
     /// The claimed task this follows.
@@ -32,8 +32,8 @@ pub(super) struct FollowUp {
 }
 
 /// The follow-up of `task`, read in the claim's transaction: what [`book_downloads::next_parts`]
-/// will push when the page is held, unless the book changes meanwhile. Only for pages fetched
-/// as pages (not parts of the book's file).
+/// will push when the page is marked stored, unless the book changes meanwhile. Only for pages
+/// fetched as pages (not parts of the book's file).
 pub(super) fn follow_up(store: &Store, book: &Book, task: &Task) -> Option<FollowUp> {
     if task.kind != TaskKind::Page || book_downloads::is_file_part(&task.url) {
         return None;
@@ -114,7 +114,7 @@ impl Run<'_> {
     /// Asks for `next` (the follow-up of the page just fetched) on the slot kept for its
     /// server, if that slot may serve it at once; returns whether it did. Blocking only for the
     /// look at the slot, a read — not made when `looked` is that look, taken with downloads
-    /// seen neither paused nor held (see `stretch::quiet_look`).
+    /// seen neither paused nor held (see `claim_ahead::quiet_look`).
     pub(super) fn send_ahead(
         &mut self,
         book: &Book,
@@ -146,7 +146,7 @@ impl Run<'_> {
             return false;
         }
         // The look the request would make (a waiter marked since the last request goes first),
-        // and the switches the trip's claim looks at: nothing is asked for while paused.
+        // and the switches the step's claim looks at: nothing is asked for while paused.
         let store = &self.ex.store;
         let look = match looked.filter(|l| l.server_id() == server) {
             Some(look) => Ok(Some(look)),
@@ -173,7 +173,7 @@ impl Run<'_> {
         let answer = tokio::spawn(async move {
             let mut kept = Some(slot);
             let fetched = http
-                .get_bytes_keeping(&store, &access, &url, max, &mut kept)
+                .get_bytes_reusing_slot(&store, &access, &url, max, &mut kept)
                 .await;
             (fetched, kept)
         });

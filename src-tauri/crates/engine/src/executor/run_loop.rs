@@ -1,4 +1,4 @@
-//! The executor's loop: it starts a run, claims the next task in one trip to the database,
+//! The executor's loop: it starts a run, claims the next task in one database step,
 //! runs it, and waits (for a push, the pause switch, the network or a backoff's end) when there is
 //! nothing it may do.
 
@@ -85,22 +85,22 @@ impl Run<'_> {
             let fence = self.fence.clone();
             let skip = self.backoffs.waiting();
             let skipped = skip.clone();
-            // One trip to the database per task taken: the pause switch, the claim and the
-            // claimed task's book — made by the trip that held the last page, if it could.
+            // One database step per task taken: the pause switch, the claim and the
+            // claimed task's book — made by the step that marked the last page stored, if it could.
             let claimed = match self.next_claim.take() {
                 Some(claimed) => claimed,
                 None => {
-                    // Sizes not yet recorded and a stretch not reached (after a trip that
+                    // Sizes not yet recorded and pages claimed ahead not reached (after a step that
                     // failed) are settled first, in the claim's transaction.
                     let sizes = self.unrecorded.clone();
-                    let stretch: Vec<Task> = self.stretch.iter().cloned().collect();
+                    let claimed_ahead: Vec<Task> = self.claimed_ahead.iter().cloned().collect();
                     let claimed = self
                         .ex
                         .db(move |s| -> Result<Claimed, StackError> {
                             // One transaction, its reads through the writer (see `Store::write`).
                             s.write(|tx| {
                                 download_stack::record_sizes_in(s, tx, &fence, &sizes)?;
-                                download_stack::give_back_run_in(s, tx, &fence, &stretch)?;
+                                download_stack::give_back_run_in(s, tx, &fence, &claimed_ahead)?;
                                 // Paused by the reader, or waiting for a link that is not metered.
                                 if is_paused(s)? || crate::network::hold(s)?.is_some() {
                                     return Ok(Claimed::Paused);
@@ -114,11 +114,11 @@ impl Run<'_> {
                         .await;
                     if claimed.is_ok() {
                         if !self.unrecorded.is_empty() {
-                            // Readable now (see `stretch`).
+                            // Readable now (see `claim_ahead`).
                             self.ex.store.wake_waiters();
                         }
                         self.unrecorded.clear();
-                        self.stretch.clear();
+                        self.claimed_ahead.clear();
                     }
                     claimed
                 }
@@ -132,7 +132,7 @@ impl Run<'_> {
             let claimed = match claimed {
                 Ok(Claimed::Paused) => {
                     self.let_slot_go().await;
-                    if let Err(e) = self.sync_held().await {
+                    if let Err(e) = self.sync_stored_pages().await {
                         return lost_or(e);
                     }
                     self.keep_books_kept().await;
@@ -170,7 +170,7 @@ impl Run<'_> {
             if !keeps_slot {
                 self.let_slot_go().await;
             }
-            // Pages held wait for their sync no longer than the next task that is not a page
+            // Pages stored wait for their sync no longer than the next task that is not a page
             // (their sync then starts while that task runs), a large whole file (which may take
             // minutes: they are synced and marked first; see `QUICK_FILE_BYTES`) or the end of
             // the stack (likewise).
@@ -179,10 +179,12 @@ impl Run<'_> {
                     .is_ok_and(|b| b.file_length.is_some_and(|n| n <= QUICK_FILE_BYTES))
             };
             let synced = match claimed.as_ref().map(|(t, b)| (t.kind, b)) {
-                None => self.sync_held().await,
-                Some((TaskKind::File, b)) if !quick_file(b) => self.sync_held().await,
+                None => self.sync_stored_pages().await,
+                Some((TaskKind::File, b)) if !quick_file(b) => self.sync_stored_pages().await,
                 Some((TaskKind::Page, _))
-                    if self.held_since.is_none_or(|t| t.elapsed() < HELD_FOR) =>
+                    if self
+                        .unsynced_since
+                        .is_none_or(|t| t.elapsed() < SYNC_BATCH_WAIT) =>
                 {
                     Ok(false)
                 }

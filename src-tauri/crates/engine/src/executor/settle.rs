@@ -1,61 +1,64 @@
 //! Claiming and settling a task: what the loop's claim found, the failure policy applied to a
-//! task's outcome, the trip that holds a page and claims the next, and what is reported of each.
+//! task's outcome, the database step that marks a page stored and claims the next, and what is
+//! reported of each.
 
 use super::*;
 
-/// A page (or a cover) the running task got: put in place by the trip to the database that
-/// holds its task (one trip between two pages: see [`Run::hold_page`]).
-pub(super) enum PageToHold {
+/// A page (or a cover) the running task got: put in place by the database step that marks its
+/// task stored (one step between two pages: see [`Run::store_page`]).
+pub(super) enum PageToStore {
     /// In place already (stored before a crash, not yet marked).
     Found(std::path::PathBuf),
     /// Fetched: these bytes go to this path.
     Fetched(std::path::PathBuf, Vec<u8>),
 }
 
-/// What the trip to the database between two pages did (see [`Run::hold_page`]).
-pub(super) struct PageTrip {
+/// What the database step between two pages did (see [`Run::store_page`]): the page marked
+/// stored (its task awaiting the batch's sync), the next task claimed.
+pub(super) struct PageStep {
     /// The page's book has nothing left to chain to (the page is a part of it).
     pub(super) last: bool,
-    /// The next task, when the trip claimed it.
+    /// The next task, when the step claimed it.
     pub(super) next: Option<Claimed>,
     /// A look at the kept request slot, for the next task's request.
     pub(super) look: Option<server_throttle::KeptLook>,
-    /// What became of the stretch (see [`stretch`]).
-    pub(super) stretch: StretchTrip,
+    /// What became of the pages claimed ahead (see [`claim_ahead`]).
+    pub(super) claimed_ahead: ClaimedAhead,
 }
 
-/// What a trip between two pages did with the stretch of pages claimed ahead.
-pub(super) enum StretchTrip {
-    /// The page was put in place without a transaction; the next page is the stretch's first.
-    Quiet,
-    /// A transaction recorded the sizes waiting, held the page and went on to the stretch's
-    /// first page.
-    WentOn,
-    /// A transaction recorded the sizes waiting and gave the stretch back (if there was one);
-    /// these pages, claimed after the next task, are the new one (the push counter then).
-    Claimed(Vec<Task>, i64),
+/// What a step between two pages did with the pages claimed ahead.
+pub(super) enum ClaimedAhead {
+    /// The page was put in place without a transaction; the next page is the first of those
+    /// claimed ahead.
+    NoTransaction,
+    /// A transaction recorded the sizes waiting, marked the page stored and went on to the first
+    /// page claimed ahead.
+    NextClaimedAhead,
+    /// A transaction recorded the sizes waiting and gave back the pages claimed ahead (if any);
+    /// these pages, claimed after the next task, are the new ones (the push counter then).
+    NewlyClaimed(Vec<Task>, i64),
 }
 
-/// Why the trip between two pages failed.
-pub(super) enum TripFailure {
+/// Why the step between two pages failed.
+pub(super) enum PageStepFailure {
     /// The page could not be put in place: the failure policy's, as any disk error.
     Write(std::io::Error),
     Stack(StackError),
 }
 
-impl From<StackError> for TripFailure {
+impl From<StackError> for PageStepFailure {
     fn from(e: StackError) -> Self {
-        TripFailure::Stack(e)
+        PageStepFailure::Stack(e)
     }
 }
 
-impl From<StoreError> for TripFailure {
+impl From<StoreError> for PageStepFailure {
     fn from(e: StoreError) -> Self {
-        TripFailure::Stack(e.into())
+        PageStepFailure::Stack(e.into())
     }
 }
 
-/// What the loop's one trip to the database found.
+/// What the loop's one database step found.
 pub(super) enum Claimed {
     Paused,
     Nothing,
@@ -103,7 +106,7 @@ impl Run<'_> {
                 book,
                 page: Some(page),
             }) => {
-                match self.hold_page(task, bytes, book, page).await {
+                match self.store_page(task, bytes, book, page).await {
                     Ok(settled) => return settled,
                     // Not in place: the failure policy's, as any disk error.
                     Err(e) => Err(TaskError::Disk(e)),
@@ -116,9 +119,9 @@ impl Run<'_> {
             }) => Ok((bytes, book)),
             Err(e) => Err(e),
         };
-        // Not a page held: the stretch claimed ahead (if any) ends here, before anything this
-        // task chains to is pushed (see `stretch`).
-        match self.end_stretch().await {
+        // Not a page stored: the pages claimed ahead (if any) ends here, before anything this
+        // task chains to is pushed (see `claim_ahead`).
+        match self.end_claimed_ahead().await {
             Ok(()) => {}
             Err(StackError::LeaseLost(_)) => return Ok(Some(Finish::LeaseLost)),
             Err(e) => return Err(ExecutorError::Storage(e.to_string())),
@@ -135,9 +138,9 @@ impl Run<'_> {
                 self.backoffs.succeeded(task.server_id);
                 // Only a part can complete a book: "stored" is said once.
                 let book_part = task.kind.is_part() && !book_downloads::is_file_part(&task.url);
-                let due = !matches!(self.progress_said, Some((b, at)) if b == task.book_id && at.elapsed() < PROGRESS_EVERY);
+                let due = !matches!(self.progress_reported, Some((b, at)) if b == task.book_id && at.elapsed() < PROGRESS_EVERY);
                 let t = task.clone();
-                // One trip to the database per task done: what it chains to, its completion,
+                // One database step per task done: what it chains to, its completion,
                 // and where its book stands.
                 let r = self
                     .ex
@@ -156,7 +159,7 @@ impl Run<'_> {
                     Ok(progress) => {
                         self.report_done(task, bytes);
                         if let Some(progress) = progress {
-                            self.progress_said = Some((task.book_id, Instant::now()));
+                            self.progress_reported = Some((task.book_id, Instant::now()));
                             self.report_progress(progress);
                         }
                         Ok(())
@@ -295,80 +298,82 @@ impl Run<'_> {
         }
     }
 
-    /// A page fetched (or found in place): one trip to the database puts it in place, holds its
-    /// task for the next sync (see [`Held`]) and, unless a sync must come first or a server is
-    /// in backoff, claims the next task — with a look at the kept request slot when that task
-    /// is another page of the same server. Between two pages of a download that is one trip
-    /// instead of four (write, hold, claim, look), each a hand-over to a blocking thread and
-    /// back. The claim sees the stack as a trip of its own would a moment later: the loop's
-    /// head takes it as it would its own claim. Before the trip, the page the chain goes on to
-    /// is asked for, so that its answer comes while the trip runs (see [`page_ahead`]). Fails
-    /// only when the page cannot be written.
-    pub(super) async fn hold_page(
+    /// A page fetched (or found in place): one database step puts it in place, marks its task for
+    /// the next sync (see [`UnsyncedPage`]) and, unless a sync must come first or a server is in
+    /// backoff, claims the next task — with a look at the kept request slot when that task is
+    /// another page of the same server. Between two pages of a download that is one step instead of
+    /// four (write, hold, claim, look), each a hand-over to a blocking thread and back. The claim
+    /// sees the stack as a step of its own would a moment later: the loop's head takes it as it
+    /// would its own claim. Before the step, the page the chain goes on to is asked for, so that
+    /// its answer comes while the step runs (see [`page_ahead`]). Fails only when the page cannot
+    /// be written.
+    pub(super) async fn store_page(
         &mut self,
         task: &Task,
         bytes: u64,
         book: Book,
-        page: PageToHold,
+        page: PageToStore,
     ) -> Result<Result<Option<Finish>, ExecutorError>, std::io::Error> {
         let (path, body) = match page {
-            PageToHold::Found(path) => (path, None),
-            PageToHold::Fetched(path, body) => (path, Some(body)),
+            PageToStore::Found(path) => (path, None),
+            PageToStore::Fetched(path, body) => (path, Some(body)),
         };
-        let claim = self.held.len() + 1 < HELD_MAX && self.backoffs.is_empty();
+        let claim = self.unsynced.len() + 1 < SYNC_BATCH_PAGES && self.backoffs.is_empty();
         let kept = self
             .kept_slot
             .as_ref()
             .map(|slot| (slot.server_id(), slot.holder().to_owned()));
         // Pages come quickly: this one may go in place without a transaction, the next page
-        // claimed already (see `stretch`), and a trip that claims may claim a stretch.
-        let recent = |at: Option<Instant>| at.is_some_and(|at| at.elapsed() < stretch::QUIET_FOR);
-        let quick = recent(self.recorded_at) && recent(self.trip_at);
+        // claimed already (see `claim_ahead`), and a step that claims may claim pages ahead.
+        let recent =
+            |at: Option<Instant>| at.is_some_and(|at| at.elapsed() < claim_ahead::QUIET_FOR);
+        let quick = recent(self.recorded_at) && recent(self.page_step_at);
         let unrecorded_bytes: u64 = self.unrecorded.iter().map(|&(_, b)| b as u64).sum();
         // Looked at once, before the request ahead: the same look serves both. (Unable to
-        // look — a busy disk — the trip's transaction says what is wrong, if anything.)
+        // look — a busy disk — the step's transaction says what is wrong, if anything.)
         let quiet = (claim
             && quick
             && task.kind == TaskKind::Page
             && unrecorded_bytes + bytes < CHECKPOINT_BYTES)
-            .then(|| self.stretch.front().cloned())
+            .then(|| self.claimed_ahead.front().cloned())
             .flatten()
-            .map(|next| stretch::QuietLook {
-                pushes: self.stretch_pushes,
+            .map(|next| claim_ahead::QuietLook {
+                pushes: self.claimed_ahead_pushes,
                 task_id: task.id,
                 next,
                 kept: kept.clone(),
             })
             .and_then(
-                |q| match stretch::quiet_look(&self.ex.store, &self.fence, &q) {
+                |q| match claim_ahead::quiet_look(&self.ex.store, &self.fence, &q) {
                     Ok(Some(look)) => Some((q, look)),
                     _ => None,
                 },
             );
-        // The chain's next page asked for now, while the trip runs (see `page_ahead`).
+        // The chain's next page asked for now, while the step runs (see `page_ahead`).
         let follow_up = self.follow_up.take().filter(|f| f.after == task.id);
         let looked = quiet.as_ref().and_then(|(_, look)| look.clone());
         let sent_ahead = follow_up.is_some_and(|next| self.send_ahead(&book, next, looked));
-        let claim_stretch = quick && stretch::may_stretch(task);
-        let stretch: Vec<Task> = self.stretch.iter().cloned().collect();
-        let stretch_pushes = self.stretch_pushes;
+        let claim_ahead = quick && claim_ahead::may_claim_ahead(task);
+        let claimed_ahead: Vec<Task> = self.claimed_ahead.iter().cloned().collect();
+        let claimed_ahead_pushes = self.claimed_ahead_pushes;
         let sizes = self.unrecorded.clone();
         let (fence, id, at) = (self.fence.clone(), task.id, path.clone());
         let (b, t) = (book.clone(), task.clone());
-        let trip = move |s: &Store| -> Result<PageTrip, TripFailure> {
+        let step = move |s: &Store| -> Result<PageStep, PageStepFailure> {
             if let Some(body) = body {
-                part_files::write_atomically_unsynced(&at, &body).map_err(TripFailure::Write)?;
+                part_files::write_atomically_unsynced(&at, &body)
+                    .map_err(PageStepFailure::Write)?;
             }
             if let Some((q, look)) = quiet {
-                let follow_up = stretch
+                let follow_up = claimed_ahead
                     .get(1)
-                    .map(|after| stretch::follow_up_in_stretch(&q.next, after))
+                    .map(|after| claim_ahead::follow_up_claimed_ahead(&q.next, after))
                     .or_else(|| page_ahead::follow_up(s, &b, &q.next));
-                return Ok(PageTrip {
+                return Ok(PageStep {
                     last: false,
                     next: Some(Claimed::Task(q.next, Box::new(Ok(b)), follow_up)),
                     look,
-                    stretch: StretchTrip::Quiet,
+                    claimed_ahead: ClaimedAhead::NoTransaction,
                 });
             }
             // One transaction for all of it: its reads go through the writer's connection
@@ -393,47 +398,47 @@ impl Run<'_> {
                     }
                     _ => None,
                 };
-                if let Some(next) = stretch.first() {
-                    // The stretch goes on when nothing came in between: the page's follow-up is
+                if let Some(next) = claimed_ahead.first() {
+                    // The claim ahead goes on when nothing came in between: the page's follow-up is
                     // its first page, already claimed.
                     let goes_on = claim
                         && !last
                         && matches!(paused(), Ok(false))
-                        && download_stack::push_counter(s)? == stretch_pushes
+                        && download_stack::push_counter(s)? == claimed_ahead_pushes
                         && matches!(follow_ups.as_slice(), [f] if f.position == next.position && f.url == next.url)
                         && download_stack::still_claimed(s, &fence, &[next.id])?;
                     if goes_on {
-                        download_stack::hold_in(s, tx, &fence, id, bytes as i64, &[])?;
-                        let follow_up = stretch
+                        download_stack::mark_stored_in(s, tx, &fence, id, bytes as i64, &[])?;
+                        let follow_up = claimed_ahead
                             .get(1)
-                            .map(|after| stretch::follow_up_in_stretch(next, after))
+                            .map(|after| claim_ahead::follow_up_claimed_ahead(next, after))
                             .or_else(|| page_ahead::follow_up(s, &b, next));
-                        return Ok(PageTrip {
+                        return Ok(PageStep {
                             last: false,
                             look: looked(next),
                             next: Some(Claimed::Task(next.clone(), Box::new(Ok(b)), follow_up)),
-                            stretch: StretchTrip::WentOn,
+                            claimed_ahead: ClaimedAhead::NextClaimedAhead,
                         });
                     }
                     // Given back before the page's follow-up is pushed again.
-                    download_stack::give_back_run_in(s, tx, &fence, &stretch)?;
+                    download_stack::give_back_run_in(s, tx, &fence, &claimed_ahead)?;
                 }
                 if !claim || last || !matches!(paused(), Ok(false)) {
-                    download_stack::hold_in(s, tx, &fence, id, bytes as i64, &follow_ups)?;
-                    return Ok(PageTrip {
+                    download_stack::mark_stored_in(s, tx, &fence, id, bytes as i64, &follow_ups)?;
+                    return Ok(PageStep {
                         last,
                         next: None,
                         look: None,
-                        stretch: StretchTrip::Claimed(Vec::new(), 0),
+                        claimed_ahead: ClaimedAhead::NewlyClaimed(Vec::new(), 0),
                     });
                 }
                 let run_on = match follow_ups.as_slice() {
-                    [f] if claim_stretch && f.kind == TaskKind::Page => {
-                        book_downloads::pages_after(s, &b, t.position, f, stretch::STRETCH_AHEAD)?
+                    [f] if claim_ahead && f.kind == TaskKind::Page => {
+                        book_downloads::pages_after(s, &b, t.position, f, claim_ahead::CLAIM_AHEAD_PAGES)?
                     }
                     _ => Vec::new(),
                 };
-                let (next, after) = download_stack::hold_then_claim_run_in(
+                let (next, after) = download_stack::mark_stored_then_claim_ahead_in(
                     s,
                     tx,
                     &fence,
@@ -449,64 +454,66 @@ impl Run<'_> {
                     download_stack::push_counter(s)?
                 };
                 // The request slot kept for this server serves the next page if no one
-                // else wants it: looked at now rather than in a trip of the request's own.
+                // else wants it: looked at now rather than in a step of the request's own.
                 let look = next.as_ref().and_then(looked);
                 let next = Some(match next {
                     None => Claimed::Nothing,
                     Some(task) => match after.first() {
                         Some(first) => {
-                            let follow_up = stretch::follow_up_in_stretch(&task, first);
+                            let follow_up = claim_ahead::follow_up_claimed_ahead(&task, first);
                             Claimed::Task(task, Box::new(Ok(b)), Some(follow_up))
                         }
                         None => claimed_task(s, task),
                     },
                 });
-                Ok(PageTrip {
+                Ok(PageStep {
                     last,
                     next,
                     look,
-                    stretch: StretchTrip::Claimed(after, pushes),
+                    claimed_ahead: ClaimedAhead::NewlyClaimed(after, pushes),
                 })
             })
         };
         if sent_ahead {
-            // The request sent ahead goes on the wire before the trip holds this thread: in one
+            // The request sent ahead goes on the wire before the step holds this thread: in one
             // turn of the runtime its task hands it to its connection's task, which writes it
-            // out. The server answers while the trip runs. (The trip made on a blocking thread
+            // out. The server answers while the step runs. (The step made on a blocking thread
             // instead cost more in hand-overs between threads than the overlap saved.)
             tokio::task::yield_now().await;
         }
-        let trip = self.ex.db(trip).await;
-        let trip = match trip {
-            Ok(trip) => trip,
-            Err(TripFailure::Write(e)) => return Err(e),
-            Err(TripFailure::Stack(StackError::LeaseLost(_))) => {
+        let step = self.ex.db(step).await;
+        let step = match step {
+            Ok(step) => step,
+            Err(PageStepFailure::Write(e)) => return Err(e),
+            Err(PageStepFailure::Stack(StackError::LeaseLost(_))) => {
                 return Ok(Ok(Some(Finish::LeaseLost)))
             }
-            Err(TripFailure::Stack(StackError::WrongState(t))) => {
+            Err(PageStepFailure::Stack(StackError::WrongState(t))) => {
                 tracing::info!(
                     task = t,
                     "task vanished while running (its book was removed)"
                 );
                 return Ok(Ok(None));
             }
-            // The task could not be held (the database's disk is full): it stays active and
-            // the next run takes the page in place.
-            Err(TripFailure::Stack(e)) => return Ok(Err(ExecutorError::Storage(e.to_string()))),
+            // The task could not be marked stored (the database's disk is full): it stays active
+            // and the next run takes the page in place.
+            Err(PageStepFailure::Stack(e)) => {
+                return Ok(Err(ExecutorError::Storage(e.to_string())))
+            }
         };
-        self.trip_at = Some(Instant::now());
-        match trip.stretch {
-            StretchTrip::Quiet => {
-                self.stretch.pop_front();
+        self.page_step_at = Some(Instant::now());
+        match step.claimed_ahead {
+            ClaimedAhead::NoTransaction => {
+                self.claimed_ahead.pop_front();
                 self.unrecorded.push((task.id, bytes as i64));
             }
-            StretchTrip::WentOn => {
-                self.stretch.pop_front();
+            ClaimedAhead::NextClaimedAhead => {
+                self.claimed_ahead.pop_front();
                 self.sizes_recorded();
             }
-            StretchTrip::Claimed(after, pushes) => {
-                self.stretch = after.into();
-                self.stretch_pushes = pushes;
+            ClaimedAhead::NewlyClaimed(after, pushes) => {
+                self.claimed_ahead = after.into();
+                self.claimed_ahead_pushes = pushes;
                 self.sizes_recorded();
             }
         }
@@ -519,18 +526,18 @@ impl Run<'_> {
         }
         // In place, a window can read it: done as far as the reader can tell.
         self.report_done(task, bytes);
-        self.held.push(Held {
+        self.unsynced.push(UnsyncedPage {
             task: task.clone(),
             book,
             path,
         });
-        self.held_since.get_or_insert_with(Instant::now);
-        if let (Some(look), Some(slot)) = (trip.look, self.kept_slot.as_mut()) {
+        self.unsynced_since.get_or_insert_with(Instant::now);
+        if let (Some(look), Some(slot)) = (step.look, self.kept_slot.as_mut()) {
             slot.looked(look);
         }
-        self.next_claim = trip.next.map(Ok);
+        self.next_claim = step.next.map(Ok);
         // Nothing left to chain to: the book may be complete, said once its sync is over.
-        if trip.last || self.held.len() >= HELD_MAX {
+        if step.last || self.unsynced.len() >= SYNC_BATCH_PAGES {
             if let Err(e) = self.start_sync().await {
                 return Ok(match e {
                     ExecutorError::Stack(StackError::LeaseLost(_)) => Ok(Some(Finish::LeaseLost)),
@@ -541,7 +548,7 @@ impl Run<'_> {
         Ok(Ok(None))
     }
 
-    /// Puts back a task the last page's trip claimed and the loop will not run (it stops).
+    /// Puts back a task the last page's step claimed and the loop will not run (it stops).
     pub(super) async fn give_back_next_claim(&mut self) {
         if let Some(Ok(Claimed::Task(task, _, _))) = self.next_claim.take() {
             if !self.lost.load(Ordering::SeqCst) {
@@ -549,7 +556,7 @@ impl Run<'_> {
             }
         }
         if !self.lost.load(Ordering::SeqCst) {
-            if let Err(e) = self.end_stretch().await {
+            if let Err(e) = self.end_claimed_ahead().await {
                 tracing::warn!(cause = %e, "could not give back the pages claimed ahead; the next run does");
             }
         }
