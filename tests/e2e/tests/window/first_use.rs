@@ -8,7 +8,8 @@
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    first_line, launch, sel, start_server, wait_for_element_within, wait_for_feed_within,
+    add_server, first_line, launch, saved_servers, sel, start_server, wait_for_element_within,
+    wait_for_feed_within,
 };
 use carrel_e2e::{default_timeout, App, TestCase};
 use fixture_server::{Behavior, Config, Faults};
@@ -25,20 +26,10 @@ fn wait_shown(app: &App, selector: &str, timeout: Duration) {
 }
 
 fn server_names(app: &App) -> Vec<String> {
-    let listed = app
-        .execute_async(
-            "const done = arguments[arguments.length - 1];
-             window.__TAURI_INTERNALS__.invoke('list_servers').then((s) => done(s.map((x) => x.name)), (e) => done(JSON.stringify(e)));",
-            vec![],
-        )
-        .unwrap();
-    serde_json::from_value(listed).unwrap()
-}
-
-fn add_server(app: &App, name: &str, url: &str) {
-    carrel_e2e::submit_server_dialog(app, name, url, None).unwrap();
-    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
-    app.wait_for_text(&sel("server-item"), name).unwrap();
+    saved_servers(app)
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 fn open_server(app: &App, name: &str) {

@@ -15,7 +15,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    first_line, go, launch, sel, start_server, texts, wait_for_element, wait_for_feed,
+    first_line, go, launch, saved_servers, sel, start_server, texts, wait_for_element,
+    wait_for_feed,
 };
 use carrel_e2e::{data, default_timeout, save_docs_screenshot, App, Element, TestCase};
 use fixture_server::{Config, Faults, RunningServer};
@@ -1223,14 +1224,11 @@ fn a_server_added_by_its_host_and_port_finds_its_catalog() {
         "the root feed: {sections:?}"
     );
     // Saved with the catalog's address, not the one typed.
-    let listed = app
-        .execute_async(
-            "const done = arguments[arguments.length - 1];
-             window.__TAURI_INTERNALS__.invoke('list_servers').then((s) => done(s[0].url), (e) => done(JSON.stringify(e)));",
-            vec![],
-        )
-        .unwrap();
-    assert_eq!(listed.as_str(), Some(server.url("/opds").as_str()));
+    let listed = saved_servers(&app);
+    assert_eq!(
+        listed[0]["url"].as_str(),
+        Some(server.url("/opds").as_str())
+    );
 }
 
 /// A library whose web page names a catalog on another host (127.0.0.2): the dialog shows the
@@ -1278,14 +1276,8 @@ fn a_catalog_on_another_host_is_shown_and_saved_only_after_a_yes() {
     app.find(&sel("server-save")).unwrap().click().unwrap();
     app.wait_for_text(&sel("server-url-error"), &elsewhere.url("/opds"))
         .unwrap();
-    let listed = app
-        .execute_async(
-            "const done = arguments[arguments.length - 1];
-             window.__TAURI_INTERNALS__.invoke('list_servers').then((s) => done(s.length), (e) => done(JSON.stringify(e)));",
-            vec![],
-        )
-        .unwrap();
-    assert_eq!(listed.as_i64(), Some(0), "nothing saved before the yes");
+    let listed = saved_servers(&app);
+    assert_eq!(listed.len(), 0, "nothing saved before the yes");
     assert_eq!(
         elsewhere.stats().credentials_received,
         Vec::<String>::new(),
@@ -1298,14 +1290,11 @@ fn a_catalog_on_another_host_is_shown_and_saved_only_after_a_yes() {
     app.find(&sel("server-save")).unwrap().click().unwrap();
     app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
     app.wait_for_text(&sel("server-item"), "Home").unwrap();
-    let listed = app
-        .execute_async(
-            "const done = arguments[arguments.length - 1];
-             window.__TAURI_INTERNALS__.invoke('list_servers').then((s) => done(s[0].url), (e) => done(JSON.stringify(e)));",
-            vec![],
-        )
-        .unwrap();
-    assert_eq!(listed.as_str(), Some(elsewhere.url("/opds").as_str()));
+    let listed = saved_servers(&app);
+    assert_eq!(
+        listed[0]["url"].as_str(),
+        Some(elsewhere.url("/opds").as_str())
+    );
 }
 
 #[test]

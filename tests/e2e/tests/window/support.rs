@@ -122,6 +122,18 @@ pub fn wait_for_feed(app: &App) {
     wait_for_feed_within(app, default_timeout());
 }
 
+/// The servers saved, as the window's `list_servers` gives them.
+pub fn saved_servers(app: &App) -> Vec<serde_json::Value> {
+    let listed = app
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             window.__TAURI_INTERNALS__.invoke('list_servers').then(done, (e) => done(JSON.stringify(e)));",
+            vec![],
+        )
+        .unwrap();
+    serde_json::from_value(listed).unwrap()
+}
+
 /// Adds a server through the "Add server" dialog and waits for it in the sidebar.
 pub fn add_server(app: &App, name: &str, url: &str) {
     carrel_e2e::submit_server_dialog(app, name, url, None).unwrap();
