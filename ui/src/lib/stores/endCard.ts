@@ -23,6 +23,28 @@ export function offeredBook(end: EndWay | null, neighbours: SeriesNeighbours | n
   return end === 'next' ? neighbours.next : neighbours.previous;
 }
 
+/** What a reader with an end card holds of it. */
+export interface EndCardHolder {
+  end: EndWay | null;
+  readonly offered: SeriesNeighbour | null;
+}
+
+/**
+ * The book `holder`'s card offers, where it opens (its first page for the next book, its last
+ * for the one before) and the reader it opens in (`null`: not known now); `null` when the card
+ * offers nothing, or was closed or another book opened while the reader was asked for.
+ */
+export async function offeredToOpen(
+  holder: EndCardHolder,
+): Promise<{ book: SeriesNeighbour; at: 'start' | 'end'; kind: BookDetails['reader'] | null } | null> {
+  const book = holder.offered;
+  if (book === null) return null;
+  const at = holder.end === 'next' ? 'start' : 'end';
+  const kind = await readerOf(book.book_id);
+  if (holder.offered?.book_id !== book.book_id) return null;
+  return { book, at, kind };
+}
+
 /** The reader a book opens in; `null` when it cannot be known now. */
 export async function readerOf(bookId: number): Promise<BookDetails['reader'] | null> {
   try {

@@ -18,7 +18,7 @@ import {
   type ServerPosition,
 } from '../ipc';
 import { router, type Route } from './router.svelte';
-import { neighboursOf, offeredBook, readerOf, type EndWay } from './endCard';
+import { neighboursOf, offeredBook, offeredToOpen, type EndWay } from './endCard';
 import { details } from './details.svelte';
 import { toasts } from './toasts.svelte';
 import { t } from '../i18n.svelte';
@@ -357,12 +357,10 @@ class EpubReaderState {
    * last), its details for a format no reader shows.
    */
   async openOffered(): Promise<void> {
-    const offered = this.offered;
-    if (offered === null) return;
-    const at = this.end === 'next' ? 'start' : 'end';
-    // Not known (null): opened in the comic reader, where its error shows.
-    const kind = await readerOf(offered.book_id);
-    if (this.offered?.book_id !== offered.book_id) return;
+    const found = await offeredToOpen(this);
+    if (found === null) return;
+    // A reader not known: opened in the comic reader, where its error shows.
+    const { book: offered, at, kind } = found;
     if (kind === 'epub') {
       void this.open(offered.book_id);
       return;

@@ -32,7 +32,7 @@ import { details } from './details.svelte';
 import { downloads } from './downloads.svelte';
 import { epubReader } from './epubReader.svelte';
 import { router, type Route } from './router.svelte';
-import { neighboursOf, offeredBook, readerOf, type EndWay } from './endCard';
+import { neighboursOf, offeredBook, offeredToOpen, type EndWay } from './endCard';
 import { toasts } from './toasts.svelte';
 import { t } from '../i18n.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
@@ -386,13 +386,10 @@ class ReaderState {
    * is — for a format no reader shows.
    */
   async openOffered(): Promise<void> {
-    const offered = this.offered;
-    if (offered === null) return;
-    const at = this.end === 'next' ? 'start' : 'end';
-    // Not known (null): opened here, where its error shows.
-    const kind = await readerOf(offered.book_id);
-    // The card was closed, or another book opened, meanwhile.
-    if (this.offered?.book_id !== offered.book_id) return;
+    const found = await offeredToOpen(this);
+    if (found === null) return;
+    // A reader not known: opened here, where its error shows.
+    const { book: offered, at, kind } = found;
     if (kind === 'epub') {
       this.flush();
       this.#generation++;
