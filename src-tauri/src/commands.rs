@@ -690,8 +690,8 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
 #[tauri::command]
 pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
     let saved = with_core(app, move |core| {
-        // The series' reading window follows the reader (see `catalog::series_windows`).
-        carrel_core::catalog::series_windows::record_position(&core.store, book_id, page)?;
+        // The series' reading window follows the reader (see `catalog::series_read_ahead`).
+        carrel_core::catalog::series_read_ahead::record_position(&core.store, book_id, page)?;
         Ok(core.position_saved.clone())
     })
     .await?;
@@ -742,7 +742,7 @@ pub async fn save_epub_position(
     chapter: Option<String>,
 ) -> CommandResult<()> {
     with_core(app, move |core| {
-        carrel_core::catalog::series_windows::record_epub_position(
+        carrel_core::catalog::series_read_ahead::record_epub_position(
             &core.store,
             book_id,
             &cfi,
@@ -1138,7 +1138,7 @@ mod tests {
         use carrel_core::{
             catalog::{
                 client::CatalogError, cover_cache::CoverError, download_batches::BatchError,
-                library_search::SearchError, series_windows::SeriesError,
+                library_search::SearchError, series_read_ahead::SeriesError,
             },
             engine::{
                 book_downloads::DownloadRequestError,
@@ -1312,9 +1312,9 @@ mod tests {
 pub async fn series_of_book(
     app: AppHandle,
     book_id: i64,
-) -> CommandResult<carrel_core::catalog::series_windows::SeriesView> {
+) -> CommandResult<carrel_core::catalog::series_read_ahead::SeriesView> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_windows::show(store, book_id)
+        carrel_core::catalog::series_read_ahead::show(store, book_id)
     })
     .await
 }
@@ -1327,9 +1327,9 @@ pub async fn keep_series(
     book_id: i64,
     keep_next: u32,
     remove_after_days: Option<u32>,
-) -> CommandResult<carrel_core::catalog::series_windows::SeriesView> {
+) -> CommandResult<carrel_core::catalog::series_read_ahead::SeriesView> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_windows::keep(store, book_id, keep_next, remove_after_days)
+        carrel_core::catalog::series_read_ahead::keep(store, book_id, keep_next, remove_after_days)
     })
     .await
 }
@@ -1341,9 +1341,9 @@ pub async fn keep_series(
 pub async fn series_neighbours(
     app: AppHandle,
     book_id: i64,
-) -> CommandResult<carrel_core::catalog::series_windows::Neighbours> {
+) -> CommandResult<carrel_core::catalog::series_read_ahead::Neighbours> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_windows::neighbours(store, book_id)
+        carrel_core::catalog::series_read_ahead::neighbours(store, book_id)
     })
     .await
 }
@@ -1353,7 +1353,7 @@ pub async fn series_neighbours(
 #[tauri::command]
 pub async fn mark_book_read(app: AppHandle, book_id: i64, read: bool) -> CommandResult<()> {
     let marked = with_core(app, move |core| {
-        carrel_core::catalog::series_windows::mark_read(&core.store, book_id, read)?;
+        carrel_core::catalog::series_read_ahead::mark_read(&core.store, book_id, read)?;
         Ok(core.position_saved.clone())
     })
     .await?;
@@ -1369,10 +1369,10 @@ pub async fn mark_series_read(
     app: AppHandle,
     book_id: i64,
     read: bool,
-) -> CommandResult<carrel_core::catalog::series_windows::SeriesMarked> {
+) -> CommandResult<carrel_core::catalog::series_read_ahead::SeriesMarked> {
     let (marked, saved) = with_core(app, move |core| {
         let marked =
-            carrel_core::catalog::series_windows::mark_series_read(&core.store, book_id, read)?;
+            carrel_core::catalog::series_read_ahead::mark_series_read(&core.store, book_id, read)?;
         Ok((marked, core.position_saved.clone()))
     })
     .await?;
@@ -1384,7 +1384,7 @@ pub async fn mark_series_read(
 #[tauri::command]
 pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<()> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_windows::stop(store, book_id)
+        carrel_core::catalog::series_read_ahead::stop(store, book_id)
     })
     .await
 }
@@ -1395,9 +1395,9 @@ pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<
 pub async fn server_series_default(
     app: AppHandle,
     server_id: i64,
-) -> CommandResult<Option<carrel_core::catalog::series_windows::ServerDefault>> {
+) -> CommandResult<Option<carrel_core::catalog::series_read_ahead::ServerDefault>> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_windows::server_default(store, server_id)
+        carrel_core::catalog::series_read_ahead::server_default(store, server_id)
     })
     .await
 }
@@ -1410,9 +1410,9 @@ pub async fn set_server_series_default(
     server_id: i64,
     keep_next: u32,
     remove_after_days: Option<u32>,
-) -> CommandResult<Option<carrel_core::catalog::series_windows::ServerDefault>> {
+) -> CommandResult<Option<carrel_core::catalog::series_read_ahead::ServerDefault>> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_windows::set_server_default(
+        carrel_core::catalog::series_read_ahead::set_server_default(
             store,
             server_id,
             keep_next,

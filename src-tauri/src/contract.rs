@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use carrel_core::{
     catalog::{
         book_view::BookDetails, client::CatalogView, download_batches::BatchView,
-        library_search::ServerAnswer, series_windows, storage_usage::StorageUsage,
+        library_search::ServerAnswer, series_read_ahead, storage_usage::StorageUsage,
     },
     engine::{
         book_downloads::{BookStatus, StoreRequest},
@@ -151,7 +151,7 @@ fn command<R: TS + 'static>(name: &'static str, args: Vec<Arg>) -> Command {
 
 /// Every command of `commands`, in the order of `build.rs`'s `COMMANDS`.
 pub fn commands() -> Vec<Command> {
-    use series_windows::{Neighbours, SeriesView, ServerDefault};
+    use series_read_ahead::{Neighbours, SeriesView, ServerDefault};
     type Id = i64;
     vec![
         command::<AppStatus>("app_status", vec![]),
@@ -302,7 +302,7 @@ pub fn commands() -> Vec<Command> {
             "mark_book_read",
             vec![arg::<Id>("book_id"), arg::<bool>("read")],
         ),
-        command::<series_windows::SeriesMarked>(
+        command::<series_read_ahead::SeriesMarked>(
             "mark_series_read",
             vec![arg::<Id>("book_id"), arg::<bool>("read")],
         ),

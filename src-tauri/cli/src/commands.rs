@@ -8,7 +8,7 @@ use carrel_core::{
     catalog::client::{CatalogClient, CatalogItem, CatalogPage},
     catalog::download_batches::{self, BatchView},
     catalog::library_search::{self, ServerOutcome},
-    catalog::series_windows,
+    catalog::series_read_ahead,
     engine::book_downloads::{self, StoreRequest},
     engine::download_stack,
     engine::executor::{self, Executor, ExecutorConfig, Finish, RunMode},
@@ -128,7 +128,7 @@ pub async fn run(cli: Cli) -> CliResult {
             book_downloads::open_book(&ctx.store, book_id, index)?;
             // Reading a book moves its series' window along, as in the app (a window that
             // cannot be applied costs only the books it would have queued).
-            if let Err(e) = series_windows::apply(&ctx.store, book_id) {
+            if let Err(e) = series_read_ahead::apply(&ctx.store, book_id) {
                 tracing::warn!(book = book_id, cause = %e, "could not apply the series' reading window");
             }
             let book = books::get(&ctx.store, book_id)?;
@@ -632,15 +632,15 @@ fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
             remove_after_days,
             off,
         } => return series_default(ctx, &server, next, remove_after_days, off),
-        SeriesCommand::Show { book_id } => series_windows::show(&ctx.store, book_id)?,
+        SeriesCommand::Show { book_id } => series_read_ahead::show(&ctx.store, book_id)?,
         SeriesCommand::Keep {
             book_id,
             next,
             remove_after_days,
-        } => series_windows::keep(&ctx.store, book_id, next, remove_after_days)?,
+        } => series_read_ahead::keep(&ctx.store, book_id, next, remove_after_days)?,
         SeriesCommand::Stop { book_id } => {
-            series_windows::stop(&ctx.store, book_id)?;
-            series_windows::show(&ctx.store, book_id)?
+            series_read_ahead::stop(&ctx.store, book_id)?;
+            series_read_ahead::show(&ctx.store, book_id)?
         }
     };
     if ctx.json {
@@ -687,7 +687,7 @@ fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
 
 /// `next BOOK`: the book after this one in its series.
 fn next_book(ctx: &Context, book_id: i64) -> CliResult {
-    let around = series_windows::neighbours(&ctx.store, book_id)?;
+    let around = series_read_ahead::neighbours(&ctx.store, book_id)?;
     let Some(next) = around.next else {
         let title = books::get(&ctx.store, book_id)?.title;
         return Err(CliError::new(
@@ -740,9 +740,11 @@ fn next_book(ctx: &Context, book_id: i64) -> CliResult {
 /// sent with every position waiting.
 async fn mark(ctx: &Context, book_id: i64, read: bool, whole_series: bool) -> CliResult {
     let series = if whole_series {
-        Some(series_windows::mark_series_read(&ctx.store, book_id, read)?)
+        Some(series_read_ahead::mark_series_read(
+            &ctx.store, book_id, read,
+        )?)
     } else {
-        series_windows::mark_read(&ctx.store, book_id, read)?;
+        series_read_ahead::mark_read(&ctx.store, book_id, read)?;
         None
     };
     let title = books::get(&ctx.store, book_id)?.title;
@@ -807,12 +809,12 @@ fn series_default(
         },
     };
     let default = match (next, off) {
-        (_, true) => series_windows::set_server_default(&ctx.store, server.id, 0, None)?,
+        (_, true) => series_read_ahead::set_server_default(&ctx.store, server.id, 0, None)?,
         // 0 is "off" too, as in the app.
         (Some(n), false) => {
-            series_windows::set_server_default(&ctx.store, server.id, n, remove_after_days)?
+            series_read_ahead::set_server_default(&ctx.store, server.id, n, remove_after_days)?
         }
-        (None, false) => series_windows::server_default(&ctx.store, server.id)?,
+        (None, false) => series_read_ahead::server_default(&ctx.store, server.id)?,
     };
     if ctx.json {
         print_json(json!({

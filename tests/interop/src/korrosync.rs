@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use carrel_core::{
-    catalog::series_windows,
+    catalog::series_read_ahead,
     foundation::{clock, data_dir, data_dir::DataDir},
     http::http_fetch::{HttpClient, HttpConfig},
     library::credentials::Credentials,
@@ -185,7 +185,7 @@ fn an_epub_position_goes_to_korrosync_under_koreaders_id_and_another_devices_new
     let dir = DataDir::new(&cli.data);
     let credentials = Credentials::file_only(&dir, data_dir::default_identifier());
     let store = carrel_core::open_library(&dir, clock::system(), &credentials).unwrap();
-    series_windows::record_epub_position(&store, book, "epubcfi(/6/4!/4/2/1:0)", 0.4, None)
+    series_read_ahead::record_epub_position(&store, book, "epubcfi(/6/4!/4/2/1:0)", 0.4, None)
         .unwrap();
     let pushed = cli.json(&["kosync", "push"]);
     assert_eq!(pushed["sent"], 1, "{pushed}");
@@ -241,7 +241,7 @@ fn an_epub_position_goes_to_korrosync_under_koreaders_id_and_another_devices_new
     // server cannot be reached.
     let base = sync.base.clone();
     drop(sync);
-    series_windows::record_epub_position(&store, book, "epubcfi(/6/12!/4/2/1:0)", 0.9, None)
+    series_read_ahead::record_epub_position(&store, book, "epubcfi(/6/12!/4/2/1:0)", 0.9, None)
         .unwrap();
     let out = cli.run(&["--json", "kosync", "push"]);
     assert_eq!(out.status.code(), Some(4));

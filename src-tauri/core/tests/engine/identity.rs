@@ -175,7 +175,7 @@ async fn copies_remembered_before_are_merged_keeping_files_position_pins_and_que
     );
     // The series the feed gave follows, still the feed's: an entry naming none leaves it be.
     carrel_core::catalog::book_view::remember_meta(&env.store, a, &Default::default()).unwrap();
-    let series = carrel_core::catalog::series_windows::show(&env.store, a).unwrap();
+    let series = carrel_core::catalog::series_read_ahead::show(&env.store, a).unwrap();
     assert_eq!(series.series, "Saga");
     // Once is enough: a second run finds nothing to do.
     assert_eq!(book_identity::merge_duplicates(&env.store).unwrap(), 0);

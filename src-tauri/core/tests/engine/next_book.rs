@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use carrel_core::{
     catalog::book_view::{self},
     catalog::client::{CatalogClient, CatalogItem},
-    catalog::series_windows,
+    catalog::series_read_ahead,
     engine::book_downloads::{self, BookState},
     library::books::{self, Book},
     library::servers::Server,
@@ -23,7 +23,7 @@ use crate::support::{fast_config, http, komga_with_series, saga, Env};
 
 const PAGES: u32 = 3;
 
-fn ids(n: &series_windows::Neighbours) -> (Option<i64>, Option<i64>) {
+fn ids(n: &series_read_ahead::Neighbours) -> (Option<i64>, Option<i64>) {
     (
         n.previous.as_ref().map(|b| b.book_id),
         n.next.as_ref().map(|b| b.book_id),
@@ -40,7 +40,7 @@ async fn a_books_neighbours_are_the_books_before_and_after_it_in_series_order() 
     .unwrap();
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
-    let of = |book: &Book| series_windows::neighbours(&env.store, book.id).unwrap();
+    let of = |book: &Book| series_read_ahead::neighbours(&env.store, book.id).unwrap();
 
     // The first has no previous book; the next is number 2, only on the server.
     let first = of(&b[0]);
@@ -57,7 +57,7 @@ async fn a_books_neighbours_are_the_books_before_and_after_it_in_series_order() 
     // A book in no known series has neither.
     let alone = of(&b[5]);
     assert_eq!((alone.series, ids(&of(&b[5]))), (None, (None, None)));
-    let missing = series_windows::neighbours(&env.store, 999_999).unwrap_err();
+    let missing = series_read_ahead::neighbours(&env.store, 999_999).unwrap_err();
     assert_eq!(missing.kind(), ErrorKind::NotFound);
 
     // Book 2 stored by a sync: on the device. Book 4 queued: its download waits.
@@ -78,7 +78,7 @@ async fn a_books_neighbours_are_the_books_before_and_after_it_in_series_order() 
     assert_eq!(waiting.status.progress.stored_parts, 0);
 
     // Marked read, the next book says so.
-    series_windows::mark_read(&env.store, b[1].id, true).unwrap();
+    series_read_ahead::mark_read(&env.store, b[1].id, true).unwrap();
     assert!(of(&b[0]).next.unwrap().finished);
     assert!(of(&b[2]).previous.unwrap().finished);
 }
@@ -109,7 +109,7 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
     let http = http();
     let client = env.catalog(&http);
     let all = books_of_feed(&client, &server, "/opds/books").await;
-    let before = series_windows::neighbours(&env.store, all[0]).unwrap();
+    let before = series_read_ahead::neighbours(&env.store, all[0]).unwrap();
     assert_eq!((before.series.clone(), ids(&before)), (None, (None, None)));
 
     let list = client.browse(&server, Some("/opds/series")).await.unwrap();
@@ -123,7 +123,7 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
     let (name, series) = &feeds[0];
     assert!(series.len() >= 3, "{feeds:?}");
     for (at, id) in series.iter().enumerate() {
-        let n = series_windows::neighbours(&env.store, *id).unwrap();
+        let n = series_read_ahead::neighbours(&env.store, *id).unwrap();
         assert_eq!(n.series.as_ref(), Some(name));
         let expected = (
             at.checked_sub(1).map(|p| series[p]),
@@ -187,7 +187,7 @@ async fn marked_read_the_progression_document_is_at_the_end_and_marked_unread_at
     position_sync::record(&env.store, book, 4).unwrap();
     assert_eq!(continuing(&env), [book]);
 
-    series_windows::mark_read(&env.store, book, true).unwrap();
+    series_read_ahead::mark_read(&env.store, book, true).unwrap();
     assert!(read(&env, book));
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(19));
     assert!(continuing(&env).is_empty(), "a read book is not continued");
@@ -205,7 +205,7 @@ async fn marked_read_the_progression_document_is_at_the_end_and_marked_unread_at
     );
 
     std::thread::sleep(std::time::Duration::from_millis(5));
-    series_windows::mark_read(&env.store, book, false).unwrap();
+    series_read_ahead::mark_read(&env.store, book, false).unwrap();
     assert!(!read(&env, book));
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(0));
     assert_eq!(continuing(&env), [book]);
@@ -236,7 +236,7 @@ async fn komga_hears_read_as_completed_and_unread_as_its_read_progress_deleted()
     let server = env.add_server("Komga", &fixture.url("/opds"));
     let book = listed(&env, &server, 1).await;
 
-    series_windows::mark_read(&env.store, book, true).unwrap();
+    series_read_ahead::mark_read(&env.store, book, true).unwrap();
     assert_eq!(flush(&env).await.sent, 1);
     let theirs = fixture
         .reading_position(1)
@@ -253,7 +253,7 @@ async fn komga_hears_read_as_completed_and_unread_as_its_read_progress_deleted()
     );
 
     std::thread::sleep(std::time::Duration::from_millis(5));
-    series_windows::mark_read(&env.store, book, false).unwrap();
+    series_read_ahead::mark_read(&env.store, book, false).unwrap();
     assert_eq!(flush(&env).await.sent, 1);
     assert_eq!(
         fixture.reading_position(1),
@@ -283,14 +283,14 @@ async fn a_book_read_to_its_end_is_read_until_a_page_before_it_is_saved() {
     let template = fixture.url("/books/1/pages/{pageNumber}");
     let comic = env.comic(&server, "1", PAGES, &template).id;
 
-    series_windows::record_position(&env.store, comic, 1).unwrap();
+    series_read_ahead::record_position(&env.store, comic, 1).unwrap();
     assert!(!read(&env, comic));
     assert_eq!(continuing(&env), [comic]);
-    series_windows::record_position(&env.store, comic, i64::from(PAGES) - 1).unwrap();
+    series_read_ahead::record_position(&env.store, comic, i64::from(PAGES) - 1).unwrap();
     assert!(read(&env, comic), "its last page: read");
     assert!(continuing(&env).is_empty());
     // Read again from the start: unread, continued again.
-    series_windows::record_position(&env.store, comic, 0).unwrap();
+    series_read_ahead::record_position(&env.store, comic, 0).unwrap();
     assert!(!read(&env, comic));
     assert_eq!(continuing(&env), [comic]);
 
@@ -318,19 +318,19 @@ async fn a_book_read_to_its_end_is_read_until_a_page_before_it_is_saved() {
     .unwrap()
     .id;
     let cfi = "epubcfi(/6/14!/4/2/1:0)";
-    series_windows::record_epub_position(&env.store, epub, cfi, 0.98, None).unwrap();
+    series_read_ahead::record_epub_position(&env.store, epub, cfi, 0.98, None).unwrap();
     assert!(!read(&env, epub));
-    series_windows::record_epub_position(&env.store, epub, cfi, 0.99, None).unwrap();
+    series_read_ahead::record_epub_position(&env.store, epub, cfi, 0.99, None).unwrap();
     assert!(read(&env, epub));
-    series_windows::mark_read(&env.store, epub, false).unwrap();
+    series_read_ahead::mark_read(&env.store, epub, false).unwrap();
     assert!(!read(&env, epub));
     assert_eq!(
         carrel_core::reading::epub_positions::position(&env.store, epub).unwrap(),
         None
     );
     // Marked read after reading some: its place is kept, counted as the end.
-    series_windows::record_epub_position(&env.store, epub, cfi, 0.4, None).unwrap();
-    series_windows::mark_read(&env.store, epub, true).unwrap();
+    series_read_ahead::record_epub_position(&env.store, epub, cfi, 0.4, None).unwrap();
+    series_read_ahead::mark_read(&env.store, epub, true).unwrap();
     let kept = carrel_core::reading::epub_positions::position(&env.store, epub)
         .unwrap()
         .unwrap();
@@ -361,7 +361,7 @@ async fn a_series_marked_read_marks_every_book_of_it_and_sends_each_mark() {
         at["locator"]["locations"]["totalProgression"].as_f64()
     };
 
-    let marked = series_windows::mark_series_read(&env.store, series[1], true).unwrap();
+    let marked = series_read_ahead::mark_series_read(&env.store, series[1], true).unwrap();
     assert_eq!(marked.series, fixture.book(1).unwrap().series);
     assert_eq!(marked.book_ids, series, "every book, in series order");
     assert!(series.iter().all(|id| read(&env, *id)));
@@ -377,7 +377,7 @@ async fn a_series_marked_read_marks_every_book_of_it_and_sends_each_mark() {
     );
 
     std::thread::sleep(std::time::Duration::from_millis(5));
-    let marked = series_windows::mark_series_read(&env.store, series[0], false).unwrap();
+    let marked = series_read_ahead::mark_series_read(&env.store, series[0], false).unwrap();
     assert_eq!(marked.book_ids, series);
     assert!(series.iter().all(|id| !read(&env, *id)));
     assert_eq!(flush(&env).await.sent, 3);
@@ -393,9 +393,9 @@ async fn a_series_marked_read_marks_every_book_of_it_and_sends_each_mark() {
         2,
         &fixture.url("/books/1/pages/{pageNumber}"),
     );
-    let refused = series_windows::mark_series_read(&env.store, alone.id, true).unwrap_err();
+    let refused = series_read_ahead::mark_series_read(&env.store, alone.id, true).unwrap_err();
     assert_eq!(refused.kind(), ErrorKind::InvalidInput);
     assert!(!read(&env, alone.id));
-    let missing = series_windows::mark_series_read(&env.store, 999_999, true).unwrap_err();
+    let missing = series_read_ahead::mark_series_read(&env.store, 999_999, true).unwrap_err();
     assert_eq!(missing.kind(), ErrorKind::NotFound);
 }

@@ -6,7 +6,7 @@ use carrel_core::Failure;
 use carrel_core::{
     catalog::client::{CatalogClient, CatalogViewItem},
     catalog::cover_cache::{self, CoverCache},
-    catalog::series_windows,
+    catalog::series_read_ahead,
     engine::book_downloads::BookState,
     http::http_fetch::{HttpClient, HttpConfig},
     library::books,
@@ -150,7 +150,7 @@ async fn a_feeds_books_say_whether_they_are_read() {
     assert!(flags.iter().all(|(_, read)| !read), "nothing read yet");
     let marked = flags[1].0;
 
-    series_windows::mark_read(&env.store, marked, true).unwrap();
+    series_read_ahead::mark_read(&env.store, marked, true).unwrap();
     let again = client
         .browse_view(server.id, Some("/opds/books"))
         .await
@@ -163,7 +163,7 @@ async fn a_feeds_books_say_whether_they_are_read() {
         assert_eq!(read, id == marked, "found book {id}");
     }
 
-    series_windows::mark_read(&env.store, marked, false).unwrap();
+    series_read_ahead::mark_read(&env.store, marked, false).unwrap();
     let unread = client
         .browse_view(server.id, Some("/opds/books"))
         .await

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use carrel_core::{
-    catalog::series_windows::{self, SeriesError, ServerDefault},
+    catalog::series_read_ahead::{self, SeriesError, ServerDefault},
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind},
     foundation::clock::ManualClock,
@@ -55,7 +55,7 @@ async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync()
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
 
-    let view = series_windows::keep(&env.store, b[0].id, 2, None).unwrap();
+    let view = series_read_ahead::keep(&env.store, b[0].id, 2, None).unwrap();
     assert_eq!(view.series, "Saga");
     let order: Vec<i64> = view.books.iter().map(|x| x.book_id).collect();
     // Numbered books in their order, the one without a number last; book 6 is not in it.
@@ -64,7 +64,7 @@ async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync()
     assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
 
     // Turning pages in book 1 queues nothing more.
-    series_windows::record_position(&env.store, b[0].id, 1).unwrap();
+    series_read_ahead::record_position(&env.store, b[0].id, 1).unwrap();
     assert_eq!(queued(&env.store).len(), 2);
 
     let (_finish, _sink) = env.sync(fast_config()).await;
@@ -74,16 +74,16 @@ async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync()
 
     // Book 2 read to its last page: book 3 is on the device already, book 4 comes next.
     let applied =
-        series_windows::record_position(&env.store, b[1].id, i64::from(PAGES) - 1).unwrap();
+        series_read_ahead::record_position(&env.store, b[1].id, i64::from(PAGES) - 1).unwrap();
     assert_eq!(applied.queued, [b[3].id]);
-    let view = series_windows::show(&env.store, b[1].id).unwrap();
+    let view = series_read_ahead::show(&env.store, b[1].id).unwrap();
     assert!(view.books[1].finished && view.books[1].kept_by_window);
     // Kept by the window: "books kept on the device" leaves them be.
     book_downloads::evict_unkept(&env.store, 0).unwrap();
     assert_eq!(state(&env.store, &b[2]), BookState::Stored);
     // A book of the window the reader removes is let go, not brought back at the next page.
     book_downloads::remove_book(&env.store, b[2].id).unwrap();
-    let applied = series_windows::record_position(&env.store, b[1].id, 1).unwrap();
+    let applied = series_read_ahead::record_position(&env.store, b[1].id, 1).unwrap();
     assert!(applied.queued.is_empty(), "{applied:?}");
     assert_eq!(state(&env.store, &b[2]), BookState::Remote);
 }
@@ -99,20 +99,20 @@ async fn finished_books_the_window_brought_go_after_their_days_and_a_book_pinned
     books::set_pinned(&env.store, b[2].id, true).unwrap();
     book_downloads::store_book(&env.store, b[2].id).unwrap();
 
-    series_windows::keep(&env.store, b[0].id, 2, Some(1)).unwrap();
+    series_read_ahead::keep(&env.store, b[0].id, 2, Some(1)).unwrap();
     env.sync(fast_config()).await;
     for book in [&b[1], &b[2]] {
         assert_eq!(state(&env.store, book), BookState::Stored);
-        series_windows::record_position(&env.store, book.id, i64::from(PAGES) - 1).unwrap();
+        series_read_ahead::record_position(&env.store, book.id, i64::from(PAGES) - 1).unwrap();
     }
 
     // Less than a day later nothing goes.
     clock.advance_ms(DAY_MS / 2);
-    let applied = series_windows::record_position(&env.store, b[3].id, 0).unwrap();
+    let applied = series_read_ahead::record_position(&env.store, b[3].id, 0).unwrap();
     assert!(applied.removed.is_empty());
 
     clock.advance_ms(DAY_MS);
-    let applied = series_windows::record_position(&env.store, b[3].id, 1).unwrap();
+    let applied = series_read_ahead::record_position(&env.store, b[3].id, 1).unwrap();
     assert_eq!(applied.removed, [b[1].id]);
     assert_eq!(state(&env.store, &b[1]), BookState::Remote);
     assert!(!books::get(&env.store, b[1].id).unwrap().pinned);
@@ -125,20 +125,20 @@ fn a_book_whose_entry_names_no_series_has_no_window_and_says_so() {
     let fixture = start();
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
-    let err = series_windows::keep(&env.store, b[5].id, 2, None).unwrap_err();
+    let err = series_read_ahead::keep(&env.store, b[5].id, 2, None).unwrap_err();
     assert!(matches!(err, SeriesError::NoSeries(_)), "{err}");
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
     assert!(err.to_string().contains("Comic 6"), "{err}");
     // Reading it queues nothing.
-    series_windows::record_position(&env.store, b[5].id, 0).unwrap();
+    series_read_ahead::record_position(&env.store, b[5].id, 0).unwrap();
     assert!(queued(&env.store).is_empty());
     // Out of range.
     assert!(matches!(
-        series_windows::keep(&env.store, b[0].id, 0, None),
+        series_read_ahead::keep(&env.store, b[0].id, 0, None),
         Err(SeriesError::BadKeepNext(0))
     ));
     assert!(matches!(
-        series_windows::keep(&env.store, b[0].id, 51, None),
+        series_read_ahead::keep(&env.store, b[0].id, 51, None),
         Err(SeriesError::BadKeepNext(51))
     ));
 }
@@ -158,7 +158,7 @@ fn a_book_the_server_says_was_read_to_its_end_is_not_kept_ahead() {
             .map_err(|e| env.store.sql_error(e))
         })
         .unwrap();
-    let view = series_windows::keep(&env.store, b[0].id, 2, None).unwrap();
+    let view = series_read_ahead::keep(&env.store, b[0].id, 2, None).unwrap();
     assert!(view.books[1].finished, "{view:?}");
     assert_eq!(queued(&env.store), [(b[2].id, false), (b[3].id, false)]);
 }
@@ -170,28 +170,28 @@ fn with_no_default_reading_a_series_without_a_window_queues_nothing() {
     let b = saga(&env, &fixture, PAGES);
     // Another server's default is not this one's.
     let other = env.add_server("Other", &fixture.url("/opds?other"));
-    series_windows::set_server_default(&env.store, other.id, 3, None).unwrap();
+    series_read_ahead::set_server_default(&env.store, other.id, 3, None).unwrap();
 
     assert_eq!(
-        series_windows::server_default(&env.store, b[0].server_id).unwrap(),
+        series_read_ahead::server_default(&env.store, b[0].server_id).unwrap(),
         None
     );
     for page in 0..i64::from(PAGES) {
-        let applied = series_windows::record_position(&env.store, b[0].id, page).unwrap();
+        let applied = series_read_ahead::record_position(&env.store, b[0].id, page).unwrap();
         assert!(applied.queued.is_empty(), "{applied:?}");
     }
     assert!(queued(&env.store).is_empty());
-    let view = series_windows::show(&env.store, b[0].id).unwrap();
+    let view = series_read_ahead::show(&env.store, b[0].id).unwrap();
     assert_eq!(
         (view.window, view.server_default, view.stopped),
         (None, None, false)
     );
     // Off again is off: nothing to end, nothing queued.
     assert_eq!(
-        series_windows::set_server_default(&env.store, b[0].server_id, 0, None).unwrap(),
+        series_read_ahead::set_server_default(&env.store, b[0].server_id, 0, None).unwrap(),
         None
     );
-    series_windows::record_position(&env.store, b[1].id, 0).unwrap();
+    series_read_ahead::record_position(&env.store, b[1].id, 0).unwrap();
     assert!(queued(&env.store).is_empty());
 }
 
@@ -202,27 +202,27 @@ async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_ow
     let b = saga(&env, &fixture, PAGES);
     let server = b[0].server_id;
 
-    let set = series_windows::set_server_default(&env.store, server, 2, Some(7)).unwrap();
+    let set = series_read_ahead::set_server_default(&env.store, server, 2, Some(7)).unwrap();
     let default = ServerDefault {
         keep_next: 2,
         remove_after_days: Some(7),
     };
     assert_eq!(set, Some(default));
     assert_eq!(
-        series_windows::server_default(&env.store, server).unwrap(),
+        series_read_ahead::server_default(&env.store, server).unwrap(),
         Some(default)
     );
     // Setting it queues nothing by itself: the series is not being read.
     assert!(queued(&env.store).is_empty());
-    let view = series_windows::show(&env.store, b[0].id).unwrap();
+    let view = series_read_ahead::show(&env.store, b[0].id).unwrap();
     assert_eq!(view.window, None);
     assert_eq!(view.server_default, Some(default));
 
     // Reading book 1 gives the series the default's window: books 2 and 3 come, not prioritary.
-    let applied = series_windows::record_position(&env.store, b[0].id, 0).unwrap();
+    let applied = series_read_ahead::record_position(&env.store, b[0].id, 0).unwrap();
     assert_eq!(applied.queued, [b[1].id, b[2].id]);
     assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
-    let window = series_windows::show(&env.store, b[0].id)
+    let window = series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
         .window
         .expect("the series has the default's window");
@@ -239,10 +239,10 @@ async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_ow
     assert_eq!(state(&env.store, &b[2]), BookState::Stored);
 
     // A changed default changes the window it made.
-    series_windows::set_server_default(&env.store, server, 3, None).unwrap();
-    let applied = series_windows::record_position(&env.store, b[0].id, 1).unwrap();
+    series_read_ahead::set_server_default(&env.store, server, 3, None).unwrap();
+    let applied = series_read_ahead::record_position(&env.store, b[0].id, 1).unwrap();
     assert_eq!(applied.queued, [b[3].id]);
-    let window = series_windows::show(&env.store, b[0].id)
+    let window = series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
         .window
         .unwrap();
@@ -250,10 +250,10 @@ async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_ow
 
     // Turned off, it ends the window it made; what it stored stays (pinned).
     assert_eq!(
-        series_windows::set_server_default(&env.store, server, 0, None).unwrap(),
+        series_read_ahead::set_server_default(&env.store, server, 0, None).unwrap(),
         None
     );
-    let view = series_windows::show(&env.store, b[0].id).unwrap();
+    let view = series_read_ahead::show(&env.store, b[0].id).unwrap();
     assert_eq!(
         (view.window, view.server_default, view.stopped),
         (None, None, false)
@@ -261,20 +261,20 @@ async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_ow
     assert_eq!(state(&env.store, &b[1]), BookState::Stored);
     assert!(books::get(&env.store, b[1].id).unwrap().pinned);
     book_downloads::remove_book(&env.store, b[3].id).unwrap();
-    let applied = series_windows::record_position(&env.store, b[2].id, 0).unwrap();
+    let applied = series_read_ahead::record_position(&env.store, b[2].id, 0).unwrap();
     assert!(applied.queued.is_empty(), "{applied:?}");
     assert_eq!(state(&env.store, &b[3]), BookState::Remote);
 
     // Out of range, and a server that is not there.
     assert!(matches!(
-        series_windows::set_server_default(&env.store, server, 51, None),
+        series_read_ahead::set_server_default(&env.store, server, 51, None),
         Err(SeriesError::BadKeepNext(51))
     ));
     assert!(matches!(
-        series_windows::set_server_default(&env.store, server, 2, Some(3651)),
+        series_read_ahead::set_server_default(&env.store, server, 2, Some(3651)),
         Err(SeriesError::BadRemoveAfter(3651))
     ));
-    let err = series_windows::set_server_default(&env.store, 9999, 2, None).unwrap_err();
+    let err = series_read_ahead::set_server_default(&env.store, 9999, 2, None).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
 }
 
@@ -284,13 +284,13 @@ fn a_series_own_window_overrides_the_servers_default() {
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
     let server = b[0].server_id;
-    series_windows::keep(&env.store, b[0].id, 1, None).unwrap();
-    series_windows::set_server_default(&env.store, server, 3, Some(0)).unwrap();
+    series_read_ahead::keep(&env.store, b[0].id, 1, None).unwrap();
+    series_read_ahead::set_server_default(&env.store, server, 3, Some(0)).unwrap();
 
     // The series keeps one book ahead, as the reader set, not three.
-    series_windows::record_position(&env.store, b[0].id, 1).unwrap();
+    series_read_ahead::record_position(&env.store, b[0].id, 1).unwrap();
     assert_eq!(queued(&env.store), [(b[1].id, false)]);
-    let window = series_windows::show(&env.store, b[0].id)
+    let window = series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
         .window
         .unwrap();
@@ -304,35 +304,35 @@ fn a_series_own_window_overrides_the_servers_default() {
     );
 
     // A changed default leaves it be; so does the default turned off.
-    series_windows::set_server_default(&env.store, server, 5, None).unwrap();
+    series_read_ahead::set_server_default(&env.store, server, 5, None).unwrap();
     assert_eq!(
-        series_windows::show(&env.store, b[0].id)
+        series_read_ahead::show(&env.store, b[0].id)
             .unwrap()
             .window
             .unwrap()
             .keep_next,
         1
     );
-    series_windows::set_server_default(&env.store, server, 0, None).unwrap();
-    let window = series_windows::show(&env.store, b[0].id).unwrap().window;
+    series_read_ahead::set_server_default(&env.store, server, 0, None).unwrap();
+    let window = series_read_ahead::show(&env.store, b[0].id).unwrap().window;
     assert_eq!(window.map(|w| w.keep_next), Some(1));
     // Reading on moves it along as before.
-    let applied = series_windows::record_position(&env.store, b[1].id, 0).unwrap();
+    let applied = series_read_ahead::record_position(&env.store, b[1].id, 0).unwrap();
     assert_eq!(applied.queued, [b[2].id]);
     assert_eq!(queued(&env.store).len(), 2);
 
     // A window the default made becomes the series' own once the reader sets it.
-    series_windows::stop(&env.store, b[0].id).unwrap();
-    series_windows::set_server_default(&env.store, server, 2, None).unwrap();
-    series_windows::keep(&env.store, b[0].id, 4, None).unwrap();
-    let window = series_windows::show(&env.store, b[0].id)
+    series_read_ahead::stop(&env.store, b[0].id).unwrap();
+    series_read_ahead::set_server_default(&env.store, server, 2, None).unwrap();
+    series_read_ahead::keep(&env.store, b[0].id, 4, None).unwrap();
+    let window = series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
         .window
         .unwrap();
     assert_eq!((window.keep_next, window.from_server_default), (4, false));
-    series_windows::set_server_default(&env.store, server, 0, None).unwrap();
+    series_read_ahead::set_server_default(&env.store, server, 0, None).unwrap();
     assert_eq!(
-        series_windows::show(&env.store, b[0].id)
+        series_read_ahead::show(&env.store, b[0].id)
             .unwrap()
             .window
             .map(|w| w.keep_next),
@@ -346,34 +346,34 @@ fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
     let server = b[0].server_id;
-    series_windows::set_server_default(&env.store, server, 2, None).unwrap();
-    series_windows::record_position(&env.store, b[0].id, 0).unwrap();
+    series_read_ahead::set_server_default(&env.store, server, 2, None).unwrap();
+    series_read_ahead::record_position(&env.store, b[0].id, 0).unwrap();
     assert_eq!(queued(&env.store).len(), 2);
 
     // The reader stops the series: reading on brings nothing more, the default notwithstanding.
-    series_windows::stop(&env.store, b[0].id).unwrap();
-    let view = series_windows::show(&env.store, b[0].id).unwrap();
+    series_read_ahead::stop(&env.store, b[0].id).unwrap();
+    let view = series_read_ahead::show(&env.store, b[0].id).unwrap();
     assert!(view.window.is_none() && view.stopped, "{view:?}");
     for book in [&b[0], &b[1], &b[2]] {
-        let applied = series_windows::record_position(&env.store, book.id, 1).unwrap();
+        let applied = series_read_ahead::record_position(&env.store, book.id, 1).unwrap();
         assert!(applied.queued.is_empty(), "{applied:?}");
     }
     assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
-    assert!(series_windows::show(&env.store, b[2].id)
+    assert!(series_read_ahead::show(&env.store, b[2].id)
         .unwrap()
         .window
         .is_none());
     // Set again, nor changed, the default brings it back.
-    series_windows::set_server_default(&env.store, server, 4, None).unwrap();
-    series_windows::record_position(&env.store, b[2].id, 2).unwrap();
+    series_read_ahead::set_server_default(&env.store, server, 4, None).unwrap();
+    series_read_ahead::record_position(&env.store, b[2].id, 2).unwrap();
     assert_eq!(queued(&env.store).len(), 2);
-    assert!(series_windows::show(&env.store, b[0].id)
+    assert!(series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
         .window
         .is_none());
 
     // A window the reader sets for it again lifts the stop.
-    let view = series_windows::keep(&env.store, b[2].id, 1, None).unwrap();
+    let view = series_read_ahead::keep(&env.store, b[2].id, 1, None).unwrap();
     assert!(!view.stopped && view.window.is_some(), "{view:?}");
     assert_eq!(queued(&env.store).len(), 3);
 }
@@ -417,7 +417,7 @@ async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
     let all = books_of_feed(&client, &server, "/opds/books").await;
     assert_eq!(all.len(), 12);
     assert!(all.iter().all(|(_, s)| s.is_none()), "{all:?}");
-    let err = series_windows::show(&env.store, all[0].0).unwrap_err();
+    let err = series_read_ahead::show(&env.store, all[0].0).unwrap_err();
     assert!(matches!(err, SeriesError::NoSeries(_)), "{err}");
 
     // The series list leads to each series' own feed; the largest spans several pages.
@@ -441,7 +441,7 @@ async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
     );
     let ids: Vec<i64> = books.iter().map(|(id, _)| *id).collect();
 
-    let view = series_windows::show(&env.store, ids[1]).unwrap();
+    let view = series_read_ahead::show(&env.store, ids[1]).unwrap();
     assert_eq!(&view.series, name);
     let order: Vec<i64> = view.books.iter().map(|b| b.book_id).collect();
     assert_eq!(order, ids, "the series feed's order, page after page");
@@ -459,11 +459,11 @@ async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
 
     // Listed again by a feed that names no series: the series stays, and so does its order.
     books_of_feed(&client, &server, "/opds/books").await;
-    let again = series_windows::show(&env.store, ids[0]).unwrap();
+    let again = series_read_ahead::show(&env.store, ids[0]).unwrap();
     let order: Vec<i64> = again.books.iter().map(|b| b.book_id).collect();
     assert_eq!(order, ids);
 
     // The window works on it as on numbered series.
-    series_windows::keep(&env.store, ids[0], 2, None).unwrap();
+    series_read_ahead::keep(&env.store, ids[0], 2, None).unwrap();
     assert_eq!(queued(&env.store), [(ids[1], false), (ids[2], false)]);
 }

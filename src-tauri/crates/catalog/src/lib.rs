@@ -1,8 +1,8 @@
 //! `carrel-catalog`, layer 7 of 7 of Carrel's core, the top: browsing libraries.
 //!
 //! Browsing libraries: the catalog client (polite fetches, local ids, offline copies), covers,
-//! books as the windows show them, search on the device and across servers, storage usage,
-//! "keep all offline" batches, reading windows per series, and removing a server with everything it brought.
+//! books as the windows show them, search on the device and across servers, storage usage, "keep
+//! all offline" batches, read-ahead per series, and removing a server with everything it brought.
 //!
 //! Does not: draw anything (the front ends do), download (`carrel-engine`) or read books
 //! (`carrel-reading`). Depends on the six layers below it; nothing in the core depends on it
@@ -14,6 +14,6 @@ pub mod cover_cache;
 pub mod download_batches;
 pub mod library_search;
 pub mod series_feeds;
-pub mod series_windows;
+pub mod series_read_ahead;
 pub mod server_removal;
 pub mod storage_usage;

@@ -161,7 +161,7 @@ pub fn record_epub(
 /// known), an EPUB's saved position counts as read to its end. Unread: the reader starts over —
 /// the first page, an EPUB without a saved position. Sent as a position at the end (or the start)
 /// to the progression document and the KOReader sync server; to Komga as read, or its read
-/// progress deleted. Front ends call `carrel_catalog::series_windows::mark_read`, which also
+/// progress deleted. Front ends call `carrel_catalog::series_read_ahead::mark_read`, which also
 /// applies the series' reading window.
 pub fn mark_read(
     store: &Store,

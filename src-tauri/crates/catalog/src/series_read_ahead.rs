@@ -1,26 +1,26 @@
-//! Reading windows per series: "keep the next N unread of this series on the device". While a
-//! book of a series with a window is read, the next `keep_next` unread books after it, in series
-//! order, are queued (not prioritary: the book being read and the pages a window waits for come
-//! first), so the next issue is on the device before the reader reaches the last page of this
-//! one. A book read to its end here is finished; a finished book the window brought is removed
-//! `remove_after_days` after it was finished (never a book the reader pinned themselves). A book
-//! the server says was read to its last page (the page stream's `pse:lastRead`, from another
-//! device) is finished too.
+//! Series read-ahead: "keep the next N unread of this series on the device" (the reader's "reading
+//! window" of a series; the tables and commands keep that name). While a book of a series with a
+//! read-ahead is read, the next `keep_next` unread books after it, in series order, are queued (not
+//! prioritary: the book being read and the pages a window waits for come first), so the next issue
+//! is on the device before the reader reaches the last page of this one. A book read to its end
+//! here is finished; a finished book the read-ahead brought is removed `remove_after_days` after it
+//! was finished (never a book the reader pinned themselves). A book the server says was read to its
+//! last page (the page stream's `pse:lastRead`, from another device) is finished too.
 //!
 //! The series is what the server says (`book_meta.series` and `series_index`, from the OPDS
 //! entry, or from the series feed that lists the book where entries name no series — Codex,
 //! Komga's OPDS 1.2, see `series_feeds`); a book no entry or series feed places in a series has
-//! no window, and says so — nothing is guessed from titles. Books without a number come after
+//! no read-ahead, and says so — nothing is guessed from titles. Books without a number come after
 //! numbered ones, in their order in the series feed, then in the order they became known.
 //!
-//! A server may have a default window ("keep the next N unread books of each series I read";
-//! off by default, [`set_server_default`]). A series of that server without a window of its own
-//! takes the default the first time one of its books is read: [`apply`] writes a window row for
+//! A server may have a default read-ahead ("keep the next N unread books of each series I read";
+//! off by default, [`set_server_default`]). A series of that server without a read-ahead of its own
+//! takes the default the first time one of its books is read: [`apply`] writes a read-ahead row for
 //! it marked as the default's, so `show` lists it and it can be stopped like any other. Such a
-//! window follows the default: a changed default changes it, a default turned off ends it (as
-//! [`stop`] would, what it stored staying). A window the reader set for the series ([`keep`])
+//! read-ahead follows the default: a changed default changes it, a default turned off ends it (as
+//! [`stop`] would, what it stored staying). A read-ahead the reader set for the series ([`keep`])
 //! is the series' own and the default never touches it. A series the reader stopped is recorded
-//! as stopped, and the default does not bring its window back; [`keep`] lifts that.
+//! as stopped, and the default does not bring its read-ahead back; [`keep`] lifts that.
 //!
 //! The same order gives a book's neighbours ([`neighbours`]): the book before it and the book
 //! after it in its series, for the end of a book ("next in the series").
@@ -28,7 +28,7 @@
 //! Owns `series_windows`, `series_window_books`, `server_series_defaults` and
 //! `series_windows_stopped`. Applied by [`record_position`], [`record_epub_position`] and
 //! [`mark_read`], which front ends call instead of saving the position (or the mark) alone, and
-//! by [`keep`] when a window is set.
+//! by [`keep`] when a read-ahead is set.
 
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
@@ -40,7 +40,7 @@ use carrel_library::books::{self, BookError, BookFormat};
 use carrel_library::servers::{self, ServerError};
 use carrel_reading::position_sync;
 
-/// The most books a window keeps ahead.
+/// The most books a read-ahead keeps.
 pub const MAX_KEEP_NEXT: u32 = 50;
 /// The longest a finished book may be kept before it is removed (days).
 pub const MAX_REMOVE_AFTER_DAYS: u32 = 3650;
@@ -81,10 +81,10 @@ impl Failure for SeriesError {
 
 pub type Result<T, E = SeriesError> = std::result::Result<T, E>;
 
-/// A series' window: how many unread books it keeps ahead, and when finished ones go.
+/// A series' read-ahead: how many unread books it keeps ahead, and when finished ones go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(rename = "SeriesWindowSetting")]
-pub struct Window {
+pub struct SeriesReadAhead {
     pub keep_next: u32,
     pub remove_after_days: Option<u32>,
     /// Made by the server's default (and following it), not set for this series.
@@ -119,7 +119,7 @@ pub struct SeriesView {
     pub server_id: i64,
     pub series: String,
     /// `None`: no window (the series is read as any other book).
-    pub window: Option<Window>,
+    pub window: Option<SeriesReadAhead>,
     /// The server's default window, if it has one: taken when a book of this series is read,
     /// unless the series has a window or was stopped.
     pub server_default: Option<ServerDefault>,
@@ -148,7 +148,7 @@ fn series_of(store: &Store, book_id: i64) -> Result<Option<(i64, String)>> {
         .map(|s| (book.server_id, s)))
 }
 
-fn window_of(store: &Store, server_id: i64, series: &str) -> Result<Option<Window>> {
+fn read_ahead_of(store: &Store, server_id: i64, series: &str) -> Result<Option<SeriesReadAhead>> {
     Ok(store
         .read(|c| {
             c.prepare_cached(
@@ -156,7 +156,7 @@ fn window_of(store: &Store, server_id: i64, series: &str) -> Result<Option<Windo
                  WHERE server_id = ?1 AND series = ?2",
             )?
             .query_row(params![server_id, series], |r| {
-                Ok(Window {
+                Ok(SeriesReadAhead {
                     keep_next: r.get(0)?,
                     remove_after_days: r.get(1)?,
                     from_server_default: r.get(2)?,
@@ -229,7 +229,7 @@ pub fn keep(
     keep_next: u32,
     remove_after_days: Option<u32>,
 ) -> Result<SeriesView> {
-    check_window(keep_next, remove_after_days)?;
+    check_read_ahead(keep_next, remove_after_days)?;
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
     };
@@ -255,7 +255,7 @@ pub fn keep(
     show(store, book_id)
 }
 
-fn check_window(keep_next: u32, remove_after_days: Option<u32>) -> Result<()> {
+fn check_read_ahead(keep_next: u32, remove_after_days: Option<u32>) -> Result<()> {
     if keep_next == 0 || keep_next > MAX_KEEP_NEXT {
         return Err(SeriesError::BadKeepNext(keep_next));
     }
@@ -272,7 +272,7 @@ pub fn stop(store: &Store, book_id: i64) -> Result<()> {
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
     };
-    end_window(store, server_id, &series, Ending::StoppedByReader)
+    end_read_ahead(store, server_id, &series, Ending::StoppedByReader)
 }
 
 /// Why a window ends.
@@ -285,7 +285,7 @@ enum Ending {
 }
 
 /// Deletes a series' window and lets go of the books it brought (they stay, pinned).
-fn end_window(store: &Store, server_id: i64, series: &str, ending: Ending) -> Result<()> {
+fn end_read_ahead(store: &Store, server_id: i64, series: &str, ending: Ending) -> Result<()> {
     let ids: Vec<i64> = members(store, server_id, series)?
         .iter()
         .map(|m| m.book_id)
@@ -372,11 +372,11 @@ pub fn set_server_default(
             })
             .map_err(|e| store.sql_error(e))?;
         for series in adopted {
-            end_window(store, server_id, &series, Ending::DefaultOff)?;
+            end_read_ahead(store, server_id, &series, Ending::DefaultOff)?;
         }
         return Ok(None);
     }
-    check_window(keep_next, remove_after_days)?;
+    check_read_ahead(keep_next, remove_after_days)?;
     store.write(|tx| {
         tx.execute(
             "INSERT INTO server_series_defaults (server_id, keep_next, remove_after_days) VALUES (?1, ?2, ?3)
@@ -414,8 +414,12 @@ fn is_stopped(store: &Store, server_id: i64, series: &str) -> Result<bool> {
 /// The window a series has, or the one it takes now from its server's default: a series without
 /// a window and not stopped by the reader is given the default's values (once; the row is the
 /// default's from then on). `None` when neither applies.
-fn window_or_default(store: &Store, server_id: i64, series: &str) -> Result<Option<Window>> {
-    if let Some(window) = window_of(store, server_id, series)? {
+fn read_ahead_or_default(
+    store: &Store,
+    server_id: i64,
+    series: &str,
+) -> Result<Option<SeriesReadAhead>> {
+    if let Some(window) = read_ahead_of(store, server_id, series)? {
         return Ok(Some(window));
     }
     let taken = store.write(|tx| {
@@ -434,7 +438,7 @@ fn window_or_default(store: &Store, server_id: i64, series: &str) -> Result<Opti
     if taken > 0 {
         tracing::info!(series = %series, server = server_id, "a series takes its server's default reading window");
     }
-    window_of(store, server_id, series)
+    read_ahead_of(store, server_id, series)
 }
 
 /// A book's series, its window and its books in series order.
@@ -442,7 +446,7 @@ pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
     };
-    let window = window_of(store, server_id, &series)?;
+    let window = read_ahead_of(store, server_id, &series)?;
     let server_default = server_default(store, server_id)?;
     let stopped = is_stopped(store, server_id, &series)?;
     let books = members(store, server_id, &series)?
@@ -554,7 +558,7 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Ok(applied);
     };
-    let Some(window) = window_or_default(store, server_id, &series)? else {
+    let Some(window) = read_ahead_or_default(store, server_id, &series)? else {
         return Ok(applied);
     };
     let now = store.now_ms();
