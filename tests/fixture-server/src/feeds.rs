@@ -316,6 +316,16 @@ fn book_entry(
             number = meta.number,
         )
     };
+    let streams_pages =
+        meta.kind == BookKind::Comic && !behavior.whole_file_comics && !state.is_given(id);
+    // Komga streams pages from under its OPDS route.
+    let page_prefix = if behavior.komga { "/opds/v1.2" } else { "" };
+    let first_page = (behavior.cover_is_first_page && streams_pages).then(|| {
+        format!(
+            "{page_prefix}/books/{id}/pages/{}",
+            u32::from(behavior.one_based_pages)
+        )
+    });
     let _ = write!(
         out,
         "  <entry>\n\
@@ -329,8 +339,8 @@ fn book_entry(
          {series_tags}\
          \x20   <summary type=\"text\">{summary}</summary>\n\
          \x20   <content type=\"text\">{summary}</content>\n\
-         \x20   <link rel=\"http://opds-spec.org/image\" type=\"image/png\" href=\"/books/{id}/cover\"/>\n\
-         \x20   <link rel=\"http://opds-spec.org/image/thumbnail\" type=\"image/png\" href=\"/books/{id}/thumbnail\"/>\n\
+         \x20   <link rel=\"http://opds-spec.org/image\" type=\"image/png\" href=\"{cover}\"/>\n\
+         \x20   <link rel=\"http://opds-spec.org/image/thumbnail\" type=\"image/png\" href=\"{thumbnail}\"/>\n\
          \x20   <link rel=\"http://opds-spec.org/acquisition\" type=\"{mime}\" href=\"/books/{id}/file\" length=\"{length}\" title=\"{ext}\"/>\n",
         title = xml_escape(&meta.title),
         updated = rfc3339(meta.modified(built.revision)),
@@ -342,6 +352,8 @@ fn book_entry(
         mime = state.file_type(meta).0,
         length = built.file.len(),
         ext = state.file_type(meta).1.to_uppercase(),
+        cover = first_page.clone().unwrap_or_else(|| format!("/books/{id}/cover")),
+        thumbnail = first_page.unwrap_or_else(|| format!("/books/{id}/thumbnail")),
     );
     if !behavior.komga {
         let _ = writeln!(
@@ -349,10 +361,9 @@ fn book_entry(
             "    <link rel=\"http://opds-spec.org/progression\" href=\"/books/{id}/progression\" type=\"application/vnd.readium.progression+json\"/>"
         );
     }
-    if meta.kind == BookKind::Comic && !behavior.whole_file_comics && !state.is_given(id) {
-        // Komga streams pages from under its OPDS route.
-        let prefix = if behavior.komga { "/opds/v1.2" } else { "" };
-        let mut href = format!("{prefix}/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}");
+    if streams_pages {
+        let mut href =
+            format!("{page_prefix}/books/{id}/pages/{{pageNumber}}?maxWidth={{maxWidth}}");
         if let Some(param) = &behavior.bookmark_param {
             let _ = write!(href, "&{}=true", percent_encode(param));
         }

@@ -246,6 +246,13 @@ pub struct Behavior {
     /// (`codex/views/opds/v1/feed.py`: `OPDS1FeedView.entries` adds `add_start_link()` to every
     /// page but the start page).
     pub start_entry_in_feeds: bool,
+    /// Each streamed comic's cover and thumbnail links (`http://opds-spec.org/image`,
+    /// `http://opds-spec.org/image/thumbnail`) are the address of its first page, as its page
+    /// stream names it without `maxWidth` (`/books/ID/pages/0`, `/pages/1` with
+    /// `one_based_pages`): a cover that is also a page. No server known to the tests does this
+    /// (Komga links `/books/ID/thumbnail`, Kavita `api/image/chapter-cover`); it checks that one
+    /// address is fetched once for both.
+    pub cover_is_first_page: bool,
 }
 
 impl Default for Behavior {
@@ -271,6 +278,7 @@ impl Default for Behavior {
             redirect_to: None,
             empty_search_404: false,
             start_entry_in_feeds: false,
+            cover_is_first_page: false,
         }
     }
 }

@@ -5,6 +5,8 @@
 //!   page by page; hostile archives refused with clear errors.
 //! - `batches`: "Keep all offline" on a feed of several pages or a search, in reading
 //!   order, paused, resumed, cancelled, moved up, and kept across a new store handle.
+//! - `covers`: covers kept with books kept offline, each address fetched once, a cover that is
+//!   a book's first page too.
 //! - `credentials`: a reader's secrets reach the origin typed and no other host — discovery,
 //!   the first probe, redirects of every client — checked by a second host on 127.0.0.2.
 //! - `identity`: one book per book whichever view listed it (ids carrying the feed's view),
@@ -40,6 +42,7 @@ mod support;
 mod api_keys;
 mod archives;
 mod batches;
+mod covers;
 mod credentials;
 mod epub;
 mod executor;

@@ -237,6 +237,42 @@ async fn entries_carry_acquisition_image_and_pse_links() {
 }
 
 #[tokio::test]
+async fn a_cover_may_be_the_first_page() {
+    for (one_based, first) in [(false, "/books/1/pages/0"), (true, "/books/1/pages/1")] {
+        let server = start(Config {
+            behavior: fixture_server::Behavior {
+                cover_is_first_page: true,
+                one_based_pages: one_based,
+                ..Default::default()
+            },
+            ..small_config()
+        });
+        let (_, _, body) = get_text(&server.url("/opds/books")).await;
+        let doc = roxmltree::Document::parse(&body).unwrap();
+        let comic = links(book_entry(&doc, 1).expect("book 1 listed"));
+        for rel in [
+            "http://opds-spec.org/image",
+            "http://opds-spec.org/image/thumbnail",
+        ] {
+            assert!(
+                comic.contains(&(rel.into(), first.into(), "image/png".into())),
+                "{rel}: {comic:?}"
+            );
+        }
+        let (status, _, page) = get_bytes(&server.url(first)).await;
+        assert_eq!(status, 200);
+        assert_eq!(Some(page), server.page_bytes(1, 0));
+        // An EPUB streams no page: its cover stays its own.
+        let epub = links(book_entry(&doc, 3).expect("book 3 listed"));
+        assert!(epub.contains(&(
+            "http://opds-spec.org/image".into(),
+            "/books/3/cover".into(),
+            "image/png".into()
+        )));
+    }
+}
+
+#[tokio::test]
 async fn search_matches_title_and_author_case_insensitively() {
     let server = start(small_config());
     let books = server.books();

@@ -6,7 +6,7 @@ use super::*;
 
 /// How long the executor reuses a server's address and credentials before reading them again.
 /// What running a task got: the bytes it stored, its book, and the page (or cover) it found in
-/// place or fetched, to store (see [`Held`]), when it got one.
+/// place or fetched, to store (see [`UnsyncedPage`]), when it got one.
 pub(super) struct Ran {
     pub(super) bytes: u64,
     pub(super) book: Book,
@@ -34,6 +34,46 @@ pub(super) fn image_extension(bytes: &[u8]) -> &'static str {
         Some("image/bmp") => "bmp",
         _ => "img",
     }
+}
+
+/// Whether two addresses name the same resource, compared as parsed URLs (a default port, a
+/// host's case or an escape spelled otherwise is the same address).
+pub(super) fn same_address(a: &str, b: &str) -> bool {
+    match (Url::parse(a), Url::parse(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Whether `book`'s cover is fetched from `url`, a page's address (a server whose cover of a
+/// comic is its first page): that address is fetched once, for the page or the cover, whichever
+/// comes first, and its file put in the other's place too (see [`share_stored`]).
+pub(super) fn cover_is_page(book: &Book, url: &str) -> bool {
+    book.cover_url
+        .as_deref()
+        .is_some_and(|cover| same_address(cover, url))
+}
+
+/// Puts the stored file `from` in `to`'s place too, without asking the server for it again: a
+/// hard link, or a copy (written whole or not at all) where no link can be made.
+pub(super) fn share_stored(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    // A file left there (short, or of another run) gives way.
+    match std::fs::remove_file(to) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    if std::fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    part_files::write_atomically_unsynced(to, &std::fs::read(from)?)
+}
+
+/// The extension of a stored image, for the name of its file in another's place.
+fn stored_extension(path: &std::path::Path) -> &str {
+    path.extension().and_then(|e| e.to_str()).unwrap_or("img")
 }
 
 impl Run<'_> {
@@ -157,6 +197,52 @@ impl Run<'_> {
         Some((len, PageToStore::Found(existing)))
     }
 
+    /// The page of `task` taken from the book's stored cover, when the cover was fetched from
+    /// the page's address (see [`cover_is_page`]).
+    fn page_from_cover(&mut self, task: &Task, book: &Book) -> Option<(u64, Option<PageToStore>)> {
+        if !cover_is_page(book, &task.url) {
+            return None;
+        }
+        let cover = self.ex.files.find_cover(book.id)?;
+        let to = self
+            .ex
+            .files
+            .page_path(book.id, task.position, stored_extension(&cover));
+        self.take_shared(task, &cover, to)
+    }
+
+    /// The cover of `task` taken from the book's stored page 0, when the cover's address is
+    /// that page's (see [`cover_is_page`]).
+    fn cover_from_page(&mut self, task: &Task, book: &Book) -> Option<(u64, Option<PageToStore>)> {
+        let first = book_downloads::page_url(book, 0)?;
+        if !same_address(&task.url, &first) {
+            return None;
+        }
+        let page = self.ex.files.find_page(book.id, 0)?;
+        let ext = stored_extension(&page);
+        if ext == "bytes" {
+            return None; // a part of the book's file, not an image
+        }
+        let to = self.ex.files.cover_path(book.id, ext);
+        self.take_shared(task, &page, to)
+    }
+
+    /// `from` put in `to`'s place (see [`share_stored`]) and taken as found; `None` when it
+    /// could not be, to be fetched instead.
+    fn take_shared(
+        &mut self,
+        task: &Task,
+        from: &std::path::Path,
+        to: std::path::PathBuf,
+    ) -> Option<(u64, Option<PageToStore>)> {
+        if let Err(e) = share_stored(from, &to) {
+            tracing::warn!(task = task.id, cause = %e, "could not reuse a stored file; fetching it");
+            return None;
+        }
+        let (len, found) = self.take_found(task, to)?;
+        Some((len, Some(found)))
+    }
+
     pub(super) async fn fetch_page(
         &mut self,
         task: &Task,
@@ -167,6 +253,11 @@ impl Run<'_> {
                 self.drop_ahead().await;
                 return Ok((len, Some(found)));
             }
+        }
+        // A cover stored from this page's address: the page is that file.
+        if let Some(found) = self.page_from_cover(task, book) {
+            self.drop_ahead().await;
+            return Ok(found);
         }
         // Asked for already, while the last page's step ran (see `page_ahead`).
         if let Some(ahead) = self.ahead.take_if(|a| a.serves(task)) {
@@ -242,7 +333,7 @@ impl Run<'_> {
         Ok((len, Some(PageToStore::Fetched(path, fetched.bytes))))
     }
 
-    /// A cover, stored and synced with the pages' batch as a page is (see [`Held`]).
+    /// A cover, stored and synced with the pages' batch as a page is (see [`UnsyncedPage`]).
     pub(super) async fn fetch_cover(
         &mut self,
         task: &Task,
@@ -252,6 +343,10 @@ impl Run<'_> {
             if let Some((len, found)) = self.take_found(task, existing) {
                 return Ok((len, Some(found)));
             }
+        }
+        // A page 0 stored from the cover's address: the cover is that file.
+        if let Some(found) = self.cover_from_page(task, book) {
+            return Ok(found);
         }
         let url = parse_url(&task.url)?;
         let access = self.server_access(task.server_id).await?;

@@ -145,6 +145,10 @@ impl Run<'_> {
         if self.stored_page(book.id, next.position).is_some() {
             return false;
         }
+        // Its address the cover's, stored already: the page is taken from the cover's file.
+        if cover_is_page(book, &next.url) && self.ex.files.find_cover(book.id).is_some() {
+            return false;
+        }
         // The look the request would make (a waiter marked since the last request goes first),
         // and the switches the step's claim looks at: nothing is asked for while paused.
         let store = &self.ex.store;
