@@ -16,7 +16,7 @@ use carrel_core::{
 };
 use tokio::sync::Notify;
 
-use crate::commands::CommandError;
+use crate::command_error::CommandError;
 
 /// The core of one running app process, and what its windows' requests share.
 pub struct Core {

@@ -40,6 +40,7 @@ pub mod app_state;
 pub mod autostart;
 pub mod background;
 pub mod book_protocol;
+pub mod command_error;
 pub mod commands;
 pub mod contract;
 pub mod cover_protocol;

@@ -11,8 +11,10 @@ use carrel_core::reading::page_source::PageError;
 use carrel_core::ErrorKind;
 use tauri::http::{header, Response, StatusCode};
 
-use crate::commands::CommandError;
-use crate::protocol_replies::Reply;
+use crate::command_error::CommandError;
+
+/// What a protocol handler answers the webview.
+pub type Reply = Response<Cow<'static, [u8]>>;
 
 /// A failed protocol request.
 #[derive(Debug)]

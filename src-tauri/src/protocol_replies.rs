@@ -11,7 +11,7 @@ use tauri::{AppHandle, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::protocol_errors::ProtocolError;
 
-pub type Reply = Response<Cow<'static, [u8]>>;
+pub use crate::protocol_errors::Reply;
 
 /// A non-negative decimal number of at most 18 digits, nothing else (no sign, no spaces).
 pub fn number(digits: &str) -> Option<i64> {
