@@ -81,7 +81,18 @@ export function pseudoText(text: string): string {
   return extra > 0 ? out + '·'.repeat(extra) : out;
 }
 
+/** Each language's bundle, parsed once for the life of the window. */
+const BUNDLES = new Map<string, FluentBundle>();
+
 function bundleFor(language: string): FluentBundle {
+  const parsed = BUNDLES.get(language);
+  if (parsed) return parsed;
+  const bundle = parseBundle(language);
+  BUNDLES.set(language, bundle);
+  return bundle;
+}
+
+function parseBundle(language: string): FluentBundle {
   const source = language === PSEUDO_LANGUAGE ? REFERENCE_LANGUAGE : language;
   const bundle = new FluentBundle(language === PSEUDO_LANGUAGE ? 'en' : language, {
     // Carrel's languages are all written left to right; isolation marks would only get in the
@@ -136,7 +147,6 @@ class Messages {
   /** The language shown: the choice, or the system's when the choice is `system`. */
   language = $state<string>(REFERENCE_LANGUAGE);
 
-  #bundles = new Map<string, FluentBundle>();
   #missing = new Set<string>();
 
   constructor() {
@@ -175,18 +185,9 @@ class Messages {
     return this.language === PSEUDO_LANGUAGE ? 'en' : this.language;
   }
 
-  #bundle(language: string): FluentBundle {
-    let bundle = this.#bundles.get(language);
-    if (!bundle) {
-      bundle = bundleFor(language);
-      this.#bundles.set(language, bundle);
-    }
-    return bundle;
-  }
-
   format(id: string, args?: MessageArgs, attribute?: string): string {
     for (const language of [this.language, REFERENCE_LANGUAGE]) {
-      const bundle = this.#bundle(language);
+      const bundle = bundleFor(language);
       const message = bundle.getMessage(id);
       const pattern = attribute ? message?.attributes[attribute] : message?.value;
       if (!pattern) continue;
