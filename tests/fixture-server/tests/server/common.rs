@@ -53,6 +53,12 @@ pub async fn get_bytes(url: &str) -> (reqwest::StatusCode, reqwest::header::Head
     )
 }
 
+/// The JSON body of the answer to a GET of `url`.
+pub async fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> T {
+    let resp = client().get(url).send().await.expect("request sent");
+    resp.json().await.expect("JSON body")
+}
+
 pub fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }

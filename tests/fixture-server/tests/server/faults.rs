@@ -323,14 +323,7 @@ async fn control_endpoint_merges_settings() {
     assert_eq!(resp.status(), 200);
     assert_eq!(get_text(&server.url("/opds")).await.0, 200);
 
-    let books: Vec<fixture_server::BookInfo> = c
-        .get(server.url("/_control/books"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let books: Vec<fixture_server::BookInfo> = get_json(&server.url("/_control/books")).await;
     assert_eq!(books, server.books());
     assert_eq!(
         c.get(server.url("/_control/nothing"))

@@ -100,14 +100,7 @@ async fn clients_are_told_apart_and_control_requests_are_not_counted() {
         .await
         .unwrap();
 
-    let stats: Stats = client()
-        .get(server.url("/_stats"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let stats: Stats = get_json(&server.url("/_stats")).await;
     assert_eq!(
         stats.clients.keys().collect::<Vec<_>>(),
         vec!["Carrel/0.1", "anonymous", "bench-7"]

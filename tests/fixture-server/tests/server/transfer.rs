@@ -285,14 +285,7 @@ async fn bookmark_parameter_moves_the_reading_position() {
         .unwrap()
         .ends_with('Z'));
 
-    let stats: serde_json::Value = client()
-        .get(server.url("/_stats"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let stats: serde_json::Value = get_json(&server.url("/_stats")).await;
     assert_eq!(stats["reading_positions"]["1"]["page"], 5);
     assert_eq!(stats["reading_positions"]["1"]["moves"], 1);
 }
