@@ -14,6 +14,7 @@ book-search-searching = Suche läuft…
 book-search-previous = Vorheriger Treffer (Umschalt+Eingabe)
 book-search-next = Nächster Treffer (Eingabe)
 book-search-close = Suche schließen (Esc)
+book-search-page = Seite { $page }
 
 book-footnote = Anmerkung
 book-footnote-close = Schließen
@@ -43,6 +44,7 @@ book-annotation-edit = Bearbeiten
 book-annotation-delete = Löschen
 book-annotation-save = Speichern
 book-annotation-cancel = Abbrechen
+book-annotation-page = Seite { $page }
 book-highlight-new = Markieren
 book-highlight-edit = Markierung bearbeiten
 book-highlight-colour = Farbe

@@ -14,6 +14,7 @@ book-search-searching = Searching…
 book-search-previous = Previous result (Shift+Enter)
 book-search-next = Next result (Enter)
 book-search-close = Close search (Esc)
+book-search-page = Page { $page }
 
 book-footnote = Note
 book-footnote-close = Close
@@ -43,6 +44,7 @@ book-annotation-edit = Edit
 book-annotation-delete = Delete
 book-annotation-save = Save
 book-annotation-cancel = Cancel
+book-annotation-page = Page { $page }
 book-highlight-new = Highlight
 book-highlight-edit = Edit highlight
 book-highlight-colour = Colour

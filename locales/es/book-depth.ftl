@@ -14,6 +14,7 @@ book-search-searching = Buscando…
 book-search-previous = Resultado anterior (Mayús+Intro)
 book-search-next = Resultado siguiente (Intro)
 book-search-close = Cerrar la búsqueda (Esc)
+book-search-page = Página { $page }
 
 book-footnote = Nota
 book-footnote-close = Cerrar
@@ -43,6 +44,7 @@ book-annotation-edit = Editar
 book-annotation-delete = Eliminar
 book-annotation-save = Guardar
 book-annotation-cancel = Cancelar
+book-annotation-page = Página { $page }
 book-highlight-new = Subrayar
 book-highlight-edit = Editar el subrayado
 book-highlight-colour = Color

@@ -14,6 +14,7 @@ book-search-searching = Recherche…
 book-search-previous = Résultat précédent (Maj+Entrée)
 book-search-next = Résultat suivant (Entrée)
 book-search-close = Fermer la recherche (Échap)
+book-search-page = Page { $page }
 
 book-footnote = Note
 book-footnote-close = Fermer
@@ -43,6 +44,7 @@ book-annotation-edit = Modifier
 book-annotation-delete = Supprimer
 book-annotation-save = Enregistrer
 book-annotation-cancel = Annuler
+book-annotation-page = Page { $page }
 book-highlight-new = Surligner
 book-highlight-edit = Modifier le surlignage
 book-highlight-colour = Couleur

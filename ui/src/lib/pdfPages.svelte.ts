@@ -23,6 +23,7 @@
 import { AnnotationMode, getDocument, GlobalWorkerOptions, type PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { decodedBytes, evictionScore, type Travel } from './pageCache';
+import { pageTextOf, type PageText, type RawTextItem } from './pdfText';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 
@@ -170,6 +171,8 @@ export class PdfPages {
   #focus = 0;
   #travel: Travel = 1;
   #destroyed = false;
+  /** Each page's text once read (for search and highlights), read once. */
+  #texts = new Map<number, Promise<PageText>>();
 
   private constructor(doc: PDFDocumentProxy) {
     this.#doc = doc;
@@ -278,12 +281,37 @@ export class PdfPages {
     }
   }
 
+  /**
+   * Page `index`'s text and where each run of it is on the page, read once by pdf.js's worker
+   * (off the window's thread) and kept while the book is open.
+   */
+  textOf(index: number): Promise<PageText> {
+    let text = this.#texts.get(index);
+    if (text === undefined) {
+      text = (async () => {
+        const page = await this.#doc.getPage(index + 1);
+        try {
+          const content = await page.getTextContent();
+          const viewport = page.getViewport({ scale: 1 });
+          return pageTextOf(content.items as RawTextItem[], { transform: viewport.transform, width: viewport.width, height: viewport.height });
+        } finally {
+          page.cleanup();
+        }
+      })();
+      this.#texts.set(index, text);
+      // A page that could not be read is tried again the next time.
+      text.catch(() => this.#texts.delete(index));
+    }
+    return text;
+  }
+
   /** Stops drawing and lets go of every page and of the file. */
   destroy(): void {
     this.#destroyed = true;
     this.#wanted.clear();
     this.#decoded.clear();
     this.#blobBytes.clear();
+    this.#texts.clear();
     for (const url of Object.values(this.urls)) URL.revokeObjectURL(url);
     this.urls = {};
     void this.#doc.destroy();

@@ -1,9 +1,9 @@
 /**
- * The bookmarks and highlights (with their notes) of the book open in the EPUB reader: read
+ * The bookmarks and highlights (with their notes) of the book open in the EPUB or PDF reader: read
  * when it opens, changed through the Rust side, listed by chapter in the book's order.
  *
- * The reader draws the highlights on the page (foliate-js's overlayer); this store only knows
- * them as data.
+ * The readers draw the highlights on the page (foliate-js's overlayer, or boxes over a PDF's
+ * page); this store only knows them as data.
  */
 import {
   addAnnotation,
@@ -17,6 +17,8 @@ import {
   type CommandError,
   type HighlightColour,
   type NewAnnotation,
+  type PageRect,
+  type TextQuote,
 } from '../ipc';
 
 export type { Annotation, AnnotationExportFormat, HighlightColour };
@@ -101,6 +103,16 @@ export class BookAnnotations {
     return this.list.find((a) => a.kind === 'bookmark' && cfiOf(a) === cfi) ?? null;
   }
 
+  /** The bookmark on PDF page `page` (0-based), if there is one. */
+  bookmarkOnPage(page: number): Annotation | null {
+    return this.list.find((a) => a.kind === 'bookmark' && a.locator.type === 'pdf' && a.locator.page === page) ?? null;
+  }
+
+  /** The highlights drawn on PDF page `page`. */
+  highlightsOnPage(page: number): Annotation[] {
+    return this.list.filter((a) => a.kind === 'highlight' && a.locator.type === 'pdf' && a.locator.page === page);
+  }
+
   /** Reads the book's annotations. */
   async load(bookId: number): Promise<void> {
     const generation = ++this.#generation;
@@ -131,6 +143,37 @@ export class BookAnnotations {
       return null;
     }
     return await this.#add({ kind: 'bookmark', locator: { type: 'epub', cfi }, ...(chapter ? { chapter } : {}) });
+  }
+
+  /** Bookmarks PDF page `page`, or removes the bookmark already there: the bookmark added, or null. */
+  async togglePageBookmark(page: number, chapter: string | null): Promise<Annotation | null> {
+    const existing = this.bookmarkOnPage(page);
+    if (existing) {
+      await this.remove(existing.id);
+      return null;
+    }
+    return await this.#add({ kind: 'bookmark', locator: { type: 'pdf', page, rects: [] }, ...(chapter ? { chapter } : {}) });
+  }
+
+  /** Highlights text on PDF page `page` (`quote`, drawn as `rects`) in `colour`, with a note if one is written. */
+  async highlightOnPage(
+    page: number,
+    quote: TextQuote,
+    rects: PageRect[],
+    colour: HighlightColour,
+    note: string,
+    chapter: string | null,
+  ): Promise<Annotation> {
+    const text = note.trim();
+    const exact = quote.exact.slice(0, MAX_QUOTE_CHARS);
+    return await this.#add({
+      kind: 'highlight',
+      locator: { type: 'pdf', page, quote: { ...quote, exact }, rects },
+      quote: exact,
+      colour,
+      ...(text ? { note: text } : {}),
+      ...(chapter ? { chapter } : {}),
+    });
   }
 
   /** Highlights the passage `cfi` (its text `quote`) in `colour`, with a note if one is written. */

@@ -110,3 +110,24 @@ describe('a book’s bookmarks and highlights', () => {
     expect(await annotations.export('markdown')).toBe('markdown of 7');
   });
 });
+
+describe('PDF annotations', () => {
+  it('bookmarks a page and takes the bookmark away again; highlights keep their place on the page', async () => {
+    const api = memoryApi();
+    const store = new BookAnnotations(api);
+    await store.load(7);
+    const mark = await store.togglePageBookmark(2, 'Chapter 2');
+    expect(mark?.locator).toEqual({ type: 'pdf', page: 2, rects: [] });
+    expect(store.bookmarkOnPage(2)?.id).toBe(mark?.id);
+    expect(store.bookmarkOnPage(3)).toBeNull();
+    const rects = [{ x: 0.1, y: 0.2, width: 0.3, height: 0.05 }];
+    const added = await store.highlightOnPage(2, { exact: 'Page 3', suffix: ' of 6' }, rects, 'green', '  a note ', null);
+    expect(added.locator).toEqual({ type: 'pdf', page: 2, quote: { exact: 'Page 3', suffix: ' of 6' }, rects });
+    expect([added.quote, added.note, added.colour]).toEqual(['Page 3', 'a note', 'green']);
+    expect(store.highlightsOnPage(2).map((a) => a.id)).toEqual([added.id]);
+    expect(store.highlightsOnPage(1)).toEqual([]);
+    expect(await store.togglePageBookmark(2, null)).toBeNull();
+    expect(store.bookmarkOnPage(2)).toBeNull();
+    expect(api.rows.map((r) => r.kind)).toEqual(['highlight']);
+  });
+});

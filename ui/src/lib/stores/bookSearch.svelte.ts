@@ -1,16 +1,18 @@
 /**
- * Search in the book open in the EPUB reader: the words looked for, the places found (each with
+ * Search in the book open in the EPUB or the PDF reader: the words looked for, the places found (each with
  * its chapter and a few words around it), which one is shown, and where the reader was before
  * searching (gone back to when the search closes).
  *
  * The search itself is foliate-js's `view.search()`, an async generator that reads the book one
  * section at a time; {@link BookSearch.run} takes what it yields and gives the window a turn
- * between sections, so the reader stays responsive while a long book is searched.
+ * between sections, so the reader stays responsive while a long book is searched. A PDF is
+ * searched the same way, a page at a time (`pdfText.searchPages`).
  */
 
-/** A place found: its CFI, its chapter and the text around the match. */
+/** A place found: where it is (an EPUB CFI, or a PDF's `page:start:end`), its chapter (or
+ * page) and the text around the match. */
 export interface SearchHit {
-  cfi: string;
+  place: string;
   chapter: string;
   pre: string;
   match: string;
@@ -67,9 +69,9 @@ export class BookSearch {
     return groupByChapter(this.hits);
   }
 
-  /** Opens the search field, remembering where the reader is (`cfi`) unless already open. */
-  begin(cfi: string | null): void {
-    if (!this.open) this.from = cfi;
+  /** Opens the search field, remembering where the reader is (`from`: a CFI, or a page) unless already open. */
+  begin(from: string | null): void {
+    if (!this.open) this.from = from;
     this.open = true;
   }
 
@@ -97,7 +99,7 @@ export class BookSearch {
         else {
           const chapter = item.label?.trim() ?? '';
           const found = item.subitems.map(({ cfi, excerpt }) => ({
-            cfi,
+            place: cfi,
             chapter,
             pre: excerpt?.pre ?? '',
             match: excerpt?.match ?? '',
@@ -118,20 +120,20 @@ export class BookSearch {
     }
   }
 
-  /** Moves to the place `index` (wrapping around), returning its CFI. */
+  /** Moves to the place `index` (wrapping around), returning its place. */
   select(index: number): string | null {
     const count = this.hits.length;
     if (count === 0) return null;
     this.current = ((index % count) + count) % count;
-    return this.hits[this.current]!.cfi;
+    return this.hits[this.current]!.place;
   }
 
-  /** The next place found (the first before any), its CFI. */
+  /** The next place found (the first before any), its place. */
   next(): string | null {
     return this.select(this.current + 1);
   }
 
-  /** The previous place found (the last before any), its CFI. */
+  /** The previous place found (the last before any), its place. */
   previous(): string | null {
     return this.select(this.current < 0 ? -1 : this.current - 1);
   }

@@ -79,7 +79,7 @@ describe('search in the book', () => {
   });
 
   it('groups the same chapter met twice apart as two groups', () => {
-    const hit = (chapter: string) => ({ cfi: chapter, chapter, pre: '', match: '', post: '' });
+    const hit = (chapter: string) => ({ place: chapter, chapter, pre: '', match: '', post: '' });
     expect(groupByChapter([hit('A'), hit('B'), hit('A')]).map((g) => g.chapter)).toEqual(['A', 'B', 'A']);
   });
 });
