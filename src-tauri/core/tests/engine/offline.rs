@@ -4,38 +4,62 @@
 
 use carrel_core::Failure;
 use carrel_core::{
-    catalog::client::{CatalogClient, CatalogViewItem},
-    catalog::cover_cache::{self, CoverCache},
+    catalog::client::{CatalogClient, CatalogView, CatalogViewItem},
+    catalog::cover_cache::{self, Cover, CoverCache},
     catalog::series_read_ahead,
     engine::book_downloads::BookState,
     http::http_fetch::{HttpClient, HttpConfig},
     library::books,
+    library::servers::Server,
     ErrorKind,
 };
-use fixture_server::{Config, RunningServer};
+use fixture_server::{Behavior, Config, RunningServer};
 
 use crate::support::{http, Env};
 
-fn start() -> RunningServer {
+/// A fixture server of four books that behaves as `behavior` says.
+fn start(behavior: Behavior) -> RunningServer {
     fixture_server::Server::start(Config {
         books: 4,
+        behavior,
         ..Config::default()
     })
     .expect("the fixture server starts")
 }
 
+/// A fixture server of four books that behaves as `behavior` says, added as "Fixture" to a
+/// fresh library.
+fn four_books(behavior: Behavior) -> (RunningServer, Env, Server) {
+    let fixture = start(behavior);
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    (fixture, env, server)
+}
+
+/// The fixture's `/opds/books` feed, as the windows see it.
+async fn books_view(client: &CatalogClient<'_>, server: &Server) -> CatalogView {
+    client
+        .browse_view(server.id, Some("/opds/books"))
+        .await
+        .unwrap()
+}
+
 /// The local ids of the books of the fixture's `/opds/books` feed, as the windows see it.
-async fn books_feed(
-    client: &CatalogClient<'_>,
-    server: &carrel_core::library::servers::Server,
-) -> Vec<i64> {
-    book_ids(
-        &client
-            .browse_view(server.id, Some("/opds/books"))
-            .await
-            .unwrap()
-            .entries,
-    )
+async fn books_feed(client: &CatalogClient<'_>, server: &Server) -> Vec<i64> {
+    book_ids(&books_view(client, server).await.entries)
+}
+
+/// A book's cover as the windows ask for it.
+async fn cover_of(
+    covers: &CoverCache,
+    env: &Env,
+    http: &HttpClient,
+    book_id: i64,
+) -> Option<Cover> {
+    covers
+        .cover(&env.store, &env.credentials, http, book_id)
+        .await
+        .unwrap()
 }
 
 fn book_ids(entries: &[CatalogViewItem]) -> Vec<i64> {
@@ -50,19 +74,14 @@ fn book_ids(entries: &[CatalogViewItem]) -> Vec<i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feed_seen_before_is_shown_offline_when_the_server_is_away() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (fixture, env, server) = four_books(Behavior::default());
     let http = http();
     let client = env.catalog(&http);
     let root = client.browse_view(server.id, None).await.unwrap();
     assert!(!root.offline);
     assert!(root.searchable);
     assert_eq!(root.server_id, server.id);
-    let books = client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    let books = books_view(&client, &server).await;
     assert!(!books.offline);
     let ids = book_ids(&books.entries);
     assert_eq!(ids.len(), 4);
@@ -85,10 +104,7 @@ async fn a_feed_seen_before_is_shown_offline_when_the_server_is_away() {
 
     fixture.stop();
 
-    let again = client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    let again = books_view(&client, &server).await;
     assert!(again.offline, "the kept copy, marked offline");
     assert_eq!(
         again.fetched_at_ms, fetched_at,
@@ -136,25 +152,17 @@ fn read_flags(entries: &[CatalogViewItem]) -> Vec<(i64, bool)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feeds_books_say_whether_they_are_read() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (_fixture, env, server) = four_books(Behavior::default());
     let http = http();
     let client = env.catalog(&http);
-    let first = client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    let first = books_view(&client, &server).await;
     let flags = read_flags(&first.entries);
     assert_eq!(flags.len(), 4);
     assert!(flags.iter().all(|(_, read)| !read), "nothing read yet");
     let marked = flags[1].0;
 
     series_read_ahead::mark_read(&env.store, marked, true).unwrap();
-    let again = client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    let again = books_view(&client, &server).await;
     for (id, read) in read_flags(&again.entries) {
         assert_eq!(read, id == marked, "book {id}");
     }
@@ -164,18 +172,13 @@ async fn a_feeds_books_say_whether_they_are_read() {
     }
 
     series_read_ahead::mark_read(&env.store, marked, false).unwrap();
-    let unread = client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    let unread = books_view(&client, &server).await;
     assert!(read_flags(&unread.entries).iter().all(|(_, read)| !read));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (fixture, env, server) = four_books(Behavior::default());
     let http = http();
     let client = env.catalog(&http);
     let ids = books_feed(&client, &server).await;
@@ -188,11 +191,7 @@ async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
     fixture.reset_stats();
 
     let covers = CoverCache::new(&env.dir);
-    let first = covers
-        .cover(&env.store, &env.credentials, &http, book.id)
-        .await
-        .unwrap()
-        .unwrap();
+    let first = cover_of(&covers, &env, &http, book.id).await.unwrap();
     assert_eq!(first.content_type, "image/png");
     let expected = if cover_path.ends_with("thumbnail") {
         fixture.thumbnail_bytes(n)
@@ -211,35 +210,22 @@ async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
         covers.cover(&env.store, &env.credentials, &http, ids[1]),
     );
     assert_eq!(a.unwrap(), b.unwrap());
-    let second = covers
-        .cover(&env.store, &env.credentials, &http, book.id)
-        .await
-        .unwrap()
-        .unwrap();
+    let second = cover_of(&covers, &env, &http, book.id).await.unwrap();
     assert_eq!(second, first);
     let stats = fixture.stats();
     assert_eq!(stats.hits(&cover_path), 1, "fetched once");
     assert_eq!(stats.total_requests, 2, "one request per book");
 
     fixture.stop();
-    let offline = covers
-        .cover(&env.store, &env.credentials, &http, book.id)
-        .await
-        .unwrap();
+    let offline = cover_of(&covers, &env, &http, book.id).await;
     assert_eq!(offline, Some(first), "a kept cover needs no server");
     assert_eq!(
-        covers
-            .cover(&env.store, &env.credentials, &http, ids[2])
-            .await
-            .unwrap(),
+        cover_of(&covers, &env, &http, ids[2]).await,
         None,
         "away: none for now"
     );
     assert_eq!(
-        covers
-            .cover(&env.store, &env.credentials, &http, 999_999)
-            .await
-            .unwrap(),
+        cover_of(&covers, &env, &http, 999_999).await,
         None,
         "unknown book"
     );
@@ -247,15 +233,10 @@ async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
-    let fixture = fixture_server::Server::start(Config {
-        books: 4,
-        behavior: fixture_server::Behavior {
-            auth: Some("reader:open sesame".into()),
-            ..Default::default()
-        },
-        ..Config::default()
-    })
-    .expect("the fixture server starts");
+    let fixture = start(Behavior {
+        auth: Some("reader:open sesame".into()),
+        ..Default::default()
+    });
     let env = Env::new();
     let server = env.add_server_as("Locked", &fixture.url("/opds"), "reader", "open sesame");
     let http = http();
@@ -264,25 +245,13 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
     let covers = CoverCache::new(&env.dir);
 
     // The password changes on the server: covers are refused, and not asked for again and again.
-    fixture.set_behavior(fixture_server::Behavior {
+    fixture.set_behavior(Behavior {
         auth: Some("reader:new words".into()),
         ..Default::default()
     });
     fixture.reset_stats();
-    assert_eq!(
-        covers
-            .cover(&env.store, &env.credentials, &http, ids[0])
-            .await
-            .unwrap(),
-        None
-    );
-    assert_eq!(
-        covers
-            .cover(&env.store, &env.credentials, &http, ids[1])
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(cover_of(&covers, &env, &http, ids[0]).await, None);
+    assert_eq!(cover_of(&covers, &env, &http, ids[1]).await, None);
     assert_eq!(fixture.stats().total_requests, 1, "one refusal is enough");
 
     // The reader types the new password: the covers come at once.
@@ -301,18 +270,12 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
         ),
     )
     .unwrap();
-    assert!(covers
-        .cover(&env.store, &env.credentials, &http, ids[0])
-        .await
-        .unwrap()
-        .is_some());
+    assert!(cover_of(&covers, &env, &http, ids[0]).await.is_some());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_data_cover_never_marks_the_server_away() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (_fixture, env, server) = four_books(Behavior::default());
     let http = http();
     let client = env.catalog(&http);
     let ids = books_feed(&client, &server).await;
@@ -327,17 +290,8 @@ async fn a_data_cover_never_marks_the_server_away() {
         })
         .unwrap();
     let covers = CoverCache::new(&env.dir);
-    assert_eq!(
-        covers
-            .cover(&env.store, &env.credentials, &http, ids[0])
-            .await
-            .unwrap(),
-        None
-    );
-    let other = covers
-        .cover(&env.store, &env.credentials, &http, ids[1])
-        .await
-        .unwrap();
+    assert_eq!(cover_of(&covers, &env, &http, ids[0]).await, None);
+    let other = cover_of(&covers, &env, &http, ids[1]).await;
     assert!(other.is_some(), "the server's other covers still come");
 }
 
@@ -347,7 +301,7 @@ async fn a_data_cover_never_marks_the_server_away() {
 /// reader's "Try again", a retry in the background) sees it again as soon as it answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_stopped_answering_is_not_waited_for_again() {
-    let fixture = start();
+    let fixture = start(Behavior::default());
     let env = Env::new();
     let server = env.add_server("Home library", &fixture.url("/opds"));
     let http = HttpClient::new(HttpConfig {
@@ -357,10 +311,7 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
     .unwrap();
     let client = env.catalog(&http);
     client.browse_view(server.id, None).await.unwrap();
-    client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    books_view(&client, &server).await;
 
     fixture.set_faults(fixture_server::Faults {
         latency_ms: 600_000,
@@ -375,10 +326,7 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
     );
 
     let started = std::time::Instant::now();
-    let books = client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    let books = books_view(&client, &server).await;
     assert!(books.offline, "the kept copy");
     let err = client
         .search_view(server.id, "never asked")
@@ -393,10 +341,7 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
     assert_eq!(err.to_string(), "Home library is not answering");
 
     fixture.clear_faults();
-    let skipping = client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    let skipping = books_view(&client, &server).await;
     assert!(skipping.offline, "not asked again by itself");
     let asking = http.asking_unresponsive();
     let fresh = env.catalog(&asking);
@@ -405,10 +350,7 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
         .await
         .unwrap();
     assert!(!answered.offline, "asked, it answers");
-    let again = client
-        .browse_view(server.id, Some("/opds/books"))
-        .await
-        .unwrap();
+    let again = books_view(&client, &server).await;
     assert!(!again.offline, "once it answered, every request asks it");
 }
 
@@ -418,23 +360,16 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_that_matches_nothing_is_an_empty_result() {
     for behavior in [
-        fixture_server::Behavior {
+        Behavior {
             empty_search_404: true,
             ..Default::default()
         },
-        fixture_server::Behavior {
+        Behavior {
             start_entry_in_feeds: true,
             ..Default::default()
         },
     ] {
-        let fixture = fixture_server::Server::start(Config {
-            books: 4,
-            behavior: behavior.clone(),
-            ..Config::default()
-        })
-        .unwrap();
-        let env = Env::new();
-        let server = env.add_server("Fixture", &fixture.url("/opds"));
+        let (_fixture, env, server) = four_books(behavior.clone());
         let http = http();
         let client = env.catalog(&http);
         let found = client
