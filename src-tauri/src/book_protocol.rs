@@ -4,28 +4,24 @@
 //! page (and without the book's bytes crossing the IPC).
 //!
 //! A stored file is answered at once; a missing one is queued prioritary and waited for (at
-//! most [`WAIT`]); if it does not come the answer is a 504 whose body is the error of kind
+//! most [`WAIT`](crate::page_protocol::WAIT)); if it does not come the answer is a 504 whose body is the error of kind
 //! `not_downloaded`. Anything but one positive integer is a 400; a book unknown or not an EPUB
 //! or a PDF is a 404 (the statuses and bodies of [`crate::protocol_errors`]). The type is `application/epub+zip` or `application/pdf` as the
 //! bytes prove, never taken from the server. The work is [`carrel_core::reading::book_source`]'s; this module only speaks HTTP.
 
 use std::borrow::Cow;
-use std::time::Duration;
 
 use carrel_core::reading::book_source::{self, BookFile};
-use carrel_core::reading::page_source::{PageError, WaitPolicy};
-use tauri::http::{header, Method, Request, Response, StatusCode};
-use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
+use carrel_core::reading::page_source::PageError;
+use tauri::http::{header, Method, Request, Response};
+use tauri::{AppHandle, Runtime, UriSchemeContext, UriSchemeResponder};
 
-use crate::app_state::AppState;
+use crate::page_protocol::library_and_wait;
 use crate::protocol_errors::ProtocolError;
 use crate::protocol_replies::{self, book_id, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-book";
-
-/// How long a request waits for a book that is not on the device.
-const WAIT: Duration = Duration::from_secs(20);
 
 /// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
 pub fn handle<R: Runtime>(
@@ -84,16 +80,7 @@ fn allow_origin(
 }
 
 async fn book<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<BookFile, PageError> {
-    let Some(store) = app
-        .try_state::<AppState>()
-        .and_then(|state| state.core().ok().map(|core| core.store.clone()))
-    else {
-        return Err(PageError::Io("the library could not be opened".into()));
-    };
-    let wait = WaitPolicy {
-        timeout: WAIT,
-        ..WaitPolicy::default()
-    };
+    let (store, wait) = library_and_wait(app)?;
     book_source::book(&store, book_id, wait).await
 }
 
@@ -104,6 +91,8 @@ fn file_response(file: BookFile, head: bool) -> Reply {
 
 #[cfg(test)]
 mod tests {
+    use tauri::http::StatusCode;
+
     use super::*;
 
     #[test]

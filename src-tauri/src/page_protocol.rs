@@ -12,6 +12,7 @@
 
 use std::time::Duration;
 
+use carrel_core::foundation::store::Store;
 use carrel_core::reading::page_source::{self, PageError, PageImage, WaitPolicy};
 use tauri::http::Request;
 use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
@@ -26,8 +27,8 @@ pub const SCHEME: &str = "carrel-page";
 /// How long the webview may reuse a page without asking again (a stored page never changes).
 const MAX_AGE_S: u32 = 24 * 3600;
 
-/// How long a request waits for a page that is not on the device.
-const WAIT: Duration = Duration::from_secs(20);
+/// How long a request waits for a page (or a whole book) that is not on the device.
+pub(crate) const WAIT: Duration = Duration::from_secs(20);
 
 /// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
 pub fn handle<R: Runtime>(
@@ -70,6 +71,15 @@ async fn page<R: Runtime>(
     book_id: i64,
     index: i64,
 ) -> Result<PageImage, PageError> {
+    let (store, wait) = library_and_wait(app)?;
+    page_source::page(&store, book_id, index, wait).await
+}
+
+/// The library a page or book request reads from and how long it waits for what is not on
+/// the device ([`WAIT`]); an I/O error when the library could not be opened.
+pub(crate) fn library_and_wait<R: Runtime>(
+    app: &AppHandle<R>,
+) -> Result<(Store, WaitPolicy), PageError> {
     let Some(store) = app
         .try_state::<AppState>()
         .and_then(|state| state.core().ok().map(|core| core.store.clone()))
@@ -80,7 +90,7 @@ async fn page<R: Runtime>(
         timeout: WAIT,
         ..WaitPolicy::default()
     };
-    page_source::page(&store, book_id, index, wait).await
+    Ok((store, wait))
 }
 
 fn image_response(image: PageImage, head: bool) -> Reply {
