@@ -17,7 +17,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
-use crate::support::{fast_config, http, wait_for_event, Env};
+use crate::support::{catalog_entry, fast_config, http, wait_for_event, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
@@ -1227,20 +1227,9 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
         &env.store,
         server.id,
         &books::CatalogBook {
-            catalog_id: "urn:gap".into(),
-            title: "With a gap".into(),
-            authors: vec![],
-            format: books::BookFormat::Comic,
-            stream_template: None,
             page_count: Some(4),
-            page_base: 0,
             page_list: pages,
-            file_url: None,
-            file_type: None,
-            file_length: None,
-            cover_url: None,
-            progression_url: None,
-            read_progress_url: None,
+            ..catalog_entry("urn:gap", "With a gap", books::BookFormat::Comic)
         },
     )
     .unwrap();

@@ -18,7 +18,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, LengthLie, RunningServer};
 
-use crate::support::{fast_config, Env};
+use crate::support::{catalog_entry, fast_config, Env};
 
 fn start() -> RunningServer {
     // Book 3 is an EPUB (every third id is).
@@ -35,20 +35,10 @@ fn epub(env: &Env, server: &Server, fixture: &RunningServer, declared: Option<u6
         &env.store,
         server.id,
         &CatalogBook {
-            catalog_id: "urn:hostile:3".into(),
-            title: "Hostile".into(),
-            authors: vec![],
-            format: BookFormat::Epub,
-            stream_template: None,
-            page_count: None,
-            page_base: 0,
-            page_list: Vec::new(),
             file_url: Some(fixture.url("/books/3/file")),
             file_type: Some("application/epub+zip".into()),
             file_length: declared,
-            cover_url: None,
-            progression_url: None,
-            read_progress_url: None,
+            ..catalog_entry("urn:hostile:3", "Hostile", BookFormat::Epub)
         },
     )
     .unwrap()

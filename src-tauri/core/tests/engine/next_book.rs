@@ -19,7 +19,7 @@ use carrel_core::{
 };
 use fixture_server::Config;
 
-use crate::support::{fast_config, http, komga_with_series, saga, Env};
+use crate::support::{catalog_entry, fast_config, http, komga_with_series, saga, Env};
 
 const PAGES: u32 = 3;
 
@@ -299,20 +299,9 @@ async fn a_book_read_to_its_end_is_read_until_a_page_before_it_is_saved() {
         &env.store,
         server.id,
         &books::CatalogBook {
-            catalog_id: "urn:epub".into(),
-            title: "A Novel".into(),
-            authors: vec![],
-            format: books::BookFormat::Epub,
-            stream_template: None,
-            page_count: None,
-            page_base: 0,
-            page_list: Vec::new(),
             file_url: Some(fixture.url("/books/2/file")),
             file_type: Some("application/epub+zip".into()),
-            file_length: None,
-            cover_url: None,
-            progression_url: None,
-            read_progress_url: None,
+            ..catalog_entry("urn:epub", "A Novel", books::BookFormat::Epub)
         },
     )
     .unwrap()

@@ -18,7 +18,7 @@ use carrel_core::{
 use fixture_server::{Config, RunningServer};
 use serde_json::json;
 
-use crate::support::{fast_config, http, Env};
+use crate::support::{catalog_entry, fast_config, http, Env};
 
 fn start(port: u16) -> RunningServer {
     fixture_server::Server::start(Config {
@@ -525,20 +525,11 @@ async fn positions_never_go_to_an_address_off_the_servers_origin() {
             &env.store,
             server.id,
             &books::CatalogBook {
-                catalog_id: id.into(),
-                title: id.into(),
-                authors: vec![],
-                format: books::BookFormat::Comic,
                 stream_template: Some(library.url("/books/1/pages/{pageNumber}")),
                 page_count: Some(20),
-                page_base: 0,
-                page_list: Vec::new(),
-                file_url: None,
-                file_type: None,
-                file_length: None,
-                cover_url: None,
                 progression_url: progression,
                 read_progress_url: read_progress,
+                ..catalog_entry(id, id, books::BookFormat::Comic)
             },
         )
         .unwrap()

@@ -83,6 +83,27 @@ pub fn komga_with_series(pages: u32) -> fixture_server::RunningServer {
     .expect("the fixture server starts")
 }
 
+/// A catalog entry known by `id` with nothing but its title and format: no pages, no file, no
+/// cover, no reading position on the server.
+pub fn catalog_entry(id: &str, title: &str, format: BookFormat) -> CatalogBook {
+    CatalogBook {
+        catalog_id: id.into(),
+        title: title.into(),
+        authors: Vec::new(),
+        format,
+        stream_template: None,
+        page_count: None,
+        page_base: 0,
+        page_list: Vec::new(),
+        file_url: None,
+        file_type: None,
+        file_length: None,
+        cover_url: None,
+        progression_url: None,
+        read_progress_url: None,
+    }
+}
+
 /// An HTTP client with the default settings.
 pub fn http() -> HttpClient {
     HttpClient::new(HttpConfig::default()).unwrap()
@@ -167,20 +188,9 @@ impl Env {
             &self.store,
             server.id,
             &CatalogBook {
-                catalog_id: id.into(),
-                title: format!("Comic {id}"),
-                authors: vec![],
-                format: BookFormat::Comic,
                 stream_template: Some(template.into()),
                 page_count: Some(pages),
-                page_base: 0,
-                page_list: Vec::new(),
-                file_url: None,
-                file_type: None,
-                file_length: None,
-                cover_url: None,
-                progression_url: None,
-                read_progress_url: None,
+                ..catalog_entry(id, &format!("Comic {id}"), BookFormat::Comic)
             },
         )
         .unwrap()
