@@ -22,6 +22,7 @@
 //!   downloads, an EPUB's place.
 //! - `reader`: the comic reader (streamed pages, archives, PDFs, other formats).
 //! - `epub`: the EPUB reader, and hostile books.
+//! - `pdf_depth`: a PDF's search, bookmarks and highlights with notes, kept and exported.
 //! - `reading_flow`: from one book of a series to the next — the end cards of comics and EPUBs,
 //!   a book and its series marked read from the grid, shifted spreads, image adjustments kept.
 //! - `notifications`: desktop notifications and their actions through a real notification
@@ -41,6 +42,7 @@ mod first_use;
 mod languages;
 mod library;
 mod notifications;
+mod pdf_depth;
 mod reader;
 mod reading_flow;
 mod support;

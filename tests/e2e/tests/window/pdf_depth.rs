@@ -1,0 +1,311 @@
+//! The PDF reader beyond its pages, end to end: search in the book (Ctrl+F), bookmarks
+//! (Ctrl+D) and highlights with notes on a page's text, kept by the book and exported, in the
+//! real window reading a PDF made by ReportLab and served by the fixture server.
+//!
+//! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e pdf_depth:: -- --test-threads=1`
+//! after `npm run --prefix ui build && cargo build -p carrel`.
+
+use carrel_e2e::{default_timeout, save_docs_screenshot, App, TestCase};
+use fixture_server::{Config, RunningServer, Server};
+use serde_json::{json, Value};
+
+use crate::support::{add_server, open_details, press, sel};
+
+const BOOK: u32 = 1;
+/// The test book's pages: each has "Page N" and "of 6" on it, so "page" is found 6 times.
+const PAGES: u32 = 6;
+
+/// A PDF made by `scripts/make-test-pdf.py` (ReportLab), `pages` pages long.
+fn make_pdf(pages: u32) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("book.pdf");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/make-test-pdf.py");
+    // Debian's Python, which has Debian's ReportLab (the Makefile installs python3-reportlab).
+    let status = std::process::Command::new("/usr/bin/python3")
+        .arg(script)
+        .args(["book", out.to_str().unwrap(), &pages.to_string()])
+        .status()
+        .expect("run /usr/bin/python3 (make setup-test installs it)");
+    assert!(status.success(), "make-test-pdf.py failed: {status}");
+    std::fs::read(&out).unwrap()
+}
+
+/// The app with the fixture server's first book a PDF, opened in the reader at page 1.
+fn open_pdf() -> (TestCase, RunningServer, App, i64) {
+    let case = TestCase::start();
+    let server = Server::start(Config {
+        books: 3,
+        files: [(
+            BOOK,
+            fixture_server::GivenFile {
+                media_type: "application/pdf".into(),
+                extension: "pdf".into(),
+                bytes: make_pdf(PAGES),
+            },
+        )]
+        .into(),
+        ..Config::default()
+    })
+    .expect("start the fixture server");
+    let title = server.book(BOOK).unwrap().title;
+    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    add_server(&app, "calibre", &server.url("/opds"));
+    let id = open_details(&app, &title, true);
+    read(&app, id);
+    (case, server, app, id)
+}
+
+/// From the book's details: Read (or Continue reading), and the first page's text laid over it.
+fn read(app: &App, id: i64) {
+    app.wait_for_displayed(&sel("read-book"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
+    app.wait_for(&sel("pdf-text-layer")).unwrap();
+}
+
+/// A key pressed with Ctrl held down.
+fn ctrl(app: &App, key: &str) {
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": "\u{E009}" },
+            { "type": "keyDown", "value": key },
+            { "type": "keyUp", "value": key },
+            { "type": "keyUp", "value": "\u{E009}" },
+        ] }] })),
+        "press a Ctrl chord",
+    )
+    .unwrap();
+}
+
+fn invoke(app: &App, command: &str, args: Value) -> Value {
+    app.execute_async(
+        "const done = arguments[arguments.length - 1];
+         window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])
+           .then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ err: e }));",
+        vec![json!(command), args],
+    )
+    .unwrap()
+}
+
+fn annotations(app: &App, id: i64) -> Vec<Value> {
+    invoke(app, "list_annotations", json!({ "bookId": id }))["ok"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The page (1-based) the search marks as the place shown, once it is drawn on it.
+fn current_mark_page(app: &App) -> u32 {
+    app.wait_until("the place shown marked on its page", default_timeout(), |_| {
+        let page = app.execute(
+            "const mark = document.querySelector('[data-testid=\"pdf-search-current\"]');
+             const layer = mark && mark.closest('[data-testid=\"pdf-page-layer\"]');
+             const box = mark && mark.getBoundingClientRect();
+             return layer && box.width > 0 && box.height > 0 ? Number(layer.dataset.page) + 1 : null;",
+            vec![],
+        )?;
+        Ok(page.as_u64().map(|p| p as u32))
+    })
+    .unwrap()
+}
+
+#[test]
+fn ctrl_f_finds_every_page_of_a_word_in_a_pdf_and_enter_moves_between_them() {
+    let (_case, server, app, _id) = open_pdf();
+    // Reading page 3 when the search opens: Esc comes back to it.
+    press(&app, &["\u{E014}", "\u{E014}"]); // ArrowRight twice
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 6")
+        .unwrap();
+    ctrl(&app, "f");
+    let field = app.wait_for_displayed(&sel("pdf-search-field")).unwrap();
+    field.send_keys("PAGE\u{E007}").unwrap(); // Enter
+    app.wait_for_displayed(&format!(
+        "{}[data-count=\"{PAGES}\"]",
+        sel("pdf-search-count")
+    ))
+    .unwrap();
+    assert_eq!(
+        app.find(&sel("pdf-search-count")).unwrap().text().unwrap(),
+        "6 results"
+    );
+    // Listed by page, each with the words around it.
+    let groups = app
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=\"pdf-search\"] h3')].map((h) => h.textContent);",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(
+        groups,
+        json!(["Page 1", "Page 2", "Page 3", "Page 4", "Page 5", "Page 6"])
+    );
+    let hits: Vec<String> = app
+        .find_all(&sel("pdf-search-hit"))
+        .unwrap()
+        .iter()
+        .map(|h| h.text().unwrap())
+        .collect();
+    assert!(hits[3].contains("Page 4"), "{hits:?}");
+    save_docs_screenshot(&app, "pdf-search.png").unwrap();
+
+    // Enter: the first place, on page 1, marked there; Enter again: page 2; Shift+Enter: back.
+    field.send_keys("\u{E007}").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
+        .unwrap();
+    assert_eq!(current_mark_page(&app), 1);
+    field.send_keys("\u{E007}").unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 2 of 6")
+        .unwrap();
+    assert_eq!(current_mark_page(&app), 2);
+    field.send_keys("\u{E008}\u{E007}\u{E008}").unwrap(); // Shift+Enter
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
+        .unwrap();
+    assert_eq!(current_mark_page(&app), 1);
+    app.wait_for_displayed(&format!(
+        "{}[aria-current=\"true\"]",
+        sel("pdf-search-hit")
+    ))
+    .unwrap();
+
+    // Esc: the search closes and the reader is back on page 3, nothing marked.
+    field.send_keys("\u{E00C}").unwrap();
+    app.wait_for_hidden(&sel("pdf-search")).unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 3 of 6")
+        .unwrap();
+    assert!(app.find_all(&sel("pdf-search-current")).unwrap().is_empty());
+    app.close().unwrap();
+    server.stop();
+}
+
+#[test]
+fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
+    let (_case, server, app, id) = open_pdf();
+    press(&app, &["\u{E014}"]); // ArrowRight: page 2
+    app.wait_for_text(&sel("page-indicator"), "Page 2 of 6")
+        .unwrap();
+    ctrl(&app, "d");
+    app.wait_for_displayed(&format!("{}[aria-pressed=\"true\"]", sel("pdf-bookmark")))
+        .unwrap();
+
+    // "Page 2" selected on the page's text, as a drag would select it.
+    app.execute(
+        "const layer = document.querySelector('[data-testid=\"pdf-text-layer\"]');
+         const span = [...layer.querySelectorAll('span')].find((s) => s.textContent.includes('Page 2'));
+         const text = span.firstChild;
+         const start = text.textContent.indexOf('Page 2');
+         const range = document.createRange();
+         range.setStart(text, start);
+         range.setEnd(text, start + 'Page 2'.length);
+         const selection = document.getSelection();
+         selection.removeAllRanges();
+         selection.addRange(range);
+         span.dispatchEvent(new PointerEvent('pointerup', { bubbles: true }));",
+        vec![],
+    )
+    .unwrap();
+    app.wait_for_displayed(&sel("pdf-highlight-popover"))
+        .unwrap();
+    app.find(&sel("pdf-highlight-add-note"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("pdf-highlight-note"))
+        .unwrap()
+        .send_keys("The second page")
+        .unwrap();
+    app.find(&sel("pdf-highlight-green"))
+        .unwrap()
+        .click()
+        .unwrap();
+    let saved = app
+        .wait_until("the highlight saved", default_timeout(), |_| {
+            let list = annotations(&app, id);
+            Ok((list.len() == 2 && list.iter().any(|a| a["kind"] == "highlight")).then_some(list))
+        })
+        .unwrap();
+    let highlight = saved.iter().find(|a| a["kind"] == "highlight").unwrap();
+    assert_eq!(highlight["quote"], "Page 2");
+    assert_eq!(highlight["note"], "The second page");
+    assert_eq!(highlight["colour"], "green");
+    assert_eq!(highlight["locator"]["type"], "pdf");
+    assert_eq!(highlight["locator"]["page"], 1);
+    assert_eq!(highlight["locator"]["quote"]["exact"], "Page 2");
+    let rects = highlight["locator"]["rects"].as_array().unwrap();
+    assert!(!rects.is_empty(), "{highlight}");
+    let bookmark = saved.iter().find(|a| a["kind"] == "bookmark").unwrap();
+    assert_eq!(bookmark["locator"]["page"], 1);
+    assert_eq!(bookmark["chapter"], "Part 2");
+    app.wait_for_displayed(&sel("pdf-highlight")).unwrap();
+
+    // Closed and opened again: both listed, the highlight drawn over "Page 2" on its page.
+    app.find(&sel("reader-back")).unwrap().click().unwrap();
+    app.wait_for_hidden(&sel("comic-reader")).unwrap();
+    read(&app, id);
+    app.wait_for_text(&sel("page-indicator"), "Page 2 of 6")
+        .unwrap();
+    app.wait_for_displayed(&format!("{}[aria-pressed=\"true\"]", sel("pdf-bookmark")))
+        .unwrap();
+    let drawn = app.wait_for_displayed(&sel("pdf-highlight")).unwrap();
+    assert_eq!(
+        drawn.attribute("data-id").unwrap(),
+        Some(highlight["id"].to_string())
+    );
+    app.find(&sel("pdf-annotations-toggle"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("pdf-annotations")).unwrap();
+    let items = app.find_all(&sel("pdf-annotation")).unwrap();
+    assert_eq!(items.len(), 2);
+    let note = app
+        .wait_for_displayed(&format!(
+            "{} {}",
+            sel("pdf-annotations"),
+            sel("pdf-annotation-note")
+        ))
+        .unwrap();
+    assert_eq!(note.text().unwrap(), "The second page");
+    save_docs_screenshot(&app, "pdf-highlights.png").unwrap();
+
+    // The Markdown export holds the quote, its page and the note.
+    app.find(&sel("pdf-export-markdown"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("pdf-export-text")).unwrap();
+    let markdown = app
+        .execute(
+            "return document.querySelector('[data-testid=\"pdf-export-text\"]').value;",
+            vec![],
+        )
+        .unwrap();
+    let markdown = markdown.as_str().unwrap();
+    assert!(markdown.contains("Page 2"), "{markdown}");
+    assert!(markdown.contains("The second page"), "{markdown}");
+    assert!(markdown.contains("p. 2"), "{markdown}");
+
+    // A click on the bookmark in the list goes to its page.
+    press(&app, &["\u{E00C}"]); // Esc: the export closes
+    app.wait_for_hidden(&sel("pdf-export")).unwrap();
+    app.execute(
+        "document.querySelector('[data-testid=\"pdf-annotations-toggle\"]').focus();",
+        vec![],
+    )
+    .unwrap();
+    press(&app, &["\u{E011}"]); // Home: page 1
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
+        .unwrap();
+    app.find(&format!("{}[data-kind=\"bookmark\"] button", sel("pdf-annotation")))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 2 of 6")
+        .unwrap();
+    app.close().unwrap();
+    server.stop();
+}
