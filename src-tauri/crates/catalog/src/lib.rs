@@ -2,7 +2,8 @@
 //!
 //! Browsing libraries: the catalog client (polite fetches, local ids, offline copies), covers,
 //! books as the windows show them, search on the device and across servers, storage usage, "keep
-//! all offline" batches, read-ahead per series, and removing a server with everything it brought.
+//! all offline" batches, read-ahead per series, removing a server with everything it brought, and
+//! books imported from the reader's own files (`local_books`).
 //!
 //! Does not: draw anything (the front ends do), download (`carrel-engine`) or read books
 //! (`carrel-reading`). Depends on the six layers below it; nothing in the core depends on it
@@ -13,6 +14,7 @@ pub mod client;
 pub mod cover_cache;
 pub mod download_batches;
 pub mod library_search;
+pub mod local_books;
 pub mod series_feeds;
 pub mod series_read_ahead;
 pub mod server_removal;

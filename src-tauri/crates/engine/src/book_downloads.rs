@@ -40,6 +40,8 @@ pub enum DownloadRequestError {
     NotDownloadable(String),
     #[error("cannot remove the files of book {book_id}: {reason}")]
     Files { book_id: i64, reason: String },
+    #[error("the file of \"{0}\" is no longer where it was imported from; import it again")]
+    LocalFileMissing(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -57,7 +59,8 @@ impl carrel_foundation::error::Failure for DownloadRequestError {
     fn kind(&self) -> carrel_foundation::error::ErrorKind {
         use carrel_foundation::error::ErrorKind;
         match self {
-            DownloadRequestError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
+            DownloadRequestError::Book(BookError::NotFound(_))
+            | DownloadRequestError::LocalFileMissing(_) => ErrorKind::NotFound,
             DownloadRequestError::NoSuchPage { .. }
             | DownloadRequestError::NotAPage(_)
             | DownloadRequestError::NotDownloadable(_) => ErrorKind::InvalidInput,
@@ -123,6 +126,10 @@ fn book_spec(book: &Book, prioritary: bool) -> TaskSpec {
 }
 
 fn file_spec(book: &Book, prioritary: bool) -> Option<TaskSpec> {
+    // A file imported from the device is never downloaded (its address is a `file:` one).
+    if book.is_local_file() {
+        return None;
+    }
     Some(TaskSpec {
         book_id: book.id,
         server_id: book.server_id,
@@ -150,6 +157,9 @@ pub fn store_book(store: &Store, book_id: i64) -> Result<StoreRequest, DownloadR
     books::set_pinned(store, book_id, true)?;
     if progress(store, &book)?.is_complete() {
         return Ok(StoreRequest::AlreadyStored);
+    }
+    if book.is_local_file() {
+        return Err(DownloadRequestError::LocalFileMissing(book.title));
     }
     if !book.streams_pages() && book.file_url.is_none() {
         return Err(DownloadRequestError::NotDownloadable(book.title));
@@ -180,7 +190,7 @@ pub fn keep_books(store: &Store, ids: &[i64]) -> Result<KeepOutcome, DownloadReq
         let book = books::get(store, id)?;
         if progress(store, &book)?.is_complete() {
             outcome.already_stored += 1;
-        } else if !book.streams_pages() && book.file_url.is_none() {
+        } else if book.is_local_file() || (!book.streams_pages() && book.file_url.is_none()) {
             outcome.not_downloadable += 1;
         } else {
             specs.push(book_spec(&book, false));
@@ -216,6 +226,14 @@ pub fn open_book(
         page_range::check_book(&book, page)?;
     }
     books::mark_opened(store, book_id, Some(page))?;
+    if book.is_local_file() {
+        // On the device, or gone from it: nothing to download either way.
+        return if progress(store, &book)?.is_complete() {
+            Ok(None)
+        } else {
+            Err(DownloadRequestError::LocalFileMissing(book.title))
+        };
+    }
     let spec = if book.streams_pages() {
         page_spec(&book, page, true)
     } else {
@@ -319,7 +337,7 @@ pub fn queue_latest_read(store: &Store, n: u32) -> Result<Option<i64>, DownloadR
         {
             continue; // waits for the reader's retry
         }
-        if !book.streams_pages() && book.file_url.is_none() {
+        if book.is_local_file() || (!book.streams_pages() && book.file_url.is_none()) {
             continue;
         }
         download_stack::push(store, &book_spec(&book, false))?;

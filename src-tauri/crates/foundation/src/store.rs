@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::clock::SharedClock;
 use crate::data_dir::DataDir;
@@ -119,6 +119,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0026_annotations",
         include_str!("../migrations/0026_annotations.sql"),
     ),
+    (
+        "0027_device_books",
+        include_str!("../migrations/0027_device_books.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
@@ -153,6 +157,10 @@ pub enum StoreError {
     },
     #[error("the disk is full; nothing was lost, free some space and try again")]
     DiskFull,
+    #[error(
+        "updating {path} would leave rows of {table} pointing at nothing; it was left untouched"
+    )]
+    BrokenReferences { path: PathBuf, table: String },
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
 }
@@ -600,6 +608,18 @@ fn open_connection(path: &Path, read_only: bool) -> Result<Connection, StoreErro
 
 fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     let err = |e| StoreError::from_sqlite(e, path);
+    // Foreign keys off while migrations run (SQLite's way to rebuild a table: with them on,
+    // dropping the old table would delete every row that references it), checked before the
+    // commit instead; the pragma does nothing inside a transaction, so it goes around it.
+    conn.pragma_update(None, "foreign_keys", false)
+        .map_err(err)?;
+    let applied = migrate_in_transaction(conn, path);
+    let restored = conn.pragma_update(None, "foreign_keys", true).map_err(err);
+    applied.and(restored)
+}
+
+fn migrate_in_transaction(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let err = |e| StoreError::from_sqlite(e, path);
     // Immediate: two processes starting at once apply each migration exactly once.
     conn.execute_batch("BEGIN IMMEDIATE").map_err(err)?;
     let result = (|| {
@@ -634,6 +654,17 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
             conn.execute_batch(sql).map_err(err)?;
             conn.pragma_update(None, "user_version", index as i64 + 1)
                 .map_err(err)?;
+        }
+        // Every reference still points at a row, else nothing of this run is kept.
+        let broken: Option<String> = conn
+            .query_row("PRAGMA foreign_key_check", [], |r| r.get(0))
+            .optional()
+            .map_err(err)?;
+        if let Some(table) = broken {
+            return Err(StoreError::BrokenReferences {
+                path: path.to_owned(),
+                table,
+            });
         }
         Ok(())
     })();
@@ -716,6 +747,133 @@ mod tests {
             })
             .unwrap();
         assert_eq!(checkpoint, WAL_AUTOCHECKPOINT_PAGES);
+    }
+
+    /// A database at the schema before `0027_device_books`, with a server, its books, their
+    /// tasks and what hangs off them.
+    fn database_before_device_books(dir: &DataDir) {
+        let index = MIGRATIONS
+            .iter()
+            .position(|(name, _)| *name == "0027_device_books")
+            .unwrap();
+        std::fs::create_dir_all(dir.root()).unwrap();
+        let conn = Connection::open(dir.database()).unwrap();
+        conn.pragma_update(None, "foreign_keys", true).unwrap();
+        for (_, sql) in &MIGRATIONS[..index] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", index as i64)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO servers (id, name, url, username, min_interval_ms, created_at_ms, paused_reason,
+                                  trust_self_signed, api_key)
+                 VALUES (3, 'Home', 'https://books.example/opds', 'ann', 250, 7, 'auth', 1, 1);
+             INSERT INTO books (id, server_id, catalog_id, title, format, created_at_ms)
+                 VALUES (10, 3, 'urn:a', 'A', 'comic', 8), (11, 3, 'urn:b', 'B', 'epub', 9);
+             INSERT INTO tasks (book_id, server_id, kind, url, seq, state, created_at_ms, updated_at_ms)
+                 VALUES (10, 3, 'page', 'https://books.example/p/0', 1, 'done', 1, 1),
+                        (11, 3, 'file', 'https://books.example/b.epub', 2, 'pending', 1, 1);
+             INSERT INTO book_meta (book_id, series) VALUES (10, 'S');
+             INSERT INTO server_slots (server_id) VALUES (3);",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn rebuilding_the_servers_table_keeps_every_row_that_references_a_server() {
+        let (_t, dir) = temp();
+        database_before_device_books(&dir);
+        let store = Store::open(&dir, clock::system()).unwrap();
+        let counts: (i64, i64, i64, i64, i64, String, i64) = store
+            .read(|c| {
+                Ok::<_, rusqlite::Error>((
+                    c.query_row("SELECT count(*) FROM servers", [], |r| r.get(0))?,
+                    c.query_row("SELECT count(*) FROM books WHERE server_id = 3", [], |r| r.get(0))?,
+                    c.query_row("SELECT count(*) FROM tasks WHERE server_id = 3", [], |r| r.get(0))?,
+                    c.query_row("SELECT count(*) FROM book_meta", [], |r| r.get(0))?,
+                    c.query_row("SELECT count(*) FROM server_slots", [], |r| r.get(0))?,
+                    c.query_row(
+                        "SELECT kind || ' ' || name || ' ' || url || ' ' || username || ' ' || min_interval_ms
+                             || ' ' || paused_reason || ' ' || trust_self_signed || ' ' || api_key
+                         FROM servers WHERE id = 3",
+                        [],
+                        |r| r.get(0),
+                    )?,
+                    c.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?,
+                ))
+            })
+            .unwrap();
+        assert_eq!(
+            counts,
+            (
+                1,
+                2,
+                2,
+                1,
+                1,
+                "opds Home https://books.example/opds ann 250 auth 1 1".into(),
+                1
+            )
+        );
+        // Still one id never given twice, one name per server, a network address per server;
+        // the device source is the one row that may have `device:`.
+        store
+            .write(|tx| {
+                tx.execute(
+                    "INSERT INTO servers (name, url, created_at_ms) VALUES ('Other', 'http://o.example/', 1)",
+                    [],
+                )?;
+                let last: i64 = tx.query_row(
+                    "SELECT last FROM id_high_water WHERE name = 'servers'",
+                    [],
+                    |r| r.get(0),
+                )?;
+                assert_eq!(last, 4);
+                assert!(tx
+                    .execute("INSERT INTO servers (name, url, created_at_ms) VALUES ('Home', 'http://x.example/', 1)", [])
+                    .is_err());
+                assert!(tx
+                    .execute("INSERT INTO servers (name, url, created_at_ms) VALUES ('Z', 'device:', 1)", [])
+                    .is_err());
+                tx.execute(
+                    "INSERT INTO servers (kind, name, url, created_at_ms) VALUES ('device', 'Home', 'device:', 1)",
+                    [],
+                )?;
+                assert!(tx
+                    .execute("INSERT INTO servers (kind, name, url, created_at_ms) VALUES ('device', 'D', 'device:', 1)", [])
+                    .is_err());
+                // Foreign keys are on again: deleting a server still takes its books along.
+                tx.execute("DELETE FROM servers WHERE id = 3", [])?;
+                let books: i64 = tx.query_row("SELECT count(*) FROM books", [], |r| r.get(0))?;
+                assert_eq!(books, 0);
+                Ok::<_, StoreError>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_migration_that_leaves_a_reference_dangling_is_not_kept() {
+        let (_t, dir) = temp();
+        database_before_device_books(&dir);
+        // A book of a server that is not there: the check before the commit refuses the run.
+        let conn = Connection::open(dir.database()).unwrap();
+        conn.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO books (id, server_id, catalog_id, title, format, created_at_ms)
+                 VALUES (12, 99, 'urn:c', 'C', 'pdf', 1);",
+        )
+        .unwrap();
+        drop(conn);
+        let err = Store::open(&dir, clock::system()).unwrap_err();
+        assert!(
+            matches!(&err, StoreError::BrokenReferences { table, .. } if table == "books"),
+            "{err:?}"
+        );
+        let conn = Connection::open(dir.database()).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert!(version < SCHEMA_VERSION);
     }
 
     #[test]

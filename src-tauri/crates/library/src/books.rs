@@ -103,6 +103,15 @@ impl Book {
         (self.stream_template.is_some() || !self.page_list.is_empty())
             && self.page_count.unwrap_or(0) > 0
     }
+
+    /// Whether the book is one of the reader's own files imported from this device (its file
+    /// address is a `file:` one, see `carrel_catalog::local_books`): nothing is ever downloaded
+    /// for it, and its file is on the device or missing, never on its way.
+    pub fn is_local_file(&self) -> bool {
+        self.file_url
+            .as_deref()
+            .is_some_and(|u| u.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("file:")))
+    }
 }
 
 const COLUMNS: &str = "id, server_id, catalog_id, title, authors, format, stream_template, page_count, \

@@ -50,7 +50,7 @@ pub fn update_with_secret(
     let taken: bool = store
         .read(|c| {
             c.query_row(
-                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2)",
+                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2 AND kind = 'opds')",
                 params![valid.name, id],
                 |r| r.get(0),
             )

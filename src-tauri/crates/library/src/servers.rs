@@ -216,7 +216,7 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
     let now = store.now_ms();
     store.write(|tx| {
         let exists: bool = tx
-            .query_row("SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1)", [&valid.name], |r| r.get(0))
+            .query_row("SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND kind = 'opds')", [&valid.name], |r| r.get(0))
             .map_err(|e| store.sql_error(e))?;
         if exists {
             return Err(ServerError::DuplicateName(valid.name.clone()));
@@ -227,7 +227,7 @@ pub fn add(store: &Store, input: &NewServer) -> Result<Server, ServerError> {
         let same_catalog: Option<String> = tx
             .query_row(
                 "SELECT name FROM servers
-                 WHERE rtrim(url, '/') = rtrim(?1, '/') AND username IS ?2 AND api_key = ?3
+                 WHERE kind = 'opds' AND rtrim(url, '/') = rtrim(?1, '/') AND username IS ?2 AND api_key = ?3
                  LIMIT 1",
                 params![valid.url.as_str(), valid.username, valid.api_key],
                 |r| r.get(0),
@@ -302,7 +302,7 @@ pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
     store.read(|c| {
         let mut stmt = c
             .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM servers ORDER BY name COLLATE NOCASE"
+                "SELECT {COLUMNS} FROM servers WHERE kind = 'opds' ORDER BY name COLLATE NOCASE"
             ))
             .map_err(|e| store.sql_error(e))?;
         let rows = stmt
@@ -317,7 +317,7 @@ pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
     store
         .read(|c| {
             c.query_row(
-                &format!("SELECT {COLUMNS} FROM servers WHERE name = ?1"),
+                &format!("SELECT {COLUMNS} FROM servers WHERE name = ?1 AND kind = 'opds'"),
                 [name],
                 from_row,
             )
@@ -339,6 +339,70 @@ pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
         })
         .map_err(|e| store.sql_error(e))?
         .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+}
+
+/// The name the device source is saved under (windows show their own words for it).
+pub const DEVICE_SOURCE_NAME: &str = "This device";
+/// The device source's address: not a network address, and never fetched.
+pub const DEVICE_SOURCE_URL: &str = "device:";
+
+/// The source of the books imported from the reader's own files ("This device"), created the
+/// first time it is asked for. It is a row of `servers` (books and their tasks belong to a
+/// server) of kind `device`, which [`list`] and [`get_by_name`] never return: nothing that
+/// talks to servers (sync, catalog browsing, the servers' settings) sees it. [`get`] returns
+/// it, for the book views that name a book's source.
+pub fn device_source(store: &Store) -> Result<Server, ServerError> {
+    let known = store
+        .read(|c| {
+            c.query_row(
+                &format!("SELECT {COLUMNS} FROM servers WHERE kind = 'device'"),
+                [],
+                from_row,
+            )
+            .optional()
+        })
+        .map_err(|e| store.sql_error(e))?;
+    if let Some(server) = known {
+        return Ok(server);
+    }
+    let now = store.now_ms();
+    store.write(|tx| {
+        // Made in the same transaction that looks: two processes importing at once make one.
+        let known = tx
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM servers WHERE kind = 'device'"),
+                [],
+                from_row,
+            )
+            .optional()
+            .map_err(|e| store.sql_error(e))?;
+        if let Some(server) = known {
+            return Ok(server);
+        }
+        tx.query_row(
+            &format!(
+                "INSERT INTO servers (id, kind, name, url, created_at_ms)
+                 VALUES ((SELECT last + 1 FROM id_high_water WHERE name = 'servers'), 'device', ?1, ?2, ?3)
+                 RETURNING {COLUMNS}"
+            ),
+            params![DEVICE_SOURCE_NAME, DEVICE_SOURCE_URL, now],
+            from_row,
+        )
+        .map_err(|e| store.sql_error(e).into())
+    })
+}
+
+/// Whether `server_id` is the device source (see [`device_source`]).
+pub fn is_device_source(store: &Store, server_id: i64) -> Result<bool, StoreError> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM servers WHERE id = ?1 AND kind = 'device')",
+                [server_id],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))
 }
 
 /// How many servers are paused (the executor watches this to wake when one resumes).
@@ -405,7 +469,7 @@ pub fn update(store: &Store, id: i64, input: &NewServer) -> Result<Server, Serve
     store.write(|tx| {
         let taken: bool = tx
             .query_row(
-                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2)",
+                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2 AND kind = 'opds')",
                 params![valid.name, id],
                 |r| r.get(0),
             )

@@ -54,6 +54,7 @@ pub use atom_feed::{
 pub use input::{nesting_within, MAX_XML_DEPTH};
 pub use open_search::{parse_open_search, SearchTemplate};
 pub use page_stream::{PageBase, PageStream, MAX_PAGE_COUNT};
+pub use plain_text::{html_to_text, tidy_paragraphs};
 pub use url_template::{strip_bookmark_params, strip_bookmark_params_with, BOOKMARK_PARAMS};
 
 use url::Url;

@@ -11,7 +11,7 @@ pub(crate) fn is_block_tag(name: &str) -> bool {
 
 /// Plain text from an HTML fragment: tags removed (block tags become line breaks) and the
 /// common character references decoded. Not an HTML parser; summaries are simple markup.
-pub(crate) fn html_to_text(html: &str) -> String {
+pub fn html_to_text(html: &str) -> String {
     let mut text = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(open) = rest.find('<') {
@@ -55,7 +55,7 @@ pub(crate) fn collapse_whitespace(text: &str) -> String {
 }
 
 /// Whitespace collapsed within lines; blank lines kept as single paragraph breaks.
-pub(crate) fn tidy_paragraphs(text: &str) -> String {
+pub fn tidy_paragraphs(text: &str) -> String {
     let mut out = String::new();
     let mut blank = false;
     for line in text.lines().map(collapse_whitespace) {

@@ -71,6 +71,12 @@ pub(super) fn share_stored(from: &std::path::Path, to: &std::path::Path) -> std:
     part_files::write_atomically_unsynced(to, &std::fs::read(from)?)
 }
 
+/// Whether the executor may fetch `url`: an `http` or `https` address.
+pub(super) fn is_network_address(url: &str) -> bool {
+    let scheme = url.split_once(':').map_or("", |(s, _)| s);
+    scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+}
+
 /// The extension of a stored image, for the name of its file in another's place.
 fn stored_extension(path: &std::path::Path) -> &str {
     path.extension().and_then(|e| e.to_str()).unwrap_or("img")
@@ -127,6 +133,13 @@ impl Run<'_> {
             books::BookError::NotFound(_) => TaskError::Fetch(FetchError::Gone(e.to_string())),
             other => TaskError::Fetch(FetchError::Transient(other.to_string())),
         })?;
+        // Only network addresses are fetched: a book imported from the device has a `file:`
+        // address, and a catalog may write anything.
+        if task.kind != TaskKind::Book && !is_network_address(&task.url) {
+            return Err(TaskError::Fetch(FetchError::Gone(
+                "not a network address: there is nothing to download".into(),
+            )));
+        }
         let (bytes, page) = match task.kind {
             TaskKind::Book => (0, None),
             TaskKind::Page => self.fetch_page(task, &book).await?,
