@@ -13,6 +13,7 @@ pub mod book_view;
 pub mod client;
 pub mod cover_cache;
 pub mod download_batches;
+pub mod library_folders;
 pub mod library_search;
 pub mod local_books;
 pub mod series_feeds;

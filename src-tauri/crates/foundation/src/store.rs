@@ -123,6 +123,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0027_device_books",
         include_str!("../migrations/0027_device_books.sql"),
     ),
+    (
+        "0028_library_folders",
+        include_str!("../migrations/0028_library_folders.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
