@@ -7,6 +7,7 @@ use std::time::Duration;
 use carrel_core::{
     catalog::client::{CatalogClient, CatalogItem, CatalogPage},
     catalog::download_batches::{self, BatchView},
+    catalog::library_folders,
     catalog::library_search::{self, ServerOutcome},
     catalog::series_read_ahead,
     engine::book_downloads::{self, StoreRequest},
@@ -27,8 +28,9 @@ use carrel_core::{
 use serde_json::json;
 
 use crate::{
-    sync_progress::TerminalProgress, BatchCommand, Cli, Command, KosyncCommand, NetworkCommand,
-    NotesCommand, SearchArgs, SeriesCommand, ServerCommand, SettingsCommand, StoreArgs, SyncArgs,
+    sync_progress::TerminalProgress, BatchCommand, Cli, Command, FoldersCommand, KosyncCommand,
+    NetworkCommand, NotesCommand, SearchArgs, SeriesCommand, ServerCommand, SettingsCommand,
+    StoreArgs, SyncArgs,
 };
 
 /// A failure: its exit code and its one line.
@@ -172,6 +174,102 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Status => status(&ctx),
         Command::Path { book_id, page } => path(&ctx, book_id, page),
         Command::Notes(cmd) => notes(&ctx, cmd),
+        Command::Folders(cmd) => folders(&ctx, cmd),
+    }
+}
+
+/// A scan's progress on a terminal: "Scanning… 1234 of 10000" rewritten in place on stderr.
+struct ScanLine;
+
+impl library_folders::ScanProgress for ScanLine {
+    fn report(&self, event: library_folders::ScanEvent) {
+        use library_folders::ScanEvent;
+        match event {
+            ScanEvent::Walking { found, .. } => eprint!("\r\x1b[KLooking… {found} books found"),
+            ScanEvent::Importing { done, total, .. } => {
+                eprint!("\r\x1b[KScanning… {done} of {total}")
+            }
+            ScanEvent::Finished { .. } | ScanEvent::Failed { .. } => eprint!("\r\x1b[K"),
+        }
+    }
+}
+
+fn folders(ctx: &Context, cmd: FoldersCommand) -> CliResult {
+    let store = &ctx.store;
+    let scanned = |id: i64| -> CliResult<library_folders::ScanSummary> {
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let quiet = library_folders::NoProgress;
+        let line = ScanLine;
+        let sink: &dyn library_folders::ScanProgress =
+            if !ctx.json && std::io::stderr().is_terminal() {
+                &line
+            } else {
+                &quiet
+            };
+        Ok(library_folders::scan(store, id, sink, &cancel)?)
+    };
+    let report = |summary: &library_folders::ScanSummary| {
+        let folder = library_folders::get(store, summary.folder_id)?;
+        if ctx.json {
+            print_json(json!({ "folder": folder, "scan": summary }));
+        } else {
+            let failed = match summary.failed {
+                0 => String::new(),
+                n => format!(" ({n} files could not be read as books)"),
+            };
+            println!(
+                "{} books in {} (folder {}): {} new, {} changed, {} gone{failed}",
+                folder.book_count,
+                folder.path,
+                folder.id,
+                summary.imported,
+                summary.updated,
+                summary.dropped
+            );
+        }
+        CliResult::Ok(())
+    };
+    match cmd {
+        FoldersCommand::Add { path } => {
+            let folder = library_folders::add(store, &path)?;
+            report(&scanned(folder.id)?)
+        }
+        FoldersCommand::Scan { folder } => {
+            let folder = library_folders::find(store, &folder)?;
+            report(&scanned(folder.id)?)
+        }
+        FoldersCommand::Remove { folder } => {
+            let folder = library_folders::find(store, &folder)?;
+            let removed = library_folders::remove(store, folder.id)?;
+            if ctx.json {
+                print_json(json!(removed));
+            } else {
+                println!(
+                    "folder {} removed: {} books left the library; the files are where they were",
+                    removed.folder.path, removed.books_dropped
+                );
+            }
+            Ok(())
+        }
+        FoldersCommand::List => {
+            let all = library_folders::list(store)?;
+            if ctx.json {
+                print_json(json!(all));
+            } else {
+                for f in all {
+                    let scanned = if f.last_scan_ms.is_some() {
+                        ""
+                    } else {
+                        ", not scanned yet"
+                    };
+                    println!(
+                        "  folder {}: {} — {} books{scanned}",
+                        f.id, f.path, f.book_count
+                    );
+                }
+            }
+            Ok(())
+        }
     }
 }
 

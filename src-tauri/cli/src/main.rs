@@ -102,6 +102,11 @@ enum Command {
     /// them as Markdown or JSON.
     #[command(subcommand)]
     Notes(NotesCommand),
+    /// Library folders: folders on this computer whose books (EPUB, PDF, CBZ, CBR, CB7, CBT)
+    /// are part of the library, read where they are (add scans the folder; the app keeps
+    /// watching it).
+    #[command(subcommand)]
+    Folders(FoldersCommand),
     /// The local file of a stored book or page.
     Path {
         book_id: i64,
@@ -287,6 +292,25 @@ enum NotesCommand {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum FoldersCommand {
+    /// Add a folder and take its books in (prints how many).
+    Add { path: PathBuf },
+    /// Remove a folder (by its path or id): its books leave the library, the files stay.
+    Remove {
+        #[arg(value_name = "PATH|ID")]
+        folder: String,
+    },
+    /// Look through a folder again (by its path or id): new files in, changed ones again,
+    /// gone ones out.
+    Scan {
+        #[arg(value_name = "PATH|ID")]
+        folder: String,
+    },
+    /// Every library folder with its book count and last scan.
+    List,
 }
 
 #[derive(Debug, Args)]

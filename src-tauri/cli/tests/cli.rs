@@ -4,6 +4,7 @@
 //! - commands: exit codes and output of the server, browse, store, open, status, path and
 //!   series commands (a series' window, a server's default), `next` and `mark`, and `notes`
 //!   (bookmarks and highlights listed and exported);
+//! - library folders: `folders add`, `list`, `scan` and `remove` on a folder of CBZs made here;
 //! - several processes: six `sync --wait` on one data dir — one request in flight, every part
 //!   fetched once, every book complete;
 //! - a full disk: `sync --until-idle` on a small tmpfs stops with the work left, says so and
@@ -1471,4 +1472,66 @@ fn notes_lists_and_exports_a_books_highlights_with_their_notes() {
         code(&cli.run(&["notes", "export", &book, "--format", "pdf"])),
         2
     );
+}
+
+/// Writes a CBZ of `pages` one-pixel pages at `path` (its folders made).
+fn write_cbz(path: &Path, pages: u8) {
+    use std::io::Write;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for i in 0..pages {
+        zip.start_file(format!("{i:03}.png"), stored).unwrap();
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0".to_vec();
+        png.extend_from_slice(&[i; 16]);
+        zip.write_all(&png).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn a_library_folder_is_added_scanned_listed_and_removed_and_its_files_stay() {
+    let cli = Cli::new();
+    let books = tempfile::tempdir().unwrap();
+    let root = books.path();
+    write_cbz(&root.join("One.cbz"), 1);
+    write_cbz(&root.join("Series/Two.cbz"), 2);
+    std::fs::write(root.join("notes.txt"), "not a book").unwrap();
+    let path = root.to_str().unwrap();
+
+    let out = cli.ok(&["folders", "add", path]);
+    assert!(out.starts_with("2 books in "), "{out}");
+    let listed = cli.json(&["folders", "list"]);
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed[0]["book_count"], 2, "{listed}");
+    assert!(listed[0]["last_scan_ms"].is_i64(), "{listed}");
+    let id = listed[0]["id"].as_i64().unwrap();
+    let text = cli.ok(&["folders", "list"]);
+    assert!(
+        text.contains(&format!("folder {id}: ")) && text.contains("2 books"),
+        "{text}"
+    );
+
+    // Added twice: a conflict; a file or nothing: invalid input; an unknown folder: not found.
+    assert_eq!(code(&cli.run(&["folders", "add", path])), 2);
+    let file = root.join("One.cbz");
+    assert_eq!(
+        code(&cli.run(&["folders", "add", file.to_str().unwrap()])),
+        2
+    );
+    assert_eq!(code(&cli.run(&["folders", "remove", "999"])), 3);
+
+    // A file more, one gone: a scan follows.
+    write_cbz(&root.join("Three.cbz"), 3);
+    std::fs::remove_file(root.join("Series/Two.cbz")).unwrap();
+    let scanned = cli.json(&["folders", "scan", &id.to_string()]);
+    assert_eq!(scanned["scan"]["imported"], 1, "{scanned}");
+    assert_eq!(scanned["scan"]["dropped"], 1, "{scanned}");
+    assert_eq!(scanned["folder"]["book_count"], 2, "{scanned}");
+
+    let removed = cli.json(&["folders", "remove", path]);
+    assert_eq!(removed["books_dropped"], 2, "{removed}");
+    assert_eq!(cli.json(&["folders", "list"]), serde_json::json!([]));
+    assert!(root.join("One.cbz").is_file() && root.join("Three.cbz").is_file());
 }
