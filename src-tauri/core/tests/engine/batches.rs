@@ -4,11 +4,12 @@
 //! device", which the executor applies when a book completes.
 
 use carrel_core::{
-    catalog::download_batches::{self, BatchError},
+    catalog::download_batches::{self, BatchError, BatchView},
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind},
     foundation::store::Store,
     library::books,
+    library::servers::Server,
 };
 use fixture_server::{Config, RunningServer};
 
@@ -16,6 +17,32 @@ use crate::support::{fast_config, feed_book_ids, http, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
+}
+
+/// A fixture of `books` books and nothing else set.
+fn of_books(books: u32) -> RunningServer {
+    start(Config {
+        books,
+        ..Default::default()
+    })
+}
+
+/// A fresh library with `fixture`'s catalog added to it.
+fn library_of(fixture: &RunningServer) -> (Env, Server) {
+    let env = Env::new();
+    let server = env.add_server("lib", &fixture.url("/opds"));
+    (env, server)
+}
+
+/// What a batch still has to do: `(books, stored, waiting, left, dropped)`.
+fn progress(view: &BatchView) -> (usize, usize, usize, usize, usize) {
+    (
+        view.books,
+        view.stored,
+        view.waiting,
+        view.left,
+        view.dropped,
+    )
 }
 
 /// The `book` tasks waiting, in pop order.
@@ -30,9 +57,8 @@ fn queued_books(store: &Store) -> Vec<i64> {
 
 /// A data dir with `fixture`'s catalog, its books feed kept as one batch: the books in reading
 /// order and the batch.
-async fn books_kept(fixture: &RunningServer) -> (Env, Vec<i64>, download_batches::BatchView) {
-    let env = Env::new();
-    let server = env.add_server("lib", &fixture.url("/opds"));
+async fn books_kept(fixture: &RunningServer) -> (Env, Vec<i64>, BatchView) {
+    let (env, server) = library_of(&fixture);
     let http = http();
     let client = env.catalog(&http);
     let order = feed_book_ids(&client, &server, "/opds/books").await;
@@ -50,8 +76,7 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
         feed_page_size: 5,
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("lib", &fixture.url("/opds"));
+    let (env, server) = library_of(&fixture);
     let http = http();
     let client = env.catalog(&http);
     let order = feed_book_ids(&client, &server, "/opds/books").await;
@@ -140,12 +165,8 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
 
 #[tokio::test]
 async fn cancelling_a_batch_stops_its_downloads_and_unkeeps_only_its_unfinished_books() {
-    let fixture = start(Config {
-        books: 6,
-        ..Default::default()
-    });
-    let env = Env::new();
-    let server = env.add_server("lib", &fixture.url("/opds"));
+    let fixture = of_books(6);
+    let (env, server) = library_of(&fixture);
     let http = http();
     let client = env.catalog(&http);
     let order = feed_book_ids(&client, &server, "/opds/books").await;
@@ -181,12 +202,8 @@ async fn cancelling_a_batch_stops_its_downloads_and_unkeeps_only_its_unfinished_
 
 #[tokio::test]
 async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
-    let fixture = start(Config {
-        books: 12,
-        ..Default::default()
-    });
-    let env = Env::new();
-    let server = env.add_server("lib", &fixture.url("/opds"));
+    let fixture = of_books(12);
+    let (env, server) = library_of(&fixture);
     let http = http();
     let client = env.catalog(&http);
     let first = download_batches::keep_feed(&client, &server, Some("/opds/books"))
@@ -224,8 +241,7 @@ async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
         comic_pages: [(1, 3), (2, 3), (3, 3)].into(),
         ..Default::default()
     });
-    let env = Env::new();
-    let server = env.add_server("lib", &fixture.url("/opds"));
+    let (env, server) = library_of(&fixture);
     let http = http();
     let client = env.catalog(&http);
     let ids = feed_book_ids(&client, &server, "/opds/comics").await;
@@ -256,23 +272,14 @@ async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
 /// queue it again, and a batch whose books were all cancelled (none stored) leaves the list.
 #[tokio::test]
 async fn a_book_cancelled_out_of_a_batch_stays_cancelled_and_an_empty_batch_ends() {
-    let fixture = start(Config {
-        books: 3,
-        ..Default::default()
-    });
+    let fixture = of_books(3);
     let (env, order, batch) = books_kept(&fixture).await;
     assert_eq!(queued_books(&env.store), order);
 
     book_downloads::cancel_book(&env.store, order[0]).unwrap();
     let view = download_batches::view(&env.store, batch.id).unwrap();
     assert_eq!(
-        (
-            view.books,
-            view.stored,
-            view.waiting,
-            view.left,
-            view.dropped
-        ),
+        progress(&view),
         (3, 0, 2, 2, 1),
         "the batch counts what it still has to do: {view:?}"
     );
@@ -304,10 +311,7 @@ async fn a_book_cancelled_out_of_a_batch_stays_cancelled_and_an_empty_batch_ends
 /// bring, and once that is nothing it is done — nothing to pause, nothing queued on resume.
 #[tokio::test]
 async fn a_book_removed_from_the_device_leaves_its_batch_done_with_what_is_left() {
-    let fixture = start(Config {
-        books: 3,
-        ..Default::default()
-    });
+    let fixture = of_books(3);
     let (env, order, batch) = books_kept(&fixture).await;
     env.sync(fast_config()).await;
     assert_eq!(
@@ -317,17 +321,7 @@ async fn a_book_removed_from_the_device_leaves_its_batch_done_with_what_is_left(
 
     book_downloads::remove_book(&env.store, order[2]).unwrap();
     let view = download_batches::view(&env.store, batch.id).unwrap();
-    assert_eq!(
-        (
-            view.books,
-            view.stored,
-            view.waiting,
-            view.left,
-            view.dropped
-        ),
-        (3, 2, 0, 0, 1),
-        "{view:?}"
-    );
+    assert_eq!(progress(&view), (3, 2, 0, 0, 1), "{view:?}");
     let listed = download_batches::list(&env.store).unwrap();
     assert_eq!(
         listed.len(),
