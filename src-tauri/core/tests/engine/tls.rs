@@ -28,6 +28,25 @@ use crate::support::{http, Env};
 /// Every step of a test is bounded: a hung handshake fails the test instead of stalling it.
 const STEP: Duration = Duration::from_secs(20);
 
+/// What `step` gives, or a failed test once it took longer than [`STEP`].
+async fn bounded<F: std::future::Future>(step: F) -> F::Output {
+    tokio::time::timeout(STEP, step).await.expect("bounded")
+}
+
+/// A server the reader chose to trust though its certificate is self-signed.
+fn add_trusted(env: &Env, url: String) -> Server {
+    servers::add(
+        &env.store,
+        &NewServer {
+            name: "Own".into(),
+            url,
+            trust_self_signed: Some(true),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
 const FEED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">
   <id>urn:carrel:test:tls</id>
@@ -177,10 +196,7 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
     let client = env.catalog(&http);
 
     // Not trusted: the certificate is refused, and the error says so.
-    let err = tokio::time::timeout(STEP, client.browse(&server, None))
-        .await
-        .expect("bounded")
-        .unwrap_err();
+    let err = bounded(client.browse(&server, None)).await.unwrap_err();
     match &err {
         CatalogError::Fetch(FetchError::Certificate(message)) => {
             assert!(message.contains("certificate is not trusted"), "{message}");
@@ -192,9 +208,8 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
         other => panic!("expected a certificate error, got {other:?}"),
     }
     assert_eq!(err.kind(), ErrorKind::Certificate);
-    let err = tokio::time::timeout(STEP, client.browse_view(server.id, None))
+    let err = bounded(client.browse_view(server.id, None))
         .await
-        .expect("bounded")
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Certificate, "{err}");
     assert_eq!(
@@ -206,10 +221,7 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
     // Trusted: the same server's feed parses.
     let trusted = set_trust(&env, &server, true);
     assert!(trusted.trust_self_signed);
-    let page = tokio::time::timeout(STEP, client.browse_view(server.id, None))
-        .await
-        .expect("bounded")
-        .unwrap();
+    let page = bounded(client.browse_view(server.id, None)).await.unwrap();
     assert!(!page.offline);
     assert_eq!(page.title, "Shelf behind TLS");
     assert_eq!(nav_titles(&page.entries), ["Comics"]);
@@ -217,9 +229,8 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
 
     // Taken back: refused again, with the kept copy not standing in for the server.
     let untrusted = set_trust(&env, &trusted, false);
-    let err = tokio::time::timeout(STEP, client.browse_view(untrusted.id, None))
+    let err = bounded(client.browse_view(untrusted.id, None))
         .await
-        .expect("bounded")
         .unwrap_err();
     assert!(
         matches!(err, CatalogError::Fetch(FetchError::Certificate(_))),
@@ -232,40 +243,22 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
 async fn trusting_one_server_does_not_trust_another() {
     let tls = SelfSignedServer::start().await;
     let env = Env::new();
-    let own = servers::add(
-        &env.store,
-        &NewServer {
-            name: "Own".into(),
-            url: tls.url("/opds"),
-            trust_self_signed: Some(true),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let own = add_trusted(&env, tls.url("/opds"));
     // Another catalog on the same address and port, not trusted by the reader.
     let other = env.add_server("Other", &tls.url("/other/opds"));
     let http = http();
     let client = env.catalog(&http);
-    let page = tokio::time::timeout(STEP, client.browse(&own, None))
-        .await
-        .expect("bounded")
-        .unwrap();
+    let page = bounded(client.browse(&own, None)).await.unwrap();
     assert_eq!(page.title, "Shelf behind TLS");
     // One client, the lenient half already made: still only for the server that chose it.
-    let err = tokio::time::timeout(STEP, client.browse(&other, None))
-        .await
-        .expect("bounded")
-        .unwrap_err();
+    let err = bounded(client.browse(&other, None)).await.unwrap_err();
     assert!(
         matches!(err, CatalogError::Fetch(FetchError::Certificate(_))),
         "{err:?}"
     );
     let clone = http.clone();
     let client = env.catalog(&clone);
-    assert!(tokio::time::timeout(STEP, client.browse(&own, None))
-        .await
-        .expect("bounded")
-        .is_ok());
+    assert!(bounded(client.browse(&own, None)).await.is_ok());
     assert_eq!(tls.served(), 2);
 }
 
@@ -276,16 +269,7 @@ async fn a_trusted_server_lends_its_trust_to_no_host_its_feeds_name() {
     let own = SelfSignedServer::start().await;
     let linked = SelfSignedServer::start().await;
     let env = Env::new();
-    let server = servers::add(
-        &env.store,
-        &NewServer {
-            name: "Own".into(),
-            url: own.url("/opds"),
-            trust_self_signed: Some(true),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let server = add_trusted(&env, own.url("/opds"));
     let http = http();
     let access = ServerAccess::load(&server, &env.credentials).unwrap();
     let fetch = |url: String| {
@@ -294,9 +278,7 @@ async fn a_trusted_server_lends_its_trust_to_no_host_its_feeds_name() {
         let store = env.store.clone();
         async move {
             let url = url::Url::parse(&url).unwrap();
-            tokio::time::timeout(STEP, http.get_bytes(&store, &access, &url, 1 << 20))
-                .await
-                .expect("bounded")
+            bounded(http.get_bytes(&store, &access, &url, 1 << 20)).await
         }
     };
     assert!(fetch(own.url("/opds/comics")).await.is_ok());
@@ -310,22 +292,14 @@ async fn a_trusted_server_lends_its_trust_to_no_host_its_feeds_name() {
 async fn a_bare_address_is_tried_over_https_first() {
     let tls = SelfSignedServer::start().await;
     let typed = format!("127.0.0.1:{}", tls.port);
-    let found = tokio::time::timeout(
-        STEP,
-        server_discovery::discover(&typed, SignIn::default(), true),
-    )
-    .await
-    .expect("bounded")
-    .unwrap();
+    let found = bounded(server_discovery::discover(&typed, SignIn::default(), true))
+        .await
+        .unwrap();
     assert_eq!(found.catalog_url, tls.url("/"));
     assert_eq!(found.elsewhere, None);
     // Not trusted: the certificate is what the reader is told about.
-    let err = tokio::time::timeout(
-        STEP,
-        server_discovery::discover(&typed, SignIn::default(), false),
-    )
-    .await
-    .expect("bounded")
-    .unwrap_err();
+    let err = bounded(server_discovery::discover(&typed, SignIn::default(), false))
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("certificate"), "{err}");
 }
