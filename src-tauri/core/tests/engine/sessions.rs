@@ -48,19 +48,21 @@ async fn signed_in(env: &Env, fixture: &RunningServer) -> (Server, i64) {
     (server, book_id)
 }
 
+/// Downloads `book` whole, as "Keep offline" does, and tells the state it ends in.
+async fn kept_offline(env: &Env, book: i64) -> BookState {
+    book_downloads::store_book(&env.store, book).unwrap();
+    env.sync(fast_config()).await;
+    let book = books::get(&env.store, book).unwrap();
+    book_downloads::status(&env.store, &book).unwrap().state
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_signed_in_download_of_200_pages_checks_the_password_at_most_twice() {
     let fixture = start(None);
     let env = Env::new();
     let (_, book) = signed_in(&env, &fixture).await;
     let before = fixture.stats().password_checks;
-    book_downloads::store_book(&env.store, book).unwrap();
-    env.sync(fast_config()).await;
-    let b = books::get(&env.store, book).unwrap();
-    assert_eq!(
-        book_downloads::status(&env.store, &b).unwrap().state,
-        BookState::Stored
-    );
+    assert_eq!(kept_offline(&env, book).await, BookState::Stored);
     let stats = fixture.stats();
     let checks = stats.password_checks - before;
     eprintln!(
@@ -81,11 +83,8 @@ async fn an_expired_session_costs_one_password_check_and_the_new_session_is_kept
     let env = Env::new();
     let (_, book) = signed_in(&env, &fixture).await;
     let before = fixture.stats().password_checks;
-    book_downloads::store_book(&env.store, book).unwrap();
-    env.sync(fast_config()).await;
-    let b = books::get(&env.store, book).unwrap();
     assert_eq!(
-        book_downloads::status(&env.store, &b).unwrap().state,
+        kept_offline(&env, book).await,
         BookState::Stored,
         "nothing failed on a refused session"
     );
