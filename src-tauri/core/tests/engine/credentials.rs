@@ -52,6 +52,15 @@ fn with_password(env: &Env, url: &str, behavior_user: Option<&str>, api_key: boo
     .unwrap()
 }
 
+/// Alice signing in with `secret` (a password, not an API key).
+fn as_alice(secret: &Secret) -> SignIn<'_> {
+    SignIn {
+        username: Some("alice"),
+        secret: Some(secret),
+        api_key: false,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_catalog_a_web_page_names_on_another_host_gets_no_password_and_is_not_saved_silently() {
     let elsewhere = other_host(Behavior {
@@ -67,11 +76,7 @@ async fn a_catalog_a_web_page_names_on_another_host_gets_no_password_and_is_not_
         },
     );
     let secret = Secret::new(PASSWORD);
-    let sign_in = SignIn {
-        username: Some("alice"),
-        secret: Some(&secret),
-        api_key: false,
-    };
+    let sign_in = as_alice(&secret);
     let typed = format!("127.0.0.1:{}", library.port());
     let found = server_discovery::discover(&typed, sign_in, false)
         .await
@@ -118,11 +123,7 @@ async fn the_password_goes_only_after_the_server_asked_for_it() {
         },
     );
     let secret = Secret::new(PASSWORD);
-    let sign_in = SignIn {
-        username: Some("alice"),
-        secret: Some(&secret),
-        api_key: false,
-    };
+    let sign_in = as_alice(&secret);
     let found = server_discovery::discover(&library.url("/opds"), sign_in, false)
         .await
         .unwrap();
