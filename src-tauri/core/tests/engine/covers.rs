@@ -86,9 +86,10 @@ fn assert_stored(env: &Env, fixture: &RunningServer, ids: &BTreeMap<u32, i64>) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn books_kept_offline_together_fetch_each_page_and_cover_once() {
-    let fixture = four_comics(Behavior::default());
+/// Four comics of a fixture behaving as `behavior` says, listed in a fresh library, then kept
+/// offline together and checked stored; the fixture's counts start after the listing.
+async fn all_four_kept(behavior: Behavior) -> (RunningServer, Env, BTreeMap<u32, i64>) {
+    let fixture = four_comics(behavior);
     let env = Env::new();
     let ids = listed(&env, &fixture).await;
     assert_eq!(ids.len(), 4);
@@ -97,6 +98,12 @@ async fn books_kept_offline_together_fetch_each_page_and_cover_once() {
     keep_all(&env, &ids).await;
 
     assert_stored(&env, &fixture, &ids);
+    (fixture, env, ids)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn books_kept_offline_together_fetch_each_page_and_cover_once() {
+    let (fixture, _env, ids) = all_four_kept(Behavior::default()).await;
     let stats = fixture.stats();
     for n in ids.keys() {
         for i in 0..6 {
@@ -155,15 +162,7 @@ fn assert_first_page_fetched_once(env: &Env, fixture: &RunningServer, ids: &BTre
 /// last, taken from the stored page.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cover_that_is_the_first_page_is_taken_from_the_stored_page() {
-    let fixture = four_comics(cover_is_first_page());
-    let env = Env::new();
-    let ids = listed(&env, &fixture).await;
-    assert_eq!(ids.len(), 4);
-    fixture.reset_stats();
-
-    keep_all(&env, &ids).await;
-
-    assert_stored(&env, &fixture, &ids);
+    let (fixture, env, ids) = all_four_kept(cover_is_first_page()).await;
     assert_first_page_fetched_once(&env, &fixture, &ids);
 }
 
