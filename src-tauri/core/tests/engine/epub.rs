@@ -8,7 +8,7 @@ use std::time::Duration;
 use carrel_core::{
     catalog::client::CatalogItem,
     engine::book_downloads,
-    engine::executor::{Finish, RunMode},
+    engine::executor::Finish,
     library::books::BookFormat,
     library::servers::Server,
     reading::book_source,
@@ -104,13 +104,13 @@ async fn a_missing_epub_is_queued_and_served_once_stored() {
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let (id, fixture_id, _) = register(&env, &server, &fixture).await;
-    let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
-    let served = book_source::book(&env.store, id, quick(10_000))
-        .await
-        .unwrap();
-    assert_eq!(served.bytes, fixture.book_bytes(fixture_id).unwrap());
-    stop.send(true).unwrap();
-    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+    let (served, _) = env
+        .while_executor_runs(book_source::book(&env.store, id, quick(10_000)))
+        .await;
+    assert_eq!(
+        served.unwrap().bytes,
+        fixture.book_bytes(fixture_id).unwrap()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -120,18 +120,12 @@ async fn an_epub_of_a_stopped_server_times_out_as_offline_not_downloaded() {
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let (id, _, _) = register(&env, &server, &fixture).await;
     fixture.stop();
-    let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
-    let started = std::time::Instant::now();
-    let err = book_source::book(&env.store, id, quick(600))
-        .await
-        .unwrap_err();
+    let (answer, took) = env
+        .while_executor_runs(book_source::book(&env.store, id, quick(600)))
+        .await;
+    let err = answer.unwrap_err();
     assert!(matches!(err, PageError::OfflineNotDownloaded), "{err:?}");
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "the wait is bounded"
-    );
-    stop.send(true).unwrap();
-    run.await.unwrap();
+    assert!(took < Duration::from_secs(5), "the wait is bounded");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

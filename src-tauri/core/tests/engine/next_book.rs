@@ -19,7 +19,9 @@ use carrel_core::{
 };
 use fixture_server::Config;
 
-use crate::support::{catalog_entry, fast_config, http, komga_with_series, saga, Env};
+use crate::support::{
+    catalog_entry, fast_config, http, komga_keeping_positions, komga_with_series, saga, Env,
+};
 
 const PAGES: u32 = 3;
 
@@ -221,17 +223,7 @@ async fn marked_read_the_progression_document_is_at_the_end_and_marked_unread_at
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn komga_hears_read_as_completed_and_unread_as_its_read_progress_deleted() {
-    let fixture = fixture_server::Server::start(Config {
-        books: 2,
-        comic_pages: [(1, 20)].into(),
-        reading_positions: Some(BTreeMap::new()),
-        behavior: fixture_server::Behavior {
-            komga: true,
-            ..Default::default()
-        },
-        ..Config::default()
-    })
-    .unwrap();
+    let fixture = komga_keeping_positions();
     let env = Env::new();
     let server = env.add_server("Komga", &fixture.url("/opds"));
     let book = listed(&env, &server, 1).await;

@@ -18,7 +18,7 @@ use carrel_core::{
 use fixture_server::{Config, RunningServer};
 use serde_json::json;
 
-use crate::support::{catalog_entry, fast_config, http, Env};
+use crate::support::{catalog_entry, fast_config, http, komga_keeping_positions, Env};
 
 fn start(port: u16) -> RunningServer {
     fixture_server::Server::start(Config {
@@ -418,17 +418,7 @@ async fn opening_a_book_without_reading_does_not_outdate_the_servers_position() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_komga_server_gets_positions_through_its_read_progress_api() {
-    let fixture = fixture_server::Server::start(Config {
-        books: 2,
-        comic_pages: [(1, 20)].into(),
-        reading_positions: Some(BTreeMap::new()),
-        behavior: fixture_server::Behavior {
-            komga: true,
-            ..Default::default()
-        },
-        ..Config::default()
-    })
-    .unwrap();
+    let fixture = komga_keeping_positions();
     {
         // Pages stream from under Komga's OPDS route; reading is what moves Komga's position.
         let env = Env::new();

@@ -104,6 +104,22 @@ pub fn catalog_entry(id: &str, title: &str, format: BookFormat) -> CatalogBook {
     }
 }
 
+/// A Komga-like fixture of two books that keeps reading positions (none yet), book 1 a comic of
+/// 20 pages.
+pub fn komga_keeping_positions() -> fixture_server::RunningServer {
+    fixture_server::Server::start(fixture_server::Config {
+        books: 2,
+        comic_pages: [(1, 20)].into(),
+        reading_positions: Some(Default::default()),
+        behavior: fixture_server::Behavior {
+            komga: true,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .expect("the fixture server starts")
+}
+
 /// An HTTP client with the default settings.
 pub fn http() -> HttpClient {
     HttpClient::new(HttpConfig::default()).unwrap()
@@ -222,6 +238,21 @@ impl Env {
         let (stop, rx) = tokio::sync::watch::channel(false);
         let run = tokio::spawn(async move { ex.run(mode, rx).await.unwrap() });
         (sink, stop, run)
+    }
+
+    /// Awaits `request` (a reader's wait for a page or a book) while an executor runs in the
+    /// background, then stops the executor: what the request gave, and how long it took.
+    pub async fn while_executor_runs<F: std::future::Future>(
+        &self,
+        request: F,
+    ) -> (F::Output, std::time::Duration) {
+        let (_sink, stop, run) = self.spawn_executor(fast_config(), RunMode::Forever);
+        let started = std::time::Instant::now();
+        let answer = request.await;
+        let took = started.elapsed();
+        stop.send(true).unwrap();
+        assert_eq!(run.await.unwrap(), Finish::Shutdown);
+        (answer, took)
     }
 
     /// Runs an executor until the stack is empty and returns what it reported.
