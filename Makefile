@@ -10,7 +10,11 @@
 #                 (CARREL_FUZZ_CASES=N changes the count)
 #   make bench    benchmarks of the engine and the real window, each against a baseline measured
 #                 in the same run
-#   make package  an installable .deb under target/release/bundle/deb/
+#   make package  an installable .deb and .rpm under target/release/bundle/{deb,rpm}/, with
+#                 carrel-cli, the desktop entry and the AppStream metainfo (both validated)
+#   make test-package  make package, then checks both packages' files and opens a CBZ with
+#                 xdg-open in the Carrel of the unpacked .deb (under Xvfb; not part of make test:
+#                 it needs the release build)
 #   make contract the UI's types of the commands and their data (ui/src/lib/contract/) and
 #                 docs/IPC.md, generated from the Rust types
 
@@ -38,6 +42,7 @@ TEST_PACKAGES := xvfb xauth dbus-x11 dbus-daemon webkit2gtk-driver dunst libnoti
 	python3-reportlab xdg-utils file x11-utils libglib2.0-bin
 
 .PHONY: run build setup setup-test ui test test-core test-ui test-window bench package clean
+.PHONY: test-package
 .PHONY: test-interop fuzz contract
 
 ## Set-up ------------------------------------------------------------------------------------
@@ -156,14 +161,38 @@ bench: setup-test ui
 # The Tauri CLI reads the config through the src-tauri/tauri.conf.json link and resolves its
 # relative paths from src-tauri/, while the build resolves them from the root: absolute paths
 # for the UI and the icons mean the same to both.
-# carrel-cli ships in the package too, for scripts and timers.
-PACKAGE_PATHS := {"build":{"frontendDist":"$(ROOT)/ui/dist"},"bundle":{"icon":["$(ROOT)/icons/32x32.png","$(ROOT)/icons/128x128.png","$(ROOT)/icons/256x256.png","$(ROOT)/icons/512x512.png"],"linux":{"deb":{"files":{"/usr/bin/carrel-cli":"$(TARGET_DIR)/release/carrel-cli"}}}}}
+# carrel-cli ships in the packages too, for scripts and timers, and so does the AppStream
+# metainfo (what software centres show). The desktop entry is packaging/linux/carrel.desktop.hbs
+# rather than the bundler's own: that one has neither the freedesktop categories and keywords
+# Carrel wants nor a %F, without which "Open with Carrel" would start it without the file; its
+# MimeType line comes from bundle.fileAssociations.
+LINUX_FILES := "/usr/bin/carrel-cli":"$(TARGET_DIR)/release/carrel-cli","/usr/share/metainfo/app.carrel.desktop.metainfo.xml":"$(ROOT)/packaging/linux/app.carrel.desktop.metainfo.xml"
+LINUX_PACKAGE := {"files":{$(LINUX_FILES)},"desktopTemplate":"$(ROOT)/packaging/linux/carrel.desktop.hbs"}
+PACKAGE_PATHS := {"build":{"frontendDist":"$(ROOT)/ui/dist"},"bundle":{"icon":["$(ROOT)/icons/32x32.png","$(ROOT)/icons/128x128.png","$(ROOT)/icons/256x256.png","$(ROOT)/icons/512x512.png"],"linux":{"deb":$(LINUX_PACKAGE),"rpm":$(LINUX_PACKAGE)}}}
+# What checks the packages: the AppStream and desktop-entry validators, rpm (the .rpm's header,
+# and installing it into a temporary root), and `mimetype` (a file's type from the
+# shared-mime-info database, which xdg-open asks for outside GNOME and KDE).
+PACKAGE_TEST_PACKAGES := appstream desktop-file-utils rpm libfile-mimeinfo-perl xdg-utils
 
 package: ui
-	@echo "==> building the .deb"
+	@$(ROOT)/scripts/ensure-packages appstream desktop-file-utils
+	@echo "==> the AppStream metainfo is valid"
+	appstreamcli validate --no-net $(ROOT)/packaging/linux/app.carrel.desktop.metainfo.xml
+	@echo "==> building the .deb and the .rpm"
 	cargo build --release -p carrel-cli
-	cd $(ROOT) && TAURI_APP_PATH=src-tauri $(ROOT)/ui/node_modules/.bin/tauri build --bundles deb --config '$(PACKAGE_PATHS)'
-	@ls -la $(TARGET_DIR)/release/bundle/deb/*.deb
+	cd $(ROOT) && TAURI_APP_PATH=src-tauri $(ROOT)/ui/node_modules/.bin/tauri build --bundles deb,rpm --config '$(PACKAGE_PATHS)'
+	@ls -la $(TARGET_DIR)/release/bundle/deb/*.deb $(TARGET_DIR)/release/bundle/rpm/*.rpm
+
+# The packages just built, the .deb unpacked and the .rpm installed by rpm into a temporary root:
+# their files, the desktop entry and metainfo validated as installed, then the unpacked .deb as
+# the desktop sees it (XDG_DATA_DIRS), Carrel made the default for CBZ with xdg-mime, and
+# `xdg-open book.cbz` must start the packaged carrel with the book, which opens it. Nothing is
+# installed into the system: everything lives in a temporary folder (scripts/test-package).
+test-package: setup-test package
+	@$(ROOT)/scripts/ensure-packages $(PACKAGE_TEST_PACKAGES)
+	@echo "==> the packages, installed into a temporary folder, and xdg-open"
+	xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- \
+		$(ROOT)/scripts/test-package $(TARGET_DIR)/release/bundle
 
 clean:
 	cargo clean
