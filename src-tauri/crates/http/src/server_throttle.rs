@@ -372,12 +372,37 @@ mod tests {
     /// Whether `who`, asking every 5 ms, takes the slot within a second.
     async fn takes_slot_within_a_second(store: &Store, server: i64, who: &str) -> bool {
         for _ in 0..200 {
-            if matches!(try_take(store, server, who, 0).unwrap(), TryTake::Taken) {
+            if takes(store, server, who) {
                 return true;
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         false
+    }
+
+    /// Whether `who` takes the server's slot at once (no minimum interval).
+    fn takes(store: &Store, server: i64, who: &str) -> bool {
+        matches!(try_take(store, server, who, 0).unwrap(), TryTake::Taken)
+    }
+
+    /// Whether `who` is told to wait for the server's slot (no minimum interval).
+    fn must_wait(store: &Store, server: i64, who: &str) -> bool {
+        matches!(try_take(store, server, who, 0).unwrap(), TryTake::Wait(_))
+    }
+
+    /// A request that keeps `slot` if no one else wants it, else queues for a new one; on a
+    /// task of its own, so the test can play the other side meanwhile.
+    fn keep_in_background(
+        store: &Store,
+        server: i64,
+        slot: SlotGuard,
+    ) -> tokio::task::JoinHandle<SlotGuard> {
+        let store = store.clone();
+        tokio::spawn(async move {
+            reuse_or_acquire(&store, server, 0, Some(slot))
+                .await
+                .unwrap()
+        })
     }
 
     fn store_with_server() -> (tempfile::TempDir, ManualClock, Store, i64) {
@@ -409,26 +434,16 @@ mod tests {
     #[test]
     fn one_request_at_a_time_until_the_slot_expires() {
         let (_t, clock, store, server) = store_with_server();
-        assert!(matches!(
-            try_take(&store, server, "other[pid 1@elsewhere]#1/1", 0).unwrap(),
-            TryTake::Taken
-        ));
-        assert!(matches!(
-            try_take(&store, server, "mine", 0).unwrap(),
-            TryTake::Wait(_)
-        ));
+        assert!(takes(&store, server, "other[pid 1@elsewhere]#1/1"));
+        assert!(must_wait(&store, server, "mine"));
         clock.advance_ms(SLOT_TTL_MS + 1);
-        assert!(matches!(
-            try_take(&store, server, "mine", 0).unwrap(),
-            TryTake::Taken
-        ));
+        assert!(takes(&store, server, "mine"));
     }
 
     #[test]
     fn a_request_waiting_for_the_slot_goes_before_the_holder_takes_it_again() {
         let (_t, clock, store, server) = store_with_server();
-        let taken =
-            |holder: &str| matches!(try_take(&store, server, holder, 0).unwrap(), TryTake::Taken);
+        let taken = |holder: &str| takes(&store, server, holder);
         assert!(taken("download/1"));
         // A window's request finds it busy: it waits, marked as wanted.
         assert!(!taken("window/1"));
@@ -485,10 +500,7 @@ mod tests {
             TryTake::Taken
         ));
         // From here on, time counts again from the new clock.
-        assert!(matches!(
-            try_take(&store, server, "next", 0).unwrap(),
-            TryTake::Wait(_)
-        ));
+        assert!(must_wait(&store, server, "next"));
     }
 
     #[test]
@@ -496,25 +508,13 @@ mod tests {
         let (_t, clock, store, server) = store_with_server();
         let dead = dead_holder();
         assert!(process_holders::holder_is_dead(&dead));
-        assert!(matches!(
-            try_take(&store, server, &dead, 0).unwrap(),
-            TryTake::Taken
-        ));
-        assert!(matches!(
-            try_take(&store, server, "mine", 0).unwrap(),
-            TryTake::Taken
-        ));
+        assert!(takes(&store, server, &dead));
+        assert!(takes(&store, server, "mine"));
         // A request of a live process (this one) keeps its slot.
         clock.advance_ms(SLOT_TTL_MS + 1);
         let alive = format!("{}/1", process_holder());
-        assert!(matches!(
-            try_take(&store, server, &alive, 0).unwrap(),
-            TryTake::Taken
-        ));
-        assert!(matches!(
-            try_take(&store, server, "mine", 0).unwrap(),
-            TryTake::Wait(_)
-        ));
+        assert!(takes(&store, server, &alive));
+        assert!(must_wait(&store, server, "mine"));
     }
 
     #[tokio::test]
@@ -529,19 +529,9 @@ mod tests {
         assert_eq!(again.holder, holder);
         // Another request finds it busy and marks it: the keeper gives it back and queues
         // behind that request.
-        assert!(matches!(
-            try_take(&store, server, "window/1", 0).unwrap(),
-            TryTake::Wait(_)
-        ));
+        assert!(must_wait(&store, server, "window/1"));
         assert_eq!(still_ours(&store, server, &holder).unwrap(), Kept::Not);
-        let keeper = tokio::spawn({
-            let store = store.clone();
-            async move {
-                reuse_or_acquire(&store, server, 0, Some(again))
-                    .await
-                    .unwrap()
-            }
-        });
+        let keeper = keep_in_background(&store, server, again);
         let window_took = takes_slot_within_a_second(&store, server, "window/1").await;
         assert!(window_took, "the waiter went first");
         assert!(!keeper.is_finished(), "the keeper waits for the slot now");
@@ -592,10 +582,7 @@ mod tests {
         // Looked at while no one wanted it; a window marks it a moment later. The request
         // right after the look goes on the look, as it would have a moment earlier.
         slot.looked(look_at_kept(&store, server, &holder).unwrap());
-        assert!(matches!(
-            try_take(&store, server, "window/1", 0).unwrap(),
-            TryTake::Wait(_)
-        ));
+        assert!(must_wait(&store, server, "window/1"));
         let mut slot = reuse_or_acquire(&store, server, 0, Some(slot))
             .await
             .unwrap();
@@ -605,14 +592,7 @@ mod tests {
         // goes first.
         slot.looked(look_at_kept(&store, server, &holder).unwrap());
         clock.advance_ms(LOOK_FRESH_MS + 1);
-        let keeper = tokio::spawn({
-            let store = store.clone();
-            async move {
-                reuse_or_acquire(&store, server, 0, Some(slot))
-                    .await
-                    .unwrap()
-            }
-        });
+        let keeper = keep_in_background(&store, server, slot);
         let window_took = takes_slot_within_a_second(&store, server, "window/1").await;
         assert!(
             window_took,
@@ -628,18 +608,8 @@ mod tests {
             kept: Kept::Ours { renew: false },
             at_ms: store.now_ms(),
         });
-        assert!(matches!(
-            try_take(&store, server, "window/2", 0).unwrap(),
-            TryTake::Wait(_)
-        ));
-        let keeper = tokio::spawn({
-            let store = store.clone();
-            async move {
-                reuse_or_acquire(&store, server, 0, Some(slot))
-                    .await
-                    .unwrap()
-            }
-        });
+        assert!(must_wait(&store, server, "window/2"));
+        let keeper = keep_in_background(&store, server, slot);
         let window_took = takes_slot_within_a_second(&store, server, "window/2").await;
         assert!(window_took);
         free(&store, server, "window/2").unwrap();
