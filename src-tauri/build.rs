@@ -74,6 +74,8 @@ const COMMANDS: &[&str] = &[
     "allow_metered_downloads",
     "start_at_login",
     "set_start_at_login",
+    "watch_desktop_files",
+    "import_files",
 ];
 
 /// Writes `$OUT_DIR/shell_messages.rs`: every language's `locales/<language>/shell.ftl`,

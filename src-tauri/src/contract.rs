@@ -318,6 +318,14 @@ pub fn commands() -> Vec<Command> {
         command::<bool>("allow_metered_downloads", vec![]),
         command::<bool>("start_at_login", vec![]),
         command::<bool>("set_start_at_login", vec![arg::<bool>("on")]),
+        command::<()>(
+            "watch_desktop_files",
+            vec![channel::<crate::local_files::FilesEvent>("on_event")],
+        ),
+        command::<Vec<crate::commands::ImportedFile>>(
+            "import_files",
+            vec![arg::<Vec<String>>("paths"), arg::<bool>("copy")],
+        ),
     ]
 }
 

@@ -21,6 +21,8 @@
 //! - [`downloads_watch`]: the live downloads page sent to the windows' `watch_downloads`
 //!   channels, and removing books no longer kept when a book completes.
 //! - [`http_client`]: the HTTP client shared by catalog pages and covers.
+//! - [`local_files`]: the reader's own files handed over by the desktop — dropped on a window,
+//!   named on the command line or by a later start — waiting for a window to open them.
 //! - [`main_window`]: creating the library window and remembering its size and position.
 //! - [`page_protocol`]: the `carrel-page://localhost/<book id>/<page>` protocol that serves a
 //!   book's pages to the reader by id and index, fetching a missing page first.
@@ -47,6 +49,7 @@ pub mod cover_protocol;
 pub mod downloads;
 pub mod downloads_watch;
 pub mod http_client;
+pub mod local_files;
 pub mod main_window;
 pub mod messages;
 pub mod notification_actions;
@@ -70,9 +73,14 @@ use tauri::{Manager, RunEvent};
 pub fn run() {
     install_logging();
     let context = tauri::generate_context!("../tauri.conf.json");
-    let first = match claim_data_dir(&context.config().identifier) {
+    let request = launch_request();
+    let first = match claim_data_dir(&context.config().identifier, &request) {
         Some(single_instance::Start::Forwarded) => {
-            eprintln!("carrel: Carrel is already running; its window was brought forward");
+            if matches!(request, single_instance::Request::Show) {
+                eprintln!("carrel: Carrel is already running; its window was brought forward");
+            } else {
+                eprintln!("carrel: Carrel is already running; it opens the files");
+            }
             return;
         }
         Some(single_instance::Start::First(primary)) => Some(primary),
@@ -88,7 +96,11 @@ pub fn run() {
     let background = Arc::new(background::Background::default());
     let windows = background.clone();
     let result = tauri::Builder::default()
-        .on_window_event(move |window, event| windows.window_event(window.label(), event))
+        .plugin(tauri_plugin_dialog::init())
+        .on_window_event(move |window, event| {
+            local_files::window_event(window, event);
+            windows.window_event(window.label(), event)
+        })
         .invoke_handler(tauri::generate_handler![
             commands::app_status,
             commands::dismiss_credentials_notice,
@@ -156,21 +168,37 @@ pub fn run() {
             commands::open_window,
             commands::close_window,
             commands::quit_app,
+            commands::watch_desktop_files,
+            commands::import_files,
         ])
         .register_asynchronous_uri_scheme_protocol(cover_protocol::SCHEME, cover_protocol::handle)
         .register_asynchronous_uri_scheme_protocol(page_protocol::SCHEME, page_protocol::handle)
         .register_asynchronous_uri_scheme_protocol(book_protocol::SCHEME, book_protocol::handle)
         .setup(move |app| {
             app.manage(background);
+            let files = Arc::new(local_files::DesktopFiles::default());
+            files.hold(request.into_paths());
+            app.manage(files);
             if let Some(primary) = first {
-                let (shows, asked) = std::sync::mpsc::channel();
-                primary.serve(shows);
+                let (requests, asked) = std::sync::mpsc::channel();
+                primary.serve(requests);
                 let handle = app.handle().clone();
                 std::thread::Builder::new()
                     .name("show-window".into())
                     .spawn(move || {
-                        while asked.recv().is_ok() {
-                            background::show_window(&handle);
+                        while let Ok(request) = asked.recv() {
+                            match request {
+                                single_instance::Request::Show => {
+                                    background::show_window(&handle)
+                                }
+                                single_instance::Request::Open(paths) => {
+                                    local_files::handed_over(&handle, paths)
+                                }
+                                #[cfg(debug_assertions)]
+                                single_instance::Request::Drop(paths) => {
+                                    local_files::dropped_by_test(&handle, paths)
+                                }
+                            }
                         }
                     })?;
             }
@@ -252,9 +280,18 @@ pub fn run() {
 /// The download service while the app runs.
 struct Running(Mutex<Option<downloads::DownloadService>>);
 
+/// What this start was asked for: the files named on its command line, else a window.
+fn launch_request() -> single_instance::Request {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
+    single_instance::Request::from_args(std::env::args_os().skip(1), &cwd)
+}
+
 /// One app per data dir, unless started with `--new-instance`; `None` when no data dir can be
 /// found (the window then says so).
-fn claim_data_dir(identifier: &str) -> Option<single_instance::Start> {
+fn claim_data_dir(
+    identifier: &str,
+    request: &single_instance::Request,
+) -> Option<single_instance::Start> {
     if std::env::args().any(|a| a == single_instance::NEW_INSTANCE_FLAG) {
         return Some(single_instance::Start::Alone(format!(
             "{} was given",
@@ -262,7 +299,7 @@ fn claim_data_dir(identifier: &str) -> Option<single_instance::Start> {
         )));
     }
     let dir = carrel_core::foundation::data_dir::resolve(identifier)?;
-    Some(single_instance::claim(&dir))
+    Some(single_instance::claim(&dir, request))
 }
 
 fn install_logging() {

@@ -4,6 +4,7 @@
  * the rejection had.
  */
 import { Channel, convertFileSrc, invoke, type InvokeArgs } from '@tauri-apps/api/core';
+import { open as openFileDialog } from '@tauri-apps/plugin-dialog';
 import { t } from './i18n.svelte';
 import type {
   AddServerInput,
@@ -21,11 +22,13 @@ import type {
   CommandErrorField,
   CommandErrorKind,
   Commands,
+  DesktopFilesEvent,
   DownloadsView,
   EpubPosition,
   ExecutorStatus,
   FoundCatalog,
   HighlightColour,
+  ImportedFile,
   KosyncAccount,
   NewAnnotation,
   SeriesMarked,
@@ -583,4 +586,41 @@ export async function recordPdfPages(bookId: number, pages: number): Promise<voi
  */
 export async function openInAnotherApp(bookId: number): Promise<void> {
   await call('open_in_another_app', { bookId });
+}
+
+/** The extensions of the book files Carrel opens (File → Open's filter). */
+export const BOOK_FILE_EXTENSIONS = ['epub', 'cbz', 'cbr', 'cb7', 'cbt', 'pdf'] as const;
+
+/**
+ * The desktop's file chooser, for book files: the paths chosen (none when it was cancelled).
+ * `title` and `filter` are the chooser's words, in the reader's language.
+ */
+export async function chooseBookFiles(title: string, filter: string): Promise<string[]> {
+  try {
+    const chosen = await openFileDialog({
+      title,
+      multiple: true,
+      directory: false,
+      filters: [{ name: filter, extensions: [...BOOK_FILE_EXTENSIONS] }],
+    });
+    if (chosen === null) return [];
+    return Array.isArray(chosen) ? chosen : [chosen];
+  } catch (reason) {
+    throw toCommandError(reason);
+  }
+}
+
+/**
+ * Makes the reader's own files books of this device (left where they are, or copied into
+ * Carrel's library with `copy`): one answer per file, its book or why it is not one.
+ */
+export function importFiles(paths: string[], copy: boolean): Promise<ImportedFile[]> {
+  return call('import_files', { paths, copy });
+}
+
+/** Hears of files dragged over, dropped on or handed to this window (`carrel FILE`). */
+export async function watchDesktopFiles(onevent: (event: DesktopFilesEvent) => void): Promise<void> {
+  const channel = new Channel<DesktopFilesEvent>();
+  channel.onmessage = onevent;
+  await call('watch_desktop_files', { onEvent: channel });
 }

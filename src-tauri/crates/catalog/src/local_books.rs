@@ -1403,3 +1403,7 @@ fn symlink(original: &Path, link: &Path) -> std::io::Result<()> {
     // next best (same volume), else a copy.
     fs::hard_link(original, link).or_else(|_| fs::copy(original, link).map(|_| ()))
 }
+
+#[cfg(test)]
+#[path = "local_books_tests.rs"]
+mod tests;

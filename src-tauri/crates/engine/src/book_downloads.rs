@@ -228,7 +228,10 @@ pub fn open_book(
     books::mark_opened(store, book_id, Some(page))?;
     if book.is_local_file() {
         // On the device, or gone from it: nothing to download either way.
-        return if progress(store, &book)?.is_complete() {
+        let in_place = PartFiles::new(store.data_dir().books())
+            .find_book_file(book_id)
+            .is_some_and(|p| p.is_file());
+        return if in_place && progress(store, &book)?.is_complete() {
             Ok(None)
         } else {
             Err(DownloadRequestError::LocalFileMissing(book.title))

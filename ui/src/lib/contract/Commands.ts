@@ -10,10 +10,12 @@ import type { BookDetails } from './BookDetails';
 import type { BookStatus } from './BookStatus';
 import type { BookToRemove } from './BookToRemove';
 import type { CatalogView } from './CatalogView';
+import type { DesktopFilesEvent } from './DesktopFilesEvent';
 import type { DownloadsView } from './DownloadsView';
 import type { EpubPosition } from './EpubPosition';
 import type { FoundCatalog } from './FoundCatalog';
 import type { HighlightColour } from './HighlightColour';
+import type { ImportedFile } from './ImportedFile';
 import type { KosyncAccount } from './KosyncAccount';
 import type { NewAnnotation } from './NewAnnotation';
 import type { SeriesMarked } from './SeriesMarked';
@@ -96,6 +98,8 @@ export type Commands = {
   allow_metered_downloads: { args: Record<string, never>; result: boolean };
   start_at_login: { args: Record<string, never>; result: boolean };
   set_start_at_login: { args: { on: boolean }; result: boolean };
+  watch_desktop_files: { args: { onEvent: Channel<DesktopFilesEvent> }; result: null };
+  import_files: { args: { paths: Array<string>; copy: boolean }; result: Array<ImportedFile> };
 };
 
 /** A command's name. */

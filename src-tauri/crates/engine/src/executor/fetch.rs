@@ -376,3 +376,19 @@ impl Run<'_> {
         Ok((len, Some(PageToStore::Fetched(path, fetched.bytes))))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_network_address;
+
+    #[test]
+    fn only_http_and_https_addresses_are_fetched() {
+        assert!(is_network_address("http://127.0.0.1:9/b.cbz"));
+        assert!(is_network_address("HTTPS://example.org/b.epub"));
+        assert!(!is_network_address("file:///home/ann/b.cbz"));
+        assert!(!is_network_address("FILE:/etc/passwd"));
+        assert!(!is_network_address("device:"));
+        assert!(!is_network_address(""));
+        assert!(!is_network_address("/home/ann/b.cbz"));
+    }
+}
