@@ -236,59 +236,67 @@ mod tests {
 
     const WOKEN_WITHIN: Duration = Duration::from_secs(30);
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_waiter_wakes_when_this_process_stores_its_page() {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, book) = with_book(&dir);
-        let waiter = tokio::spawn({
-            let store = store.clone();
-            async move { page(&store, book, 1, patient()).await }
-        });
-        // Its push is on the stack before the page is stored.
-        while download_stack::peek(&store, &[]).unwrap().is_none() {
+    /// A window's wait for page `index` of `book`, on a task of its own.
+    fn waiting_window(
+        store: &Store,
+        book: i64,
+        index: i64,
+    ) -> tokio::task::JoinHandle<Result<PageImage, PageError>> {
+        let store = store.clone();
+        tokio::spawn(async move { page(&store, book, index, patient()).await })
+    }
+
+    /// Returns once the wait's push is on the stack, as `store` sees it.
+    async fn pushed(store: &Store) {
+        while download_stack::peek(store, &[]).unwrap().is_none() {
             tokio::task::yield_now().await;
         }
-        store_page(&store, book, 1);
-        let image = tokio::time::timeout(WOKEN_WITHIN, waiter)
+    }
+
+    /// What a wait gave, failing the test unless it was woken well before its time ran out.
+    async fn woken(
+        waiter: tokio::task::JoinHandle<Result<PageImage, PageError>>,
+    ) -> Result<PageImage, PageError> {
+        tokio::time::timeout(WOKEN_WITHIN, waiter)
             .await
             .expect("the waiter was woken")
             .unwrap()
-            .unwrap();
+    }
+
+    /// A window waits for page `index` while it is stored through this process's store, or
+    /// through another process's handle on the same data dir: the page comes to the window.
+    async fn waiter_gets_the_page_stored(by_another_process: bool, index: i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, book) = with_book(&dir);
+        let storing = if by_another_process {
+            open(&dir)
+        } else {
+            store.clone()
+        };
+        let waiter = waiting_window(&store, book, index);
+        // Its push is on the stack before the page is stored.
+        pushed(&storing).await;
+        store_page(&storing, book, index);
+        let image = woken(waiter).await.unwrap();
         assert_eq!(image.bytes, b"page bytes");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_waiter_wakes_when_this_process_stores_its_page() {
+        waiter_gets_the_page_stored(false, 1).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_waiter_wakes_when_another_process_stores_its_page() {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, book) = with_book(&dir);
-        let other = open(&dir);
-        let waiter = tokio::spawn({
-            let store = store.clone();
-            async move { page(&store, book, 2, patient()).await }
-        });
-        while download_stack::peek(&other, &[]).unwrap().is_none() {
-            tokio::task::yield_now().await;
-        }
-        store_page(&other, book, 2);
-        let image = tokio::time::timeout(WOKEN_WITHIN, waiter)
-            .await
-            .expect("the waiter was woken")
-            .unwrap()
-            .unwrap();
-        assert_eq!(image.bytes, b"page bytes");
+        waiter_gets_the_page_stored(true, 2).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_waiter_wakes_when_its_page_fails() {
         let dir = tempfile::tempdir().unwrap();
         let (store, book) = with_book(&dir);
-        let waiter = tokio::spawn({
-            let store = store.clone();
-            async move { page(&store, book, 0, patient()).await }
-        });
-        while download_stack::peek(&store, &[]).unwrap().is_none() {
-            tokio::task::yield_now().await;
-        }
+        let waiter = waiting_window(&store, book, 0);
+        pushed(&store).await;
         let Acquire::Acquired { fence, .. } =
             executor_lease::try_acquire(&store, "executor", 60_000).unwrap()
         else {
@@ -299,10 +307,7 @@ mod tests {
             .unwrap();
         download_stack::fail(&store, &fence, task.id, "404 not found", &[]).unwrap();
         store.wake_waiters();
-        let failed = tokio::time::timeout(WOKEN_WITHIN, waiter)
-            .await
-            .expect("the waiter was woken")
-            .unwrap();
+        let failed = woken(waiter).await;
         assert!(
             matches!(&failed, Err(PageError::Failed(reason)) if reason == "404 not found"),
             "{failed:?}"
