@@ -74,6 +74,11 @@ const COMMANDS: &[&str] = &[
     "allow_metered_downloads",
     "start_at_login",
     "set_start_at_login",
+    "library_folders",
+    "add_library_folder",
+    "remove_library_folder",
+    "rescan_library_folder",
+    "watch_library_folders",
     "watch_desktop_files",
     "import_files",
 ];

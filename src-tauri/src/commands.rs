@@ -8,6 +8,7 @@ use carrel_core::{
     catalog::book_view::{self, BookDetails},
     catalog::client::{CatalogClient, CatalogView},
     catalog::download_batches::{self, BatchView},
+    catalog::library_folders::{self, LibraryFolder, RemovedFolder, ScanEvent},
     catalog::library_search::{self, ServerAnswer},
     catalog::storage_usage::{self, StorageUsage},
     engine::book_downloads::{self, BookStatus, StoreRequest},
@@ -34,6 +35,7 @@ use tauri::{ipc::Channel, AppHandle, Manager, Webview};
 
 use crate::app_state::{AppState, Core};
 use crate::downloads_watch::DownloadsWatch;
+use crate::library_folders_watch::LibraryFoldersWatch;
 
 pub use crate::command_error::CommandError;
 use crate::command_error::CommandResult;
@@ -776,6 +778,61 @@ pub async fn export_annotations(
         )?)
     })
     .await
+}
+
+/// The library folders, with their book counts and last scans.
+#[tauri::command]
+pub async fn library_folders(app: AppHandle) -> CommandResult<Vec<LibraryFolder>> {
+    with_store(app, library_folders::list).await
+}
+
+/// The library folders' watch: the folders and the watcher's scans.
+fn folders_watch(app: &AppHandle) -> CommandResult<tauri::State<'_, LibraryFoldersWatch>> {
+    app.try_state::<LibraryFoldersWatch>()
+        .ok_or_else(|| CommandError::new(ErrorKind::Storage, "the app is still starting"))
+}
+
+/// Adds a folder the reader chose to the library and starts its first scan (its progress goes
+/// to the `watch_library_folders` channels); the folder is watched from now on.
+#[tauri::command]
+pub async fn add_library_folder(app: AppHandle, path: String) -> CommandResult<LibraryFolder> {
+    let (store, _) = handles(&app)?;
+    let folder = with_store(app.clone(), move |store| {
+        library_folders::add(store, std::path::Path::new(&path))
+    })
+    .await?;
+    let watch = folders_watch(&app)?;
+    watch.folders_changed();
+    watch.rescan(&store, folder.id);
+    Ok(folder)
+}
+
+/// Removes a library folder: its books leave the library; the files are never touched.
+#[tauri::command]
+pub async fn remove_library_folder(app: AppHandle, id: i64) -> CommandResult<RemovedFolder> {
+    let removed = with_store(app.clone(), move |store| library_folders::remove(store, id)).await?;
+    folders_watch(&app)?.folders_changed();
+    Ok(removed)
+}
+
+/// Looks through a library folder again now (new, changed and gone files).
+#[tauri::command]
+pub async fn rescan_library_folder(app: AppHandle, id: i64) -> CommandResult<()> {
+    let (store, _) = handles(&app)?;
+    let folder = with_store(app.clone(), move |store| library_folders::get(store, id)).await?;
+    folders_watch(&app)?.rescan(&store, folder.id);
+    Ok(())
+}
+
+/// Subscribes a window to the library folders' scans: each scan's progress and its end.
+#[tauri::command]
+pub async fn watch_library_folders(
+    app: AppHandle,
+    webview: Webview,
+    on_event: Channel<ScanEvent>,
+) -> CommandResult<()> {
+    folders_watch(&app)?.listen(webview.label(), on_event);
+    Ok(())
 }
 
 #[tauri::command]

@@ -15,8 +15,13 @@ use std::path::{Path, PathBuf};
 
 use carrel_core::{
     catalog::{
-        book_view::BookDetails, client::CatalogView, download_batches::BatchView,
-        library_search::ServerAnswer, series_read_ahead, storage_usage::StorageUsage,
+        book_view::BookDetails,
+        client::CatalogView,
+        download_batches::BatchView,
+        library_folders::{LibraryFolder, RemovedFolder, ScanEvent},
+        library_search::ServerAnswer,
+        series_read_ahead,
+        storage_usage::StorageUsage,
     },
     engine::{
         book_downloads::{BookStatus, StoreRequest},
@@ -318,6 +323,14 @@ pub fn commands() -> Vec<Command> {
         command::<bool>("allow_metered_downloads", vec![]),
         command::<bool>("start_at_login", vec![]),
         command::<bool>("set_start_at_login", vec![arg::<bool>("on")]),
+        command::<Vec<LibraryFolder>>("library_folders", vec![]),
+        command::<LibraryFolder>("add_library_folder", vec![arg::<String>("path")]),
+        command::<RemovedFolder>("remove_library_folder", vec![arg::<Id>("id")]),
+        command::<()>("rescan_library_folder", vec![arg::<Id>("id")]),
+        command::<()>(
+            "watch_library_folders",
+            vec![channel::<ScanEvent>("on_event")],
+        ),
         command::<()>(
             "watch_desktop_files",
             vec![channel::<crate::local_files::FilesEvent>("on_event")],

@@ -21,6 +21,8 @@
 //! - [`downloads_watch`]: the live downloads page sent to the windows' `watch_downloads`
 //!   channels, and removing books no longer kept when a book completes.
 //! - [`http_client`]: the HTTP client shared by catalog pages and covers.
+//! - [`library_folders_watch`]: the library folders watched while the app runs, and their
+//!   scans' progress sent to the windows.
 //! - [`local_files`]: the reader's own files handed over by the desktop — dropped on a window,
 //!   named on the command line or by a later start — waiting for a window to open them.
 //! - [`main_window`]: creating the library window and remembering its size and position.
@@ -49,6 +51,7 @@ pub mod cover_protocol;
 pub mod downloads;
 pub mod downloads_watch;
 pub mod http_client;
+pub mod library_folders_watch;
 pub mod local_files;
 pub mod main_window;
 pub mod messages;
@@ -150,6 +153,11 @@ pub fn run() {
             commands::allow_metered_downloads,
             commands::start_at_login,
             commands::set_start_at_login,
+            commands::library_folders,
+            commands::add_library_folder,
+            commands::remove_library_folder,
+            commands::rescan_library_folder,
+            commands::watch_library_folders,
             commands::remove_book,
             commands::retry_book,
             commands::list_on_device,
@@ -235,6 +243,7 @@ pub fn run() {
                 .ok()
                 .and_then(|core| downloads::DownloadService::start(core, sink));
             let store = state.store().cloned();
+            library_folders_watch::install(app.handle(), store.clone());
             app.manage(state);
             app.manage(Running(Mutex::new(downloads)));
             main_window::open(app.handle(), store.as_ref())?;
@@ -272,6 +281,10 @@ pub fn run() {
                 .and_then(|mut s| s.take());
             if let Some(service) = service {
                 service.shut_down();
+            }
+            let folders = handle.try_state::<library_folders_watch::LibraryFoldersWatch>();
+            if let Some(folders) = folders {
+                folders.stop();
             }
         }
     });
