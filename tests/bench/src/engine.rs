@@ -30,6 +30,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
+use crate::library_rows::catalog_entry;
 use crate::report::{millis, Report, Row, Summary};
 
 /// Repetitions of the download comparison, each with fresh data dirs: the runs are short
@@ -117,20 +118,10 @@ impl Env {
             &self.store,
             self.server.id,
             &books::CatalogBook {
-                catalog_id: catalog_id.into(),
-                title: title.into(),
-                authors: vec![],
-                format: books::BookFormat::Comic,
-                stream_template: None,
-                page_count: None,
-                page_base: 0,
-                page_list: Vec::new(),
                 file_url: Some(file_url.into()),
                 file_type: Some("application/vnd.comicbook+zip".into()),
                 file_length: Some(length),
-                cover_url: None,
-                progression_url: None,
-                read_progress_url: None,
+                ..catalog_entry(catalog_id, title, books::BookFormat::Comic)
             },
         )?)
     }

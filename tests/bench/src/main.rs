@@ -27,6 +27,7 @@
 mod archives;
 mod cold_start;
 mod engine;
+mod library_rows;
 mod memory;
 mod page_turn;
 mod page_wait;

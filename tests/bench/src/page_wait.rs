@@ -23,10 +23,10 @@ use carrel_core::{
     foundation::part_files::{self, PartFiles},
     foundation::store::Store,
     library::books::{self, BookFormat, CatalogBook},
-    library::servers::{self, NewServer},
     reading::page_source::{self, WaitPolicy},
 };
 
+use crate::library_rows::{catalog_entry, silent_server, SILENT_SERVER};
 use crate::report::{millis, Report, Row, Summary};
 
 const GROUP: &str = "page-wait";
@@ -51,32 +51,14 @@ fn library() -> Result<Library> {
     let tmp = tempfile::tempdir()?;
     let dir = DataDir::new(tmp.path().join("data"));
     let store = Store::open(&dir, clock::system())?;
-    let server = servers::add(
-        &store,
-        &NewServer {
-            name: "Bench".into(),
-            url: "http://127.0.0.1:9/opds".into(),
-            ..Default::default()
-        },
-    )?;
+    let server = silent_server(&store)?;
     let book = books::remember(
         &store,
         server.id,
         &CatalogBook {
-            catalog_id: "urn:bench:wait".into(),
-            title: "Waited for".into(),
-            authors: Vec::new(),
-            format: BookFormat::Comic,
-            stream_template: Some("http://127.0.0.1:9/pages/{pageNumber}".into()),
+            stream_template: Some(format!("{SILENT_SERVER}/pages/{{pageNumber}}")),
             page_count: Some(((PAGES + WARM_UP) * 4) as u32),
-            page_base: 0,
-            page_list: Vec::new(),
-            file_url: None,
-            file_type: None,
-            file_length: None,
-            cover_url: None,
-            progression_url: None,
-            read_progress_url: None,
+            ..catalog_entry("urn:bench:wait", "Waited for", BookFormat::Comic)
         },
     )?;
     Ok(Library {

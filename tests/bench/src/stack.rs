@@ -16,9 +16,9 @@ use carrel_core::{
     foundation::data_dir::DataDir,
     foundation::store::Store,
     library::books::{self, BookFormat, CatalogBook},
-    library::servers::{self, NewServer},
 };
 
+use crate::library_rows::{catalog_entry, silent_server, SILENT_SERVER};
 use crate::report::{micros, Report, Row, Summary};
 
 pub const SMALL: usize = 1_000;
@@ -47,7 +47,7 @@ struct Timings {
 }
 
 fn page_url(position: usize) -> String {
-    format!("http://127.0.0.1:9/books/1/pages/{position}?maxWidth=")
+    format!("{SILENT_SERVER}/books/1/pages/{position}?maxWidth=")
 }
 
 impl Stack {
@@ -66,34 +66,16 @@ impl Stack {
     fn build(depth: usize) -> Result<(Stack, Duration)> {
         let tmp = tempfile::tempdir()?;
         let store = Store::open(&DataDir::new(tmp.path().join("data")), clock::system())?;
-        let server = servers::add(
-            &store,
-            &NewServer {
-                name: "Bench".into(),
-                url: "http://127.0.0.1:9/opds".into(),
-                ..Default::default()
-            },
-        )?;
+        let server = silent_server(&store)?;
         let book = books::remember(
             &store,
             server.id,
             &CatalogBook {
-                catalog_id: "urn:bench:1".into(),
-                title: "A very long comic".into(),
-                authors: vec![],
-                format: BookFormat::Comic,
-                stream_template: Some(
-                    "http://127.0.0.1:9/books/1/pages/{pageNumber}?maxWidth={maxWidth}".into(),
-                ),
+                stream_template: Some(format!(
+                    "{SILENT_SERVER}/books/1/pages/{{pageNumber}}?maxWidth={{maxWidth}}"
+                )),
                 page_count: Some((depth + 10 * ROUNDS) as u32),
-                page_base: 0,
-                page_list: Vec::new(),
-                file_url: None,
-                file_type: None,
-                file_length: None,
-                cover_url: None,
-                progression_url: None,
-                read_progress_url: None,
+                ..catalog_entry("urn:bench:1", "A very long comic", BookFormat::Comic)
             },
         )?;
         let holder = carrel_core::foundation::process_holders::new_holder_id("carrel-bench");
