@@ -175,6 +175,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Path { book_id, page } => path(&ctx, book_id, page),
         Command::Notes(cmd) => notes(&ctx, cmd),
         Command::Folders(cmd) => folders(&ctx, cmd),
+        Command::Import { paths, copy } => import(&ctx, &paths, copy),
     }
 }
 
@@ -1048,6 +1049,103 @@ fn network_command(ctx: &Context, cmd: NetworkCommand) -> CliResult {
         println!("downloads wait: {reason}");
     }
     Ok(())
+}
+
+/// The extensions of the book files an import looks for in a folder (a file named on the
+/// command line is tried whatever its name: its bytes say what it is).
+const BOOK_EXTENSIONS: [&str; 6] = ["cbz", "cbr", "cb7", "cbt", "epub", "pdf"];
+
+/// `import PATH... [--copy]`: every file named, and every book file under every folder named,
+/// imported as a book of this device. A file that fails is reported on stderr and the rest go
+/// on; the exit code is then the first failure's.
+fn import(ctx: &Context, paths: &[std::path::PathBuf], copy: bool) -> CliResult {
+    use carrel_core::catalog::local_books::{self, ImportMode};
+    let mode = if copy {
+        ImportMode::Copy
+    } else {
+        ImportMode::Reference
+    };
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            book_files_under(path, &mut files);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    let (mut failed, mut first_failure) = (0usize, None);
+    for file in &files {
+        match local_books::import(&ctx.store, file, mode) {
+            Ok(book) => {
+                if ctx.json {
+                    let line = json!({
+                        "id": book.book_id,
+                        "title": book.title,
+                        "format": format_name(book.format),
+                        "authors": book.authors,
+                        "series": book.series,
+                        "number": book.number,
+                        "path": book.path,
+                        "already_known": book.already_known,
+                    });
+                    println!("{line}");
+                } else {
+                    let known = if book.already_known { " (known)" } else { "" };
+                    println!(
+                        "{}\t{}\t{}{known}\t{}",
+                        book.book_id,
+                        format_name(book.format),
+                        book.title,
+                        book.path
+                    );
+                }
+            }
+            Err(e) => {
+                eprintln!("carrel-cli: {e}");
+                failed += 1;
+                first_failure.get_or_insert_with(|| CliError::from(e).code);
+            }
+        }
+    }
+    match first_failure {
+        None if files.is_empty() => Err(CliError::new(3, "no book files found")),
+        None => Ok(()),
+        Some(code) => Err(CliError::new(
+            code,
+            format!("{failed} of {} files could not be imported", files.len()),
+        )),
+    }
+}
+
+/// The book files under `dir` (by extension), subfolders included, in name order; hidden
+/// files and folders are left out, and links to folders are not followed (no loops).
+fn book_files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        eprintln!("carrel-cli: cannot read the folder {}", dir.display());
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => book_files_under(&path, out),
+            Ok(_) if path.is_file() => {
+                let ext = path
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                    .unwrap_or_default();
+                if BOOK_EXTENSIONS.contains(&ext.as_str()) {
+                    out.push(path);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn format_name(f: books::BookFormat) -> &'static str {

@@ -107,6 +107,16 @@ enum Command {
     /// watching it).
     #[command(subcommand)]
     Folders(FoldersCommand),
+    /// Import book files from this computer (EPUB, PDF, CBZ, CBR, CB7, CBT; folders are looked
+    /// through, subfolders too) as books of "This device"; prints each book (with --json, one
+    /// object a line). A file that is not a book is reported and the others are still imported.
+    Import {
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Keep a copy in Carrel's data folder instead of reading the file where it is.
+        #[arg(long)]
+        copy: bool,
+    },
     /// The local file of a stored book or page.
     Path {
         book_id: i64,

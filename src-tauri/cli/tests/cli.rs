@@ -1535,3 +1535,112 @@ fn a_library_folder_is_added_scanned_listed_and_removed_and_its_files_stay() {
     assert_eq!(cli.json(&["folders", "list"]), serde_json::json!([]));
     assert!(root.join("One.cbz").is_file() && root.join("Three.cbz").is_file());
 }
+
+/// Writes a one-chapter EPUB at `path` whose package names its title, author and calibre series.
+fn write_epub(path: &Path, title: &str) {
+    use std::io::Write;
+    let opf = format!(
+        r#"<package xmlns="http://www.idpf.org/2007/opf" version="2.0">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:title>{title}</dc:title><dc:creator>Jane Austen</dc:creator>
+    <meta name="calibre:series" content="Novels"/><meta name="calibre:series_index" content="4"/>
+  </metadata>
+  <manifest><item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest>
+  <spine><itemref idref="c"/></spine>
+</package>"#
+    );
+    let container = r#"<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OPS/book.opf"/></rootfiles></container>"#;
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, bytes) in [
+        ("mimetype", "application/epub+zip".as_bytes()),
+        ("META-INF/container.xml", container.as_bytes()),
+        ("OPS/book.opf", opf.as_bytes()),
+        (
+            "OPS/c.xhtml",
+            b"<html><body><p>It is a truth.</p></body></html>".as_slice(),
+        ),
+    ] {
+        zip.start_file(name, stored).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn import_takes_in_files_and_folders_prints_each_book_and_reports_a_bad_file() {
+    let cli = Cli::new();
+    let files = tempfile::tempdir().unwrap();
+    let root = files.path();
+    let cbz = root.join("comics/Issue 1.cbz");
+    write_cbz(&cbz, 2);
+    write_cbz(&root.join("comics/more/.hidden.cbz"), 1);
+    std::fs::write(root.join("comics/cover.jpg"), b"not looked at").unwrap();
+    let epub = root.join("Persuasion.epub");
+    write_epub(&epub, "Persuasion");
+
+    let out = cli.ok(&[
+        "--json",
+        "import",
+        root.join("comics").to_str().unwrap(),
+        epub.to_str().unwrap(),
+    ]);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    let (comic, book) = (&lines[0], &lines[1]);
+    assert_eq!(comic["title"], "Issue 1", "{comic}");
+    assert_eq!(comic["format"], "comic", "{comic}");
+    assert_eq!(comic["already_known"], false, "{comic}");
+    assert_eq!(
+        comic["path"],
+        std::fs::canonicalize(&cbz).unwrap().to_str().unwrap()
+    );
+    assert_eq!(book["title"], "Persuasion", "{book}");
+    assert_eq!(book["format"], "epub", "{book}");
+    assert_eq!(
+        book["authors"],
+        serde_json::json!(["Jane Austen"]),
+        "{book}"
+    );
+    assert_eq!(book["series"], "Novels", "{book}");
+    assert_eq!(book["number"], "4", "{book}");
+    assert!(book["id"].is_i64() && comic["id"] != book["id"], "{out}");
+
+    // Again, with a file that is no book among them: the good one is still imported (the same
+    // book), the bad one is named on stderr, and the exit code says invalid input.
+    let bad = root.join("notes.pdf");
+    std::fs::write(&bad, "plain text").unwrap();
+    let again = cli.run(&[
+        "--json",
+        "import",
+        bad.to_str().unwrap(),
+        epub.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&again), 2);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains("notes.pdf") && stderr.contains("not a book"),
+        "{stderr}"
+    );
+    let line: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&again.stdout).trim()).unwrap();
+    assert_eq!(line["id"], book["id"]);
+    assert_eq!(line["already_known"], true);
+
+    // Reading it needs no server: its path is the file itself (a link to it).
+    let id = book["id"].as_i64().unwrap().to_string();
+    let stored = cli.ok(&["path", &id]);
+    assert_eq!(
+        std::fs::read(stored.trim()).unwrap(),
+        std::fs::read(&epub).unwrap()
+    );
+    // A missing file: not found.
+    assert_eq!(
+        code(&cli.run(&["import", root.join("nothing.cbz").to_str().unwrap()])),
+        3
+    );
+}
