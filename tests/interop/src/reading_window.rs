@@ -157,13 +157,7 @@ fn calibre_content_server_cbz_and_pdf_read_through_the_window() {
     let server = calibre_server::serve(&installed, dir, &books);
     let cli = Cli::new();
     cli.add_server("calibre", &format!("{}/opds", server.base), None);
-    let walk = support::walk(&cli, "calibre", 40);
-    let comic = only_id(&walk, "Interop Comic 01");
-    let pdf = only_id(&walk, PDF_TITLE);
-    let app = launch(&cli);
-    read_first_and_last_page(&app, comic, COMIC_PAGES);
-    read_first_and_last_page(&app, pdf, PDF_PAGES);
-    app.close().unwrap();
+    read_the_comic_and_the_pdf(&cli, "calibre", 40);
 }
 
 #[test]
@@ -178,10 +172,16 @@ fn calibre_web_cbz_and_pdf_read_through_the_window_signed_in() {
         &format!("{}/opds", server.base),
         Some(calibre_web::ADMIN),
     );
-    let walk = support::walk(&cli, "cw", 60);
+    read_the_comic_and_the_pdf(&cli, "cw", 60);
+}
+
+/// Finds the comic and the PDF of [`make_books`] on `server` (walking at most `depth`
+/// feeds), then reads each to its last page in the window.
+fn read_the_comic_and_the_pdf(cli: &Cli, server: &str, depth: usize) {
+    let walk = support::walk(cli, server, depth);
     let comic = only_id(&walk, "Interop Comic 01");
     let pdf = only_id(&walk, PDF_TITLE);
-    let app = launch(&cli);
+    let app = launch(cli);
     read_first_and_last_page(&app, comic, COMIC_PAGES);
     read_first_and_last_page(&app, pdf, PDF_PAGES);
     app.close().unwrap();
