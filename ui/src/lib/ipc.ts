@@ -30,6 +30,8 @@ import type {
   HighlightColour,
   ImportedFile,
   KosyncAccount,
+  LibraryFolder,
+  LibraryScanEvent,
   NewAnnotation,
   SeriesMarked,
   SeriesNeighbours,
@@ -38,6 +40,7 @@ import type {
   ServerAnswer,
   ServerPosition,
   ServerSeriesDefault,
+  RemovedFolder,
   Settings,
   StorageUsage,
   StoreRequest,
@@ -417,6 +420,49 @@ export function storageUsage(): Promise<StorageUsage> {
 /** The books a "books kept" setting of `booksKept` would remove now; nothing is changed. */
 export function booksRemovedIfKept(booksKept: number): Promise<BookToRemove[]> {
   return call('books_removed_if_kept', { booksKept });
+}
+
+// ---- Library folders ----
+
+/** The library folders, with their book counts and last scans. */
+export function libraryFolders(): Promise<LibraryFolder[]> {
+  return call('library_folders');
+}
+
+/** Adds a folder the reader chose; its first scan starts at once (see {@link watchLibraryFolders}). */
+export function addLibraryFolder(path: string): Promise<LibraryFolder> {
+  return call('add_library_folder', { path });
+}
+
+/** Removes a library folder: its books leave the library, its files stay where they are. */
+export function removeLibraryFolder(id: number): Promise<RemovedFolder> {
+  return call('remove_library_folder', { id });
+}
+
+/** Looks through a library folder again now. */
+export async function rescanLibraryFolder(id: number): Promise<void> {
+  await call('rescan_library_folder', { id });
+}
+
+/** Hears every scan of the library folders: its progress and its end. */
+export async function watchLibraryFolders(onevent: (event: LibraryScanEvent) => void): Promise<void> {
+  const channel = new Channel<LibraryScanEvent>();
+  channel.onmessage = onevent;
+  await call('watch_library_folders', { onEvent: channel });
+}
+
+/**
+ * The desktop's folder chooser: the folder chosen, or `null` when it was cancelled. `title` is
+ * the chooser's title, in the reader's language.
+ */
+export async function chooseFolder(title: string): Promise<string | null> {
+  try {
+    const chosen = await openFileDialog({ title, multiple: false, directory: true });
+    if (chosen === null) return null;
+    return Array.isArray(chosen) ? (chosen[0] ?? null) : chosen;
+  } catch (reason) {
+    throw toCommandError(reason);
+  }
 }
 
 // ---- Windows ----
