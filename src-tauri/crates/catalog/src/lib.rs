@@ -2,8 +2,9 @@
 //!
 //! Browsing libraries: the catalog client (polite fetches, local ids, offline copies), covers,
 //! books as the windows show them, search on the device and across servers, storage usage, "keep
-//! all offline" batches, read-ahead per series, removing a server with everything it brought, and
-//! books imported from the reader's own files (`local_books`).
+//! all offline" batches, read-ahead per series, removing a server with everything it brought,
+//! books imported from the reader's own files (`local_books`), and library folders whose books
+//! are imported and kept up to date as their files change (`library_folders`).
 //!
 //! Does not: draw anything (the front ends do), download (`carrel-engine`) or read books
 //! (`carrel-reading`). Depends on the six layers below it; nothing in the core depends on it
