@@ -13,21 +13,35 @@ import type { ActiveDownload, DownloadsView } from '../ipc';
 
 const invokeMock = vi.mocked(invoke);
 
-/** A store whose frames are run by the test. */
-function store() {
+/** A store whose frames are run by the test, telling `onLibraryChange` of a library changed. */
+function store(onLibraryChange?: () => void) {
   const frames: Array<() => void> = [];
-  const downloads = new DownloadsStore((flush) => frames.push(flush));
+  const downloads = new DownloadsStore((flush) => frames.push(flush), onLibraryChange);
   const frame = () => {
     for (const flush of frames.splice(0)) flush();
   };
   return { downloads, frame, frames };
 }
 
-/** A store started, and the channel its views come by. */
-async function started() {
-  const made = store();
+/** A store started, the channel its views come by, and `show`: a view sent and its frame run. */
+async function started(onLibraryChange?: () => void) {
+  const made = store(onLibraryChange);
   await made.downloads.start();
-  return { ...made, channel: lastChannel<DownloadsView>() };
+  const channel = lastChannel<DownloadsView>();
+  const show = (view: Partial<DownloadsView> = {}) => {
+    channel.send(downloadsView(view));
+    made.frame();
+  };
+  return { ...made, channel, show };
+}
+
+/** Every book asked about with book_details is stored; other commands answer nothing. */
+function detailsSayStored() {
+  invokeMock.mockImplementation(async (command, args) => {
+    if (command !== 'book_details') return null;
+    const id = (args as { bookId: number }).bookId;
+    return details(id, { status: status(id, 'stored') });
+  });
 }
 
 function queueOf(...ids: number[]): DownloadsView['queue'] {
@@ -85,13 +99,11 @@ describe('DownloadsStore', () => {
   });
 
   it('does not apply a view equal to the one shown', async () => {
-    const { downloads, frame, channel } = await started();
-    channel.send(downloadsView({ queue: queueOf(1) }));
-    frame();
+    const { downloads, show } = await started();
+    show({ queue: queueOf(1) });
     const shown = downloads.view;
     // The once-a-second heartbeat, unchanged.
-    channel.send(downloadsView({ queue: queueOf(1) }));
-    frame();
+    show({ queue: queueOf(1) });
     expect(downloads.applied).toBe(1);
     expect(downloads.view).toBe(shown);
   });
@@ -129,17 +141,10 @@ describe('DownloadsStore', () => {
   });
 
   it('asks for the standing of a book that left the queue', async () => {
-    const { downloads, frame } = store();
-    invokeMock.mockImplementation(async (command) => {
-      if (command === 'book_details') return details(1, { status: status(1, 'stored') });
-      return null;
-    });
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
-    channel.send(downloadsView({ queue: queueOf(1, 2) }));
-    frame();
-    channel.send(downloadsView({ queue: queueOf(2) }));
-    frame();
+    detailsSayStored();
+    const { downloads, show } = await started();
+    show({ queue: queueOf(1, 2) });
+    show({ queue: queueOf(2) });
 
     expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 1 });
     await vi.waitFor(() => expect(downloads.statusOf(1)?.state).toBe('stored'));
@@ -150,149 +155,106 @@ describe('DownloadsStore', () => {
   });
 
   it('says a book that left the queue stored is ready to read offline, and nothing of one never seen downloading', async () => {
-    const { downloads, frame } = store();
     announcer.clear();
-    invokeMock.mockImplementation(async (command, args) => {
-      const id = (args as { bookId: number }).bookId;
-      if (command === 'book_details') return details(id, { status: status(id, 'stored') });
-      return null;
-    });
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
-    channel.send(downloadsView({ queue: queueOf(1, 2) }));
-    frame();
-    channel.send(downloadsView({ queue: queueOf(2) }));
-    frame();
+    detailsSayStored();
+    const { downloads, show } = await started();
+    show({ queue: queueOf(1, 2) });
+    show({ queue: queueOf(2) });
     const title = status(1, 'stored').title;
     await vi.waitFor(() => expect(announcer.message).toBe(`${title} is ready to read offline`));
 
     announcer.clear();
-    channel.send(downloadsView({ queue: queueOf(2), stored_lately: [5] }));
-    frame();
+    show({ queue: queueOf(2), stored_lately: [5] });
     await vi.waitFor(() => expect(downloads.statusOf(5)?.state).toBe('stored'));
     expect(announcer.message).toBe('');
   });
 
   it('learns of a book stored between two views, once', async () => {
-    const { downloads, frame } = store();
-    invokeMock.mockImplementation(async (command) => {
-      if (command === 'book_details') return details(5, { status: status(5, 'stored') });
-      return null;
-    });
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
+    detailsSayStored();
+    const { downloads, show } = await started();
     // Book 5 was queued and stored before any view mentioned it.
-    channel.send(downloadsView({ queue: queueOf(2), stored_lately: [5] }));
-    frame();
+    show({ queue: queueOf(2), stored_lately: [5] });
     expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 5 });
     await vi.waitFor(() => expect(downloads.statusOf(5)?.state).toBe('stored'));
     expect(downloads.badgeOf(5, status(5)).label).toBe('On device');
     // Known as stored now: the next views do not ask again.
     invokeMock.mockClear();
-    channel.send(downloadsView({ queue: queueOf(2, 3), stored_lately: [5] }));
-    frame();
+    show({ queue: queueOf(2, 3), stored_lately: [5] });
     expect(invokeMock).not.toHaveBeenCalledWith('book_details', { bookId: 5 });
   });
 
   it('follows a one-file book by the bytes in flight', async () => {
-    const { downloads, frame } = store();
-    await downloads.start();
-    lastChannel<DownloadsView>().send(
-      downloadsView({
-        executor: { holder: 'me', this_process: true, state: 'running' },
-        active: {
-          book_id: 3,
-          title: 'Book 3',
-          kind: 'file',
-          position: 0,
-          bytes: 4_200_000,
-          total: 10_000_000,
-          rate_bytes_per_s: 1e6,
-          status: status(3, 'downloading', { total_parts: 1 }),
-          eta_s: 6,
-        },
-      }),
-    );
-    frame();
+    const { downloads, show } = await started();
+    show({
+      executor: { holder: 'me', this_process: true, state: 'running' },
+      active: {
+        book_id: 3,
+        title: 'Book 3',
+        kind: 'file',
+        position: 0,
+        bytes: 4_200_000,
+        total: 10_000_000,
+        rate_bytes_per_s: 1e6,
+        status: status(3, 'downloading', { total_parts: 1 }),
+        eta_s: 6,
+      },
+    });
     expect(downloads.activePercent).toBe(42);
     expect(downloads.badgeOf(3, status(3)).label).toBe('Downloading 42 %');
     expect(downloads.count).toBe(1);
   });
 
   it('counts and badges the book in flight, which the queue does not list', async () => {
-    const { downloads, frame, channel } = await started();
+    const { downloads, show } = await started();
     const active = { book_id: 4, title: 'Book 4', kind: 'page' as const, position: 9, bytes: 0, total: null, rate_bytes_per_s: null };
-    channel.send(
-      downloadsView({
-        active: { ...active, status: status(4, 'downloading', { stored_parts: 9, total_parts: 20 }), eta_s: 12 },
-        queue: queueOf(6).map((q) => ({ ...q, status: status(6, 'queued') })),
-      }),
-    );
-    frame();
+    show({
+      active: { ...active, status: status(4, 'downloading', { stored_parts: 9, total_parts: 20 }), eta_s: 12 },
+      queue: queueOf(6).map((q) => ({ ...q, status: status(6, 'queued') })),
+    });
     expect(downloads.count).toBe(2);
     expect(downloads.badgeOf(4, status(4)).label).toBe('Downloading 45 %');
     expect(downloads.activePercent).toBe(45);
   });
 
   it('keeps what it knew of the book in flight when the view does not say', async () => {
-    const { downloads, frame, channel } = await started();
+    const { downloads, show } = await started();
     // Waiting with 6 of 20 pages, then in flight with no status of its own.
-    channel.send(downloadsView({ queue: [{ book_id: 4, title: 'Book 4', status: status(4, 'queued', { stored_parts: 6, total_parts: 20 }), prioritary: false, eta_s: null }] }));
-    frame();
-    channel.send(
-      downloadsView({ active: { book_id: 4, title: 'Book 4', kind: 'page', position: 6, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null } as ActiveDownload }),
-    );
-    frame();
+    show({ queue: [{ book_id: 4, title: 'Book 4', status: status(4, 'queued', { stored_parts: 6, total_parts: 20 }), prioritary: false, eta_s: null }] });
+    show({ active: { book_id: 4, title: 'Book 4', kind: 'page', position: 6, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null } as ActiveDownload });
     expect(downloads.badgeOf(4, status(4)).label).toBe('Downloading 30 %');
     expect(downloads.count).toBe(1);
 
     // Nothing known at all: the catalog's status gives the parts.
-    channel.send(
-      downloadsView({ active: { book_id: 7, title: 'Book 7', kind: 'page', position: 0, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null } as ActiveDownload }),
-    );
-    frame();
+    show({ active: { book_id: 7, title: 'Book 7', kind: 'page', position: 0, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null } as ActiveDownload });
     expect(downloads.badgeOf(7, status(7, 'remote', { stored_parts: 5, total_parts: 10 })).label).toBe('Downloading 50 %');
   });
 
   it('asks for the standing of the book in flight once it is done', async () => {
-    const { downloads, frame } = store();
-    invokeMock.mockImplementation(async (command) => {
-      if (command === 'book_details') return details(4, { status: status(4, 'stored') });
-      return null;
+    detailsSayStored();
+    const { downloads, show } = await started();
+    show({
+      active: { book_id: 4, title: 'Book 4', kind: 'page', position: 9, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null, status: status(4, 'downloading', { stored_parts: 9 }) },
     });
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
-    channel.send(
-      downloadsView({
-        active: { book_id: 4, title: 'Book 4', kind: 'page', position: 9, bytes: 0, total: null, rate_bytes_per_s: null, eta_s: null, status: status(4, 'downloading', { stored_parts: 9 }) },
-      }),
-    );
-    frame();
-    channel.send(downloadsView());
-    frame();
+    show();
     expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 4 });
     await vi.waitFor(() => expect(downloads.badgeOf(4, status(4)).label).toBe('On device'));
   });
 
   it('asks about a kept book that no view mentioned, even when the view does not change', async () => {
-    const { downloads, frame } = store();
     let stored = false;
     invokeMock.mockImplementation(async (command) => {
       if (command === 'store_book') return 'queued';
       if (command === 'book_details') return details(7, { status: status(7, stored ? 'stored' : 'queued', { total_parts: 10, stored_parts: stored ? 10 : 0 }) });
       return null;
     });
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
-    channel.send(downloadsView());
-    frame();
+    const { downloads, show } = await started();
+    show();
     await downloads.keep(status(7, 'remote', { total_parts: 10 }));
     expect(downloads.badgeOf(7, status(7)).label).toBe('Queued');
 
     // Another process downloaded it between two of the once-a-second views.
     stored = true;
-    channel.send(downloadsView());
-    frame();
+    show();
     expect(invokeMock).toHaveBeenCalledWith('book_details', { bookId: 7 });
     await vi.waitFor(() => expect(downloads.badgeOf(7, status(7)).label).toBe('On device'));
     expect(downloads.applied).toBe(1);
@@ -300,8 +262,7 @@ describe('DownloadsStore', () => {
 
     // Once it is known to be stored, it is not asked about again.
     invokeMock.mockClear();
-    channel.send(downloadsView());
-    frame();
+    show();
     expect(invokeMock).not.toHaveBeenCalledWith('book_details', { bookId: 7 });
   });
 
@@ -323,10 +284,8 @@ describe('DownloadsStore', () => {
   });
 
   it('pauses and resumes everything', async () => {
-    const { downloads, frame } = store();
-    await downloads.start();
-    lastChannel<DownloadsView>().send(downloadsView());
-    frame();
+    const { downloads, show } = await started();
+    show();
     await downloads.pauseAll();
     expect(invokeMock).toHaveBeenCalledWith('pause_downloads', undefined);
     expect(downloads.paused).toBe(true);
@@ -361,37 +320,26 @@ describe('a library changed elsewhere', () => {
 
   it('is reloaded when the revision changes, not on the first view nor on an equal revision', async () => {
     const reload = vi.fn();
-    const frames: Array<() => void> = [];
-    const downloads = new DownloadsStore((flush) => frames.push(flush), reload);
-    const frame = () => {
-      for (const flush of frames.splice(0)) flush();
-    };
-    await downloads.start();
-    const channel = lastChannel<DownloadsView>();
+    const { downloads, frame, channel, show } = await started(reload);
 
-    channel.send(downloadsView({ library_revision: 'a' }));
-    frame();
+    show({ library_revision: 'a' });
     expect(reload).not.toHaveBeenCalled();
     expect(downloads.revision).toBe(0);
 
     // The downloads move on; the library does not.
-    channel.send(downloadsView({ library_revision: 'a', queue: queueOf(1) }));
-    frame();
-    channel.send(downloadsView({ library_revision: 'a', queue: queueOf(1, 2) }));
-    frame();
+    show({ library_revision: 'a', queue: queueOf(1) });
+    show({ library_revision: 'a', queue: queueOf(1, 2) });
     expect(downloads.applied).toBe(3);
     expect(reload).not.toHaveBeenCalled();
     expect(downloads.revision).toBe(0);
 
-    channel.send(downloadsView({ library_revision: 'b', queue: queueOf(1, 2) }));
-    frame();
+    show({ library_revision: 'b', queue: queueOf(1, 2) });
     expect(reload).toHaveBeenCalledTimes(1);
     expect(downloads.revision).toBe(1);
 
     // Views coalesced in one frame: one reload.
     channel.send(downloadsView({ library_revision: 'c', queue: queueOf(1, 2) }));
-    channel.send(downloadsView({ library_revision: 'd', queue: queueOf(1, 2) }));
-    frame();
+    show({ library_revision: 'd', queue: queueOf(1, 2) });
     expect(reload).toHaveBeenCalledTimes(2);
 
     // After a reset, the next view is a first one again.
