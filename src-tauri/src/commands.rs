@@ -10,6 +10,7 @@ use carrel_core::{
     catalog::download_batches::{self, BatchView},
     catalog::library_folders::{self, LibraryFolder, RemovedFolder, ScanEvent},
     catalog::library_search::{self, ServerAnswer},
+    catalog::local_books::{self, ImportMode, ImportedBook},
     catalog::storage_usage::{self, StorageUsage},
     engine::book_downloads::{self, BookStatus, StoreRequest},
     engine::downloads_view::{self, DownloadsView},
@@ -1016,6 +1017,86 @@ pub async fn close_window(window: tauri::Window) -> CommandResult<()> {
 pub async fn quit_app(app: AppHandle) -> CommandResult<()> {
     crate::background::quit(&app);
     Ok(())
+}
+
+/// Tells the calling window about the reader's own files from the desktop — a drag over it,
+/// files dropped on it, files named by `carrel PATH…` — from now on, and hands it at once the
+/// files waiting for a window (see [`crate::local_files`]).
+#[tauri::command]
+pub async fn watch_desktop_files(
+    app: AppHandle,
+    webview: Webview,
+    on_event: Channel<crate::local_files::FilesEvent>,
+) -> CommandResult<()> {
+    let files = app
+        .try_state::<Arc<crate::local_files::DesktopFiles>>()
+        .ok_or_else(|| CommandError::new(ErrorKind::Storage, "the app is still starting"))?;
+    files.listen(webview.label(), on_event);
+    Ok(())
+}
+
+/// The most files one `import_files` takes.
+pub const MAX_IMPORTED_FILES: usize = 1000;
+
+/// What became of one file given to `import_files`: its book, or why it is not one.
+#[derive(Debug, Serialize, ts_rs::TS)]
+pub struct ImportedFile {
+    /// The path as given.
+    pub path: String,
+    pub book: Option<ImportedBook>,
+    pub error: Option<CommandError>,
+}
+
+/// Makes the reader's own files (chosen with File → Open, dropped on a window or named on the
+/// command line: never a path a book or a server gave) books of this device, left where they
+/// are or, with `copy`, copied into Carrel's library. Each file gets its own answer, so one
+/// that is not a book, or is gone, leaves the others imported.
+#[tauri::command]
+pub async fn import_files(
+    app: AppHandle,
+    paths: Vec<String>,
+    copy: bool,
+) -> CommandResult<Vec<ImportedFile>> {
+    if paths.len() > MAX_IMPORTED_FILES {
+        return Err(CommandError::new(
+            ErrorKind::InvalidInput,
+            format!("at most {MAX_IMPORTED_FILES} files can be opened at once"),
+        ));
+    }
+    with_core(app, move |core| {
+        Ok(paths
+            .into_iter()
+            .map(|path| {
+                let mode = if copy {
+                    ImportMode::Copy
+                } else {
+                    ImportMode::Reference
+                };
+                let result = if std::path::Path::new(&path).is_absolute() {
+                    local_books::import(&core.store, std::path::Path::new(&path), mode)
+                        .map_err(CommandError::from)
+                } else {
+                    Err(CommandError::new(
+                        ErrorKind::InvalidInput,
+                        format!("“{path}” is not a full path to a file"),
+                    ))
+                };
+                match result {
+                    Ok(book) => ImportedFile {
+                        path,
+                        book: Some(book),
+                        error: None,
+                    },
+                    Err(error) => ImportedFile {
+                        path,
+                        book: None,
+                        error: Some(error),
+                    },
+                }
+            })
+            .collect())
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@ describe('shortcutFor', () => {
 
   it('maps N and Ctrl+N to adding a server', () => {
     expect(shortcutFor(key({ key: 'n' }))).toBe('add-server');
+    expect(shortcutFor(key({ key: 'o', ctrlKey: true }))).toBe('open-file');
+    expect(shortcutFor(key({ key: 'o' }))).toBeNull();
     expect(shortcutFor(key({ key: 'N', ctrlKey: true }))).toBe('add-server');
     expect(shortcutFor(key({ key: 'n', altKey: true }))).toBeNull();
     expect(shortcutFor(key({ key: 'N', shiftKey: true }))).toBeNull();

@@ -3,16 +3,18 @@
  * while a dialog is open.
  *
  *   N or Ctrl+N   open "Add server"
+ *   Ctrl+O        open book files from this computer (File → Open)
  *   /             focus the search box of the server being browsed
  *   Escape        go back: close the book's details, else one step up the breadcrumbs
  *   Ctrl+W        close this window (downloads left go on in the background)
  *   Ctrl+Q        quit Carrel (downloads left wait until it runs again)
  *
  * Ctrl+W and Ctrl+Q are the window's and the app's: they work while typing and in dialogs too.
+ * Ctrl+O works in the readers too, and while typing, but not while a dialog is open.
  * Arrow keys in grids are handled by the grids themselves (see gridNav.ts).
  */
 
-export type Shortcut = 'add-server' | 'search' | 'back' | 'close-window' | 'quit';
+export type Shortcut = 'add-server' | 'open-file' | 'search' | 'back' | 'close-window' | 'quit';
 
 export interface ShortcutHandlers {
   addServer: () => void;
@@ -24,6 +26,8 @@ export interface ShortcutHandlers {
   enabled: () => boolean;
   closeWindow: () => void;
   quit: () => void;
+  /** File → Open; false when it cannot be used now (a dialog is open, the library is not). */
+  openFile?: () => boolean;
 }
 
 /** True when keys pressed in `target` are text being typed. */
@@ -46,6 +50,7 @@ export function shortcutFor(event: KeyboardEvent): Shortcut | null {
   const key = event.key.toLowerCase();
   if (event.ctrlKey && !event.shiftKey && key === 'w') return 'close-window';
   if (event.ctrlKey && !event.shiftKey && key === 'q') return 'quit';
+  if (event.ctrlKey && !event.shiftKey && key === 'o') return 'open-file';
   if (key === 'n' && !event.shiftKey) return 'add-server';
   return null;
 }
@@ -59,6 +64,10 @@ export function installShortcuts(target: Window, handlers: ShortcutHandlers): ()
       event.preventDefault();
       if (shortcut === 'close-window') handlers.closeWindow();
       else handlers.quit();
+      return;
+    }
+    if (shortcut === 'open-file') {
+      if (handlers.openFile?.()) event.preventDefault();
       return;
     }
     if (!handlers.enabled() || isTyping(event.target)) return;

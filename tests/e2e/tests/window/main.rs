@@ -18,6 +18,8 @@
 //! - `languages`: the window in the system's language from its first paint, and the
 //!   pseudo-language's longer texts never cut off.
 //! - `library`: servers, browsing, details, downloads, settings, search, offline.
+//! - `local_files`: the reader's own files — a drop on the window, `carrel FILE` handed to the
+//!   running app, the books kept after a restart.
 //! - `downloads`: what the Downloads page and Home say — pausing, batches that end, finished
 //!   downloads, an EPUB's place.
 //! - `reader`: the comic reader (streamed pages, archives, PDFs, other formats).
@@ -41,6 +43,7 @@ mod epub;
 mod first_use;
 mod languages;
 mod library;
+mod local_files;
 mod notifications;
 mod pdf_depth;
 mod reader;
