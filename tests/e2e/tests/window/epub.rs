@@ -655,21 +655,24 @@ fn three_chapter_book() -> Vec<u8> {
         </ol></nav></body></html>\n";
     let css = ".calibre { display: block; margin: 0 5pt; padding: 0; }\n\
         .chapter { page-break-before: always; }\n";
-    let chapter = |title: &str, heading_class: &str, extra: &str| {
+    let chapter = |title: &str, heading_class: &str, extra: &str, end: &str| {
         format!(
-            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" xmlns:epub=\"http://www.idpf.org/2007/ops\">\
              <head><title>{title}</title><link rel=\"stylesheet\" type=\"text/css\" href=\"style.css\"/></head>\
-             <body class=\"calibre\"><h1 class=\"{heading_class}\">Chapter {title}</h1>{extra}{}</body></html>\n",
+             <body class=\"calibre\"><h1 class=\"{heading_class}\">Chapter {title}</h1>{extra}{}{end}</body></html>\n",
             paragraphs(&format!("Chapter {title}"), 40)
         )
     };
+    // Chapter one has a footnote: its reference near the top, the note itself at the end.
     let one = chapter(
         "One",
         "",
-        "<p>Skip ahead: <a id=\"jump\" href=\"three.xhtml\">to chapter three</a>.</p>",
+        "<p>Skip ahead: <a id=\"jump\" href=\"three.xhtml\">to chapter three</a>.</p>\
+         <p>A claim worth a source<a id=\"noteref\" epub:type=\"noteref\" href=\"#note1\">1</a>.</p>",
+        "<aside id=\"note1\" epub:type=\"footnote\"><p>The footnote's own words.</p></aside>",
     );
-    let two = chapter("Two", "chapter", "");
-    let three = chapter("Three", "", "");
+    let two = chapter("Two", "chapter", "", "");
+    let three = chapter("Three", "", "", "");
     let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options =
         zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
@@ -1106,12 +1109,212 @@ fn ctrl_f_finds_every_place_of_a_word_in_the_book() {
         sel("epub-search-hit")
     ))
     .unwrap();
+    // The place shown is filled in a colour of its own; the others are only outlined.
+    assert_eq!(search_marks(&app, "[fill=\"#f97316\"]"), 1);
+    assert!(search_marks(&app, "[fill=\"none\"]") > 1);
+    save_docs_screenshot(&app, "epub-search.png").unwrap();
     field.send_keys("\u{E00C}").unwrap(); // Esc
     app.wait_for_hidden(&sel("epub-search")).unwrap();
     app.wait_until("back where the reader was", default_timeout(), |_| {
         Ok((shown_cfi(&app) == before).then_some(()))
     })
     .unwrap();
+    app.close().unwrap();
+    server.stop();
+}
+
+/// How many of the overlayer's drawings on the pages shown match `selector` (once there is one).
+fn search_marks(app: &App, selector: &str) -> u64 {
+    app.wait_until(
+        &format!("the search marks {selector}"),
+        default_timeout(),
+        |_| {
+            let count = app.execute(
+                "const view = document.querySelector('foliate-view');
+                 let n = 0;
+                 for (const c of view.renderer.getContents())
+                   if (c.overlayer && c.overlayer.element) n += c.overlayer.element.querySelectorAll('g' + arguments[0]).length;
+                 return n;",
+                vec![json!(selector)],
+            )?;
+            Ok(count.as_u64().filter(|n| *n > 0))
+        },
+    )
+    .unwrap()
+}
+
+/// A note reference in the text opens its note over the page, and the page stays where it was.
+#[test]
+fn a_footnote_link_opens_the_note_in_a_popup() {
+    let (_case, server, app) = open_three_chapters();
+    let before = shown_cfi(&app);
+    app.execute(
+        "const view = document.querySelector('foliate-view');
+         const doc = view.renderer.getContents()[0].doc;
+         doc.getElementById('noteref').click();",
+        vec![],
+    )
+    .unwrap();
+    app.wait_for_displayed(&sel("epub-footnote")).unwrap();
+    // The note is drawn by a view of its own inside the popup: its text is the note's alone.
+    let note = app
+        .wait_until("the note's text in the popup", default_timeout(), |_| {
+            let text = app.execute(
+                "const view = document.querySelector('[data-testid=\"epub-footnote\"] foliate-view');
+                 const contents = view && view.renderer && view.renderer.getContents ? view.renderer.getContents() : [];
+                 const doc = contents[0] && contents[0].doc;
+                 return doc && doc.body ? doc.body.textContent : '';",
+                vec![],
+            )?;
+            let text = text.as_str().unwrap_or_default().to_string();
+            Ok(text.contains("The footnote's own words").then_some(text))
+        })
+        .unwrap();
+    assert!(!note.contains("Chapter One, paragraph"), "{note}");
+    // The note is at the chapter's end: the book's own view (after the popup's in the page)
+    // stays where it was.
+    let after = app
+        .execute(
+            "return document.querySelector('[data-testid=\"epub-stage\"] foliate-view').lastLocation.cfi;",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(
+        after.as_str(),
+        Some(before.as_str()),
+        "the page did not move to the note"
+    );
+    app.find(&sel("epub-footnote-close"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_hidden(&sel("epub-footnote")).unwrap();
+    app.close().unwrap();
+    server.stop();
+}
+
+/// Selects `words` in the first paragraph shown that has them, as a drag would, and lets the
+/// reader know (the highlight popover opens).
+fn select_in_section(app: &App, words: &str) {
+    app.execute(
+        "const view = document.querySelector('foliate-view');
+         const doc = view.renderer.getContents()[0].doc;
+         const words = arguments[0];
+         const p = [...doc.querySelectorAll('p')].find((p) => p.textContent.includes(words));
+         const text = p.firstChild;
+         const start = text.textContent.indexOf(words);
+         const range = doc.createRange();
+         range.setStart(text, start);
+         range.setEnd(text, start + words.length);
+         const selection = doc.getSelection();
+         selection.removeAllRanges();
+         selection.addRange(range);
+         doc.dispatchEvent(new PointerEvent('pointerup', { bubbles: true }));",
+        vec![json!(words)],
+    )
+    .unwrap();
+}
+
+/// Bookmarks and highlights are the book's, not its file's: removed from the device and
+/// downloaded again, the book still has them, listed, and in the Markdown export.
+#[test]
+fn a_bookmark_and_a_highlight_survive_removing_the_book_and_downloading_it_again() {
+    let (_case, server, app) = open_three_chapters();
+    let id: i64 = app
+        .find(&sel("epub-reader"))
+        .unwrap()
+        .attribute("data-book-id")
+        .unwrap()
+        .unwrap()
+        .parse()
+        .unwrap();
+    app.command(
+        "POST",
+        "/actions",
+        Some(
+            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": "\u{E009}" },
+            { "type": "keyDown", "value": "d" },
+            { "type": "keyUp", "value": "d" },
+            { "type": "keyUp", "value": "\u{E009}" },
+        ] }] }),
+        ),
+        "press Ctrl+D",
+    )
+    .unwrap();
+    app.wait_for_displayed(&format!("{}[aria-pressed=\"true\"]", sel("epub-bookmark")))
+        .unwrap();
+    select_in_section(&app, "paragraph 2");
+    app.wait_for_displayed(&sel("epub-highlight-popover"))
+        .unwrap();
+    app.find(&sel("epub-highlight-add-note"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("epub-highlight-note"))
+        .unwrap()
+        .send_keys("Kept by the book")
+        .unwrap();
+    app.find(&sel("epub-highlight-blue"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_until("both kept", default_timeout(), |_| {
+        let answer = invoke(&app, "list_annotations", json!({ "bookId": id }));
+        let list = answer["ok"].as_array().cloned().unwrap_or_default();
+        Ok((list.len() == 2).then_some(()))
+    })
+    .unwrap();
+    app.find(&sel("epub-back")).unwrap().click().unwrap();
+    app.wait_for_hidden(&sel("epub-reader")).unwrap();
+
+    // Removed from the device: its file is gone, its annotations are not.
+    let answer = invoke(&app, "remove_book", json!({ "bookId": id }));
+    assert!(answer.get("err").is_none(), "{answer}");
+    let file_hits = server.stats().hits("/books/1/file");
+    // Read again: downloaded again, and the bookmark and the highlight are there.
+    open_reader(&app, id);
+    assert!(
+        server.stats().hits("/books/1/file") > file_hits,
+        "the book was downloaded again"
+    );
+    app.find(&sel("epub-annotations-toggle"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("epub-annotations")).unwrap();
+    let kinds: Vec<String> = app
+        .find_all(&sel("epub-annotation"))
+        .unwrap()
+        .iter()
+        .map(|a| a.attribute("data-kind").unwrap().unwrap_or_default())
+        .collect();
+    let mut sorted = kinds.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["bookmark", "highlight"], "{kinds:?}");
+    let note = app
+        .wait_for_displayed(&format!(
+            "{} {}",
+            sel("epub-annotations"),
+            sel("epub-annotation-note")
+        ))
+        .unwrap();
+    assert_eq!(note.text().unwrap(), "Kept by the book");
+    app.find(&sel("epub-export-markdown"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("epub-export-text")).unwrap();
+    let markdown = app
+        .execute(
+            "return document.querySelector('[data-testid=\"epub-export-text\"]').value;",
+            vec![],
+        )
+        .unwrap();
+    let markdown = markdown.as_str().unwrap();
+    assert!(markdown.contains("paragraph 2"), "{markdown}");
+    assert!(markdown.contains("Kept by the book"), "{markdown}");
+    save_docs_screenshot(&app, "epub-highlights.png").unwrap();
     app.close().unwrap();
     server.stop();
 }

@@ -71,12 +71,14 @@ fn ctrl(app: &App, key: &str) {
     app.command(
         "POST",
         "/actions",
-        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+        Some(
+            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
             { "type": "keyDown", "value": "\u{E009}" },
             { "type": "keyDown", "value": key },
             { "type": "keyUp", "value": key },
             { "type": "keyUp", "value": "\u{E009}" },
-        ] }] })),
+        ] }] }),
+        ),
         "press a Ctrl chord",
     )
     .unwrap();
@@ -166,11 +168,8 @@ fn ctrl_f_finds_every_page_of_a_word_in_a_pdf_and_enter_moves_between_them() {
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
         .unwrap();
     assert_eq!(current_mark_page(&app), 1);
-    app.wait_for_displayed(&format!(
-        "{}[aria-current=\"true\"]",
-        sel("pdf-search-hit")
-    ))
-    .unwrap();
+    app.wait_for_displayed(&format!("{}[aria-current=\"true\"]", sel("pdf-search-hit")))
+        .unwrap();
 
     // Esc: the search closes and the reader is back on page 3, nothing marked.
     field.send_keys("\u{E00C}").unwrap();
@@ -300,10 +299,13 @@ fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
     press(&app, &["\u{E011}"]); // Home: page 1
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
         .unwrap();
-    app.find(&format!("{}[data-kind=\"bookmark\"] button", sel("pdf-annotation")))
-        .unwrap()
-        .click()
-        .unwrap();
+    app.find(&format!(
+        "{}[data-kind=\"bookmark\"] button",
+        sel("pdf-annotation")
+    ))
+    .unwrap()
+    .click()
+    .unwrap();
     app.wait_for_text(&sel("page-indicator"), "Page 2 of 6")
         .unwrap();
     app.close().unwrap();
