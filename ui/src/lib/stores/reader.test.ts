@@ -36,6 +36,20 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+
+/** Opens comic 12 (the backend answering `more` too) while the server's position is still on
+ * its way; the returned function gives it. */
+async function openedBeforeTheServerAnswers(more: Parameters<typeof backend>[0] = {}): Promise<(position: unknown) => void> {
+  let answer!: (position: unknown) => void;
+  backend({
+    book_details: comic,
+    open_book: null,
+    ...more,
+    take_server_position: () => new Promise((resolve) => (answer = resolve)),
+  });
+  await reader.open(12);
+  return answer;
+}
 describe('opening', () => {
   it('starts at the last position, starts the download there and shows the reader', async () => {
     router.go({ view: 'server', serverId: 3 });
@@ -55,13 +69,7 @@ describe('opening', () => {
   });
 
   it("moves to the server's newer page read on another device, and downloads from there", async () => {
-    let answer!: (position: unknown) => void;
-    backend({
-      book_details: comic,
-      open_book: null,
-      take_server_position: () => new Promise((resolve) => (answer = resolve)),
-    });
-    await reader.open(12);
+    const answer = await openedBeforeTheServerAnswers();
     expect(reader.index).toBe(40); // shown at once, without waiting for the server
     answer({ page: 52, progression: 52 / 60, cfi: null, modified_ms: 1, source: 'progression' });
     await vi.waitFor(() => expect(reader.index).toBe(52));
@@ -70,13 +78,7 @@ describe('opening', () => {
   });
 
   it("keeps the reader's page when the reader zoomed in before the server answered", async () => {
-    let answer!: (position: unknown) => void;
-    backend({
-      book_details: comic,
-      open_book: null,
-      take_server_position: () => new Promise((resolve) => (answer = resolve)),
-    });
-    await reader.open(12);
+    const answer = await openedBeforeTheServerAnswers();
     reader.setZoom(2);
     answer({ page: 52, progression: null, cfi: null, modified_ms: 1, source: 'progression' });
     await Promise.resolve();
@@ -86,14 +88,7 @@ describe('opening', () => {
   });
 
   it("keeps the reader's own page when a page was turned before the server answered", async () => {
-    let answer!: (position: unknown) => void;
-    backend({
-      book_details: comic,
-      open_book: null,
-      save_position: null,
-      take_server_position: () => new Promise((resolve) => (answer = resolve)),
-    });
-    await reader.open(12);
+    const answer = await openedBeforeTheServerAnswers({ save_position: null });
     reader.next();
     answer({ page: 52, progression: null, cfi: null, modified_ms: 1, source: 'read_progress' });
     await Promise.resolve();
@@ -496,27 +491,38 @@ describe('keys and click zones', () => {
   });
 });
 
+/** The backend of comic `id`, kept as one archive whose pages are not counted yet: its
+ * open_comic answers as `openComic` does at each attempt (the first is 1); `asked` counts them. */
+function archiveComic(id: number, openComic: (attempt: number) => unknown): { asked: number } {
+  const opens = { asked: 0 };
+  invokeMock.mockImplementation(async (command) => {
+    if (command === 'book_details') return details(id, { page_count: null, archive_comic: true, last_page: null });
+    if (command === 'open_book') return null;
+    if (command === 'open_comic') return openComic(++opens.asked);
+    if (command === 'take_server_position') return null;
+    throw `unexpected ${command}`;
+  });
+  return opens;
+}
+
+/** What open_comic answers for comic `id` of `pageCount` pages, its archive saying nothing more. */
+function comicOpened(id: number, pageCount: number, rightToLeft: boolean) {
+  return { book_id: id, page_count: pageCount, right_to_left: rightToLeft, info: { title: null, series: null, number: null, page_count: null, right_to_left: rightToLeft } };
+}
+
 describe('comics kept as one archive', () => {
   beforeEach(() => {
     localStorage.clear();
   });
 
   it('wait for the file, then take their page count and direction from the archive', async () => {
-    let asked = 0;
-    invokeMock.mockImplementation(async (command) => {
-      if (command === 'book_details') return details(21, { page_count: null, archive_comic: true, last_page: null });
-      if (command === 'open_book') return null;
-      if (command === 'open_comic') {
-        asked += 1;
-        // The kind says "not here yet", whatever the message.
-        if (asked < 3) throw { kind: 'not_downloaded', message: 'the comic is still on its way' };
-        return { book_id: 21, page_count: 30, right_to_left: true, info: { title: null, series: null, number: null, page_count: null, right_to_left: true } };
-      }
-      if (command === 'take_server_position') return null;
-      throw `unexpected ${command}`;
+    const opens = archiveComic(21, (attempt) => {
+      // The kind says "not here yet", whatever the message.
+      if (attempt < 3) throw { kind: 'not_downloaded', message: 'the comic is still on its way' };
+      return comicOpened(21, 30, true);
     });
     await reader.open(21);
-    expect(asked).toBe(3);
+    expect(opens.asked).toBe(3);
     expect(reader.phase).toBe('ready');
     expect(reader.pageCount).toBe(30);
     expect(reader.direction).toBe('rtl');
@@ -525,12 +531,7 @@ describe('comics kept as one archive', () => {
   });
 
   it('are opened again at their last page when asked for the end before their pages were counted', async () => {
-    invokeMock.mockImplementation(async (command) => {
-      if (command === 'book_details') return details(23, { page_count: null, archive_comic: true, last_page: null });
-      if (command === 'open_book') return null;
-      if (command === 'open_comic') return { book_id: 23, page_count: 12, right_to_left: false, info: { title: null, series: null, number: null, page_count: null, right_to_left: false } };
-      throw `unexpected ${command}`;
-    });
+    archiveComic(23, () => comicOpened(23, 12, false));
     await reader.open(23, 'end');
     expect(reader.index).toBe(11);
     const opened = invokeMock.mock.calls.filter(([command]) => command === 'open_book').map(([, args]) => args);
@@ -538,11 +539,8 @@ describe('comics kept as one archive', () => {
   });
 
   it('say why when the file cannot come', async () => {
-    invokeMock.mockImplementation(async (command) => {
-      if (command === 'book_details') return details(22, { page_count: null, archive_comic: true });
-      if (command === 'open_book') return null;
-      if (command === 'open_comic') throw { kind: 'server', message: 'the page could not be downloaded: 404 not found' };
-      throw `unexpected ${command}`;
+    archiveComic(22, () => {
+      throw { kind: 'server', message: 'the page could not be downloaded: 404 not found' };
     });
     await reader.open(22);
     expect(reader.phase).toBe('error');
@@ -556,19 +554,11 @@ describe('books not on the device yet', () => {
   });
 
   it('does not wait for a comic archive that fails for another reason, whatever its message says', async () => {
-    let asked = 0;
-    invokeMock.mockImplementation(async (command) => {
-      if (command === 'book_details') return details(22, { page_count: null, archive_comic: true, last_page: null });
-      if (command === 'open_book') return null;
-      if (command === 'open_comic') {
-        asked += 1;
-        throw { kind: 'server', message: 'offline-not-downloaded' };
-      }
-      if (command === 'take_server_position') return null;
-      throw `unexpected ${command}`;
+    const opens = archiveComic(22, () => {
+      throw { kind: 'server', message: 'offline-not-downloaded' };
     });
     await reader.open(22);
-    expect(asked).toBe(1);
+    expect(opens.asked).toBe(1);
     expect(reader.phase).toBe('error');
     expect(reader.error).toEqual({ kind: 'server', message: 'offline-not-downloaded' });
   });
