@@ -111,28 +111,33 @@ impl Client {
         request(&self.agent, method, &url, body, name)
     }
 
+    /// A GET of this session whose reply is a string.
+    fn get_string(&self, path: &str, name: &str) -> Result<String> {
+        string(self.command("GET", path, None, name)?, name)
+    }
+
     // ---- finding elements --------------------------------------------------------------
 
     /// The first element matching the CSS `selector`; a `no such element` error when none does.
     pub fn find(&self, selector: &str) -> Result<Element<'_>> {
-        let value = self.command(
-            "POST",
-            "/element",
-            Some(css(selector)),
-            &format!("find {selector}"),
-        )?;
+        let value = self.locate("/element", selector, "find")?;
         Element::from_reply(self, selector, &value)
     }
 
     /// Every element matching `selector`, in document order (maybe none).
     pub fn find_all(&self, selector: &str) -> Result<Vec<Element<'_>>> {
-        let value = self.command(
-            "POST",
-            "/elements",
-            Some(css(selector)),
-            &format!("find all {selector}"),
-        )?;
+        let value = self.locate("/elements", selector, "find all")?;
         elements_from_reply(self, selector, &value)
+    }
+
+    /// The reply to a search of the document (`/element` or `/elements`) for `selector`.
+    fn locate(&self, path: &str, selector: &str, name: &str) -> Result<Value> {
+        self.command(
+            "POST",
+            path,
+            Some(css(selector)),
+            &format!("{name} {selector}"),
+        )
     }
 
     /// The first element matching `selector`, or `None`.
@@ -292,26 +297,17 @@ impl Client {
 
     /// The document's title.
     pub fn title(&self) -> Result<String> {
-        string(
-            self.command("GET", "/title", None, "get title")?,
-            "get title",
-        )
+        self.get_string("/title", "get title")
     }
 
     /// The document's URL.
     pub fn url(&self) -> Result<String> {
-        string(
-            self.command("GET", "/url", None, "get current url")?,
-            "get current url",
-        )
+        self.get_string("/url", "get current url")
     }
 
     /// The serialised DOM.
     pub fn page_source(&self) -> Result<String> {
-        string(
-            self.command("GET", "/source", None, "get page source")?,
-            "get page source",
-        )
+        self.get_string("/source", "get page source")
     }
 
     // ---- the window --------------------------------------------------------------------
@@ -431,6 +427,11 @@ impl<'c> Element<'c> {
         )
     }
 
+    /// A GET of this element whose reply is true or false.
+    fn get_bool(&self, what: &str, name: &str) -> Result<bool> {
+        boolean(self.command("GET", what, None, name)?, name)
+    }
+
     pub fn click(&self) -> Result<()> {
         self.command("POST", "/click", Some(json!({})), "click")
             .map(drop)
@@ -513,17 +514,11 @@ impl<'c> Element<'c> {
 
     /// W3C "Is Element Displayed" (WebKitWebDriver's heuristic; see the module doc).
     pub fn is_displayed(&self) -> Result<bool> {
-        boolean(
-            self.command("GET", "/displayed", None, "is displayed")?,
-            "is displayed",
-        )
+        self.get_bool("/displayed", "is displayed")
     }
 
     pub fn is_enabled(&self) -> Result<bool> {
-        boolean(
-            self.command("GET", "/enabled", None, "is enabled")?,
-            "is enabled",
-        )
+        self.get_bool("/enabled", "is enabled")
     }
 
     /// The first descendant matching `selector`.
