@@ -18,6 +18,8 @@
 //! - `languages`: the window in the system's language from its first paint, and the
 //!   pseudo-language's longer texts never cut off.
 //! - `library`: servers, browsing, details, downloads, settings, search, offline.
+//! - `library_folders`: a library folder added in Settings, and a comic dropped into it joining
+//!   Books on this device through the watcher.
 //! - `local_files`: the reader's own files — a drop on the window, `carrel FILE` handed to the
 //!   running app, the books kept after a restart.
 //! - `downloads`: what the Downloads page and Home say — pausing, batches that end, finished
@@ -43,6 +45,7 @@ mod epub;
 mod first_use;
 mod languages;
 mod library;
+mod library_folders;
 mod local_files;
 mod notifications;
 mod pdf_depth;
