@@ -194,3 +194,42 @@ format-ago-date = am { $date }
 ## Errors without a message of their own
 
 error-unknown = in Carrel ist etwas schiefgelaufen
+
+## Books on this device: sorting and filtering
+
+on-device-count-filtered = { $shown } von { $total }
+on-device-filter-label = Bücher auf diesem Gerät filtern
+on-device-filter-placeholder = Titel, Autor oder Reihe
+on-device-sort-label = Sortieren nach
+on-device-sort-title = Titel
+on-device-sort-series = Reihe und Nummer
+on-device-sort-author = Autor
+on-device-sort-added = Hinzugefügt am
+on-device-sort-last-read = Zuletzt gelesen
+on-device-order-ascending = Aufsteigend
+on-device-order-descending = Absteigend
+on-device-order-switch = Reihenfolge umkehren
+on-device-format-label = Format
+on-device-format-all = Alle Formate
+on-device-format-comic = Comics
+on-device-format-epub = EPUB
+on-device-format-pdf = PDF
+on-device-read-label = Lesestand
+on-device-read-all = Alle
+on-device-read-unread = Ungelesen
+on-device-read-in-progress = Begonnen
+on-device-read-read = Gelesen
+on-device-source-label = Quelle
+on-device-source-all = Alle Quellen
+on-device-source-device = Dieses Gerät
+on-device-group-series = Nach Reihe gruppieren
+on-device-no-series = Keine Reihe
+on-device-no-match-title = Kein Buch passt
+on-device-no-match-message = Kein Buch auf diesem Gerät passt zu diesen Filtern.
+on-device-clear-filters = Filter zurücksetzen
+
+## A feed's facets (the server's orders and filters)
+
+browse-facet-group = Ansicht
+browse-facet-count = { $title } ({ $count })
+browse-facet-none = Auswählen…

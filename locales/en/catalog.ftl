@@ -194,3 +194,42 @@ format-ago-date = on { $date }
 ## Errors without a message of their own
 
 error-unknown = something went wrong inside Carrel
+
+## Books on this device: sorting and filtering
+
+on-device-count-filtered = { $shown } of { $total }
+on-device-filter-label = Filter the books on this device
+on-device-filter-placeholder = Title, author or series
+on-device-sort-label = Sort by
+on-device-sort-title = Title
+on-device-sort-series = Series and number
+on-device-sort-author = Author
+on-device-sort-added = Date added
+on-device-sort-last-read = Last read
+on-device-order-ascending = Ascending
+on-device-order-descending = Descending
+on-device-order-switch = Reverse the order
+on-device-format-label = Format
+on-device-format-all = All formats
+on-device-format-comic = Comics
+on-device-format-epub = EPUB
+on-device-format-pdf = PDF
+on-device-read-label = Reading
+on-device-read-all = All
+on-device-read-unread = Unread
+on-device-read-in-progress = In progress
+on-device-read-read = Read
+on-device-source-label = Source
+on-device-source-all = All sources
+on-device-source-device = This device
+on-device-group-series = Group by series
+on-device-no-series = No series
+on-device-no-match-title = No book matches
+on-device-no-match-message = No book on this device matches these filters.
+on-device-clear-filters = Clear the filters
+
+## A feed's facets (the server's orders and filters)
+
+browse-facet-group = View
+browse-facet-count = { $title } ({ $count })
+browse-facet-none = Choose…

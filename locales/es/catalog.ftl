@@ -202,3 +202,42 @@ format-ago-date = el { $date }
 ## Errors without a message of their own
 
 error-unknown = algo ha fallado dentro de Carrel
+
+## Books on this device: sorting and filtering
+
+on-device-count-filtered = { $shown } de { $total }
+on-device-filter-label = Filtrar los libros de este dispositivo
+on-device-filter-placeholder = Título, autor o serie
+on-device-sort-label = Ordenar por
+on-device-sort-title = Título
+on-device-sort-series = Serie y número
+on-device-sort-author = Autor
+on-device-sort-added = Fecha de incorporación
+on-device-sort-last-read = Última lectura
+on-device-order-ascending = Ascendente
+on-device-order-descending = Descendente
+on-device-order-switch = Invertir el orden
+on-device-format-label = Formato
+on-device-format-all = Todos los formatos
+on-device-format-comic = Cómics
+on-device-format-epub = EPUB
+on-device-format-pdf = PDF
+on-device-read-label = Lectura
+on-device-read-all = Todos
+on-device-read-unread = Sin leer
+on-device-read-in-progress = En curso
+on-device-read-read = Leídos
+on-device-source-label = Origen
+on-device-source-all = Todos los orígenes
+on-device-source-device = Este dispositivo
+on-device-group-series = Agrupar por serie
+on-device-no-series = Sin serie
+on-device-no-match-title = Ningún libro coincide
+on-device-no-match-message = Ningún libro de este dispositivo coincide con estos filtros.
+on-device-clear-filters = Quitar los filtros
+
+## A feed's facets (the server's orders and filters)
+
+browse-facet-group = Vista
+browse-facet-count = { $title } ({ $count })
+browse-facet-none = Elegir…

@@ -206,3 +206,42 @@ format-ago-date = le { $date }
 ## Errors without a message of their own
 
 error-unknown = un problème est survenu dans Carrel
+
+## Books on this device: sorting and filtering
+
+on-device-count-filtered = { $shown } sur { $total }
+on-device-filter-label = Filtrer les livres de cet appareil
+on-device-filter-placeholder = Titre, auteur ou série
+on-device-sort-label = Trier par
+on-device-sort-title = Titre
+on-device-sort-series = Série et numéro
+on-device-sort-author = Auteur
+on-device-sort-added = Date d’ajout
+on-device-sort-last-read = Dernière lecture
+on-device-order-ascending = Croissant
+on-device-order-descending = Décroissant
+on-device-order-switch = Inverser l’ordre
+on-device-format-label = Format
+on-device-format-all = Tous les formats
+on-device-format-comic = Bandes dessinées
+on-device-format-epub = EPUB
+on-device-format-pdf = PDF
+on-device-read-label = Lecture
+on-device-read-all = Tous
+on-device-read-unread = Non lus
+on-device-read-in-progress = En cours
+on-device-read-read = Lus
+on-device-source-label = Source
+on-device-source-all = Toutes les sources
+on-device-source-device = Cet appareil
+on-device-group-series = Grouper par série
+on-device-no-series = Sans série
+on-device-no-match-title = Aucun livre ne correspond
+on-device-no-match-message = Aucun livre de cet appareil ne correspond à ces filtres.
+on-device-clear-filters = Effacer les filtres
+
+## A feed's facets (the server's orders and filters)
+
+browse-facet-group = Affichage
+browse-facet-count = { $title } ({ $count })
+browse-facet-none = Choisir…

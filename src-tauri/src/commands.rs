@@ -7,12 +7,13 @@ use std::sync::Arc;
 use carrel_core::{
     catalog::book_view::{self, BookDetails},
     catalog::client::{CatalogClient, CatalogView},
+    catalog::device_library::{self, DeviceLibrary, DeviceLibraryQuery},
     catalog::download_batches::{self, BatchView},
     catalog::library_folders::{self, LibraryFolder, RemovedFolder, ScanEvent},
     catalog::library_search::{self, ServerAnswer},
     catalog::local_books::{self, ImportMode, ImportedBook},
     catalog::storage_usage::{self, StorageUsage},
-    engine::book_downloads::{self, BookStatus, StoreRequest},
+    engine::book_downloads::{self, StoreRequest},
     engine::downloads_view::{self, DownloadsView},
     engine::executor,
     foundation::store::Store,
@@ -853,9 +854,17 @@ pub async fn retry_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
     .await
 }
 
+/// The books on this device, sorted and filtered as `query` says (everything by title when
+/// it says nothing).
 #[tauri::command]
-pub async fn list_on_device(app: AppHandle) -> CommandResult<Vec<BookStatus>> {
-    with_store(app, book_view::on_device).await
+pub async fn list_on_device(
+    app: AppHandle,
+    query: Option<DeviceLibraryQuery>,
+) -> CommandResult<DeviceLibrary> {
+    with_store(app, move |store| {
+        device_library::query(store, &query.unwrap_or_default())
+    })
+    .await
 }
 
 #[tauri::command]

@@ -17,16 +17,14 @@ use carrel_core::{
     catalog::{
         book_view::BookDetails,
         client::CatalogView,
+        device_library::{DeviceLibrary, DeviceLibraryQuery},
         download_batches::BatchView,
         library_folders::{LibraryFolder, RemovedFolder, ScanEvent},
         library_search::ServerAnswer,
         series_read_ahead,
         storage_usage::StorageUsage,
     },
-    engine::{
-        book_downloads::{BookStatus, StoreRequest},
-        downloads_view::DownloadsView,
-    },
+    engine::{book_downloads::StoreRequest, downloads_view::DownloadsView},
     library::{servers::Server, settings::Settings},
     reading::position_sync::ServerPosition,
     reading::{
@@ -229,7 +227,10 @@ pub fn commands() -> Vec<Command> {
         ),
         command::<()>("remove_book", vec![arg::<Id>("book_id")]),
         command::<()>("retry_book", vec![arg::<Id>("book_id")]),
-        command::<Vec<BookStatus>>("list_on_device", vec![]),
+        command::<DeviceLibrary>(
+            "list_on_device",
+            vec![arg::<Option<DeviceLibraryQuery>>("query")],
+        ),
         command::<Vec<BookDetails>>("list_continue_reading", vec![arg::<Option<u32>>("limit")]),
         command::<DownloadsView>("list_downloads", vec![]),
         command::<()>(

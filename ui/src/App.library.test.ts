@@ -6,7 +6,7 @@ vi.mock('@tauri-apps/api/core', () => import('./test/tauri'));
 
 import { invoke } from '@tauri-apps/api/core';
 import App from './App.svelte';
-import { book, details, downloadsView, feed, nav, okStatus, server, status } from './test/fixtures';
+import { book, details, deviceBook, deviceLibrary, downloadsView, feed, nav, okStatus, server, status } from './test/fixtures';
 import { lastChannel } from './test/tauri';
 import { resetStores } from './test/stores';
 import { downloads } from './lib/stores/downloads.svelte';
@@ -43,7 +43,7 @@ function library({ servers = [attic], feeds = {}, searches = {}, extra = {} }: L
       case 'list_continue_reading':
         return [];
       case 'list_on_device':
-        return [];
+        return deviceLibrary([]);
       case 'browse_catalog': {
         const found = feeds[(a.feedUrl as string | undefined) ?? ''];
         if (!found) throw { kind: 'not_found', message: `no feed at ${a.feedUrl}` };
@@ -145,6 +145,34 @@ describe('browsing a server', () => {
     await waitFor(() => expect(screen.getAllByTestId('catalog-book')).toHaveLength(3));
     expect(screen.queryByTestId('load-more')).toBeNull();
     expect(screen.getByTestId('browse-count').textContent).toBe('3 books');
+  });
+
+  it("shows the feed's facets as a bar, the view shown chosen, and opens another view in its place", async () => {
+    const orders = (active: 'name' | 'date') => [
+      {
+        title: 'Order By',
+        facets: [
+          { title: 'Name', href: '/opds?order=name', active: active === 'name', count: null },
+          { title: 'Date', href: '/opds?order=date', active: active === 'date', count: null },
+        ],
+      },
+    ];
+    library({
+      feeds: {
+        '': feed([book(1), book(2)], { facets: orders('name') }),
+        '/opds?order=date': feed([book(2), book(1)], { facets: orders('date') }),
+      },
+    });
+    const user = await openAttic();
+    const bar = await screen.findByTestId('facet-bar');
+    const pressed = () => within(screen.getByTestId('facet-bar')).getAllByTestId('facet').map((f) => f.getAttribute('aria-pressed'));
+    expect(within(bar).getByRole('group', { name: 'Order By' })).toBeTruthy();
+    expect(pressed()).toEqual(['true', 'false']);
+    await user.click(within(bar).getByText('Date'));
+    await waitFor(() => expect(pressed()).toEqual(['false', 'true']));
+    expect(invokeMock).toHaveBeenCalledWith('browse_catalog', { serverId: 1, feedUrl: '/opds?order=date' });
+    expect(screen.getAllByTestId('catalog-book').map((b) => b.dataset.bookId)).toEqual(['2', '1']);
+    expect(screen.getAllByTestId('breadcrumb')).toHaveLength(1);
   });
 
   it('says when it shows the library as last seen, here and in the sidebar', async () => {
@@ -444,7 +472,7 @@ describe('the rest of the window', () => {
     let onDevice = [status(5, 'stored', { title: 'Saga', bytes: 84_000_000 })];
     library({
       extra: {
-        list_on_device: () => onDevice,
+        list_on_device: () => deviceLibrary(onDevice.map((s) => deviceBook(s))),
         book_details: () => details(5, { title: 'Saga', pinned: true, status: onDevice[0] ?? status(5) }),
         remove_book: () => {
           onDevice = [];
@@ -466,6 +494,34 @@ describe('the rest of the window', () => {
     expect(invokeMock).toHaveBeenCalledWith('remove_book', { bookId: 5 });
     expect((await screen.findByTestId('on-device-empty')).textContent).toContain('Nothing on this device yet');
     await waitFor(() => expect(screen.getByTestId('book-state-badge').textContent?.trim()).toBe('Remote'));
+  });
+
+  it('asks the core for the books on this device sorted and filtered as chosen, and keeps the choice', async () => {
+    localStorage.removeItem('carrel.on-device.choices');
+    const books = [deviceBook(status(5, 'stored', { title: 'Saga' })), deviceBook(status(6, 'stored', { title: 'Akira' }))];
+    library({ extra: { list_on_device: () => deviceLibrary(books) } });
+    render(App);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('on-device-nav'));
+    await waitFor(() => expect(screen.getAllByTestId('on-device-item')).toHaveLength(2));
+    expect(invokeMock).toHaveBeenLastCalledWith('list_on_device', {
+      query: { sort: 'title', descending: false, formats: [], read_states: [], sources: [], text: '' },
+    });
+    await user.selectOptions(screen.getByTestId('on-device-sort'), 'series');
+    await user.selectOptions(screen.getByTestId('on-device-format'), 'epub');
+    await user.click(screen.getByTestId('on-device-descending'));
+    await user.type(screen.getByTestId('on-device-filter'), 'émile');
+    await waitFor(() =>
+      expect(invokeMock).toHaveBeenLastCalledWith('list_on_device', {
+        query: { sort: 'series', descending: true, formats: ['epub'], read_states: [], sources: [], text: 'émile' },
+      }),
+    );
+    expect(JSON.parse(localStorage.getItem('carrel.on-device.choices') ?? '{}')).toMatchObject({
+      sort: 'series',
+      descending: true,
+      format: 'epub',
+    });
+    localStorage.removeItem('carrel.on-device.choices');
   });
 
   it('edits a server from the sidebar', async () => {

@@ -199,7 +199,12 @@ describe('library commands', () => {
     await retryBook(12);
     expect(invokeMock).toHaveBeenLastCalledWith('retry_book', { bookId: 12 });
     await listOnDevice();
-    expect(invokeMock).toHaveBeenLastCalledWith('list_on_device', undefined);
+    expect(invokeMock).toHaveBeenLastCalledWith('list_on_device', { query: null });
+    const query = { sort: 'series', descending: true, formats: ['epub'], read_states: ['read'], sources: [2], text: 'émile' } as const;
+    await listOnDevice({ ...query, formats: [...query.formats], read_states: [...query.read_states], sources: [...query.sources] });
+    expect(invokeMock).toHaveBeenLastCalledWith('list_on_device', {
+      query: { sort: 'series', descending: true, formats: ['epub'], read_states: ['read'], sources: [2], text: 'émile' },
+    });
     await listContinueReading(12);
     expect(invokeMock).toHaveBeenLastCalledWith('list_continue_reading', { limit: 12 });
 

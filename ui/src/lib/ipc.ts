@@ -22,6 +22,8 @@ import type {
   CommandErrorField,
   CommandErrorKind,
   Commands,
+  DeviceLibrary,
+  DeviceLibraryQuery,
   DesktopFilesEvent,
   DownloadsView,
   EpubPosition,
@@ -362,8 +364,9 @@ export async function retryBook(bookId: number): Promise<void> {
   await call('retry_book', { bookId });
 }
 
-export function listOnDevice(): Promise<BookStatus[]> {
-  return call('list_on_device');
+/** The books on this device, sorted and filtered by the core as `query` says. */
+export function listOnDevice(query?: DeviceLibraryQuery): Promise<DeviceLibrary> {
+  return call('list_on_device', { query: query ?? null });
 }
 
 export function listContinueReading(limit?: number): Promise<BookDetails[]> {

@@ -10,6 +10,8 @@ import type {
   BookStatus,
   CatalogItem,
   CatalogView,
+  DeviceBook,
+  DeviceLibrary,
   DownloadsView,
   NavigationItem,
   Server,
@@ -77,8 +79,37 @@ export function feed(entries: CatalogItem[], overrides: Partial<CatalogView> = {
     next: null,
     previous: null,
     searchable: true,
+    facets: [],
     offline: false,
     fetched_at_ms: Date.now(),
+    ...overrides,
+  };
+}
+
+/** A book of "On this device", its status `bookStatus`. */
+export function deviceBook(bookStatus: BookStatus, overrides: Partial<DeviceBook> = {}): DeviceBook {
+  return {
+    book_id: bookStatus.book_id,
+    server_id: 1,
+    title: bookStatus.title,
+    authors: [],
+    series: null,
+    series_index: null,
+    format: 'comic',
+    read_state: 'unread',
+    added_ms: 0,
+    last_read_ms: null,
+    status: bookStatus,
+    ...overrides,
+  };
+}
+
+/** "On this device" listing `books`, all of the device's books. */
+export function deviceLibrary(books: DeviceBook[], overrides: Partial<DeviceLibrary> = {}): DeviceLibrary {
+  return {
+    books,
+    total: books.length,
+    sources: books.length > 0 ? [{ server_id: 1, name: 'Attic', device: false, books: books.length }] : [],
     ...overrides,
   };
 }

@@ -15,6 +15,7 @@ use url::Url;
 
 use crate::book_view::{self, BookMeta};
 use crate::cover_cache;
+use crate::feed_facets::{self, FacetGroup};
 use crate::series_feeds::{self, SeriesFeed, SeriesLinks};
 use carrel_engine::book_downloads::{self, BookStatus};
 use carrel_foundation::error::ErrorKind;
@@ -74,6 +75,8 @@ pub struct CatalogPage {
     pub next: Option<String>,
     pub previous: Option<String>,
     pub searchable: bool,
+    /// The other views of this feed the server offers (orders, filters), in groups.
+    pub facets: Vec<FacetGroup>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -112,6 +115,9 @@ pub struct CatalogView {
     pub next: Option<String>,
     pub previous: Option<String>,
     pub searchable: bool,
+    /// The other views of this feed the server offers (orders, filters), in groups, the one
+    /// shown marked active: the window shows them as a bar above the items.
+    pub facets: Vec<FacetGroup>,
     /// The server could not be reached: this is the copy kept from an earlier visit.
     pub offline: bool,
     /// When this copy was fetched from the server.
@@ -250,6 +256,7 @@ impl CatalogClient<'_> {
                 next: None,
                 previous: None,
                 searchable: true,
+                facets: Vec::new(),
             };
             let freshness = Freshness {
                 offline: false,
@@ -257,7 +264,14 @@ impl CatalogClient<'_> {
             };
             return Ok((page, freshness));
         };
-        let feed = opds::parse_feed(&doc.bytes, &doc.final_url)?;
+        let mut feed = opds::parse_feed(&doc.bytes, &doc.final_url)?;
+        let mut facets = feed_facets::groups(&feed.links.facets);
+        if series_feeds::from_codex(&doc.final_url, &feed) {
+            facets.extend(feed_facets::take_codex_orders(
+                &doc.final_url,
+                &mut feed.entries,
+            ));
+        }
         let from_komga =
             carrel_reading::komga::is_komga_feed(feed.authors.iter().map(String::as_str));
         let series_feed = series_feeds::recognise(&doc.final_url, &feed, from_komga);
@@ -303,6 +317,7 @@ impl CatalogClient<'_> {
             next: feed.links.next.map(|u| u.to_string()),
             previous: feed.links.previous.map(|u| u.to_string()),
             searchable: feed.links.search.is_some(),
+            facets,
         };
         Ok((page, freshness))
     }
@@ -559,6 +574,7 @@ fn view(
         next: page.next,
         previous: page.previous,
         searchable: page.searchable,
+        facets: page.facets,
         offline: freshness.offline,
         fetched_at_ms: freshness.fetched_at_ms,
     })

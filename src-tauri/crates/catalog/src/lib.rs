@@ -13,7 +13,9 @@
 pub mod book_view;
 pub mod client;
 pub mod cover_cache;
+pub mod device_library;
 pub mod download_batches;
+pub mod feed_facets;
 pub mod library_folders;
 pub mod library_search;
 pub mod local_books;

@@ -74,7 +74,7 @@ fn codex_series_path(url: &Url) -> Option<&'static str> {
 /// Whether a feed fetched from `url` is Codex's: signed so, or at Codex's OPDS 2 path. Stump
 /// serves OPDS 2 under `/opds/v2.0/` too; its ids are not numbers, so [`codex_series_path`]'s
 /// numeric ids are what keep its feeds and links out.
-fn from_codex(url: &Url, feed: &Feed) -> bool {
+pub(crate) fn from_codex(url: &Url, feed: &Feed) -> bool {
     feed.generator
         .as_deref()
         .is_some_and(|g| g.eq_ignore_ascii_case("codex"))

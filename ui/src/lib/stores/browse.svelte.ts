@@ -99,6 +99,17 @@ export class BrowseSession {
     return this.#load();
   }
 
+  /**
+   * Opens another view of the feed shown (a facet: another order, a filter) in its place: the
+   * path stays as it was, its last step now leading to `href`.
+   */
+  choose(href: string): Promise<void> {
+    const at = this.current;
+    if (!at || at.query !== undefined) return Promise.resolve();
+    this.crumbs = [...this.crumbs.slice(0, -1), { ...at, feedUrl: href }];
+    return this.#load();
+  }
+
   /** Goes back to the crumb at `index`. */
   goTo(index: number): Promise<void> {
     if (index < 0 || index >= this.crumbs.length) return Promise.resolve();
