@@ -196,9 +196,7 @@ pub fn run() {
                     .spawn(move || {
                         while let Ok(request) = asked.recv() {
                             match request {
-                                single_instance::Request::Show => {
-                                    background::show_window(&handle)
-                                }
+                                single_instance::Request::Show => background::show_window(&handle),
                                 single_instance::Request::Open(paths) => {
                                     local_files::handed_over(&handle, paths)
                                 }

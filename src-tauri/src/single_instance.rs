@@ -299,9 +299,7 @@ fn refused(why: &str) -> std::io::Error {
 /// One request as [`Request::encode`] writes it; anything else, or more, is refused.
 fn read_request(reader: &mut impl BufRead) -> std::io::Result<Request> {
     let mut word = Vec::new();
-    (&mut *reader)
-        .take(MAX_WORD)
-        .read_until(b'\n', &mut word)?;
+    (&mut *reader).take(MAX_WORD).read_until(b'\n', &mut word)?;
     let paths = match word.as_slice() {
         b"show\n" => return Ok(Request::Show),
         b"open\n" => read_paths(reader)?,
@@ -350,12 +348,18 @@ mod tests {
         };
         let (tx, rx) = mpsc::channel();
         primary.serve(tx);
-        assert!(matches!(claim(dir.path(), &Request::Show), Start::Forwarded));
+        assert!(matches!(
+            claim(dir.path(), &Request::Show),
+            Start::Forwarded
+        ));
         let asked = rx
             .recv_timeout(Duration::from_secs(2))
             .expect("the first app was asked to show its window");
         assert_eq!(asked, Request::Show);
-        assert!(matches!(claim(dir.path(), &Request::Show), Start::Forwarded));
+        assert!(matches!(
+            claim(dir.path(), &Request::Show),
+            Start::Forwarded
+        ));
         rx.recv_timeout(Duration::from_secs(2)).unwrap();
     }
 
@@ -458,8 +462,14 @@ mod tests {
 
     #[test]
     fn file_arguments_are_made_absolute_in_the_callers_folder() {
-        let args = ["--new-instance", "book.epub", "/srv/a.cbz", "--", "-odd.pdf"]
-            .map(std::ffi::OsString::from);
+        let args = [
+            "--new-instance",
+            "book.epub",
+            "/srv/a.cbz",
+            "--",
+            "-odd.pdf",
+        ]
+        .map(std::ffi::OsString::from);
         assert_eq!(
             Request::from_args(args, Path::new("/home/reader/Books")),
             Request::Open(vec![

@@ -41,7 +41,10 @@ fn assert_handed_over(output: &Output, took: Duration) {
         stderr.contains("already running"),
         "the second start did not hand its files over: {stderr}"
     );
-    assert!(took < Duration::from_secs(10), "the second start took {took:?}");
+    assert!(
+        took < Duration::from_secs(10),
+        "the second start took {took:?}"
+    );
 }
 
 /// Waits until the comic reader shows page `page` (from 0) painted.
@@ -89,7 +92,10 @@ fn a_cbz_dropped_on_the_window_opens_in_the_comic_reader() {
         .wait_for_displayed(&sel("drop-overlay"))
         .expect("the drop target while files are dragged over the window");
     assert!(
-        target.inner_text().unwrap().contains("Drop books to open them"),
+        target
+            .inner_text()
+            .unwrap()
+            .contains("Drop books to open them"),
         "the drop target says {:?}",
         target.inner_text().unwrap()
     );
@@ -125,12 +131,12 @@ fn carrel_with_a_file_opens_it_in_the_running_app_and_it_stays_after_a_restart()
     let (output, took) = carrel_again(&case, books.path(), &["The Lantern Keeper.epub"]);
     assert_handed_over(&output, took);
     let reader = app
-        .wait_for_displayed(&format!(
-            "{}[data-phase=\"ready\"]",
-            sel("epub-reader")
-        ))
+        .wait_for_displayed(&format!("{}[data-phase=\"ready\"]", sel("epub-reader")))
         .expect("the EPUB open in the running app's reader");
-    let book_id = reader.attribute("data-book-id").unwrap().unwrap_or_default();
+    let book_id = reader
+        .attribute("data-book-id")
+        .unwrap()
+        .unwrap_or_default();
     assert!(!book_id.is_empty(), "the reader names no book");
     wait_for_element(&app, "body", "the book's title in the reader", |t| {
         t.contains("The Lantern Keeper")
@@ -192,7 +198,8 @@ fn small_epub() -> Vec<u8> {
         <head><title>Contents</title></head><body><nav epub:type=\"toc\"><ol>\
         <li><a href=\"one.xhtml\">The Tower</a></li><li><a href=\"two.xhtml\">The Storm</a></li></ol></nav></body></html>\n";
     let chapter = |title: &str| {
-        let paragraph = format!("<p>{title}: the keeper climbed the stairs and trimmed the wick.</p>");
+        let paragraph =
+            format!("<p>{title}: the keeper climbed the stairs and trimmed the wick.</p>");
         format!(
             "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\
              <head><title>{title}</title></head><body><h1>{title}</h1>{}</body></html>\n",
