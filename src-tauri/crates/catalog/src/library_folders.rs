@@ -285,6 +285,18 @@ pub fn remove(store: &Store, id: i64) -> Result<RemovedFolder> {
     })
 }
 
+fn folder_exists(store: &Store, folder_id: i64) -> Result<bool> {
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM library_folders WHERE id = ?1)",
+                [folder_id],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e).into())
+}
+
 /// Whether a library folder still holds a file of this book.
 fn still_held(store: &Store, book: i64) -> Result<bool> {
     store
@@ -512,6 +524,15 @@ fn scan_folder(
             done += 1;
         }
         record(store, folder_id, &outcomes)?;
+        if !folder_exists(store, folder_id)? {
+            // Removed while this scan ran: what it took in leaves with it.
+            for book in outcomes.iter().filter_map(|o| o.book_id) {
+                if !still_held(store, book)? {
+                    forget_book(store, book)?;
+                }
+            }
+            return Err(FolderError::NotFound(folder_id.to_string()));
+        }
         if summary.cancelled {
             return Ok(summary);
         }
@@ -594,6 +615,7 @@ fn record(store: &Store, folder_id: i64, outcomes: &[Outcome]) -> Result<()> {
             .prepare_cached(
                 "INSERT INTO library_folder_files (folder_id, path, size, mtime_ms, book_id, failure)
                  SELECT ?1, ?2, ?3, ?4, (SELECT id FROM books WHERE id = ?5), ?6
+                 WHERE EXISTS (SELECT 1 FROM library_folders WHERE id = ?1)
                  ON CONFLICT (folder_id, path) DO UPDATE SET size = excluded.size,
                      mtime_ms = excluded.mtime_ms, book_id = excluded.book_id,
                      failure = excluded.failure",
@@ -762,7 +784,7 @@ impl Watching {
                     }
                     let mut touched = false;
                     for path in &event.paths {
-                        if let Some(id) = self.folder_of(path) {
+                        for id in self.folders_of(path) {
                             dirty.insert(id);
                             touched = true;
                         }
@@ -846,15 +868,19 @@ impl Watching {
         }
     }
 
-    /// The library folder a changed path is in, unless it is hidden there.
-    fn folder_of(&self, path: &Path) -> Option<i64> {
-        self.watched.iter().find_map(|(root, id)| {
-            let rest = path.strip_prefix(root).ok()?;
-            let hidden = rest
-                .components()
-                .any(|c| matches!(c, Component::Normal(n) if is_hidden(n)));
-            (!hidden).then_some(*id)
-        })
+    /// The library folders a changed path is in (one inside another: both), unless it is
+    /// hidden there.
+    fn folders_of(&self, path: &Path) -> Vec<i64> {
+        self.watched
+            .iter()
+            .filter_map(|(root, id)| {
+                let rest = path.strip_prefix(root).ok()?;
+                let hidden = rest
+                    .components()
+                    .any(|c| matches!(c, Component::Normal(n) if is_hidden(n)));
+                (!hidden).then_some(*id)
+            })
+            .collect()
     }
 }
 

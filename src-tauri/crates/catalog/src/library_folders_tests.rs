@@ -523,3 +523,31 @@ fn a_large_first_scan_leaves_the_writer_free_between_batches() {
         took / FILES as u32
     );
 }
+
+#[test]
+fn a_folder_removed_during_its_scan_takes_what_the_scan_took_in_with_it() {
+    let (_d, store) = temp_store();
+    let books = folder();
+    write_cbz(&books.path().join("a.cbz"), 1);
+    write_cbz(&books.path().join("b.cbz"), 2);
+    let added = add(&store, books.path()).unwrap();
+
+    /// Removes the folder as the first file is taken in (as a window's Remove would).
+    struct RemoveOnImport(Store, i64, AtomicBool);
+    impl ScanProgress for RemoveOnImport {
+        fn report(&self, event: ScanEvent) {
+            if matches!(event, ScanEvent::Importing { .. }) && !self.2.swap(true, Ordering::SeqCst)
+            {
+                remove(&self.0, self.1).unwrap();
+            }
+        }
+    }
+    let sink = RemoveOnImport(store.clone(), added.id, AtomicBool::new(false));
+    let err = scan(&store, added.id, &sink, &no_cancel()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{err}");
+    assert!(
+        book_ids(&store).is_empty(),
+        "no book left without its folder"
+    );
+    assert!(list(&store).unwrap().is_empty());
+}

@@ -16,8 +16,11 @@ fn a_comic_dropped_into_a_library_folder_joins_books_on_this_device() {
     let app = launch(&case);
 
     go(&app, "settings-nav", "settings-view");
-    app.wait_for_displayed(&sel("library-folders-empty")).unwrap();
-    let field = app.wait_for_displayed(&sel("library-folders-path")).unwrap();
+    app.wait_for_displayed(&sel("library-folders-empty"))
+        .unwrap();
+    let field = app
+        .wait_for_displayed(&sel("library-folders-path"))
+        .unwrap();
     field.send_keys(books.path().to_str().unwrap()).unwrap();
     app.find(&sel("library-folders-add-path"))
         .unwrap()
