@@ -5,6 +5,8 @@
 //!   series commands (a series' window, a server's default), `next` and `mark`, and `notes`
 //!   (bookmarks and highlights listed and exported);
 //! - library folders: `folders add`, `list`, `scan` and `remove` on a folder of CBZs made here;
+//! - import: `import` of a folder of CBZs and an EPUB made here, each printed, a bad file
+//!   named and the rest still imported;
 //! - several processes: six `sync --wait` on one data dir — one request in flight, every part
 //!   fetched once, every book complete;
 //! - a full disk: `sync --until-idle` on a small tmpfs stops with the work left, says so and

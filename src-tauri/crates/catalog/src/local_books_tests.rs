@@ -532,3 +532,71 @@ fn hostile_metadata_is_bounded_and_never_panics() {
     assert_eq!(percent_decode("%zz"), None);
     assert_eq!(percent_decode("a%2"), Some("a%2".into()));
 }
+
+/// A tar archive (ustar) of `entries`, written by hand.
+fn tar_file(path: &Path, entries: &[(&str, &[u8])]) {
+    let mut out = Vec::new();
+    for (name, bytes) in entries {
+        let mut header = [0u8; 512];
+        header[..name.len()].copy_from_slice(name.as_bytes());
+        header[100..107].copy_from_slice(b"0000644");
+        header[108..115].copy_from_slice(b"0000000");
+        header[116..123].copy_from_slice(b"0000000");
+        header[124..135].copy_from_slice(format!("{:011o}", bytes.len()).as_bytes());
+        header[136..147].copy_from_slice(b"00000000000");
+        header[156] = b'0';
+        header[257..263].copy_from_slice(b"ustar\0");
+        header[263..265].copy_from_slice(b"00");
+        header[148..156].copy_from_slice(b"        ");
+        let sum: u32 = header.iter().map(|b| u32::from(*b)).sum();
+        header[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(bytes);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.resize(out.len() + 1024, 0);
+    std::fs::write(path, out).unwrap();
+}
+
+#[test]
+fn a_cbt_is_told_by_its_bytes_whatever_its_name_and_read_through_the_page_source() {
+    let (_t, store) = temp_store();
+    let files = tempfile::tempdir().unwrap();
+    // Named .cbz, but a tar: the bytes decide, and the book's file takes the right extension.
+    let path = files.path().join("really-a-tar.cbz");
+    let pages = pages();
+    tar_file(
+        &path,
+        &[
+            ("ComicInfo.xml", COMIC_INFO.as_bytes()),
+            (pages[1].0, &pages[1].1),
+            (pages[0].0, &pages[0].1),
+        ],
+    );
+    let book = import(&store, &path, ImportMode::Reference).unwrap();
+    assert_eq!(book.format, BookFormat::Comic);
+    assert_eq!(book.title, "The Long Night");
+    assert_eq!(book.authors, ["Ann Writer", "Bo Scribe", "Cy Pencil"]);
+    let stored = PartFiles::new(store.data_dir().books())
+        .find_book_file(book.book_id)
+        .unwrap();
+    assert_eq!(stored.extension().unwrap(), "cbt");
+    let first = runtime()
+        .block_on(archive_pages::page(&store, book.book_id, 0, wait()))
+        .unwrap();
+    assert_eq!(first.bytes, pages[0].1);
+}
+
+#[test]
+fn a_rar_of_text_files_is_not_a_book_and_a_solid_rar_4_is_refused_as_unreadable() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../core/tests/data/rar");
+    let (_t, store) = temp_store();
+    let err = import(&store, &data.join("rar5-solid.rar"), ImportMode::Reference).unwrap_err();
+    assert!(matches!(err, ImportError::NotABook(_)), "{err:?}");
+    let err = import(&store, &data.join("rar3-solid.rar"), ImportMode::Reference).unwrap_err();
+    assert!(
+        matches!(err, ImportError::Damaged { .. } | ImportError::NotABook(_)),
+        "{err:?}"
+    );
+    assert!(books::all_ids(&store).unwrap().is_empty());
+}
