@@ -66,10 +66,48 @@ pub enum Request {
 #[cfg(debug_assertions)]
 pub const DROP_FLAG: &str = "--drop-for-tests";
 
+/// The local path of a `file://` address (as a desktop passes a file for `%U`), its
+/// `%XX` escapes decoded; `None` for anything else (a plain path, another host).
+fn file_uri_path(arg: &[u8]) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let rest = arg.strip_prefix(b"file://")?;
+    let rest = rest.strip_prefix(b"localhost").unwrap_or(rest);
+    if !rest.starts_with(b"/") {
+        return None;
+    }
+    let hex = |b: u8| {
+        char::from(b)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    };
+    let mut path = Vec::with_capacity(rest.len());
+    let mut i = 0;
+    while i < rest.len() {
+        match (
+            rest[i],
+            rest.get(i + 1).copied().and_then(hex),
+            rest.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                path.push(high * 16 + low);
+                i += 3;
+            }
+            (byte, _, _) => {
+                path.push(byte);
+                i += 1;
+            }
+        }
+    }
+    if path.contains(&0) {
+        return None;
+    }
+    Some(PathBuf::from(std::ffi::OsString::from_vec(path)))
+}
+
 impl Request {
     /// What a start with these command-line arguments (without the program's name) asks for:
-    /// its file arguments made absolute in `cwd` and opened, else the window shown. Switches
-    /// (`--…`) are not files; `--` ends them.
+    /// its file arguments (paths, or `file://` addresses) made absolute in `cwd` and opened,
+    /// else the window shown. Switches (`--…`) are not files; `--` ends them.
     pub fn from_args<I: IntoIterator<Item = std::ffi::OsString>>(args: I, cwd: &Path) -> Request {
         let mut paths = Vec::new();
         let mut switches = true;
@@ -91,7 +129,7 @@ impl Request {
             if bytes.is_empty() || paths.len() == MAX_PATHS {
                 continue;
             }
-            let path = PathBuf::from(arg);
+            let path = file_uri_path(bytes).unwrap_or_else(|| PathBuf::from(arg));
             let path = if path.is_absolute() {
                 path
             } else {
@@ -481,6 +519,22 @@ mod tests {
         assert_eq!(
             Request::from_args(["--new-instance".into()], Path::new("/")),
             Request::Show
+        );
+        // As a desktop passes files for `%U`.
+        assert_eq!(
+            Request::from_args(
+                [
+                    "file:///home/reader/Comics/Saga%2001.cbz".into(),
+                    "file://localhost/tmp/%C3%A9t%C3%A9.epub".into(),
+                    "file://nas/share/book.pdf".into(),
+                ],
+                Path::new("/home/reader"),
+            ),
+            Request::Open(vec![
+                PathBuf::from("/home/reader/Comics/Saga 01.cbz"),
+                PathBuf::from("/tmp/été.epub"),
+                PathBuf::from("/home/reader/file:/nas/share/book.pdf"),
+            ])
         );
         let many = (0..MAX_PATHS + 10).map(|i| std::ffi::OsString::from(format!("{i}.cbz")));
         let Request::Open(kept) = Request::from_args(many, Path::new("/c")) else {
