@@ -477,13 +477,17 @@ fn the_watcher_follows_files_added_changed_removed_and_renamed() {
 }
 
 /// A first scan of many files: how long it takes, and how long a write of another thread (the
-/// executor's, a window's) waits meanwhile. Printed, not asserted (`--nocapture` shows it).
+/// executor's, a window's) waits meanwhile. Printed, not asserted (`--nocapture` shows it);
+/// `CARREL_SCAN_files=10000` measures a larger folder.
 #[test]
 fn a_large_first_scan_leaves_the_writer_free_between_batches() {
-    const FILES: usize = 300;
+    let files: usize = std::env::var("CARREL_SCAN_FILES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300);
     let (_d, store) = temp_store();
     let books = folder();
-    for i in 0..FILES {
+    for i in 0..files {
         write_cbz(&books.path().join(format!("{:02}/{i:05}.cbz", i % 40)), 1);
     }
     let added = add(&store, books.path()).unwrap();
@@ -514,13 +518,18 @@ fn a_large_first_scan_leaves_the_writer_free_between_batches() {
     let took = started.elapsed();
     stop.store(true, Ordering::Relaxed);
     let (longest, writes) = writer.join().unwrap();
-    assert_eq!(summary.imported, FILES as u64, "{summary:?}");
-    assert_eq!(get(&store, added.id).unwrap().book_count, FILES as i64);
+    assert_eq!(summary.imported, files as u64, "{summary:?}");
+    assert_eq!(get(&store, added.id).unwrap().book_count, files as i64);
     let reports = recorded.events().len();
+    let started = Instant::now();
+    let again = scan_now(&store, added.id);
+    let unchanged = started.elapsed();
+    assert_eq!((again.imported, again.updated, again.dropped), (0, 0, 0));
     eprintln!(
-        "first scan of {FILES} CBZs: {took:?} ({:?} a file); {writes} writes of another thread \
-         meanwhile, the longest waited {longest:?}; {reports} progress reports",
-        took / FILES as u32
+        "first scan of {files} CBZs: {took:?} ({:?} a file); {writes} writes of another thread \
+         meanwhile, the longest waited {longest:?}; {reports} progress reports; the same folder \
+         unchanged: {unchanged:?}",
+        took / files as u32
     );
 }
 
