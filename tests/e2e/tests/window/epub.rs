@@ -1112,6 +1112,13 @@ fn ctrl_f_finds_every_place_of_a_word_in_the_book() {
     // The place shown is filled in a colour of its own; the others are only outlined.
     assert_eq!(search_marks(&app, "[fill=\"#f97316\"]"), 1);
     assert!(search_marks(&app, "[fill=\"none\"]") > 1);
+    // The sixth place (paragraph 6, in the right column) shown for the README's picture.
+    field
+        .send_keys("\u{E007}\u{E007}\u{E007}\u{E007}\u{E007}")
+        .unwrap();
+    app.wait_for_text(&sel("epub-search-status"), "6 of 120")
+        .unwrap();
+    assert_eq!(search_marks(&app, "[fill=\"#f97316\"]"), 1);
     save_docs_screenshot(&app, "epub-search.png").unwrap();
     field.send_keys("\u{E00C}").unwrap(); // Esc
     app.wait_for_hidden(&sel("epub-search")).unwrap();
@@ -1314,7 +1321,6 @@ fn a_bookmark_and_a_highlight_survive_removing_the_book_and_downloading_it_again
     let markdown = markdown.as_str().unwrap();
     assert!(markdown.contains("paragraph 2"), "{markdown}");
     assert!(markdown.contains("Kept by the book"), "{markdown}");
-    save_docs_screenshot(&app, "epub-highlights.png").unwrap();
     app.close().unwrap();
     server.stop();
 }
@@ -1399,6 +1405,69 @@ fn a_highlight_with_a_note_survives_closing_and_reopening_the_book() {
             vec![],
         )?;
         Ok(drawn.as_bool().filter(|b| *b).map(|_| ()))
+    })
+    .unwrap();
+    app.close().unwrap();
+    server.stop();
+}
+
+/// Text selected from the keyboard alone: Ctrl+Shift+→ selects the first words shown, word by
+/// word, and H offers to highlight them; the highlight is kept with its quote.
+#[test]
+fn text_selected_with_the_keyboard_is_highlighted() {
+    let (_case, server, app) = open_three_chapters();
+    let id: i64 = app
+        .find(&sel("epub-reader"))
+        .unwrap()
+        .attribute("data-book-id")
+        .unwrap()
+        .unwrap()
+        .parse()
+        .unwrap();
+    shown_cfi(&app);
+    let word = json!([
+        { "type": "keyDown", "value": "\u{E009}" },
+        { "type": "keyDown", "value": "\u{E008}" },
+        { "type": "keyDown", "value": "\u{E014}" },
+        { "type": "keyUp", "value": "\u{E014}" },
+        { "type": "keyDown", "value": "\u{E014}" },
+        { "type": "keyUp", "value": "\u{E014}" },
+        { "type": "keyUp", "value": "\u{E008}" },
+        { "type": "keyUp", "value": "\u{E009}" },
+    ]);
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": word }] })),
+        "press Ctrl+Shift+Right twice",
+    )
+    .unwrap();
+    let selected = app
+        .wait_until("text selected", default_timeout(), |_| {
+            let text = app.execute(
+                "const view = document.querySelector('[data-testid=\"epub-stage\"] foliate-view');
+                 return view.renderer.getContents().map((c) => c.doc.getSelection().toString()).join('');",
+                vec![],
+            )?;
+            let text = text.as_str().unwrap_or_default().trim().to_string();
+            Ok((!text.is_empty()).then_some(text))
+        })
+        .unwrap();
+    assert_eq!(selected, "Chapter One");
+    press(&app, &["h"]);
+    app.wait_for_displayed(&sel("epub-highlight-popover"))
+        .unwrap();
+    app.find(&sel("epub-highlight-yellow"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_until("the highlight saved", default_timeout(), |_| {
+        let answer = invoke(&app, "list_annotations", json!({ "bookId": id }));
+        let list = answer["ok"].as_array().cloned().unwrap_or_default();
+        Ok(list
+            .iter()
+            .any(|a| a["quote"] == "Chapter One" && a["colour"] == "yellow")
+            .then_some(()))
     })
     .unwrap();
     app.close().unwrap();

@@ -190,10 +190,15 @@ fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
     ctrl(&app, "d");
     app.wait_for_displayed(&format!("{}[aria-pressed=\"true\"]", sel("pdf-bookmark")))
         .unwrap();
+    // Page 2's text laid over it.
+    app.wait_for(
+        "[data-testid=\"pdf-page-layer\"][data-page=\"1\"] [data-testid=\"pdf-text-layer\"] span",
+    )
+    .unwrap();
 
     // "Page 2" selected on the page's text, as a drag would select it.
     app.execute(
-        "const layer = document.querySelector('[data-testid=\"pdf-text-layer\"]');
+        "const layer = document.querySelector('[data-testid=\"pdf-page-layer\"][data-page=\"1\"] [data-testid=\"pdf-text-layer\"]');
          const span = [...layer.querySelectorAll('span')].find((s) => s.textContent.includes('Page 2'));
          const text = span.firstChild;
          const start = text.textContent.indexOf('Page 2');
