@@ -1646,3 +1646,62 @@ fn import_takes_in_files_and_folders_prints_each_book_and_reports_a_bad_file() {
         3
     );
 }
+
+#[test]
+fn the_executor_never_reads_a_file_address_and_a_device_book_queues_nothing() {
+    let cli = Cli::new();
+    let files = tempfile::tempdir().unwrap();
+    let cbz = files.path().join("Mine.cbz");
+    write_cbz(&cbz, 1);
+    let secret = files.path().join("secret.txt");
+    std::fs::write(&secret, "not for any book").unwrap();
+    let out = cli.ok(&["--json", "import", cbz.to_str().unwrap()]);
+    let id = serde_json::from_str::<Value>(out.trim()).unwrap()["id"]
+        .as_i64()
+        .unwrap();
+
+    // Opening, keeping and removing a device book put nothing on the stack.
+    cli.ok(&["open", &id.to_string()]);
+    cli.ok(&["store", &id.to_string()]);
+    cli.ok(&["remove", &id.to_string()]);
+    assert_eq!(cli.json(&["status"])["stack"], serde_json::json!([]));
+    assert!(cbz.is_file());
+
+    // A task with a file address however it got there: the executor fails it without reading.
+    let db = rusqlite::Connection::open(cli.data.join("carrel.db")).unwrap();
+    let url = format!("file://{}", secret.display());
+    db.execute(
+        "INSERT INTO tasks (book_id, server_id, kind, url, seq, state, created_at_ms, updated_at_ms)
+         SELECT id, server_id, 'file', ?2, 1000000, 'pending', 0, 0 FROM books WHERE id = ?1",
+        rusqlite::params![id, url],
+    )
+    .unwrap();
+    drop(db);
+    let _ = cli.run(&["sync", "--until-idle", "--max-seconds", "30"]);
+    let db = rusqlite::Connection::open(cli.data.join("carrel.db")).unwrap();
+    let (state, failure): (String, Option<String>) = db
+        .query_row(
+            "SELECT state, failure FROM tasks WHERE book_id = ?1 AND url = ?2",
+            rusqlite::params![id, url],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(state, "failed", "{failure:?}");
+    assert!(
+        failure
+            .as_deref()
+            .unwrap_or("")
+            .contains("not a network address"),
+        "{failure:?}"
+    );
+    let books = cli.data.join("books").join(id.to_string());
+    let stored: Vec<_> = std::fs::read_dir(&books)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        stored
+            .iter()
+            .all(|n| !n.to_string_lossy().starts_with("book.")),
+        "{stored:?}"
+    );
+}
