@@ -1232,7 +1232,8 @@ mod tests {
         use carrel_core::{
             catalog::{
                 client::CatalogError, cover_cache::CoverError, download_batches::BatchError,
-                library_search::SearchError, series_read_ahead::SeriesError,
+                library_folders::FolderError, library_search::SearchError,
+                local_books::ImportError, series_read_ahead::SeriesError,
             },
             engine::{
                 book_downloads::DownloadRequestError,
@@ -1371,6 +1372,18 @@ mod tests {
             (
                 reaching_the_window(SeriesError::NoSeries("Dune".into())),
                 K::InvalidInput,
+                None,
+            ),
+            (
+                reaching_the_window(ImportError::NotABook("/home/r/notes.txt".into())),
+                K::InvalidInput,
+                None,
+            ),
+            (
+                reaching_the_window(FolderError::AlreadyAdded {
+                    path: "/home/r/Comics".into(),
+                }),
+                K::Conflict,
                 None,
             ),
         ];
