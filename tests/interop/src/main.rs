@@ -15,8 +15,9 @@
 //!   KOReader's document id, another device's newer one taken, a wrong password and the server
 //!   down said as the README says;
 //! - `reading_window`: a CBZ and a PDF from calibre's content server and from Calibre-Web read
-//!   through the real window (page 1 and the last page painted), and Codex's series read past
-//!   #1's end: the end card names #2 and one more turn opens it at page 1.
+//!   through the real window (page 1 and the last page painted), Codex's series read past
+//!   #1's end: the end card names #2 and one more turn opens it at page 1, and calibre's own
+//!   Quick Start Guide searched in the window's EPUB reader.
 
 mod calibre_server;
 mod calibre_web;

@@ -5,6 +5,8 @@
 //! then launched on that data dir, opens each book's details, presses Read, and must paint page 1
 //! ("Page 1 of N") and, after End, page N. Against Codex, a series of two comics found through
 //! its Series View: past #1's last page the end card names #2, and one more turn opens it.
+//! calibre's Quick Start Guide (an EPUB calibre made) served by calibre's content server is
+//! searched in the EPUB reader: Ctrl+F finds a word as many times as the book's text has it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -333,5 +335,116 @@ fn codex_series_end_card_names_the_next_issue_and_opens_it_at_page_1() {
         app.find_all(&testid("reader-end-card")).unwrap().is_empty(),
         "the end card stayed over #2"
     );
+    app.close().unwrap();
+}
+
+/// calibre's own Quick Start Guide (Debian's calibre ships it), a real EPUB calibre made.
+const CALIBRE_GUIDE: &str = "/usr/share/calibre/quick_start/eng.epub";
+const GUIDE_TITLE: &str = "Quick Start Guide";
+
+/// How many times `word` is in the text of `epub`'s chapters (its `text/*.xhtml`, tags taken
+/// away, case ignored), counted by Python from the file itself.
+fn occurrences(epub: &Path, word: &str) -> u64 {
+    let count = "import html, re, sys, zipfile\n\
+        z = zipfile.ZipFile(sys.argv[1]); n = 0\n\
+        for name in z.namelist():\n\
+        \x20   if name.endswith('.xhtml') or name.endswith('.html'):\n\
+        \x20       t = z.read(name).decode('utf-8')\n\
+        \x20       t = re.sub(r'(?s)<head.*?</head>', '', t)\n\
+        \x20       t = html.unescape(re.sub(r'<[^>]+>', '', t))\n\
+        \x20       n += len(re.findall(re.escape(sys.argv[2]), t, re.I))\n\
+        print(n)\n";
+    let out = Command::new("python3")
+        .args(["-c", count])
+        .arg(epub)
+        .arg(word)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// calibre's Quick Start Guide, served by calibre's content server, downloaded and opened in the
+/// real window's EPUB reader: Ctrl+F finds "Kindle" as many times as the book's text has it,
+/// Enter shows the first place (marked in the list), Esc closes the search.
+#[test]
+fn calibre_content_server_epub_searched_through_the_window() {
+    const WORD: &str = "Kindle";
+    let installed = Installed::load();
+    let _calibre = support::calibre_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    let guide = files.join("Quick Start Guide.epub");
+    std::fs::copy(CALIBRE_GUIDE, &guide)
+        .unwrap_or_else(|e| panic!("{CALIBRE_GUIDE} (Debian's calibre ships it): {e}"));
+    let expected = occurrences(&guide, WORD);
+    assert!(expected > 1, "the guide names {WORD} {expected} times");
+    let server = calibre_server::serve(&installed, dir, &[guide]);
+    let cli = Cli::new();
+    cli.add_server("calibre", &format!("{}/opds", server.base), None);
+    let walk = support::walk(&cli, "calibre", 40);
+    let id = only_id(&walk, GUIDE_TITLE);
+
+    let app = launch(&cli);
+    open_details(&app, id);
+    click(&app, &testid("read-book"));
+    app.wait_for_displayed(&format!(
+        "{}[data-book-id=\"{id}\"][data-phase=\"ready\"]",
+        testid("epub-reader")
+    ))
+    .unwrap();
+    app.command(
+        "POST",
+        "/actions",
+        Some(
+            serde_json::json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": "\u{E009}" },
+            { "type": "keyDown", "value": "f" },
+            { "type": "keyUp", "value": "f" },
+            { "type": "keyUp", "value": "\u{E009}" },
+        ] }] }),
+        ),
+        "press Ctrl+F",
+    )
+    .unwrap();
+    let field = app
+        .wait_for_displayed(&testid("epub-search-field"))
+        .unwrap();
+    field.send_keys(&format!("{WORD}\u{E007}")).unwrap();
+    let status = app
+        .wait_until("the whole book searched", default_timeout(), |c| {
+            let text = c.find(&testid("epub-search-status"))?.inner_text()?;
+            Ok((!text.contains("Searching")).then_some(text))
+        })
+        .unwrap();
+    assert_eq!(
+        app.find(&testid("epub-search-count"))
+            .unwrap()
+            .attribute("data-count")
+            .unwrap(),
+        Some(expected.to_string()),
+        "{status}"
+    );
+    assert!(status.contains(&format!("{expected} results")), "{status}");
+    let hits = app.find_all(&testid("epub-search-hit")).unwrap();
+    assert_eq!(hits.len() as u64, expected);
+    assert!(
+        hits.iter()
+            .all(|h| h.inner_text().unwrap().to_lowercase().contains("kindle")),
+        "every place shows the word"
+    );
+    field.send_keys("\u{E007}").unwrap();
+    app.wait_for_displayed(&format!(
+        "{}[aria-current=\"true\"]",
+        testid("epub-search-hit")
+    ))
+    .unwrap();
+    field.send_keys("\u{E00C}").unwrap();
+    app.wait_for_hidden(&testid("epub-search")).unwrap();
     app.close().unwrap();
 }
