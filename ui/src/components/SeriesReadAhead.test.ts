@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event';
 
 vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 
-import SeriesWindow from './SeriesWindow.svelte';
+import SeriesReadAhead from './SeriesReadAhead.svelte';
 import { backend, status } from '../test/fixtures';
 import { resetStores } from '../test/stores';
 import { invoke } from '@tauri-apps/api/core';
@@ -35,7 +35,7 @@ beforeEach(() => {
   invokeMock.mockReset();
 });
 
-describe('SeriesWindow', () => {
+describe('SeriesReadAhead', () => {
   it('is off by default, keeps the next books ahead when asked, then removes read ones when asked', async () => {
     backend({
       series_of_book: saga(null, ['stored', 'remote', 'remote', 'remote']),
@@ -46,7 +46,7 @@ describe('SeriesWindow', () => {
         ),
     });
     const user = userEvent.setup();
-    render(SeriesWindow, { bookId: 1 });
+    render(SeriesReadAhead, { bookId: 1 });
     const ahead = (await screen.findByTestId('series-keep-next')) as HTMLSelectElement;
     expect(ahead.value).toBe('0');
     expect(screen.getByTestId('series-window-note').textContent).toContain('1 of 4 books of this series on this device');
@@ -70,7 +70,7 @@ describe('SeriesWindow', () => {
       },
     });
     const user = userEvent.setup();
-    render(SeriesWindow, { bookId: 1 });
+    render(SeriesReadAhead, { bookId: 1 });
     const ahead = (await screen.findByTestId('series-keep-next')) as HTMLSelectElement;
     expect(ahead.value).toBe('3');
     await user.selectOptions(ahead, '0');
@@ -85,7 +85,7 @@ describe('SeriesWindow', () => {
         saga({ keep_next: keepNext as number, remove_after_days: null, from_server_default: false }, ['stored', 'stored', 'queued']),
     });
     const user = userEvent.setup();
-    render(SeriesWindow, { bookId: 1 });
+    render(SeriesReadAhead, { bookId: 1 });
     const ahead = (await screen.findByTestId('series-keep-next')) as HTMLSelectElement;
     expect(ahead.value).toBe('2');
     expect(screen.getByTestId('series-window-note').textContent).toContain('the server’s default');
@@ -97,17 +97,17 @@ describe('SeriesWindow', () => {
   it('says the server’s default will apply to a series not read yet, but not to a stopped one', async () => {
     const view = { ...saga(null, ['remote', 'remote']), server_default: { keep_next: 3, remove_after_days: null } };
     backend({ series_of_book: view });
-    const { unmount } = render(SeriesWindow, { bookId: 1 });
+    const { unmount } = render(SeriesReadAhead, { bookId: 1 });
     expect((await screen.findByTestId('series-window-note')).textContent).toContain('the server’s default keeps the next 3 unread books');
     unmount();
     backend({ series_of_book: { ...view, stopped: true } });
-    render(SeriesWindow, { bookId: 1 });
+    render(SeriesReadAhead, { bookId: 1 });
     expect((await screen.findByTestId('series-window-note')).textContent).not.toContain('server’s default');
   });
 
   it('speaks the language chosen, at once, with its own plurals', async () => {
     backend({ series_of_book: saga({ keep_next: 2, remove_after_days: 7, from_server_default: false }, ['stored', 'queued', 'remote']) });
-    render(SeriesWindow, { bookId: 1 });
+    render(SeriesReadAhead, { bookId: 1 });
     const note = await screen.findByTestId('series-window-note');
     expect(note.textContent).toContain('1 of 3 books of this series on this device, 1 on the way.');
     try {
@@ -135,7 +135,7 @@ describe('SeriesWindow', () => {
         throw { kind: 'invalid_input', message: 'the server names no series for "One-shot": it has no reading window' };
       },
     });
-    render(SeriesWindow, { bookId: 9 });
+    render(SeriesReadAhead, { bookId: 9 });
     await vi.waitFor(() => expect(invokeMock).toHaveBeenCalledWith('series_of_book', { bookId: 9 }));
     expect(screen.queryByTestId('series-window')).toBeNull();
   });
