@@ -225,7 +225,7 @@ pub fn import(store: &Store, path: &Path, mode: ImportMode) -> Result<ImportedBo
 
     if let Some(known) = known_by_path(store, &path_text)? {
         let content_same = known.fingerprint == fingerprint;
-        let book_there = known.mode == ImportMode::Copy || link_in_place(store, known.book_id);
+        let book_there = link_in_place(store, known.book_id)?;
         if content_same && book_there && known.mode == mode {
             record_seen(store, known.book_id, &stat, LocalFileState::Present)?;
             return imported(store, known.book_id, &path_text, true);
@@ -1145,10 +1145,24 @@ fn fingerprint_of_stat(path: &str, stat: Stat) -> Option<String> {
 }
 
 /// Whether the book's file (link or copy) is in the data folder and leads to a file.
-fn link_in_place(store: &Store, book_id: i64) -> bool {
-    PartFiles::new(store.data_dir().books())
+/// Whether the book's file (link or copy) is in the data folder, leads to a file, and is
+/// recorded as stored (a book removed from the device has neither).
+fn link_in_place(store: &Store, book_id: i64) -> Result<bool, StoreError> {
+    let in_place = PartFiles::new(store.data_dir().books())
         .find_book_file(book_id)
-        .is_some_and(|p| p.is_file())
+        .is_some_and(|p| p.is_file());
+    if !in_place {
+        return Ok(false);
+    }
+    store
+        .read(|c| {
+            c.query_row(
+                "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = 'file' AND state = 'done')",
+                [book_id],
+                |r| r.get(0),
+            )
+        })
+        .map_err(|e| store.sql_error(e))
 }
 
 /// A new book of the device source for the file (its place made by [`place`]).

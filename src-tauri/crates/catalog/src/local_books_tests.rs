@@ -344,6 +344,13 @@ fn a_moved_file_is_missing_until_imported_again_then_the_same_book_with_its_plac
     ));
     assert_eq!(pending_tasks(&store), 0);
 
+    // Another book whose file is gone too: forgetting the missing ones takes it, not the files.
+    let gone = epub(files.path(), "gone.epub", &calibre_opf("Gone"));
+    let gone_id = import(&store, &gone, ImportMode::Reference)
+        .unwrap()
+        .book_id;
+    std::fs::remove_file(&gone).unwrap();
+
     let relinked = import(&store, &moved, ImportMode::Reference).unwrap();
     assert_eq!(relinked.book_id, book.book_id);
     assert!(relinked.already_known);
@@ -359,6 +366,11 @@ fn a_moved_file_is_missing_until_imported_again_then_the_same_book_with_its_plac
         .block_on(archive_pages::page(&store, book.book_id, 0, wait()))
         .unwrap();
     assert_eq!(page.bytes, pages()[0].1);
+
+    assert_eq!(forget_missing(&store).unwrap(), [gone_id]);
+    assert!(books::get(&store, gone_id).is_err());
+    assert!(books::get(&store, book.book_id).is_ok());
+    assert!(moved.is_file());
 }
 
 #[test]
@@ -373,11 +385,20 @@ fn a_copy_is_independent_of_the_original() {
         .unwrap();
     assert!(!stored.symlink_metadata().unwrap().file_type().is_symlink());
 
+    // Removed from the device, then imported again: copied again.
+    book_downloads::remove_book(&store, book.book_id).unwrap();
+    let again = import(&store, &path, ImportMode::Copy).unwrap();
+    assert_eq!((again.book_id, again.already_known), (book.book_id, true));
+    assert!(book_source::stored_book(&store, book.book_id)
+        .unwrap()
+        .is_some());
+
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
         check(&store, book.book_id).unwrap().unwrap().state,
         LocalFileState::Present
     );
+    assert!(forget_missing(&store).unwrap().is_empty());
     let served = book_source::stored_book(&store, book.book_id)
         .unwrap()
         .unwrap();
