@@ -1,5 +1,6 @@
 //! The reader's own files opened in the window: a CBZ dropped on the window opens in the comic
-//! reader at its first page; `carrel FILE` while Carrel runs hands an EPUB to the running app,
+//! reader at its first page; so does a CBZ named on the command line of the first start;
+//! `carrel FILE` while Carrel runs hands an EPUB to the running app,
 //! which opens it in the EPUB reader while the second `carrel` ends at once; and both books are
 //! still in Books on this device after a restart. The files are made by the test.
 //!
@@ -162,6 +163,23 @@ fn carrel_with_a_file_opens_it_in_the_running_app_and_it_stays_after_a_restart()
         "the imported EPUB on this device",
         |t| t.contains("The Lantern Keeper"),
     );
+    app.close().unwrap();
+}
+
+#[test]
+fn carrel_started_with_a_file_opens_it_once_its_window_is_up() {
+    let case = TestCase::start();
+    let books = tempfile::tempdir().unwrap();
+    let cbz = books.path().join("Tide Tables 02.cbz");
+    std::fs::write(&cbz, comic_cbz(3)).unwrap();
+    // As a file manager's "Open with Carrel" starts it: the file on the command line.
+    let mut options = case.options().env("CARREL_SECRETS", "file");
+    options.args.push(cbz.to_str().unwrap().to_owned());
+    let app = case.launch_with(options);
+    app.wait_for_displayed(&sel("comic-reader")).unwrap();
+    painted(&app, 0);
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 3")
+        .unwrap();
     app.close().unwrap();
 }
 
