@@ -282,50 +282,63 @@ pub fn import(store: &Store, path: &Path, mode: ImportMode) -> Result<ImportedBo
 
 /// Looks at an imported book's file (called when the book is opened or listed): gone, as it
 /// was, or changed — then read again (title, cover, page count; the readers' kept page lists
-/// are keyed by the file's length and time and drop themselves). `Ok(None)` for a book that
-/// was not imported from the device.
+/// are keyed by the file's length and time and drop themselves). A file gone, or no longer a
+/// book, takes the book off the device (its `file` task) until the file is back where it was
+/// or imported again; a book and its file are never queued for download. Front ends call it
+/// when a book is opened or listed. `Ok(None)` for a book that was not imported.
 pub fn check(store: &Store, book_id: i64) -> Result<Option<FileCheck>, ImportError> {
     let Some(known) = known_by_id(store, book_id)? else {
         return Ok(None);
     };
     let device = servers::device_source(store)?;
+    let missing = || -> Result<Option<FileCheck>, ImportError> {
+        unavailable(store, book_id, LocalFileState::Missing)?;
+        Ok(Some(FileCheck {
+            state: LocalFileState::Missing,
+            refreshed: false,
+        }))
+    };
     // A copy is the book's own file: the original may change or go, the book stays.
     let looked_at = match known.mode {
-        ImportMode::Copy => PartFiles::new(store.data_dir().books())
-            .find_book_file(book_id)
-            .unwrap_or_else(|| PathBuf::from(&known.path)),
+        ImportMode::Copy => {
+            match PartFiles::new(store.data_dir().books()).find_book_file(book_id) {
+                Some(copy) => copy,
+                None => return missing(),
+            }
+        }
         ImportMode::Reference => PathBuf::from(&known.path),
     };
     let stat = match file_stat(&looked_at) {
         Ok(stat) => stat,
-        Err(ImportError::NotFound(_)) | Err(ImportError::NotAFile(_)) => {
-            set_state(store, book_id, LocalFileState::Missing)?;
-            return Ok(Some(FileCheck {
-                state: LocalFileState::Missing,
-                refreshed: false,
-            }));
-        }
+        Err(ImportError::NotFound(_)) | Err(ImportError::NotAFile(_)) => return missing(),
         Err(e) => return Err(e),
     };
+    // Back where it was after it went missing: put in place again (a book the reader removed
+    // from the device, its state left present, stays removed).
+    let back = known.state == LocalFileState::Missing;
     if known.mode == ImportMode::Copy {
-        record_seen(store, book_id, &stat, LocalFileState::Present)?;
-        return Ok(Some(FileCheck {
-            state: LocalFileState::Present,
-            refreshed: false,
-        }));
-    }
-    if stat.size == known.size && stat.mtime_ms == known.mtime_ms {
-        if known.state != LocalFileState::Present {
-            set_state(store, book_id, LocalFileState::Present)?;
+        if back {
+            let read = read_book(&looked_at, stat.size)?;
+            let copy_fingerprint = fingerprint(&looked_at, stat.size)?;
+            let original = PathBuf::from(&known.path);
+            place_copy_again(store, book_id, &original, &read, &stat, &copy_fingerprint)?;
         }
+        record_seen(store, book_id, &stat, LocalFileState::Present)?;
         return Ok(Some(FileCheck {
             state: LocalFileState::Present,
             refreshed: false,
         }));
     }
-    let fingerprint = fingerprint(&looked_at, stat.size)?;
-    if fingerprint == known.fingerprint {
-        record_seen(store, book_id, &stat, LocalFileState::Present)?;
+    let unchanged = stat.size == known.size && stat.mtime_ms == known.mtime_ms;
+    let fingerprint = if unchanged {
+        known.fingerprint.clone()
+    } else {
+        fingerprint(&looked_at, stat.size)?
+    };
+    if fingerprint == known.fingerprint && !back {
+        if !unchanged || known.state != LocalFileState::Present {
+            record_seen(store, book_id, &stat, LocalFileState::Present)?;
+        }
         return Ok(Some(FileCheck {
             state: LocalFileState::Present,
             refreshed: false,
@@ -345,13 +358,13 @@ pub fn check(store: &Store, book_id: i64) -> Result<Option<FileCheck>, ImportErr
             )?;
             Ok(Some(FileCheck {
                 state: LocalFileState::Present,
-                refreshed: true,
+                refreshed: fingerprint != known.fingerprint,
             }))
         }
         Err(
             ImportError::NotABook(_) | ImportError::Damaged { .. } | ImportError::TooLarge { .. },
         ) => {
-            set_state(store, book_id, LocalFileState::Changed)?;
+            unavailable(store, book_id, LocalFileState::Changed)?;
             Ok(Some(FileCheck {
                 state: LocalFileState::Changed,
                 refreshed: false,
@@ -1250,9 +1263,7 @@ fn place(
                 .map_err(|e| ImportError::Files(e.to_string()))?;
         }
     }
-    let file_url = url::Url::from_file_path(path)
-        .map(|u| u.to_string())
-        .unwrap_or_else(|_| format!("file://{}", path.to_string_lossy()));
+    let file_url = file_address(path);
     let now = store.now_ms();
     let path_text = path.to_string_lossy().into_owned();
     store.write(|tx| {
@@ -1361,7 +1372,10 @@ fn record_seen(
     })
 }
 
-fn set_state(store: &Store, book_id: i64, state: LocalFileState) -> Result<(), StoreError> {
+/// Records the book's file as gone or no longer a book, and its `file` task with it: the book
+/// shows as not on the device, and opening it says to import the file again (nothing is ever
+/// queued for it). Its link or copy stays, to be used again when the file comes back.
+fn unavailable(store: &Store, book_id: i64, state: LocalFileState) -> Result<(), StoreError> {
     let now = store.now_ms();
     store.write(|tx| {
         tx.execute(
@@ -1369,8 +1383,51 @@ fn set_state(store: &Store, book_id: i64, state: LocalFileState) -> Result<(), S
             params![book_id, state.as_str(), now],
         )
         .map_err(|e| store.sql_error(e))?;
+        tx.execute(
+            "DELETE FROM tasks WHERE book_id = ?1 AND kind = 'file'",
+            [book_id],
+        )
+        .map_err(|e| store.sql_error(e))?;
         Ok(())
     })
+}
+
+/// A copy found again after it went missing: its rows made again around it, the copy left as
+/// it is (its original may be gone).
+fn place_copy_again(
+    store: &Store,
+    book_id: i64,
+    original: &Path,
+    read: &ReadBook,
+    stat: &Stat,
+    fingerprint: &str,
+) -> Result<(), ImportError> {
+    let device = servers::device_source(store)?;
+    let file_url = file_address(original);
+    let now = store.now_ms();
+    let path_text = original.to_string_lossy().into_owned();
+    store.write(|tx| {
+        write_rows(
+            tx,
+            book_id,
+            device.id,
+            read,
+            &file_url,
+            &path_text,
+            ImportMode::Copy,
+            stat,
+            fingerprint,
+            now,
+        )
+        .map_err(|e| store.sql_error(e))
+    })?;
+    Ok(())
+}
+
+fn file_address(path: &Path) -> String {
+    url::Url::from_file_path(path)
+        .map(|u| u.to_string())
+        .unwrap_or_else(|_| format!("file://{}", path.to_string_lossy()))
 }
 
 fn imported(

@@ -327,6 +327,10 @@ fn a_moved_file_is_missing_until_imported_again_then_the_same_book_with_its_plac
         local_file(&store, book.book_id).unwrap().unwrap().state,
         LocalFileState::Missing
     );
+    // Shown as not on the device (its file task is gone with it).
+    let status =
+        book_downloads::status(&store, &books::get(&store, book.book_id).unwrap()).unwrap();
+    assert!(!status.progress.is_complete());
     // Missing: not a crash, and nothing asked of any server.
     let started = std::time::Instant::now();
     assert!(runtime()
@@ -620,4 +624,45 @@ fn a_rar_of_text_files_is_not_a_book_and_a_solid_rar_4_is_refused_as_unreadable(
         "{err:?}"
     );
     assert!(books::all_ids(&store).unwrap().is_empty());
+}
+
+#[test]
+fn a_file_that_comes_back_where_it_was_is_the_book_again() {
+    let (_t, store) = temp_store();
+    let files = tempfile::tempdir().unwrap();
+    let path = cbz(files.path(), "on-a-drive.cbz", COMIC_INFO);
+    let book = import(&store, &path, ImportMode::Reference).unwrap();
+    let aside = files.path().join("aside.bin");
+    std::fs::rename(&path, &aside).unwrap();
+    assert_eq!(
+        check(&store, book.book_id).unwrap().unwrap().state,
+        LocalFileState::Missing
+    );
+    // The drive is plugged in again.
+    std::fs::rename(&aside, &path).unwrap();
+    assert_eq!(
+        check(&store, book.book_id).unwrap(),
+        Some(FileCheck {
+            state: LocalFileState::Present,
+            refreshed: false
+        })
+    );
+    let row = books::get(&store, book.book_id).unwrap();
+    assert!(book_downloads::status(&store, &row)
+        .unwrap()
+        .progress
+        .is_complete());
+    assert_eq!(
+        book_downloads::open_book(&store, book.book_id, None).unwrap(),
+        None
+    );
+
+    // Rewritten as something that is not a book: shown as changed, not on the device.
+    std::fs::write(&path, "an unfinished download").unwrap();
+    assert_eq!(
+        check(&store, book.book_id).unwrap().unwrap().state,
+        LocalFileState::Changed
+    );
+    assert!(book_downloads::open_book(&store, book.book_id, None).is_err());
+    assert_eq!(pending_tasks(&store), 0);
 }
