@@ -18,7 +18,7 @@ use crate::support::{
 };
 use carrel_e2e::accessibility::{run_axe, Violation};
 use carrel_e2e::{default_timeout, App, TestCase};
-use fixture_server::{Config, GivenFile, RunningServer};
+use fixture_server::{BookInfo, Config, GivenFile, RunningServer};
 use serde_json::{json, Value};
 
 /// Findings below `serious` that are accepted, by rule id, each with why.
@@ -147,6 +147,20 @@ const RIGHT: &str = "\u{E014}";
 const SHIFT: &str = "\u{E008}";
 
 /// Escape until the reader is gone (the first may close only a card or a panel over the page).
+/// Opens the book titled `title` from the server's "All books" in the page reader, and waits
+/// for its first page (of 3) to be shown.
+fn read_from_all_books(app: &App, title: &str) {
+    open_server(app);
+    follow(app, "All books");
+    let id = open_details(app, title);
+    app.find(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 3")
+        .unwrap();
+    images_loaded(app);
+}
+
 fn leave_reader(app: &App) {
     app.wait_until("the reader to close", default_timeout(), |c| {
         if c.exists(&sel("book-details"))? && !c.exists(&sel("comic-reader"))? {
@@ -157,6 +171,24 @@ fn leave_reader(app: &App) {
         Ok(None)
     })
     .unwrap();
+}
+
+/// The app's window, at the size every check here is made in.
+fn launch_audited(case: &TestCase) -> App {
+    let app = launch(case);
+    app.set_window_size(1280.0, 860.0).unwrap();
+    app
+}
+
+/// A fixture of `books` books whose first is a comic of `pages` pages; and that first book.
+fn first_book_a_comic(books: u32, pages: u32) -> (RunningServer, BookInfo) {
+    let server = start_server(Config {
+        books,
+        comic_pages: [(1, pages)].into(),
+        ..Config::default()
+    });
+    let first = server.book(1).unwrap();
+    (server, first)
 }
 
 fn comic_file_server(pdf: Vec<u8>) -> RunningServer {
@@ -196,14 +228,8 @@ fn make_pdf(pages: u32) -> Vec<u8> {
 #[test]
 fn every_library_screen_meets_wcag_aa_in_the_light_and_dark_themes() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 6,
-        comic_pages: [(1, 3)].into(),
-        ..Config::default()
-    });
-    let first = server.book(1).unwrap();
-    let app = launch(&case);
-    app.set_window_size(1280.0, 860.0).unwrap();
+    let (server, first) = first_book_a_comic(6, 3);
+    let app = launch_audited(&case);
     let mut audit = Audit::default();
 
     app.wait_for_displayed(&sel("add-server-button")).unwrap();
@@ -302,21 +328,12 @@ fn every_reader_meets_wcag_aa_in_the_light_and_dark_themes() {
     let case = TestCase::start();
     let server = comic_file_server(make_pdf(3));
     let title = |id: u32| server.book(id).unwrap().title;
-    let app = launch(&case);
-    app.set_window_size(1280.0, 860.0).unwrap();
+    let app = launch_audited(&case);
     add_server(&app, "Fixture Library", &server.url("/opds"));
     let mut audit = Audit::default();
 
     // The comic, then past its last page: the end card.
-    open_server(&app);
-    follow(&app, "All books");
-    let id = open_details(&app, &title(1));
-    app.find(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 1 of 3")
-        .unwrap();
-    images_loaded(&app);
+    read_from_all_books(&app, &title(1));
     audit.check(&app, "the comic reader");
     press(&app, &[END]);
     app.wait_for_text(&sel("page-indicator"), "Page 3 of 3")
@@ -327,15 +344,7 @@ fn every_reader_meets_wcag_aa_in_the_light_and_dark_themes() {
     leave_reader(&app);
 
     // The PDF.
-    open_server(&app);
-    follow(&app, "All books");
-    let id = open_details(&app, &title(4));
-    app.find(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 1 of 3")
-        .unwrap();
-    images_loaded(&app);
+    read_from_all_books(&app, &title(4));
     audit.check(&app, "the PDF reader");
     leave_reader(&app);
 
@@ -489,14 +498,8 @@ fn assert_focus_on(app: &App, selector: &str, what: &str) {
 #[test]
 fn with_the_keyboard_alone_a_reader_adds_a_server_reads_keeps_a_book_and_changes_a_setting() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 4,
-        comic_pages: [(1, 4)].into(),
-        ..Config::default()
-    });
-    let first = server.book(1).unwrap();
-    let app = launch(&case);
-    app.set_window_size(1280.0, 860.0).unwrap();
+    let (server, first) = first_book_a_comic(4, 4);
+    let app = launch_audited(&case);
     app.wait_for_displayed(&sel("add-server-button")).unwrap();
 
     // Add the server: Tab to "Add server", Enter, type the address, Enter.
