@@ -12,6 +12,8 @@ use carrel_e2e::{default_timeout, save_docs_screenshot, testid, App, TestCase};
 use fixture_server::{BookInfo, Config, RunningServer, Server};
 use serde_json::json;
 
+use crate::support::{add_server, follow_all_books, press, wait_for_tile};
+
 fn sel(id: &str) -> String {
     testid(id)
 }
@@ -43,22 +45,9 @@ fn series_server() -> RunningServer {
 fn library(case: &TestCase, server: &RunningServer) -> App {
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     app.set_window_size(1280.0, 860.0).unwrap();
-    carrel_e2e::submit_server_dialog(&app, "Fixture Library", &server.url("/opds"), None).unwrap();
-    app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
-    app.wait_for_text(&sel("server-item"), "Fixture Library")
-        .unwrap();
+    add_server(&app, "Fixture Library", &server.url("/opds"));
     app.wait_for(&sel("server-open")).unwrap().click().unwrap();
-    let all = app
-        .wait_until("the root feed", default_timeout(), |_| {
-            for entry in app.find_all(&sel("catalog-nav-entry"))? {
-                if entry.inner_text()?.contains("All books") {
-                    return Ok(Some(entry));
-                }
-            }
-            Ok(None)
-        })
-        .unwrap();
-    all.click().unwrap();
+    follow_all_books(&app);
     // Every book of the feed listed: the series are known.
     app.wait_until("all six books", default_timeout(), |c| {
         Ok((c.find_all(&sel("catalog-book"))?.len() >= 6).then_some(()))
@@ -69,23 +58,9 @@ fn library(case: &TestCase, server: &RunningServer) -> App {
 
 /// The selector of the grid's tile of the book titled `title`, once it is there; and its id.
 fn tile_of(app: &App, title: &str) -> (String, i64) {
-    let tile = app
-        .wait_until(&format!("the tile of {title}"), default_timeout(), |_| {
-            for tile in app.find_all(&sel("catalog-book"))? {
-                let text = tile.inner_text()?;
-                if text.lines().any(|l| l.trim() == title) {
-                    return Ok(Some(tile));
-                }
-            }
-            Ok(None)
-        })
-        .unwrap();
-    let id: i64 = tile
-        .attribute("data-book-id")
-        .unwrap()
-        .expect("a tile has data-book-id")
-        .parse()
-        .unwrap();
+    let (_, id) = wait_for_tile(app, &format!("the tile of {title}"), |text| {
+        text.lines().any(|l| l.trim() == title)
+    });
     (
         format!("{}[data-book-id=\"{id}\"]", sel("catalog-book")),
         id,
@@ -105,22 +80,6 @@ fn open_comic(app: &App, title: &str) -> i64 {
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
         .unwrap();
     id
-}
-
-/// Presses `keys` (WebDriver key values) into whatever has the focus.
-fn press(app: &App, keys: &[&str]) {
-    let mut actions = Vec::new();
-    for key in keys {
-        actions.push(json!({ "type": "keyDown", "value": key }));
-        actions.push(json!({ "type": "keyUp", "value": key }));
-    }
-    app.command(
-        "POST",
-        "/actions",
-        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
-        "perform key actions",
-    )
-    .unwrap();
 }
 
 const RIGHT: &str = "\u{E014}";

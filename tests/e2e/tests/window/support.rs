@@ -157,6 +157,47 @@ pub fn press(app: &App, keys: &[&str]) {
     .unwrap();
 }
 
+/// Follows the open server's "All books", once its root feed lists it.
+pub fn follow_all_books(app: &App) {
+    let all = app
+        .wait_until("the root feed", default_timeout(), |_| {
+            for entry in app.find_all(&sel("catalog-nav-entry"))? {
+                if entry.inner_text()?.contains("All books") {
+                    return Ok(Some(entry));
+                }
+            }
+            Ok(None)
+        })
+        .unwrap();
+    all.click().unwrap();
+}
+
+/// The grid's first tile whose text `is_it` accepts, once there is one (`what` names it in the
+/// time-out error); and the id of its book in the app.
+pub fn wait_for_tile<'a>(
+    app: &'a App,
+    what: &str,
+    is_it: impl Fn(&str) -> bool,
+) -> (Element<'a>, i64) {
+    let tile = app
+        .wait_until(what, default_timeout(), |_| {
+            for tile in app.find_all(&sel("catalog-book"))? {
+                if is_it(&tile.inner_text()?) {
+                    return Ok(Some(tile));
+                }
+            }
+            Ok(None)
+        })
+        .unwrap();
+    let id: i64 = tile
+        .attribute("data-book-id")
+        .unwrap()
+        .expect("a tile has data-book-id")
+        .parse()
+        .unwrap();
+    (tile, id)
+}
+
 /// Opens the server, follows "All books" when asked, clicks the tile of the book titled
 /// `title` and waits for its details; returns its id in the app.
 pub fn open_details(app: &App, title: &str, all_books: bool) -> i64 {
@@ -172,34 +213,9 @@ pub fn open_details_after(
 ) -> i64 {
     app.wait_for(&sel("server-open")).unwrap().click().unwrap();
     if all_books {
-        let all = app
-            .wait_until("the root feed", default_timeout(), |_| {
-                for entry in app.find_all(&sel("catalog-nav-entry"))? {
-                    if entry.inner_text()?.contains("All books") {
-                        return Ok(Some(entry));
-                    }
-                }
-                Ok(None)
-            })
-            .unwrap();
-        all.click().unwrap();
+        follow_all_books(app);
     }
-    let tile = app
-        .wait_until("the book in the grid", default_timeout(), |_| {
-            for tile in app.find_all(&sel("catalog-book"))? {
-                if tile.inner_text()?.contains(title) {
-                    return Ok(Some(tile));
-                }
-            }
-            Ok(None)
-        })
-        .unwrap();
-    let id: i64 = tile
-        .attribute("data-book-id")
-        .unwrap()
-        .expect("a tile has data-book-id")
-        .parse()
-        .unwrap();
+    let (tile, id) = wait_for_tile(app, "the book in the grid", |text| text.contains(title));
     before(id);
     tile.click().unwrap();
     app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
