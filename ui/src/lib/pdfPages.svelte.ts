@@ -18,7 +18,8 @@
  * 'unsafe-eval' to fall back on); a picture in the file claiming more than `MAX_IMAGE_PIXELS`
  * is not decoded; fonts and images come only from the file (no standard-font,
  * CMap or WebAssembly address is given, so pdf.js fetches nothing else); links, forms and
- * other annotations are not drawn as controls — only the page's picture reaches the window.
+ * other annotations are not drawn as controls — only the page's picture reaches the window, and
+ * its text as plain text (`textOf`, for search and highlights; set as text, never as markup).
  */
 import { AnnotationMode, getDocument, GlobalWorkerOptions, type PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
