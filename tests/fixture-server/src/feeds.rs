@@ -195,6 +195,30 @@ pub(crate) struct Listing<'a> {
     pub(crate) books: Vec<&'a BookMeta>,
     /// Whether to add a navigation-only entry (no acquisition link) on the first page.
     pub(crate) with_series_entry: bool,
+    /// The orders the feed offers as OPDS facets (group "Sort": by title, newest first), and
+    /// whether it is newest first (`?sort=newest`); `None`: no facets.
+    pub(crate) newest_first: Option<bool>,
+}
+
+/// The facet links of a sortable listing: two orders in one `opds:facetGroup`, the one shown
+/// marked `opds:activeFacet`.
+fn sort_facets(out: &mut String, path: &str, newest_first: bool) {
+    for (title, href, active) in [
+        ("Title", path.to_owned(), !newest_first),
+        ("Newest first", format!("{path}?sort=newest"), newest_first),
+    ] {
+        let _ = writeln!(
+            out,
+            "  <link rel=\"http://opds-spec.org/facet\" href=\"{}\" type=\"{ACQUISITION}\" \
+             title=\"{title}\" opds:facetGroup=\"Sort\"{}/>",
+            xml_escape(&href),
+            if active {
+                " opds:activeFacet=\"true\""
+            } else {
+                ""
+            }
+        );
+    }
 }
 
 fn page_href(listing: &Listing<'_>, page: usize) -> String {
@@ -239,6 +263,9 @@ pub(crate) fn acquisition(state: &State, listing: &Listing<'_>, page: usize) -> 
     }
     if page < pages {
         link(&mut out, "next", &page_href(listing, page + 1), ACQUISITION);
+    }
+    if let Some(newest_first) = listing.newest_first {
+        sort_facets(&mut out, &listing.path, newest_first);
     }
     let _ = write!(
         out,

@@ -624,16 +624,11 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
             true,
             |_| true,
         ),
-        ["opds", "comics"] => listing(
-            state,
-            query,
-            "comics",
-            "Comics",
-            "/opds/comics",
-            None,
-            false,
-            |b| b.kind == BookKind::Comic,
-        ),
+        ["opds", "comics"] => {
+            // The comics feed offers two orders as facets (see `feeds::sort_facets`).
+            let newest = query_param(query, "sort").as_deref() == Some("newest");
+            sorted_listing(state, query, newest, |b| b.kind == BookKind::Comic)
+        }
         ["opds", "ebooks"] => listing(
             state,
             query,
@@ -698,6 +693,45 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
     }
 }
 
+/// The comics feed in the order its facets offer: by title (the catalog's order), or newest
+/// first (the highest ids first).
+fn sorted_listing(
+    state: &State,
+    query: Option<&str>,
+    newest_first: bool,
+    filter: impl Fn(&BookMeta) -> bool,
+) -> Reply {
+    let page = match query_param(query, "page") {
+        None => 1,
+        Some(p) => match p.trim().parse::<usize>() {
+            Ok(p) if p >= 1 => p,
+            _ => return Reply::text(StatusCode::BAD_REQUEST, "page must be a positive integer"),
+        },
+    };
+    let mut books: Vec<&BookMeta> = state.catalog.books.iter().filter(|b| filter(b)).collect();
+    if newest_first {
+        books.sort_by(|a, b| b.id.cmp(&a.id));
+    }
+    let listing = Listing {
+        id: if newest_first {
+            "comics:newest"
+        } else {
+            "comics"
+        }
+        .to_string(),
+        title: "Comics".to_string(),
+        path: "/opds/comics".to_string(),
+        query: newest_first.then(|| "sort=newest".to_string()),
+        books,
+        with_series_entry: false,
+        newest_first: Some(newest_first),
+    };
+    match feeds::acquisition(state, &listing, page) {
+        Some(xml) => Reply::new(StatusCode::OK, feeds::ACQUISITION, xml),
+        None => Reply::text(StatusCode::NOT_FOUND, "no such feed page"),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn listing(
     state: &State,
@@ -723,6 +757,7 @@ fn listing(
         query: extra_query,
         books: state.catalog.books.iter().filter(|b| filter(b)).collect(),
         with_series_entry,
+        newest_first: None,
     };
     match feeds::acquisition(state, &listing, page) {
         Some(xml) => Reply::new(StatusCode::OK, feeds::ACQUISITION, xml),

@@ -22,6 +22,8 @@
 //!   Books on this device through the watcher.
 //! - `local_files`: the reader's own files — a drop on the window, `carrel FILE` handed to the
 //!   running app, the books kept after a restart.
+//! - `device_library`: Books on this device sorted and filtered as the reader chooses, and a
+//!   feed's facets shown as a bar above its items.
 //! - `downloads`: what the Downloads page and Home say — pausing, batches that end, finished
 //!   downloads, an EPUB's place.
 //! - `reader`: the comic reader (streamed pages, archives, PDFs, other formats).
@@ -40,6 +42,7 @@ mod accessibility;
 mod app_window;
 mod background;
 mod carrel_cli;
+mod device_library;
 mod downloads;
 mod epub;
 mod first_use;
