@@ -127,6 +127,8 @@ pub async fn run(cli: Cli) -> CliResult {
             if index.is_some_and(|i| i < 0) {
                 return Err(CliError::new(2, "pages are counted from 1"));
             }
+            // A book imported from this computer: its file looked at first (gone, changed).
+            carrel_core::catalog::local_books::check(&ctx.store, book_id)?;
             book_downloads::open_book(&ctx.store, book_id, index)?;
             // Reading a book moves its series' window along, as in the app (a window that
             // cannot be applied costs only the books it would have queued).

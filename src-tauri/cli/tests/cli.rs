@@ -1640,6 +1640,21 @@ fn import_takes_in_files_and_folders_prints_each_book_and_reports_a_bad_file() {
         std::fs::read(stored.trim()).unwrap(),
         std::fs::read(&epub).unwrap()
     );
+    // Moved away: opening it says so (not found), and nothing is queued.
+    let moved = root.join("Persuasion (moved).epub");
+    std::fs::rename(&epub, &moved).unwrap();
+    let opened = cli.run(&["open", &id]);
+    assert_eq!(code(&opened), 3);
+    let stderr = String::from_utf8_lossy(&opened.stderr);
+    assert!(stderr.contains("import it again"), "{stderr}");
+    assert_eq!(cli.json(&["status"])["stack"], serde_json::json!([]));
+    let relinked: Value = serde_json::from_str(
+        cli.ok(&["--json", "import", moved.to_str().unwrap()])
+            .trim(),
+    )
+    .unwrap();
+    assert_eq!(relinked["id"], book["id"]);
+    cli.ok(&["open", &id]);
     // A missing file: not found.
     assert_eq!(
         code(&cli.run(&["import", root.join("nothing.cbz").to_str().unwrap()])),
