@@ -698,6 +698,31 @@ mod tests {
     }
 
     #[test]
+    fn the_device_source_is_made_once_and_never_listed_among_the_servers() {
+        let (_t, s) = store();
+        let device = device_source(&s).unwrap();
+        assert_eq!(device_source(&s).unwrap().id, device.id);
+        assert_eq!(device.url, DEVICE_SOURCE_URL);
+        assert!(is_device_source(&s, device.id).unwrap());
+        assert!(list(&s).unwrap().is_empty());
+        assert_eq!(paused_count(&s).unwrap(), 0);
+        // A server may take the device source's name; by name, only servers are found.
+        let server = add(
+            &s,
+            &NewServer::named(DEVICE_SOURCE_NAME, "http://127.0.0.1:9/opds"),
+        )
+        .unwrap();
+        assert!(server.id > device.id && !is_device_source(&s, server.id).unwrap());
+        assert_eq!(get_by_name(&s, DEVICE_SOURCE_NAME).unwrap().id, server.id);
+        assert_eq!(
+            list(&s).unwrap().iter().map(|x| x.id).collect::<Vec<_>>(),
+            [server.id]
+        );
+        // By id, for the book views that name a book's source, it is there.
+        assert_eq!(get(&s, device.id).unwrap().name, DEVICE_SOURCE_NAME);
+    }
+
+    #[test]
     fn add_list_remove_round_trip() {
         let (_t, s) = store();
         let a = add(
