@@ -114,7 +114,8 @@ pub struct DeviceLibrary {
     pub sources: Vec<DeviceSource>,
 }
 
-/// A book with the keys it is sorted and matched by, folded once.
+/// A book with the keys it is sorted by, folded once and made comparable as plain text
+/// ([`natural_key`]), so a sort of ten thousand compares bytes.
 struct Candidate {
     book: DeviceBook,
     title_key: String,
@@ -153,6 +154,8 @@ pub fn query(store: &Store, query: &DeviceLibraryQuery) -> Result<DeviceLibrary,
         .filter(|w| !w.is_empty())
         .map(str::to_owned)
         .collect();
+    let need_series = query.sort == DeviceSort::Series || !words.is_empty();
+    let need_authors = query.sort == DeviceSort::Author || !words.is_empty();
     let mut statuses = statuses_of_all(store)?;
     let rows: Vec<Row> = store
         .read(|c| {
@@ -250,21 +253,35 @@ pub fn query(store: &Store, query: &DeviceLibraryQuery) -> Result<DeviceLibrary,
             .and_then(|json| serde_json::from_str::<Vec<String>>(&json).ok())
             .filter(|list| !list.is_empty())
             .unwrap_or_else(|| split_authors(&joined_authors));
+        // Only what the order or the text needs is folded.
         let title_key = fold(&title);
-        let series_key = series.as_deref().map(fold).filter(|s| !s.is_empty());
-        let author_key = authors.first().map(|a| fold(a)).filter(|a| !a.is_empty());
-        let haystack = format!(
-            "{title_key} {} {}",
-            series_key.as_deref().unwrap_or(""),
-            authors
-                .iter()
-                .map(|a| fold(a))
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
-        if !words.iter().all(|w| haystack.contains(w.as_str())) {
-            continue;
+        let series_key = (need_series)
+            .then(|| series.as_deref().map(fold))
+            .flatten()
+            .filter(|s| !s.is_empty());
+        let author_key = (need_authors)
+            .then(|| authors.first().map(|a| fold(a)))
+            .flatten()
+            .filter(|a| !a.is_empty());
+        if !words.is_empty() {
+            let haystack = format!(
+                "{title_key} {} {}",
+                series_key.as_deref().unwrap_or(""),
+                authors
+                    .iter()
+                    .map(|a| fold(a))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+            if !words.iter().all(|w| haystack.contains(w.as_str())) {
+                continue;
+            }
         }
+        let (title_key, series_key, author_key) = (
+            natural_key(&title_key),
+            series_key.as_deref().map(natural_key),
+            author_key.as_deref().map(natural_key),
+        );
         picked.push(Candidate {
             book: DeviceBook {
                 book_id: id,
@@ -412,16 +429,16 @@ fn split_authors(joined: &str) -> Vec<String> {
 /// one last either way), then the title, then the id, so the order is total and stable.
 fn compare(a: &Candidate, b: &Candidate, sort: DeviceSort, descending: bool) -> Ordering {
     let primary = match sort {
-        DeviceSort::Title => Some(natural_cmp(&a.title_key, &b.title_key)),
+        DeviceSort::Title => Some(a.title_key.cmp(&b.title_key)),
         DeviceSort::Series => match (&a.series_key, &b.series_key) {
-            (Some(x), Some(y)) => Some(natural_cmp(x, y).then_with(|| {
+            (Some(x), Some(y)) => Some(x.cmp(y).then_with(|| {
                 missing_last(a.book.series_index, b.book.series_index, f64::total_cmp)
                     .then_with(|| missing_last(a.series_order, b.series_order, f64::total_cmp))
             })),
             (x, y) => return x.is_none().cmp(&y.is_none()).then_with(|| tie(a, b)),
         },
         DeviceSort::Author => match (&a.author_key, &b.author_key) {
-            (Some(x), Some(y)) => Some(natural_cmp(x, y)),
+            (Some(x), Some(y)) => Some(x.cmp(y)),
             (x, y) => return x.is_none().cmp(&y.is_none()).then_with(|| tie(a, b)),
         },
         DeviceSort::Added => Some(a.book.added_ms.cmp(&b.book.added_ms)),
@@ -440,7 +457,9 @@ fn compare(a: &Candidate, b: &Candidate, sort: DeviceSort, descending: bool) -> 
 }
 
 fn tie(a: &Candidate, b: &Candidate) -> Ordering {
-    natural_cmp(&a.title_key, &b.title_key).then(a.book.book_id.cmp(&b.book.book_id))
+    a.title_key
+        .cmp(&b.title_key)
+        .then(a.book.book_id.cmp(&b.book.book_id))
 }
 
 fn missing_last<T: Copy>(a: Option<T>, b: Option<T>, cmp: fn(&T, &T) -> Ordering) -> Ordering {
@@ -478,6 +497,28 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
             }
         }
     }
+}
+
+/// `text` made so that comparing two keys as plain text orders them as [`natural_cmp`] does:
+/// each run of digits becomes `0`, its length without leading zeros in four digits, and those
+/// digits (every digit of the text is in such a run, so a run is only ever compared with a run).
+pub fn natural_key(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii_digit() {
+            let (digits, after) = split_digits(rest);
+            let digits = digits.trim_start_matches('0');
+            out.push('0');
+            out.push_str(&format!("{:04}", digits.len().min(9_999)));
+            out.push_str(digits);
+            rest = after;
+        } else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    out
 }
 
 fn split_digits(s: &str) -> (&str, &str) {
