@@ -17,7 +17,9 @@ use super::{input, ns, OpdsError, MAX_SEARCH_DESCRIPTION_BYTES};
 const SEARCH_TERMS: &str = "searchTerms";
 
 /// The standard OpenSearch parameter names, so `{searchterms}` is read as `{searchTerms}`.
-const STANDARD_PARAMS: &[&str] = &[
+const STANDARD_PARAMS: &[&str] = &STANDARD;
+
+const STANDARD: [&str; 7] = [
     SEARCH_TERMS,
     "count",
     "startIndex",
@@ -32,16 +34,16 @@ const STANDARD_PARAMS: &[&str] = &[
 const OPDS2_TERMS: &[&str] = &["query", "q"];
 
 /// [`STANDARD_PARAMS`] and `query`, for reading OPDS 2 templates.
-const OPDS2_PARAMS: &[&str] = &[
-    SEARCH_TERMS,
-    "query",
-    "count",
-    "startIndex",
-    "startPage",
-    "language",
-    "inputEncoding",
-    "outputEncoding",
-];
+const OPDS2_PARAMS: &[&str] = &{
+    let mut names = [""; STANDARD.len() + 1];
+    let mut i = 0;
+    while i < STANDARD.len() {
+        names[i] = STANDARD[i];
+        i += 1;
+    }
+    names[STANDARD.len()] = "query";
+    names
+};
 
 /// A catalog search URL template: an OpenSearch one with `{searchTerms}`, or an OPDS 2
 /// (RFC 6570) one with `query` in an expression such as `{?query}`.
