@@ -35,6 +35,13 @@
 //! (capped entries, sizes and decompression), XML is size-capped and depth-checked before
 //! `roxmltree` parses it, texts are cut to bounded lengths, and nothing read can panic.
 //!
+//! # For the front ends
+//! [`import`] (a file, [`ImportMode::Reference`] by default), [`check`] when a book is opened or
+//! listed, [`local_file`], [`forget`] and [`forget_missing`]. [`ImportedBook`] also carries the
+//! authors, series, number and path the CLI prints; like every type of the window contract it
+//! is serialised with snake_case fields. A series number that is not a number ("1A") is kept
+//! only as the series index it can be, so [`ImportedBook::number`] is then absent.
+//!
 //! Owns the `local_files` table and the device source's books. Does not: walk folders or watch
 //! them (callers do), or draw anything.
 
