@@ -41,6 +41,23 @@ async function live(view: DownloadsView) {
   downloads.flush();
 }
 
+
+/** The downloads' view while Saga (book 12, 160 pages) is in flight with `stored` pages here. */
+function sagaDownloading(stored: number) {
+  return downloadsView({
+    active: {
+      book_id: 12,
+      title: saga.title,
+      kind: 'page',
+      position: stored,
+      bytes: 0,
+      total: null,
+      rate_bytes_per_s: null,
+      status: status(12, 'downloading', { stored_parts: stored, total_parts: 160 }),
+      eta_s: 40,
+    },
+  });
+}
 describe('BookDetailsPanel', () => {
   beforeEach(() => {
     invokeMock.mockReset();
@@ -112,41 +129,13 @@ describe('BookDetailsPanel', () => {
     expect(screen.queryByTestId('keep-offline')).toBeNull();
     expect(screen.getByTestId('remove-from-device').textContent?.trim()).toBe('Remove from device');
 
-    await live(
-      downloadsView({
-        active: {
-          book_id: 12,
-          title: saga.title,
-          kind: 'page',
-          position: 67,
-          bytes: 0,
-          total: null,
-          rate_bytes_per_s: null,
-          status: status(12, 'downloading', { stored_parts: 67, total_parts: 160 }),
-          eta_s: 40,
-        },
-      }),
-    );
+    await live(sagaDownloading(67));
     await waitFor(() => expect(badge.textContent?.trim()).toBe('Downloading 41 %'));
     expect(screen.getByTestId('details-progress').getAttribute('aria-valuenow')).toBe('41');
     expect(screen.getByTestId('details-progress').getAttribute('aria-valuetext')).toBe('67 of 160 pages');
     expect(screen.getByText('67 of 160 pages').tagName).toBe('P');
 
-    await live(
-      downloadsView({
-        active: {
-          book_id: 12,
-          title: saga.title,
-          kind: 'page',
-          position: 68,
-          bytes: 0,
-          total: null,
-          rate_bytes_per_s: null,
-          status: status(12, 'downloading', { stored_parts: 68, total_parts: 160 }),
-          eta_s: 40,
-        },
-      }),
-    );
+    await live(sagaDownloading(68));
     await waitFor(() => expect(badge.textContent?.trim()).toBe('Downloading 42 %'));
   });
 
