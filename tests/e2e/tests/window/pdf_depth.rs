@@ -259,6 +259,51 @@ fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
         drawn.attribute("data-id").unwrap(),
         Some(highlight["id"].to_string())
     );
+    // A click on the highlight on the page opens it with its note; pink changes its colour, and
+    // the page does not turn.
+    let centre = app
+        .execute(
+            "const box = document.querySelector('[data-testid=\"pdf-highlight\"]').getBoundingClientRect();
+             return [box.left + box.width / 2, box.top + box.height / 2];",
+            vec![],
+        )
+        .unwrap();
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": [
+            { "type": "pointerMove", "duration": 0, "origin": "viewport",
+              "x": centre[0].as_f64().unwrap().round() as i64, "y": centre[1].as_f64().unwrap().round() as i64 },
+            { "type": "pointerDown", "button": 0 },
+            { "type": "pointerUp", "button": 0 },
+        ] }] })),
+        "click the highlight",
+    )
+    .unwrap();
+    app.wait_for_displayed(&sel("pdf-highlight-popover"))
+        .unwrap();
+    let written = app
+        .execute(
+            "return document.querySelector('[data-testid=\"pdf-highlight-note\"]').value;",
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(written, "The second page");
+    app.find(&sel("pdf-highlight-pink"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_until("the highlight now pink", default_timeout(), |_| {
+        Ok(annotations(&app, id)
+            .iter()
+            .any(|a| {
+                a["kind"] == "highlight" && a["colour"] == "pink" && a["note"] == "The second page"
+            })
+            .then_some(()))
+    })
+    .unwrap();
+    app.wait_for_text(&sel("page-indicator"), "Page 2 of 6")
+        .unwrap();
     app.find(&sel("pdf-annotations-toggle"))
         .unwrap()
         .click()

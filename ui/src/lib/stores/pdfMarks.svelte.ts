@@ -5,8 +5,12 @@
  */
 import { BookSearch } from './bookSearch.svelte';
 import { parsePlace, type PdfPlace } from '../pdfText';
+import type { Annotation } from './bookAnnotations.svelte';
 
-/** Text selected on a page: its offsets in the page's text, and where the popover goes. */
+/**
+ * Text selected on a page (its offsets in the page's text), or a highlight clicked on it, and
+ * where the popover goes.
+ */
 export interface PdfSelection {
   page: number;
   start: number;
@@ -14,6 +18,8 @@ export interface PdfSelection {
   /** Under the selection, in pixels from the reader's top left corner. */
   x: number;
   y: number;
+  /** The highlight clicked, to change or delete. */
+  existing?: Annotation;
 }
 
 export class PdfMarks {
