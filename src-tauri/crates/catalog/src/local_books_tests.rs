@@ -333,9 +333,10 @@ fn a_moved_file_is_missing_until_imported_again_then_the_same_book_with_its_plac
     assert!(!status.progress.is_complete());
     // Missing: not a crash, and nothing asked of any server.
     let started = std::time::Instant::now();
-    assert!(runtime()
+    let err = runtime()
         .block_on(archive_pages::page(&store, book.book_id, 0, wait()))
-        .is_err());
+        .unwrap_err();
+    assert!(err.to_string().contains("import it again"), "{err}");
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(matches!(
         book_downloads::open_book(&store, book.book_id, None),

@@ -443,6 +443,8 @@ fn queue_file(store: &Store, book_id: i64) -> Result<(), PageError> {
         Ok(_) => Ok(()),
         Err(DownloadRequestError::Book(e)) => Err(e.into()),
         Err(DownloadRequestError::Store(e)) => Err(e.into()),
+        // A book imported from this computer whose file is gone: said as it is.
+        Err(e @ DownloadRequestError::LocalFileMissing(_)) => Err(PageError::Io(e.to_string())),
         Err(_) => Err(PageError::NotPaged(book_id)),
     }
 }

@@ -157,6 +157,10 @@ async fn wait_for_file(
             Ok(_) => {}
             Err(DownloadRequestError::Book(e)) => return Err(e.into()),
             Err(DownloadRequestError::Store(e)) => return Err(e.into()),
+            // A book imported from this computer whose file is gone: said as it is.
+            Err(e @ DownloadRequestError::LocalFileMissing(_)) => {
+                return Err(PageError::Io(e.to_string()))
+            }
             Err(_) => return Err(PageError::NotPaged(book_id)),
         }
     }
