@@ -41,6 +41,13 @@ fn series_server() -> RunningServer {
     server
 }
 
+/// The series fixture, and the app with it added, its "All books" grid shown.
+fn series_library(case: &TestCase) -> (RunningServer, App) {
+    let server = series_server();
+    let app = library(case, &server);
+    (server, app)
+}
+
 /// The app on the test's data dir with the fixture added, its "All books" grid shown.
 fn library(case: &TestCase, server: &RunningServer) -> App {
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
@@ -173,9 +180,8 @@ fn no_end_card(app: &App) {
 #[test]
 fn a_comics_end_card_leads_to_the_next_of_its_series_and_its_start_to_the_one_before() {
     let case = TestCase::start();
-    let server = series_server();
+    let (server, app) = series_library(&case);
     let [first, second, _, last] = [1, 2, 4, 5].map(|id| server.book(id).unwrap());
-    let app = library(&case, &server);
 
     // (a) The end of #1: the card names #2, "Read #2" has the focus; → opens #2 at page 1.
     let first_id = open_comic(&app, &first.title);
@@ -274,9 +280,8 @@ fn a_comics_end_card_leads_to_the_next_of_its_series_and_its_start_to_the_one_be
 #[test]
 fn an_epubs_end_card_opens_the_next_epub_of_its_series() {
     let case = TestCase::start();
-    let server = series_server();
+    let (server, app) = series_library(&case);
     let (book1, book2) = (server.book(3).unwrap(), server.book(6).unwrap());
-    let app = library(&case, &server);
     let (tile, id) = tile_of(&app, &book1.title);
     app.find(&tile).unwrap().click().unwrap();
     app.wait_for_displayed(&sel("read-book"))
@@ -344,9 +349,8 @@ fn read_badge(app: &App, tile: &str) -> bool {
 #[test]
 fn the_grid_menu_marks_a_book_read_and_its_whole_series() {
     let case = TestCase::start();
-    let server = series_server();
+    let (server, app) = series_library(&case);
     let comics = [1, 2, 4, 5].map(|id| server.book(id).unwrap());
-    let app = library(&case, &server);
     let tiles: Vec<String> = comics.iter().map(|b| tile_of(&app, &b.title).0).collect();
     let epub_tile = tile_of(&app, &server.book(3).unwrap().title).0;
     assert!(tiles.iter().all(|t| !read_badge(&app, t)));
@@ -435,9 +439,8 @@ fn press_shift_f10(app: &App) {
 #[test]
 fn shift_pages_moves_the_two_page_spreads_by_one() {
     let case = TestCase::start();
-    let server = series_server();
+    let (server, app) = series_library(&case);
     let third = server.book(4).unwrap(); // #3, six pages
-    let app = library(&case, &server);
     let id = open_comic(&app, &third.title);
     wait_for_pages(&app, id, &[0]);
     app.find(&sel("layout-spread")).unwrap().click().unwrap();
@@ -445,28 +448,14 @@ fn shift_pages_moves_the_two_page_spreads_by_one() {
     wait_for_pages(&app, id, &[1, 2]);
     wait_for_indicator(&app, "Pages 2–3 of 6");
     assert!(app.find_all(&sel("spread-offset")).unwrap().len() == 1);
-    assert_eq!(
-        app.find(&sel("spread-offset"))
-            .unwrap()
-            .attribute("aria-pressed")
-            .unwrap()
-            .as_deref(),
-        Some("false")
-    );
+    assert!(!spread_shifted(&app), "not shifted at first");
 
     // Shifted: page 2 stands alone and the pair starts at page 3.
     app.find(&sel("spread-offset")).unwrap().click().unwrap();
     press(&app, &[RIGHT]);
     wait_for_pages(&app, id, &[2, 3]);
     wait_for_indicator(&app, "Pages 3–4 of 6");
-    assert_eq!(
-        app.find(&sel("spread-offset"))
-            .unwrap()
-            .attribute("aria-pressed")
-            .unwrap()
-            .as_deref(),
-        Some("true")
-    );
+    assert!(spread_shifted(&app), "shifted");
     press(&app, &[LEFT]);
     wait_for_pages(&app, id, &[1]);
     press(&app, &[RIGHT, RIGHT]);
@@ -504,14 +493,27 @@ fn slide(app: &App, testid: &str, value: u32) {
     .unwrap();
 }
 
+/// Whether the "shift pages" toggle of the spread reads as pressed.
+fn spread_shifted(app: &App) -> bool {
+    let pressed = app
+        .find(&sel("spread-offset"))
+        .unwrap()
+        .attribute("aria-pressed")
+        .unwrap();
+    match pressed.as_deref() {
+        Some("true") => true,
+        Some("false") => false,
+        other => panic!("aria-pressed of the shift toggle: {other:?}"),
+    }
+}
+
 /// Brightness and warmth set on a book stay with it: closed and opened again, its page is drawn
 /// with the same filter; another book is drawn as scanned.
 #[test]
 fn image_adjustments_stay_with_the_book_when_it_is_opened_again() {
     let case = TestCase::start();
-    let server = series_server();
+    let (server, app) = series_library(&case);
     let (first, second) = (server.book(1).unwrap(), server.book(2).unwrap());
-    let app = library(&case, &server);
     let id = open_comic(&app, &first.title);
     wait_for_pages(&app, id, &[0]);
     assert_eq!(page_filter(&app), "none");
