@@ -19,6 +19,17 @@ use fixture_server::{Behavior, Config, Faults, RunningServer};
 
 use crate::support::{catalog_entry, fast_config, http, wait_for_event, Env};
 
+/// `config` with every answer `latency_ms` late.
+fn slowed(config: Config, latency_ms: u64) -> Config {
+    Config {
+        faults: Faults {
+            latency_ms,
+            ..Default::default()
+        },
+        ..config
+    }
+}
+
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
 }
@@ -666,13 +677,7 @@ async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downlo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reader_asking_for_a_book_retries_its_server_at_once_while_another_server_works() {
     let flaky = start(one_comic(2));
-    let busy = start(Config {
-        faults: Faults {
-            latency_ms: 100,
-            ..Default::default()
-        },
-        ..one_comic(60)
-    });
+    let busy = start(slowed(one_comic(60), 100));
     let env = Env::new();
     let a = env.add_server("Flaky", &flaky.url("/opds"));
     let b = env.add_server("Busy", &busy.url("/opds"));
@@ -1024,15 +1029,14 @@ async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readers_page_goes_ahead_of_a_running_chain() {
-    let fixture = start(Config {
-        books: 2,
-        comic_pages: [(1, 12), (2, 6)].into(),
-        faults: Faults {
-            latency_ms: 20,
+    let fixture = start(slowed(
+        Config {
+            books: 2,
+            comic_pages: [(1, 12), (2, 6)].into(),
             ..Default::default()
         },
-        ..Default::default()
-    });
+        20,
+    ));
     let (env, _, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::UntilIdle);
@@ -1300,13 +1304,7 @@ async fn a_cancelled_book_can_be_stored_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_catalog_request_goes_between_two_pages_of_a_download() {
     const PAGES: u32 = 40;
-    let fixture = start(Config {
-        faults: Faults {
-            latency_ms: 30,
-            ..Default::default()
-        },
-        ..one_comic(PAGES)
-    });
+    let fixture = start(slowed(one_comic(PAGES), 30));
     let (env, server, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let before = fixture.stats().total_requests;
@@ -1346,13 +1344,7 @@ async fn a_catalog_request_goes_between_two_pages_of_a_download() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_whose_future_is_dropped_stops_downloading() {
     const PAGES: u32 = 60;
-    let fixture = start(Config {
-        faults: Faults {
-            latency_ms: 20,
-            ..Default::default()
-        },
-        ..one_comic(PAGES)
-    });
+    let fixture = start(slowed(one_comic(PAGES), 20));
     let (env, _server, ids) = library(&fixture).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let before = fixture.stats().total_requests;
@@ -1393,15 +1385,14 @@ async fn a_run_whose_future_is_dropped_stops_downloading() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_book_queued_when_the_last_one_is_stored_is_stored_in_the_same_run() {
     use carrel_core::library::settings::{self, BooksKept};
-    let fixture = start(Config {
-        books: 2,
-        comic_pages: [(1, 10), (2, 3)].into(),
-        faults: Faults {
-            latency_ms: 20,
+    let fixture = start(slowed(
+        Config {
+            books: 2,
+            comic_pages: [(1, 10), (2, 3)].into(),
             ..Default::default()
         },
-        ..Default::default()
-    });
+        20,
+    ));
     let (env, _, ids) = library(&fixture).await;
     settings::set(&env.store, &BooksKept(2)).unwrap();
     let (first, next) = (ids[&1], ids[&2]);
