@@ -361,3 +361,53 @@ fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
     app.close().unwrap();
     server.stop();
 }
+
+/// A PDF's text selected from the keyboard alone: Ctrl+Shift+→ selects the page's first word,
+/// H offers to highlight it, and the highlight is kept with its quote and drawn.
+#[test]
+fn a_pdf_text_selected_with_the_keyboard_is_highlighted() {
+    let (_case, server, app, id) = open_pdf();
+    app.command(
+        "POST",
+        "/actions",
+        Some(
+            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
+            { "type": "keyDown", "value": "\u{E009}" },
+            { "type": "keyDown", "value": "\u{E008}" },
+            { "type": "keyDown", "value": "\u{E014}" },
+            { "type": "keyUp", "value": "\u{E014}" },
+            { "type": "keyUp", "value": "\u{E008}" },
+            { "type": "keyUp", "value": "\u{E009}" },
+        ] }] }),
+        ),
+        "press Ctrl+Shift+Right",
+    )
+    .unwrap();
+    let selected = app
+        .execute("return document.getSelection().toString();", vec![])
+        .unwrap();
+    assert_eq!(selected, "Page");
+    // Still on page 1: Shift+→ selected, it did not turn.
+    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
+        .unwrap();
+    press(&app, &["h"]);
+    app.wait_for_displayed(&sel("pdf-highlight-popover"))
+        .unwrap();
+    app.find(&sel("pdf-highlight-blue"))
+        .unwrap()
+        .click()
+        .unwrap();
+    let saved = app
+        .wait_until("the highlight saved", default_timeout(), |_| {
+            Ok(annotations(&app, id)
+                .into_iter()
+                .find(|a| a["kind"] == "highlight"))
+        })
+        .unwrap();
+    assert_eq!(saved["quote"], "Page");
+    assert_eq!(saved["colour"], "blue");
+    assert_eq!(saved["locator"]["page"], 0);
+    app.wait_for_displayed(&sel("pdf-highlight")).unwrap();
+    app.close().unwrap();
+    server.stop();
+}
