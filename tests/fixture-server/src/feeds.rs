@@ -27,9 +27,13 @@ fn latest_update(state: &State, books: &[&BookMeta]) -> String {
 }
 
 fn feed_head(state: &State, out: &mut String, id: &str, title: &str, updated: &str) {
-    // Komga signs its feeds with its own name (Carrel recognises Komga by it).
-    let author = if state.behavior().komga {
+    // Komga signs its feeds with its own name (Carrel recognises Komga by it); Codex names
+    // itself as the generator.
+    let behavior = state.behavior();
+    let author = if behavior.komga {
         "<author><name>Komga</name><uri>https://komga.org</uri></author>"
+    } else if behavior.codex_order_entries {
+        "<author><name>Carrel fixture server</name><uri>/opds</uri></author>\n  <generator>Codex</generator>"
     } else {
         "<author><name>Carrel fixture server</name><uri>/opds</uri></author>"
     };
@@ -284,6 +288,22 @@ pub(crate) fn acquisition(state: &State, listing: &Listing<'_>, page: usize) -> 
             NAVIGATION,
             &updated,
         );
+    }
+    if behavior.codex_order_entries && page == 1 {
+        for (title, param) in [
+            ("➠ Order By Date", "orderBy=date"),
+            ("⇕ Order Descending", "orderReverse=true"),
+        ] {
+            nav_entry(
+                &mut out,
+                param,
+                title,
+                "",
+                &format!("{}?{param}", listing.path),
+                ACQUISITION,
+                &updated,
+            );
+        }
     }
     if listing.with_series_entry && page == 1 {
         nav_entry(

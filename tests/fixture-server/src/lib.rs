@@ -246,6 +246,13 @@ pub struct Behavior {
     /// (`codex/views/opds/v1/feed.py`: `OPDS1FeedView.entries` adds `add_start_link()` to every
     /// page but the start page).
     pub start_entry_in_feeds: bool,
+    /// Look like Codex's OPDS 1.2 to a client it does not know to read facets: feeds signed
+    /// `<generator>Codex</generator>`, and the first page of every acquisition feed starts with
+    /// its orders as navigation entries, "➠ Order By Date" (`?orderBy=date`) and "⇕ Order
+    /// Descending" (`?orderReverse=true`), the order in force (by name, ascending) left out
+    /// (`codex/views/opds/v1/facets.py`: `_facet_or_facet_entry` makes a facet entry titled
+    /// with the group's glyph and words, and skips the active one, `_is_facet_active`).
+    pub codex_order_entries: bool,
     /// Each streamed comic's cover and thumbnail links (`http://opds-spec.org/image`,
     /// `http://opds-spec.org/image/thumbnail`) are the address of its first page, as its page
     /// stream names it without `maxWidth` (`/books/ID/pages/0`, `/pages/1` with
@@ -278,6 +285,7 @@ impl Default for Behavior {
             redirect_to: None,
             empty_search_404: false,
             start_entry_in_feeds: false,
+            codex_order_entries: false,
             cover_is_first_page: false,
         }
     }

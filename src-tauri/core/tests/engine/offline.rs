@@ -354,6 +354,97 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
     assert!(!again.offline, "once it answered, every request asks it");
 }
 
+/// A feed's facet links reach the window in groups, the one shown active; and Codex's orders,
+/// which it lists as navigation entries, come as its order groups instead of as folders.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feeds_facets_and_codexs_order_entries_come_as_facet_groups() {
+    let (_fixture, env, server) = four_books(Behavior::default());
+    let http = http();
+    let client = env.catalog(&http);
+    let comics = client
+        .browse_view(server.id, Some("/opds/comics"))
+        .await
+        .unwrap();
+    let shape = |view: &CatalogView| -> Vec<(Option<String>, Vec<(String, bool)>)> {
+        view.facets
+            .iter()
+            .map(|g| {
+                (
+                    g.title.clone(),
+                    g.facets
+                        .iter()
+                        .map(|f| (f.title.clone(), f.active))
+                        .collect(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        shape(&comics),
+        [(
+            Some("Sort".to_owned()),
+            vec![
+                ("Title".to_owned(), true),
+                ("Newest first".to_owned(), false)
+            ]
+        )]
+    );
+    let newest = client
+        .browse_view(server.id, Some(&comics.facets[0].facets[1].href))
+        .await
+        .unwrap();
+    assert_eq!(
+        shape(&newest)[0].1,
+        [
+            ("Title".to_owned(), false),
+            ("Newest first".to_owned(), true)
+        ]
+    );
+    let mut reversed = book_ids(&comics.entries);
+    reversed.reverse();
+    assert_eq!(
+        book_ids(&newest.entries),
+        reversed,
+        "the same books, newest first"
+    );
+
+    let (_codex, env, server) = four_books(Behavior {
+        codex_order_entries: true,
+        ..Default::default()
+    });
+    let client = env.catalog(&http);
+    let books = books_view(&client, &server).await;
+    let folders: Vec<&str> = books
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            CatalogViewItem::Navigation { title, .. } => Some(title.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(folders, ["Browse by series"], "the orders are no folders");
+    assert_eq!(
+        shape(&books),
+        [
+            (
+                Some("Order By".to_owned()),
+                vec![("Name".to_owned(), true), ("Date".to_owned(), false)]
+            ),
+            (
+                Some("Order".to_owned()),
+                vec![
+                    ("Ascending".to_owned(), true),
+                    ("Descending".to_owned(), false)
+                ]
+            ),
+        ]
+    );
+    assert!(books.facets[0].facets[1]
+        .href
+        .ends_with("/opds/books?orderBy=date"));
+    assert_eq!(book_ids(&books.entries).len(), 4);
+}
+
 /// A search that matches nothing, as two real servers say it: calibre's content server answers
 /// `404 No books found`, Codex an acquisition feed holding only its "Start of catalog" entry.
 /// Both are results with no book in them, not errors.
