@@ -186,8 +186,9 @@ package: ui
 # The packages just built, the .deb unpacked and the .rpm installed by rpm into a temporary root:
 # their files, the desktop entry and metainfo validated as installed, then the unpacked .deb as
 # the desktop sees it (XDG_DATA_DIRS), Carrel made the default for CBZ with xdg-mime, and
-# `xdg-open book.cbz` must start the packaged carrel with the book, which opens it. Nothing is
-# installed into the system: everything lives in a temporary folder (scripts/test-package).
+# `xdg-open book.cbz` must start the packaged carrel with the book, which opens it (and a second
+# book opened meanwhile goes to the running Carrel). Nothing is installed into the system:
+# everything lives in a temporary folder (scripts/test-package).
 test-package: setup-test package
 	@$(ROOT)/scripts/ensure-packages $(PACKAGE_TEST_PACKAGES)
 	@echo "==> the packages, installed into a temporary folder, and xdg-open"
