@@ -629,6 +629,9 @@ pub async fn store_book(app: AppHandle, book_id: i64) -> CommandResult<StoreRequ
 #[tauri::command]
 pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> CommandResult<()> {
     with_core(app, move |core| {
+        // A book imported from this computer: its file looked at first (moved away, changed,
+        // back again), so the reader opens what is there or says to import it again.
+        carrel_core::catalog::local_books::check(&core.store, book_id)?;
         book_downloads::open_book(&core.store, book_id, page)?;
         Ok(())
     })
