@@ -620,7 +620,7 @@ fn request(
     command: &str,
 ) -> Result<Value> {
     let started = Instant::now();
-    let reply = request_once(agent, method, url, body, command);
+    let reply = send(agent.request(method, url), body, command);
     let slow = started.elapsed();
     if slow > Duration::from_millis(250)
         && std::env::var_os("CARREL_E2E_TRACE").is_some_and(|v| !v.is_empty())
@@ -630,14 +630,8 @@ fn request(
     reply
 }
 
-fn request_once(
-    agent: &ureq::Agent,
-    method: &str,
-    url: &str,
-    body: Option<Value>,
-    command: &str,
-) -> Result<Value> {
-    let req = agent.request(method, url);
+/// Sends `req` (with `body` as JSON, if any) and unwraps the reply: see [`request`].
+fn send(req: ureq::Request, body: Option<Value>, command: &str) -> Result<Value> {
     let outcome = match body {
         Some(body) => req.send_json(body),
         None => req.call(),
