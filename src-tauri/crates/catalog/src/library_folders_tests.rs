@@ -26,6 +26,12 @@ fn png(seed: u8) -> Vec<u8> {
 
 /// Writes a CBZ of `pages` pages at `path` (its folders made).
 fn write_cbz(path: &Path, pages: u8) {
+    write_cbz_numbered(path, pages, 0);
+}
+
+/// [`write_cbz`] with `number` in its pages, so that comics of different numbers differ (a
+/// library of copies of one file is not what a scan is measured on).
+fn write_cbz_numbered(path: &Path, pages: u8, number: u32) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let file = std::fs::File::create(path).unwrap();
     let mut zip = zip::ZipWriter::new(file);
@@ -34,6 +40,7 @@ fn write_cbz(path: &Path, pages: u8) {
     for i in 0..pages {
         zip.start_file(format!("{:03}.png", i + 1), opts).unwrap();
         zip.write_all(&png(i)).unwrap();
+        zip.write_all(&number.to_be_bytes()).unwrap();
     }
     zip.finish().unwrap();
 }
@@ -488,7 +495,11 @@ fn a_large_first_scan_leaves_the_writer_free_between_batches() {
     let (_d, store) = temp_store();
     let books = folder();
     for i in 0..files {
-        write_cbz(&books.path().join(format!("{:02}/{i:05}.cbz", i % 40)), 1);
+        write_cbz_numbered(
+            &books.path().join(format!("{:02}/{i:05}.cbz", i % 40)),
+            1,
+            i as u32,
+        );
     }
     let added = add(&store, books.path()).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
