@@ -77,6 +77,20 @@ fn shown_cfi(app: &App) -> String {
     .unwrap()
 }
 
+/// The place shown once the view has stopped moving: the same CFI read twice, half a second
+/// apart (the first layout of a section may still move the view after its first location).
+fn settled_cfi(app: &App) -> String {
+    let mut last = shown_cfi(app);
+    app.wait_until("the view settled", default_timeout(), |_| {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let now = shown_cfi(app);
+        let settled = now == last;
+        last = now;
+        Ok(settled.then(|| last.clone()))
+    })
+    .unwrap()
+}
+
 #[test]
 fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
     let case = TestCase::start();
@@ -1076,7 +1090,7 @@ fn the_font_choice_is_readable_in_every_theme() {
 #[test]
 fn ctrl_f_finds_every_place_of_a_word_in_the_book() {
     let (_case, server, app) = open_three_chapters();
-    let before = shown_cfi(&app);
+    let before = settled_cfi(&app);
     // Ctrl held down while F is pressed.
     app.command(
         "POST",
