@@ -31,7 +31,7 @@ use fixture_server::Config;
 
 use crate::engine::Env;
 use crate::report::{Report, Row, Summary};
-use crate::window::{self, process_started_unix_ms, AFTER_PAINT_JS};
+use crate::window::{self, process_started_unix_ms};
 
 /// Books in the catalog cache.
 pub const BOOKS: u32 = 10_000;
@@ -81,15 +81,7 @@ const PAINTED_JS: &str = r#"
   };
   let already = null;
   let seen = false;
-  let finished = false;
-  const finish = (value) => {
-    if (finished) return;
-    finished = true;
-    observer.disconnect();
-    document.removeEventListener('load', check, true);
-    clearTimeout(timer);
-    done(value);
-  };
+  FINISH_ONCE
   const check = () => {
     if (seen) return;
     const images = ready();
@@ -136,7 +128,7 @@ struct Start {
 
 fn measure_start(data_dir: &std::path::Path, kind: &str, name: &str) -> Result<Start> {
     let app = window::launch(data_dir, name)?;
-    let script = PAINTED_JS.replace("AFTER_PAINT", AFTER_PAINT_JS);
+    let script = window::script(PAINTED_JS);
     let books = if kind == "home" { OPENED } else { 0 };
     let answer = app
         .execute_async(

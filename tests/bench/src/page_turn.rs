@@ -29,7 +29,7 @@ use fixture_server::{Config, RunningServer};
 
 use crate::engine::Env;
 use crate::report::{Report, Row, Summary};
-use crate::window::{self, AFTER_PAINT_JS, WINDOW};
+use crate::window::{self, WINDOW};
 
 /// Turns per series.
 pub const TURNS: u32 = 40;
@@ -56,15 +56,7 @@ const TURN_JS: &str = r#"
   AFTER_PAINT
   const selector = `[data-testid="page-image"][data-page-index="${target}"]`;
   let seen = false;
-  let finished = false;
-  const finish = (value) => {
-    if (finished) return;
-    finished = true;
-    observer.disconnect();
-    document.removeEventListener('load', check, true);
-    clearTimeout(timer);
-    done(value);
-  };
+  FINISH_ONCE
   // Where the turn's time goes: the new page's element in the document (the reader's own
   // work), its picture loaded (the protocol's fetch, and its decoding when the engine does it on
   // load), shown, decoded, painted; and the protocol's fetch alone from resource timing when the
@@ -122,7 +114,7 @@ const PRELOAD_JS: &str = r#"
   );"#;
 
 fn turn_script() -> String {
-    TURN_JS.replace("AFTER_PAINT", AFTER_PAINT_JS)
+    window::script(TURN_JS)
 }
 
 /// One turn, in ms from the key: until the new page's image was loaded and shown (before its

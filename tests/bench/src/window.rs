@@ -24,12 +24,34 @@ pub const WINDOW: (f64, f64) = (1280.0, 900.0);
 /// The JavaScript function, defined in each script that needs it, that calls `then(ms)` once
 /// what is on screen includes every change made so far: the next animation frame, then a task
 /// posted from it (which runs after that frame's rendering update).
-pub const AFTER_PAINT_JS: &str = "
+const AFTER_PAINT_JS: &str = "
   const afterPaint = (then) => requestAnimationFrame(() => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => then(performance.now());
     channel.port2.postMessage(null);
   });";
+
+/// The JavaScript function `finish(value)`, defined in each script that watches the page until
+/// something shows: answers `value` once (through `done`), then stops watching — the script's
+/// `observer`, its `check` of every `load`, its `timer`.
+const FINISH_ONCE_JS: &str = "
+  let finished = false;
+  const finish = (value) => {
+    if (finished) return;
+    finished = true;
+    observer.disconnect();
+    document.removeEventListener('load', check, true);
+    clearTimeout(timer);
+    done(value);
+  };";
+
+/// `template` with its `AFTER_PAINT` and `FINISH_ONCE` lines replaced by [`AFTER_PAINT_JS`] and
+/// [`FINISH_ONCE_JS`].
+pub fn script(template: &str) -> String {
+    template
+        .replace("AFTER_PAINT", AFTER_PAINT_JS)
+        .replace("FINISH_ONCE", FINISH_ONCE_JS)
+}
 
 /// Makes sure the window benchmarks can run, before anything is measured: an X display, the app
 /// binary and the drivers. When `CARREL_APP` is not set, the release build next to this binary
