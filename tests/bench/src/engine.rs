@@ -212,6 +212,14 @@ fn bytes_sent(fixture: &RunningServer) -> u64 {
         .sum()
 }
 
+/// Makes the folder a baseline writes to and lets the disk settle: the time its measurement
+/// starts from.
+fn bare_start(out: &Path) -> Result<Instant> {
+    std::fs::create_dir_all(out)?;
+    crate::scratch::settle_disk();
+    Ok(Instant::now())
+}
+
 /// The baseline: one plain client, the same URLs one after the other, each body streamed to
 /// its own file. No database, no fsync, no request slot.
 pub(crate) async fn bare_download(
@@ -219,9 +227,7 @@ pub(crate) async fn bare_download(
     urls: &[String],
     out: &Path,
 ) -> Result<(Duration, u64)> {
-    std::fs::create_dir_all(out)?;
-    crate::scratch::settle_disk();
-    let started = Instant::now();
+    let started = bare_start(out)?;
     let mut total = 0u64;
     for (i, url) in urls.iter().enumerate() {
         total += fetch_to_file(client, url, &out.join(format!("{i:05}"))).await?;
@@ -251,9 +257,7 @@ async fn bare_download_synced(
     urls: &[(i64, String)],
     out: &Path,
 ) -> Result<(Duration, u64)> {
-    std::fs::create_dir_all(out)?;
-    crate::scratch::settle_disk();
-    let started = Instant::now();
+    let started = bare_start(out)?;
     let mut total = 0u64;
     let mut book: Vec<PathBuf> = Vec::new();
     let mut syncing: Option<tokio::task::JoinHandle<std::io::Result<()>>> = None;
