@@ -58,7 +58,7 @@ fn queued_books(store: &Store) -> Vec<i64> {
 /// A data dir with `fixture`'s catalog, its books feed kept as one batch: the books in reading
 /// order and the batch.
 async fn books_kept(fixture: &RunningServer) -> (Env, Vec<i64>, BatchView) {
-    let (env, server) = library_of(&fixture);
+    let (env, server) = library_of(fixture);
     let http = http();
     let client = env.catalog(&http);
     let order = feed_book_ids(&client, &server, "/opds/books").await;
