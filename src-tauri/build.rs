@@ -72,6 +72,7 @@ const COMMANDS: &[&str] = &[
     "server_series_default",
     "set_server_series_default",
     "allow_metered_downloads",
+    "system_fonts",
     "start_at_login",
     "set_start_at_login",
     "library_folders",

@@ -1539,6 +1539,15 @@ pub async fn allow_metered_downloads(app: AppHandle) -> CommandResult<bool> {
     with_store(app, carrel_core::engine::network::allow_metered).await
 }
 
+/// The font families installed on this computer, for the EPUB reader's font choice (see
+/// [`crate::system_fonts`]); empty when they cannot be listed.
+#[tauri::command]
+pub async fn system_fonts() -> CommandResult<Vec<String>> {
+    tauri::async_runtime::spawn_blocking(crate::system_fonts::families)
+        .await
+        .map_err(|e| CommandError::new(ErrorKind::Storage, format!("listing fonts failed: {e}")))
+}
+
 /// Whether Carrel starts when the reader logs in (its XDG autostart entry).
 #[tauri::command]
 pub async fn start_at_login() -> CommandResult<bool> {

@@ -322,6 +322,7 @@ pub fn commands() -> Vec<Command> {
             ],
         ),
         command::<bool>("allow_metered_downloads", vec![]),
+        command::<Vec<String>>("system_fonts", vec![]),
         command::<bool>("start_at_login", vec![]),
         command::<bool>("set_start_at_login", vec![arg::<bool>("on")]),
         command::<Vec<LibraryFolder>>("library_folders", vec![]),

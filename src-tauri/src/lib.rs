@@ -63,6 +63,7 @@ pub mod protocol_replies;
 #[cfg(test)]
 mod protocol_requests_tests;
 pub mod single_instance;
+pub mod system_fonts;
 pub mod webview_rendering;
 
 use std::sync::{Arc, Mutex};
@@ -151,6 +152,7 @@ pub fn run() {
             commands::server_series_default,
             commands::set_server_series_default,
             commands::allow_metered_downloads,
+            commands::system_fonts,
             commands::start_at_login,
             commands::set_start_at_login,
             commands::library_folders,

@@ -542,6 +542,11 @@ export function allowMeteredDownloads(): Promise<boolean> {
   return call('allow_metered_downloads');
 }
 
+/** The font families installed on this computer (empty when they cannot be listed). */
+export function systemFonts(): Promise<string[]> {
+  return call('system_fonts');
+}
+
 /** Whether Carrel starts when you log in (its autostart entry). */
 export function startAtLogin(): Promise<boolean> {
   return call('start_at_login');

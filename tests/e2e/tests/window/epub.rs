@@ -1079,6 +1079,45 @@ fn the_font_choice_is_readable_in_every_theme() {
         Ok((family.as_str() == Some("serif")).then_some(()))
     })
     .unwrap();
+    // A font installed on this computer (as fontconfig lists it) is offered, and chosen it sets
+    // the book's text, the serif choice behind it.
+    let installed = app
+        .wait_until("the installed fonts listed", default_timeout(), |c| {
+            let families = c.execute(
+                "return [...document.querySelectorAll('[data-testid=\"epub-system-font\"] option')]
+                   .map((o) => o.value).filter((v) => v !== '');",
+                vec![],
+            )?;
+            Ok(families
+                .as_array()
+                .filter(|f| !f.is_empty())
+                .map(|f| f[0].as_str().unwrap().to_string()))
+        })
+        .unwrap();
+    app.execute(
+        "const select = document.querySelector('[data-testid=\"epub-system-font\"]');
+         select.value = arguments[0];
+         select.dispatchEvent(new Event('change', { bubbles: true }));",
+        vec![json!(installed)],
+    )
+    .unwrap();
+    // Compared without quotes: a name may be serialized quoted or not.
+    let wanted = format!("{installed}, serif");
+    app.wait_until("the installed font in the book", default_timeout(), |c| {
+        let family = c.execute(
+            "const doc = document.querySelector('foliate-view').renderer.getContents()[0].doc;
+             return getComputedStyle(doc.body).fontFamily;",
+            vec![],
+        )?;
+        let family = family.as_str().unwrap_or_default().replace(['"', '\''], "");
+        Ok((family == wanted).then_some(()))
+    })
+    .unwrap();
+    assert_eq!(
+        serif.attribute("aria-pressed").unwrap().as_deref(),
+        Some("false"),
+        "the generic choice no longer shows as the font"
+    );
     app.close().unwrap();
     server.stop();
 }

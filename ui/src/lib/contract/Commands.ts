@@ -100,6 +100,7 @@ export type Commands = {
   server_series_default: { args: { serverId: number }; result: ServerSeriesDefault | null };
   set_server_series_default: { args: { serverId: number; keepNext: number; removeAfterDays?: number | null }; result: ServerSeriesDefault | null };
   allow_metered_downloads: { args: Record<string, never>; result: boolean };
+  system_fonts: { args: Record<string, never>; result: Array<string> };
   start_at_login: { args: Record<string, never>; result: boolean };
   set_start_at_login: { args: { on: boolean }; result: boolean };
   library_folders: { args: Record<string, never>; result: Array<LibraryFolder> };

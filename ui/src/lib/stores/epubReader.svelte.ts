@@ -46,6 +46,8 @@ export interface EpubPrefs {
   flow: Flow;
   theme: EpubTheme;
   fontFamily: FontFamily;
+  /** A font family installed on this computer, chosen over `fontFamily` (which stays its fallback). */
+  systemFont: string | null;
   fontSize: number;
   lineHeight: number;
   margin: number;
@@ -59,6 +61,7 @@ export const EPUB_DEFAULTS: EpubPrefs = {
   flow: 'paginated',
   theme: 'light',
   fontFamily: 'original',
+  systemFont: null,
   fontSize: 100,
   lineHeight: 1.5,
   margin: 48,
@@ -84,6 +87,22 @@ function clamp(value: unknown, range: { min: number; max: number }, fallback: nu
   return Math.min(range.max, Math.max(range.min, value));
 }
 
+/**
+ * Whether `name` is a font family the reader's style sheet can quote as it is (the rule the app's
+ * list of installed fonts keeps to): no quote, backslash or character that ends a declaration
+ * or a rule, nothing unprintable, at most 100 characters.
+ */
+export function isPlainFamilyName(name: unknown): name is string {
+  return (
+    typeof name === 'string' &&
+    name.length > 0 &&
+    [...name].length <= 100 &&
+    !name.startsWith('.') &&
+    name.trim() === name &&
+    !/[\p{Cc}"'\\;{}<>]/u.test(name)
+  );
+}
+
 /** Reads stored preferences, keeping only what is valid (the rest from the defaults). */
 export function parsePrefs(raw: unknown): EpubPrefs {
   if (typeof raw !== 'object' || raw === null) return { ...EPUB_DEFAULTS };
@@ -92,6 +111,7 @@ export function parsePrefs(raw: unknown): EpubPrefs {
     flow: FLOWS.includes(v.flow as Flow) ? (v.flow as Flow) : EPUB_DEFAULTS.flow,
     theme: EPUB_THEMES.includes(v.theme as EpubTheme) ? (v.theme as EpubTheme) : EPUB_DEFAULTS.theme,
     fontFamily: FONT_FAMILIES.includes(v.fontFamily as FontFamily) ? (v.fontFamily as FontFamily) : EPUB_DEFAULTS.fontFamily,
+    systemFont: isPlainFamilyName(v.systemFont) ? v.systemFont : null,
     fontSize: clamp(v.fontSize, FONT_SIZE, EPUB_DEFAULTS.fontSize),
     lineHeight: clamp(v.lineHeight, LINE_HEIGHT, EPUB_DEFAULTS.lineHeight),
     margin: clamp(v.margin, MARGIN, EPUB_DEFAULTS.margin),
@@ -121,7 +141,11 @@ function storePrefs(prefs: EpubPrefs): void {
  */
 export function readerCss(prefs: EpubPrefs): string {
   const { background, text, link } = THEME_COLOURS[prefs.theme];
-  const family = prefs.fontFamily === 'original' ? '' : `font-family: ${prefs.fontFamily} !important;`;
+  const generic = prefs.fontFamily === 'original' ? '' : prefs.fontFamily;
+  const families = isPlainFamilyName(prefs.systemFont)
+    ? [`"${prefs.systemFont}"`, generic].filter(Boolean).join(', ')
+    : generic;
+  const family = families ? `font-family: ${families} !important;` : '';
   return [
     // `--theme-bg-color` is what foliate-js paints behind the page's columns, also after a change.
     `html { color-scheme: ${prefs.theme === 'dark' ? 'dark' : 'light'}; --theme-bg-color: ${background}; }`,

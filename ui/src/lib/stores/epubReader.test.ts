@@ -63,6 +63,7 @@ describe('EPUB reader preferences', () => {
       flow: 'scrolled',
       theme: 'sepia',
       fontFamily: 'serif',
+      systemFont: null,
       fontSize: 120,
       lineHeight: 1.8,
       margin: 16,
@@ -86,6 +87,19 @@ describe('EPUB reader preferences', () => {
     expect(dark).not.toMatch(/url\(|@import/);
     expect(readerCss(EPUB_DEFAULTS)).not.toContain('font-family');
     expect(readerCss({ ...EPUB_DEFAULTS, theme: 'sepia' })).toContain('#f4ecd8');
+  });
+
+  it('sets an installed font first, the generic choice after it, and keeps no name a style sheet cannot quote', () => {
+    expect(parsePrefs({ systemFont: 'DejaVu Serif' }).systemFont).toBe('DejaVu Serif');
+    for (const hostile of ['Evil"; } body { display: none', "Quote's", 'Back\\slash', '.Hidden', ' Padded', 'Tab\tName', 'x'.repeat(101), 42, '']) {
+      expect(parsePrefs({ systemFont: hostile }).systemFont).toBeNull();
+    }
+    const withGeneric = readerCss({ ...EPUB_DEFAULTS, fontFamily: 'serif', systemFont: 'DejaVu Serif' });
+    expect(withGeneric).toContain('font-family: "DejaVu Serif", serif !important;');
+    const alone = readerCss({ ...EPUB_DEFAULTS, systemFont: 'Liberation Sans' });
+    expect(alone).toContain('font-family: "Liberation Sans" !important;');
+    // A name that reached the preferences some other way is never written into the sheet.
+    expect(readerCss({ ...EPUB_DEFAULTS, systemFont: 'x"; } * { color: red' })).not.toContain('font-family');
   });
 });
 
