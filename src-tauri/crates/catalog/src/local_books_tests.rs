@@ -667,3 +667,58 @@ fn a_file_that_comes_back_where_it_was_is_the_book_again() {
     assert!(book_downloads::open_book(&store, book.book_id, None).is_err());
     assert_eq!(pending_tasks(&store), 0);
 }
+
+#[test]
+fn issues_of_a_series_imported_from_files_follow_each_other_in_their_numbers_order() {
+    let (_t, store) = temp_store();
+    let files = tempfile::tempdir().unwrap();
+    let issue = |number: &str, title: &str| {
+        COMIC_INFO
+            .replace("<Number>3</Number>", &format!("<Number>{number}</Number>"))
+            .replace("The Long Night", title)
+    };
+    // Imported out of order, and a book of another series between them.
+    let fourth = import(
+        &store,
+        &cbz(files.path(), "nw-4.cbz", &issue("4", "Dawn")),
+        ImportMode::Reference,
+    )
+    .unwrap();
+    let other = import(
+        &store,
+        &cbz(
+            files.path(),
+            "other.cbz",
+            &COMIC_INFO.replace("Night Watch", "Day Shift"),
+        ),
+        ImportMode::Reference,
+    )
+    .unwrap();
+    let third = import(
+        &store,
+        &cbz(files.path(), "nw-3.cbz", &issue("3", "The Long Night")),
+        ImportMode::Reference,
+    )
+    .unwrap();
+
+    // What the end of a book offers next, and the book before.
+    let around_third = crate::series_read_ahead::neighbours(&store, third.book_id).unwrap();
+    assert_eq!(around_third.series.as_deref(), Some("Night Watch"));
+    assert_eq!(around_third.previous, None);
+    assert_eq!(
+        around_third.next.map(|n| (n.book_id, n.title, n.on_device)),
+        Some((fourth.book_id, "Dawn".to_string(), true))
+    );
+    let around_fourth = crate::series_read_ahead::neighbours(&store, fourth.book_id).unwrap();
+    assert_eq!(
+        around_fourth.previous.map(|n| n.book_id),
+        Some(third.book_id)
+    );
+    assert_eq!(around_fourth.next, None);
+    let around_other = crate::series_read_ahead::neighbours(&store, other.book_id).unwrap();
+    assert_eq!(
+        (around_other.previous, around_other.next),
+        (None, None),
+        "another series' book is no neighbour"
+    );
+}
