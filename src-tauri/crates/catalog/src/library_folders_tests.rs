@@ -485,7 +485,7 @@ fn the_watcher_follows_files_added_changed_removed_and_renamed() {
 
 /// A first scan of many files: how long it takes, and how long a write of another thread (the
 /// executor's, a window's) waits meanwhile. Printed, not asserted (`--nocapture` shows it);
-/// `CARREL_SCAN_files=10000` measures a larger folder.
+/// `CARREL_SCAN_FILES=10000` measures a larger folder.
 #[test]
 fn a_large_first_scan_leaves_the_writer_free_between_batches() {
     let files: usize = std::env::var("CARREL_SCAN_FILES")
