@@ -9,14 +9,13 @@
  * Whether a file is copied into Carrel's library or read where it is, is the reader's choice,
  * kept in this window's storage (default: where it is).
  */
-import { bookDetails, chooseBookFiles, importFiles, toCommandError, watchDesktopFiles, type DesktopFilesEvent, type ImportedFile } from '../ipc';
+import { chooseBookFiles, importFiles, toCommandError, watchDesktopFiles, type DesktopFilesEvent, type ImportedFile } from '../ipc';
 import { explainInline } from '../errors';
 import { t } from '../i18n.svelte';
 import { toasts } from './toasts.svelte';
 import { router } from './router.svelte';
 import { details } from './details.svelte';
-import { reader } from './reader.svelte';
-import { epubReader } from './epubReader.svelte';
+import { openInItsReader } from './openBook';
 import { downloads } from './downloads.svelte';
 import { announcer } from './announcer.svelte';
 
@@ -153,19 +152,10 @@ function tellFailures(failed: ImportedFile[]): void {
 /** Opens a book in the reader it reads in (its details, for a format no reader shows). */
 async function openInReader(bookId: number): Promise<void> {
   try {
-    const book = await bookDetails(bookId);
-    switch (book.reader) {
-      case 'epub':
-        void epubReader.open(bookId);
-        return;
-      case 'comic':
-      case 'pdf':
-        void reader.open(bookId);
-        return;
-      default:
-        router.go({ view: 'on-device' });
-        details.open(bookId);
-    }
+    await openInItsReader(bookId, () => {
+      router.go({ view: 'on-device' });
+      details.open(bookId);
+    });
   } catch (reason) {
     toasts.error(t('local-files-failed', { reason: explainInline(toCommandError(reason)) }));
   }
