@@ -20,6 +20,7 @@ import {
   type PageRect,
   type TextQuote,
 } from '../ipc';
+import { t } from '../i18n.svelte';
 
 export type { Annotation, AnnotationExportFormat, HighlightColour };
 
@@ -27,6 +28,20 @@ export type { Annotation, AnnotationExportFormat, HighlightColour };
 export const MAX_QUOTE_CHARS = 4000;
 
 export const HIGHLIGHT_COLOURS: readonly HighlightColour[] = ['yellow', 'green', 'blue', 'pink'];
+
+/** A highlight colour's name, as a reader reads it (a colour swatch's label and tooltip). */
+export function highlightColourLabel(value: HighlightColour): string {
+  switch (value) {
+    case 'yellow':
+      return t('book-highlight-yellow');
+    case 'green':
+      return t('book-highlight-green');
+    case 'blue':
+      return t('book-highlight-blue');
+    case 'pink':
+      return t('book-highlight-pink');
+  }
+}
 
 /** The colour a highlight is drawn in on the page (under the text, see-through). */
 export const HIGHLIGHT_CSS: Record<HighlightColour, string> = {
