@@ -30,7 +30,6 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::library_rows::catalog_entry;
 use crate::report::{millis, Report, Row, Summary};
 
 /// Repetitions of the download comparison, each with fresh data dirs: the runs are short
@@ -121,7 +120,7 @@ impl Env {
                 file_url: Some(file_url.into()),
                 file_type: Some("application/vnd.comicbook+zip".into()),
                 file_length: Some(length),
-                ..catalog_entry(catalog_id, title, books::BookFormat::Comic)
+                ..books::CatalogBook::bare(catalog_id, title, books::BookFormat::Comic)
             },
         )?)
     }

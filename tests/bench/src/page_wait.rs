@@ -26,7 +26,7 @@ use carrel_core::{
     reading::page_source::{self, WaitPolicy},
 };
 
-use crate::library_rows::{catalog_entry, silent_server, SILENT_SERVER};
+use crate::library_rows::{silent_server, SILENT_SERVER};
 use crate::report::{millis, Report, Row, Summary};
 
 const GROUP: &str = "page-wait";
@@ -58,7 +58,7 @@ fn library() -> Result<Library> {
         &CatalogBook {
             stream_template: Some(format!("{SILENT_SERVER}/pages/{{pageNumber}}")),
             page_count: Some(((PAGES + WARM_UP) * 4) as u32),
-            ..catalog_entry("urn:bench:wait", "Waited for", BookFormat::Comic)
+            ..CatalogBook::bare("urn:bench:wait", "Waited for", BookFormat::Comic)
         },
     )?;
     Ok(Library {

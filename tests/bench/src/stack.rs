@@ -18,7 +18,7 @@ use carrel_core::{
     library::books::{self, BookFormat, CatalogBook},
 };
 
-use crate::library_rows::{catalog_entry, silent_server, SILENT_SERVER};
+use crate::library_rows::{silent_server, SILENT_SERVER};
 use crate::report::{micros, Report, Row, Summary};
 
 pub const SMALL: usize = 1_000;
@@ -75,7 +75,7 @@ impl Stack {
                     "{SILENT_SERVER}/books/1/pages/{{pageNumber}}?maxWidth={{maxWidth}}"
                 )),
                 page_count: Some((depth + 10 * ROUNDS) as u32),
-                ..catalog_entry("urn:bench:1", "A very long comic", BookFormat::Comic)
+                ..CatalogBook::bare("urn:bench:1", "A very long comic", BookFormat::Comic)
             },
         )?;
         let holder = carrel_core::foundation::process_holders::new_holder_id("carrel-bench");

@@ -17,7 +17,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
-use crate::support::{catalog_entry, fast_config, http, wait_for_event, Env};
+use crate::support::{fast_config, http, wait_for_event, Env};
 
 /// `config` with every answer `latency_ms` late.
 fn slowed(config: Config, latency_ms: u64) -> Config {
@@ -1233,7 +1233,7 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
         &books::CatalogBook {
             page_count: Some(4),
             page_list: pages,
-            ..catalog_entry("urn:gap", "With a gap", books::BookFormat::Comic)
+            ..books::CatalogBook::bare("urn:gap", "With a gap", books::BookFormat::Comic)
         },
     )
     .unwrap();

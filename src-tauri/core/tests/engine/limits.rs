@@ -18,7 +18,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, LengthLie, RunningServer};
 
-use crate::support::{catalog_entry, fast_config, Env};
+use crate::support::{fast_config, Env};
 
 fn start() -> RunningServer {
     // Book 3 is an EPUB (every third id is).
@@ -38,7 +38,7 @@ fn epub(env: &Env, server: &Server, fixture: &RunningServer, declared: Option<u6
             file_url: Some(fixture.url("/books/3/file")),
             file_type: Some("application/epub+zip".into()),
             file_length: declared,
-            ..catalog_entry("urn:hostile:3", "Hostile", BookFormat::Epub)
+            ..CatalogBook::bare("urn:hostile:3", "Hostile", BookFormat::Epub)
         },
     )
     .unwrap()

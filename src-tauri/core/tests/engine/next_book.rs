@@ -19,9 +19,7 @@ use carrel_core::{
 };
 use fixture_server::Config;
 
-use crate::support::{
-    catalog_entry, fast_config, http, komga_keeping_positions, komga_with_series, saga, Env,
-};
+use crate::support::{fast_config, http, komga_keeping_positions, komga_with_series, saga, Env};
 
 const PAGES: u32 = 3;
 
@@ -293,7 +291,7 @@ async fn a_book_read_to_its_end_is_read_until_a_page_before_it_is_saved() {
         &books::CatalogBook {
             file_url: Some(fixture.url("/books/2/file")),
             file_type: Some("application/epub+zip".into()),
-            ..catalog_entry("urn:epub", "A Novel", books::BookFormat::Epub)
+            ..books::CatalogBook::bare("urn:epub", "A Novel", books::BookFormat::Epub)
         },
     )
     .unwrap()

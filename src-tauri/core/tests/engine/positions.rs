@@ -18,7 +18,7 @@ use carrel_core::{
 use fixture_server::{Config, RunningServer};
 use serde_json::json;
 
-use crate::support::{catalog_entry, fast_config, http, komga_keeping_positions, Env};
+use crate::support::{fast_config, http, komga_keeping_positions, Env};
 
 fn start(port: u16) -> RunningServer {
     fixture_server::Server::start(Config {
@@ -519,7 +519,7 @@ async fn positions_never_go_to_an_address_off_the_servers_origin() {
                 page_count: Some(20),
                 progression_url: progression,
                 read_progress_url: read_progress,
-                ..catalog_entry(id, id, books::BookFormat::Comic)
+                ..books::CatalogBook::bare(id, id, books::BookFormat::Comic)
             },
         )
         .unwrap()

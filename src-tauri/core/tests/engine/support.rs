@@ -83,27 +83,6 @@ pub fn komga_with_series(pages: u32) -> fixture_server::RunningServer {
     .expect("the fixture server starts")
 }
 
-/// A catalog entry known by `id` with nothing but its title and format: no pages, no file, no
-/// cover, no reading position on the server.
-pub fn catalog_entry(id: &str, title: &str, format: BookFormat) -> CatalogBook {
-    CatalogBook {
-        catalog_id: id.into(),
-        title: title.into(),
-        authors: Vec::new(),
-        format,
-        stream_template: None,
-        page_count: None,
-        page_base: 0,
-        page_list: Vec::new(),
-        file_url: None,
-        file_type: None,
-        file_length: None,
-        cover_url: None,
-        progression_url: None,
-        read_progress_url: None,
-    }
-}
-
 /// A Komga-like fixture of two books that keeps reading positions (none yet), book 1 a comic of
 /// 20 pages.
 pub fn komga_keeping_positions() -> fixture_server::RunningServer {
@@ -206,7 +185,7 @@ impl Env {
             &CatalogBook {
                 stream_template: Some(template.into()),
                 page_count: Some(pages),
-                ..catalog_entry(id, &format!("Comic {id}"), BookFormat::Comic)
+                ..CatalogBook::bare(id, &format!("Comic {id}"), BookFormat::Comic)
             },
         )
         .unwrap()

@@ -351,20 +351,9 @@ fn only_books_on_the_device_are_listed_and_each_status_is_the_books_own() {
         &lib.store,
         lib.home,
         &CatalogBook {
-            catalog_id: "urn:streamed".into(),
-            title: "Streamed".into(),
-            authors: vec![],
-            format: BookFormat::Comic,
             stream_template: Some("http://127.0.0.1:9/p/{pageNumber}".into()),
             page_count: Some(4),
-            page_base: 0,
-            page_list: Vec::new(),
-            file_url: None,
-            file_type: None,
-            file_length: None,
-            cover_url: None,
-            progression_url: None,
-            read_progress_url: None,
+            ..CatalogBook::bare("urn:streamed", "Streamed", BookFormat::Comic)
         },
     )
     .unwrap()

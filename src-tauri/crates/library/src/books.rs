@@ -67,6 +67,29 @@ pub struct CatalogBook {
     pub read_progress_url: Option<String>,
 }
 
+impl CatalogBook {
+    /// An entry known by `catalog_id` with nothing but its title and format: no authors, no
+    /// pages, no file, no cover, no reading position on the server.
+    pub fn bare(catalog_id: &str, title: &str, format: BookFormat) -> Self {
+        CatalogBook {
+            catalog_id: catalog_id.into(),
+            title: title.into(),
+            authors: Vec::new(),
+            format,
+            stream_template: None,
+            page_count: None,
+            page_base: 0,
+            page_list: Vec::new(),
+            file_url: None,
+            file_type: None,
+            file_length: None,
+            cover_url: None,
+            progression_url: None,
+            read_progress_url: None,
+        }
+    }
+}
+
 /// A book on this device's list.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Book {
