@@ -346,36 +346,30 @@ pub const DEVICE_SOURCE_NAME: &str = "This device";
 /// The device source's address: not a network address, and never fetched.
 pub const DEVICE_SOURCE_URL: &str = "device:";
 
+/// The device source's row, if it was made.
+fn device_row(c: &rusqlite::Connection) -> rusqlite::Result<Option<Server>> {
+    c.query_row(
+        &format!("SELECT {COLUMNS} FROM servers WHERE kind = 'device'"),
+        [],
+        from_row,
+    )
+    .optional()
+}
+
 /// The source of the books imported from the reader's own files ("This device"), created the
 /// first time it is asked for. It is a row of `servers` (books and their tasks belong to a
 /// server) of kind `device`, which [`list`] and [`get_by_name`] never return: nothing that
 /// talks to servers (sync, catalog browsing, the servers' settings) sees it. [`get`] returns
 /// it, for the book views that name a book's source.
 pub fn device_source(store: &Store) -> Result<Server, ServerError> {
-    let known = store
-        .read(|c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM servers WHERE kind = 'device'"),
-                [],
-                from_row,
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let known = store.read(device_row).map_err(|e| store.sql_error(e))?;
     if let Some(server) = known {
         return Ok(server);
     }
     let now = store.now_ms();
     store.write(|tx| {
         // Made in the same transaction that looks: two processes importing at once make one.
-        let known = tx
-            .query_row(
-                &format!("SELECT {COLUMNS} FROM servers WHERE kind = 'device'"),
-                [],
-                from_row,
-            )
-            .optional()
-            .map_err(|e| store.sql_error(e))?;
+        let known = device_row(tx).map_err(|e| store.sql_error(e))?;
         if let Some(server) = known {
             return Ok(server);
         }
