@@ -267,18 +267,11 @@ pub fn remove(store: &Store, id: i64) -> Result<RemovedFolder> {
             .map_err(|e| store.sql_error(e))?;
         Ok::<_, FolderError>(books)
     })?;
-    let mut dropped = 0;
-    for book in books {
-        if still_held(store, book)? {
-            continue;
-        }
-        match forget_book(store, book) {
-            Ok(()) => dropped += 1,
-            Err(e) => {
-                tracing::warn!(book, cause = %e, "a removed library folder's book stays in the library")
-            }
-        }
-    }
+    let dropped = drop_unheld(
+        store,
+        books,
+        "a removed library folder's book stays in the library",
+    )?;
     Ok(RemovedFolder {
         folder,
         books_dropped: dropped,
@@ -295,6 +288,23 @@ fn folder_exists(store: &Store, folder_id: i64) -> Result<bool> {
             )
         })
         .map_err(|e| store.sql_error(e).into())
+}
+
+/// Drops from the library each of these books no library folder holds a file of any more.
+/// A book that cannot be dropped stays, logged with `stays` (what it means for the reader);
+/// only a failure to look is an error. Returns the books dropped.
+fn drop_unheld(store: &Store, books: impl IntoIterator<Item = i64>, stays: &str) -> Result<u64> {
+    let mut dropped = 0;
+    for book in books {
+        if still_held(store, book)? {
+            continue;
+        }
+        match forget_book(store, book) {
+            Ok(()) => dropped += 1,
+            Err(e) => tracing::warn!(book, cause = %e, "{stays}"),
+        }
+    }
+    Ok(dropped)
 }
 
 /// Whether a library folder still holds a file of this book.
@@ -650,19 +660,11 @@ fn drop_gone(store: &Store, folder_id: i64, gone: &[(String, Option<i64>)]) -> R
         Ok::<_, FolderError>(())
     })?;
     let books: BTreeSet<i64> = gone.iter().filter_map(|(_, b)| *b).collect();
-    let mut dropped = 0;
-    for book in books {
-        if still_held(store, book)? {
-            continue;
-        }
-        match forget_book(store, book) {
-            Ok(()) => dropped += 1,
-            Err(e) => {
-                tracing::warn!(book, cause = %e, "a book whose file is gone stays in the library")
-            }
-        }
-    }
-    Ok(dropped)
+    drop_unheld(
+        store,
+        books,
+        "a book whose file is gone stays in the library",
+    )
 }
 
 // ---- One file in, one book out: through the local books module. ----
