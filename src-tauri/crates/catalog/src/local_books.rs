@@ -688,15 +688,7 @@ fn parse_comic_details(xml: &str) -> ComicDetails {
     let Some(doc) = parse_xml(xml) else {
         return ComicDetails::default();
     };
-    let field = |name: &str| {
-        doc.root_element()
-            .children()
-            .find(|n| n.is_element() && n.tag_name().name().eq_ignore_ascii_case(name))
-            .and_then(|n| n.text())
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned)
-    };
+    let field = |name: &str| comic_archive::comic_info_field(&doc, name);
     let mut authors = Vec::new();
     for role in ["Writer", "Penciller"] {
         if let Some(names) = field(role) {

@@ -565,6 +565,18 @@ fn walk_to(
     Ok(())
 }
 
+/// The text of one field of a `ComicInfo.xml` document (a child of its root, its name in any
+/// case), trimmed; `None` when it is missing or blank.
+pub fn comic_info_field(doc: &roxmltree::Document<'_>, name: &str) -> Option<String> {
+    doc.root_element()
+        .children()
+        .find(|n| n.is_element() && n.tag_name().name().eq_ignore_ascii_case(name))
+        .and_then(|n| n.text())
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+}
+
 /// The fields of `ComicInfo.xml` Carrel uses; a malformed document (or one nested deeper than
 /// the XML parser can descend) gives nothing.
 pub fn parse_comic_info(xml: &str) -> ComicInfo {
@@ -574,15 +586,7 @@ pub fn parse_comic_info(xml: &str) -> ComicInfo {
     let Ok(doc) = roxmltree::Document::parse(xml) else {
         return ComicInfo::default();
     };
-    let field = |name: &str| {
-        doc.root_element()
-            .children()
-            .find(|n| n.is_element() && n.tag_name().name().eq_ignore_ascii_case(name))
-            .and_then(|n| n.text())
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned)
-    };
+    let field = |name: &str| comic_info_field(&doc, name);
     ComicInfo {
         title: field("Title"),
         series: field("Series"),
