@@ -229,6 +229,19 @@ pub fn import(store: &Store, path: &Path, mode: ImportMode) -> Result<ImportedBo
     let fingerprint = fingerprint(&path, stat.size)?;
     let path_text = path.to_string_lossy().into_owned();
     let device = servers::device_source(store)?;
+    // The file put in the data folder as `book_id`, with what was read of it.
+    let put = |book_id: i64, read: &ReadBook| {
+        place(
+            store,
+            book_id,
+            &path,
+            read,
+            mode,
+            &stat,
+            &fingerprint,
+            device.id,
+        )
+    };
 
     if let Some(known) = known_by_path(store, &path_text)? {
         let content_same = known.fingerprint == fingerprint;
@@ -239,43 +252,16 @@ pub fn import(store: &Store, path: &Path, mode: ImportMode) -> Result<ImportedBo
         }
         // Changed content, another mode, or its file gone from the data folder: put again.
         let read = read_book(&path, stat.size)?;
-        place(
-            store,
-            known.book_id,
-            &path,
-            &read,
-            mode,
-            &stat,
-            &fingerprint,
-            device.id,
-        )?;
+        put(known.book_id, &read)?;
         return imported(store, known.book_id, &path_text, true);
     }
     let read = read_book(&path, stat.size)?;
     if let Some(moved) = moved_here(store, &fingerprint)? {
-        place(
-            store,
-            moved,
-            &path,
-            &read,
-            mode,
-            &stat,
-            &fingerprint,
-            device.id,
-        )?;
+        put(moved, &read)?;
         return imported(store, moved, &path_text, true);
     }
     let book_id = new_book(store, device.id, &path, &read, &fingerprint)?;
-    if let Err(e) = place(
-        store,
-        book_id,
-        &path,
-        &read,
-        mode,
-        &stat,
-        &fingerprint,
-        device.id,
-    ) {
+    if let Err(e) = put(book_id, &read) {
         // Nothing half made stays: a book without its file would be listed and never open.
         let _ = store.write(|tx| {
             tx.execute("DELETE FROM books WHERE id = ?1", [book_id])
