@@ -284,20 +284,12 @@ mod tests {
             &store,
             server.id,
             &CatalogBook {
-                catalog_id: "urn:1".into(),
-                title: "Salt & Cinder #2".into(),
                 authors: vec!["Doe, Jane".into(), "Roe".into()],
-                format: BookFormat::Epub,
-                stream_template: None,
-                page_count: None,
-                page_base: 0,
-                page_list: Vec::new(),
                 file_url: Some("http://127.0.0.1:9/b/1".into()),
                 file_type: Some("application/epub+zip".into()),
                 file_length: Some(1234),
                 cover_url: Some("http://127.0.0.1:9/c/1".into()),
-                progression_url: None,
-                read_progress_url: None,
+                ..CatalogBook::bare("urn:1", "Salt & Cinder #2", BookFormat::Epub)
             },
         )
         .unwrap();
@@ -350,20 +342,10 @@ mod tests {
             &store,
             server.id,
             &CatalogBook {
-                catalog_id: "urn:quick-start".into(),
-                title: "Quick Start Guide".into(),
-                authors: vec![],
-                format: BookFormat::Epub,
-                stream_template: None,
-                page_count: None,
-                page_base: 0,
-                page_list: Vec::new(),
                 file_url: Some("http://127.0.0.1:9/b/qs.epub".into()),
                 file_type: Some("application/epub+zip".into()),
                 file_length: Some(1234),
-                cover_url: None,
-                progression_url: None,
-                read_progress_url: None,
+                ..CatalogBook::bare("urn:quick-start", "Quick Start Guide", BookFormat::Epub)
             },
         )
         .unwrap();
@@ -410,20 +392,12 @@ mod tests {
                 &store,
                 server.id,
                 &CatalogBook {
-                    catalog_id: format!("urn:{n}"),
-                    title: format!("Book {n}"),
-                    authors: Vec::new(),
-                    format: BookFormat::Comic,
-                    stream_template: None,
-                    page_count: None,
-                    page_base: 0,
-                    page_list: Vec::new(),
                     file_url: Some(format!("http://127.0.0.1:9/b/{n}")),
-                    file_type: None,
-                    file_length: None,
-                    cover_url: None,
-                    progression_url: None,
-                    read_progress_url: None,
+                    ..CatalogBook::bare(
+                        &format!("urn:{n}"),
+                        &format!("Book {n}"),
+                        BookFormat::Comic,
+                    )
                 },
             )
             .unwrap()

@@ -508,20 +508,10 @@ mod tests {
             &store,
             server.id,
             &CatalogBook {
-                catalog_id: "urn:c".into(),
-                title: "C".into(),
-                authors: vec![],
-                format: BookFormat::Comic,
                 stream_template: Some("http://127.0.0.1:9/p/{pageNumber}".into()),
                 page_count: Some(3),
-                page_base: 0,
-                page_list: vec![],
-                file_url: None,
-                file_type: None,
-                file_length: None,
                 cover_url: Some("http://127.0.0.1:9/p/0".into()),
-                progression_url: None,
-                read_progress_url: None,
+                ..CatalogBook::bare("urn:c", "C", BookFormat::Comic)
             },
         )
         .unwrap();

@@ -181,20 +181,9 @@ mod tests {
             &store,
             server.id,
             &CatalogBook {
-                catalog_id: "urn:1".into(),
-                title: "Akira 1".into(),
-                authors: Vec::new(),
-                format: BookFormat::Comic,
                 stream_template: Some("http://127.0.0.1:9/pages/{pageNumber}".into()),
                 page_count: Some(3),
-                page_base: 0,
-                page_list: Vec::new(),
-                file_url: None,
-                file_type: None,
-                file_length: None,
-                cover_url: None,
-                progression_url: None,
-                read_progress_url: None,
+                ..CatalogBook::bare("urn:1", "Akira 1", BookFormat::Comic)
             },
         )
         .unwrap();
