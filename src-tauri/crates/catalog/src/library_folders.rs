@@ -42,6 +42,10 @@ pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(1000);
 /// The longest the watcher lets changes wait while more keep coming (a long copy).
 const WATCH_MAX_DELAY: Duration = Duration::from_secs(5);
 
+/// How long after the watcher starts its first look at every folder waits: the app's first
+/// screen is painted before a walk of the folders competes with it for the disk and the CPU.
+const START_SCAN_DELAY: Duration = Duration::from_secs(3);
+
 /// The fewest milliseconds between two progress reports of one scan (its last is always sent).
 const REPORT_GAP: Duration = Duration::from_millis(100);
 
@@ -692,8 +696,8 @@ enum WatchMessage {
     Stop,
 }
 
-/// Keeps every library folder's books up to date while it lives: it scans each folder once at
-/// start (what changed while Carrel was closed), then again about [`WATCH_DEBOUNCE`] after
+/// Keeps every library folder's books up to date while it lives: it scans each folder once
+/// [`START_SCAN_DELAY`] after it starts (what changed while Carrel was closed), then again about [`WATCH_DEBOUNCE`] after
 /// files change in it. Scans run one at a time on a thread of its own, reported to the sink.
 /// Dropping it cancels a scan under way and stops the watching.
 pub struct FolderWatcher {
@@ -769,8 +773,8 @@ impl Watching {
         self.watch_folders();
         dirty.extend(self.watched.values().copied());
         if !dirty.is_empty() {
-            let now = Instant::now();
-            due = Some((now, now));
+            let first = Instant::now() + START_SCAN_DELAY;
+            due = Some((first, first));
         }
         loop {
             let message = match due {
