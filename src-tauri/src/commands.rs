@@ -12,9 +12,10 @@ use carrel_core::{
     catalog::library_folders::{self, LibraryFolder, RemovedFolder, ScanEvent},
     catalog::library_search::{self, ServerAnswer},
     catalog::local_books::{self, ImportMode, ImportedBook},
+    catalog::series_read_ahead::{self, Neighbours, SeriesMarked, SeriesView, ServerDefault},
     catalog::storage_usage::{self, StorageUsage},
     engine::book_downloads::{self, StoreRequest},
-    engine::downloads_view::{self, DownloadsView},
+    engine::downloads_view::{self, DownloadsView, LiveProgress},
     engine::executor,
     foundation::store::Store,
     http::http_fetch::HttpClient,
@@ -28,6 +29,7 @@ use carrel_core::{
         self, Annotation, AnnotationUpdate, Colour as HighlightColour, NewAnnotation,
     },
     reading::archive_pages,
+    reading::epub_positions::{self, EpubPosition},
     reading::page_source::WaitPolicy,
     reading::position_sync::{self, ServerPosition},
     ErrorField, ErrorKind, Failure,
@@ -68,6 +70,35 @@ fn handles(app: &AppHandle) -> CommandResult<(Store, Arc<Credentials>)> {
     let state = app.state::<AppState>();
     let core = state.core()?;
     Ok((core.store.clone(), core.credentials.clone()))
+}
+
+/// What a command that asks the servers holds while it awaits them.
+struct Network {
+    store: Store,
+    credentials: Arc<Credentials>,
+    http: HttpClient,
+}
+
+impl Network {
+    /// The core's handles and the windows' client for a catalog request (see
+    /// [`catalog_client`] for `fresh`).
+    fn of(app: &AppHandle, fresh: Option<bool>) -> CommandResult<Network> {
+        let (store, credentials) = handles(app)?;
+        let http = catalog_client(app, fresh)?;
+        Ok(Network {
+            store,
+            credentials,
+            http,
+        })
+    }
+
+    fn catalog(&self) -> CatalogClient<'_> {
+        CatalogClient {
+            store: &self.store,
+            credentials: &self.credentials,
+            http: &self.http,
+        }
+    }
 }
 
 /// The windows' HTTP client, kept by the core of this process.
@@ -341,14 +372,11 @@ pub async fn browse_catalog(
     fresh: Option<bool>,
 ) -> CommandResult<CatalogView> {
     contained(async move {
-        let (store, credentials) = handles(&app)?;
-        let http = &catalog_client(&app, fresh)?;
-        let catalog = CatalogClient {
-            store: &store,
-            credentials: &credentials,
-            http,
-        };
-        Ok(catalog.browse_view(server_id, feed_url.as_deref()).await?)
+        let net = Network::of(&app, fresh)?;
+        Ok(net
+            .catalog()
+            .browse_view(server_id, feed_url.as_deref())
+            .await?)
     })
     .await
 }
@@ -361,14 +389,8 @@ pub async fn search_catalog(
     fresh: Option<bool>,
 ) -> CommandResult<CatalogView> {
     contained(async move {
-        let (store, credentials) = handles(&app)?;
-        let http = &catalog_client(&app, fresh)?;
-        let catalog = CatalogClient {
-            store: &store,
-            credentials: &credentials,
-            http,
-        };
-        Ok(catalog.search_view(server_id, &query).await?)
+        let net = Network::of(&app, fresh)?;
+        Ok(net.catalog().search_view(server_id, &query).await?)
     })
     .await
 }
@@ -391,18 +413,14 @@ pub async fn search_everywhere(
     on_answer: Channel<ServerAnswer>,
 ) -> CommandResult<usize> {
     contained(async move {
-        let (store, credentials) = handles(&app)?;
-        let http = &window_client(&app)?;
-        let catalog = CatalogClient {
-            store: &store,
-            credentials: &credentials,
-            http,
-        };
-        Ok(library_search::across_servers(&catalog, &query, |answer| {
-            // A window closed meanwhile no longer listens: nothing to do.
-            let _ = on_answer.send(answer);
-        })
-        .await?)
+        let net = Network::of(&app, None)?;
+        Ok(
+            library_search::across_servers(&net.catalog(), &query, |answer| {
+                // A window closed meanwhile no longer listens: nothing to do.
+                let _ = on_answer.send(answer);
+            })
+            .await?,
+        )
     })
     .await
 }
@@ -416,15 +434,9 @@ pub async fn keep_feed_offline(
     feed_url: Option<String>,
 ) -> CommandResult<BatchView> {
     contained(async move {
-        let (store, credentials) = handles(&app)?;
-        let http = &window_client(&app)?;
-        let catalog = CatalogClient {
-            store: &store,
-            credentials: &credentials,
-            http,
-        };
-        let server = servers::get(&store, server_id)?;
-        Ok(download_batches::keep_feed(&catalog, &server, feed_url.as_deref()).await?)
+        let net = Network::of(&app, None)?;
+        let server = servers::get(&net.store, server_id)?;
+        Ok(download_batches::keep_feed(&net.catalog(), &server, feed_url.as_deref()).await?)
     })
     .await
 }
@@ -437,15 +449,9 @@ pub async fn keep_search_offline(
     query: String,
 ) -> CommandResult<BatchView> {
     contained(async move {
-        let (store, credentials) = handles(&app)?;
-        let http = &window_client(&app)?;
-        let catalog = CatalogClient {
-            store: &store,
-            credentials: &credentials,
-            http,
-        };
-        let server = servers::get(&store, server_id)?;
-        Ok(download_batches::keep_search(&catalog, &server, &query).await?)
+        let net = Network::of(&app, None)?;
+        let server = servers::get(&net.store, server_id)?;
+        Ok(download_batches::keep_search(&net.catalog(), &server, &query).await?)
     })
     .await
 }
@@ -485,11 +491,7 @@ pub async fn open_comic(
 ) -> CommandResult<archive_pages::ArchiveComic> {
     contained(async move {
         let (store, _) = handles(&app)?;
-        let wait = WaitPolicy {
-            poll: std::time::Duration::from_millis(100),
-            timeout: OPEN_COMIC_WAIT,
-        };
-        archive_pages::open(&store, book_id, wait)
+        archive_pages::open(&store, book_id, file_wait(OPEN_COMIC_WAIT))
             .await
             .map_err(CommandError::from)
     })
@@ -497,6 +499,14 @@ pub async fn open_comic(
 }
 
 const OPEN_COMIC_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Waiting at most `timeout` for a book's file, looked for every tenth of a second.
+fn file_wait(timeout: std::time::Duration) -> WaitPolicy {
+    WaitPolicy {
+        poll: std::time::Duration::from_millis(100),
+        timeout,
+    }
+}
 
 /// Records how many pages a whole-file PDF has, as the PDF reader counted them, so its
 /// positions are pages of a known count (saved and synced like a comic's).
@@ -582,10 +592,7 @@ pub async fn kosync_sign_out(app: AppHandle) -> CommandResult<()> {
 pub async fn open_in_another_app(app: AppHandle, book_id: i64) -> CommandResult<()> {
     contained(async move {
         let (store, _) = handles(&app)?;
-        let wait = WaitPolicy {
-            poll: std::time::Duration::from_millis(100),
-            timeout: OPEN_ELSEWHERE_WAIT,
-        };
+        let wait = file_wait(OPEN_ELSEWHERE_WAIT);
         let path = carrel_core::reading::book_source::book_path(&store, book_id, wait)
             .await
             .map_err(CommandError::from)?;
@@ -643,14 +650,29 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
 /// is sent a few seconds after the reader stops turning pages.
 #[tauri::command]
 pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
-    let saved = with_core(app, move |core| {
-        // The series' reading window follows the reader (see `catalog::series_read_ahead`).
-        carrel_core::catalog::series_read_ahead::record_position(&core.store, book_id, page)?;
-        Ok(core.position_saved.clone())
+    // The series' reading window follows the reader (see `catalog::series_read_ahead`).
+    with_store_then_send(app, move |store| {
+        series_read_ahead::record_position(store, book_id, page)
+    })
+    .await?;
+    Ok(())
+}
+
+/// [`with_store`] for a change the servers are told of (a position, a read mark): the position
+/// sender is woken once it is saved, and sends the queue a few seconds later.
+async fn with_store_then_send<T: Send + 'static, E>(
+    app: AppHandle,
+    f: impl FnOnce(&Store) -> Result<T, E> + Send + 'static,
+) -> CommandResult<T>
+where
+    CommandError: From<E>,
+{
+    let (done, saved) = with_core(app, move |core| {
+        Ok((f(&core.store)?, core.position_saved.clone()))
     })
     .await?;
     saved.notify_one();
-    Ok(())
+    Ok(done)
 }
 
 /// How long opening a book waits at most for the server's reading position (milliseconds), and
@@ -673,9 +695,8 @@ pub async fn take_server_position(
         .unwrap_or(SERVER_POSITION_WAIT_MS)
         .clamp(SERVER_POSITION_WAIT_MIN_MS, SERVER_POSITION_WAIT_MS);
     contained(async move {
-        let (store, credentials) = handles(&app)?;
-        let http = &window_client(&app)?;
-        let asked = position_sync::take_newer(&store, http, &credentials, book_id);
+        let net = Network::of(&app, None)?;
+        let asked = position_sync::take_newer(&net.store, &net.http, &net.credentials, book_id);
         match tokio::time::timeout(std::time::Duration::from_millis(wait), asked).await {
             Ok(found) => Ok(found?),
             Err(_) => Ok(None),
@@ -711,24 +732,15 @@ pub async fn save_epub_position(
 
 /// Where the EPUB reader left a book (`null` when never saved).
 #[tauri::command]
-pub async fn epub_position(
-    app: AppHandle,
-    book_id: i64,
-) -> CommandResult<Option<carrel_core::reading::epub_positions::EpubPosition>> {
-    with_store(app, move |store| {
-        carrel_core::reading::epub_positions::position(store, book_id)
-    })
-    .await
+pub async fn epub_position(app: AppHandle, book_id: i64) -> CommandResult<Option<EpubPosition>> {
+    with_store(app, move |store| epub_positions::position(store, book_id)).await
 }
 
 /// A book's bookmarks and highlights, in the book's order (then oldest first). They belong to
 /// the book, not its file: removing it from the device keeps them.
 #[tauri::command]
 pub async fn list_annotations(app: AppHandle, book_id: i64) -> CommandResult<Vec<Annotation>> {
-    with_core(app, move |core| {
-        Ok(annotations::list_for_book(&core.store, book_id)?)
-    })
-    .await
+    with_store(app, move |store| annotations::list_for_book(store, book_id)).await
 }
 
 /// Adds a bookmark or a highlight (with its colour, and a note if any) to a book.
@@ -738,8 +750,8 @@ pub async fn add_annotation(
     book_id: i64,
     annotation: NewAnnotation,
 ) -> CommandResult<Annotation> {
-    with_core(app, move |core| {
-        Ok(annotations::add(&core.store, book_id, &annotation)?)
+    with_store(app, move |store| {
+        annotations::add(store, book_id, &annotation)
     })
     .await
 }
@@ -753,19 +765,13 @@ pub async fn update_annotation(
     note: Option<String>,
     colour: Option<HighlightColour>,
 ) -> CommandResult<Annotation> {
-    with_core(app, move |core| {
-        Ok(annotations::update(
-            &core.store,
-            id,
-            &AnnotationUpdate { note, colour },
-        )?)
-    })
-    .await
+    let update = AnnotationUpdate { note, colour };
+    with_store(app, move |store| annotations::update(store, id, &update)).await
 }
 
 #[tauri::command]
 pub async fn delete_annotation(app: AppHandle, id: i64) -> CommandResult<()> {
-    with_core(app, move |core| Ok(annotations::delete(&core.store, id)?)).await
+    with_store(app, move |store| annotations::delete(store, id)).await
 }
 
 /// A book's bookmarks and highlights as Markdown or JSON text, for the window to save.
@@ -775,12 +781,8 @@ pub async fn export_annotations(
     book_id: i64,
     format: ExportFormat,
 ) -> CommandResult<String> {
-    with_core(app, move |core| {
-        Ok(annotation_export::export_book(
-            &core.store,
-            book_id,
-            format,
-        )?)
+    with_store(app, move |store| {
+        annotation_export::export_book(store, book_id, format)
     })
     .await
 }
@@ -850,9 +852,8 @@ pub async fn remove_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
 
 #[tauri::command]
 pub async fn retry_book(app: AppHandle, book_id: i64) -> CommandResult<()> {
-    with_core(app, move |core| {
-        book_downloads::retry_book(&core.store, book_id)?;
-        Ok(())
+    with_store(app, move |store| {
+        book_downloads::retry_book(store, book_id).map(drop)
     })
     .await
 }
@@ -864,10 +865,8 @@ pub async fn list_on_device(
     app: AppHandle,
     query: Option<DeviceLibraryQuery>,
 ) -> CommandResult<DeviceLibrary> {
-    with_store(app, move |store| {
-        device_library::query(store, &query.unwrap_or_default())
-    })
-    .await
+    let query = query.unwrap_or_default();
+    with_store(app, move |store| device_library::query(store, &query)).await
 }
 
 #[tauri::command]
@@ -881,6 +880,11 @@ pub async fn list_continue_reading(
 #[tauri::command]
 pub async fn list_downloads(app: AppHandle) -> CommandResult<DownloadsView> {
     let live = downloads_watch(&app)?.live();
+    downloads_now(app, live).await
+}
+
+/// The downloads page's view, with the progress `live` of the downloads running.
+async fn downloads_now(app: AppHandle, live: LiveProgress) -> CommandResult<DownloadsView> {
     with_core(app, move |core| {
         Ok(downloads_view::view(
             &core.store,
@@ -900,14 +904,7 @@ pub async fn watch_downloads(
 ) -> CommandResult<()> {
     let watch = downloads_watch(&app)?;
     let live = watch.live();
-    let view = with_core(app, move |core| {
-        Ok(downloads_view::view(
-            &core.store,
-            &live,
-            Some(core.holder_id.as_str()),
-        )?)
-    })
-    .await?;
+    let view = downloads_now(app, live).await?;
     on_event.send(view).map_err(|e| {
         CommandError::new(ErrorKind::Storage, format!("cannot reach the window: {e}"))
     })?;
@@ -915,37 +912,42 @@ pub async fn watch_downloads(
     Ok(())
 }
 
-/// Pauses every download; the windows' downloads pages are sent a view saying so at once.
-#[tauri::command]
-pub async fn pause_downloads(app: AppHandle) -> CommandResult<()> {
+/// [`with_store`] for a change to the downloads: the windows' downloads pages are sent a view
+/// at once.
+async fn change_downloads<E>(
+    app: AppHandle,
+    f: impl FnOnce(&Store) -> Result<(), E> + Send + 'static,
+) -> CommandResult<()>
+where
+    CommandError: From<E>,
+{
     let watch = downloads_watch(&app)?;
-    with_store(app, |store| executor::set_paused(store, true)).await?;
+    with_store(app, f).await?;
     watch.wake();
     Ok(())
 }
 
+/// Pauses every download; the windows' downloads pages are sent a view saying so at once.
+#[tauri::command]
+pub async fn pause_downloads(app: AppHandle) -> CommandResult<()> {
+    change_downloads(app, |store| executor::set_paused(store, true)).await
+}
+
 #[tauri::command]
 pub async fn resume_downloads(app: AppHandle) -> CommandResult<()> {
-    let watch = downloads_watch(&app)?;
-    with_store(app, |store| executor::set_paused(store, false)).await?;
-    watch.wake();
-    Ok(())
+    change_downloads(app, |store| executor::set_paused(store, false)).await
 }
 
 /// Empties the downloads page's list of finished downloads.
 #[tauri::command]
 pub async fn clear_done_downloads(app: AppHandle) -> CommandResult<()> {
-    let watch = downloads_watch(&app)?;
-    with_store(app, downloads_view::clear_done).await?;
-    watch.wake();
-    Ok(())
+    change_downloads(app, downloads_view::clear_done).await
 }
 
 #[tauri::command]
 pub async fn move_book_to_top(app: AppHandle, book_id: i64) -> CommandResult<()> {
-    with_core(app, move |core| {
-        book_downloads::move_book_to_top(&core.store, book_id)?;
-        Ok(())
+    with_store(app, move |store| {
+        book_downloads::move_book_to_top(store, book_id).map(drop)
     })
     .await
 }
@@ -1419,14 +1421,8 @@ mod tests {
 /// A book's series as the details panel shows it: the window (if any) and the books in series
 /// order. An error of kind `invalid_input` when the server names no series for the book.
 #[tauri::command]
-pub async fn series_of_book(
-    app: AppHandle,
-    book_id: i64,
-) -> CommandResult<carrel_core::catalog::series_read_ahead::SeriesView> {
-    with_store(app, move |store| {
-        carrel_core::catalog::series_read_ahead::show(store, book_id)
-    })
-    .await
+pub async fn series_of_book(app: AppHandle, book_id: i64) -> CommandResult<SeriesView> {
+    with_store(app, move |store| series_read_ahead::show(store, book_id)).await
 }
 
 /// "Keep the next `keep_next` unread of this series on the device" from `book_id`, finished
@@ -1437,9 +1433,9 @@ pub async fn keep_series(
     book_id: i64,
     keep_next: u32,
     remove_after_days: Option<u32>,
-) -> CommandResult<carrel_core::catalog::series_read_ahead::SeriesView> {
+) -> CommandResult<SeriesView> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_read_ahead::keep(store, book_id, keep_next, remove_after_days)
+        series_read_ahead::keep(store, book_id, keep_next, remove_after_days)
     })
     .await
 }
@@ -1448,12 +1444,9 @@ pub async fn keep_series(
 /// number and whether it is on the device (its download's progress when not); both `null` for a
 /// book in no known series.
 #[tauri::command]
-pub async fn series_neighbours(
-    app: AppHandle,
-    book_id: i64,
-) -> CommandResult<carrel_core::catalog::series_read_ahead::Neighbours> {
+pub async fn series_neighbours(app: AppHandle, book_id: i64) -> CommandResult<Neighbours> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_read_ahead::neighbours(store, book_id)
+        series_read_ahead::neighbours(store, book_id)
     })
     .await
 }
@@ -1462,12 +1455,10 @@ pub async fn series_neighbours(
 /// few seconds later, as a saved position is.
 #[tauri::command]
 pub async fn mark_book_read(app: AppHandle, book_id: i64, read: bool) -> CommandResult<()> {
-    let marked = with_core(app, move |core| {
-        carrel_core::catalog::series_read_ahead::mark_read(&core.store, book_id, read)?;
-        Ok(core.position_saved.clone())
+    with_store_then_send(app, move |store| {
+        series_read_ahead::mark_read(store, book_id, read)
     })
     .await?;
-    marked.notify_one();
     Ok(())
 }
 
@@ -1479,24 +1470,17 @@ pub async fn mark_series_read(
     app: AppHandle,
     book_id: i64,
     read: bool,
-) -> CommandResult<carrel_core::catalog::series_read_ahead::SeriesMarked> {
-    let (marked, saved) = with_core(app, move |core| {
-        let marked =
-            carrel_core::catalog::series_read_ahead::mark_series_read(&core.store, book_id, read)?;
-        Ok((marked, core.position_saved.clone()))
+) -> CommandResult<SeriesMarked> {
+    with_store_then_send(app, move |store| {
+        series_read_ahead::mark_series_read(store, book_id, read)
     })
-    .await?;
-    saved.notify_one();
-    Ok(marked)
+    .await
 }
 
 /// Ends the reading window of `book_id`'s series.
 #[tauri::command]
 pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<()> {
-    with_store(app, move |store| {
-        carrel_core::catalog::series_read_ahead::stop(store, book_id)
-    })
-    .await
+    with_store(app, move |store| series_read_ahead::stop(store, book_id)).await
 }
 
 /// A server's default reading window, taken by each series of it read without a window of its
@@ -1505,9 +1489,9 @@ pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<
 pub async fn server_series_default(
     app: AppHandle,
     server_id: i64,
-) -> CommandResult<Option<carrel_core::catalog::series_read_ahead::ServerDefault>> {
+) -> CommandResult<Option<ServerDefault>> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_read_ahead::server_default(store, server_id)
+        series_read_ahead::server_default(store, server_id)
     })
     .await
 }
@@ -1520,14 +1504,9 @@ pub async fn set_server_series_default(
     server_id: i64,
     keep_next: u32,
     remove_after_days: Option<u32>,
-) -> CommandResult<Option<carrel_core::catalog::series_read_ahead::ServerDefault>> {
+) -> CommandResult<Option<ServerDefault>> {
     with_store(app, move |store| {
-        carrel_core::catalog::series_read_ahead::set_server_default(
-            store,
-            server_id,
-            keep_next,
-            remove_after_days,
-        )
+        series_read_ahead::set_server_default(store, server_id, keep_next, remove_after_days)
     })
     .await
 }
