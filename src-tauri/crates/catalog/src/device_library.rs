@@ -345,19 +345,7 @@ fn statuses_of_all(
                  ) t ON t.book_id = b.id
                  WHERE b.pinned = 1 OR t.book_id IS NOT NULL",
             )?;
-            let rows = stmt.query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                    r.get(8)?,
-                ))
-            })?;
+            let rows = stmt.query_map([], |r| Row::try_from(r))?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(|e| store.sql_error(e))?;

@@ -140,16 +140,7 @@ pub fn on_device(
                     OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id AND t.state = 'done'
                                AND t.kind IN ('page', 'file'))",
             )?;
-            let rows = stmt.query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })?;
+            let rows = stmt.query_map([], |r| Row::try_from(r))?;
             rows.collect()
         })
         .map_err(|e| store.sql_error(e))?;
