@@ -6,6 +6,7 @@
 use url::Url;
 
 use super::*;
+use crate::tests::{cuts, Mutations};
 
 const KOMGA: &[u8] = include_bytes!("../../../core/tests/feeds/opds2_komga_catalog.json");
 const CODEX: &[u8] = include_bytes!("../../../core/tests/feeds/opds2_codex_series.json");
@@ -832,10 +833,7 @@ fn opds2_broken_json_is_an_error() {
 fn opds2_truncated_prefixes_never_panic() {
     let base = url("https://books.example.net/opds/v2/catalog");
     for doc in [KOMGA, CODEX, MANIFEST, STUMP] {
-        // Every cut near the ends, every third in between: inside strings, numbers, escapes
-        // and multi-byte characters.
-        let near_end = doc.len().saturating_sub(300);
-        for end in (0..=doc.len()).filter(|end| *end < 300 || *end >= near_end || end % 3 == 0) {
+        for end in cuts(doc.len()) {
             let prefix = &doc[..end];
             // Only the complete document (give or take its final line break) parses.
             assert!(
@@ -855,23 +853,11 @@ fn opds2_truncated_prefixes_never_panic() {
 
 #[test]
 fn opds2_mutated_documents_never_panic() {
-    // A small deterministic generator: the same mutations on every run.
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    const NASTY: &[u8] = b"{}[]\":,\\ 0-9.e%?&/#\0\xff\xc3u";
+    let mut mutations = Mutations::new(0x2545_F491_4F6C_DD1D, b"{}[]\":,\\ 0-9.e%?&/#\0\xff\xc3u");
     let base = url("https://books.example.net/opds/v2/catalog");
     for doc in [KOMGA, CODEX, MANIFEST, STUMP] {
         for _ in 0..1500 {
-            let mut bytes = doc.to_vec();
-            for _ in 0..1 + next() % 4 {
-                let at = (next() % bytes.len() as u64) as usize;
-                bytes[at] = NASTY[(next() % NASTY.len() as u64) as usize];
-            }
+            let bytes = mutations.of(doc);
             if let Ok(feed) = parse_feed(&bytes, &base) {
                 // Whatever survives must still be usable.
                 for book in books(&feed) {

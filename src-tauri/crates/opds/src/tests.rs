@@ -17,6 +17,44 @@ fn url(s: &str) -> Url {
     Url::parse(s).unwrap()
 }
 
+/// The lengths a document of `len` bytes is cut to: every cut near the ends (a BOM, a
+/// declaration, closing tags), every third in between — enough to land inside tags,
+/// attributes, strings, numbers, escapes and multi-byte characters.
+pub(crate) fn cuts(len: usize) -> impl Iterator<Item = usize> {
+    let near_end = len.saturating_sub(300);
+    (0..=len).filter(move |end| *end < 300 || *end >= near_end || end % 3 == 0)
+}
+
+/// Copies of documents with a few bytes replaced by `nasty` ones, from a small deterministic
+/// generator (xorshift): the same mutations on every run for the same seed.
+pub(crate) struct Mutations {
+    state: u64,
+    nasty: &'static [u8],
+}
+
+impl Mutations {
+    pub(crate) fn new(seed: u64, nasty: &'static [u8]) -> Mutations {
+        Mutations { state: seed, nasty }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        self.state
+    }
+
+    /// `doc` with one to four of its bytes replaced.
+    pub(crate) fn of(&mut self, doc: &[u8]) -> Vec<u8> {
+        let mut bytes = doc.to_vec();
+        for _ in 0..1 + self.next() % 4 {
+            let at = (self.next() % bytes.len() as u64) as usize;
+            bytes[at] = self.nasty[(self.next() % self.nasty.len() as u64) as usize];
+        }
+        bytes
+    }
+}
+
 fn books(feed: &Feed) -> Vec<&BookEntry> {
     feed.entries
         .iter()
@@ -560,10 +598,7 @@ fn opds_truncated_prefixes_never_panic() {
         LOGIN_PAGE,
         CALIBRE_WEB_OSD,
     ] {
-        // Every cut near the ends (BOM, declaration, closing tags), every third in between:
-        // enough to land inside tags, attributes, entities and multi-byte characters.
-        let near_end = doc.len().saturating_sub(300);
-        for end in (0..=doc.len()).filter(|end| *end < 300 || *end >= near_end || end % 3 == 0) {
+        for end in cuts(doc.len()) {
             let prefix = &doc[..end];
             assert!(parse_feed(prefix, &base).is_err() || end + 20 > doc.len());
             if end % 4 == 0 {
@@ -576,23 +611,11 @@ fn opds_truncated_prefixes_never_panic() {
 
 #[test]
 fn opds_mutated_feeds_never_panic() {
-    // A small deterministic generator: the same mutations on every run.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    const NASTY: &[u8] = b"<>&;\"'{}%?#/=:\\ \0\xff\xc3x7B";
+    let mut mutations = Mutations::new(0x9E37_79B9_7F4A_7C15, b"<>&;\"'{}%?#/=:\\ \0\xff\xc3x7B");
     let base = url("https://books.example.net/opds/v1.2/catalog");
     for doc in [KOMGA, KAVITA, CALIBRE_WEB, STUMP, CALIBRE_WEB_OSD] {
         for _ in 0..1500 {
-            let mut bytes = doc.to_vec();
-            for _ in 0..1 + next() % 4 {
-                let at = (next() % bytes.len() as u64) as usize;
-                bytes[at] = NASTY[(next() % NASTY.len() as u64) as usize];
-            }
+            let bytes = mutations.of(doc);
             if let Ok(feed) = parse_feed(&bytes, &base) {
                 // Whatever survives must still be usable.
                 for book in books(&feed) {
