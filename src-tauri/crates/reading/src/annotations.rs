@@ -536,6 +536,20 @@ mod tests {
         Store::open(&DataDir::new(dir.path()), Arc::new(clock.clone())).unwrap()
     }
 
+    /// A store in a folder of its own, its clock at 1 000 ms, and one server in it.
+    fn library() -> (tempfile::TempDir, ManualClock, Store, i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = ManualClock::new(1_000);
+        let store = open(&dir, &clock);
+        let server = server(&store);
+        (dir, clock, store, server)
+    }
+
+    /// Middlemarch, as the server lists it.
+    fn middlemarch(store: &Store, server: i64) -> books::Book {
+        books::remember(store, server, &entry("urn:mm", "http://h/mm.epub")).unwrap()
+    }
+
     fn server(store: &Store) -> i64 {
         servers::add(
             store,
@@ -592,11 +606,8 @@ mod tests {
 
     #[test]
     fn added_updated_and_deleted_with_the_stores_clock() {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = ManualClock::new(1_000);
-        let store = open(&dir, &clock);
-        let server = server(&store);
-        let book = books::remember(&store, server, &entry("urn:mm", "http://h/mm.epub")).unwrap();
+        let (_dir, clock, store, server) = library();
+        let book = middlemarch(&store, server);
 
         let a = add(
             &store,
@@ -649,11 +660,8 @@ mod tests {
 
     #[test]
     fn limits_and_colours_are_refused_with_clear_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = ManualClock::new(1_000);
-        let store = open(&dir, &clock);
-        let server = server(&store);
-        let book = books::remember(&store, server, &entry("urn:mm", "http://h/mm.epub")).unwrap();
+        let (_dir, _clock, store, server) = library();
+        let book = middlemarch(&store, server);
         let cfi = "epubcfi(/6/4!/4/2/1:0)";
 
         let long_note = "é".repeat(MAX_NOTE_CHARS + 1);
@@ -738,11 +746,8 @@ mod tests {
 
     #[test]
     fn a_books_annotations_come_in_the_books_order_then_oldest_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = ManualClock::new(1_000);
-        let store = open(&dir, &clock);
-        let server = server(&store);
-        let book = books::remember(&store, server, &entry("urn:mm", "http://h/mm.epub")).unwrap();
+        let (_dir, clock, store, server) = library();
+        let book = middlemarch(&store, server);
         let places = [
             "epubcfi(/6/10!/4/2/1:0)",
             "epubcfi(/6/4!/4/10/1:5)",
@@ -799,11 +804,8 @@ mod tests {
 
     #[test]
     fn annotations_survive_the_book_removed_and_downloaded_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = ManualClock::new(1_000);
-        let store = open(&dir, &clock);
-        let server = server(&store);
-        let book = books::remember(&store, server, &entry("urn:mm", "http://h/mm.epub")).unwrap();
+        let (_dir, _clock, store, server) = library();
+        let book = middlemarch(&store, server);
         let made = add(
             &store,
             book.id,
@@ -837,10 +839,7 @@ mod tests {
 
     #[test]
     fn two_ids_of_one_book_see_the_same_annotations() {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = ManualClock::new(1_000);
-        let store = open(&dir, &clock);
-        let server = server(&store);
+        let (_dir, clock, store, server) = library();
         // Rows for one book, as remembered before the identity rules (then merged): one id
         // reached through two views, another id with the same file, and the first id with
         // another file (one book with the others only through the first).
@@ -910,11 +909,8 @@ mod tests {
 
     #[test]
     fn annotations_go_with_their_server() {
-        let dir = tempfile::tempdir().unwrap();
-        let clock = ManualClock::new(1_000);
-        let store = open(&dir, &clock);
-        let server = server(&store);
-        let book = books::remember(&store, server, &entry("urn:mm", "http://h/mm.epub")).unwrap();
+        let (_dir, _clock, store, server) = library();
+        let book = middlemarch(&store, server);
         add(&store, book.id, &bookmark("epubcfi(/6/4!/4/2/1:0)")).unwrap();
         servers::remove(&store, server).unwrap();
         let left: i64 = store
