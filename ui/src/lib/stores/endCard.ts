@@ -4,6 +4,7 @@
  * book's neighbours, the book the card offers, and the reader that book opens in.
  */
 import { bookDetails, seriesNeighbours, type BookDetails, type SeriesNeighbour, type SeriesNeighbours } from '../ipc';
+import { details } from './details.svelte';
 
 /** Which way the card leads: on to the next book, or back to the one before. */
 export type EndWay = 'next' | 'previous';
@@ -27,6 +28,36 @@ export function offeredBook(end: EndWay | null, neighbours: SeriesNeighbours | n
 export interface EndCardHolder {
   end: EndWay | null;
   readonly offered: SeriesNeighbour | null;
+  /** Saves the position and goes back where the reader came from. */
+  close(): void;
+}
+
+/** How a reader opens the book its card offers, in the EPUB reader or in the page reader. */
+export interface OfferedOpeners {
+  epub(bookId: number): void;
+  /** At its first page (`'start'`, the next book) or its last (`'end'`, the one before). */
+  pages(bookId: number, at: 'start' | 'end'): void | Promise<void>;
+}
+
+/**
+ * Opens the book `holder`'s card offers in the reader that fits it: the EPUB reader for an EPUB
+ * (where it was left, its start when never opened), the page reader for a comic or a PDF (the
+ * next at its first page, the previous at its last) and for a reader not known now (where its
+ * error shows), and its details — where "Open with another app" is — for a format no reader
+ * shows.
+ */
+export async function openOfferedBook(holder: EndCardHolder, open: OfferedOpeners): Promise<void> {
+  const found = await offeredToOpen(holder);
+  if (found === null) return;
+  const { book, at, kind } = found;
+  if (kind === 'epub') {
+    open.epub(book.book_id);
+  } else if (kind === 'other') {
+    holder.close();
+    details.open(book.book_id);
+  } else {
+    await open.pages(book.book_id, at);
+  }
 }
 
 /**

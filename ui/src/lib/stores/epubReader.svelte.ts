@@ -18,8 +18,7 @@ import {
   type ServerPosition,
 } from '../ipc';
 import { router, type Route } from './router.svelte';
-import { neighboursOf, offeredBook, offeredToOpen, type EndWay } from './endCard';
-import { details } from './details.svelte';
+import { neighboursOf, offeredBook, openOfferedBook, type EndWay } from './endCard';
 import { toasts } from './toasts.svelte';
 import { t } from '../i18n.svelte';
 
@@ -375,30 +374,18 @@ class EpubReaderState {
     return offeredBook(this.end, this.neighbours);
   }
 
-  /**
-   * Opens the book the card offers in the reader that fits it: this one for an EPUB (where it was
-   * left), the comic reader for a comic or a PDF (the next at its first page, the previous at its
-   * last), its details for a format no reader shows.
-   */
+  /** Opens the book the card offers in the reader that fits it (`openOfferedBook`). */
   async openOffered(): Promise<void> {
-    const found = await offeredToOpen(this);
-    if (found === null) return;
-    // A reader not known: opened in the comic reader, where its error shows.
-    const { book: offered, at, kind } = found;
-    if (kind === 'epub') {
-      void this.open(offered.book_id);
-      return;
-    }
-    if (kind === 'other') {
-      this.close();
-      details.open(offered.book_id);
-      return;
-    }
-    const { reader } = await import('./reader.svelte');
-    if (this.offered?.book_id !== offered.book_id) return;
-    // The comic reader goes back, on Esc, where this one would have.
-    this.close();
-    void reader.open(offered.book_id, at);
+    await openOfferedBook(this, {
+      epub: (bookId) => void this.open(bookId),
+      pages: async (bookId, at) => {
+        const { reader } = await import('./reader.svelte');
+        if (this.offered?.book_id !== bookId) return;
+        // The comic reader goes back, on Esc, where this one would have.
+        this.close();
+        void reader.open(bookId, at);
+      },
+    });
   }
 
   /** Saves the position and goes back where the reader came from. */

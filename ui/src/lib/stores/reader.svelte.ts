@@ -28,11 +28,10 @@ import {
   type SeriesNeighbour,
   type SeriesNeighbours,
 } from '../ipc';
-import { details } from './details.svelte';
 import { downloads } from './downloads.svelte';
 import { epubReader } from './epubReader.svelte';
 import { router, type Route } from './router.svelte';
-import { neighboursOf, offeredBook, offeredToOpen, type EndWay } from './endCard';
+import { neighboursOf, offeredBook, openOfferedBook, type EndWay } from './endCard';
 import { toasts } from './toasts.svelte';
 import { t } from '../i18n.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
@@ -379,28 +378,17 @@ class ReaderState {
     return offeredBook(this.end, this.neighbours);
   }
 
-  /**
-   * Opens the book the card offers in the reader that fits it: this one for a comic or a PDF
-   * (the next at its first page, the previous at its last), the EPUB reader for an EPUB (where
-   * it was left, its start when never opened), and its details — where "Open with another app"
-   * is — for a format no reader shows.
-   */
+  /** Opens the book the card offers in the reader that fits it (`openOfferedBook`). */
   async openOffered(): Promise<void> {
-    const found = await offeredToOpen(this);
-    if (found === null) return;
-    // A reader not known: opened here, where its error shows.
-    const { book: offered, at, kind } = found;
-    if (kind === 'epub') {
-      this.flush();
-      this.#generation++;
-      this.end = null;
-      void epubReader.open(offered.book_id);
-    } else if (kind === 'other') {
-      this.close();
-      details.open(offered.book_id);
-    } else {
-      void this.open(offered.book_id, at);
-    }
+    await openOfferedBook(this, {
+      epub: (bookId) => {
+        this.flush();
+        this.#generation++;
+        this.end = null;
+        void epubReader.open(bookId);
+      },
+      pages: (bookId, at) => void this.open(bookId, at),
+    });
   }
 
   /**
