@@ -67,6 +67,25 @@ impl Cli {
         serde_json::from_str(&self.ok(&all)).unwrap()
     }
 
+    /// Runs `args` with `input` written to its standard input; its whole output.
+    fn with_input(&self, args: &[&str], input: &str) -> Output {
+        use std::io::Write;
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
     fn spawn(&self, args: &[&str]) -> Child {
         self.command(args)
             .stdin(Stdio::null())
@@ -102,19 +121,70 @@ fn register(cli: &Cli, server: &RunningServer) -> BTreeMap<u32, i64> {
 
 /// Runs `args` with `secret` and a newline on its standard input; it must succeed.
 fn add_with_secret_on_stdin(cli: &Cli, args: &[&str], secret: &str) {
-    use std::io::Write;
-    let mut add = cli
-        .command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    add.stdin
-        .take()
+    assert_succeeded(&cli.with_input(args, &format!("{secret}\n")));
+}
+
+/// Asserts that a run of the CLI succeeded, saying what it wrote to stderr when it did not.
+fn assert_succeeded(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The fixture with one book of one page, behaving as `behavior` says.
+fn one_page_fixture(behavior: fixture_server::Behavior) -> RunningServer {
+    fixture(Config {
+        books: 1,
+        comic_pages: [(1, 1)].into(),
+        behavior,
+        ..Default::default()
+    })
+}
+
+/// Twelve comics of four pages, in the fixture's series; their reading positions kept by
+/// the fixture when `positions`.
+fn twelve_comics(positions: bool) -> RunningServer {
+    fixture(Config {
+        books: 12,
+        comic_pages: (1..=12).map(|id| (id, 4)).collect(),
+        reading_positions: positions.then(BTreeMap::new),
+        ..Default::default()
+    })
+}
+
+/// `series show` of the first registered book whose series has `least` books or more.
+fn series_of_at_least(cli: &Cli, ids: &BTreeMap<u32, i64>, least: usize) -> Value {
+    ids.values()
+        .map(|id| cli.json(&["series", "show", &id.to_string()]))
+        .find(|s| s["books"].as_array().unwrap().len() >= least)
+        .unwrap_or_else(|| panic!("a series of {least} books or more"))
+}
+
+/// The local ids of a `series show`'s books, in its order.
+fn series_book_ids(series: &Value) -> Vec<String> {
+    series["books"]
+        .as_array()
         .unwrap()
-        .write_all(format!("{secret}\n").as_bytes())
-        .unwrap();
-    assert!(add.wait().unwrap().success());
+        .iter()
+        .map(|b| b["book_id"].as_i64().unwrap().to_string())
+        .collect()
+}
+
+/// The download state of each of a `series show`'s books, in its order.
+fn series_states(series: &Value) -> Vec<String> {
+    series["books"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["status"]["state"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The total progression the fixture holds for its book `id`, once one was sent.
+fn progression_total(server: &RunningServer, id: u32) -> Option<f64> {
+    server.progression(id).unwrap()["locator"]["locations"]["totalProgression"].as_f64()
 }
 
 /// Whether a page of `browse` lists a book.
@@ -292,13 +362,8 @@ fn pause_survives_and_sync_does_nothing_while_paused() {
 
 #[test]
 fn a_password_from_stdin_reaches_the_server_and_never_the_database() {
-    let server = fixture(Config {
-        books: 1,
-        comic_pages: [(1, 1)].into(),
-        behavior: fixture_server::Behavior {
-            auth: Some("reader:pass-phrase-42".into()),
-            ..Default::default()
-        },
+    let server = one_page_fixture(fixture_server::Behavior {
+        auth: Some("reader:pass-phrase-42".into()),
         ..Default::default()
     });
     let cli = Cli::new();
@@ -342,12 +407,7 @@ fn six_processes_sync_one_data_dir_with_one_request_in_flight_and_no_duplicates(
         .map(|_| cli.spawn(&["sync", "--wait", "--until-idle"]))
         .collect();
     for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_succeeded(&child.wait_with_output().unwrap());
     }
     let stats = server.stats();
     assert_eq!(
@@ -420,12 +480,7 @@ fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_two_parts_
         "only {landed_mid_transfer} of {kills} kills landed while a part was in flight \
          ({landed_in_run} while the executor ran)"
     );
-    let out = cli.run(&["sync", "--until-idle"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&cli.run(&["sync", "--until-idle"]));
 
     let stats = server.stats();
     let mut repeated_parts = 0;
@@ -825,21 +880,7 @@ fn a_catalog_on_another_host_is_saved_only_when_accepted_and_gets_no_password_be
             "--password-stdin",
         ];
         args.extend_from_slice(extra);
-        let mut child = cli
-            .command(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"wonderland\n")
-            .unwrap();
-        child.wait_with_output().unwrap()
+        cli.with_input(&args, "wonderland\n")
     };
     let refused = add(&[]);
     let stderr = String::from_utf8_lossy(&refused.stderr);
@@ -848,12 +889,7 @@ fn a_catalog_on_another_host_is_saved_only_when_accepted_and_gets_no_password_be
     assert!(stderr.contains("--accept-catalog"), "{stderr}");
     assert_eq!(cli.json(&["server", "list"]), serde_json::json!([]));
     assert_eq!(elsewhere.stats().credentials_received, Vec::<String>::new());
-    let accepted = add(&["--accept-catalog", &elsewhere.url("/opds")]);
-    assert!(
-        accepted.status.success(),
-        "{}",
-        String::from_utf8_lossy(&accepted.stderr)
-    );
+    assert_succeeded(&add(&["--accept-catalog", &elsewhere.url("/opds")]));
     assert_eq!(
         cli.json(&["server", "list"])[0]["url"],
         elsewhere.url("/opds")
@@ -878,27 +914,16 @@ fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out
     });
     let cli = Cli::new();
     let login = |password: &str| {
-        use std::io::Write;
-        let mut child = cli
-            .command(&[
+        cli.with_input(
+            &[
                 "kosync",
                 "login",
                 &server.url("/kosync"),
                 "--username",
                 "reader",
-            ])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(password.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+            ],
+            password,
+        )
     };
     let refused = login("wrong\n");
     assert_eq!(
@@ -908,12 +933,7 @@ fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out
         String::from_utf8_lossy(&refused.stderr)
     );
     assert_eq!(cli.json(&["kosync", "show"])["account"], Value::Null);
-    let accepted = login("pass-phrase-42\n");
-    assert!(
-        accepted.status.success(),
-        "{}",
-        String::from_utf8_lossy(&accepted.stderr)
-    );
+    assert_succeeded(&login("pass-phrase-42\n"));
     let shown = cli.json(&["kosync", "show"]);
     assert_eq!(shown["account"]["username"], "reader");
     assert_eq!(shown["waiting"].as_array().map(Vec::len), Some(0));
@@ -925,13 +945,8 @@ fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out
 
 #[test]
 fn an_api_key_from_stdin_signs_in_as_x_api_key() {
-    let server = fixture(Config {
-        books: 1,
-        comic_pages: [(1, 1)].into(),
-        behavior: fixture_server::Behavior {
-            api_key: Some("k0mga-key-42".into()),
-            ..Default::default()
-        },
+    let server = one_page_fixture(fixture_server::Behavior {
+        api_key: Some("k0mga-key-42".into()),
         ..Default::default()
     });
     let cli = Cli::new();
@@ -967,26 +982,13 @@ fn an_api_key_from_stdin_signs_in_as_x_api_key() {
 
 #[test]
 fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
-    let server = fixture(Config {
-        books: 12,
-        comic_pages: (1..=12).map(|id| (id, 4)).collect(),
-        ..Default::default()
-    });
+    let server = twelve_comics(false);
     let cli = Cli::new();
     let ids = register(&cli, &server);
     // A series of at least four books, as the catalog says (schema:Series).
-    let series = ids
-        .values()
-        .map(|id| cli.json(&["series", "show", &id.to_string()]))
-        .find(|s| s["books"].as_array().unwrap().len() >= 4)
-        .expect("a series of four books or more");
+    let series = series_of_at_least(&cli, &ids, 4);
     assert!(series["window"].is_null(), "{series}");
-    let books: Vec<String> = series["books"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["book_id"].as_i64().unwrap().to_string())
-        .collect();
+    let books = series_book_ids(&series);
     // Numbered as the server numbers them.
     let numbers: Vec<f64> = series["books"]
         .as_array()
@@ -998,22 +1000,14 @@ fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
 
     let kept = cli.json(&["series", "keep", &books[0], "--next", "2"]);
     assert_eq!(kept["window"]["keep_next"], 2, "{kept}");
-    let states = |s: &Value| -> Vec<String> {
-        s["books"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["status"]["state"].as_str().unwrap().to_owned())
-            .collect()
-    };
     assert_eq!(
-        &states(&kept)[..4],
+        &series_states(&kept)[..4],
         ["remote", "queued", "queued", "remote"]
     );
     cli.ok(&["sync", "--until-idle"]);
     let shown = cli.json(&["series", "show", &books[0]]);
     assert_eq!(
-        &states(&shown)[..4],
+        &series_states(&shown)[..4],
         ["remote", "stored", "stored", "remote"]
     );
 
@@ -1021,7 +1015,7 @@ fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
     cli.ok(&["open", &books[1], "--page", "4"]);
     let shown = cli.json(&["series", "show", &books[0]]);
     assert_eq!(shown["books"][1]["finished"], true, "{shown}");
-    assert_eq!(states(&shown)[3], "queued", "{shown}");
+    assert_eq!(series_states(&shown)[3], "queued", "{shown}");
     let text = cli.ok(&["series", "show", &books[0]]);
     assert!(text.contains("keeps the next 2 unread"), "{text}");
 
@@ -1036,32 +1030,10 @@ fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
 
 #[test]
 fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_stays_stopped() {
-    let server = fixture(Config {
-        books: 12,
-        comic_pages: (1..=12).map(|id| (id, 4)).collect(),
-        ..Default::default()
-    });
+    let server = twelve_comics(false);
     let cli = Cli::new();
     let ids = register(&cli, &server);
-    let series = ids
-        .values()
-        .map(|id| cli.json(&["series", "show", &id.to_string()]))
-        .find(|s| s["books"].as_array().unwrap().len() >= 4)
-        .expect("a series of four books or more");
-    let books: Vec<String> = series["books"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["book_id"].as_i64().unwrap().to_string())
-        .collect();
-    let states = |s: &Value| -> Vec<String> {
-        s["books"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["status"]["state"].as_str().unwrap().to_owned())
-            .collect()
-    };
+    let books = series_book_ids(&series_of_at_least(&cli, &ids, 4));
 
     // Off until set.
     let shown = cli.json(&["series", "default", "lib"]);
@@ -1100,7 +1072,7 @@ fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_
     let shown = cli.json(&["series", "show", &books[0]]);
     assert_eq!(shown["window"]["keep_next"], 2, "{shown}");
     assert_eq!(shown["window"]["from_server_default"], true, "{shown}");
-    assert_eq!(&states(&shown)[1..4], ["queued", "queued", "remote"]);
+    assert_eq!(&series_states(&shown)[1..4], ["queued", "queued", "remote"]);
     assert!(cli
         .ok(&["series", "show", &books[0]])
         .contains("(the server's default)"));
@@ -1111,7 +1083,7 @@ fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_
     let shown = cli.json(&["series", "show", &books[0]]);
     assert!(shown["window"].is_null(), "{shown}");
     assert_eq!(shown["stopped"], true, "{shown}");
-    assert_eq!(states(&shown)[3], "remote", "{shown}");
+    assert_eq!(series_states(&shown)[3], "remote", "{shown}");
 
     // Off.
     let off = cli.json(&["series", "default", "lib", "--off"]);
@@ -1195,19 +1167,10 @@ fn the_settings_are_shown_and_set_one_at_a_time() {
 
 #[test]
 fn next_names_the_books_successor_in_its_series_and_mark_sends_read_and_unread() {
-    let server = fixture(Config {
-        books: 12,
-        comic_pages: (1..=12).map(|id| (id, 4)).collect(),
-        reading_positions: Some(BTreeMap::new()),
-        ..Default::default()
-    });
+    let server = twelve_comics(true);
     let cli = Cli::new();
     let ids = register(&cli, &server);
-    let series = ids
-        .values()
-        .map(|id| cli.json(&["series", "show", &id.to_string()]))
-        .find(|s| s["books"].as_array().unwrap().len() >= 3)
-        .expect("a series of three books or more");
+    let series = series_of_at_least(&cli, &ids, 3);
     let books: Vec<&Value> = series["books"].as_array().unwrap().iter().collect();
     let id = |b: &Value| b["book_id"].as_i64().unwrap().to_string();
     let (first, second, last) = (id(books[0]), id(books[1]), id(books.last().unwrap()));
@@ -1253,9 +1216,7 @@ fn next_names_the_books_successor_in_its_series_and_mark_sends_read_and_unread()
         .find(|(_, local)| local.to_string() == first)
         .unwrap()
         .0;
-    let total = || {
-        server.progression(fixture_id).unwrap()["locator"]["locations"]["totalProgression"].as_f64()
-    };
+    let total = || progression_total(&server, fixture_id);
     let marked = cli.json(&["mark", &first, "read"]);
     assert_eq!(
         (marked["read"].as_bool(), marked["waiting"].as_u64()),
@@ -1291,9 +1252,7 @@ fn mark_with_series_marks_every_book_of_the_series_and_sends_each() {
     let cli = Cli::new();
     let ids = register(&cli, &server);
     let second = ids[&2].to_string();
-    let total = |id: u32| {
-        server.progression(id).unwrap()["locator"]["locations"]["totalProgression"].as_f64()
-    };
+    let total = |id: u32| progression_total(&server, id);
 
     let marked = cli.json(&["mark", &second, "read", "--series"]);
     let local: Vec<i64> = ids.values().copied().collect();
