@@ -5,7 +5,7 @@
 //! Run: `xvfb-run -a dbus-run-session -- cargo test -p carrel-e2e epub:: -- --test-threads=1`
 //! after `npm run --prefix ui build && cargo build -p carrel`.
 
-use std::io::{Cursor, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -15,7 +15,11 @@ use carrel_e2e::{default_timeout, save_docs_screenshot, App, TestCase};
 use fixture_server::{BookKind, Config, Server};
 use serde_json::{json, Value};
 
-use crate::support::{add_server, open_details, press, sel};
+use crate::support::{
+    add_server, app_on_server, book_id_of, chord, epub_zip, exported_markdown, given_file,
+    highlight_with_note, launch, listed_note, open_details, open_tile_details, press, sel, CTRL,
+    RIGHT, SHIFT,
+};
 /// The text of the section foliate-js shows, `""` while there is none.
 const SECTION_TEXT: &str = "const view = document.querySelector('foliate-view');
      const contents = view && view.renderer && view.renderer.getContents ? view.renderer.getContents() : [];
@@ -64,6 +68,27 @@ fn open_reader(app: &App, id: i64) {
     .unwrap();
 }
 
+/// Back from the reader to the book's details.
+fn close_reader(app: &App) {
+    app.find(&sel("epub-back")).unwrap().click().unwrap();
+    app.wait_for_hidden(&sel("epub-reader")).unwrap();
+}
+
+/// The annotations of book `id`, as `list_annotations` gives them, once `done` accepts them.
+fn wait_for_annotations(
+    app: &App,
+    id: i64,
+    what: &str,
+    done: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    app.wait_until(what, default_timeout(), |_| {
+        let answer = invoke(app, "list_annotations", json!({ "bookId": id }));
+        let list = answer["ok"].as_array().cloned().unwrap_or_default();
+        Ok(done(&list).then_some(list))
+    })
+    .unwrap()
+}
+
 /// The CFI foliate-js reports for what is on screen.
 fn shown_cfi(app: &App) -> String {
     app.wait_until("a location", default_timeout(), |_| {
@@ -104,7 +129,7 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
         .into_iter()
         .find(|b| b.kind == BookKind::Epub)
         .expect("the fixture has an EPUB");
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    let app = launch(&case);
     add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &book.title, true);
 
@@ -152,8 +177,7 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
     app.execute("delete document.documentElement.dataset.theme;", vec![])
         .unwrap();
     let before_close = shown_cfi(&app);
-    app.find(&sel("epub-back")).unwrap().click().unwrap();
-    app.wait_for_hidden(&sel("epub-reader")).unwrap();
+    close_reader(&app);
 
     let saved = app
         .wait_until("the saved position", default_timeout(), |_| {
@@ -215,8 +239,6 @@ fn tripwire() -> (u16, Arc<AtomicUsize>) {
 const HOSTILE_TEXT: &str = "This chapter means no good";
 
 fn hostile_epub(trap: u16) -> Vec<u8> {
-    let container = "<?xml version=\"1.0\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\n\
-        <rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles>\n</container>\n";
     let opf = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
         <package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\" unique-identifier=\"uid\">\n\
         <metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:identifier id=\"uid\">urn:hostile:1</dc:identifier>\
@@ -245,20 +267,11 @@ fn hostile_epub(trap: u16) -> Vec<u8> {
          try {{ new Image().src = 'http://127.0.0.1:{trap}/script-img'; }} catch (e) {{}}\n\
          //]]>\n</script></body></html>\n"
     );
-    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for (name, data) in [
-        ("mimetype", "application/epub+zip".as_bytes()),
-        ("META-INF/container.xml", container.as_bytes()),
-        ("OEBPS/content.opf", opf.as_bytes()),
-        ("OEBPS/nav.xhtml", nav.as_bytes()),
-        ("OEBPS/chapter.xhtml", chapter.as_bytes()),
-    ] {
-        writer.start_file(name, options).unwrap();
-        writer.write_all(data).unwrap();
-    }
-    writer.finish().unwrap().into_inner()
+    epub_zip(&[
+        ("content.opf", opf),
+        ("nav.xhtml", nav),
+        ("chapter.xhtml", &chapter),
+    ])
 }
 
 /// A one-book OPDS server on loopback: `/opds` lists the book, `/book.epub` is the book.
@@ -327,7 +340,7 @@ fn a_hostile_epub_renders_without_reaching_the_ipc_or_the_network() {
     let case = TestCase::start();
     let (trap, hits) = tripwire();
     let port = hostile_server(hostile_epub(trap));
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    let app = launch(&case);
     add_server(
         &app,
         "Hostile Library",
@@ -371,8 +384,6 @@ fn a_hostile_epub_renders_without_reaching_the_ipc_or_the_network() {
 /// foliate-js does not recognise (so it reaches the frame as the book's own bytes, a Blob); and
 /// an SVG page — each also tries to fetch a page from a script.
 fn book_reaching_other_books(trap: u16) -> Vec<u8> {
-    let container = "<?xml version=\"1.0\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\n\
-        <rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles>\n</container>\n";
     let opf = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
         <package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\" unique-identifier=\"uid\">\n\
         <metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:identifier id=\"uid\">urn:reacher:1</dc:identifier>\
@@ -422,23 +433,14 @@ fn book_reaching_other_books(trap: u16) -> Vec<u8> {
          <rect width=\"10\" height=\"10\"/>{}</svg>\n",
         page_fetching_script(2)
     );
-    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for (name, data) in [
-        ("mimetype", "application/epub+zip".as_bytes()),
-        ("META-INF/container.xml", container.as_bytes()),
-        ("OEBPS/content.opf", opf.as_bytes()),
-        ("OEBPS/nav.xhtml", nav.as_bytes()),
-        ("OEBPS/style.css", css.as_bytes()),
-        ("OEBPS/chapter.xhtml", chapter.as_bytes()),
-        ("OEBPS/bytes.xhtml", bytes_chapter.as_bytes()),
-        ("OEBPS/page.svg", svg_page.as_bytes()),
-    ] {
-        writer.start_file(name, options).unwrap();
-        writer.write_all(data).unwrap();
-    }
-    writer.finish().unwrap().into_inner()
+    epub_zip(&[
+        ("content.opf", opf),
+        ("nav.xhtml", nav),
+        ("style.css", &css),
+        ("chapter.xhtml", &chapter),
+        ("bytes.xhtml", &bytes_chapter),
+        ("page.svg", &svg_page),
+    ])
 }
 
 const REACHING_TEXT: &str = "This chapter reaches for other books";
@@ -466,7 +468,7 @@ fn a_book_cannot_make_carrel_download_another_book() {
     .unwrap();
     let (trap, hits) = tripwire();
     let port = hostile_server(book_reaching_other_books(trap));
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    let app = launch(&case);
     add_server(&app, "Fixture", &server.url("/opds"));
     let comic = open_details(&app, "", true);
     assert!(comic > 0);
@@ -493,25 +495,7 @@ fn a_book_cannot_make_carrel_download_another_book() {
     .unwrap()
     .click()
     .unwrap();
-    let tile = app
-        .wait_until("the reaching book in the grid", default_timeout(), |_| {
-            for tile in app.find_all(&sel("catalog-book"))? {
-                if tile.inner_text()?.contains("Hostile Book") {
-                    return Ok(Some(tile));
-                }
-            }
-            Ok(None)
-        })
-        .unwrap();
-    let id: i64 = tile
-        .attribute("data-book-id")
-        .unwrap()
-        .expect("a tile has data-book-id")
-        .parse()
-        .unwrap();
-    tile.click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
-        .unwrap();
+    let id = open_tile_details(&app, "the reaching book in the grid", "Hostile Book");
     open_reader(&app, id);
     wait_for_section_text(&app, REACHING_TEXT);
     // Whatever the chapter could have started has had time to arrive.
@@ -650,8 +634,6 @@ fn paragraphs(chapter: &str, count: usize) -> String {
 /// An EPUB of three chapters, each a few spreads long; the first links to the third, the second
 /// starts with a page break before its heading (as calibre's conversions write them).
 fn three_chapter_book() -> Vec<u8> {
-    let container = "<?xml version=\"1.0\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\n\
-        <rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles>\n</container>\n";
     let opf = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
         <package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\" unique-identifier=\"uid\">\n\
         <metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:identifier id=\"uid\">urn:three:1</dc:identifier>\
@@ -687,47 +669,31 @@ fn three_chapter_book() -> Vec<u8> {
     );
     let two = chapter("Two", "chapter", "", "");
     let three = chapter("Three", "", "", "");
-    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for (name, data) in [
-        ("mimetype", "application/epub+zip".as_bytes()),
-        ("META-INF/container.xml", container.as_bytes()),
-        ("OEBPS/content.opf", opf.as_bytes()),
-        ("OEBPS/nav.xhtml", nav.as_bytes()),
-        ("OEBPS/style.css", css.as_bytes()),
-        ("OEBPS/one.xhtml", one.as_bytes()),
-        ("OEBPS/two.xhtml", two.as_bytes()),
-        ("OEBPS/three.xhtml", three.as_bytes()),
-    ] {
-        writer.start_file(name, options).unwrap();
-        writer.write_all(data).unwrap();
-    }
-    writer.finish().unwrap().into_inner()
+    epub_zip(&[
+        ("content.opf", opf),
+        ("nav.xhtml", nav),
+        ("style.css", css),
+        ("one.xhtml", &one),
+        ("two.xhtml", &two),
+        ("three.xhtml", &three),
+    ])
 }
 
 /// The fixture server with `three_chapter_book` as its one book, open in the reader, in a
 /// window wide enough for two columns.
 fn open_three_chapters() -> (TestCase, fixture_server::RunningServer, App) {
     let case = TestCase::start();
-    let server = Server::start(Config {
+    let config = Config {
         books: 1,
         files: [(
             1,
-            fixture_server::GivenFile {
-                media_type: "application/epub+zip".into(),
-                extension: "epub".into(),
-                bytes: three_chapter_book(),
-            },
+            given_file("application/epub+zip", "epub", three_chapter_book()),
         )]
         .into(),
         ..Config::default()
-    })
-    .expect("start the fixture server");
+    };
+    let (server, app) = app_on_server(&case, config, "Fixture Library", Some((1400.0, 900.0)));
     let title = server.book(1).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    app.set_window_size(1400.0, 900.0).unwrap();
-    add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &title, true);
     open_reader(&app, id);
     wait_for_section_text(&app, "Chapter One");
@@ -1280,53 +1246,14 @@ fn select_in_section(app: &App, words: &str) {
 #[test]
 fn a_bookmark_and_a_highlight_survive_removing_the_book_and_downloading_it_again() {
     let (_case, server, app) = open_three_chapters();
-    let id: i64 = app
-        .find(&sel("epub-reader"))
-        .unwrap()
-        .attribute("data-book-id")
-        .unwrap()
-        .unwrap()
-        .parse()
-        .unwrap();
-    app.command(
-        "POST",
-        "/actions",
-        Some(
-            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
-            { "type": "keyDown", "value": "\u{E009}" },
-            { "type": "keyDown", "value": "d" },
-            { "type": "keyUp", "value": "d" },
-            { "type": "keyUp", "value": "\u{E009}" },
-        ] }] }),
-        ),
-        "press Ctrl+D",
-    )
-    .unwrap();
+    let id = book_id_of(&app, &sel("epub-reader"));
+    chord(&app, &[CTRL], &["d"], "press Ctrl+D");
     app.wait_for_displayed(&format!("{}[aria-pressed=\"true\"]", sel("epub-bookmark")))
         .unwrap();
     select_in_section(&app, "paragraph 2");
-    app.wait_for_displayed(&sel("epub-highlight-popover"))
-        .unwrap();
-    app.find(&sel("epub-highlight-add-note"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("epub-highlight-note"))
-        .unwrap()
-        .send_keys("Kept by the book")
-        .unwrap();
-    app.find(&sel("epub-highlight-blue"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_until("both kept", default_timeout(), |_| {
-        let answer = invoke(&app, "list_annotations", json!({ "bookId": id }));
-        let list = answer["ok"].as_array().cloned().unwrap_or_default();
-        Ok((list.len() == 2).then_some(()))
-    })
-    .unwrap();
-    app.find(&sel("epub-back")).unwrap().click().unwrap();
-    app.wait_for_hidden(&sel("epub-reader")).unwrap();
+    highlight_with_note(&app, "epub", "Kept by the book", "blue");
+    wait_for_annotations(&app, id, "both kept", |list| list.len() == 2);
+    close_reader(&app);
 
     // Removed from the device: its file is gone, its annotations are not.
     let answer = invoke(&app, "remove_book", json!({ "bookId": id }));
@@ -1352,26 +1279,8 @@ fn a_bookmark_and_a_highlight_survive_removing_the_book_and_downloading_it_again
     let mut sorted = kinds.clone();
     sorted.sort();
     assert_eq!(sorted, ["bookmark", "highlight"], "{kinds:?}");
-    let note = app
-        .wait_for_displayed(&format!(
-            "{} {}",
-            sel("epub-annotations"),
-            sel("epub-annotation-note")
-        ))
-        .unwrap();
-    assert_eq!(note.text().unwrap(), "Kept by the book");
-    app.find(&sel("epub-export-markdown"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("epub-export-text")).unwrap();
-    let markdown = app
-        .execute(
-            "return document.querySelector('[data-testid=\"epub-export-text\"]').value;",
-            vec![],
-        )
-        .unwrap();
-    let markdown = markdown.as_str().unwrap();
+    assert_eq!(listed_note(&app, "epub"), "Kept by the book");
+    let markdown = exported_markdown(&app, "epub");
     assert!(markdown.contains("paragraph 2"), "{markdown}");
     assert!(markdown.contains("Kept by the book"), "{markdown}");
     app.close().unwrap();
@@ -1383,72 +1292,22 @@ fn a_bookmark_and_a_highlight_survive_removing_the_book_and_downloading_it_again
 #[test]
 fn a_highlight_with_a_note_survives_closing_and_reopening_the_book() {
     let (_case, server, app) = open_three_chapters();
-    let id: i64 = app
-        .find(&sel("epub-reader"))
-        .unwrap()
-        .attribute("data-book-id")
-        .unwrap()
-        .unwrap()
-        .parse()
-        .unwrap();
-    // Selects "paragraph 1" in the first paragraph shown, as a drag would.
-    app.execute(
-        "const view = document.querySelector('foliate-view');
-         const doc = view.renderer.getContents()[0].doc;
-         const p = [...doc.querySelectorAll('p')].find((p) => p.textContent.includes('paragraph 1.'));
-         const text = p.firstChild;
-         const start = text.textContent.indexOf('paragraph 1');
-         const range = doc.createRange();
-         range.setStart(text, start);
-         range.setEnd(text, start + 'paragraph 1'.length);
-         const selection = doc.getSelection();
-         selection.removeAllRanges();
-         selection.addRange(range);
-         doc.dispatchEvent(new PointerEvent('pointerup', { bubbles: true }));",
-        vec![],
-    )
-    .unwrap();
-    app.wait_for_displayed(&sel("epub-highlight-popover"))
-        .unwrap();
-    app.find(&sel("epub-highlight-add-note"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("epub-highlight-note"))
-        .unwrap()
-        .send_keys("A note kept")
-        .unwrap();
-    app.find(&sel("epub-highlight-green"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_until("the highlight saved", default_timeout(), |_| {
-        let answer = invoke(&app, "list_annotations", json!({ "bookId": id }));
-        let list = answer["ok"].as_array().cloned().unwrap_or_default();
-        Ok(list
-            .iter()
-            .any(|a| {
-                a["note"] == "A note kept" && a["colour"] == "green" && a["quote"] == "paragraph 1"
-            })
-            .then_some(()))
-    })
-    .unwrap();
+    let id = book_id_of(&app, &sel("epub-reader"));
+    select_in_section(&app, "paragraph 1");
+    highlight_with_note(&app, "epub", "A note kept", "green");
+    wait_for_annotations(&app, id, "the highlight saved", |list| {
+        list.iter().any(|a| {
+            a["note"] == "A note kept" && a["colour"] == "green" && a["quote"] == "paragraph 1"
+        })
+    });
 
-    app.find(&sel("epub-back")).unwrap().click().unwrap();
-    app.wait_for_hidden(&sel("epub-reader")).unwrap();
+    close_reader(&app);
     open_reader(&app, id);
     app.find(&sel("epub-annotations-toggle"))
         .unwrap()
         .click()
         .unwrap();
-    let note = app
-        .wait_for_displayed(&format!(
-            "{} {}",
-            sel("epub-annotations"),
-            sel("epub-annotation-note")
-        ))
-        .unwrap();
-    assert_eq!(note.text().unwrap(), "A note kept");
+    assert_eq!(listed_note(&app, "epub"), "A note kept");
     // Drawn on the page again: the overlayer holds a highlight.
     app.wait_until("the highlight drawn", default_timeout(), |_| {
         let drawn = app.execute(
@@ -1469,32 +1328,14 @@ fn a_highlight_with_a_note_survives_closing_and_reopening_the_book() {
 #[test]
 fn text_selected_with_the_keyboard_is_highlighted() {
     let (_case, server, app) = open_three_chapters();
-    let id: i64 = app
-        .find(&sel("epub-reader"))
-        .unwrap()
-        .attribute("data-book-id")
-        .unwrap()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let id = book_id_of(&app, &sel("epub-reader"));
     shown_cfi(&app);
-    let word = json!([
-        { "type": "keyDown", "value": "\u{E009}" },
-        { "type": "keyDown", "value": "\u{E008}" },
-        { "type": "keyDown", "value": "\u{E014}" },
-        { "type": "keyUp", "value": "\u{E014}" },
-        { "type": "keyDown", "value": "\u{E014}" },
-        { "type": "keyUp", "value": "\u{E014}" },
-        { "type": "keyUp", "value": "\u{E008}" },
-        { "type": "keyUp", "value": "\u{E009}" },
-    ]);
-    app.command(
-        "POST",
-        "/actions",
-        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": word }] })),
+    chord(
+        &app,
+        &[CTRL, SHIFT],
+        &[RIGHT, RIGHT],
         "press Ctrl+Shift+Right twice",
-    )
-    .unwrap();
+    );
     let selected = app
         .wait_until("text selected", default_timeout(), |_| {
             let text = app.execute(
@@ -1514,15 +1355,10 @@ fn text_selected_with_the_keyboard_is_highlighted() {
         .unwrap()
         .click()
         .unwrap();
-    app.wait_until("the highlight saved", default_timeout(), |_| {
-        let answer = invoke(&app, "list_annotations", json!({ "bookId": id }));
-        let list = answer["ok"].as_array().cloned().unwrap_or_default();
-        Ok(list
-            .iter()
+    wait_for_annotations(&app, id, "the highlight saved", |list| {
+        list.iter()
             .any(|a| a["quote"] == "Chapter One" && a["colour"] == "yellow")
-            .then_some(()))
-    })
-    .unwrap();
+    });
     app.close().unwrap();
     server.stop();
 }

@@ -1,11 +1,14 @@
 //! What the window tests of several areas share: finding things by their test id and by what
 //! they say, the app on a test's data dir, the fixture server, moving between views and waiting
-//! for a feed to load.
+//! for a feed to load, keys pressed together, the comic and PDF reader opened and its page
+//! painted, a highlight's note and the Markdown export of a reader, and the books the tests make
+//! (stored zips, EPUBs, PDFs).
 
+use std::io::{Cursor, Write};
 use std::time::Duration;
 
 use carrel_e2e::{default_timeout, testid, App, Element, TestCase};
-use fixture_server::{Config, RunningServer, Server};
+use fixture_server::{Config, GivenFile, RunningServer, Server};
 use serde_json::json;
 
 /// How often a text is read again while the page redraws.
@@ -157,6 +160,34 @@ pub fn press(app: &App, keys: &[&str]) {
     .unwrap();
 }
 
+/// Presses `keys` one after another while `held` (modifiers, WebDriver key values) are held
+/// down, then lets the modifiers go in the reverse order; `what` names the chord in an error.
+pub fn chord(app: &App, held: &[&str], keys: &[&str], what: &str) {
+    let mut actions = Vec::new();
+    for key in held {
+        actions.push(json!({ "type": "keyDown", "value": key }));
+    }
+    for key in keys {
+        actions.push(json!({ "type": "keyDown", "value": key }));
+        actions.push(json!({ "type": "keyUp", "value": key }));
+    }
+    for key in held.iter().rev() {
+        actions.push(json!({ "type": "keyUp", "value": key }));
+    }
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
+        what,
+    )
+    .unwrap();
+}
+
+/// The WebDriver key values of Ctrl, Shift and the right arrow.
+pub const CTRL: &str = "\u{E009}";
+pub const SHIFT: &str = "\u{E008}";
+pub const RIGHT: &str = "\u{E014}";
+
 /// Follows the open server's "All books", once its root feed lists it.
 pub fn follow_all_books(app: &App) {
     let all = app
@@ -198,6 +229,32 @@ pub fn wait_for_tile<'a>(
     (tile, id)
 }
 
+/// Waits for the grid's tile whose text contains `title`, clicks it and waits for its details;
+/// returns its id in the app.
+pub fn open_tile_details(app: &App, what: &str, title: &str) -> i64 {
+    let (tile, id) = wait_for_tile(app, what, |text| text.contains(title));
+    tile.click().unwrap();
+    wait_for_details(app, id);
+    id
+}
+
+/// Waits for the details of book `id` shown.
+pub fn wait_for_details(app: &App, id: i64) {
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
+        .unwrap();
+}
+
+/// The id in the app of the book the element matching `selector` shows (its `data-book-id`).
+pub fn book_id_of(app: &App, selector: &str) -> i64 {
+    app.find(selector)
+        .unwrap()
+        .attribute("data-book-id")
+        .unwrap()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 /// Opens the server, follows "All books" when asked, clicks the tile of the book titled
 /// `title` and waits for its details; returns its id in the app.
 pub fn open_details(app: &App, title: &str, all_books: bool) -> i64 {
@@ -218,7 +275,177 @@ pub fn open_details_after(
     let (tile, id) = wait_for_tile(app, "the book in the grid", |text| text.contains(title));
     before(id);
     tile.click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("book-details")))
-        .unwrap();
+    wait_for_details(app, id);
     id
+}
+
+/// The fixture server, `books` books, and the app on it: the server added as `name`, the
+/// window `size` (width, height) when given.
+pub fn app_on_server(
+    case: &TestCase,
+    config: Config,
+    name: &str,
+    size: Option<(f64, f64)>,
+) -> (RunningServer, App) {
+    let server = start_server(config);
+    let app = launch(case);
+    if let Some((width, height)) = size {
+        app.set_window_size(width, height).unwrap();
+    }
+    add_server(&app, name, &server.url("/opds"));
+    (server, app)
+}
+
+/// From a book's details: Read (or Continue reading), and the comic reader (which also shows
+/// PDFs) open on book `id`.
+pub fn open_comic_reader(app: &App, id: i64) {
+    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
+    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
+        .unwrap();
+}
+
+/// Waits until the comic reader shows page `page` (from 0) painted, in single-page mode.
+pub fn wait_for_painted_page(app: &App, page: u32) {
+    app.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
+        let shown = c.execute(
+            "const img = document.querySelector('[data-testid=\"page-image\"]');
+             return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
+            vec![],
+        )?;
+        Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
+    })
+    .unwrap();
+}
+
+/// What the reader's page indicator says, trimmed.
+pub fn page_indicator(app: &App) -> String {
+    app.find(&sel("page-indicator"))
+        .unwrap()
+        .inner_text()
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// With text selected in a reader (`reader` is the test ids' prefix, `epub` or `pdf`): waits
+/// for the highlight popover, writes `note` and picks `colour`, which saves the highlight.
+pub fn highlight_with_note(app: &App, reader: &str, note: &str, colour: &str) {
+    app.wait_for_displayed(&sel(&format!("{reader}-highlight-popover")))
+        .unwrap();
+    app.find(&sel(&format!("{reader}-highlight-add-note")))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel(&format!("{reader}-highlight-note")))
+        .unwrap()
+        .send_keys(note)
+        .unwrap();
+    app.find(&sel(&format!("{reader}-highlight-{colour}")))
+        .unwrap()
+        .click()
+        .unwrap();
+}
+
+/// With a reader's annotations panel open: the text of the first note it lists, once shown.
+pub fn listed_note(app: &App, reader: &str) -> String {
+    app.wait_for_displayed(&format!(
+        "{} {}",
+        sel(&format!("{reader}-annotations")),
+        sel(&format!("{reader}-annotation-note"))
+    ))
+    .unwrap()
+    .text()
+    .unwrap()
+}
+
+/// With a reader's annotations panel open: its Markdown export, opened and read.
+pub fn exported_markdown(app: &App, reader: &str) -> String {
+    app.find(&sel(&format!("{reader}-export-markdown")))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel(&format!("{reader}-export-text")))
+        .unwrap();
+    let markdown = app
+        .execute(
+            &format!(
+                "return document.querySelector('[data-testid=\"{reader}-export-text\"]').value;"
+            ),
+            vec![],
+        )
+        .unwrap();
+    markdown.as_str().unwrap().to_string()
+}
+
+/// A book the fixture server serves as a file of its own.
+pub fn given_file(media_type: &str, extension: &str, bytes: Vec<u8>) -> GivenFile {
+    GivenFile {
+        media_type: media_type.into(),
+        extension: extension.into(),
+        bytes,
+    }
+}
+
+/// A PDF made by `scripts/make-test-pdf.py` (ReportLab, or object by object for the hostile
+/// one): `kind` and its argument as the script takes them.
+pub fn make_test_pdf(kind: &str, arg: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("book.pdf");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/make-test-pdf.py");
+    // Debian's Python, which has Debian's ReportLab (the Makefile installs python3-reportlab).
+    let status = std::process::Command::new("/usr/bin/python3")
+        .arg(script)
+        .args([kind, out.to_str().unwrap(), arg])
+        .status()
+        .expect("run /usr/bin/python3 (make setup-test installs it)");
+    assert!(status.success(), "make-test-pdf.py {kind} failed: {status}");
+    std::fs::read(&out).unwrap()
+}
+
+/// A zip of `entries` (name, bytes) in their order, every one stored uncompressed: as an EPUB
+/// wants its `mimetype`, and as the test comics are made.
+pub fn stored_zip<N: AsRef<str>, D: AsRef<[u8]>>(
+    entries: impl IntoIterator<Item = (N, D)>,
+) -> Vec<u8> {
+    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, data) in entries {
+        writer.start_file(name.as_ref(), options).unwrap();
+        writer.write_all(data.as_ref()).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+/// An EPUB: its `mimetype`, a container naming `OEBPS/content.opf`, then `files` (a name under
+/// `OEBPS/` and its text) in order.
+pub fn epub_zip(files: &[(&str, &str)]) -> Vec<u8> {
+    let container = "<?xml version=\"1.0\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\n\
+        <rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles>\n</container>\n";
+    let mut entries = vec![
+        ("mimetype".to_string(), "application/epub+zip"),
+        ("META-INF/container.xml".to_string(), container),
+    ];
+    entries.extend(
+        files
+            .iter()
+            .map(|(name, text)| (format!("OEBPS/{name}"), *text)),
+    );
+    stored_zip(entries)
+}
+
+/// The CRC-32 (ISO-HDLC, as PNG and zip use it) of `bytes`.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for byte in bytes {
+        crc ^= u32::from(*byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
 }
