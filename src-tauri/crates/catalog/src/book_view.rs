@@ -258,22 +258,13 @@ mod tests {
     use carrel_foundation::clock::ManualClock;
     use carrel_foundation::data_dir::DataDir;
     use carrel_library::books::CatalogBook;
-    use carrel_library::servers::NewServer;
     use std::sync::Arc;
 
     /// A data dir with one server, "Home".
     fn home() -> (tempfile::TempDir, Store, servers::Server) {
         let t = tempfile::tempdir().unwrap();
         let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(5))).unwrap();
-        let server = servers::add(
-            &store,
-            &NewServer {
-                name: "Home".into(),
-                url: "http://127.0.0.1:9/opds".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let server = carrel_library::test_support::silent_server(&store, "Home");
         (t, store, server)
     }
 

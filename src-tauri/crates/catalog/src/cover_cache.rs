@@ -495,15 +495,7 @@ mod tests {
         let dir = DataDir::new(t.path());
         let store = Store::open(&dir, std::sync::Arc::new(ManualClock::new(1))).unwrap();
         // A dead server: any fetch would fail, so a cover can only come from the device.
-        let server = servers::add(
-            &store,
-            &servers::NewServer {
-                name: "S".into(),
-                url: "http://127.0.0.1:9/opds".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let server = carrel_library::test_support::silent_server(&store, "S");
         let book = books::remember(
             &store,
             server.id,

@@ -18,5 +18,7 @@ pub mod server_secrets;
 pub mod server_sessions;
 pub mod servers;
 pub mod settings;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 
 pub use error::{Error, Result};

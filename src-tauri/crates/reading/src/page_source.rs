@@ -160,7 +160,7 @@ mod tests {
     use carrel_foundation::clock::SystemClock;
     use carrel_foundation::data_dir::DataDir;
     use carrel_library::books::{BookFormat, CatalogBook};
-    use carrel_library::servers::{self, NewServer};
+    use carrel_library::test_support::silent_server;
 
     use super::*;
 
@@ -168,15 +168,7 @@ mod tests {
     /// store the pages themselves, as the executor would).
     fn with_book(dir: &tempfile::TempDir) -> (Store, i64) {
         let store = open(dir);
-        let server = servers::add(
-            &store,
-            &NewServer {
-                name: "Home".into(),
-                url: "http://127.0.0.1:9/opds".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let server = silent_server(&store, "Home");
         let book = books::remember(
             &store,
             server.id,
