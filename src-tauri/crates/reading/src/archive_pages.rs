@@ -129,33 +129,18 @@ async fn archive_file(store: &Store, book_id: i64, wait: WaitPolicy) -> Result<P
     if !file_asked(&tasks) {
         queue_file(store, book_id)?;
     }
-    let deadline = Instant::now() + wait.timeout;
-    loop {
-        // One look, off the async thread: the file, else whether its download failed.
-        let look = store
-            .call(
-                move |s| -> Result<Option<Result<PathBuf, String>>, PageError> {
-                    let tasks = download_stack::tasks_of_book(s, book_id)?;
-                    if let Some(path) = stored_in(s, book_id, &tasks) {
-                        return Ok(Some(Ok(path)));
-                    }
-                    Ok(tasks
-                        .iter()
-                        .find(|t| t.kind == TaskKind::File && t.state == TaskState::Failed)
-                        .map(|t| Err(t.failure.clone().unwrap_or_else(|| "failed".into()))))
-                },
-            )
-            .await?;
-        match look {
-            Some(Ok(path)) => return Ok(path),
-            Some(Err(reason)) => return Err(PageError::Failed(reason)),
-            None => {}
+    // Each look: the file, else whether its download failed.
+    wait.until_file(store, &mut changes, move |s| {
+        let tasks = download_stack::tasks_of_book(s, book_id)?;
+        if let Some(path) = stored_in(s, book_id, &tasks) {
+            return Ok(Some(Ok(path)));
         }
-        if Instant::now() >= deadline {
-            return Err(PageError::OfflineNotDownloaded);
-        }
-        wait.until_change(&mut changes, deadline).await;
-    }
+        Ok(tasks
+            .iter()
+            .find(|t| t.kind == TaskKind::File && t.state == TaskState::Failed)
+            .map(|t| Err(t.failure.clone().unwrap_or_else(|| "failed".into()))))
+    })
+    .await
 }
 
 /// Whether the book's file is being downloaded, or is the next download, already (the reader

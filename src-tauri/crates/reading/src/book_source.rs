@@ -13,7 +13,6 @@
 //! [`carrel_engine::download_stack`] and [`carrel_foundation::part_files`].
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use crate::book_reader::{self, BookReader};
 use crate::served_page::{PageError, WaitPolicy};
@@ -164,34 +163,19 @@ async fn wait_for_file(
             Err(_) => return Err(PageError::NotPaged(book_id)),
         }
     }
-    let deadline = Instant::now() + wait.timeout;
-    loop {
-        // One look, off the async thread: the file, else whether its download failed.
-        let look = store
-            .call(
-                move |s| -> Result<Option<Result<PathBuf, String>>, BookFileError> {
-                    if let Some(path) = stored_path(s, book_id)? {
-                        return Ok(Some(Ok(path)));
-                    }
-                    match file_task(s, book_id)? {
-                        Some((TaskState::Failed, reason)) => {
-                            Ok(Some(Err(reason.unwrap_or_else(|| "failed".into()))))
-                        }
-                        _ => Ok(None),
-                    }
-                },
-            )
-            .await?;
-        match look {
-            Some(Ok(path)) => return Ok(path),
-            Some(Err(reason)) => return Err(PageError::Failed(reason)),
-            None => {}
+    // Each look: the file, else whether its download failed.
+    wait.until_file(store, &mut changes, move |s| {
+        if let Some(path) = stored_path(s, book_id)? {
+            return Ok(Some(Ok(path)));
         }
-        if Instant::now() >= deadline {
-            return Err(PageError::OfflineNotDownloaded);
+        match file_task(s, book_id)? {
+            Some((TaskState::Failed, reason)) => {
+                Ok(Some(Err(reason.unwrap_or_else(|| "failed".into()))))
+            }
+            _ => Ok(None),
         }
-        wait.until_change(&mut changes, deadline).await;
-    }
+    })
+    .await
 }
 
 /// The EPUB or PDF: from the device, else its file queued prioritary and waited for at most

@@ -3,12 +3,13 @@
 //! ([`WaitPolicy`]). Shared by streamed pages ([`crate::page_source`]) and pages read from a
 //! comic's archive ([`crate::archive_pages`]).
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use carrel_engine::page_range;
 use carrel_foundation::file_types::HandoverError;
 use carrel_foundation::image_type::{image_for_window, TooManyPixels};
-use carrel_foundation::store::StoreError;
+use carrel_foundation::store::{Store, StoreError};
 use carrel_library::books::BookError;
 
 /// How long [`crate::page_source::page`] waits for a page that is not on the device.
@@ -40,7 +41,35 @@ impl WaitPolicy {
             () = tokio::time::sleep_until(deadline) => {}
         }
     }
+
+    /// A book's whole file (a comic's archive, an EPUB, a PDF) once `look` finds it stored, for
+    /// at most `timeout` from now (then [`PageError::OfflineNotDownloaded`]); a download that
+    /// failed is [`PageError::Failed`]. Each look runs off the async threads, once now and again
+    /// after each change of `changes` (watched from before the caller's first look).
+    pub async fn until_file(
+        &self,
+        store: &Store,
+        changes: &mut Changes,
+        look: impl Fn(&Store) -> Result<FileLook, PageError> + Clone + Send + 'static,
+    ) -> Result<PathBuf, PageError> {
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            match store.call(look.clone()).await? {
+                Some(Ok(path)) => return Ok(path),
+                Some(Err(reason)) => return Err(PageError::Failed(reason)),
+                None => {}
+            }
+            if Instant::now() >= deadline {
+                return Err(PageError::OfflineNotDownloaded);
+            }
+            self.until_change(changes, deadline).await;
+        }
+    }
 }
+
+/// What one look for a book's file found: its path once stored, or why its download failed;
+/// `None` while neither.
+pub type FileLook = Option<Result<PathBuf, String>>;
 
 /// What a wait watches: [`Store::changes`].
 pub type Changes = tokio::sync::watch::Receiver<u64>;
