@@ -318,11 +318,16 @@ pub async fn flush(
             store.call(move |s| forget(s, book_id, at)).await?;
             continue;
         }
+        let to = Sending {
+            store,
+            http,
+            access: &access,
+            book: &book,
+            row: &row,
+        };
         let sent = match target {
-            Target::Progression(link) => send(store, http, &access, &book, link, &row).await,
-            Target::ReadProgress(link) => {
-                send_read_progress(store, http, &access, &book, link, &row).await
-            }
+            Target::Progression(link) => send(to, link).await,
+            Target::ReadProgress(link) => send_read_progress(to, link).await,
         };
         match sent {
             Ok(None) => {
@@ -399,17 +404,34 @@ impl<'a> Target<'a> {
     }
 }
 
+/// One queued position on its way to its book's server.
+#[derive(Clone, Copy)]
+struct Sending<'a> {
+    store: &'a Store,
+    http: &'a HttpClient,
+    access: &'a ServerAccess,
+    book: &'a Book,
+    row: &'a Pending,
+}
+
+/// A position address read for sending; `what` names its kind in the error.
+fn position_url(link: &str, what: &str) -> Result<Url, FetchError> {
+    Url::parse(link).map_err(|e| FetchError::Gone(format!("unusable {what} address: {e}")))
+}
+
 /// Sends one position to Komga, unless Komga's own is newer (then `Ok(Some(theirs))`).
 async fn send_read_progress(
-    store: &Store,
-    http: &HttpClient,
-    access: &ServerAccess,
-    book: &Book,
+    to: Sending<'_>,
     link: &str,
-    row: &Pending,
 ) -> Result<Option<ServerPosition>, FetchError> {
-    let url = Url::parse(link)
-        .map_err(|e| FetchError::Gone(format!("unusable read-progress address: {e}")))?;
+    let Sending {
+        store,
+        http,
+        access,
+        book,
+        row,
+    } = to;
+    let url = position_url(link, "read-progress")?;
     // Komga's clock stamps what it is sent: only a position another device set since (a stamp
     // other than the echo of this device's last one) is compared, and the newer wins.
     if let Some(theirs) = fetch_read_progress(store, http, access, &url, book).await? {
@@ -522,16 +544,15 @@ async fn fetch_read_progress(
 
 /// PUTs one position. `Ok(None)`: the server has it; `Ok(Some(theirs))`: the server refused it
 /// (409) because it holds a position at least as new.
-async fn send(
-    store: &Store,
-    http: &HttpClient,
-    access: &ServerAccess,
-    book: &Book,
-    link: &str,
-    row: &Pending,
-) -> Result<Option<ServerPosition>, FetchError> {
-    let url = Url::parse(link)
-        .map_err(|e| FetchError::Gone(format!("unusable progression address: {e}")))?;
+async fn send(to: Sending<'_>, link: &str) -> Result<Option<ServerPosition>, FetchError> {
+    let Sending {
+        store,
+        http,
+        access,
+        book,
+        row,
+    } = to;
+    let url = position_url(link, "progression")?;
     let body = locator::document(
         row.page,
         row.progression,
