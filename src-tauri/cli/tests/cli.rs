@@ -119,9 +119,38 @@ fn register(cli: &Cli, server: &RunningServer) -> BTreeMap<u32, i64> {
     ids
 }
 
-/// Runs `args` with `secret` and a newline on its standard input; it must succeed.
-fn add_with_secret_on_stdin(cli: &Cli, args: &[&str], secret: &str) {
-    assert_succeeded(&cli.with_input(args, &format!("{secret}\n")));
+/// The fixture started with `config`, and a new data dir it is registered in (see
+/// [`register`]).
+fn registered(config: Config) -> (RunningServer, Cli, BTreeMap<u32, i64>) {
+    let server = fixture(config);
+    let cli = Cli::new();
+    let ids = register(&cli, &server);
+    (server, cli, ids)
+}
+
+/// Queues every book of `ids` to be stored; the server's counts start again from there.
+fn store_all(cli: &Cli, server: &RunningServer, ids: &BTreeMap<u32, i64>) {
+    for id in ids.values() {
+        cli.ok(&["store", &id.to_string()]);
+    }
+    server.reset_stats();
+}
+
+/// A one-page fixture behaving as `behavior`, added in a new data dir as `name` with the
+/// sign-in `flags` and `secret` and a newline on standard input (which must succeed).
+fn added_with_secret_on_stdin(
+    behavior: fixture_server::Behavior,
+    name: &str,
+    flags: &[&str],
+    secret: &str,
+) -> (RunningServer, Cli) {
+    let server = one_page_fixture(behavior);
+    let cli = Cli::new();
+    let url = server.url("/opds");
+    let mut args = vec!["server", "add", name, url.as_str()];
+    args.extend_from_slice(flags);
+    assert_succeeded(&cli.with_input(&args, &format!("{secret}\n")));
+    (server, cli)
 }
 
 /// Asserts that a run of the CLI succeeded, saying what it wrote to stderr when it did not.
@@ -145,13 +174,13 @@ fn one_page_fixture(behavior: fixture_server::Behavior) -> RunningServer {
 
 /// Twelve comics of four pages, in the fixture's series; their reading positions kept by
 /// the fixture when `positions`.
-fn twelve_comics(positions: bool) -> RunningServer {
-    fixture(Config {
+fn twelve_comics(positions: bool) -> Config {
+    Config {
         books: 12,
         comic_pages: (1..=12).map(|id| (id, 4)).collect(),
         reading_positions: positions.then(BTreeMap::new),
         ..Default::default()
-    })
+    }
 }
 
 /// `series show` of the first registered book whose series has `least` books or more.
@@ -282,13 +311,11 @@ fn a_self_signed_certificate_is_trusted_only_when_asked_for() {
 
 #[test]
 fn servers_books_status_and_paths() {
-    let server = fixture(Config {
+    let (server, cli, ids) = registered(Config {
         books: 3,
         comic_pages: [(1, 4)].into(),
         ..Default::default()
     });
-    let cli = Cli::new();
-    let ids = register(&cli, &server);
     let list = cli.json(&["server", "list"]);
     assert_eq!(list[0]["name"], "lib");
     // A page not stored yet: exit 3.
@@ -342,13 +369,11 @@ fn servers_books_status_and_paths() {
 
 #[test]
 fn pause_survives_and_sync_does_nothing_while_paused() {
-    let server = fixture(Config {
+    let (server, cli, ids) = registered(Config {
         books: 1,
         comic_pages: [(1, 2)].into(),
         ..Default::default()
     });
-    let cli = Cli::new();
-    let ids = register(&cli, &server);
     cli.ok(&["pause"]);
     cli.ok(&["store", &ids[&1].to_string()]);
     server.reset_stats();
@@ -362,22 +387,13 @@ fn pause_survives_and_sync_does_nothing_while_paused() {
 
 #[test]
 fn a_password_from_stdin_reaches_the_server_and_never_the_database() {
-    let server = one_page_fixture(fixture_server::Behavior {
-        auth: Some("reader:pass-phrase-42".into()),
-        ..Default::default()
-    });
-    let cli = Cli::new();
-    add_with_secret_on_stdin(
-        &cli,
-        &[
-            "server",
-            "add",
-            "lib",
-            &server.url("/opds"),
-            "--username",
-            "reader",
-            "--password-stdin",
-        ],
+    let (_server, cli) = added_with_secret_on_stdin(
+        fixture_server::Behavior {
+            auth: Some("reader:pass-phrase-42".into()),
+            ..Default::default()
+        },
+        "lib",
+        &["--username", "reader", "--password-stdin"],
         "pass-phrase-42",
     );
     let page = cli.json(&["browse", "lib", "/opds/books"]);
@@ -388,7 +404,7 @@ fn a_password_from_stdin_reaches_the_server_and_never_the_database() {
 
 #[test]
 fn six_processes_sync_one_data_dir_with_one_request_in_flight_and_no_duplicates() {
-    let server = fixture(Config {
+    let (server, cli, ids) = registered(Config {
         books: 6,
         page_bytes: 8 * 1024,
         faults: Faults {
@@ -397,12 +413,7 @@ fn six_processes_sync_one_data_dir_with_one_request_in_flight_and_no_duplicates(
         },
         ..Default::default()
     });
-    let cli = Cli::new();
-    let ids = register(&cli, &server);
-    for id in ids.values() {
-        cli.ok(&["store", &id.to_string()]);
-    }
-    server.reset_stats();
+    store_all(&cli, &server, &ids);
     let children: Vec<Child> = (0..6)
         .map(|_| cli.spawn(&["sync", "--wait", "--until-idle"]))
         .collect();
@@ -426,7 +437,7 @@ fn six_processes_sync_one_data_dir_with_one_request_in_flight_and_no_duplicates(
 
 #[test]
 fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_two_parts_per_kill() {
-    let server = fixture(Config {
+    let (server, cli, ids) = registered(Config {
         books: 5,
         page_bytes: 16 * 1024,
         comic_pages: [(1, 30), (2, 30), (4, 30), (5, 30)].into(),
@@ -436,12 +447,7 @@ fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_two_parts_
         },
         ..Default::default()
     });
-    let cli = Cli::new();
-    let ids = register(&cli, &server);
-    for id in ids.values() {
-        cli.ok(&["store", &id.to_string()]);
-    }
-    server.reset_stats();
+    store_all(&cli, &server, &ids);
     let mut rng_state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next_delay = || {
         rng_state ^= rng_state << 13;
@@ -945,20 +951,13 @@ fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out
 
 #[test]
 fn an_api_key_from_stdin_signs_in_as_x_api_key() {
-    let server = one_page_fixture(fixture_server::Behavior {
-        api_key: Some("k0mga-key-42".into()),
-        ..Default::default()
-    });
-    let cli = Cli::new();
-    add_with_secret_on_stdin(
-        &cli,
-        &[
-            "server",
-            "add",
-            "komga",
-            &server.url("/opds"),
-            "--api-key-stdin",
-        ],
+    let (server, cli) = added_with_secret_on_stdin(
+        fixture_server::Behavior {
+            api_key: Some("k0mga-key-42".into()),
+            ..Default::default()
+        },
+        "komga",
+        &["--api-key-stdin"],
         "k0mga-key-42",
     );
     let listed = cli.json(&["server", "list"]);
@@ -982,9 +981,7 @@ fn an_api_key_from_stdin_signs_in_as_x_api_key() {
 
 #[test]
 fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
-    let server = twelve_comics(false);
-    let cli = Cli::new();
-    let ids = register(&cli, &server);
+    let (_server, cli, ids) = registered(twelve_comics(false));
     // A series of at least four books, as the catalog says (schema:Series).
     let series = series_of_at_least(&cli, &ids, 4);
     assert!(series["window"].is_null(), "{series}");
@@ -1030,9 +1027,7 @@ fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
 
 #[test]
 fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_stays_stopped() {
-    let server = twelve_comics(false);
-    let cli = Cli::new();
-    let ids = register(&cli, &server);
+    let (_server, cli, ids) = registered(twelve_comics(false));
     let books = series_book_ids(&series_of_at_least(&cli, &ids, 4));
 
     // Off until set.
@@ -1167,9 +1162,7 @@ fn the_settings_are_shown_and_set_one_at_a_time() {
 
 #[test]
 fn next_names_the_books_successor_in_its_series_and_mark_sends_read_and_unread() {
-    let server = twelve_comics(true);
-    let cli = Cli::new();
-    let ids = register(&cli, &server);
+    let (server, cli, ids) = registered(twelve_comics(true));
     let series = series_of_at_least(&cli, &ids, 3);
     let books: Vec<&Value> = series["books"].as_array().unwrap().iter().collect();
     let id = |b: &Value| b["book_id"].as_i64().unwrap().to_string();
@@ -1243,14 +1236,12 @@ fn next_names_the_books_successor_in_its_series_and_mark_sends_read_and_unread()
 
 #[test]
 fn mark_with_series_marks_every_book_of_the_series_and_sends_each() {
-    let server = fixture(Config {
+    let (server, cli, ids) = registered(Config {
         books: 3,
         comic_pages: [(1, 4), (2, 5), (3, 6)].into(),
         reading_positions: Some(BTreeMap::new()),
         ..Default::default()
     });
-    let cli = Cli::new();
-    let ids = register(&cli, &server);
     let second = ids[&2].to_string();
     let total = |id: u32| progression_total(&server, id);
 
