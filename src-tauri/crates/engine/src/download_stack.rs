@@ -158,8 +158,31 @@ impl carrel_foundation::error::Failure for StackError {
 fn fenced(store: &Store, fence: &Fence, tx: &Transaction<'_>) -> Result<(), StackError> {
     fence.check(tx).map_err(|e| match e {
         FenceError::Lost(l) => StackError::LeaseLost(l),
-        FenceError::Sql(e) => StackError::Store(store.sql_error(e)),
+        FenceError::Sql(e) => sql_failure(store)(e),
     })
+}
+
+/// What a failed statement is, as the stack reports it.
+fn sql_failure(store: &Store) -> impl Fn(rusqlite::Error) -> StackError + Copy + '_ {
+    |e| StackError::Store(store.sql_error(e))
+}
+
+/// Runs the update `sql` once for each of `rows` (`run` binds a row's parameters and executes
+/// it), in `tx` once `fence` is checked.
+fn update_each<R>(
+    store: &Store,
+    tx: &Transaction<'_>,
+    fence: &Fence,
+    sql: &str,
+    rows: &[R],
+    mut run: impl FnMut(&mut rusqlite::CachedStatement<'_>, &R) -> rusqlite::Result<usize>,
+) -> Result<(), StackError> {
+    fenced(store, fence, tx)?;
+    let mut stmt = tx.prepare_cached(sql).map_err(sql_failure(store))?;
+    for row in rows {
+        run(&mut stmt, row).map_err(sql_failure(store))?;
+    }
+    Ok(())
 }
 
 const COLUMNS: &str =
@@ -380,7 +403,7 @@ pub fn claim_next_in(
     skip: &[i64],
 ) -> Result<Option<Task>, StackError> {
     fenced(store, fence, tx)?;
-    claim_in(tx, fence, skip, store.now_ms()).map_err(|e| StackError::Store(store.sql_error(e)))
+    claim_in(tx, fence, skip, store.now_ms()).map_err(sql_failure(store))
 }
 
 /// The task [`NEXT_TASK`] picks, as it is.
@@ -453,11 +476,11 @@ fn settle_in<T>(
             "SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2)",
         )
         .and_then(|mut s| s.query_row(params![task_id, fence.epoch], |r| r.get(0)))
-        .map_err(|e| StackError::Store(store.sql_error(e)))?;
+        .map_err(sql_failure(store))?;
     if !mine {
         return Err(StackError::WrongState(task_id));
     }
-    f(tx).map_err(|e| StackError::Store(store.sql_error(e)))
+    f(tx).map_err(sql_failure(store))
 }
 
 /// Marks an active task done with the bytes it stored, and pushes its follow-ups (the next
@@ -619,19 +642,16 @@ pub fn record_sizes_in(
     if sizes.is_empty() {
         return Ok(());
     }
-    fenced(store, fence, tx)?;
     let now = store.now_ms();
-    let mut stmt = tx
-        .prepare_cached(
-            "UPDATE tasks SET bytes = ?2, updated_at_ms = ?4
-             WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?3 AND bytes IS NULL",
-        )
-        .map_err(|e| StackError::Store(store.sql_error(e)))?;
-    for (id, bytes) in sizes {
-        stmt.execute(params![id, bytes, fence.epoch, now])
-            .map_err(|e| StackError::Store(store.sql_error(e)))?;
-    }
-    Ok(())
+    update_each(
+        store,
+        tx,
+        fence,
+        "UPDATE tasks SET bytes = ?2, updated_at_ms = ?4
+         WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?3 AND bytes IS NULL",
+        sizes,
+        |stmt, (id, bytes)| stmt.execute(params![id, bytes, fence.epoch, now]),
+    )
 }
 
 /// Whether `fence` still holds the lease and every task of `ids` is still active under it and
@@ -677,7 +697,7 @@ pub fn give_back_run_in(
     }
     fenced(store, fence, tx)?;
     let now = store.now_ms();
-    let sql = |e| StackError::Store(store.sql_error(e));
+    let sql = sql_failure(store);
     // Untouched since it was claimed: updated when it was created, with the priority it was
     // claimed with.
     let mut remove = tx
@@ -818,18 +838,15 @@ pub fn complete_synced_in(
     task_ids: &[i64],
 ) -> Result<(), StackError> {
     let now = store.now_ms();
-    fenced(store, fence, tx)?;
-    let mut stmt = tx
-        .prepare_cached(
-            "UPDATE tasks SET state = 'done', failure = NULL, updated_at_ms = ?3
-             WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2 AND bytes IS NOT NULL",
-        )
-        .map_err(|e| StackError::Store(store.sql_error(e)))?;
-    for id in task_ids {
-        stmt.execute(params![id, fence.epoch, now])
-            .map_err(|e| StackError::Store(store.sql_error(e)))?;
-    }
-    Ok(())
+    update_each(
+        store,
+        tx,
+        fence,
+        "UPDATE tasks SET state = 'done', failure = NULL, updated_at_ms = ?3
+         WHERE id = ?1 AND state = 'active' AND claimed_epoch = ?2 AND bytes IS NOT NULL",
+        task_ids,
+        |stmt, id| stmt.execute(params![id, fence.epoch, now]),
+    )
 }
 
 /// Puts an active task back on the stack where it was (it keeps its seq), with the reason it
@@ -935,7 +952,7 @@ pub fn reconcile(store: &Store, fence: &Fence) -> Result<usize, StackError> {
             "UPDATE tasks SET state = 'pending', updated_at_ms = ?1 WHERE state = 'active'",
             params![now],
         )
-        .map_err(|e| StackError::Store(store.sql_error(e)))
+        .map_err(sql_failure(store))
     })
 }
 
@@ -943,13 +960,13 @@ pub fn reconcile(store: &Store, fence: &Fence) -> Result<usize, StackError> {
 pub fn retry(store: &Store, task_id: i64) -> Result<(), StackError> {
     let now = store.now_ms();
     store.write(|tx| {
-        let seq = next_seq(tx).map_err(|e| StackError::Store(store.sql_error(e)))?;
+        let seq = next_seq(tx).map_err(sql_failure(store))?;
         let n = tx
             .execute(
                 "UPDATE tasks SET state = 'pending', seq = ?2, failure = NULL, updated_at_ms = ?3 WHERE id = ?1 AND state = 'failed'",
                 params![task_id, seq, now],
             )
-            .map_err(|e| StackError::Store(store.sql_error(e)))?;
+            .map_err(sql_failure(store))?;
         if n == 0 {
             return Err(StackError::WrongState(task_id));
         }
