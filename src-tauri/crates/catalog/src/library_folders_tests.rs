@@ -109,6 +109,24 @@ fn scan_now(store: &Store, id: i64) -> ScanSummary {
     scan(store, id, &NoProgress, &no_cancel()).unwrap()
 }
 
+/// `root` added as a library folder and scanned once.
+fn add_scanned(store: &Store, root: &Path) -> LibraryFolder {
+    let added = add(store, root).unwrap();
+    scan_now(store, added.id);
+    added
+}
+
+/// A reader's folder of three books: `a.cbz` and `c.cbz` of two pages, and `b.epub` titled
+/// "Before".
+fn folder_of_three() -> tempfile::TempDir {
+    let books = folder();
+    let root = books.path();
+    write_cbz(&root.join("a.cbz"), 2);
+    write_epub(&root.join("b.epub"), "Before");
+    write_cbz(&root.join("c.cbz"), 2);
+    books
+}
+
 /// The library's books as (file path, title), by path: what the folder's files became.
 fn books_of(store: &Store, folder: &LibraryFolder) -> Vec<(String, String)> {
     let mut books: Vec<(String, String)> = store
@@ -272,13 +290,9 @@ fn a_scan_imports_the_books_of_a_folder_and_nothing_else() {
 #[test]
 fn a_changed_file_is_taken_in_again_and_a_gone_one_leaves_the_library() {
     let (_d, store) = temp_store();
-    let books = folder();
+    let books = folder_of_three();
     let root = books.path();
-    write_cbz(&root.join("a.cbz"), 2);
-    write_epub(&root.join("b.epub"), "Before");
-    write_cbz(&root.join("c.cbz"), 2);
-    let added = add(&store, root).unwrap();
-    scan_now(&store, added.id);
+    let added = add_scanned(&store, root);
     assert_eq!(book_ids(&store).len(), 3);
 
     write_epub(&root.join("b.epub"), "After, a longer title");
@@ -316,8 +330,7 @@ fn a_folder_removed_drops_its_books_and_leaves_its_files() {
     let root = books.path();
     write_cbz(&root.join("a.cbz"), 2);
     write_epub(&root.join("sub/b.epub"), "Kept on disk");
-    let added = add(&store, root).unwrap();
-    scan_now(&store, added.id);
+    let added = add_scanned(&store, root);
     assert_eq!(book_ids(&store).len(), 2);
 
     let removed = remove(&store, added.id).unwrap();
@@ -351,8 +364,7 @@ fn a_folder_that_cannot_be_read_changes_nothing() {
     let books = folder();
     let root = books.path().join("drive");
     write_cbz(&root.join("a.cbz"), 2);
-    let added = add(&store, &root).unwrap();
-    scan_now(&store, added.id);
+    let added = add_scanned(&store, &root);
     // The drive is unplugged: its books are not taken for gone.
     std::fs::rename(&root, books.path().join("elsewhere")).unwrap();
     let recorded = Recorded::default();
@@ -430,11 +442,8 @@ fn wait_for(store: &Store, folder: &LibraryFolder, expected: &[&str]) {
 #[test]
 fn the_watcher_follows_files_added_changed_removed_and_renamed() {
     let (_d, store) = temp_store();
-    let books = folder();
+    let books = folder_of_three();
     let root = books.path();
-    write_cbz(&root.join("a.cbz"), 2);
-    write_epub(&root.join("b.epub"), "Before");
-    write_cbz(&root.join("c.cbz"), 2);
     write_cbz(&root.join("d.cbz"), 4);
     let added = add(&store, root).unwrap();
     let recorded = Arc::new(Recorded::default());
