@@ -446,8 +446,7 @@ fn tar_noise() -> impl Strategy<Value = Vec<u8>> {
 
 #[test]
 fn comic_archives() {
-    assert!(support::replay_corpus(&COMIC_ARCHIVE) < 10_000);
-    support::fuzz(
+    support::replay_then_fuzz(
         &COMIC_ARCHIVE,
         file!(),
         "mutated and generated",
@@ -462,8 +461,7 @@ fn comic_archives() {
 
 #[test]
 fn remote_zips() {
-    assert!(support::replay_corpus(&REMOTE_ZIP) < 10_000);
-    support::fuzz(
+    support::replay_then_fuzz(
         &REMOTE_ZIP,
         file!(),
         "mutated and generated",

@@ -625,8 +625,7 @@ fn seeds(of: &[&[u8]]) -> Vec<Vec<u8>> {
 
 #[test]
 fn atom_feeds() {
-    assert!(support::replay_corpus(&ATOM) < 10_000);
-    support::fuzz(
+    support::replay_then_fuzz(
         &ATOM,
         file!(),
         "generated",
@@ -641,8 +640,7 @@ fn atom_feeds() {
 
 #[test]
 fn opds2_feeds() {
-    assert!(support::replay_corpus(&OPDS2) < 10_000);
-    support::fuzz(
+    support::replay_then_fuzz(
         &OPDS2,
         file!(),
         "generated",
@@ -657,8 +655,7 @@ fn opds2_feeds() {
 
 #[test]
 fn open_search_descriptions() {
-    assert!(support::replay_corpus(&OPEN_SEARCH) < 10_000);
-    support::fuzz(
+    support::replay_then_fuzz(
         &OPEN_SEARCH,
         file!(),
         "generated",

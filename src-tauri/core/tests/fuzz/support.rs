@@ -333,6 +333,18 @@ pub fn save_to_corpus(target: &str, kind: &str, input: &[u8]) -> PathBuf {
 
 /// Replays every input kept for `target` (inputs that once failed, fixed since); each must
 /// pass like any generated one.
+/// A target's whole run: its kept corpus replayed (fewer than 10,000 inputs, so the replay
+/// stays quick), then [`fuzz`] on `inputs`.
+pub fn replay_then_fuzz(
+    target: &Target,
+    source_file: &'static str,
+    what: &str,
+    inputs: impl Strategy<Value = Vec<u8>>,
+) {
+    assert!(replay_corpus(target) < 10_000);
+    fuzz(target, source_file, what, inputs);
+}
+
 pub fn replay_corpus(target: &Target) -> usize {
     let Ok(entries) = std::fs::read_dir(corpus_dir(target.name)) else {
         return 0;

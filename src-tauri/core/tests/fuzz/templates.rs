@@ -207,8 +207,7 @@ fn join(parts: &[&str]) -> Vec<u8> {
 
 #[test]
 fn page_templates() {
-    assert!(support::replay_corpus(&PAGE_TEMPLATES) < 10_000);
-    support::fuzz(
+    support::replay_then_fuzz(
         &PAGE_TEMPLATES,
         file!(),
         "generated",
@@ -218,8 +217,7 @@ fn page_templates() {
 
 #[test]
 fn search_templates() {
-    assert!(support::replay_corpus(&SEARCH_TEMPLATES) < 10_000);
-    support::fuzz(
+    support::replay_then_fuzz(
         &SEARCH_TEMPLATES,
         file!(),
         "generated",
