@@ -62,6 +62,15 @@ async fn library(fixture: &RunningServer) -> (Env, Server, BTreeMap<u32, i64>) {
     (env, server, ids)
 }
 
+/// The fixture started with `config`, its books registered (see [`library`]) and its first
+/// book asked to be stored.
+async fn storing_first_book(config: Config) -> (RunningServer, Env, Server, BTreeMap<u32, i64>) {
+    let fixture = start(config);
+    let (env, server, ids) = library(&fixture).await;
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    (fixture, env, server, ids)
+}
+
 fn done_positions(sink: &RecordingSink, kind: TaskKind) -> Vec<i64> {
     sink.events()
         .into_iter()
@@ -128,6 +137,19 @@ fn one_comic(pages: u32) -> Config {
         books: 1,
         comic_pages: [(1, pages)].into(),
         ..Default::default()
+    }
+}
+
+/// [`one_comic`] on a server that keeps reading positions and moves one to a page asked for
+/// with `markRead=true` (a parameter in its page template).
+fn one_comic_with_bookmarks(pages: u32) -> Config {
+    Config {
+        behavior: Behavior {
+            bookmark_param: Some("markRead".into()),
+            ..Default::default()
+        },
+        reading_positions: Some(BTreeMap::new()),
+        ..one_comic(pages)
     }
 }
 
@@ -295,9 +317,7 @@ async fn the_next_page_is_asked_for_before_the_last_one_is_held() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_never_downloads_a_finished_part_again() {
-    let fixture = start(one_comic(12));
-    let (env, _, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (fixture, env, _, ids) = storing_first_book(one_comic(12)).await;
     env.sync(fast_config()).await;
     fixture.reset_stats();
     // As if the process died after renaming each file but before marking it done.
@@ -318,9 +338,7 @@ async fn a_restart_never_downloads_a_finished_part_again() {
 /// recorded): a page left whole is taken without a request, one left short is fetched again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_cut_short_before_its_batch_was_synced_is_fetched_again_and_a_whole_one_is_not() {
-    let fixture = start(one_comic(12));
-    let (env, _, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (fixture, env, _, ids) = storing_first_book(one_comic(12)).await;
     let (finish, _) = env.sync(fast_config()).await;
     assert_eq!(finish, Finish::Idle);
     let files = PartFiles::new(env.dir.books());
@@ -779,14 +797,7 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn background_downloads_never_move_the_servers_bookmark() {
-    let fixture = start(Config {
-        behavior: Behavior {
-            bookmark_param: Some("markRead".into()),
-            ..Default::default()
-        },
-        reading_positions: Some(BTreeMap::new()),
-        ..one_comic(5)
-    });
+    let fixture = start(one_comic_with_bookmarks(5));
     let (env, _, ids) = library(&fixture).await;
     let book = books::get(&env.store, ids[&1]).unwrap();
     assert!(
@@ -885,9 +896,7 @@ async fn orphaned_files_are_collected_when_the_executor_starts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn removing_a_book_deletes_its_tasks_and_files_together() {
-    let fixture = start(one_comic(3));
-    let (env, _, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (_fixture, env, _, ids) = storing_first_book(one_comic(3)).await;
     env.sync(fast_config()).await;
     let files = PartFiles::new(env.dir.books());
     assert!(files.find_page(ids[&1], 0).is_some());
@@ -988,14 +997,7 @@ async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
-    let fixture = start(Config {
-        behavior: Behavior {
-            bookmark_param: Some("markRead".into()),
-            ..Default::default()
-        },
-        reading_positions: Some(BTreeMap::new()),
-        ..one_comic(4)
-    });
+    let fixture = start(one_comic_with_bookmarks(4));
     let env = Env::new();
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     // An OPDS 2 publication whose reading order lists its page images.
@@ -1029,16 +1031,15 @@ async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readers_page_goes_ahead_of_a_running_chain() {
-    let fixture = start(slowed(
+    let (fixture, env, _, ids) = storing_first_book(slowed(
         Config {
             books: 2,
             comic_pages: [(1, 12), (2, 6)].into(),
             ..Default::default()
         },
         20,
-    ));
-    let (env, _, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    ))
+    .await;
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::UntilIdle);
     wait_for_event(&sink, "two pages of the stored book", |e| {
         matches!(
@@ -1135,13 +1136,12 @@ impl ProgressSink for ActsAfterAPage {
 /// request at a time — and fetched again when its turn comes: that page alone twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_asked_for_ahead_that_the_claim_does_not_take_is_fetched_again_in_its_turn() {
-    let fixture = start(Config {
+    let (fixture, env, _, ids) = storing_first_book(Config {
         books: 2,
         comic_pages: [(1, 12), (2, 6)].into(),
         ..Default::default()
-    });
-    let (env, _, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    })
+    .await;
     let (store, opened) = (env.store.clone(), ids[&2]);
     let sink = ActsAfterAPage::new((ids[&1], 1), move || {
         book_downloads::open_book(&store, opened, Some(0)).unwrap();
@@ -1179,9 +1179,7 @@ async fn a_page_asked_for_ahead_that_the_claim_does_not_take_is_fetched_again_in
 /// is fetched, the one after it is not asked for until the reader resumes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_page_is_asked_for_ahead_while_downloads_are_paused() {
-    let fixture = start(one_comic(8));
-    let (env, _, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (fixture, env, _, ids) = storing_first_book(one_comic(8)).await;
     let store = env.store.clone();
     let sink = ActsAfterAPage::new((ids[&1], 1), move || {
         carrel_core::engine::executor::set_paused(&store, true).unwrap();
@@ -1275,9 +1273,7 @@ async fn resuming_a_paused_server_wakes_the_executor() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_book_can_be_stored_again() {
-    let fixture = start(one_comic(3));
-    let (env, _, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (_fixture, env, _, ids) = storing_first_book(one_comic(3)).await;
     // Only the book's expansion runs: its first page waits.
     env.store
         .write(|tx| {
@@ -1304,9 +1300,7 @@ async fn a_cancelled_book_can_be_stored_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_catalog_request_goes_between_two_pages_of_a_download() {
     const PAGES: u32 = 40;
-    let fixture = start(slowed(one_comic(PAGES), 30));
-    let (env, server, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (fixture, env, server, ids) = storing_first_book(slowed(one_comic(PAGES), 30)).await;
     let before = fixture.stats().total_requests;
     let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
     // Wait for the download to be under way.
@@ -1344,9 +1338,7 @@ async fn a_catalog_request_goes_between_two_pages_of_a_download() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_whose_future_is_dropped_stops_downloading() {
     const PAGES: u32 = 60;
-    let fixture = start(slowed(one_comic(PAGES), 20));
-    let (env, _server, ids) = library(&fixture).await;
-    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let (fixture, env, _server, ids) = storing_first_book(slowed(one_comic(PAGES), 20)).await;
     let before = fixture.stats().total_requests;
     let ex = Arc::new(env.executor(fast_config(), Arc::new(RecordingSink::default())));
     let (_stop, rx) = tokio::sync::watch::channel(false);
