@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 
 use crate::support::{
     add_server, app_on_server, book_id_of, chord, epub_zip, exported_markdown, given_file,
-    highlight_with_note, launch, listed_note, open_details, open_tile_details, press, sel, CTRL,
-    RIGHT, SHIFT,
+    highlight_with_note, invoke, launch, listed_note, open_details, open_tile_details, press, sel,
+    CTRL, RIGHT, SHIFT,
 };
 /// The text of the section foliate-js shows, `""` while there is none.
 const SECTION_TEXT: &str = "const view = document.querySelector('foliate-view');
@@ -42,16 +42,6 @@ fn wait_for_section_text(app: &App, needle: &str) -> String {
             let text = section_text(app);
             Ok(text.contains(needle).then_some(text))
         },
-    )
-    .unwrap()
-}
-
-fn invoke(app: &App, command: &str, args: Value) -> Value {
-    app.execute_async(
-        "const done = arguments[arguments.length - 1];
-         window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])
-           .then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ err: e }));",
-        vec![json!(command), args],
     )
     .unwrap()
 }

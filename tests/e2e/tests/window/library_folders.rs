@@ -2,11 +2,9 @@
 //! CBZ counted), a CBZ dropped into it afterwards is taken in by the watcher without a click,
 //! and both books are in Books on this device. The folder and its comics are made by the test.
 
-use std::io::{Cursor, Write};
-
 use carrel_e2e::{default_timeout, TestCase};
 
-use super::support::{go, launch, sel, wait_for_element};
+use super::support::{crc32, go, launch, sel, stored_zip, wait_for_element};
 
 #[test]
 fn a_comic_dropped_into_a_library_folder_joins_books_on_this_device() {
@@ -65,16 +63,7 @@ fn a_comic_dropped_into_a_library_folder_joins_books_on_this_device() {
 
 /// A comic of `pages` one-pixel pages, as a CBZ (stored entries).
 fn comic_cbz(pages: u8) -> Vec<u8> {
-    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for page in 0..pages {
-        writer
-            .start_file(format!("page-{:03}.png", page + 1), options)
-            .unwrap();
-        writer.write_all(&one_pixel_png(page)).unwrap();
-    }
-    writer.finish().unwrap().into_inner()
+    stored_zip((0..pages).map(|page| (format!("page-{:03}.png", page + 1), one_pixel_png(page))))
 }
 
 /// A one-pixel PNG of a grey level of its own.
@@ -106,19 +95,4 @@ fn adler32(bytes: &[u8]) -> u32 {
         b = (b + a) % 65521;
     }
     (b << 16) | a
-}
-
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = 0xffff_ffffu32;
-    for &byte in bytes {
-        crc ^= byte as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xedb8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }

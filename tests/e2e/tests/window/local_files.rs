@@ -10,23 +10,29 @@
 //! and, a moment later, the drop. From there on — the drop target, `import_files`, the reader —
 //! it is the path of a real drop.
 
-use std::io::{Cursor, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use carrel_e2e::{default_timeout, App, TestCase};
+use carrel_e2e::TestCase;
 
-use super::support::{go, launch, sel, wait_for_element};
+use super::support::{
+    crc32, epub_zip, go, launch, sel, stored_zip, wait_for_element, wait_for_painted_page,
+};
 
 /// Runs `carrel ARGS…` in `cwd` as a second start on the test's data dir, as a desktop or a
 /// shell would, and returns what it did and how long it took.
 fn carrel_again(case: &TestCase, cwd: &Path, args: &[&str]) -> (Output, Duration) {
+    carrel_again_on(case.data_dir(), cwd, args)
+}
+
+/// [`carrel_again`] on the data dir `data_dir`.
+fn carrel_again_on(data_dir: &Path, cwd: &Path, args: &[&str]) -> (Output, Duration) {
     let started = Instant::now();
     let output = Command::new(carrel_e2e::tools::Tools::require().app)
         .args(args)
         .current_dir(cwd)
-        .env("CARREL_DATA_DIR", case.data_dir())
+        .env("CARREL_DATA_DIR", data_dir)
         .env("CARREL_SECRETS", "file")
         .env("GDK_BACKEND", "x11")
         .stdin(Stdio::null())
@@ -48,19 +54,6 @@ fn assert_handed_over(output: &Output, took: Duration) {
     );
 }
 
-/// Waits until the comic reader shows page `page` (from 0) painted.
-fn painted(app: &App, page: u32) {
-    app.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
-        let shown = c.execute(
-            "const img = document.querySelector('[data-testid=\"page-image\"]');
-             return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
-            vec![],
-        )?;
-        Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
-    })
-    .unwrap();
-}
-
 #[test]
 fn a_cbz_dropped_on_the_window_opens_in_the_comic_reader() {
     let case = TestCase::start();
@@ -74,19 +67,7 @@ fn a_cbz_dropped_on_the_window_opens_in_the_comic_reader() {
         let cbz = cbz.to_str().unwrap().to_owned();
         let case_dir = case.data_dir().to_path_buf();
         let cwd = books.path().to_path_buf();
-        std::thread::spawn(move || {
-            let started = Instant::now();
-            let output = Command::new(carrel_e2e::tools::Tools::require().app)
-                .args(["--drop-for-tests", &cbz])
-                .current_dir(cwd)
-                .env("CARREL_DATA_DIR", case_dir)
-                .env("CARREL_SECRETS", "file")
-                .env("GDK_BACKEND", "x11")
-                .stdin(Stdio::null())
-                .output()
-                .expect("start Carrel again");
-            (output, started.elapsed())
-        })
+        std::thread::spawn(move || carrel_again_on(&case_dir, &cwd, &["--drop-for-tests", &cbz]))
     };
     // While the files are over the window, it shows where to drop them.
     let target = app
@@ -106,14 +87,14 @@ fn a_cbz_dropped_on_the_window_opens_in_the_comic_reader() {
 
     // Dropped: the comic opens in the comic reader at its first page, the target gone.
     app.wait_for_displayed(&sel("comic-reader")).unwrap();
-    painted(&app, 0);
+    wait_for_painted_page(&app, 0);
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 4")
         .unwrap();
     assert!(!app.exists(&sel("drop-overlay")).unwrap());
     app.find("body").unwrap().send_keys("\u{E014}").unwrap(); // ArrowRight
     app.wait_for_text(&sel("page-indicator"), "Page 2 of 4")
         .unwrap();
-    painted(&app, 1);
+    wait_for_painted_page(&app, 1);
     app.close().unwrap();
     // Left where it was: the file is the reader's, untouched.
     assert_eq!(std::fs::read(&cbz).unwrap(), comic_cbz(4));
@@ -177,7 +158,7 @@ fn carrel_started_with_a_file_opens_it_once_its_window_is_up() {
     options.args.push(cbz.to_str().unwrap().to_owned());
     let app = case.launch_with(options);
     app.wait_for_displayed(&sel("comic-reader")).unwrap();
-    painted(&app, 0);
+    wait_for_painted_page(&app, 0);
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 3")
         .unwrap();
     app.close().unwrap();
@@ -185,25 +166,17 @@ fn carrel_started_with_a_file_opens_it_once_its_window_is_up() {
 
 /// A comic of `pages` pictures, as a CBZ (stored entries).
 fn comic_cbz(pages: u32) -> Vec<u8> {
-    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for page in 0..pages {
-        writer
-            .start_file(format!("page-{:03}.png", page + 1), options)
-            .unwrap();
+    stored_zip((0..pages).map(|page| {
         let shade = 40 + (page * 50 % 200) as u8;
-        writer
-            .write_all(&solid_png(120, 180, [shade, 90, 255 - shade]))
-            .unwrap();
-    }
-    writer.finish().unwrap().into_inner()
+        (
+            format!("page-{:03}.png", page + 1),
+            solid_png(120, 180, [shade, 90, 255 - shade]),
+        )
+    }))
 }
 
 /// An EPUB 3 of two short chapters.
 fn small_epub() -> Vec<u8> {
-    let container = "<?xml version=\"1.0\"?>\n<container version=\"1.0\" xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\">\
-        <rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles></container>\n";
     let opf = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\" unique-identifier=\"id\">\
         <metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:identifier id=\"id\">urn:uuid:5d3f1b0e-8d7c-4c1a-9a61-lantern</dc:identifier>\
         <dc:title>The Lantern Keeper</dc:title><dc:creator>Ada Morrow</dc:creator><dc:language>en</dc:language>\
@@ -225,21 +198,12 @@ fn small_epub() -> Vec<u8> {
         )
     };
     let (one, two) = (chapter("The Tower"), chapter("The Storm"));
-    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for (name, data) in [
-        ("mimetype", "application/epub+zip".as_bytes()),
-        ("META-INF/container.xml", container.as_bytes()),
-        ("OEBPS/content.opf", opf.as_bytes()),
-        ("OEBPS/nav.xhtml", nav.as_bytes()),
-        ("OEBPS/one.xhtml", one.as_bytes()),
-        ("OEBPS/two.xhtml", two.as_bytes()),
-    ] {
-        writer.start_file(name, options).unwrap();
-        writer.write_all(data).unwrap();
-    }
-    writer.finish().unwrap().into_inner()
+    epub_zip(&[
+        ("content.opf", opf),
+        ("nav.xhtml", nav),
+        ("one.xhtml", &one),
+        ("two.xhtml", &two),
+    ])
 }
 
 /// A `width`×`height` PNG of one colour: 8-bit RGB, its pixels in stored (uncompressed)
@@ -282,19 +246,4 @@ fn solid_png(width: u32, height: u32, rgb: [u8; 3]) -> Vec<u8> {
         png.extend_from_slice(&crc.to_be_bytes());
     }
     png
-}
-
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for byte in bytes {
-        crc ^= u32::from(*byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }

@@ -6,50 +6,29 @@
 //! after `npm run --prefix ui build && cargo build -p carrel`.
 
 use carrel_e2e::{default_timeout, save_docs_screenshot, App, TestCase};
-use fixture_server::{Config, RunningServer, Server};
+use fixture_server::{Config, RunningServer};
 use serde_json::{json, Value};
 
-use crate::support::{add_server, open_details, press, sel};
+use crate::support::{
+    app_on_server, chord, exported_markdown, given_file, highlight_with_note, invoke, listed_note,
+    make_test_pdf, mouse_at, open_comic_reader, open_details, press, sel, CTRL, RIGHT, SHIFT,
+};
 
 const BOOK: u32 = 1;
 /// The test book's pages: each has "Page N" and "of 6" on it, so "page" is found 6 times.
 const PAGES: u32 = 6;
 
-/// A PDF made by `scripts/make-test-pdf.py` (ReportLab), `pages` pages long.
-fn make_pdf(pages: u32) -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("book.pdf");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/make-test-pdf.py");
-    // Debian's Python, which has Debian's ReportLab (the Makefile installs python3-reportlab).
-    let status = std::process::Command::new("/usr/bin/python3")
-        .arg(script)
-        .args(["book", out.to_str().unwrap(), &pages.to_string()])
-        .status()
-        .expect("run /usr/bin/python3 (make setup-test installs it)");
-    assert!(status.success(), "make-test-pdf.py failed: {status}");
-    std::fs::read(&out).unwrap()
-}
-
 /// The app with the fixture server's first book a PDF, opened in the reader at page 1.
 fn open_pdf() -> (TestCase, RunningServer, App, i64) {
     let case = TestCase::start();
-    let server = Server::start(Config {
+    let pdf = make_test_pdf("book", &PAGES.to_string());
+    let config = Config {
         books: 3,
-        files: [(
-            BOOK,
-            fixture_server::GivenFile {
-                media_type: "application/pdf".into(),
-                extension: "pdf".into(),
-                bytes: make_pdf(PAGES),
-            },
-        )]
-        .into(),
+        files: [(BOOK, given_file("application/pdf", "pdf", pdf))].into(),
         ..Config::default()
-    })
-    .expect("start the fixture server");
+    };
+    let (server, app) = app_on_server(&case, config, "calibre", None);
     let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    add_server(&app, "calibre", &server.url("/opds"));
     let id = open_details(&app, &title, true);
     read(&app, id);
     (case, server, app, id)
@@ -57,41 +36,13 @@ fn open_pdf() -> (TestCase, RunningServer, App, i64) {
 
 /// From the book's details: Read (or Continue reading), and the first page's text laid over it.
 fn read(app: &App, id: i64) {
-    app.wait_for_displayed(&sel("read-book"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
+    open_comic_reader(app, id);
     app.wait_for(&sel("pdf-text-layer")).unwrap();
 }
 
 /// A key pressed with Ctrl held down.
 fn ctrl(app: &App, key: &str) {
-    app.command(
-        "POST",
-        "/actions",
-        Some(
-            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
-            { "type": "keyDown", "value": "\u{E009}" },
-            { "type": "keyDown", "value": key },
-            { "type": "keyUp", "value": key },
-            { "type": "keyUp", "value": "\u{E009}" },
-        ] }] }),
-        ),
-        "press a Ctrl chord",
-    )
-    .unwrap();
-}
-
-fn invoke(app: &App, command: &str, args: Value) -> Value {
-    app.execute_async(
-        "const done = arguments[arguments.length - 1];
-         window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])
-           .then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ err: e }));",
-        vec![json!(command), args],
-    )
-    .unwrap()
+    chord(app, &[CTRL], &[key], "press a Ctrl chord");
 }
 
 fn annotations(app: &App, id: i64) -> Vec<Value> {
@@ -212,20 +163,7 @@ fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
         vec![],
     )
     .unwrap();
-    app.wait_for_displayed(&sel("pdf-highlight-popover"))
-        .unwrap();
-    app.find(&sel("pdf-highlight-add-note"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("pdf-highlight-note"))
-        .unwrap()
-        .send_keys("The second page")
-        .unwrap();
-    app.find(&sel("pdf-highlight-green"))
-        .unwrap()
-        .click()
-        .unwrap();
+    highlight_with_note(&app, "pdf", "The second page", "green");
     let saved = app
         .wait_until("the highlight saved", default_timeout(), |_| {
             let list = annotations(&app, id);
@@ -268,18 +206,12 @@ fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
             vec![],
         )
         .unwrap();
-    app.command(
-        "POST",
-        "/actions",
-        Some(json!({ "actions": [{ "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": [
-            { "type": "pointerMove", "duration": 0, "origin": "viewport",
-              "x": centre[0].as_f64().unwrap().round() as i64, "y": centre[1].as_f64().unwrap().round() as i64 },
-            { "type": "pointerDown", "button": 0 },
-            { "type": "pointerUp", "button": 0 },
-        ] }] })),
-        "click the highlight",
-    )
-    .unwrap();
+    mouse_at(
+        &app,
+        centre[0].as_f64().unwrap(),
+        centre[1].as_f64().unwrap(),
+        true,
+    );
     app.wait_for_displayed(&sel("pdf-highlight-popover"))
         .unwrap();
     let written = app
@@ -311,29 +243,11 @@ fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
     app.wait_for_displayed(&sel("pdf-annotations")).unwrap();
     let items = app.find_all(&sel("pdf-annotation")).unwrap();
     assert_eq!(items.len(), 2);
-    let note = app
-        .wait_for_displayed(&format!(
-            "{} {}",
-            sel("pdf-annotations"),
-            sel("pdf-annotation-note")
-        ))
-        .unwrap();
-    assert_eq!(note.text().unwrap(), "The second page");
+    assert_eq!(listed_note(&app, "pdf"), "The second page");
     save_docs_screenshot(&app, "pdf-highlights.png").unwrap();
 
     // The Markdown export holds the quote, its page and the note.
-    app.find(&sel("pdf-export-markdown"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("pdf-export-text")).unwrap();
-    let markdown = app
-        .execute(
-            "return document.querySelector('[data-testid=\"pdf-export-text\"]').value;",
-            vec![],
-        )
-        .unwrap();
-    let markdown = markdown.as_str().unwrap();
+    let markdown = exported_markdown(&app, "pdf");
     assert!(markdown.contains("Page 2"), "{markdown}");
     assert!(markdown.contains("The second page"), "{markdown}");
     assert!(markdown.contains("p. 2"), "{markdown}");
@@ -367,22 +281,7 @@ fn a_pdf_bookmark_and_a_highlight_with_a_note_survive_closing_the_book() {
 #[test]
 fn a_pdf_text_selected_with_the_keyboard_is_highlighted() {
     let (_case, server, app, id) = open_pdf();
-    app.command(
-        "POST",
-        "/actions",
-        Some(
-            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
-            { "type": "keyDown", "value": "\u{E009}" },
-            { "type": "keyDown", "value": "\u{E008}" },
-            { "type": "keyDown", "value": "\u{E014}" },
-            { "type": "keyUp", "value": "\u{E014}" },
-            { "type": "keyUp", "value": "\u{E008}" },
-            { "type": "keyUp", "value": "\u{E009}" },
-        ] }] }),
-        ),
-        "press Ctrl+Shift+Right",
-    )
-    .unwrap();
+    chord(&app, &[CTRL, SHIFT], &[RIGHT], "press Ctrl+Shift+Right");
     let selected = app
         .execute("return document.getSelection().toString();", vec![])
         .unwrap();

@@ -11,7 +11,11 @@ use carrel_e2e::{default_timeout, save_docs_screenshot, App, TestCase};
 use fixture_server::{Config, Faults, RunningServer, Server};
 use serde_json::json;
 
-use crate::support::{add_server, open_details, open_details_after, press, sel};
+use crate::support::{
+    add_server, app_on_server, given_file, make_test_pdf, mouse_at, open_comic_reader,
+    open_details, open_details_after, page_indicator, press, sel, start_server,
+    wait_for_painted_page,
+};
 
 const BOOK: u32 = 1;
 const PAGES: u32 = 60;
@@ -34,21 +38,22 @@ fn pages_asked(server: &RunningServer) -> Vec<u32> {
 fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
     let case = TestCase::start();
     // Every page answer 300 ms late: the order in which pages are asked for is easy to see.
-    let server = Server::start(Config {
-        books: 1,
-        comic_pages: [(BOOK, PAGES)].into(),
-        faults: Faults {
-            latency_ms: 300,
-            path_prefix: Some(format!("/books/{BOOK}/pages/")),
-            ..Faults::default()
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 1,
+            comic_pages: [(BOOK, PAGES)].into(),
+            faults: Faults {
+                latency_ms: 300,
+                path_prefix: Some(format!("/books/{BOOK}/pages/")),
+                ..Faults::default()
+            },
+            ..Config::default()
         },
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+        "Fixture Library",
+        None,
+    );
     let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-
-    add_server(&app, "Fixture Library", &server.url("/opds"));
     // The reader stopped at page 41 last time (0-based 40); nothing is downloaded.
     let id = open_details_after(&app, &title, true, |id| {
         let answer = app
@@ -68,9 +73,7 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
         "no page was asked for before reading"
     );
 
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
+    open_comic_reader(&app, id);
 
     // The first page asked for is page 40.
     let deadline = Instant::now() + default_timeout();
@@ -102,12 +105,7 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
             .as_deref(),
         Some("40")
     );
-    let indicator = app
-        .find(&sel("page-indicator"))
-        .unwrap()
-        .inner_text()
-        .unwrap();
-    assert_eq!(indicator.trim(), "Page 41 of 60");
+    assert_eq!(page_indicator(&app), "Page 41 of 60");
 
     // The next page comes from the chain and the read-ahead, then a key turns to it.
     app.find("body").unwrap().send_keys("\u{E014}").unwrap(); // ArrowRight
@@ -127,17 +125,18 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
 #[test]
 fn a_comic_read_further_on_another_device_opens_at_the_servers_page_and_sends_the_next_one_back() {
     let case = TestCase::start();
-    let server = Server::start(Config {
-        books: 1,
-        comic_pages: [(BOOK, PAGES)].into(),
-        reading_positions: Some(Default::default()),
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 1,
+            comic_pages: [(BOOK, PAGES)].into(),
+            reading_positions: Some(Default::default()),
+            ..Config::default()
+        },
+        "Fixture Library",
+        None,
+    );
     let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-
-    add_server(&app, "Fixture Library", &server.url("/opds"));
     open_details_after(&app, &title, true, |_| {
         // Another device read up to page 31 a minute ago; this device never read the book.
         let earlier = std::time::SystemTime::now()
@@ -248,12 +247,7 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     slide_to(&app, 1, true);
     let lefts = wait_for_pages(&app, &[1, 2]);
     assert!(lefts[0] > lefts[1], "page 1 is right of page 2: {lefts:?}");
-    let indicator = app
-        .find(&sel("page-indicator"))
-        .unwrap()
-        .inner_text()
-        .unwrap();
-    assert_eq!(indicator.trim(), "Pages 2–3 of 8");
+    assert_eq!(page_indicator(&app), "Pages 2–3 of 8");
 
     // Left to right: the same spread, page index 1 on the left.
     app.find(&sel("direction-ltr")).unwrap().click().unwrap();
@@ -322,12 +316,7 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
     wait_for_pages(&app, &[3, 4]);
     app.find("body").unwrap().send_keys("\u{E011}").unwrap(); // Home
     wait_for_pages(&app, &[0]);
-    let indicator = app
-        .find(&sel("page-indicator"))
-        .unwrap()
-        .inner_text()
-        .unwrap();
-    assert_eq!(indicator.trim(), "Page 1 of 8");
+    assert_eq!(page_indicator(&app), "Page 1 of 8");
 
     app.close().unwrap();
     server.stop();
@@ -336,21 +325,19 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
 #[test]
 fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view() {
     let case = TestCase::start();
-    let server = Server::start(Config {
-        books: 1,
-        comic_pages: [(BOOK, 30)].into(),
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 1,
+            comic_pages: [(BOOK, 30)].into(),
+            ..Config::default()
+        },
+        "Fixture Library",
+        Some((1280.0, 860.0)),
+    );
     let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    app.set_window_size(1280.0, 860.0).unwrap();
-
-    add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &title, true);
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
+    open_comic_reader(&app, id);
     wait_for_pages(&app, &[0]);
 
     app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
@@ -551,35 +538,24 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
 #[test]
 fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
     let case = TestCase::start();
-    let server = Server::start(Config {
-        books: 1,
-        comic_pages: [(BOOK, 9)].into(),
-        behavior: fixture_server::Behavior {
-            whole_file_comics: true,
-            ..Default::default()
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 1,
+            comic_pages: [(BOOK, 9)].into(),
+            behavior: fixture_server::Behavior {
+                whole_file_comics: true,
+                ..Default::default()
+            },
+            ..Config::default()
         },
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+        "calibre",
+        None,
+    );
     let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    add_server(&app, "calibre", &server.url("/opds"));
     let id = open_details(&app, &title, true);
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
-    let painted = |app: &App, page: u32| {
-        app.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
-            let shown = c.execute(
-                "const img = document.querySelector('[data-testid=\"page-image\"]');
-                 return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
-                vec![],
-            )?;
-            Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
-        })
-        .unwrap();
-    };
-    painted(&app, 0);
+    open_comic_reader(&app, id);
+    wait_for_painted_page(&app, 0);
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 9")
         .unwrap();
     app.find("body")
@@ -588,7 +564,7 @@ fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
         .unwrap(); // ArrowRight twice
     app.wait_for_text(&sel("page-indicator"), "Page 3 of 9")
         .unwrap();
-    painted(&app, 2);
+    wait_for_painted_page(&app, 2);
     // The file came once (besides the parts read before it was stored); no page was asked of
     // the server one by one.
     let file_url = format!("/books/{BOOK}/file");
@@ -612,50 +588,12 @@ fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
         .unwrap();
     app.wait_for_text(&sel("read-book"), "Continue reading")
         .unwrap();
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
+    open_comic_reader(&app, id);
     app.wait_for_text(&sel("page-indicator"), "Page 3 of 9")
         .unwrap();
-    painted(&app, 2);
+    wait_for_painted_page(&app, 2);
     app.close().unwrap();
     server.stop();
-}
-
-/// A PDF made by `scripts/make-test-pdf.py` (ReportLab, or object by object for the hostile one).
-fn make_pdf(kind: &str, arg: &str) -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("book.pdf");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/make-test-pdf.py");
-    // Debian's Python, which has Debian's ReportLab (the Makefile installs python3-reportlab).
-    let status = std::process::Command::new("/usr/bin/python3")
-        .arg(script)
-        .args([kind, out.to_str().unwrap(), arg])
-        .status()
-        .expect("run /usr/bin/python3 (make setup-test installs it)");
-    assert!(status.success(), "make-test-pdf.py {kind} failed: {status}");
-    std::fs::read(&out).unwrap()
-}
-
-fn given(media_type: &str, extension: &str, bytes: Vec<u8>) -> fixture_server::GivenFile {
-    fixture_server::GivenFile {
-        media_type: media_type.into(),
-        extension: extension.into(),
-        bytes,
-    }
-}
-
-/// Waits until page `page` (0-based) is the one painted in single-page mode.
-fn painted(app: &App, page: u32) {
-    app.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
-        let shown = c.execute(
-            "const img = document.querySelector('[data-testid=\"page-image\"]');
-             return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
-            vec![],
-        )?;
-        Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
-    })
-    .unwrap();
 }
 
 /// The colour at the middle of the picture's left margin (where the page's own colour is), as
@@ -680,16 +618,18 @@ fn page_colour(app: &App) -> [u8; 3] {
 #[test]
 fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
     let case = TestCase::start();
-    let pdf = make_pdf("book", "6");
-    let server = Server::start(Config {
-        books: 3,
-        files: [(BOOK, given("application/pdf", "pdf", pdf.clone()))].into(),
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+    let pdf = make_test_pdf("book", "6");
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 3,
+            files: [(BOOK, given_file("application/pdf", "pdf", pdf.clone()))].into(),
+            ..Config::default()
+        },
+        "calibre",
+        None,
+    );
     let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    add_server(&app, "calibre", &server.url("/opds"));
     let id = open_details(&app, &title, true);
     assert_eq!(
         app.wait_for(&sel("read-book"))
@@ -699,10 +639,8 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
             .trim(),
         "Read"
     );
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
-    painted(&app, 0);
+    open_comic_reader(&app, id);
+    wait_for_painted_page(&app, 0);
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
         .unwrap();
     let first = page_colour(&app);
@@ -712,7 +650,7 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
         .unwrap(); // ArrowRight twice
     app.wait_for_text(&sel("page-indicator"), "Page 3 of 6")
         .unwrap();
-    painted(&app, 2);
+    wait_for_painted_page(&app, 2);
     let third = page_colour(&app);
     assert_ne!(first, third, "each page is drawn in its own colour");
     assert!(
@@ -740,7 +678,7 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
     chapter3.click().unwrap();
     app.wait_for_text(&sel("page-indicator"), "Page 5 of 6")
         .unwrap();
-    painted(&app, 4);
+    wait_for_painted_page(&app, 4);
     app.wait_for_hidden(&sel("reader-contents-list")).unwrap();
 
     // The file came once, whole, and no page was asked of the server.
@@ -755,7 +693,7 @@ fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
     app.wait_for(&sel("read-book")).unwrap().click().unwrap();
     app.wait_for_text(&sel("page-indicator"), "Page 5 of 6")
         .unwrap();
-    painted(&app, 4);
+    wait_for_painted_page(&app, 4);
     save_docs_screenshot(&app, "reader-pdf.png").unwrap();
     app.close().unwrap();
     // The page count measured by the reader is the book's, and its position a page of it.
@@ -785,22 +723,22 @@ fn a_hostile_pdf_shows_its_page_and_runs_nothing_it_carries() {
         ..Config::default()
     })
     .expect("start the probe server");
-    let pdf = make_pdf("hostile", &probe.url("/pwned"));
-    let server = Server::start(Config {
-        books: 3,
-        files: [(BOOK, given("application/pdf", "pdf", pdf))].into(),
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+    let pdf = make_test_pdf("hostile", &probe.url("/pwned"));
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 3,
+            files: [(BOOK, given_file("application/pdf", "pdf", pdf))].into(),
+            ..Config::default()
+        },
+        "calibre",
+        None,
+    );
     let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    add_server(&app, "calibre", &server.url("/opds"));
     let id = open_details(&app, &title, true);
     let window_title = app.execute("return document.title;", vec![]).unwrap();
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
-    painted(&app, 0);
+    open_comic_reader(&app, id);
+    wait_for_painted_page(&app, 0);
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 1")
         .unwrap();
     // Time for anything the file carries to run, and a click on its links: on the page as shown,
@@ -854,16 +792,15 @@ fn a_format_carrel_cannot_show_is_offered_to_the_systems_app_for_it() {
     mobi[..12].copy_from_slice(b"Carrel_test\0");
     mobi[60..68].copy_from_slice(b"BOOKMOBI");
     mobi.extend(std::iter::repeat_n(b'x', 4096));
-    let server = Server::start(Config {
+    let server = start_server(Config {
         books: 3,
         files: [(
             BOOK,
-            given("application/x-mobipocket-ebook", "mobi", mobi.clone()),
+            given_file("application/x-mobipocket-ebook", "mobi", mobi.clone()),
         )]
         .into(),
         ..Config::default()
-    })
-    .expect("start the fixture server");
+    });
     // The system's default application for the file, as xdg-open finds it: a desktop entry that
     // copies what it is given next to the test.
     let home = tempfile::tempdir().unwrap();
@@ -967,28 +904,28 @@ fn file_parts_bytes(case: &TestCase, id: i64) -> u64 {
 #[test]
 fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
     let case = TestCase::start();
-    let server = Server::start(Config {
-        books: 1,
-        comic_pages: [(BOOK, 200)].into(),
-        behavior: fixture_server::Behavior {
-            whole_file_comics: true,
-            ..Default::default()
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 1,
+            comic_pages: [(BOOK, 200)].into(),
+            behavior: fixture_server::Behavior {
+                whole_file_comics: true,
+                ..Default::default()
+            },
+            ..Config::default()
         },
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+        "calibre",
+        None,
+    );
     let book = server.book(BOOK).unwrap();
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    add_server(&app, "calibre", &server.url("/opds"));
     let id = open_details(&app, &book.title, true);
     // From now on the server sends about 400 KB a second: the whole file takes half a minute.
     server.set_faults(Faults {
         bandwidth: Some(400_000),
         ..Faults::default()
     });
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
+    open_comic_reader(&app, id);
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 200")
         .unwrap();
     slide_to(&app, 149, true);
@@ -1038,51 +975,22 @@ fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
 
 // ---- the place across layouts, the keys after the slider, bars that make room ---------------
 
-/// Moves the mouse to `(x, y)` in the window, clicking there when `click`.
-fn mouse_at(app: &App, x: f64, y: f64, click: bool) {
-    let mut actions = vec![
-        json!({ "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 }),
-    ];
-    if click {
-        actions.push(json!({ "type": "pointerDown", "button": 0 }));
-        actions.push(json!({ "type": "pointerUp", "button": 0 }));
-    }
-    app.command(
-        "POST",
-        "/actions",
-        Some(json!({ "actions": [{ "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": actions }] })),
-        "perform pointer actions",
-    )
-    .unwrap();
-}
-
-/// The indicator's text, trimmed.
-fn indicator(app: &App) -> String {
-    app.find(&sel("page-indicator"))
-        .unwrap()
-        .inner_text()
-        .unwrap()
-        .trim()
-        .to_string()
-}
-
 /// Opens fixture book `BOOK` (`pages` pages) in the comic reader at its first page.
 fn open_comic(pages: u32) -> (TestCase, RunningServer, App) {
     let case = TestCase::start();
-    let server = Server::start(Config {
-        books: 1,
-        comic_pages: [(BOOK, pages)].into(),
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 1,
+            comic_pages: [(BOOK, pages)].into(),
+            ..Config::default()
+        },
+        "Fixture Library",
+        Some((1280.0, 860.0)),
+    );
     let title = server.book(BOOK).unwrap().title;
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    app.set_window_size(1280.0, 860.0).unwrap();
-    add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &title, true);
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
+    open_comic_reader(&app, id);
     wait_for_pages(&app, &[0]);
     (case, server, app)
 }
@@ -1100,7 +1008,7 @@ fn settled_strip(app: &App) -> String {
     })
     .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
-    indicator(app)
+    page_indicator(app)
 }
 
 /// Switching between one page, two pages and the strip keeps the page read, from the last page
@@ -1130,7 +1038,7 @@ fn switching_layouts_keeps_the_page_read() {
     assert_eq!(top, json!(true), "page 3 is in view in the strip");
     app.find(&sel("layout-single")).unwrap().click().unwrap();
     wait_for_pages(&app, &[2]);
-    assert_eq!(indicator(&app), "Page 3 of 3");
+    assert_eq!(page_indicator(&app), "Page 3 of 3");
     app.find(&sel("layout-spread")).unwrap().click().unwrap();
     wait_for_pages(&app, &[1, 2]);
     app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
@@ -1148,14 +1056,14 @@ fn switching_layouts_keeps_the_page_read() {
     app.find(&sel("direction-rtl")).unwrap().click().unwrap();
     slide_to(&app, 3, true);
     wait_for_pages(&app, &[3, 4]);
-    assert_eq!(indicator(&app), "Pages 4–5 of 8");
+    assert_eq!(page_indicator(&app), "Pages 4–5 of 8");
     app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
     assert_eq!(settled_strip(&app), "Page 4 of 8");
     app.find(&sel("layout-spread")).unwrap().click().unwrap();
     wait_for_pages(&app, &[3, 4]);
     app.find(&sel("layout-single")).unwrap().click().unwrap();
     wait_for_pages(&app, &[3]);
-    assert_eq!(indicator(&app), "Page 4 of 8");
+    assert_eq!(page_indicator(&app), "Page 4 of 8");
     app.close().unwrap();
     server.stop();
 }
@@ -1182,7 +1090,7 @@ fn the_readers_keys_turn_pages_after_the_slider_was_used() {
     mouse_at(&app, left + width / 3.0, top + height / 2.0, true);
     let at = app
         .wait_until("the slider to move", default_timeout(), |_| {
-            let text = indicator(&app);
+            let text = page_indicator(&app);
             Ok((text != "Page 1 of 12").then_some(text))
         })
         .unwrap();
@@ -1198,7 +1106,7 @@ fn the_readers_keys_turn_pages_after_the_slider_was_used() {
         ("\u{E015}", "↓"),
         ("\u{E00D}", "Space"),
     ] {
-        let before = indicator(&app);
+        let before = page_indicator(&app);
         press(&app, &[key]);
         let expected = format!(
             "Page {} of 12",
@@ -1214,7 +1122,7 @@ fn the_readers_keys_turn_pages_after_the_slider_was_used() {
         app.wait_for_text(&sel("page-indicator"), &expected)
             .unwrap_or_else(|e| panic!("{name} after the slider: {e}"));
     }
-    assert_eq!(indicator(&app), format!("Page {} of 12", page + 3));
+    assert_eq!(page_indicator(&app), format!("Page {} of 12", page + 3));
     press(&app, &["\u{E00E}"]); // Page Up
     app.wait_for_text(&sel("page-indicator"), &format!("Page {} of 12", page + 2))
         .unwrap();
@@ -1290,7 +1198,7 @@ fn the_bars_hide_when_the_mouse_rests_or_the_middle_is_clicked() {
         |_| Ok(bars_shown(&app).then_some(())),
     )
     .unwrap();
-    assert_eq!(indicator(&app), "Page 1 of 8");
+    assert_eq!(page_indicator(&app), "Page 1 of 8");
     // Hidden again, Tab brings them back with the focus.
     std::thread::sleep(Duration::from_millis(800));
     mouse_at(&app, w / 2.0, h / 2.0, true);
@@ -1326,22 +1234,21 @@ fn end_card_offering(app: &App, title: &str) -> String {
 #[test]
 fn the_end_of_a_comic_offers_the_next_of_its_series_and_the_start_the_one_before() {
     let case = TestCase::start();
-    let server = Server::start(Config {
-        books: 3,
-        comic_pages: [(1, 5), (2, 6), (3, 4)].into(),
-        ..Config::default()
-    })
-    .expect("start the fixture server");
+    let (server, app) = app_on_server(
+        &case,
+        Config {
+            books: 3,
+            comic_pages: [(1, 5), (2, 6), (3, 4)].into(),
+            ..Config::default()
+        },
+        "Fixture Library",
+        Some((1280.0, 860.0)),
+    );
     let first = server.book(1).unwrap();
     let second = server.book(2).unwrap();
     assert_eq!(first.series_id, second.series_id, "one series");
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
-    app.set_window_size(1280.0, 860.0).unwrap();
-    add_server(&app, "Fixture Library", &server.url("/opds"));
     let id = open_details(&app, &first.title, true);
-    app.wait_for(&sel("read-book")).unwrap().click().unwrap();
-    app.wait_for_displayed(&format!("{}[data-book-id=\"{id}\"]", sel("comic-reader")))
-        .unwrap();
+    open_comic_reader(&app, id);
     wait_for_pages(&app, &[0]);
 
     // End, then one more turn: the card, #2 offered, its button focused.

@@ -125,6 +125,18 @@ pub fn wait_for_feed(app: &App) {
     wait_for_feed_within(app, default_timeout());
 }
 
+/// Calls the app's command `command` with `args` as the window would: `{ ok: value }` (null
+/// for none) or `{ err: error }`.
+pub fn invoke(app: &App, command: &str, args: serde_json::Value) -> serde_json::Value {
+    app.execute_async(
+        "const done = arguments[arguments.length - 1];
+         window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])
+           .then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ err: e }));",
+        vec![json!(command), args],
+    )
+    .unwrap()
+}
+
 /// The servers saved, as the window's `list_servers` gives them.
 pub fn saved_servers(app: &App) -> Vec<serde_json::Value> {
     let listed = app
@@ -179,6 +191,24 @@ pub fn chord(app: &App, held: &[&str], keys: &[&str], what: &str) {
         "/actions",
         Some(json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": actions }] })),
         what,
+    )
+    .unwrap();
+}
+
+/// Moves the mouse to `(x, y)` in the window, clicking there when `click`.
+pub fn mouse_at(app: &App, x: f64, y: f64, click: bool) {
+    let mut actions = vec![
+        json!({ "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 }),
+    ];
+    if click {
+        actions.push(json!({ "type": "pointerDown", "button": 0 }));
+        actions.push(json!({ "type": "pointerUp", "button": 0 }));
+    }
+    app.command(
+        "POST",
+        "/actions",
+        Some(json!({ "actions": [{ "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": actions }] })),
+        "perform pointer actions",
     )
     .unwrap();
 }
