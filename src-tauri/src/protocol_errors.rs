@@ -115,74 +115,33 @@ mod tests {
         let refused = PageError::Failed("404".into());
         let disk = PageError::Io("disk".into());
         let cover = CoverError::Disk(std::io::Error::other("read-only"));
+        let offline = PageError::OfflineNotDownloaded;
+        let unknown = PageError::UnknownBook(3);
+        let not_paged = PageError::NotPaged(3);
+        let past_end = PageError::OutOfRange {
+            page: 60,
+            count: 60,
+        };
+        let too_large = PageError::TooLarge {
+            bytes: 10,
+            limit: 5,
+        };
+        use ProtocolError as P;
+        use StatusCode as S;
         let cases: Vec<(ProtocolError, StatusCode, &str)> = vec![
-            (
-                ProtocolError::BadRequest,
-                StatusCode::BAD_REQUEST,
-                "invalid_input",
-            ),
-            (
-                ProtocolError::MethodNotAllowed,
-                StatusCode::METHOD_NOT_ALLOWED,
-                "invalid_input",
-            ),
-            (
-                ProtocolError::LibraryUnavailable,
-                StatusCode::SERVICE_UNAVAILABLE,
-                "storage",
-            ),
-            (ProtocolError::NoCover, StatusCode::NOT_FOUND, "not_found"),
-            (
-                ProtocolError::Page(&PageError::OfflineNotDownloaded),
-                StatusCode::GATEWAY_TIMEOUT,
-                "not_downloaded",
-            ),
-            (
-                ProtocolError::Page(&PageError::UnknownBook(3)),
-                StatusCode::NOT_FOUND,
-                "not_found",
-            ),
-            (
-                ProtocolError::Page(&PageError::NotPaged(3)),
-                StatusCode::NOT_FOUND,
-                "invalid_input",
-            ),
-            (
-                ProtocolError::Page(&PageError::OutOfRange {
-                    page: 60,
-                    count: 60,
-                }),
-                StatusCode::NOT_FOUND,
-                "invalid_input",
-            ),
-            (
-                ProtocolError::Page(&refused),
-                StatusCode::BAD_GATEWAY,
-                "server",
-            ),
-            (
-                ProtocolError::Page(&PageError::TooLarge {
-                    bytes: 10,
-                    limit: 5,
-                }),
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "storage",
-            ),
-            (
-                ProtocolError::Page(&huge),
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "server",
-            ),
-            (
-                ProtocolError::Page(&disk),
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "storage",
-            ),
-            (
-                ProtocolError::Cover(&cover),
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "storage",
-            ),
+            (P::BadRequest, S::BAD_REQUEST, "invalid_input"),
+            (P::MethodNotAllowed, S::METHOD_NOT_ALLOWED, "invalid_input"),
+            (P::LibraryUnavailable, S::SERVICE_UNAVAILABLE, "storage"),
+            (P::NoCover, S::NOT_FOUND, "not_found"),
+            (P::Page(&offline), S::GATEWAY_TIMEOUT, "not_downloaded"),
+            (P::Page(&unknown), S::NOT_FOUND, "not_found"),
+            (P::Page(&not_paged), S::NOT_FOUND, "invalid_input"),
+            (P::Page(&past_end), S::NOT_FOUND, "invalid_input"),
+            (P::Page(&refused), S::BAD_GATEWAY, "server"),
+            (P::Page(&too_large), S::PAYLOAD_TOO_LARGE, "storage"),
+            (P::Page(&huge), S::PAYLOAD_TOO_LARGE, "server"),
+            (P::Page(&disk), S::INTERNAL_SERVER_ERROR, "storage"),
+            (P::Cover(&cover), S::INTERNAL_SERVER_ERROR, "storage"),
         ];
         for (failure, status, kind) in cases {
             let reply = failure.reply();
