@@ -207,8 +207,8 @@ fn page_requests(fixture: &RunningServer) -> u64 {
         .sum()
 }
 
-/// A data dir whose one comic is stored in full, downloaded by the core's executor.
-async fn stored_book(fixture: &RunningServer) -> Result<(Env, i64)> {
+/// A data dir whose one book was downloaded by the core's executor.
+async fn synced_book(fixture: &RunningServer) -> Result<(Env, i64)> {
     let env = Env::new(&fixture.url("/opds"))?;
     let ids = env.register_library().await?;
     let [id] = ids[..] else {
@@ -216,8 +216,45 @@ async fn stored_book(fixture: &RunningServer) -> Result<(Env, i64)> {
     };
     env.store_all(&ids)?;
     env.sync().await?;
-    env.check_all_stored(&ids)?;
     Ok((env, id))
+}
+
+/// A data dir whose one comic is stored in full, downloaded by the core's executor.
+async fn stored_book(fixture: &RunningServer) -> Result<(Env, i64)> {
+    let (env, id) = synced_book(fixture).await?;
+    env.check_all_stored(&[id])?;
+    Ok((env, id))
+}
+
+/// The app on `data_dir` (its window `name`d and of the benchmark's size), in the reader on
+/// `book_id` as a window opened on it would be, its first page shown and the window settled.
+fn app_reading(data_dir: &std::path::Path, name: &str, book_id: i64) -> Result<App> {
+    let app = window::launch(data_dir, name)?;
+    app.set_window_size(WINDOW.0, WINDOW.1)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    app.execute(
+        "window.location.hash = `#/reader/${arguments[0]}`; window.location.reload();",
+        vec![json!(book_id)],
+    )
+    .map_err(|e| anyhow::anyhow!("opening the reader: {e}"))?;
+    app.wait_for_displayed(&format!(
+        "{}[data-book-id=\"{book_id}\"]",
+        testid("comic-reader")
+    ))
+    .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
+    turn(&app, None, 0)?;
+    std::thread::sleep(PAUSE * 2);
+    Ok(app)
+}
+
+/// `TURNS` turns forwards (→) at reading pace, from the first page.
+fn turns_at_reading_pace(app: &App) -> Result<Vec<Turn>> {
+    let mut reading = Vec::new();
+    for page in 1..=TURNS {
+        reading.push(turn(app, Some("ArrowRight"), page)?);
+        std::thread::sleep(PAUSE);
+    }
+    Ok(reading)
 }
 
 pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
@@ -239,30 +276,11 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
     let data_dir = env.store.data_dir().root().to_path_buf();
 
     eprintln!("page turn: opening the reader in the app ...");
-    let app = window::launch(&data_dir, "bench-page-turn")?;
-    app.set_window_size(WINDOW.0, WINDOW.1)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    // The reader on the book, as a window opened on it would be.
-    app.execute(
-        "window.location.hash = `#/reader/${arguments[0]}`; window.location.reload();",
-        vec![json!(book_id)],
-    )
-    .map_err(|e| anyhow::anyhow!("opening the reader: {e}"))?;
-    app.wait_for_displayed(&format!(
-        "{}[data-book-id=\"{book_id}\"]",
-        testid("comic-reader")
-    ))
-    .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
-    turn(&app, None, 0)?;
-    std::thread::sleep(PAUSE * 2);
+    let app = app_reading(&data_dir, "bench-page-turn", book_id)?;
     fixture.reset_stats();
 
     eprintln!("page turn: {TURNS} turns forwards at reading pace ...");
-    let mut reading = Vec::new();
-    for page in 1..=TURNS {
-        reading.push(turn(&app, Some("ArrowRight"), page)?);
-        std::thread::sleep(PAUSE);
-    }
+    let reading = turns_at_reading_pace(&app)?;
 
     eprintln!("page turn: {TURNS} turns backwards from the store, each followed by one to a page in memory ...");
     let last = PAGES - 1;
@@ -416,39 +434,12 @@ fn pdf_series(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
         ..Config::default()
     })
     .context("starting the fixture server")?;
-    let (env, book_id) = runtime.block_on(async {
-        let env = Env::new(&fixture.url("/opds"))?;
-        let ids = env.register_library().await?;
-        let [id] = ids[..] else {
-            bail!("the fixture should list one book, it lists {}", ids.len());
-        };
-        env.store_all(&ids)?;
-        env.sync().await?;
-        Ok((env, id))
-    })?;
+    let (env, book_id) = runtime.block_on(synced_book(&fixture))?;
     let data_dir = env.store.data_dir().root().to_path_buf();
-    let app = window::launch(&data_dir, "bench-page-turn-pdf")?;
-    app.set_window_size(WINDOW.0, WINDOW.1)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    app.execute(
-        "window.location.hash = `#/reader/${arguments[0]}`; window.location.reload();",
-        vec![json!(book_id)],
-    )
-    .map_err(|e| anyhow::anyhow!("opening the reader: {e}"))?;
-    app.wait_for_displayed(&format!(
-        "{}[data-book-id=\"{book_id}\"]",
-        testid("comic-reader")
-    ))
-    .map_err(|e| anyhow::anyhow!("the reader did not open: {e}"))?;
-    turn(&app, None, 0)?;
-    std::thread::sleep(PAUSE * 2);
+    let app = app_reading(&data_dir, "bench-page-turn-pdf", book_id)?;
 
     eprintln!("page turn: {TURNS} PDF turns forwards at reading pace ...");
-    let mut reading = Vec::new();
-    for page in 1..=TURNS {
-        reading.push(turn(&app, Some("ArrowRight"), page)?);
-        std::thread::sleep(PAUSE);
-    }
+    let reading = turns_at_reading_pace(&app)?;
     eprintln!("page turn: {TURNS} PDF turns backwards to pages never drawn, each followed by one back ...");
     let last = PDF_PAGES - 1;
     turn(&app, Some("End"), last)?;
