@@ -49,9 +49,21 @@ async fn with_core<T: Send + 'static>(
     app: AppHandle,
     f: impl FnOnce(&Core) -> CommandResult<T> + Send + 'static,
 ) -> CommandResult<T> {
-    tauri::async_runtime::spawn_blocking(move || f(app.state::<AppState>().core()?))
+    on_blocking_pool("internal error: ", move || {
+        f(app.state::<AppState>().core()?)
+    })
+    .await?
+}
+
+/// Runs `f` on the blocking pool; when it panics, an error of kind `storage` whose message is
+/// `failed` and why.
+async fn on_blocking_pool<T: Send + 'static>(
+    failed: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> CommandResult<T> {
+    tauri::async_runtime::spawn_blocking(f)
         .await
-        .map_err(|e| CommandError::new(ErrorKind::Storage, format!("internal error: {e}")))?
+        .map_err(|e| CommandError::new(ErrorKind::Storage, format!("{failed}{e}")))
 }
 
 /// [`with_core`] for a command that reads or writes the store only.
@@ -795,7 +807,12 @@ pub async fn library_folders(app: AppHandle) -> CommandResult<Vec<LibraryFolder>
 
 /// The library folders' watch: the folders and the watcher's scans.
 fn folders_watch(app: &AppHandle) -> CommandResult<tauri::State<'_, LibraryFoldersWatch>> {
-    app.try_state::<LibraryFoldersWatch>()
+    started(app)
+}
+
+/// A part of the app made as it starts, once it is made.
+fn started<T: Send + Sync + 'static>(app: &AppHandle) -> CommandResult<tauri::State<'_, T>> {
+    app.try_state::<T>()
         .ok_or_else(|| CommandError::new(ErrorKind::Storage, "the app is still starting"))
 }
 
@@ -1042,10 +1059,7 @@ pub async fn watch_desktop_files(
     webview: Webview,
     on_event: Channel<crate::local_files::FilesEvent>,
 ) -> CommandResult<()> {
-    let files = app
-        .try_state::<Arc<crate::local_files::DesktopFiles>>()
-        .ok_or_else(|| CommandError::new(ErrorKind::Storage, "the app is still starting"))?;
-    files.listen(webview.label(), on_event);
+    started::<Arc<crate::local_files::DesktopFiles>>(&app)?.listen(webview.label(), on_event);
     Ok(())
 }
 
@@ -1522,9 +1536,7 @@ pub async fn allow_metered_downloads(app: AppHandle) -> CommandResult<bool> {
 /// [`crate::system_fonts`]); empty when they cannot be listed.
 #[tauri::command]
 pub async fn system_fonts() -> CommandResult<Vec<String>> {
-    tauri::async_runtime::spawn_blocking(crate::system_fonts::families)
-        .await
-        .map_err(|e| CommandError::new(ErrorKind::Storage, format!("listing fonts failed: {e}")))
+    on_blocking_pool("listing fonts failed: ", crate::system_fonts::families).await
 }
 
 /// Whether Carrel starts when the reader logs in (its XDG autostart entry).
@@ -1536,7 +1548,7 @@ pub async fn start_at_login() -> CommandResult<bool> {
 /// Starts Carrel when the reader logs in, or not; returns whether it now does.
 #[tauri::command]
 pub async fn set_start_at_login(on: bool) -> CommandResult<bool> {
-    tauri::async_runtime::spawn_blocking(move || {
+    on_blocking_pool("", move || {
         let config = crate::autostart::config_dir().ok_or_else(|| {
             CommandError::new(ErrorKind::Storage, "no config folder to start Carrel from")
         })?;
@@ -1554,6 +1566,5 @@ pub async fn set_start_at_login(on: bool) -> CommandResult<bool> {
         })?;
         Ok(crate::autostart::enabled(&config))
     })
-    .await
-    .map_err(|e| CommandError::new(ErrorKind::Storage, e.to_string()))?
+    .await?
 }
