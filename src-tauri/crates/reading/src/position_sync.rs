@@ -424,20 +424,14 @@ async fn send_read_progress(
     to: Sending<'_>,
     link: &str,
 ) -> Result<Option<ServerPosition>, FetchError> {
-    let Sending {
-        store,
-        http,
-        access,
-        book,
-        row,
-    } = to;
     let url = position_url(link, "read-progress")?;
     // Komga's clock stamps what it is sent: only a position another device set since (a stamp
     // other than the echo of this device's last one) is compared, and the newer wins.
-    if let Some(theirs) = fetch_read_progress(store, http, access, &url, book).await? {
-        if theirs.modified_ms > row.updated_at_ms {
-            let (book_id, stamp) = (book.id, theirs.clone());
-            let echo = store
+    if let Some(theirs) = fetch_read_progress(to.store, to.http, to.access, &url, to.book).await? {
+        if theirs.modified_ms > to.row.updated_at_ms {
+            let (book_id, stamp) = (to.book.id, theirs.clone());
+            let echo = to
+                .store
                 .call(move |s| is_echo(s, book_id, &stamp))
                 .await
                 .map_err(FetchError::Store)?;
@@ -447,18 +441,19 @@ async fn send_read_progress(
         }
     }
     // Unread is Komga's read progress deleted; read without a known page, `completed` alone.
-    let (method, body) = match (row.finished, row.page) {
+    let (method, body) = match (to.row.finished, to.row.page) {
         (Some(false), _) => (reqwest::Method::DELETE, Vec::new()),
         (Some(true), None) => (reqwest::Method::PATCH, komga::completed_body()),
         (_, page) => (
             reqwest::Method::PATCH,
-            komga::progress_body(page.unwrap_or(0), book.page_count),
+            komga::progress_body(page.unwrap_or(0), to.book.page_count),
         ),
     };
-    let answer = http
+    let answer = to
+        .http
         .send_bytes(
-            store,
-            access,
+            to.store,
+            to.access,
             method,
             &url,
             "application/json",
@@ -473,9 +468,9 @@ async fn send_read_progress(
         )));
     }
     // Remember the stamp Komga gave it, to know it when it comes back.
-    if let Some(echo) = fetch_read_progress(store, http, access, &url, book).await? {
-        let book_id = book.id;
-        store
+    if let Some(echo) = fetch_read_progress(to.store, to.http, to.access, &url, to.book).await? {
+        let book_id = to.book.id;
+        to.store
             .call(move |s| remember_echo(s, book_id, echo.modified_ms))
             .await?;
     }
@@ -545,27 +540,21 @@ async fn fetch_read_progress(
 /// PUTs one position. `Ok(None)`: the server has it; `Ok(Some(theirs))`: the server refused it
 /// (409) because it holds a position at least as new.
 async fn send(to: Sending<'_>, link: &str) -> Result<Option<ServerPosition>, FetchError> {
-    let Sending {
-        store,
-        http,
-        access,
-        book,
-        row,
-    } = to;
     let url = position_url(link, "progression")?;
     let body = locator::document(
-        row.page,
-        row.progression,
-        row.cfi.as_deref(),
-        row.updated_at_ms,
-        &store.call(device_id).await?,
+        to.row.page,
+        to.row.progression,
+        to.row.cfi.as_deref(),
+        to.row.updated_at_ms,
+        &to.store.call(device_id).await?,
     );
     let mut retried = false;
     loop {
-        let answer = http
+        let answer = to
+            .http
             .put_bytes(
-                store,
-                access,
+                to.store,
+                to.access,
                 &url,
                 locator::PROGRESSION_TYPE,
                 body.clone(),
@@ -576,9 +565,9 @@ async fn send(to: Sending<'_>, link: &str) -> Result<Option<ServerPosition>, Fet
             return Ok(None);
         }
         // The newest wins: look at the server's and keep whichever is newer.
-        let theirs = fetch(store, http, access, &url, book).await?;
+        let theirs = fetch(to.store, to.http, to.access, &url, to.book).await?;
         match theirs {
-            Some(theirs) if theirs.modified_ms >= row.updated_at_ms || retried => {
+            Some(theirs) if theirs.modified_ms >= to.row.updated_at_ms || retried => {
                 return Ok(Some(theirs))
             }
             None if retried => {
