@@ -609,12 +609,8 @@ mod tests {
         let (_dir, clock, store, server) = library();
         let book = middlemarch(&store, server);
 
-        let a = add(
-            &store,
-            book.id,
-            &highlight("epubcfi(/6/4!/4/2,/1:0,/1:12)", Some("  \n")),
-        )
-        .unwrap();
+        let new = highlight("epubcfi(/6/4!/4/2,/1:0,/1:12)", Some("  \n"));
+        let a = add(&store, book.id, &new).unwrap();
         assert_eq!((a.created_ms, a.updated_ms), (1_000, 1_000));
         assert_eq!(a.note, None, "a blank note is no note");
         assert_eq!(a.colour, Some(Colour::Yellow));
@@ -806,12 +802,8 @@ mod tests {
     fn annotations_survive_the_book_removed_and_downloaded_again() {
         let (_dir, _clock, store, server) = library();
         let book = middlemarch(&store, server);
-        let made = add(
-            &store,
-            book.id,
-            &highlight("epubcfi(/6/4!/4/2/1:0)", Some("Dorothea")),
-        )
-        .unwrap();
+        let new = highlight("epubcfi(/6/4!/4/2/1:0)", Some("Dorothea"));
+        let made = add(&store, book.id, &new).unwrap();
         carrel_engine::book_downloads::store_book(&store, book.id).unwrap();
 
         carrel_engine::book_downloads::remove_book(&store, book.id).unwrap();
@@ -875,12 +867,8 @@ mod tests {
         // The one read last: the copy kept by the merge.
         insert(14, "/opds/books/5?q=eliot", "http://h/dl/5b", Some(9_000));
 
-        let a = add(
-            &store,
-            10,
-            &highlight("epubcfi(/6/4!/4/2/1:0)", Some("one")),
-        )
-        .unwrap();
+        let new = highlight("epubcfi(/6/4!/4/2/1:0)", Some("one"));
+        let a = add(&store, 10, &new).unwrap();
         clock.advance_ms(1);
         let b = add(&store, 12, &bookmark("epubcfi(/6/8!/4/2/1:0)")).unwrap();
         for id in [10, 11, 12] {
