@@ -6,7 +6,7 @@
 use url::Url;
 
 use super::*;
-use crate::tests::{cuts, Mutations};
+use crate::tests::{books, cuts, search_template, try_search, Mutations};
 
 const KOMGA: &[u8] = include_bytes!("../../../core/tests/feeds/opds2_komga_catalog.json");
 const CODEX: &[u8] = include_bytes!("../../../core/tests/feeds/opds2_codex_series.json");
@@ -37,16 +37,6 @@ fn stump() -> Feed {
 
 fn manifest() -> BookEntry {
     parse_publication(MANIFEST, &url(MANIFEST_URL)).unwrap()
-}
-
-fn books(feed: &Feed) -> Vec<&BookEntry> {
-    feed.entries
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Book(b) => Some(b),
-            Entry::Navigation(_) => None,
-        })
-        .collect()
 }
 
 /// Each entry as ("nav"/"book", title).
@@ -81,9 +71,7 @@ fn opds2_komga_feed_header_links_and_search() {
     assert_eq!(feed.kind, FeedKind::Acquisition);
     assert_eq!(feed.links.start, Some(url(KOMGA_URL)));
     assert_eq!(feed.links.next, None);
-    let Some(SearchLink::Template { template }) = &feed.links.search else {
-        panic!("expected a search template, got {:?}", feed.links.search);
-    };
+    let template = search_template(&feed);
     assert_eq!(
         template.template,
         "https://komga.example.net/opds/v2/catalog/search{?query}"
@@ -444,9 +432,7 @@ fn opds2_stump_navigation_catalog() {
 #[test]
 fn opds2_stump_search_template_drops_unknown_variables() {
     let feed = stump();
-    let Some(SearchLink::Template { template }) = &feed.links.search else {
-        panic!("expected a search template, got {:?}", feed.links.search);
-    };
+    let template = search_template(&feed);
     // The web page's search form is not used.
     assert_eq!(
         template.template,
@@ -868,9 +854,7 @@ fn opds2_mutated_documents_never_panic() {
                     );
                     exercise(book);
                 }
-                if let Some(SearchLink::Template { template }) = &feed.links.search {
-                    let _ = template.url_for("a b");
-                }
+                try_search(&feed);
             }
             if let Ok(book) = parse_publication(&bytes, &base) {
                 exercise(&book);

@@ -17,6 +17,22 @@ fn url(s: &str) -> Url {
     Url::parse(s).unwrap()
 }
 
+/// The feed's search template; the test fails when it has none.
+pub(crate) fn search_template(feed: &Feed) -> &SearchTemplate {
+    match &feed.links.search {
+        Some(SearchLink::Template { template }) => template,
+        other => panic!("expected a search template, got {other:?}"),
+    }
+}
+
+/// Fills the feed's search template, when it has one: what survives a mutation must still be
+/// usable.
+pub(crate) fn try_search(feed: &Feed) {
+    if let Some(SearchLink::Template { template }) = &feed.links.search {
+        let _ = template.url_for("a b");
+    }
+}
+
 /// The lengths a document of `len` bytes is cut to: every cut near the ends (a BOM, a
 /// declaration, closing tags), every third in between — enough to land inside tags,
 /// attributes, strings, numbers, escapes and multi-byte characters.
@@ -55,7 +71,8 @@ impl Mutations {
     }
 }
 
-fn books(feed: &Feed) -> Vec<&BookEntry> {
+/// The feed's book entries, in order.
+pub(crate) fn books(feed: &Feed) -> Vec<&BookEntry> {
     feed.entries
         .iter()
         .filter_map(|e| match e {
@@ -316,9 +333,7 @@ fn opds_calibre_web_relative_links_and_paging() {
 #[test]
 fn opds_calibre_web_prefers_the_direct_search_template() {
     let feed = calibre_web();
-    let Some(SearchLink::Template { template }) = &feed.links.search else {
-        panic!("expected a template, got {:?}", feed.links.search);
-    };
+    let template = search_template(&feed);
     assert_eq!(
         template.template,
         "http://nas.local:8083/calibre/opds/search/{searchTerms}"
@@ -626,9 +641,7 @@ fn opds_mutated_feeds_never_panic() {
                             stream.background_page_url(stream.count - 1, PageBase::ZeroBased, None);
                     }
                 }
-                if let Some(SearchLink::Template { template }) = &feed.links.search {
-                    let _ = template.url_for("a b");
-                }
+                try_search(&feed);
             }
             if let Ok(template) = parse_open_search(&bytes, &base) {
                 let _ = template.url_for("x");
