@@ -521,15 +521,8 @@ async fn fetch_read_progress(
         .await
     {
         Ok(fetched) => Ok(komga::parse_book(&fetched.bytes, book.page_count).map(
-            |(page, modified_ms)| ServerPosition {
-                page,
-                progression: book
-                    .page_count
-                    .filter(|c| *c > 0)
-                    .map(|c| page as f64 / c as f64),
-                cfi: None,
-                modified_ms,
-                source: PositionSource::ReadProgress,
+            |(page, modified_ms)| {
+                page_position(book, page, modified_ms, PositionSource::ReadProgress)
             },
         )),
         Err(FetchError::Gone(_)) => Ok(None),
@@ -753,7 +746,23 @@ fn page_stream_position(store: &Store, book: &Book) -> Result<Option<ServerPosit
     };
     // Without a date the position counts only for a book never opened here.
     let modified_ms = when.unwrap_or(i64::MIN);
-    Ok(Some(ServerPosition {
+    Ok(Some(page_position(
+        book,
+        page,
+        modified_ms,
+        PositionSource::PageStream,
+    )))
+}
+
+/// A server's position at `page` (0-based) of a paged book: how far through it is the page over
+/// the book's page count, when that is known.
+fn page_position(
+    book: &Book,
+    page: i64,
+    modified_ms: i64,
+    source: PositionSource,
+) -> ServerPosition {
+    ServerPosition {
         page,
         progression: book
             .page_count
@@ -761,8 +770,8 @@ fn page_stream_position(store: &Store, book: &Book) -> Result<Option<ServerPosit
             .map(|c| page as f64 / c as f64),
         cfi: None,
         modified_ms,
-        source: PositionSource::PageStream,
-    }))
+        source,
+    }
 }
 
 /// Takes the server's newer position as this device's: the last page of a paged book, the CFI
