@@ -110,7 +110,8 @@ pub fn meta(store: &Store, book: &Book) -> Result<BookMeta, StoreError> {
     })
 }
 
-fn split_authors(joined: &str) -> Vec<String> {
+/// The names in `books.authors` (joined with `, `), blanks left out.
+pub(crate) fn split_authors(joined: &str) -> Vec<String> {
     joined
         .split(", ")
         .map(str::trim)

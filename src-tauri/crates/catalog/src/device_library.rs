@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::book_view::split_authors;
 use crate::library_search::{fold, SearchError, MAX_QUERY_CHARS};
 use carrel_engine::book_downloads::{self, BookState, BookStatus};
 use carrel_engine::progress::BookProgress;
@@ -402,15 +403,6 @@ fn statuses_of_all(
 /// A `books.format` value (`other` for anything unknown).
 fn parse_format(value: &str) -> BookFormat {
     serde_json::from_value(serde_json::Value::String(value.to_owned())).unwrap_or(BookFormat::Other)
-}
-
-fn split_authors(joined: &str) -> Vec<String> {
-    joined
-        .split(", ")
-        .map(str::trim)
-        .filter(|a| !a.is_empty())
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Two books in the query's order: the order's own key (reversed when descending, a missing
