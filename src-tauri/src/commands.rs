@@ -32,7 +32,7 @@ use carrel_core::{
     reading::epub_positions::{self, EpubPosition},
     reading::page_source::WaitPolicy,
     reading::position_sync::{self, ServerPosition},
-    ErrorField, ErrorKind, Failure,
+    ErrorField, ErrorKind,
 };
 use serde::{Deserialize, Serialize};
 use tauri::{ipc::Channel, AppHandle, Manager, Webview};
@@ -728,16 +728,9 @@ pub async fn save_epub_position(
     fraction: f64,
     chapter: Option<String>,
 ) -> CommandResult<()> {
-    with_core(app, move |core| {
-        carrel_core::catalog::series_read_ahead::record_epub_position(
-            &core.store,
-            book_id,
-            &cfi,
-            fraction,
-            chapter.as_deref(),
-        )
-        .map(|_| ())
-        .map_err(|e| CommandError::new(e.kind(), e.to_string()))
+    with_store(app, move |store| {
+        series_read_ahead::record_epub_position(store, book_id, &cfi, fraction, chapter.as_deref())
+            .map(drop)
     })
     .await
 }
@@ -1130,6 +1123,7 @@ pub async fn import_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use carrel_core::Failure;
     use serde_json::json;
 
     #[test]
