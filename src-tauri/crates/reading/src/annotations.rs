@@ -238,34 +238,28 @@ pub struct Annotation {
 /// A new bookmark or highlight, as a reader window sends it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(optional_fields = nullable)]
 pub struct NewAnnotation {
     pub kind: AnnotationKind,
     pub locator: Locator,
     #[serde(default)]
-    #[ts(optional = nullable)]
     pub chapter: Option<String>,
     #[serde(default)]
-    #[ts(optional = nullable)]
     pub quote: Option<String>,
     #[serde(default)]
-    #[ts(optional = nullable)]
     pub note: Option<String>,
     /// Required for a highlight, refused for a bookmark.
     #[serde(default)]
-    #[ts(optional = nullable)]
     pub colour: Option<Colour>,
 }
 
 /// A change to an annotation: its note is replaced by `note` (absent, `null` or blank: no note
 /// any more); its colour becomes `colour` when one is given (a highlight's only).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
+#[ts(optional_fields = nullable)]
 pub struct AnnotationUpdate {
-    #[serde(default)]
-    #[ts(optional = nullable)]
     pub note: Option<String>,
-    #[serde(default)]
-    #[ts(optional = nullable)]
     pub colour: Option<Colour>,
 }
 
