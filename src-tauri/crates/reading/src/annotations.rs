@@ -242,14 +242,11 @@ pub struct Annotation {
 pub struct NewAnnotation {
     pub kind: AnnotationKind,
     pub locator: Locator,
-    #[serde(default)]
+    // Each `Option` may be absent: serde reads a missing one as `None`.
     pub chapter: Option<String>,
-    #[serde(default)]
     pub quote: Option<String>,
-    #[serde(default)]
     pub note: Option<String>,
     /// Required for a highlight, refused for a bookmark.
-    #[serde(default)]
     pub colour: Option<Colour>,
 }
 
@@ -596,6 +593,20 @@ mod tests {
             note: None,
             colour: None,
         }
+    }
+
+    #[test]
+    fn a_new_annotation_and_a_change_may_leave_their_optional_fields_out() {
+        let new: NewAnnotation = serde_json::from_value(serde_json::json!({
+            "kind": "bookmark", "locator": { "type": "epub", "cfi": "epubcfi(/6/4!/4)" }
+        }))
+        .unwrap();
+        assert_eq!(
+            (new.chapter, new.quote, new.note, new.colour),
+            (None, None, None, None)
+        );
+        let update: AnnotationUpdate = serde_json::from_value(serde_json::json!({})).unwrap();
+        assert_eq!(update, AnnotationUpdate::default());
     }
 
     #[test]
