@@ -14,11 +14,12 @@
 use std::time::Duration;
 
 use crate::support::{
-    add_server, first_line, launch, press, sel, start_server, wait_for_element, wait_for_feed,
+    add_server, chord, first_line, given_file, launch, make_test_pdf, press, sel, start_server,
+    wait_for_element, wait_for_feed,
 };
 use carrel_e2e::accessibility::{run_axe, Violation};
 use carrel_e2e::{default_timeout, App, TestCase};
-use fixture_server::{BookInfo, Config, GivenFile, RunningServer};
+use fixture_server::{BookInfo, Config, RunningServer};
 use serde_json::{json, Value};
 
 /// Findings below `serious` that are accepted, by rule id, each with why.
@@ -196,31 +197,9 @@ fn comic_file_server(pdf: Vec<u8>) -> RunningServer {
     start_server(Config {
         books: 4,
         comic_pages: [(1, 3), (2, 3)].into(),
-        files: [(
-            4,
-            GivenFile {
-                media_type: "application/pdf".into(),
-                extension: "pdf".into(),
-                bytes: pdf,
-            },
-        )]
-        .into(),
+        files: [(4, given_file("application/pdf", "pdf", pdf))].into(),
         ..Config::default()
     })
-}
-
-/// A PDF made by `scripts/make-test-pdf.py` (as the reader tests make theirs).
-fn make_pdf(pages: u32) -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("book.pdf");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/make-test-pdf.py");
-    let status = std::process::Command::new("/usr/bin/python3")
-        .arg(script)
-        .args(["book", out.to_str().unwrap(), &pages.to_string()])
-        .status()
-        .expect("run /usr/bin/python3 (make setup-test installs it)");
-    assert!(status.success(), "make-test-pdf.py failed: {status}");
-    std::fs::read(&out).unwrap()
 }
 
 // ---- the tests -----------------------------------------------------------------------------------
@@ -326,7 +305,7 @@ fn every_library_screen_meets_wcag_aa_in_the_light_and_dark_themes() {
 #[test]
 fn every_reader_meets_wcag_aa_in_the_light_and_dark_themes() {
     let case = TestCase::start();
-    let server = comic_file_server(make_pdf(3));
+    let server = comic_file_server(make_test_pdf("book", "3"));
     let title = |id: u32| server.book(id).unwrap().title;
     let app = launch_audited(&case);
     add_server(&app, "Fixture Library", &server.url("/opds"));
@@ -409,17 +388,7 @@ fn focused(app: &App) -> (String, bool) {
 
 /// Presses Shift+Tab.
 fn shift_tab(app: &App) {
-    app.command(
-        "POST",
-        "/actions",
-        Some(
-            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
-            { "type": "keyDown", "value": SHIFT }, { "type": "keyDown", "value": TAB },
-            { "type": "keyUp", "value": TAB }, { "type": "keyUp", "value": SHIFT }] }] }),
-        ),
-        "shift+tab",
-    )
-    .unwrap();
+    chord(app, &[SHIFT], &[TAB], "shift+tab");
 }
 
 /// Presses Tab (Shift+Tab when `back`) until the element matching `selector` has the focus,

@@ -7,7 +7,9 @@ use carrel_e2e::{default_timeout, App, TestCase};
 use fixture_server::{BookKind, Config, RunningServer};
 
 use super::carrel_cli::cli;
-use super::support::{add_server, first_line, launch, sel, start_server, wait_for_element};
+use super::support::{
+    add_server, book_entries, first_line, launch, sel, start_server, wait_for_element,
+};
 
 /// Adds `server` to the library on `data` (as "lib"), keeps every book of `/opds/books` on the
 /// device and returns each book's id in the library with its fixture book's title.
@@ -15,11 +17,8 @@ fn keep_all(data: &Path, server: &RunningServer) -> Vec<(i64, String)> {
     cli(data, &["server", "add", "lib", &server.url("/opds")]);
     let feed: serde_json::Value =
         serde_json::from_str(&cli(data, &["--json", "browse", "lib", "/opds/books"])).unwrap();
-    let books: Vec<(i64, String)> = feed["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "book")
+    let books: Vec<(i64, String)> = book_entries(&feed)
+        .into_iter()
         .map(|e| {
             (
                 e["book_id"].as_i64().unwrap(),

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::support::{go, launch, sel, start_server};
+use crate::support::{self, book_entries, go, launch, sel, start_server};
 use carrel_e2e::{default_timeout, App, TestCase};
 use fixture_server::{Config, Faults, RunningServer};
 use serde_json::{json, Value};
@@ -22,14 +22,7 @@ const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Calls one of the app's commands from the window; panics on a refusal.
 fn invoke(app: &App, command: &str, args: Value) -> Value {
-    let answer = app
-        .execute_async(
-            "const done = arguments[arguments.length - 1];
-             window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1])
-               .then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ err: e }));",
-            vec![json!(command), args],
-        )
-        .unwrap();
+    let answer = support::invoke(app, command, args);
     match answer.get("ok") {
         Some(v) => v.clone(),
         None => panic!("{command} was refused: {answer}"),
@@ -61,11 +54,8 @@ fn all_books(app: &App, server_id: i64, server: &RunningServer) -> Vec<(i64, Str
         "browse_catalog",
         json!({ "serverId": server_id, "feedUrl": server.url("/opds/books") }),
     );
-    view["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "book")
+    book_entries(&view)
+        .into_iter()
         .map(|e| {
             (
                 e["book_id"].as_i64().unwrap(),

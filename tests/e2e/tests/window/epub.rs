@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 
 use crate::support::{
     add_server, app_on_server, book_id_of, chord, epub_zip, exported_markdown, given_file,
-    highlight_with_note, invoke, launch, listed_note, open_details, open_tile_details, press, sel,
-    CTRL, RIGHT, SHIFT,
+    highlight_with_note, invoke, launch, listed_note, mouse_at, open_details, open_tile_details,
+    press, sel, CTRL, RIGHT, SHIFT,
 };
 /// The text of the section foliate-js shows, `""` while there is none.
 const SECTION_TEXT: &str = "const view = document.querySelector('foliate-view');
@@ -797,17 +797,7 @@ fn the_contents_mark_the_chapter_being_read() {
 
 /// A real mouse click at `(x, y)` in the window (into the book's frame when it is there).
 fn click_at(app: &App, x: f64, y: f64) {
-    app.command(
-        "POST",
-        "/actions",
-        Some(json!({ "actions": [{ "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" }, "actions": [
-            { "type": "pointerMove", "duration": 0, "origin": "viewport", "x": x.round() as i64, "y": y.round() as i64 },
-            { "type": "pointerDown", "button": 0 },
-            { "type": "pointerUp", "button": 0 },
-        ] }] })),
-        "perform pointer actions",
-    )
-    .unwrap();
+    mouse_at(app, x, y, true);
 }
 
 /// The book's view on screen: `[left, top, width, height]`.
@@ -1087,20 +1077,7 @@ fn ctrl_f_finds_every_place_of_a_word_in_the_book() {
     let (_case, server, app) = open_three_chapters();
     let before = settled_cfi(&app);
     // Ctrl held down while F is pressed.
-    app.command(
-        "POST",
-        "/actions",
-        Some(
-            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
-            { "type": "keyDown", "value": "\u{E009}" },
-            { "type": "keyDown", "value": "f" },
-            { "type": "keyUp", "value": "f" },
-            { "type": "keyUp", "value": "\u{E009}" },
-        ] }] }),
-        ),
-        "press Ctrl+F",
-    )
-    .unwrap();
+    chord(&app, &[CTRL], &["f"], "press Ctrl+F");
     let field = app.wait_for_displayed(&sel("epub-search-field")).unwrap();
     field.send_keys("printed\u{E007}").unwrap();
     app.wait_for_displayed(&format!("{}[data-count=\"120\"]", sel("epub-search-count")))

@@ -155,6 +155,23 @@ fn set_theme(app: &App, theme: &str) {
 
 // ---- the server's side ----------------------------------------------------------------------------
 
+/// Waits until the details shown say fixture book `book` of `server` is on the device; a
+/// time-out says the badge and the pages asked for.
+fn wait_until_stored(app: &App, what: &str, server: &RunningServer, book: u32) {
+    app.wait_until(what, DOWNLOAD_TIMEOUT, |_| {
+        Ok(details_badge(app)
+            .filter(|(state, _)| state == "stored")
+            .map(|_| ()))
+    })
+    .unwrap_or_else(|e| {
+        panic!(
+            "{e}; badge {:?}, pages asked for {:?}",
+            details_badge(app),
+            page_hits(server, book)
+        )
+    });
+}
+
 /// Requests for each page of fixture book `book`, by page number as in the URL.
 fn page_hits(server: &RunningServer, book: u32) -> BTreeMap<u32, u64> {
     let prefix = format!("/books/{book}/pages/");
@@ -575,19 +592,7 @@ fn two_app_processes_share_one_executor() {
         .click()
         .unwrap();
     let started = Instant::now();
-    second
-        .wait_until("the first book on the device", DOWNLOAD_TIMEOUT, |_| {
-            Ok(details_badge(&second)
-                .filter(|(state, _)| state == "stored")
-                .map(|_| ()))
-        })
-        .unwrap_or_else(|e| {
-            panic!(
-                "{e}; badge {:?}, pages asked for {:?}",
-                details_badge(&second),
-                page_hits(&server, SMALL)
-            )
-        });
+    wait_until_stored(&second, "the first book on the device", &server, SMALL);
     eprintln!(
         "carrel-e2e: the first book was stored in {:.1} s",
         started.elapsed().as_secs_f64()
@@ -688,19 +693,7 @@ fn two_app_processes_share_one_executor() {
         "app 2 took {took_over:?} to take over (the lease lasts 10 s)"
     );
 
-    second
-        .wait_until("the second book on the device", DOWNLOAD_TIMEOUT, |_| {
-            Ok(details_badge(&second)
-                .filter(|(state, _)| state == "stored")
-                .map(|_| ()))
-        })
-        .unwrap_or_else(|e| {
-            panic!(
-                "{e}; badge {:?}, pages asked for {:?}",
-                details_badge(&second),
-                page_hits(&server, BIG)
-            )
-        });
+    wait_until_stored(&second, "the second book on the device", &server, BIG);
     let hits = page_hits(&server, BIG);
     assert_eq!(
         hits.keys().copied().collect::<Vec<_>>(),
@@ -1224,11 +1217,13 @@ fn a_server_added_by_its_host_and_port_finds_its_catalog() {
         "the root feed: {sections:?}"
     );
     // Saved with the catalog's address, not the one typed.
-    let listed = saved_servers(&app);
-    assert_eq!(
-        listed[0]["url"].as_str(),
-        Some(server.url("/opds").as_str())
-    );
+    assert_first_saved_at(&app, &server.url("/opds"));
+}
+
+/// Asserts that the first server saved has the address `url`.
+fn assert_first_saved_at(app: &App, url: &str) {
+    let listed = saved_servers(app);
+    assert_eq!(listed[0]["url"].as_str(), Some(url), "{listed:?}");
 }
 
 /// A library whose web page names a catalog on another host (127.0.0.2): the dialog shows the
@@ -1290,11 +1285,7 @@ fn a_catalog_on_another_host_is_shown_and_saved_only_after_a_yes() {
     app.find(&sel("server-save")).unwrap().click().unwrap();
     app.wait_for_hidden(&sel("add-server-dialog")).unwrap();
     app.wait_for_text(&sel("server-item"), "Home").unwrap();
-    let listed = saved_servers(&app);
-    assert_eq!(
-        listed[0]["url"].as_str(),
-        Some(elsewhere.url("/opds").as_str())
-    );
+    assert_first_saved_at(&app, &elsewhere.url("/opds"));
 }
 
 #[test]

@@ -8,25 +8,23 @@
 
 use std::time::Duration;
 
-use carrel_e2e::{default_timeout, save_docs_screenshot, testid, App, TestCase};
-use fixture_server::{BookInfo, Config, RunningServer, Server};
+use carrel_e2e::{default_timeout, save_docs_screenshot, App, TestCase};
+use fixture_server::{BookInfo, Config, RunningServer};
 use serde_json::json;
 
-use crate::support::{add_server, follow_all_books, press, wait_for_tile};
-
-fn sel(id: &str) -> String {
-    testid(id)
-}
+use crate::support::{
+    add_server, book_id_of, chord, follow_all_books, launch, press, sel, start_server,
+    wait_for_tile,
+};
 
 /// Fixture books 1, 2, 4 and 5 are the comics #1 to #4 of one series (4, 5, 6 and 3 pages);
 /// 3 and 6 the EPUBs Book 1 and Book 2 of another.
 fn series_server() -> RunningServer {
-    let server = Server::start(Config {
+    let server = start_server(Config {
         books: 6,
         comic_pages: [(1, 4), (2, 5), (4, 6), (5, 3)].into(),
         ..Config::default()
-    })
-    .expect("start the fixture server");
+    });
     let comics: Vec<BookInfo> = [1, 2, 4, 5].map(|id| server.book(id).unwrap()).into();
     assert!(
         comics.iter().all(|b| b.series_id == comics[0].series_id),
@@ -50,7 +48,7 @@ fn series_library(case: &TestCase) -> (RunningServer, App) {
 
 /// The app on the test's data dir with the fixture added, its "All books" grid shown.
 fn library(case: &TestCase, server: &RunningServer) -> App {
-    let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
+    let app = launch(case);
     app.set_window_size(1280.0, 860.0).unwrap();
     add_server(&app, "Fixture Library", &server.url("/opds"));
     app.wait_for(&sel("server-open")).unwrap().click().unwrap();
@@ -213,14 +211,7 @@ fn a_comics_end_card_leads_to_the_next_of_its_series_and_its_start_to_the_one_be
     press(&app, &[RIGHT]);
     app.wait_for_text(&sel("reader-title"), &second.title)
         .unwrap();
-    let second_id: i64 = app
-        .find(&sel("comic-reader"))
-        .unwrap()
-        .attribute("data-book-id")
-        .unwrap()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let second_id = book_id_of(&app, &sel("comic-reader"));
     wait_for_indicator(&app, "Page 1 of 5");
     wait_for_pages(&app, second_id, &[0]);
     no_end_card(&app);
@@ -418,20 +409,7 @@ fn the_grid_menu_marks_a_book_read_and_its_whole_series() {
 }
 
 fn press_shift_f10(app: &App) {
-    app.command(
-        "POST",
-        "/actions",
-        Some(
-            json!({ "actions": [{ "type": "key", "id": "keyboard", "actions": [
-            { "type": "keyDown", "value": SHIFT },
-            { "type": "keyDown", "value": F10 },
-            { "type": "keyUp", "value": F10 },
-            { "type": "keyUp", "value": SHIFT },
-        ] }] }),
-        ),
-        "perform key actions",
-    )
-    .unwrap();
+    chord(app, &[SHIFT], &[F10], "perform key actions");
 }
 
 /// Two pages at a time, the third page (index 2) shows with the second as pages 2–3; "Shift

@@ -137,6 +137,16 @@ pub fn invoke(app: &App, command: &str, args: serde_json::Value) -> serde_json::
     .unwrap()
 }
 
+/// The book entries of a feed as `browse_catalog` (or `carrel-cli browse --json`) gives it.
+pub fn book_entries(feed: &serde_json::Value) -> Vec<&serde_json::Value> {
+    feed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "book")
+        .collect()
+}
+
 /// The servers saved, as the window's `list_servers` gives them.
 pub fn saved_servers(app: &App) -> Vec<serde_json::Value> {
     let listed = app
