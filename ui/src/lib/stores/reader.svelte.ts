@@ -608,18 +608,7 @@ class ReaderState {
    * book it offers (the next, at its first page); on the card before the start, closes it.
    */
   next(): void {
-    if (this.end === 'next') {
-      if (this.offered !== null) void this.openOffered();
-      return;
-    }
-    if (this.end === 'previous') {
-      this.closeEnd();
-      return;
-    }
-    if (this.pageCount > 0 && this.atEnd) {
-      this.#showEnd('next');
-      return;
-    }
+    if (this.#turnAtCard('next', this.atEnd)) return;
     if (this.layout === 'spread') this.goTo(nextSpreadStart(this.spreads, this.index));
     else this.goTo(this.index + 1);
   }
@@ -629,20 +618,30 @@ class ReaderState {
    * that card, the book it offers (at its last page); on the card past the end, closes it.
    */
   previous(): void {
-    if (this.end === 'previous') {
-      if (this.offered !== null) void this.openOffered();
-      return;
-    }
-    if (this.end === 'next') {
-      this.closeEnd();
-      return;
-    }
-    if (this.pageCount > 0 && this.atStart) {
-      this.#showEnd('previous');
-      return;
-    }
+    if (this.#turnAtCard('previous', this.atStart)) return;
     if (this.layout === 'spread') this.goTo(previousSpreadStart(this.spreads, this.index));
     else this.goTo(this.index - 1);
+  }
+
+  /**
+   * A turn `way` that an end card takes: on the card that way, the book it offers; on the card
+   * the other way, closes it; at the book's edge that way (`atEdge`), shows the card. Whether the
+   * card took the turn (else the pages turn).
+   */
+  #turnAtCard(way: EndWay, atEdge: boolean): boolean {
+    if (this.end === way) {
+      if (this.offered !== null) void this.openOffered();
+      return true;
+    }
+    if (this.end !== null) {
+      this.closeEnd();
+      return true;
+    }
+    if (this.pageCount > 0 && atEdge) {
+      this.#showEnd(way);
+      return true;
+    }
+    return false;
   }
 
   /** Closes the card: the pages are shown again where they were (the last, or the first). */
