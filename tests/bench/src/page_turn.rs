@@ -207,6 +207,17 @@ fn page_requests(fixture: &RunningServer) -> u64 {
         .sum()
 }
 
+/// Each turn's time until its page was painted, in ms.
+fn painted(turns: &[Turn]) -> Vec<f64> {
+    turns.iter().map(|t| t.painted).collect()
+}
+
+/// A window row of turn times in ms, `times` against the baseline `base` named `base_name`,
+/// with the page turn's goal.
+fn turn_row(what: &str, times: &[f64], base_name: &str, base: Summary) -> Row {
+    Row::new("window", what, "ms", Summary::of(times), base_name, base).goal_at_most(GOAL_MS)
+}
+
 /// A data dir whose one book was downloaded by the core's executor.
 async fn synced_book(fixture: &RunningServer) -> Result<(Env, i64)> {
     let env = Env::new(&fixture.url("/opds"))?;
@@ -311,7 +322,6 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
         json!({ "from_store": store_steps, "reading_pace": reading_steps }),
         format!("where a turn's time goes, from the key (medians): from the store, {store_said}; at reading pace, {reading_said}"),
     );
-    let painted = |t: &[Turn]| t.iter().map(|t| t.painted).collect::<Vec<_>>();
     let loaded = |t: &[Turn]| Summary::of(&t.iter().map(|t| t.loaded).collect::<Vec<_>>()).median;
     let (store_loaded, memory_loaded, reading_loaded) =
         (loaded(&from_store), loaded(&in_memory), loaded(&reading));
@@ -319,28 +329,18 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
         (painted(&from_store), painted(&in_memory), painted(&reading));
     let base = Summary::of(&in_memory);
     let base_name = "same ← turn, page decoded in memory";
-    report.row(
-        Row::new(
-            "window",
-            "page turn from the store (←, never loaded before)",
-            "ms",
-            Summary::of(&from_store),
-            base_name,
-            base,
-        )
-        .goal_at_most(GOAL_MS),
-    );
-    report.row(
-        Row::new(
-            "window",
-            "page turn at reading pace (→, read ahead)",
-            "ms",
-            Summary::of(&reading),
-            base_name,
-            base,
-        )
-        .goal_at_most(GOAL_MS),
-    );
+    report.row(turn_row(
+        "page turn from the store (←, never loaded before)",
+        &from_store,
+        base_name,
+        base,
+    ));
+    report.row(turn_row(
+        "page turn at reading pace (→, read ahead)",
+        &reading,
+        base_name,
+        base,
+    ));
     report.fact(
         "window",
         "page_turn_book",
@@ -473,31 +473,20 @@ fn pdf_series(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
         json!({ "never_drawn": fresh_steps, "reading_pace": reading_steps }),
         format!("where a PDF turn's time goes, from the key (medians): to a page never drawn, {fresh_said}; at reading pace, {reading_said}"),
     );
-    let painted = |t: &[Turn]| t.iter().map(|t| t.painted).collect::<Vec<_>>();
     let base = Summary::of(&painted(&kept_turns));
     let base_name = "same PDF, → back to a page already drawn";
-    report.row(
-        Row::new(
-            "window",
-            "PDF page turn to a page never drawn (←)",
-            "ms",
-            Summary::of(&painted(&fresh_turns)),
-            base_name,
-            base,
-        )
-        .goal_at_most(GOAL_MS),
-    );
-    report.row(
-        Row::new(
-            "window",
-            "PDF page turn at reading pace (→, drawn ahead)",
-            "ms",
-            Summary::of(&painted(&reading)),
-            base_name,
-            base,
-        )
-        .goal_at_most(GOAL_MS),
-    );
+    report.row(turn_row(
+        "PDF page turn to a page never drawn (←)",
+        &painted(&fresh_turns),
+        base_name,
+        base,
+    ));
+    report.row(turn_row(
+        "PDF page turn at reading pace (→, drawn ahead)",
+        &painted(&reading),
+        base_name,
+        base,
+    ));
     report.fact(
         "window",
         "page_turn_pdf",
