@@ -34,7 +34,8 @@
 //! - `notifications`: desktop notifications and their actions through a real notification
 //!   daemon.
 //! - `support`: not tests — what several areas share (test ids, the app on a test's data
-//!   dir, the fixture server, texts, views and feeds waited for).
+//!   dir, the fixture server, texts, views and feeds waited for, keys and the mouse, the
+//!   readers' pages, highlights and exports, and the EPUBs, zips and PDFs the tests make).
 //! - `carrel_cli`: not tests — `carrel-cli` run beside the app on a test's data dir, and the
 //!   fixture server's first book stored through it.
 

@@ -19,6 +19,50 @@ use crate::support::{
 
 const BOOK: u32 = 1;
 const PAGES: u32 = 60;
+/// Fixture book `BOOK` a comic of `pages` pages, streamed page by page, and no other book.
+fn comic(pages: u32) -> Config {
+    Config {
+        books: 1,
+        comic_pages: [(BOOK, pages)].into(),
+        ..Config::default()
+    }
+}
+
+/// [`comic`] offered only as a CBZ file (no page streaming), as calibre offers comics.
+fn whole_file_comic(pages: u32) -> Config {
+    Config {
+        behavior: fixture_server::Behavior {
+            whole_file_comics: true,
+            ..Default::default()
+        },
+        ..comic(pages)
+    }
+}
+
+/// Fixture book `BOOK` the PDF `pdf`, among three books.
+fn pdf_book(pdf: Vec<u8>) -> Config {
+    Config {
+        books: 3,
+        files: [(BOOK, given_file("application/pdf", "pdf", pdf))].into(),
+        ..Config::default()
+    }
+}
+
+/// The app on a fixture server started with `config`, added as `name` (the window `size`
+/// when given), and the details of fixture book `BOOK` open: the server, the app and the
+/// book's id in the app.
+fn book_details(
+    case: &TestCase,
+    config: Config,
+    name: &str,
+    size: Option<(f64, f64)>,
+) -> (RunningServer, App, i64) {
+    let (server, app) = app_on_server(case, config, name, size);
+    let title = server.book(BOOK).unwrap().title;
+    let id = open_details(&app, &title, true);
+    (server, app, id)
+}
+
 /// Pages of fixture book `BOOK` asked for so far, by page number as in the URL.
 fn pages_asked(server: &RunningServer) -> Vec<u32> {
     let prefix = format!("/books/{BOOK}/pages/");
@@ -41,14 +85,12 @@ fn reading_a_comic_at_page_41_fetches_that_page_first_and_shows_it() {
     let (server, app) = app_on_server(
         &case,
         Config {
-            books: 1,
-            comic_pages: [(BOOK, PAGES)].into(),
             faults: Faults {
                 latency_ms: 300,
                 path_prefix: Some(format!("/books/{BOOK}/pages/")),
                 ..Faults::default()
             },
-            ..Config::default()
+            ..comic(PAGES)
         },
         "Fixture Library",
         None,
@@ -128,10 +170,8 @@ fn a_comic_read_further_on_another_device_opens_at_the_servers_page_and_sends_th
     let (server, app) = app_on_server(
         &case,
         Config {
-            books: 1,
-            comic_pages: [(BOOK, PAGES)].into(),
             reading_positions: Some(Default::default()),
-            ..Config::default()
+            ..comic(PAGES)
         },
         "Fixture Library",
         None,
@@ -239,7 +279,7 @@ fn slide_to(app: &App, page: u32, release: bool) {
 
 #[test]
 fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
-    let (_case, server, app) = open_comic(8);
+    let (_case, server, app, _) = open_comic(8);
 
     // Two pages, right to left: page index 1 comes first, on the right.
     app.find(&sel("layout-spread")).unwrap().click().unwrap();
@@ -324,21 +364,7 @@ fn rtl_and_spread_modes_show_the_right_pages_in_the_right_places() {
 
 #[test]
 fn the_vertical_strip_loads_pages_as_they_come_near_and_follows_the_page_in_view() {
-    let case = TestCase::start();
-    let (server, app) = app_on_server(
-        &case,
-        Config {
-            books: 1,
-            comic_pages: [(BOOK, 30)].into(),
-            ..Config::default()
-        },
-        "Fixture Library",
-        Some((1280.0, 860.0)),
-    );
-    let title = server.book(BOOK).unwrap().title;
-    let id = open_details(&app, &title, true);
-    open_comic_reader(&app, id);
-    wait_for_pages(&app, &[0]);
+    let (_case, server, app, id) = open_comic(30);
 
     app.find(&sel("layout-webtoon")).unwrap().click().unwrap();
     app.wait_for_displayed(&sel("page-strip")).unwrap();
@@ -415,7 +441,7 @@ fn picture(app: &App) -> [f64; 4] {
 
 #[test]
 fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
-    let (_case, server, app) = open_comic(8);
+    let (_case, server, app, _) = open_comic(8);
 
     // The whole page in view: a wheel notch down turns to the next page.
     app.find(&sel("fit-screen")).unwrap().click().unwrap();
@@ -538,22 +564,7 @@ fn the_wheel_and_a_swipe_turn_pages_and_ctrl_wheel_zooms_about_the_pointer() {
 #[test]
 fn a_comic_kept_as_one_cbz_file_opens_in_the_comic_reader() {
     let case = TestCase::start();
-    let (server, app) = app_on_server(
-        &case,
-        Config {
-            books: 1,
-            comic_pages: [(BOOK, 9)].into(),
-            behavior: fixture_server::Behavior {
-                whole_file_comics: true,
-                ..Default::default()
-            },
-            ..Config::default()
-        },
-        "calibre",
-        None,
-    );
-    let title = server.book(BOOK).unwrap().title;
-    let id = open_details(&app, &title, true);
+    let (server, app, id) = book_details(&case, whole_file_comic(9), "calibre", None);
     open_comic_reader(&app, id);
     wait_for_painted_page(&app, 0);
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 9")
@@ -619,18 +630,7 @@ fn page_colour(app: &App) -> [u8; 3] {
 fn a_pdf_kept_as_one_file_opens_in_the_page_reader_with_its_contents() {
     let case = TestCase::start();
     let pdf = make_test_pdf("book", "6");
-    let (server, app) = app_on_server(
-        &case,
-        Config {
-            books: 3,
-            files: [(BOOK, given_file("application/pdf", "pdf", pdf.clone()))].into(),
-            ..Config::default()
-        },
-        "calibre",
-        None,
-    );
-    let title = server.book(BOOK).unwrap().title;
-    let id = open_details(&app, &title, true);
+    let (server, app, id) = book_details(&case, pdf_book(pdf.clone()), "calibre", None);
     assert_eq!(
         app.wait_for(&sel("read-book"))
             .unwrap()
@@ -724,18 +724,7 @@ fn a_hostile_pdf_shows_its_page_and_runs_nothing_it_carries() {
     })
     .expect("start the probe server");
     let pdf = make_test_pdf("hostile", &probe.url("/pwned"));
-    let (server, app) = app_on_server(
-        &case,
-        Config {
-            books: 3,
-            files: [(BOOK, given_file("application/pdf", "pdf", pdf))].into(),
-            ..Config::default()
-        },
-        "calibre",
-        None,
-    );
-    let title = server.book(BOOK).unwrap().title;
-    let id = open_details(&app, &title, true);
+    let (server, app, id) = book_details(&case, pdf_book(pdf), "calibre", None);
     let window_title = app.execute("return document.title;", vec![]).unwrap();
     open_comic_reader(&app, id);
     wait_for_painted_page(&app, 0);
@@ -904,20 +893,7 @@ fn file_parts_bytes(case: &TestCase, id: i64) -> u64 {
 #[test]
 fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
     let case = TestCase::start();
-    let (server, app) = app_on_server(
-        &case,
-        Config {
-            books: 1,
-            comic_pages: [(BOOK, 200)].into(),
-            behavior: fixture_server::Behavior {
-                whole_file_comics: true,
-                ..Default::default()
-            },
-            ..Config::default()
-        },
-        "calibre",
-        None,
-    );
+    let (server, app) = app_on_server(&case, whole_file_comic(200), "calibre", None);
     let book = server.book(BOOK).unwrap();
     let id = open_details(&app, &book.title, true);
     // From now on the server sends about 400 KB a second: the whole file takes half a minute.
@@ -975,24 +951,19 @@ fn page_150_of_a_large_cbz_paints_before_its_file_is_stored() {
 
 // ---- the place across layouts, the keys after the slider, bars that make room ---------------
 
-/// Opens fixture book `BOOK` (`pages` pages) in the comic reader at its first page.
-fn open_comic(pages: u32) -> (TestCase, RunningServer, App) {
+/// Opens fixture book `BOOK` (`pages` pages) in the comic reader at its first page: the test
+/// case, the server, the app and the book's id in it.
+fn open_comic(pages: u32) -> (TestCase, RunningServer, App, i64) {
     let case = TestCase::start();
-    let (server, app) = app_on_server(
+    let (server, app, id) = book_details(
         &case,
-        Config {
-            books: 1,
-            comic_pages: [(BOOK, pages)].into(),
-            ..Config::default()
-        },
+        comic(pages),
         "Fixture Library",
         Some((1280.0, 860.0)),
     );
-    let title = server.book(BOOK).unwrap().title;
-    let id = open_details(&app, &title, true);
     open_comic_reader(&app, id);
     wait_for_pages(&app, &[0]);
-    (case, server, app)
+    (case, server, app, id)
 }
 
 /// Waits until the strip shows its pages, then a while longer: the page it settles on.
@@ -1015,7 +986,7 @@ fn settled_strip(app: &App) -> String {
 /// of a book and from a right-to-left spread alike.
 #[test]
 fn switching_layouts_keeps_the_page_read() {
-    let (_case, server, app) = open_comic(3);
+    let (_case, server, app, _) = open_comic(3);
 
     // At the last page, into the strip and back.
     press(&app, &["\u{E010}"]); // End
@@ -1051,7 +1022,7 @@ fn switching_layouts_keeps_the_page_read() {
     server.stop();
 
     // A right-to-left spread, pages 4–5 of 8.
-    let (_case, server, app) = open_comic(8);
+    let (_case, server, app, _) = open_comic(8);
     app.find(&sel("layout-spread")).unwrap().click().unwrap();
     app.find(&sel("direction-rtl")).unwrap().click().unwrap();
     slide_to(&app, 3, true);
@@ -1072,7 +1043,7 @@ fn switching_layouts_keeps_the_page_read() {
 /// Down, ↓ and Space turn to the next page again, and Page Up to the previous one.
 #[test]
 fn the_readers_keys_turn_pages_after_the_slider_was_used() {
-    let (_case, server, app) = open_comic(12);
+    let (_case, server, app, _) = open_comic(12);
     let slider = app.find(&sel("page-slider")).unwrap();
     let rect = app
         .execute(
@@ -1152,7 +1123,7 @@ fn bars_shown(app: &App) -> bool {
 /// click in the middle, or when Tab brings the focus to them.
 #[test]
 fn the_bars_hide_when_the_mouse_rests_or_the_middle_is_clicked() {
-    let (_case, server, app) = open_comic(8);
+    let (_case, server, app, _) = open_comic(8);
     let window = app
         .execute("return [window.innerWidth, window.innerHeight];", vec![])
         .unwrap();
@@ -1219,6 +1190,15 @@ fn the_bars_hide_when_the_mouse_rests_or_the_middle_is_clicked() {
 
 // ---- the end of a book: the next of its series, and the one before ----------------------------
 
+/// Waits for the reader to show the book titled `title`, its indicator saying `indicator` and
+/// the pages `pages` (indices) on screen.
+fn wait_for_book_at(app: &App, title: &str, indicator: &str, pages: &[u32]) {
+    app.wait_for_text(&sel("reader-title"), title).unwrap();
+    app.wait_for_text(&sel("page-indicator"), indicator)
+        .unwrap();
+    wait_for_pages(app, pages);
+}
+
 /// The end card's text once it shows the book titled `title`.
 fn end_card_offering(app: &App, title: &str) -> String {
     app.wait_for_text(&sel("reader-end-book"), title).unwrap();
@@ -1275,11 +1255,7 @@ fn the_end_of_a_comic_offers_the_next_of_its_series_and_the_start_the_one_before
 
     // The next turn opens #2 at its first page.
     press(&app, &["\u{E014}"]); // ArrowRight
-    app.wait_for_text(&sel("reader-title"), &second.title)
-        .unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
-        .unwrap();
-    wait_for_pages(&app, &[0]);
+    wait_for_book_at(&app, &second.title, "Page 1 of 6", &[0]);
     assert!(
         app.find_all(&sel("reader-end-card")).unwrap().is_empty(),
         "no card over #2"
@@ -1293,11 +1269,7 @@ fn the_end_of_a_comic_offers_the_next_of_its_series_and_the_start_the_one_before
         "the card offers #1: {text}"
     );
     press(&app, &["\u{E012}"]); // ArrowLeft
-    app.wait_for_text(&sel("reader-title"), &first.title)
-        .unwrap();
-    app.wait_for_text(&sel("page-indicator"), "Page 5 of 5")
-        .unwrap();
-    wait_for_pages(&app, &[4]);
+    wait_for_book_at(&app, &first.title, "Page 5 of 5", &[4]);
 
     app.close().unwrap();
     server.stop();
