@@ -2,7 +2,7 @@
 //! server on loopback.
 //!
 //! - commands: exit codes and output of the server, browse, store, open, status, path and
-//!   series commands (a series' window, a server's default), `next` and `mark`, and `notes`
+//!   series commands (a series' read-ahead, a server's default), `next` and `mark`, and `notes`
 //!   (bookmarks and highlights listed and exported);
 //! - library folders: `folders add`, `list`, `scan` and `remove` on a folder of CBZs made here;
 //! - import: `import` of a folder of CBZs and an EPUB made here, each printed, a bad file
@@ -216,6 +216,21 @@ fn progression_total(server: &RunningServer, id: u32) -> Option<f64> {
     server.progression(id).unwrap()["locator"]["locations"]["totalProgression"].as_f64()
 }
 
+/// Adds as `name` a server at a loopback port nothing listens on.
+fn add_dead_server(cli: &Cli, name: &str) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    cli.ok(&[
+        "server",
+        "add",
+        name,
+        &format!("http://127.0.0.1:{port}/opds"),
+    ]);
+}
+
 /// Whether a page of `browse` lists a book.
 fn lists_a_book(page: &Value) -> bool {
     page["entries"]
@@ -240,17 +255,7 @@ fn errors_have_their_exit_codes_and_one_line() {
     assert_eq!(code(&cli.run(&["browse", "nobody"])), 3);
     assert_eq!(code(&cli.run(&["no-such-command"])), 2);
     // A dead server: nothing listens on this port.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    cli.ok(&[
-        "server",
-        "add",
-        "dead",
-        &format!("http://127.0.0.1:{port}/opds"),
-    ]);
+    add_dead_server(&cli, "dead");
     assert_eq!(code(&cli.run(&["browse", "dead"])), 4);
     // A data dir that is a file: a storage error.
     let file = cli.data.with_file_name("a-file");
@@ -576,17 +581,7 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     let cli = Cli::new();
     cli.ok(&["server", "add", "one", &one.url("/opds")]);
     cli.ok(&["server", "add", "two", &two.url("/opds")]);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    cli.ok(&[
-        "server",
-        "add",
-        "away",
-        &format!("http://127.0.0.1:{port}/opds"),
-    ]);
+    add_dead_server(&cli, "away");
     // A word of a title of the first server's (the fixture matches titles and authors).
     let wanted = one.books()[0].title.clone();
     let word = wanted
@@ -980,11 +975,11 @@ fn an_api_key_from_stdin_signs_in_as_x_api_key() {
 }
 
 #[test]
-fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
+fn a_series_read_ahead_keeps_the_next_books_of_what_is_read_on_the_device() {
     let (_server, cli, ids) = registered(twelve_comics(false));
     // A series of at least four books, as the catalog says (schema:Series).
     let series = series_of_at_least(&cli, &ids, 4);
-    assert!(series["window"].is_null(), "{series}");
+    assert!(series["read_ahead"].is_null(), "{series}");
     let books = series_book_ids(&series);
     // Numbered as the server numbers them.
     let numbers: Vec<f64> = series["books"]
@@ -996,7 +991,7 @@ fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
     assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
 
     let kept = cli.json(&["series", "keep", &books[0], "--next", "2"]);
-    assert_eq!(kept["window"]["keep_next"], 2, "{kept}");
+    assert_eq!(kept["read_ahead"]["keep_next"], 2, "{kept}");
     assert_eq!(
         &series_states(&kept)[..4],
         ["remote", "queued", "queued", "remote"]
@@ -1022,11 +1017,12 @@ fn a_series_window_keeps_the_next_books_of_what_is_read_on_the_device() {
     );
     assert_eq!(code(&cli.run(&["series", "show", "9999"])), 3);
     cli.ok(&["series", "stop", &books[0]]);
-    assert!(cli.json(&["series", "show", &books[0]])["window"].is_null());
+    assert!(cli.json(&["series", "show", &books[0]])["read_ahead"].is_null());
 }
 
 #[test]
-fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_stays_stopped() {
+fn a_servers_default_read_ahead_is_taken_by_a_series_when_read_and_a_stopped_series_stays_stopped()
+{
     let (_server, cli, ids) = registered(twelve_comics(false));
     let books = series_book_ids(&series_of_at_least(&cli, &ids, 4));
 
@@ -1035,7 +1031,7 @@ fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_
     assert!(shown["default"].is_null(), "{shown}");
     assert!(cli
         .ok(&["series", "default", "lib"])
-        .contains("lib: no default reading window"));
+        .contains("lib: no default read-ahead"));
 
     let set = cli.json(&[
         "series",
@@ -1062,11 +1058,11 @@ fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_
         "{text}"
     );
 
-    // Reading the first book gives its series the default's window: the next two are queued.
+    // Reading the first book gives its series the default's read-ahead: the next two are queued.
     cli.ok(&["open", &books[0], "--page", "1"]);
     let shown = cli.json(&["series", "show", &books[0]]);
-    assert_eq!(shown["window"]["keep_next"], 2, "{shown}");
-    assert_eq!(shown["window"]["from_server_default"], true, "{shown}");
+    assert_eq!(shown["read_ahead"]["keep_next"], 2, "{shown}");
+    assert_eq!(shown["read_ahead"]["from_server_default"], true, "{shown}");
     assert_eq!(&series_states(&shown)[1..4], ["queued", "queued", "remote"]);
     assert!(cli
         .ok(&["series", "show", &books[0]])
@@ -1076,7 +1072,7 @@ fn a_servers_default_window_is_taken_by_a_series_when_read_and_a_stopped_series_
     cli.ok(&["series", "stop", &books[0]]);
     cli.ok(&["open", &books[1], "--page", "4"]);
     let shown = cli.json(&["series", "show", &books[0]]);
-    assert!(shown["window"].is_null(), "{shown}");
+    assert!(shown["read_ahead"].is_null(), "{shown}");
     assert_eq!(shown["stopped"], true, "{shown}");
     assert_eq!(series_states(&shown)[3], "remote", "{shown}");
 
