@@ -147,6 +147,9 @@ pub struct AppStatus {
     /// notice saying so is shown, unless the reader dismissed it for good.
     pub secrets_in_file: bool,
     pub credentials_notice_dismissed: bool,
+    /// Some book is on the device (stored, on its way, or opened): the window starts on Home
+    /// even without a server. Asked by index lookups, never by listing the books.
+    pub has_books: bool,
     /// Why the library cannot be opened, when it cannot.
     pub error: Option<CommandError>,
 }
@@ -168,6 +171,9 @@ pub async fn app_status(app: AppHandle) -> AppStatus {
                 .flatten()
                 .is_some_and(|d| d.0)
         }),
+        has_books: core
+            .as_ref()
+            .is_ok_and(|c| book_view::has_books_on_device(&c.store).unwrap_or(false)),
         error: core.err(),
     }
 }

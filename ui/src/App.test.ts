@@ -11,7 +11,7 @@ import type { AppStatus, Server } from './lib/ipc';
 
 const invokeMock = vi.mocked(invoke);
 
-const okStatus: AppStatus = { version: '0.1.0', data_dir: '/home/ada/.local/share/carrel', credentials: 'keyring', secrets_in_file: false, credentials_notice_dismissed: false, error: null };
+const okStatus: AppStatus = { version: '0.1.0', data_dir: '/home/ada/.local/share/carrel', credentials: 'keyring', secrets_in_file: false, credentials_notice_dismissed: false, has_books: false, error: null };
 
 function server(id: number, name: string, url: string, username: string | null = null): Server {
   return { id, name, url, username, min_interval_ms: 0, created_at_ms: 1_700_000_000_000, paused_reason: null, trust_self_signed: false, api_key: false };
@@ -55,6 +55,7 @@ describe('App', () => {
       credentials: null,
       secrets_in_file: false,
       credentials_notice_dismissed: false,
+      has_books: false,
       error: { kind: 'storage', message: 'the library was written by a newer Carrel (schema 9)' },
     });
     render(App);

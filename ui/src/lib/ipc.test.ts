@@ -154,6 +154,7 @@ describe('commands', () => {
       credentials: null,
       secrets_in_file: false,
       credentials_notice_dismissed: false,
+      has_books: false,
       error: { kind: FALLBACK_KIND, message: 'no backend' },
     });
   });

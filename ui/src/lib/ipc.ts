@@ -177,6 +177,7 @@ export async function appStatus(): Promise<AppStatus> {
       credentials: null,
       secrets_in_file: false,
       credentials_notice_dismissed: false,
+      has_books: false,
       error: toCommandError(reason),
     };
   }

@@ -23,6 +23,7 @@ export const okStatus: AppStatus = {
   credentials: 'keyring',
   secrets_in_file: false,
   credentials_notice_dismissed: false,
+  has_books: false,
   error: null,
 };
 

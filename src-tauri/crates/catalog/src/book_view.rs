@@ -253,6 +253,21 @@ pub fn on_device(store: &Store) -> Result<Vec<BookStatus>, carrel_library::error
     Ok(out)
 }
 
+/// Whether the device holds any book: one with a part stored or on its way (a reader's own
+/// file is a stored book), or one opened. Index lookups only (`tasks` by state, `books` by
+/// when last opened), so the answer costs the same however large the library.
+pub fn has_books_on_device(store: &Store) -> Result<bool, carrel_library::error::Error> {
+    Ok(store
+        .read(|c| {
+            c.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM tasks WHERE state IN ('done', 'pending', 'active'))
+                     OR EXISTS (SELECT 1 FROM books WHERE last_opened_ms IS NOT NULL)",
+            )?
+            .query_row([], |r| r.get::<_, bool>(0))
+        })
+        .map_err(|e| store.sql_error(e))?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,6 +340,46 @@ mod tests {
                 books::BookError::NotFound(999)
             ))
         ));
+    }
+
+    #[test]
+    fn a_book_is_on_the_device_once_stored_on_its_way_or_opened_not_when_only_browsed() {
+        let (_t, store, server) = home();
+        assert!(!has_books_on_device(&store).unwrap());
+        let book = books::remember(
+            &store,
+            server.id,
+            &CatalogBook {
+                file_url: Some("http://127.0.0.1:9/b/1.cbz".into()),
+                ..CatalogBook::bare("urn:1", "Browsed", BookFormat::Comic)
+            },
+        )
+        .unwrap();
+        assert!(
+            !has_books_on_device(&store).unwrap(),
+            "a book only seen in a catalog"
+        );
+        book_downloads::store_book(&store, book.id).unwrap();
+        assert!(has_books_on_device(&store).unwrap(), "on its way");
+        let set_tasks = |state: &str| {
+            store
+                .write(|tx| {
+                    tx.execute("UPDATE tasks SET state = ?1", [state])
+                        .map_err(|e| store.sql_error(e))
+                })
+                .unwrap()
+        };
+        set_tasks("done");
+        assert!(has_books_on_device(&store).unwrap(), "stored");
+        set_tasks("failed");
+        assert!(
+            !has_books_on_device(&store).unwrap(),
+            "a download that failed keeps nothing"
+        );
+        book_downloads::remove_book(&store, book.id).unwrap();
+        assert!(!has_books_on_device(&store).unwrap(), "removed");
+        book_downloads::open_book(&store, book.id, None).unwrap();
+        assert!(has_books_on_device(&store).unwrap(), "opened");
     }
 
     #[test]
