@@ -63,6 +63,10 @@ empty-library-title = Noch keine Bibliothek – fügen Sie einen Server hinzu
 empty-library-lead = Carrel liest Comics und E-Books aus dem OPDS-Katalog eines Bibliotheksservers, den Sie betreiben oder nutzen, etwa Komga, Kavita, Codex, Calibre-Web oder Stump.
 empty-library-add = Server hinzufügen
 empty-library-aside = Sie brauchen die Adresse des Katalogs und, falls der Server danach fragt, einen Benutzernamen und ein Passwort.
+empty-library-own-files = Oder lesen Sie Ihre eigenen Dateien: Comics (CBZ, CBR, CB7, CBT), EPUB und PDF.
+empty-library-open-files = Dateien öffnen…
+empty-library-add-folder = Bibliotheksordner hinzufügen…
+empty-library-folder-failed = Der Ordner konnte nicht hinzugefügt werden: { $reason }
 
 ## Toasts, confirmations, breadcrumbs
 
@@ -99,6 +103,8 @@ home-continue-loading = Die Bücher, die Sie lesen, werden geladen
 home-continue-error = Die Bücher, die Sie lesen, konnten nicht gelesen werden
 home-continue-empty = Bücher, die Sie öffnen, erscheinen hier, das neueste zuerst.
 home-servers-title = Server
+home-add-server-text = Fügen Sie einen Bibliotheksserver wie Komga, Kavita oder Calibre-Web hinzu, um seinen Katalog zu durchsuchen und daraus herunterzuladen.
+home-add-server = Server hinzufügen
 home-servers-count =
     { $count ->
         [one] { $count } Server

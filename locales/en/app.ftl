@@ -63,6 +63,10 @@ empty-library-title = No library yet — add a server
 empty-library-lead = Carrel reads comics and ebooks from the OPDS catalog of a library server you run or use, such as Komga, Kavita, Codex, Calibre-Web or Stump.
 empty-library-add = Add server
 empty-library-aside = You’ll need the catalog’s address, and a username and password if the server asks for them.
+empty-library-own-files = Or read your own files: comics (CBZ, CBR, CB7, CBT), EPUB and PDF.
+empty-library-open-files = Open files…
+empty-library-add-folder = Add a library folder…
+empty-library-folder-failed = Couldn’t add the folder: { $reason }
 
 ## Toasts, confirmations, breadcrumbs
 
@@ -99,6 +103,8 @@ home-continue-loading = Loading the books you are reading
 home-continue-error = Couldn’t read the books you are reading
 home-continue-empty = Books you open appear here, the most recent first.
 home-servers-title = Servers
+home-add-server-text = Add a library server, such as Komga, Kavita or Calibre-Web, to browse its catalog and download from it.
+home-add-server = Add server
 home-servers-count =
     { $count ->
         [one] { $count } server

@@ -67,6 +67,10 @@ empty-library-title = Aún no hay biblioteca: añade un servidor
 empty-library-lead = Carrel lee cómics y libros electrónicos del catálogo OPDS de un servidor de biblioteca que gestionas o usas, como Komga, Kavita, Codex, Calibre-Web o Stump.
 empty-library-add = Añadir servidor
 empty-library-aside = Necesitarás la dirección del catálogo y, si el servidor los pide, un nombre de usuario y una contraseña.
+empty-library-own-files = O lee tus propios archivos: cómics (CBZ, CBR, CB7, CBT), EPUB y PDF.
+empty-library-open-files = Abrir archivos…
+empty-library-add-folder = Añadir una carpeta de biblioteca…
+empty-library-folder-failed = No se pudo añadir la carpeta: { $reason }
 
 ## Toasts, confirmations, breadcrumbs
 
@@ -103,6 +107,8 @@ home-continue-loading = Cargando los libros que estás leyendo
 home-continue-error = No se pudieron leer los libros que estás leyendo
 home-continue-empty = Los libros que abras aparecen aquí, el más reciente primero.
 home-servers-title = Servidores
+home-add-server-text = Añade un servidor de biblioteca, como Komga, Kavita o Calibre-Web, para explorar su catálogo y descargar de él.
+home-add-server = Añadir servidor
 home-servers-count =
     { $count ->
         [one] { $count } servidor

@@ -67,6 +67,10 @@ empty-library-title = Pas encore de bibliothèque — ajoutez un serveur
 empty-library-lead = Carrel lit les bandes dessinées et les livres numériques du catalogue OPDS d’un serveur de bibliothèque que vous gérez ou utilisez, comme Komga, Kavita, Codex, Calibre-Web ou Stump.
 empty-library-add = Ajouter un serveur
 empty-library-aside = Il vous faudra l’adresse du catalogue, ainsi qu’un nom d’utilisateur et un mot de passe si le serveur en demande.
+empty-library-own-files = Ou lisez vos propres fichiers : bandes dessinées (CBZ, CBR, CB7, CBT), EPUB et PDF.
+empty-library-open-files = Ouvrir des fichiers…
+empty-library-add-folder = Ajouter un dossier de bibliothèque…
+empty-library-folder-failed = Impossible d’ajouter le dossier : { $reason }
 
 ## Toasts, confirmations, breadcrumbs
 
@@ -103,6 +107,8 @@ home-continue-loading = Chargement des livres en cours de lecture
 home-continue-error = Impossible de lire les livres en cours de lecture
 home-continue-empty = Les livres que vous ouvrez apparaissent ici, le plus récent en premier.
 home-servers-title = Serveurs
+home-add-server-text = Ajoutez un serveur de bibliothèque, comme Komga, Kavita ou Calibre-Web, pour parcourir son catalogue et en télécharger des livres.
+home-add-server = Ajouter un serveur
 home-servers-count =
     { $count ->
         [one] { $count } serveur
