@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use carrel_core::{
     catalog::client::CatalogItem,
-    engine::book_downloads::{self, BookState},
+    engine::book_downloads::{self, BookState, BookStatus},
     engine::download_stack::{self, TaskKind, TaskState},
     engine::executor::{ExecutorConfig, Finish, RunMode},
     engine::progress::{DownloadEvent, ProgressSink, RecordingSink},
@@ -128,8 +128,22 @@ async fn wait_for_requests(fixture: &RunningServer, total: u64) {
 }
 
 fn book_state(env: &Env, id: i64) -> BookState {
+    book_status(env, id).state
+}
+
+/// What the library says of book `id`'s download: its state and progress.
+fn book_status(env: &Env, id: i64) -> BookStatus {
     let book = books::get(&env.store, id).unwrap();
-    book_downloads::status(&env.store, &book).unwrap().state
+    book_downloads::status(&env.store, &book).unwrap()
+}
+
+/// Two comics of `pages` pages each.
+fn two_comics(pages: u32) -> Config {
+    Config {
+        books: 2,
+        comic_pages: [(1, pages), (2, pages)].into(),
+        ..Default::default()
+    }
 }
 
 fn one_comic(pages: u32) -> Config {
@@ -178,8 +192,7 @@ async fn opening_page_40_of_60_fetches_it_first_then_the_pages_after_it_then_the
         );
     }
     assert_eq!(stats.global_max_in_flight, 1);
-    let status =
-        book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
+    let status = book_status(&env, ids[&1]);
     assert_eq!(status.state, BookState::Stored);
     assert_eq!(
         (status.progress.stored_parts, status.progress.total_parts),
@@ -507,33 +520,23 @@ async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gone_book_fails_with_its_reason_and_the_executor_goes_on() {
-    let fixture = start(Config {
-        books: 2,
-        comic_pages: [(1, 3), (2, 3)].into(),
-        ..Default::default()
-    });
+    let fixture = start(two_comics(3));
     let (env, _, ids) = library(&fixture).await;
     fixture.set_gone(1, true);
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     book_downloads::store_book(&env.store, ids[&2]).unwrap();
     let (finish, _) = env.sync(fast_config()).await;
     assert_eq!(finish, Finish::Idle);
-    let gone =
-        book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
-    match gone.state {
+    match book_state(&env, ids[&1]) {
         BookState::Failed { reason } => assert!(reason.contains("410"), "{reason}"),
         other => panic!("expected failed, got {other:?}"),
     }
-    let fine =
-        book_downloads::status(&env.store, &books::get(&env.store, ids[&2]).unwrap()).unwrap();
-    assert_eq!(fine.state, BookState::Stored);
+    assert_eq!(book_state(&env, ids[&2]), BookState::Stored);
     // The reader retries once the server has it again.
     fixture.set_gone(1, false);
     assert!(download_stack::retry_book(&env.store, ids[&1]).unwrap() >= 1);
     env.sync(fast_config()).await;
-    let again =
-        book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap()).unwrap();
-    assert_eq!(again.state, BookState::Stored);
+    assert_eq!(book_state(&env, ids[&1]), BookState::Stored);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -586,11 +589,7 @@ async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_push_wakes_a_backing_off_executor_at_once() {
-    let fixture = start(Config {
-        books: 2,
-        comic_pages: [(1, 2), (2, 2)].into(),
-        ..Default::default()
-    });
+    let fixture = start(two_comics(2));
     let (env, _, ids) = library(&fixture).await;
     fixture.set_faults(Faults {
         error_rate: 1.0,
