@@ -34,6 +34,8 @@
 //! - [`single_instance`]: one app per data dir; starting Carrel again shows the running one.
 //! - [`webview_rendering`]: painting pages on the CPU on machines without a GPU, chosen before
 //!   GTK starts.
+//! - [`webview_memory`]: WebKit keeps no loaded picture the window no longer uses (the readers
+//!   keep their own, within a bound).
 //! - [`notifications`]: desktop notifications about downloads (progress per book, ready to
 //!   read offline, paused while the server is away), with actions where the notification
 //!   server shows them.
@@ -64,6 +66,7 @@ pub mod protocol_replies;
 mod protocol_requests_tests;
 pub mod single_instance;
 pub mod system_fonts;
+pub mod webview_memory;
 pub mod webview_rendering;
 
 use std::sync::{Arc, Mutex};

@@ -7,8 +7,12 @@
  * farthest from the one read goes first, and of two as far, the one behind the reader.
  */
 
-/** What the decoded pages may take, in bytes (about 45 pages of 0.7 megapixels). */
-export const DECODED_BYTES = 192 * 1024 * 1024;
+/**
+ * What the decoded pages may take, in bytes: about 22 pages of 0.7 megapixels, four of a
+ * 6-megapixel scan — the pages decoded ahead and behind with room to spare, while the window's
+ * processes stay within 300 MiB after a long comic (`make bench`'s memory row).
+ */
+export const DECODED_BYTES = 96 * 1024 * 1024;
 /** How many pages (or two-page spreads) are decoded ahead in the direction of reading. */
 export const DECODE_AHEAD = 3;
 /** How many are decoded behind, for a reader who turns back once. */
