@@ -6,13 +6,13 @@
 //! `target/bench/engine.json`.
 //!
 //! ```text
-//! carrel-bench [--only stack,download,throughput,preemption,memory,archive,page-wait,page-turn,cold-start] [--json PATH]
+//! carrel-bench [--only stack,download,throughput,preemption,memory,archive,page-wait,page-turn,cold-start,library-window] [--json PATH]
 //! ```
 //!
 //! `download` also runs the resume measurement, which reuses its data dirs. `throughput` stands
 //! for `throughput.pages,throughput.tasks,throughput.file`, each of which may be run alone.
 //! `window` stands for
-//! `page-turn,cold-start`, which drive the real app (a release build) through the window tests'
+//! `page-turn,cold-start,library-window`, which drive the real app (a release build) through the window tests'
 //! harness and need an X display, tauri-driver and WebKitWebDriver: `make bench` provides them.
 //!
 //! Layout:
@@ -20,14 +20,16 @@
 //!   window; [`archives`]: pages read
 //!   from comics kept as one archive file; [`page_wait`]: a window waiting for a page being
 //!   downloaded;
-//! - [`window`]: launching the app and reading the webview's clocks; [`page_turn`] and
-//!   [`cold_start`]: the window benchmarks;
+//! - [`window`]: launching the app and reading the webview's clocks; [`page_turn`],
+//!   [`cold_start`] and [`library_window`] (scrolling 10,000 books, memory after a long comic):
+//!   the window benchmarks;
 //! - [`report`]: summaries, the table and the JSON.
 
 mod archives;
 mod cold_start;
 mod engine;
 mod library_rows;
+mod library_window;
 mod memory;
 mod page_turn;
 mod page_wait;
@@ -46,7 +48,7 @@ use serde_json::json;
 
 use report::Report;
 
-const GROUPS: [&str; 9] = [
+const GROUPS: [&str; 10] = [
     "stack",
     "download",
     "throughput",
@@ -56,9 +58,10 @@ const GROUPS: [&str; 9] = [
     "page-wait",
     "page-turn",
     "cold-start",
+    "library-window",
 ];
 /// The groups that need the app's window.
-const WINDOW_GROUPS: [&str; 2] = ["page-turn", "cold-start"];
+const WINDOW_GROUPS: [&str; 3] = ["page-turn", "cold-start", "library-window"];
 
 struct Args {
     only: Vec<String>,
@@ -236,6 +239,9 @@ fn main() -> Result<()> {
         }
         if wants("cold-start") {
             cold_start::run(&mut report, &runtime)?;
+        }
+        if wants("library-window") {
+            library_window::run(&mut report)?;
         }
     }
 

@@ -120,7 +120,7 @@ fn turn_script() -> String {
 /// One turn, in ms from the key: until the new page's image was loaded and shown (before its
 /// decoding and paint), and until it was painted.
 #[derive(Debug, Clone, Copy)]
-struct Turn {
+pub(crate) struct Turn {
     loaded: f64,
     painted: f64,
     /// Until the new page's element was in the document (the reader's own work).
@@ -158,7 +158,7 @@ fn steps(turns: &[Turn]) -> (Value, String) {
 }
 
 /// One turn: `key` (or none, to wait for what is opening), until `target` is painted.
-fn turn(app: &App, key: Option<&str>, target: u32) -> Result<Turn> {
+pub(crate) fn turn(app: &App, key: Option<&str>, target: u32) -> Result<Turn> {
     let answer = app
         .execute_async(
             &turn_script(),

@@ -71,7 +71,8 @@ pub struct Goal {
 impl Goal {
     fn text(&self, unit: &str) -> String {
         match (self.max_ratio, self.max_value) {
-            (Some(r), _) => format!("≤ {}×", num(r)),
+            (Some(r), Some(v)) => format!("≤ {}×, ≤ {} {unit}", num(r), num(v)),
+            (Some(r), None) => format!("≤ {}×", num(r)),
             (None, Some(v)) => format!("≤ {} {unit}", num(v)),
             (None, None) => "—".into(),
         }
@@ -131,6 +132,15 @@ impl Row {
     pub fn goal_at_most(mut self, max: f64) -> Row {
         self.goal = Some(Goal {
             max_ratio: None,
+            max_value: Some(max),
+        });
+        self
+    }
+
+    /// Both goals: on the ratio and on the value itself (see [`Row::goal_at_most`]).
+    pub fn goals(mut self, max_ratio: f64, max: f64) -> Row {
+        self.goal = Some(Goal {
+            max_ratio: Some(max_ratio),
             max_value: Some(max),
         });
         self

@@ -34,6 +34,7 @@ mod util;
 
 pub use content::BookKind;
 pub use length_lies::{LengthLie, CLAIMED_TOTAL};
+pub use png::numbered_png;
 
 use state::State;
 

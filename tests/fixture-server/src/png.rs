@@ -187,6 +187,24 @@ impl Canvas {
     }
 }
 
+/// A picture of `width` × `height` coloured after `number`, with the number written across it
+/// (an uncompressed PNG: its size follows its area), for callers that make book files of their
+/// own.
+pub fn numbered_png(width: u32, height: u32, number: u32) -> Vec<u8> {
+    let hue = number.wrapping_mul(47) % 360;
+    let mut canvas = Canvas::new(width, height, hue_colour(hue, 0.5, 0.6));
+    canvas.rect(
+        0,
+        height / 8,
+        width,
+        height / 6,
+        hue_colour(hue + 40, 0.3, 0.95),
+    );
+    let ink = hue_colour(hue + 180, 0.2, 0.98);
+    canvas.digits_centered(&number.to_string(), height * 4 / 10, height / 4, ink);
+    canvas.encode(None)
+}
+
 /// A colour from a hue (0..360) with fixed saturation and value.
 pub(crate) fn hue_colour(hue: u32, saturation: f32, value: f32) -> [u8; 3] {
     let h = (hue % 360) as f32 / 60.0;
