@@ -9,8 +9,30 @@ import { i18n, t } from './i18n.svelte';
 /** Decimal units, as `Intl` names them: written "kB", "MB"… in English, "ko", "Mo"… in French. */
 const UNITS = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
 
+/**
+ * One `Intl` formatter per locale and kind, made the first time it is needed: making one costs
+ * far more than using it, and a grid scrolling through a library formats a size for every tile
+ * it brings in.
+ */
+const formatters = new Map<string, Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.DateTimeFormat>();
+
+function formatter<F extends Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.DateTimeFormat>(
+  kind: string,
+  make: (locale: string) => F,
+): F {
+  const key = `${i18n.locale} ${kind}`;
+  let found = formatters.get(key) as F | undefined;
+  if (!found) {
+    found = make(i18n.locale);
+    formatters.set(key, found);
+  }
+  return found;
+}
+
 function decimal(value: number, digits: number): string {
-  return new Intl.NumberFormat(i18n.locale, { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(value);
+  return formatter(`decimal:${digits}`, (locale) =>
+    new Intl.NumberFormat(locale, { maximumFractionDigits: digits, minimumFractionDigits: 0 }),
+  ).format(value);
 }
 
 /**
@@ -29,12 +51,15 @@ export function formatBytes(bytes: number | null | undefined): string {
     unit++;
   }
   const digits = value < 10 ? 1 : 0;
-  return new Intl.NumberFormat(i18n.locale, {
-    style: 'unit',
-    unit: UNITS[unit],
-    maximumFractionDigits: digits,
-    minimumFractionDigits: 0,
-  }).format(value);
+  const name = UNITS[unit];
+  return formatter(`unit:${name}:${digits}`, (locale) =>
+    new Intl.NumberFormat(locale, {
+      style: 'unit',
+      unit: name,
+      maximumFractionDigits: digits,
+      minimumFractionDigits: 0,
+    }),
+  ).format(value);
 }
 
 /** A transfer rate: "1.2 MB/s". */
@@ -178,14 +203,16 @@ export function fileTypeLabel(fileType: string | null | undefined): string | nul
 export function formatAgo(thenMs: number, nowMs: number = Date.now()): string {
   const seconds = Math.max(0, Math.round((nowMs - thenMs) / 1000));
   if (seconds < 60) return t('format-ago-now');
-  const relative = new Intl.RelativeTimeFormat(i18n.locale, { numeric: 'auto' });
+  const relative = formatter('relative', (locale) => new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }));
   const minutes = Math.round(seconds / 60);
   if (minutes < 60) return relative.format(-minutes, 'minute');
   const hours = Math.round(minutes / 60);
   if (hours < 24) return relative.format(-hours, 'hour');
   const days = Math.round(hours / 24);
   if (days < 7) return relative.format(-days, 'day');
-  const date = new Intl.DateTimeFormat(i18n.locale, { dateStyle: 'medium' }).format(new Date(thenMs));
+  const date = formatter('date', (locale) => new Intl.DateTimeFormat(locale, { dateStyle: 'medium' })).format(
+    new Date(thenMs),
+  );
   return t('format-ago-date', { date });
 }
 
