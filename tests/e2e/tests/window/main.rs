@@ -22,6 +22,8 @@
 //!   Books on this device through the watcher.
 //! - `local_files`: the reader's own files — a drop on the window, `carrel FILE` handed to the
 //!   running app, the books kept after a restart.
+//! - `own_files_home`: a reader of their own files only, with no server: Home with Continue
+//!   reading at every start, not the first-run page.
 //! - `device_library`: Books on this device sorted and filtered as the reader chooses, and a
 //!   feed's facets shown as a bar above its items.
 //! - `downloads`: what the Downloads page and Home say — pausing, batches that end, finished
@@ -52,6 +54,7 @@ mod library;
 mod library_folders;
 mod local_files;
 mod notifications;
+mod own_files_home;
 mod pdf_depth;
 mod reader;
 mod reading_flow;
