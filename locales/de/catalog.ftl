@@ -127,7 +127,7 @@ badge-downloading = Wird geladen { $percent }
 badge-queued-percent = Wartet · { $percent }
 badge-reason-unknown = der Download ist fehlgeschlagen
 
-## Series window, in the book details
+## Series read-ahead, in the book details
 
 series-title = „{ $series }“ lesen
 series-keep-label = Auf diesem Gerät behalten
@@ -153,7 +153,7 @@ series-here-waiting =
         [one] { $here } von { $total } Buch dieser Reihe auf diesem Gerät, { $waiting } unterwegs.
        *[other] { $here } von { $total } Büchern dieser Reihe auf diesem Gerät, { $waiting } unterwegs.
     }
-series-note-window = Die nächsten werden während des Lesens heruntergeladen, nach dem Buch, das Sie gerade lesen.
+series-note-read-ahead = Die nächsten werden während des Lesens heruntergeladen, nach dem Buch, das Sie gerade lesen.
 series-note-server-default = Das ist die Standardeinstellung des Servers für die Reihen, die Sie lesen.
 series-note-default-ahead =
     { $count ->

@@ -127,7 +127,7 @@ badge-downloading = Downloading { $percent }
 badge-queued-percent = Queued · { $percent }
 badge-reason-unknown = the download failed
 
-## Series window, in the book details
+## Series read-ahead, in the book details
 
 series-title = Reading “{ $series }”
 series-keep-label = Keep on this device
@@ -153,7 +153,7 @@ series-here-waiting =
         [one] { $here } of { $total } book of this series on this device, { $waiting } on the way.
        *[other] { $here } of { $total } books of this series on this device, { $waiting } on the way.
     }
-series-note-window = The next ones download as you read, after the book you are reading.
+series-note-read-ahead = The next ones download as you read, after the book you are reading.
 series-note-server-default = This is the server’s default for the series you read.
 series-note-default-ahead =
     { $count ->

@@ -127,7 +127,7 @@ badge-downloading = Descargando { $percent }
 badge-queued-percent = En cola · { $percent }
 badge-reason-unknown = la descarga falló
 
-## Series window, in the book details
+## Series read-ahead, in the book details
 
 series-title = Leyendo «{ $series }»
 series-keep-label = Guardar en este dispositivo
@@ -153,7 +153,7 @@ series-here-waiting =
         [one] { $here } de { $total } libro de esta serie en este dispositivo, { $waiting } en camino.
        *[other] { $here } de { $total } libros de esta serie en este dispositivo, { $waiting } en camino.
     }
-series-note-window = Los siguientes se descargan mientras lees, después del libro que estás leyendo.
+series-note-read-ahead = Los siguientes se descargan mientras lees, después del libro que estás leyendo.
 series-note-server-default = Es lo que el servidor usa por defecto para las series que lees.
 series-note-default-ahead =
     { $count ->

@@ -131,7 +131,7 @@ badge-downloading = Téléchargement { $percent }
 badge-queued-percent = En attente · { $percent }
 badge-reason-unknown = le téléchargement a échoué
 
-## Series window, in the book details
+## Series read-ahead, in the book details
 
 series-title = Lire « { $series } »
 series-keep-label = Garder sur cet appareil
@@ -157,7 +157,7 @@ series-here-waiting =
         [one] { $here } livre sur { $total } de cette série sur cet appareil, { $waiting } en route.
        *[other] { $here } livres sur { $total } de cette série sur cet appareil, { $waiting } en route.
     }
-series-note-window = Les suivants se téléchargent au fil de votre lecture, après le livre en cours.
+series-note-read-ahead = Les suivants se téléchargent au fil de votre lecture, après le livre en cours.
 series-note-server-default = C’est le réglage par défaut du serveur pour les séries que vous lisez.
 series-note-default-ahead =
     { $count ->

@@ -668,7 +668,7 @@ pub async fn open_book(app: AppHandle, book_id: i64, page: Option<i64>) -> Comma
 /// is sent a few seconds after the reader stops turning pages.
 #[tauri::command]
 pub async fn save_position(app: AppHandle, book_id: i64, page: i64) -> CommandResult<()> {
-    // The series' reading window follows the reader (see `catalog::series_read_ahead`).
+    // The series' read-ahead follows the reader (see `catalog::series_read_ahead`).
     with_store_then_send(app, move |store| {
         series_read_ahead::record_position(store, book_id, page)
     })
@@ -1432,7 +1432,7 @@ mod tests {
     }
 }
 
-/// A book's series as the details panel shows it: the window (if any) and the books in series
+/// A book's series as the details panel shows it: the read-ahead (if any) and the books in series
 /// order. An error of kind `invalid_input` when the server names no series for the book.
 #[tauri::command]
 pub async fn series_of_book(app: AppHandle, book_id: i64) -> CommandResult<SeriesView> {
@@ -1491,13 +1491,13 @@ pub async fn mark_series_read(
     .await
 }
 
-/// Ends the reading window of `book_id`'s series.
+/// Ends the read-ahead of `book_id`'s series.
 #[tauri::command]
 pub async fn stop_keeping_series(app: AppHandle, book_id: i64) -> CommandResult<()> {
     with_store(app, move |store| series_read_ahead::stop(store, book_id)).await
 }
 
-/// A server's default reading window, taken by each series of it read without a window of its
+/// A server's default read-ahead, taken by each series of it read without a read-ahead of its
 /// own; `null` when off.
 #[tauri::command]
 pub async fn server_series_default(

@@ -130,10 +130,10 @@ pub async fn run(cli: Cli) -> CliResult {
             // A book imported from this computer: its file looked at first (gone, changed).
             carrel_core::catalog::local_books::check(&ctx.store, book_id)?;
             book_downloads::open_book(&ctx.store, book_id, index)?;
-            // Reading a book moves its series' window along, as in the app (a window that
+            // Reading a book moves its series' read-ahead along, as in the app (a read-ahead that
             // cannot be applied costs only the books it would have queued).
             if let Err(e) = series_read_ahead::apply(&ctx.store, book_id) {
-                tracing::warn!(book = book_id, cause = %e, "could not apply the series' reading window");
+                tracing::warn!(book = book_id, cause = %e, "could not apply the series' read-ahead");
             }
             let book = books::get(&ctx.store, book_id)?;
             if ctx.json {
@@ -748,7 +748,7 @@ fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
         print_json(json!(view));
         return Ok(());
     }
-    let window = match view.window {
+    let read_ahead = match view.read_ahead {
         Some(w) => {
             let removal = removal_words(w.remove_after_days);
             let from = if w.from_server_default {
@@ -758,21 +758,21 @@ fn series(ctx: &Context, cmd: SeriesCommand) -> CliResult {
             };
             format!("keeps the next {} unread{removal}{from}", w.keep_next)
         }
-        None if view.stopped => "no reading window (stopped; the server's default leaves it be)".to_owned(),
+        None if view.stopped => "no read-ahead (stopped; the server's default leaves it be)".to_owned(),
         None => match view.server_default {
             Some(d) => format!(
-                "no reading window yet (the server's default, the next {} unread, applies once a book of it is read)",
+                "no read-ahead yet (the server's default, the next {} unread, applies once a book of it is read)",
                 d.keep_next
             ),
-            None => "no reading window".to_owned(),
+            None => "no read-ahead".to_owned(),
         },
     };
-    println!("\"{}\": {window}", view.series);
+    println!("\"{}\": {read_ahead}", view.series);
     for b in &view.books {
         let number = b.series_index.map(|i| format!("#{i} ")).unwrap_or_default();
         let read = if b.finished { ", read" } else { "" };
-        let kept = if b.kept_by_window {
-            ", kept by the window"
+        let kept = if b.kept_by_read_ahead {
+            ", kept by the read-ahead"
         } else {
             ""
         };
@@ -884,7 +884,7 @@ async fn mark(ctx: &Context, book_id: i64, read: bool, whole_series: bool) -> Cl
     Ok(())
 }
 
-/// What becomes of finished books a window brought, as `series` commands say it.
+/// What becomes of finished books a read-ahead brought, as `series` commands say it.
 fn removal_words(remove_after_days: Option<u32>) -> String {
     match remove_after_days {
         Some(0) => ", finished books removed at once".to_owned(),
@@ -932,7 +932,7 @@ fn series_default(
             d.keep_next,
             removal_words(d.remove_after_days)
         ),
-        None => println!("{}: no default reading window", server.name),
+        None => println!("{}: no default read-ahead", server.name),
     }
     Ok(())
 }

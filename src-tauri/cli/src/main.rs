@@ -49,7 +49,7 @@ enum Command {
     /// Batches of "keep all offline": list, pause, resume, cancel or move one to the top.
     #[command(subcommand)]
     Batch(BatchCommand),
-    /// Reading windows per series: keep the next N unread books of a book's series on this
+    /// Read-ahead per series: keep the next N unread books of a book's series on this
     /// device while it is read (show, keep, stop), and a server's default for every series read
     /// (default).
     #[command(subcommand)]
@@ -209,7 +209,7 @@ enum BatchCommand {
 
 #[derive(Debug, Subcommand)]
 enum SeriesCommand {
-    /// The series of a book: its window and its books in series order.
+    /// The series of a book: its read-ahead and its books in series order.
     Show { book_id: i64 },
     /// Keep the next N unread books after this one on this device, queued in series order.
     Keep {
@@ -217,15 +217,15 @@ enum SeriesCommand {
         /// How many unread books to keep ahead (1 to 50).
         #[arg(long, value_name = "N")]
         next: u32,
-        /// Remove a finished book the window brought this many days after it was finished.
+        /// Remove a finished book the read-ahead brought this many days after it was finished.
         #[arg(long, value_name = "D")]
         remove_after_days: Option<u32>,
     },
     /// Stop keeping books of this series ahead (what is stored stays); a server's default does
-    /// not bring its window back.
+    /// not bring its read-ahead back.
     Stop { book_id: i64 },
-    /// A server's default window, taken by each series of it read without a window of its own
-    /// (off unless set): show it, set it with --next, or turn it off with --off.
+    /// A server's default read-ahead, taken by each series of it read without a read-ahead of its
+    /// own (off unless set): show it, set it with --next, or turn it off with --off.
     #[command(group = clap::ArgGroup::new("change").args(["next", "off"]))]
     Default {
         /// The server's name (or its id).
@@ -233,10 +233,10 @@ enum SeriesCommand {
         /// How many unread books of each series read to keep ahead (1 to 50).
         #[arg(long, value_name = "N")]
         next: Option<u32>,
-        /// Remove a finished book a window brought this many days after it was finished.
+        /// Remove a finished book a read-ahead brought this many days after it was finished.
         #[arg(long, value_name = "D", requires = "next")]
         remove_after_days: Option<u32>,
-        /// Turn the default off: the windows it made end (what they stored stays).
+        /// Turn the default off: the read-aheads it made end (what they stored stays).
         #[arg(long)]
         off: bool,
     },

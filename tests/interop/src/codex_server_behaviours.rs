@@ -82,9 +82,9 @@ fn codex_signed_in_download_checks_the_password_a_bounded_number_of_times() {
 
 /// Codex names no series in a comic's entry (OPDS 1.2 or 2.0): its series feed lists them, in
 /// issue order, under the series' name. Found by browsing as a reader does, the series is known
-/// and a window on it keeps the next comics after the one read, in issue order.
+/// and a read-ahead on it keeps the next comics after the one read, in issue order.
 #[test]
-fn codex_series_window_keeps_the_next_comics_of_what_is_read() {
+fn codex_series_read_ahead_keeps_the_next_comics_of_what_is_read() {
     let installed = Installed::load();
     let server = codex::start(&installed, 5, 3);
     for root in [server.opds1(), format!("{}/opds/v2.0/", server.base)] {

@@ -8,7 +8,7 @@
 //! - `codex`: Codex (PyPI), OPDS 1.2 and 2.0 with page streaming, bookmarks;
 //! - `codex_server_behaviours`: adding Codex by its plain address, one identity per comic across
 //!   all its views, a signed-in download that checks the password a bounded number of times,
-//!   and series known from its series feeds (OPDS 1.2 and 2.0) kept by a reading window;
+//!   and series known from its series feeds (OPDS 1.2 and 2.0) kept by a read-ahead;
 //! - `codex_bench` (ignored; `make bench` runs it): a signed-in download against an anonymous
 //!   one on a real Codex, and the identity count of a walked Codex catalog;
 //! - `korrosync`: korrosync (crates.io), a KOReader sync server: an EPUB's position sent under

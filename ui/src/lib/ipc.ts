@@ -558,9 +558,9 @@ export function setStartAtLogin(on: boolean): Promise<boolean> {
   return call('set_start_at_login', { on });
 }
 
-// ---- Reading windows per series ----
+// ---- Read-ahead per series ----
 
-/** A book's series and its window; rejects with kind `invalid_input` when the server names no series. */
+/** A book's series and its read-ahead; rejects with kind `invalid_input` when the server names no series. */
 export function seriesOfBook(bookId: number): Promise<SeriesView> {
   return call('series_of_book', { bookId });
 }
@@ -585,17 +585,17 @@ export function markSeriesRead(bookId: number, read: boolean): Promise<SeriesMar
   return call('mark_series_read', { bookId, read });
 }
 
-/** Ends the window of the book's series (what is stored stays). */
+/** Ends the read-ahead of the book's series (what is stored stays). */
 export async function stopKeepingSeries(bookId: number): Promise<void> {
   await call('stop_keeping_series', { bookId });
 }
 
-/** A server's default window; null when off (as it starts). */
+/** A server's default read-ahead; null when off (as it starts). */
 export function serverSeriesDefault(serverId: number): Promise<ServerSeriesDefault | null> {
   return call('server_series_default', { serverId });
 }
 
-/** Sets a server's default window (`keepNext` 0 turns it off); resolves to the default now in force. */
+/** Sets a server's default read-ahead (`keepNext` 0 turns it off); resolves to the default now in force. */
 export function setServerSeriesDefault(
   serverId: number,
   keepNext: number,

@@ -30,9 +30,10 @@
 //! - `limits`: hostile lengths (a 206 claiming a terabyte, a 200 without end, more than the
 //!   catalog declared) stopped at a cap with the partial file deleted; a book larger than the
 //!   free space refused before a byte is written, on a real small filesystem.
-//! - `series`: reading windows per series — the next unread books queued while one is read,
-//!   finished ones removed after their days, and a server's default window taken by a series
-//!   read without one (never over a series' own window or a series the reader stopped).
+//! - `series`: read-ahead per series — the next unread books queued while one is read,
+//!   finished ones removed after their days, and a server's default read-ahead taken by a
+//!   series read without one (never over a series' own read-ahead or a series the reader
+//!   stopped).
 //! - `sessions`: signing in once against a server with sessions; an expired session.
 //! - `tls`: a self-signed certificate on a real TLS server, refused unless the reader trusts
 //!   that server.

@@ -1,8 +1,8 @@
-//! Reading windows per series: the next unread books of a series queued while one is read, in
-//! series order and not prioritary; stored by a real sync; finished books the window brought
+//! Read-ahead per series: the next unread books of a series queued while one is read, in
+//! series order and not prioritary; stored by a real sync; finished books the read-ahead brought
 //! removed once their days are up (a book the reader pinned stays); a book whose entry names no
-//! series says so. A server's default window: taken by a series read without a window of its
-//! own, never over a series' own window or a series the reader stopped, off until set.
+//! series says so. A server's default read-ahead: taken by a series read without a read-ahead of
+//! its own, never over a series' own read-ahead or a series the reader stopped, off until set.
 
 use std::sync::Arc;
 
@@ -77,11 +77,11 @@ async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync()
         series_read_ahead::record_position(&env.store, b[1].id, i64::from(PAGES) - 1).unwrap();
     assert_eq!(applied.queued, [b[3].id]);
     let view = series_read_ahead::show(&env.store, b[1].id).unwrap();
-    assert!(view.books[1].finished && view.books[1].kept_by_window);
-    // Kept by the window: "books kept on the device" leaves them be.
+    assert!(view.books[1].finished && view.books[1].kept_by_read_ahead);
+    // Kept by the read-ahead: "books kept on the device" leaves them be.
     book_downloads::evict_unkept(&env.store, 0).unwrap();
     assert_eq!(state(&env.store, &b[2]), BookState::Stored);
-    // A book of the window the reader removes is let go, not brought back at the next page.
+    // A book of the read-ahead the reader removes is let go, not brought back at the next page.
     book_downloads::remove_book(&env.store, b[2].id).unwrap();
     let applied = series_read_ahead::record_position(&env.store, b[1].id, 1).unwrap();
     assert!(applied.queued.is_empty(), "{applied:?}");
@@ -89,7 +89,7 @@ async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync()
 }
 
 #[tokio::test]
-async fn finished_books_the_window_brought_go_after_their_days_and_a_book_pinned_by_the_reader_stays(
+async fn finished_books_the_read_ahead_brought_go_after_their_days_and_a_book_pinned_by_the_reader_stays(
 ) {
     let fixture = start();
     let clock = ManualClock::new(1_700_000_000_000);
@@ -121,7 +121,7 @@ async fn finished_books_the_window_brought_go_after_their_days_and_a_book_pinned
 }
 
 #[test]
-fn a_book_whose_entry_names_no_series_has_no_window_and_says_so() {
+fn a_book_whose_entry_names_no_series_has_no_read_ahead_and_says_so() {
     let fixture = start();
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
@@ -164,7 +164,7 @@ fn a_book_the_server_says_was_read_to_its_end_is_not_kept_ahead() {
 }
 
 #[test]
-fn with_no_default_reading_a_series_without_a_window_queues_nothing() {
+fn with_no_default_reading_a_series_without_a_read_ahead_queues_nothing() {
     let fixture = start();
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
@@ -183,7 +183,7 @@ fn with_no_default_reading_a_series_without_a_window_queues_nothing() {
     assert!(queued(&env.store).is_empty());
     let view = series_read_ahead::show(&env.store, b[0].id).unwrap();
     assert_eq!(
-        (view.window, view.server_default, view.stopped),
+        (view.read_ahead, view.server_default, view.stopped),
         (None, None, false)
     );
     // Off again is off: nothing to end, nothing queued.
@@ -196,7 +196,7 @@ fn with_no_default_reading_a_series_without_a_window_queues_nothing() {
 }
 
 #[tokio::test]
-async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_own() {
+async fn the_servers_default_applies_to_a_series_read_without_a_read_ahead_of_its_own() {
     let fixture = start();
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
@@ -215,22 +215,22 @@ async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_ow
     // Setting it queues nothing by itself: the series is not being read.
     assert!(queued(&env.store).is_empty());
     let view = series_read_ahead::show(&env.store, b[0].id).unwrap();
-    assert_eq!(view.window, None);
+    assert_eq!(view.read_ahead, None);
     assert_eq!(view.server_default, Some(default));
 
-    // Reading book 1 gives the series the default's window: books 2 and 3 come, not prioritary.
+    // Reading book 1 gives the series the default's read-ahead: books 2 and 3 come, not prioritary.
     let applied = series_read_ahead::record_position(&env.store, b[0].id, 0).unwrap();
     assert_eq!(applied.queued, [b[1].id, b[2].id]);
     assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
-    let window = series_read_ahead::show(&env.store, b[0].id)
+    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
-        .window
-        .expect("the series has the default's window");
+        .read_ahead
+        .expect("the series has the default's read-ahead");
     assert_eq!(
         (
-            window.keep_next,
-            window.remove_after_days,
-            window.from_server_default
+            read_ahead.keep_next,
+            read_ahead.remove_after_days,
+            read_ahead.from_server_default
         ),
         (2, Some(7), true)
     );
@@ -238,24 +238,27 @@ async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_ow
     assert_eq!(state(&env.store, &b[1]), BookState::Stored);
     assert_eq!(state(&env.store, &b[2]), BookState::Stored);
 
-    // A changed default changes the window it made.
+    // A changed default changes the read-ahead it made.
     series_read_ahead::set_server_default(&env.store, server, 3, None).unwrap();
     let applied = series_read_ahead::record_position(&env.store, b[0].id, 1).unwrap();
     assert_eq!(applied.queued, [b[3].id]);
-    let window = series_read_ahead::show(&env.store, b[0].id)
+    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
-        .window
+        .read_ahead
         .unwrap();
-    assert_eq!((window.keep_next, window.remove_after_days), (3, None));
+    assert_eq!(
+        (read_ahead.keep_next, read_ahead.remove_after_days),
+        (3, None)
+    );
 
-    // Turned off, it ends the window it made; what it stored stays (pinned).
+    // Turned off, it ends the read-ahead it made; what it stored stays (pinned).
     assert_eq!(
         series_read_ahead::set_server_default(&env.store, server, 0, None).unwrap(),
         None
     );
     let view = series_read_ahead::show(&env.store, b[0].id).unwrap();
     assert_eq!(
-        (view.window, view.server_default, view.stopped),
+        (view.read_ahead, view.server_default, view.stopped),
         (None, None, false)
     );
     assert_eq!(state(&env.store, &b[1]), BookState::Stored);
@@ -279,7 +282,7 @@ async fn the_servers_default_applies_to_a_series_read_without_a_window_of_its_ow
 }
 
 #[test]
-fn a_series_own_window_overrides_the_servers_default() {
+fn a_series_own_read_ahead_overrides_the_servers_default() {
     let fixture = start();
     let env = Env::new();
     let b = saga(&env, &fixture, PAGES);
@@ -290,15 +293,15 @@ fn a_series_own_window_overrides_the_servers_default() {
     // The series keeps one book ahead, as the reader set, not three.
     series_read_ahead::record_position(&env.store, b[0].id, 1).unwrap();
     assert_eq!(queued(&env.store), [(b[1].id, false)]);
-    let window = series_read_ahead::show(&env.store, b[0].id)
+    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
-        .window
+        .read_ahead
         .unwrap();
     assert_eq!(
         (
-            window.keep_next,
-            window.remove_after_days,
-            window.from_server_default
+            read_ahead.keep_next,
+            read_ahead.remove_after_days,
+            read_ahead.from_server_default
         ),
         (1, None, false)
     );
@@ -308,33 +311,38 @@ fn a_series_own_window_overrides_the_servers_default() {
     assert_eq!(
         series_read_ahead::show(&env.store, b[0].id)
             .unwrap()
-            .window
+            .read_ahead
             .unwrap()
             .keep_next,
         1
     );
     series_read_ahead::set_server_default(&env.store, server, 0, None).unwrap();
-    let window = series_read_ahead::show(&env.store, b[0].id).unwrap().window;
-    assert_eq!(window.map(|w| w.keep_next), Some(1));
+    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
+        .unwrap()
+        .read_ahead;
+    assert_eq!(read_ahead.map(|w| w.keep_next), Some(1));
     // Reading on moves it along as before.
     let applied = series_read_ahead::record_position(&env.store, b[1].id, 0).unwrap();
     assert_eq!(applied.queued, [b[2].id]);
     assert_eq!(queued(&env.store).len(), 2);
 
-    // A window the default made becomes the series' own once the reader sets it.
+    // A read-ahead the default made becomes the series' own once the reader sets it.
     series_read_ahead::stop(&env.store, b[0].id).unwrap();
     series_read_ahead::set_server_default(&env.store, server, 2, None).unwrap();
     series_read_ahead::keep(&env.store, b[0].id, 4, None).unwrap();
-    let window = series_read_ahead::show(&env.store, b[0].id)
+    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
-        .window
+        .read_ahead
         .unwrap();
-    assert_eq!((window.keep_next, window.from_server_default), (4, false));
+    assert_eq!(
+        (read_ahead.keep_next, read_ahead.from_server_default),
+        (4, false)
+    );
     series_read_ahead::set_server_default(&env.store, server, 0, None).unwrap();
     assert_eq!(
         series_read_ahead::show(&env.store, b[0].id)
             .unwrap()
-            .window
+            .read_ahead
             .map(|w| w.keep_next),
         Some(4)
     );
@@ -353,7 +361,7 @@ fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
     // The reader stops the series: reading on brings nothing more, the default notwithstanding.
     series_read_ahead::stop(&env.store, b[0].id).unwrap();
     let view = series_read_ahead::show(&env.store, b[0].id).unwrap();
-    assert!(view.window.is_none() && view.stopped, "{view:?}");
+    assert!(view.read_ahead.is_none() && view.stopped, "{view:?}");
     for book in [&b[0], &b[1], &b[2]] {
         let applied = series_read_ahead::record_position(&env.store, book.id, 1).unwrap();
         assert!(applied.queued.is_empty(), "{applied:?}");
@@ -361,7 +369,7 @@ fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
     assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
     assert!(series_read_ahead::show(&env.store, b[2].id)
         .unwrap()
-        .window
+        .read_ahead
         .is_none());
     // Set again, nor changed, the default brings it back.
     series_read_ahead::set_server_default(&env.store, server, 4, None).unwrap();
@@ -369,12 +377,12 @@ fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
     assert_eq!(queued(&env.store).len(), 2);
     assert!(series_read_ahead::show(&env.store, b[0].id)
         .unwrap()
-        .window
+        .read_ahead
         .is_none());
 
-    // A window the reader sets for it again lifts the stop.
+    // A read-ahead the reader sets for it again lifts the stop.
     let view = series_read_ahead::keep(&env.store, b[2].id, 1, None).unwrap();
-    assert!(!view.stopped && view.window.is_some(), "{view:?}");
+    assert!(!view.stopped && view.read_ahead.is_some(), "{view:?}");
     assert_eq!(queued(&env.store).len(), 3);
 }
 
@@ -463,7 +471,7 @@ async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
     let order: Vec<i64> = again.books.iter().map(|b| b.book_id).collect();
     assert_eq!(order, ids);
 
-    // The window works on it as on numbered series.
+    // The read-ahead works on it as on numbered series.
     series_read_ahead::keep(&env.store, ids[0], 2, None).unwrap();
     assert_eq!(queued(&env.store), [(ids[1], false), (ids[2], false)]);
 }

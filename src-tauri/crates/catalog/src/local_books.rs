@@ -19,7 +19,7 @@
 //! - a `file` task in state `done` records the byte count.
 //!
 //! The device source is a `servers` row rather than a nullable `books.server_id` because
-//! books, tasks, series windows and read-ahead all hang off a server with `ON DELETE CASCADE`;
+//! books, tasks and series read-ahead all hang off a server with `ON DELETE CASCADE`;
 //! a source row lets all of them work for local books as they are. Migration 0027 rebuilt
 //! `servers` for it (its address check allows `device:` for that kind only).
 //!

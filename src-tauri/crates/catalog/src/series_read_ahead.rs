@@ -1,11 +1,11 @@
-//! Series read-ahead: "keep the next N unread of this series on the device" (the reader's "reading
-//! window" of a series; the tables and commands keep that name). While a book of a series with a
-//! read-ahead is read, the next `keep_next` unread books after it, in series order, are queued (not
-//! prioritary: the book being read and the pages a window waits for come first), so the next issue
-//! is on the device before the reader reaches the last page of this one. A book read to its end
-//! here is finished; a finished book the read-ahead brought is removed `remove_after_days` after it
-//! was finished (never a book the reader pinned themselves). A book the server says was read to its
-//! last page (the page stream's `pse:lastRead`, from another device) is finished too.
+//! Series read-ahead: "keep the next N unread of this series on the device". While a book of a
+//! series with a read-ahead is read, the next `keep_next` unread books after it, in series order,
+//! are queued (not prioritary: the book being read and the pages a window waits for come first),
+//! so the next issue is on the device before the reader reaches the last page of this one. A book
+//! read to its end here is finished; a finished book the read-ahead brought is removed
+//! `remove_after_days` after it was finished (never a book the reader pinned themselves). A book
+//! the server says was read to its last page (the page stream's `pse:lastRead`, from another
+//! device) is finished too.
 //!
 //! The series is what the server says (`book_meta.series` and `series_index`, from the OPDS
 //! entry, or from the series feed that lists the book where entries name no series — Codex,
@@ -25,8 +25,8 @@
 //! The same order gives a book's neighbours ([`neighbours`]): the book before it and the book
 //! after it in its series, for the end of a book ("next in the series").
 //!
-//! Owns `series_windows`, `series_window_books`, `server_series_defaults` and
-//! `series_windows_stopped`. Applied by [`record_position`], [`record_epub_position`] and
+//! Owns `series_read_ahead`, `series_read_ahead_books`, `server_series_defaults` and
+//! `series_read_ahead_stopped`. Applied by [`record_position`], [`record_epub_position`] and
 //! [`mark_read`], which front ends call instead of saving the position (or the mark) alone, and
 //! by [`keep`] when a read-ahead is set.
 
@@ -49,9 +49,9 @@ const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SeriesError {
-    #[error("the server names no series for \"{0}\": it has no reading window")]
+    #[error("the server names no series for \"{0}\": it has no read-ahead")]
     NoSeries(String),
-    #[error("a reading window keeps 1 to {MAX_KEEP_NEXT} books ahead, not {0}")]
+    #[error("a read-ahead keeps 1 to {MAX_KEEP_NEXT} books ahead, not {0}")]
     BadKeepNext(u32),
     #[error("finished books are removed after 0 to {MAX_REMOVE_AFTER_DAYS} days, not {0}")]
     BadRemoveAfter(u32),
@@ -83,7 +83,7 @@ pub type Result<T, E = SeriesError> = std::result::Result<T, E>;
 
 /// A series' read-ahead: how many unread books it keeps ahead, and when finished ones go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[ts(rename = "SeriesWindowSetting")]
+#[ts(rename = "SeriesReadAheadSetting")]
 pub struct SeriesReadAhead {
     pub keep_next: u32,
     pub remove_after_days: Option<u32>,
@@ -91,8 +91,8 @@ pub struct SeriesReadAhead {
     pub from_server_default: bool,
 }
 
-/// A server's default window, taken by each series of the server read without a window of its
-/// own.
+/// A server's default read-ahead, taken by each series of the server read without a read-ahead
+/// of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[ts(rename = "ServerSeriesDefault")]
 pub struct ServerDefault {
@@ -108,8 +108,8 @@ pub struct SeriesBook {
     pub series_index: Option<f64>,
     /// Read to its end on this device.
     pub finished: bool,
-    /// Queued by the window (and removed once read and its days are up).
-    pub kept_by_window: bool,
+    /// Queued by the read-ahead (and removed once read and its days are up).
+    pub kept_by_read_ahead: bool,
     pub status: BookStatus,
 }
 
@@ -118,12 +118,12 @@ pub struct SeriesBook {
 pub struct SeriesView {
     pub server_id: i64,
     pub series: String,
-    /// `None`: no window (the series is read as any other book).
-    pub window: Option<SeriesReadAhead>,
-    /// The server's default window, if it has one: taken when a book of this series is read,
-    /// unless the series has a window or was stopped.
+    /// `None`: no read-ahead (the series is read as any other book).
+    pub read_ahead: Option<SeriesReadAhead>,
+    /// The server's default read-ahead, if it has one: taken when a book of this series is read,
+    /// unless the series has a read-ahead or was stopped.
     pub server_default: Option<ServerDefault>,
-    /// The reader stopped this series' window: the server's default leaves it alone.
+    /// The reader stopped this series' read-ahead: the server's default leaves it alone.
     pub stopped: bool,
     pub books: Vec<SeriesBook>,
 }
@@ -152,7 +152,7 @@ fn read_ahead_of(store: &Store, server_id: i64, series: &str) -> Result<Option<S
     Ok(store
         .read(|c| {
             c.prepare_cached(
-                "SELECT keep_next, remove_after_days, from_server_default FROM series_windows
+                "SELECT keep_next, remove_after_days, from_server_default FROM series_read_ahead
                  WHERE server_id = ?1 AND series = ?2",
             )?
             .query_row(params![server_id, series], |r| {
@@ -167,13 +167,13 @@ fn read_ahead_of(store: &Store, server_id: i64, series: &str) -> Result<Option<S
         .map_err(|e| store.sql_error(e))?)
 }
 
-/// The books of a series, in series order, with what the window needs to know of each.
+/// The books of a series, in series order, with what the read-ahead needs to know of each.
 struct Member {
     book_id: i64,
     title: String,
     series_index: Option<f64>,
     finished: bool,
-    kept_by_window: bool,
+    kept_by_read_ahead: bool,
     finished_ms: Option<i64>,
 }
 
@@ -187,7 +187,7 @@ fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
                  FROM book_meta m
                  JOIN books b ON b.id = m.book_id
                  LEFT JOIN epub_positions e ON e.book_id = b.id
-                 LEFT JOIN series_window_books w ON w.book_id = b.id
+                 LEFT JOIN series_read_ahead_books w ON w.book_id = b.id
                  WHERE m.series = ?2 AND b.server_id = ?1
                  ORDER BY m.series_index IS NULL, m.series_index, m.series_order IS NULL, m.series_order, b.id",
             )?;
@@ -212,7 +212,7 @@ fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
                     title: r.get(1)?,
                     series_index: r.get(2)?,
                     finished,
-                    kept_by_window: r.get(7)?,
+                    kept_by_read_ahead: r.get(7)?,
                     finished_ms: r.get(8)?,
                 })
             })?;
@@ -221,8 +221,8 @@ fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
         .map_err(|e| store.sql_error(e))?)
 }
 
-/// Sets the window of `book_id`'s series (replacing its window) and applies it from that book:
-/// the next `keep_next` unread books after it are queued.
+/// Sets the read-ahead of `book_id`'s series (replacing its read-ahead) and applies it from that
+/// book: the next `keep_next` unread books after it are queued.
 pub fn keep(
     store: &Store,
     book_id: i64,
@@ -233,11 +233,11 @@ pub fn keep(
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
     };
-    // The series' own window from now on: the server's default no longer changes or ends it,
+    // The series' own read-ahead from now on: the server's default no longer changes or ends it,
     // and a series stopped before is stopped no more.
     store.write(|tx| {
         tx.execute(
-            "INSERT INTO series_windows (server_id, series, keep_next, remove_after_days, from_server_default)
+            "INSERT INTO series_read_ahead (server_id, series, keep_next, remove_after_days, from_server_default)
              VALUES (?1, ?2, ?3, ?4, 0)
              ON CONFLICT (server_id, series) DO UPDATE SET keep_next = excluded.keep_next,
                  remove_after_days = excluded.remove_after_days, from_server_default = 0",
@@ -245,7 +245,7 @@ pub fn keep(
         )
         .map_err(|e| store.sql_error(e))?;
         tx.execute(
-            "DELETE FROM series_windows_stopped WHERE server_id = ?1 AND series = ?2",
+            "DELETE FROM series_read_ahead_stopped WHERE server_id = ?1 AND series = ?2",
             params![server_id, series],
         )
         .map_err(|e| store.sql_error(e))?;
@@ -265,9 +265,9 @@ fn check_read_ahead(keep_next: u32, remove_after_days: Option<u32>) -> Result<()
     Ok(())
 }
 
-/// Ends the window of `book_id`'s series. What it queued stays queued and what it stored stays
+/// Ends the read-ahead of `book_id`'s series. What it queued stays queued and what it stored stays
 /// (pinned, as "keep offline" would have it); nothing more is queued or removed. The series is
-/// recorded as stopped, so the server's default does not bring its window back.
+/// recorded as stopped, so the server's default does not bring its read-ahead back.
 pub fn stop(store: &Store, book_id: i64) -> Result<()> {
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
@@ -275,16 +275,16 @@ pub fn stop(store: &Store, book_id: i64) -> Result<()> {
     end_read_ahead(store, server_id, &series, Ending::StoppedByReader)
 }
 
-/// Why a window ends.
+/// Why a read-ahead ends.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Ending {
     /// The reader stopped it: recorded, so the server's default does not bring it back.
     StoppedByReader,
-    /// The server's default was turned off: only a window the default made ends.
+    /// The server's default was turned off: only a read-ahead the default made ends.
     DefaultOff,
 }
 
-/// Deletes a series' window and lets go of the books it brought (they stay, pinned).
+/// Deletes a series' read-ahead and lets go of the books it brought (they stay, pinned).
 fn end_read_ahead(store: &Store, server_id: i64, series: &str, ending: Ending) -> Result<()> {
     let ids: Vec<i64> = members(store, server_id, series)?
         .iter()
@@ -293,11 +293,11 @@ fn end_read_ahead(store: &Store, server_id: i64, series: &str, ending: Ending) -
     store.write(|tx| {
         let sql = match ending {
             Ending::StoppedByReader => {
-                "DELETE FROM series_windows WHERE server_id = ?1 AND series = ?2"
+                "DELETE FROM series_read_ahead WHERE server_id = ?1 AND series = ?2"
             }
-            // A window the reader set meanwhile is theirs: it stays.
+            // A read-ahead the reader set meanwhile is theirs: it stays.
             Ending::DefaultOff => {
-                "DELETE FROM series_windows WHERE server_id = ?1 AND series = ?2 AND from_server_default = 1"
+                "DELETE FROM series_read_ahead WHERE server_id = ?1 AND series = ?2 AND from_server_default = 1"
             }
         };
         let ended = tx
@@ -305,13 +305,13 @@ fn end_read_ahead(store: &Store, server_id: i64, series: &str, ending: Ending) -
             .map_err(|e| store.sql_error(e))?;
         if ended > 0 || ending == Ending::StoppedByReader {
             for id in &ids {
-                tx.execute("DELETE FROM series_window_books WHERE book_id = ?1", [id])
+                tx.execute("DELETE FROM series_read_ahead_books WHERE book_id = ?1", [id])
                     .map_err(|e| store.sql_error(e))?;
             }
         }
         if ending == Ending::StoppedByReader {
             tx.execute(
-                "INSERT OR IGNORE INTO series_windows_stopped (server_id, series) VALUES (?1, ?2)",
+                "INSERT OR IGNORE INTO series_read_ahead_stopped (server_id, series) VALUES (?1, ?2)",
                 params![server_id, series],
             )
             .map_err(|e| store.sql_error(e))?;
@@ -321,7 +321,7 @@ fn end_read_ahead(store: &Store, server_id: i64, series: &str, ending: Ending) -
     Ok(())
 }
 
-/// The default window of a server; `None` when it has none (off, as it starts).
+/// The default read-ahead of a server; `None` when it has none (off, as it starts).
 pub fn server_default(store: &Store, server_id: i64) -> Result<Option<ServerDefault>> {
     servers::get(store, server_id)?;
     Ok(store
@@ -340,10 +340,10 @@ pub fn server_default(store: &Store, server_id: i64) -> Result<Option<ServerDefa
         .map_err(|e| store.sql_error(e))?)
 }
 
-/// Sets a server's default window: each series of the server read without a window of its own
-/// keeps the next `keep_next` unread books, from the next position saved in it. `keep_next` 0
-/// turns the default off. The windows the default made follow it: changed to the new values,
-/// or ended when it is turned off (what they stored stays, pinned). Windows set for a series
+/// Sets a server's default read-ahead: each series of the server read without a read-ahead of its
+/// own keeps the next `keep_next` unread books, from the next position saved in it. `keep_next` 0
+/// turns the default off. The read-aheads the default made follow it: changed to the new values,
+/// or ended when it is turned off (what they stored stays, pinned). Read-aheads set for a series
 /// are left as they are. Returns the default now in force.
 pub fn set_server_default(
     store: &Store,
@@ -353,7 +353,7 @@ pub fn set_server_default(
 ) -> Result<Option<ServerDefault>> {
     servers::get(store, server_id)?;
     if keep_next == 0 {
-        // The default first, so no series takes it while its windows are ended.
+        // The default first, so no series takes it while its read-aheads are ended.
         store.write(|tx| {
             tx.execute(
                 "DELETE FROM server_series_defaults WHERE server_id = ?1",
@@ -365,7 +365,7 @@ pub fn set_server_default(
         let adopted: Vec<String> = store
             .read(|c| {
                 let mut stmt = c.prepare_cached(
-                    "SELECT series FROM series_windows WHERE server_id = ?1 AND from_server_default = 1",
+                    "SELECT series FROM series_read_ahead WHERE server_id = ?1 AND from_server_default = 1",
                 )?;
                 let rows = stmt.query_map([server_id], |r| r.get(0))?;
                 rows.collect::<rusqlite::Result<Vec<String>>>()
@@ -386,7 +386,7 @@ pub fn set_server_default(
         )
         .map_err(|e| store.sql_error(e))?;
         tx.execute(
-            "UPDATE series_windows SET keep_next = ?2, remove_after_days = ?3
+            "UPDATE series_read_ahead SET keep_next = ?2, remove_after_days = ?3
              WHERE server_id = ?1 AND from_server_default = 1",
             params![server_id, keep_next, remove_after_days],
         )
@@ -399,36 +399,36 @@ pub fn set_server_default(
     }))
 }
 
-/// Whether the reader stopped the window of a series.
+/// Whether the reader stopped the read-ahead of a series.
 fn is_stopped(store: &Store, server_id: i64, series: &str) -> Result<bool> {
     Ok(store
         .read(|c| {
             c.prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM series_windows_stopped WHERE server_id = ?1 AND series = ?2)",
+                "SELECT EXISTS (SELECT 1 FROM series_read_ahead_stopped WHERE server_id = ?1 AND series = ?2)",
             )?
             .query_row(params![server_id, series], |r| r.get(0))
         })
         .map_err(|e| store.sql_error(e))?)
 }
 
-/// The window a series has, or the one it takes now from its server's default: a series without
-/// a window and not stopped by the reader is given the default's values (once; the row is the
+/// The read-ahead a series has, or the one it takes now from its server's default: a series without
+/// a read-ahead and not stopped by the reader is given the default's values (once; the row is the
 /// default's from then on). `None` when neither applies.
 fn read_ahead_or_default(
     store: &Store,
     server_id: i64,
     series: &str,
 ) -> Result<Option<SeriesReadAhead>> {
-    if let Some(window) = read_ahead_of(store, server_id, series)? {
-        return Ok(Some(window));
+    if let Some(read_ahead) = read_ahead_of(store, server_id, series)? {
+        return Ok(Some(read_ahead));
     }
     let taken = store.write(|tx| {
         tx.execute(
-            "INSERT INTO series_windows (server_id, series, keep_next, remove_after_days, from_server_default)
+            "INSERT INTO series_read_ahead (server_id, series, keep_next, remove_after_days, from_server_default)
              SELECT d.server_id, ?2, d.keep_next, d.remove_after_days, 1
              FROM server_series_defaults d
              WHERE d.server_id = ?1
-               AND NOT EXISTS (SELECT 1 FROM series_windows_stopped s
+               AND NOT EXISTS (SELECT 1 FROM series_read_ahead_stopped s
                                WHERE s.server_id = ?1 AND s.series = ?2)
              ON CONFLICT (server_id, series) DO NOTHING",
             params![server_id, series],
@@ -436,17 +436,17 @@ fn read_ahead_or_default(
         .map_err(|e| store.sql_error(e))
     })?;
     if taken > 0 {
-        tracing::info!(series = %series, server = server_id, "a series takes its server's default reading window");
+        tracing::info!(series = %series, server = server_id, "a series takes its server's default read-ahead");
     }
     read_ahead_of(store, server_id, series)
 }
 
-/// A book's series, its window and its books in series order.
+/// A book's series, its read-ahead and its books in series order.
 pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Err(SeriesError::NoSeries(books::get(store, book_id)?.title));
     };
-    let window = read_ahead_of(store, server_id, &series)?;
+    let read_ahead = read_ahead_of(store, server_id, &series)?;
     let server_default = server_default(store, server_id)?;
     let stopped = is_stopped(store, server_id, &series)?;
     let books = members(store, server_id, &series)?
@@ -458,7 +458,7 @@ pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
                 title: m.title,
                 series_index: m.series_index,
                 finished: m.finished,
-                kept_by_window: m.kept_by_window,
+                kept_by_read_ahead: m.kept_by_read_ahead,
                 status,
             })
         })
@@ -466,7 +466,7 @@ pub fn show(store: &Store, book_id: i64) -> Result<SeriesView> {
     Ok(SeriesView {
         server_id,
         series,
-        window,
+        read_ahead,
         server_default,
         stopped,
         books,
@@ -550,7 +550,7 @@ pub struct Applied {
     pub removed: Vec<i64>,
 }
 
-/// Applies the window of `book_id`'s series, if it has one (or takes its server's default
+/// Applies the read-ahead of `book_id`'s series, if it has one (or takes its server's default
 /// now, see [`set_server_default`]): finished books are noted (and removed once their days are
 /// up), and the next unread books after `book_id` are queued.
 pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
@@ -558,31 +558,31 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
     let Some((server_id, series)) = series_of(store, book_id)? else {
         return Ok(applied);
     };
-    let Some(window) = read_ahead_or_default(store, server_id, &series)? else {
+    let Some(read_ahead) = read_ahead_or_default(store, server_id, &series)? else {
         return Ok(applied);
     };
     let now = store.now_ms();
     let members = members(store, server_id, &series)?;
-    // Finished books the window brought: noted once, removed when their days are up. A book
+    // Finished books the read-ahead brought: noted once, removed when their days are up. A book
     // read again from its start is unread again.
     for m in &members {
-        if m.kept_by_window && !m.finished && m.finished_ms.is_some() {
+        if m.kept_by_read_ahead && !m.finished && m.finished_ms.is_some() {
             store.write(|tx| {
                 tx.execute(
-                    "UPDATE series_window_books SET finished_ms = NULL WHERE book_id = ?1",
+                    "UPDATE series_read_ahead_books SET finished_ms = NULL WHERE book_id = ?1",
                     [m.book_id],
                 )
                 .map_err(|e| store.sql_error(e))?;
                 Ok::<_, StoreError>(())
             })?;
         }
-        if !m.kept_by_window || !m.finished {
+        if !m.kept_by_read_ahead || !m.finished {
             continue;
         }
         let Some(finished_ms) = m.finished_ms else {
             store.write(|tx| {
                 tx.execute(
-                    "UPDATE series_window_books SET finished_ms = ?2 WHERE book_id = ?1 AND finished_ms IS NULL",
+                    "UPDATE series_read_ahead_books SET finished_ms = ?2 WHERE book_id = ?1 AND finished_ms IS NULL",
                     params![m.book_id, now],
                 )
                 .map_err(|e| store.sql_error(e))?;
@@ -590,7 +590,7 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
             })?;
             continue;
         };
-        let due = window
+        let due = read_ahead
             .remove_after_days
             .is_some_and(|days| now - finished_ms >= i64::from(days) * DAY_MS);
         // The book being read stays, whatever its days.
@@ -603,7 +603,7 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
             }
             store.write(|tx| {
                 tx.execute(
-                    "DELETE FROM series_window_books WHERE book_id = ?1",
+                    "DELETE FROM series_read_ahead_books WHERE book_id = ?1",
                     [m.book_id],
                 )
                 .map_err(|e| store.sql_error(e))?;
@@ -619,7 +619,7 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
     let next: Vec<&Member> = members[at + 1..]
         .iter()
         .filter(|m| !m.finished)
-        .take(window.keep_next as usize)
+        .take(read_ahead.keep_next as usize)
         .collect();
     // (book, pinned by the reader, only on the server)
     let mut wanted = Vec::new();
@@ -629,25 +629,25 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
             book_downloads::status(store, &book)?.state,
             BookState::Remote
         );
-        if m.kept_by_window && !book.pinned {
-            // The window brought it and the reader let it go (removed or cancelled it): left
+        if m.kept_by_read_ahead && !book.pinned {
+            // The read-ahead brought it and the reader let it go (removed or cancelled it): left
             // alone.
             continue;
         }
-        if remote || !m.kept_by_window && !book.pinned {
-            wanted.push((m.book_id, book.pinned && !m.kept_by_window, remote));
+        if remote || !m.kept_by_read_ahead && !book.pinned {
+            wanted.push((m.book_id, book.pinned && !m.kept_by_read_ahead, remote));
         }
     }
     if wanted.is_empty() {
         return Ok(applied);
     }
-    // Pinned so "books kept on the device" leaves them be; recorded as the window's so they are
+    // Pinned so "books kept on the device" leaves them be; recorded as the read-ahead's so they are
     // unpinned and removed once read (a book the reader pinned is never recorded).
     store.write(|tx| {
         for (id, pinned, _) in &wanted {
             if !pinned {
                 tx.execute(
-                    "INSERT OR IGNORE INTO series_window_books (book_id) VALUES (?1)",
+                    "INSERT OR IGNORE INTO series_read_ahead_books (book_id) VALUES (?1)",
                     [id],
                 )
                 .map_err(|e| store.sql_error(e))?;
@@ -670,15 +670,15 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
     Ok(applied)
 }
 
-/// Saves a paged book's position ([`position_sync::record`]) and applies its series' window.
-/// A window that cannot be applied (a full disk) costs only the books it would have queued: the
+/// Saves a paged book's position ([`position_sync::record`]) and applies its series' read-ahead.
+/// A read-ahead that cannot be applied (a full disk) costs only the books it would have queued: the
 /// position stands, and the next save tries again.
 pub fn record_position(store: &Store, book_id: i64, page: i64) -> Result<Applied> {
     position_sync::record(store, book_id, page)?;
     Ok(apply_logged(store, book_id))
 }
 
-/// Saves an EPUB's position ([`position_sync::record_epub`]) and applies its series' window.
+/// Saves an EPUB's position ([`position_sync::record_epub`]) and applies its series' read-ahead.
 pub fn record_epub_position(
     store: &Store,
     book_id: i64,
@@ -690,8 +690,8 @@ pub fn record_epub_position(
     Ok(apply_logged(store, book_id))
 }
 
-/// Marks a book read or unread ([`position_sync::mark_read`]) and applies its series' window:
-/// a book read is finished for the window as one read to its end is.
+/// Marks a book read or unread ([`position_sync::mark_read`]) and applies its series' read-ahead:
+/// a book read is finished for the read-ahead as one read to its end is.
 pub fn mark_read(store: &Store, book_id: i64, read: bool) -> Result<Applied> {
     position_sync::mark_read(store, book_id, read)?;
     Ok(apply_logged(store, book_id))
@@ -707,7 +707,7 @@ pub struct SeriesMarked {
 }
 
 /// Marks every book of `book_id`'s series read (`read`) or unread, as [`mark_read`] marks one:
-/// each mark queued for the book's servers (sent as single marks are), then the series' window
+/// each mark queued for the book's servers (sent as single marks are), then the series' read-ahead
 /// applied once, from `book_id`. The series is what this device knows of it (the entries and
 /// series feeds browsed, as [`neighbours`] finds it): a book not seen yet is not marked.
 /// [`SeriesError::NoSeries`] for a book in no known series.
@@ -728,7 +728,7 @@ pub fn mark_series_read(store: &Store, book_id: i64, read: bool) -> Result<Serie
 
 fn apply_logged(store: &Store, book_id: i64) -> Applied {
     apply(store, book_id).unwrap_or_else(|e| {
-        tracing::warn!(book = book_id, cause = %e, "could not apply the series' reading window");
+        tracing::warn!(book = book_id, cause = %e, "could not apply the series' read-ahead");
         Applied::default()
     })
 }

@@ -127,6 +127,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0028_library_folders",
         include_str!("../migrations/0028_library_folders.sql"),
     ),
+    (
+        "0029_series_read_ahead",
+        include_str!("../migrations/0029_series_read_ahead.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
@@ -758,12 +762,11 @@ mod tests {
         assert_eq!(checkpoint, WAL_AUTOCHECKPOINT_PAGES);
     }
 
-    /// A database at the schema before `0027_device_books`, with a server, its books, their
-    /// tasks and what hangs off them.
-    fn database_before_device_books(dir: &DataDir) {
+    /// A database at the schema before the migration `name`, left open for rows to be put in.
+    fn database_before(dir: &DataDir, name: &str) -> Connection {
         let index = MIGRATIONS
             .iter()
-            .position(|(name, _)| *name == "0027_device_books")
+            .position(|(migration, _)| *migration == name)
             .unwrap();
         std::fs::create_dir_all(dir.root()).unwrap();
         let conn = Connection::open(dir.database()).unwrap();
@@ -773,7 +776,13 @@ mod tests {
         }
         conn.pragma_update(None, "user_version", index as i64)
             .unwrap();
-        conn.execute_batch(
+        conn
+    }
+
+    /// A database at the schema before `0027_device_books`, with a server, its books, their
+    /// tasks and what hangs off them.
+    fn database_before_device_books(dir: &DataDir) {
+        database_before(dir, "0027_device_books").execute_batch(
             "INSERT INTO servers (id, name, url, username, min_interval_ms, created_at_ms, paused_reason,
                                   trust_self_signed, api_key)
                  VALUES (3, 'Home', 'https://books.example/opds', 'ann', 250, 7, 'auth', 1, 1);
@@ -855,6 +864,90 @@ mod tests {
                 tx.execute("DELETE FROM servers WHERE id = 3", [])?;
                 let books: i64 = tx.query_row("SELECT count(*) FROM books", [], |r| r.get(0))?;
                 assert_eq!(books, 0);
+                Ok::<_, StoreError>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_series_read_ahead_tables_keep_their_rows_under_their_new_names() {
+        let (_t, dir) = temp();
+        database_before(&dir, "0029_series_read_ahead")
+            .execute_batch(
+                "INSERT INTO servers (id, name, url, created_at_ms) VALUES (3, 'Home', 'https://books.example/opds', 7);
+                 INSERT INTO books (id, server_id, catalog_id, title, format, created_at_ms)
+                     VALUES (10, 3, 'urn:a', 'A', 'comic', 8), (11, 3, 'urn:b', 'B', 'comic', 9);
+                 INSERT INTO series_windows (server_id, series, keep_next, remove_after_days, from_server_default)
+                     VALUES (3, 'Saga', 2, 7, 1);
+                 INSERT INTO series_window_books (book_id, finished_ms) VALUES (10, 500), (11, NULL);
+                 INSERT INTO series_windows_stopped (server_id, series) VALUES (3, 'Other');",
+            )
+            .unwrap();
+        let store = Store::open(&dir, clock::system()).unwrap();
+        let rows: (String, String, String, i64) = store
+            .read(|c| {
+                Ok::<_, rusqlite::Error>((
+                    c.query_row(
+                        "SELECT server_id || ' ' || series || ' ' || keep_next || ' ' || remove_after_days
+                             || ' ' || from_server_default FROM series_read_ahead",
+                        [],
+                        |r| r.get(0),
+                    )?,
+                    c.query_row(
+                        "SELECT group_concat(book_id || ':' || ifnull(finished_ms, '-'), ' ')
+                         FROM (SELECT * FROM series_read_ahead_books ORDER BY book_id)",
+                        [],
+                        |r| r.get(0),
+                    )?,
+                    c.query_row(
+                        "SELECT server_id || ' ' || series FROM series_read_ahead_stopped",
+                        [],
+                        |r| r.get(0),
+                    )?,
+                    c.query_row(
+                        "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%window%'",
+                        [],
+                        |r| r.get(0),
+                    )?,
+                ))
+            })
+            .unwrap();
+        assert_eq!(
+            rows,
+            (
+                "3 Saga 2 7 1".to_owned(),
+                "10:500 11:-".to_owned(),
+                "3 Other".to_owned(),
+                0
+            )
+        );
+        // The rules came along: one row per series, and a server's or a book's rows go with it.
+        store
+            .write(|tx| {
+                assert!(tx
+                    .execute(
+                        "INSERT INTO series_read_ahead (server_id, series, keep_next) VALUES (3, 'Saga', 1)",
+                        [],
+                    )
+                    .is_err());
+                assert!(tx
+                    .execute(
+                        "INSERT INTO series_read_ahead (server_id, series, keep_next) VALUES (3, 'New', 51)",
+                        [],
+                    )
+                    .is_err());
+                tx.execute("DELETE FROM books WHERE id = 10", [])?;
+                let books: i64 =
+                    tx.query_row("SELECT count(*) FROM series_read_ahead_books", [], |r| r.get(0))?;
+                assert_eq!(books, 1);
+                tx.execute("DELETE FROM servers WHERE id = 3", [])?;
+                let left: i64 = tx.query_row(
+                    "SELECT (SELECT count(*) FROM series_read_ahead) + (SELECT count(*) FROM series_read_ahead_books)
+                         + (SELECT count(*) FROM series_read_ahead_stopped)",
+                    [],
+                    |r| r.get(0),
+                )?;
+                assert_eq!(left, 0);
                 Ok::<_, StoreError>(())
             })
             .unwrap();

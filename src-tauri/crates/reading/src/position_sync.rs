@@ -162,7 +162,7 @@ pub fn record_epub(
 /// the first page, an EPUB without a saved position. Sent as a position at the end (or the start)
 /// to the progression document and the KOReader sync server; to Komga as read, or its read
 /// progress deleted. Front ends call `carrel_catalog::series_read_ahead::mark_read`, which also
-/// applies the series' reading window.
+/// applies the series' read-ahead.
 pub fn mark_read(
     store: &Store,
     book_id: i64,

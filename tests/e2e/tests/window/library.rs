@@ -1326,13 +1326,13 @@ fn a_series_keeps_its_next_books_on_the_device_from_the_details_panel() {
     .unwrap();
     let done = format!("2 of {} books of this series on this device", series.len());
     app.wait_until("the next two books on the device", DOWNLOAD_TIMEOUT, |c| {
-        let note = c.find(&sel("series-window-note"))?.inner_text()?;
+        let note = c.find(&sel("series-read-ahead-note"))?.inner_text()?;
         Ok(note.contains(&done).then_some(()))
     })
     .unwrap_or_else(|e| {
         panic!(
             "{e}; the window says {:?}",
-            texts(&app, &sel("series-window-note"))
+            texts(&app, &sel("series-read-ahead-note"))
         )
     });
     app.wait_for_displayed(&sel("series-remove-after")).unwrap();
@@ -1348,7 +1348,7 @@ fn a_series_keeps_its_next_books_on_the_device_from_the_details_panel() {
         |c| Ok((c.find_all(&stored_tiles)?.len() == 2).then_some(())),
     )
     .unwrap();
-    save_docs_screenshot(&app, "series-window-light.png").unwrap();
+    save_docs_screenshot(&app, "series-read-ahead-light.png").unwrap();
     // The two after it, every page once; this one and those further on, nothing.
     for b in &series[1..3] {
         assert_each_page_once(&page_hits(&server, b.id), PAGES, &b.title);

@@ -10,6 +10,6 @@ export type SeriesBook = { book_id: number, title: string, series_index: number 
  */
 finished: boolean, 
 /**
- * Queued by the window (and removed once read and its days are up).
+ * Queued by the read-ahead (and removed once read and its days are up).
  */
-kept_by_window: boolean, status: BookStatus, };
+kept_by_read_ahead: boolean, status: BookStatus, };

@@ -3,7 +3,7 @@
 /**
  * A series' read-ahead: how many unread books it keeps ahead, and when finished ones go.
  */
-export type SeriesWindowSetting = { keep_next: number, remove_after_days: number | null, 
+export type SeriesReadAheadSetting = { keep_next: number, remove_after_days: number | null, 
 /**
  * Made by the server's default (and following it), not set for this series.
  */
