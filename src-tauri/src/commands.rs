@@ -148,7 +148,7 @@ pub struct AppStatus {
     pub secrets_in_file: bool,
     pub credentials_notice_dismissed: bool,
     /// Some book is on the device (stored, on its way, or opened): the window starts on Home
-    /// even without a server. Asked by index lookups, never by listing the books.
+    /// even without a server. Asked without listing the books.
     pub has_books: bool,
     /// Why the library cannot be opened, when it cannot.
     pub error: Option<CommandError>,

@@ -253,15 +253,16 @@ pub fn on_device(store: &Store) -> Result<Vec<BookStatus>, carrel_library::error
     Ok(out)
 }
 
-/// Whether the device holds any book: one with a part stored or on its way (a reader's own
-/// file is a stored book), or one opened. Index lookups only (`tasks` by state, `books` by
-/// when last opened), so the answer costs the same however large the library.
+/// Whether the device holds any book: one opened, or one with a part stored or on its way (a
+/// reader's own file is a stored book). Never a listing: one lookup in the index of books
+/// opened, and a look at the downloads that stops at the first one not failed (the failed
+/// ones are few: retried or dropped), so the start does not grow with the library.
 pub fn has_books_on_device(store: &Store) -> Result<bool, carrel_library::error::Error> {
     Ok(store
         .read(|c| {
             c.prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM tasks WHERE state IN ('done', 'pending', 'active'))
-                     OR EXISTS (SELECT 1 FROM books WHERE last_opened_ms IS NOT NULL)",
+                "SELECT EXISTS (SELECT 1 FROM books WHERE last_opened_ms IS NOT NULL)
+                     OR EXISTS (SELECT 1 FROM tasks WHERE state <> 'failed')",
             )?
             .query_row([], |r| r.get::<_, bool>(0))
         })

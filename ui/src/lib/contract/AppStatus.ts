@@ -17,7 +17,7 @@ credentials: CredentialsBackend | null,
 secrets_in_file: boolean, credentials_notice_dismissed: boolean, 
 /**
  * Some book is on the device (stored, on its way, or opened): the window starts on Home
- * even without a server. Asked by index lookups, never by listing the books.
+ * even without a server. Asked without listing the books.
  */
 has_books: boolean, 
 /**
