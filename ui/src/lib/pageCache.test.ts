@@ -124,4 +124,24 @@ describe('DecodedPages', () => {
     expect(asked).toEqual(['missing/1', 'missing/1']);
     expect(cache.has('missing/1')).toBe(false);
   });
+
+  it('lets go of the picture of every page it drops, and of all of them when cleared', async () => {
+    const images = new Map<string, HTMLImageElement>();
+    const decode: Decoder = (at) => {
+      const image = document.createElement('img');
+      image.src = `https://pages.test/${at}`;
+      Object.defineProperty(image, 'naturalWidth', { value: 100 });
+      Object.defineProperty(image, 'naturalHeight', { value: 100 });
+      images.set(at, image);
+      return Promise.resolve(image);
+    };
+    const cache = new DecodedPages(2 * PAGE, decode);
+    cache.focusOn([0], 1);
+    for (const page of [1, 2, 3]) await cache.load(page, url(page));
+    expect(cache.pages.sort()).toEqual([1, 2]);
+    expect(images.get(url(3))?.hasAttribute('src')).toBe(false);
+    expect(images.get(url(1))?.getAttribute('src')).toBe(`https://pages.test/${url(1)}`);
+    cache.clear();
+    expect([...images.values()].filter((image) => image.hasAttribute('src'))).toEqual([]);
+  });
 });

@@ -7,6 +7,8 @@
  * farthest from the one read goes first, and of two as far, the one behind the reader.
  */
 
+import { letGo } from './actions/letGo';
+
 /**
  * What the decoded pages may take, in bytes: about 22 pages of 0.7 megapixels, four of a
  * 6-megapixel scan — the pages decoded ahead and behind with room to spare, while the window's
@@ -160,6 +162,7 @@ export class DecodedPages {
 
   /** Lets go of every page. */
   clear(): void {
+    for (const entry of this.#entries.values()) letGo(entry.image);
     this.#entries.clear();
     this.#pending.clear();
     this.#bytes = 0;
@@ -183,6 +186,7 @@ export class DecodedPages {
       if (this.#bytes <= this.limit) break;
       this.#entries.delete(entry.url);
       this.#bytes -= entry.bytes;
+      letGo(entry.image);
     }
   }
 }
