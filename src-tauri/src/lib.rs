@@ -34,6 +34,8 @@
 //! - [`single_instance`]: one app per data dir; starting Carrel again shows the running one.
 //! - [`webview_rendering`]: painting pages on the CPU on machines without a GPU, chosen before
 //!   GTK starts.
+//! - [`allocator`]: large blocks (pages on their way to a window) given back to the system when
+//!   freed.
 //! - [`webview_memory`]: WebKit keeps no loaded picture the window no longer uses (the readers
 //!   keep their own, within a bound).
 //! - [`notifications`]: desktop notifications about downloads (progress per book, ready to
@@ -42,6 +44,7 @@
 //! - [`notification_actions`]: what those actions do — pause the downloads, cancel a book's,
 //!   open a book to read in a window of its own, bring the window back.
 
+pub mod allocator;
 pub mod app_state;
 pub mod autostart;
 pub mod background;
@@ -78,6 +81,7 @@ use tauri::{Manager, RunEvent};
 /// Builds and runs the app. Blocks until the app ends: when its last window closes with
 /// nothing left to download, or the reader quits.
 pub fn run() {
+    allocator::return_large_blocks();
     install_logging();
     let context = tauri::generate_context!("../tauri.conf.json");
     let request = launch_request();
