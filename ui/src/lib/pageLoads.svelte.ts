@@ -58,6 +58,9 @@ export class PageLoads {
   /** Notes how the image element of one page (and attempt) settled, and the page's shape. */
   settled = (event: Event): void => {
     const image = event.currentTarget as HTMLImageElement;
+    // An element that left the page and let go of its picture may still say so (an error):
+    // the page's next element, under the same key, tells how it loaded.
+    if (!image.isConnected) return;
     const at = image.dataset.key;
     if (at !== undefined) this.#loads[at] = event.type === 'load' ? 'loaded' : 'offline';
     if (event.type === 'load') reader.measured(Number(image.dataset.pageIndex), image.naturalWidth, image.naturalHeight);
