@@ -211,30 +211,32 @@ async fn library(catalog_url: &str, size: u32) -> Result<(Env, usize)> {
     Ok((env, pages as usize))
 }
 
-pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
-    eprintln!("cold start: browsing a catalog of {BOOKS} books into a data dir ...");
+/// A fixture server of `size` books and a data dir that browsed it (see [`library`]).
+fn served_library(
+    runtime: &tokio::runtime::Runtime,
+    size: u32,
+) -> Result<(fixture_server::RunningServer, Env, usize)> {
     let fixture = fixture_server::Server::start(Config {
-        books: BOOKS,
+        books: size,
         feed_page_size: FEED_PAGE,
         reading_positions: Some(Default::default()),
         ..Config::default()
     })
-    .context("starting the fixture server")?;
+    .with_context(|| format!("starting a fixture server of {size} books"))?;
+    let (env, cached_pages) = runtime.block_on(library(&fixture.url("/opds"), size))?;
+    Ok((fixture, env, cached_pages))
+}
+
+pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()> {
+    eprintln!("cold start: browsing a catalog of {BOOKS} books into a data dir ...");
     let started = Instant::now();
-    let (env, cached_pages) = runtime.block_on(library(&fixture.url("/opds"), BOOKS))?;
+    let (fixture, env, cached_pages) = served_library(runtime, BOOKS)?;
     let setup_s = started.elapsed().as_secs_f64();
     let large_dir = env.store.data_dir().root().to_path_buf();
     let db_bytes = std::fs::metadata(large_dir.join("carrel.db"))
         .map(|m| m.len())
         .unwrap_or(0);
-    let small_fixture = fixture_server::Server::start(Config {
-        books: SMALL_BOOKS,
-        feed_page_size: FEED_PAGE,
-        reading_positions: Some(Default::default()),
-        ..Config::default()
-    })
-    .context("starting the small library's fixture server")?;
-    let (small_env, _) = runtime.block_on(library(&small_fixture.url("/opds"), SMALL_BOOKS))?;
+    let (small_fixture, small_env, _) = served_library(runtime, SMALL_BOOKS)?;
     let small_dir = small_env.store.data_dir().root().to_path_buf();
     let empty = tempfile::tempdir()?;
     let empty_dir = empty.path().join("data");
