@@ -8,26 +8,21 @@ import { REFERENCE_LANGUAGE, i18n, t } from './i18n.svelte';
 import type { CommandError, CommandErrorKind } from './ipc';
 import { asSentence } from './text';
 
+/** The message that names each kind of failure. */
+const KIND_MESSAGES: Record<CommandErrorKind, string> = {
+  invalid_input: 'error-invalid-input',
+  not_found: 'error-not-found',
+  conflict: 'error-conflict',
+  storage: 'error-storage',
+  server: 'error-server',
+  auth: 'error-auth',
+  certificate: 'error-certificate',
+  not_downloaded: 'error-not-downloaded',
+};
+
 /** What a kind of failure is, without a final stop: "The server failed or refused". */
 export function kindSentence(kind: CommandErrorKind): string {
-  switch (kind) {
-    case 'invalid_input':
-      return t('error-invalid-input');
-    case 'not_found':
-      return t('error-not-found');
-    case 'conflict':
-      return t('error-conflict');
-    case 'storage':
-      return t('error-storage');
-    case 'server':
-      return t('error-server');
-    case 'auth':
-      return t('error-auth');
-    case 'certificate':
-      return t('error-certificate');
-    case 'not_downloaded':
-      return t('error-not-downloaded');
-  }
+  return t(KIND_MESSAGES[kind]);
 }
 
 /** A failure as the window shows it: "Le serveur a refusé … (the server answered 503)." */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { gridNav, nextIndex } from './gridNav';
+import { gridNav, nextIndex, type GridKey } from './gridNav';
 
 describe('nextIndex', () => {
   // A grid of 10 items in 4 columns:
@@ -9,46 +9,18 @@ describe('nextIndex', () => {
   const cols = 4;
   const count = 10;
 
-  it('moves left and right in reading order, without wrapping past the ends', () => {
-    expect(nextIndex(5, 'ArrowRight', cols, count)).toBe(6);
-    expect(nextIndex(3, 'ArrowRight', cols, count)).toBe(4);
-    expect(nextIndex(4, 'ArrowLeft', cols, count)).toBe(3);
-    expect(nextIndex(0, 'ArrowLeft', cols, count)).toBeNull();
-    expect(nextIndex(9, 'ArrowRight', cols, count)).toBeNull();
-  });
-
-  it('moves up and down by a row', () => {
-    expect(nextIndex(1, 'ArrowDown', cols, count)).toBe(5);
-    expect(nextIndex(5, 'ArrowDown', cols, count)).toBe(9);
-    expect(nextIndex(5, 'ArrowUp', cols, count)).toBe(1);
-    expect(nextIndex(2, 'ArrowUp', cols, count)).toBeNull();
-    expect(nextIndex(9, 'ArrowDown', cols, count)).toBeNull();
-  });
-
-  it('lands on the last item when the row below is short', () => {
-    expect(nextIndex(6, 'ArrowDown', cols, count)).toBe(9);
-    expect(nextIndex(7, 'ArrowDown', cols, count)).toBe(9);
-  });
-
-  it('goes to the ends with Home and End', () => {
-    expect(nextIndex(6, 'Home', cols, count)).toBe(0);
-    expect(nextIndex(2, 'End', cols, count)).toBe(9);
-    expect(nextIndex(0, 'Home', cols, count)).toBeNull();
-  });
-
-  it('pages by three rows, staying in the column', () => {
-    expect(nextIndex(1, 'PageDown', 2, 20)).toBe(7);
-    expect(nextIndex(7, 'PageUp', 2, 20)).toBe(1);
-    expect(nextIndex(3, 'PageUp', 2, 20)).toBe(1);
-    expect(nextIndex(1, 'PageDown', cols, count)).toBe(9);
-  });
-
-  it('treats a single row and a single column sensibly', () => {
-    expect(nextIndex(2, 'ArrowDown', 5, 5)).toBeNull();
-    expect(nextIndex(2, 'ArrowRight', 5, 5)).toBe(3);
-    expect(nextIndex(2, 'ArrowDown', 1, 5)).toBe(3);
-    expect(nextIndex(0, 'ArrowDown', 0, 5)).toBe(1);
-    expect(nextIndex(0, 'ArrowRight', 4, 0)).toBeNull();
+  /** Each test's moves: from, key, where it lands (null: nowhere), and another grid's columns and count. */
+  it.each<[string, [number, GridKey, number | null, number?, number?][]]>([
+    ['moves left and right in reading order, without wrapping past the ends', [[5, 'ArrowRight', 6], [3, 'ArrowRight', 4], [4, 'ArrowLeft', 3], [0, 'ArrowLeft', null], [9, 'ArrowRight', null]]],
+    ['moves up and down by a row', [[1, 'ArrowDown', 5], [5, 'ArrowDown', 9], [5, 'ArrowUp', 1], [2, 'ArrowUp', null], [9, 'ArrowDown', null]]],
+    ['lands on the last item when the row below is short', [[6, 'ArrowDown', 9], [7, 'ArrowDown', 9]]],
+    ['goes to the ends with Home and End', [[6, 'Home', 0], [2, 'End', 9], [0, 'Home', null]]],
+    ['pages by three rows, staying in the column', [[1, 'PageDown', 7, 2, 20], [7, 'PageUp', 1, 2, 20], [3, 'PageUp', 1, 2, 20], [1, 'PageDown', 9]]],
+    ['treats a single row and a single column sensibly', [[2, 'ArrowDown', null, 5, 5], [2, 'ArrowRight', 3, 5, 5], [2, 'ArrowDown', 3, 1, 5], [0, 'ArrowDown', 1, 0, 5], [0, 'ArrowRight', null, 4, 0]]],
+  ])('%s', (_name, moves) => {
+    for (const [from, key, to, columns = cols, n = count] of moves) {
+      expect(nextIndex(from, key, columns, n), `${key} from ${from} (${columns} columns, ${n} items)`).toBe(to);
+    }
   });
 });
 

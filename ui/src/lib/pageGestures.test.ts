@@ -95,56 +95,55 @@ describe('the wheel', () => {
     expect(canScroll(0, 600, 1000, 0)).toBe(false);
   });
 
-  it('turns one page per notch of a mouse wheel, down for the next and up for the previous', () => {
+  /** Gives a new pager wheel events in turn: each a delta (px), a time (ms), whether the page could still scroll that way, and what the pager should answer. */
+  function feed(events: [number, number, boolean, ReturnType<WheelPager['feed']>][]): void {
     const pager = new WheelPager();
-    expect(pager.feed(100, 0, false)).toBe('next');
-    expect(pager.feed(100, 400, false)).toBe('next');
-    expect(pager.feed(-100, 800, false)).toBe('previous');
+    for (const [delta, at, scrollable, answer] of events) expect(pager.feed(delta, at, scrollable), `${delta} px at ${at} ms`).toBe(answer);
+  }
+
+  it('turns one page per notch of a mouse wheel, down for the next and up for the previous', () => {
+    feed([[100, 0, false, 'next'], [100, 400, false, 'next'], [-100, 800, false, 'previous']]);
   });
 
   it('adds small deltas up to the threshold before turning', () => {
-    const pager = new WheelPager();
-    expect(pager.feed(15, 0, false)).toBe('wait');
-    expect(pager.feed(15, 10, false)).toBe('wait');
-    expect(pager.feed(9, 20, false)).toBe('wait'); // 39 px
-    expect(pager.feed(1, 30, false)).toBe('next'); // 40 px
+    // 39 px wait, 40 px turn.
+    feed([[15, 0, false, 'wait'], [15, 10, false, 'wait'], [9, 20, false, 'wait'], [1, 30, false, 'next']]);
   });
 
   it('starts counting afresh after a pause or a change of direction', () => {
-    const pager = new WheelPager();
-    expect(pager.feed(30, 0, false)).toBe('wait');
-    expect(pager.feed(30, 251, false)).toBe('wait'); // the first 30 px were too long ago
-    expect(pager.feed(-30, 260, false)).toBe('wait'); // up now: the 30 px down are dropped
-    expect(pager.feed(-10, 270, false)).toBe('previous');
+    feed([
+      [30, 0, false, 'wait'],
+      // The first 30 px were too long ago; then up: the 30 px down are dropped.
+      [30, 251, false, 'wait'], [-30, 260, false, 'wait'], [-10, 270, false, 'previous'],
+    ]);
   });
 
   it('turns one page for a whole trackpad fling and swallows its momentum', () => {
-    const pager = new WheelPager();
-    expect(pager.feed(60, 0, false)).toBe('next');
     // Momentum every 16 ms for a second: all held, none turns.
-    for (let at = 16; at <= 1000; at += 16) expect(pager.feed(20, at, false)).toBe('hold');
-    // Also when the new page could scroll: it must not scroll away under the fling.
-    expect(pager.feed(20, 1010, true)).toBe('hold');
-    // Still for 250 ms: the next notch turns again.
-    expect(pager.feed(60, 1260, false)).toBe('next');
+    const momentum: [number, number, boolean, 'hold'][] = [];
+    for (let at = 16; at <= 1000; at += 16) momentum.push([20, at, false, 'hold']);
+    feed([
+      [60, 0, false, 'next'],
+      ...momentum,
+      // Also when the new page could scroll: it must not scroll away under the fling.
+      [20, 1010, true, 'hold'],
+      // Still for 250 ms: the next notch turns again.
+      [60, 1260, false, 'next'],
+    ]);
   });
 
   it('lets a tall page scroll, and turns only with a further wheel at its edge', () => {
-    const pager = new WheelPager();
-    expect(pager.feed(100, 0, true)).toBe('scroll');
-    expect(pager.feed(100, 50, true)).toBe('scroll');
-    // The bottom is reached while the wheel still turns: no turn yet.
-    expect(pager.feed(100, 100, false)).toBe('wait');
-    expect(pager.feed(100, 300, false)).toBe('wait');
-    // A separate notch after a pause turns the page.
-    expect(pager.feed(100, 551, false)).toBe('next');
+    feed([
+      [100, 0, true, 'scroll'], [100, 50, true, 'scroll'],
+      // The bottom is reached while the wheel still turns: no turn yet.
+      [100, 100, false, 'wait'], [100, 300, false, 'wait'],
+      // A separate notch after a pause turns the page.
+      [100, 551, false, 'next'],
+    ]);
   });
 
   it('lets horizontal wheels through', () => {
-    const pager = new WheelPager();
-    expect(pager.feed(0, 0, false)).toBe('scroll');
-    expect(pager.feed(100, 10, false)).toBe('next');
-    expect(pager.feed(0, 20, false)).toBe('hold');
+    feed([[0, 0, false, 'scroll'], [100, 10, false, 'next'], [0, 20, false, 'hold']]);
   });
 });
 

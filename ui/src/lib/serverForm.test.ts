@@ -90,39 +90,22 @@ describe('validateName', () => {
 });
 
 describe('suggestName', () => {
-  it('offers the host', () => {
-    expect(suggestName('https://books.example.org/opds')).toBe('books.example.org');
-    expect(suggestName('https://www.example.org/opds')).toBe('example.org');
-    expect(suggestName(' https://Komga.Home.Lan:25600/opds ')).toBe('komga.home.lan');
-  });
-
-  it('keeps the port for bare addresses', () => {
-    expect(suggestName('http://127.0.0.1:8080/opds')).toBe('127.0.0.1:8080');
-    expect(suggestName('http://localhost:5000/opds')).toBe('localhost:5000');
-    expect(suggestName('http://localhost/opds')).toBe('localhost');
-  });
-
-  it('offers the host of an address typed without its scheme', () => {
-    expect(suggestName('127.0.0.1:9810')).toBe('127.0.0.1:9810');
-    expect(suggestName('nas.local:9810/opds')).toBe('nas.local');
-    expect(suggestName('localhost:5000')).toBe('localhost:5000');
-  });
-
-  it('offers nothing for an unusable address', () => {
-    expect(suggestName('not a url')).toBe('');
-    expect(suggestName('')).toBe('');
-    expect(suggestName('ftp://example.org')).toBe('');
+  it.each<[string, [string, string][]]>([
+    ['offers the host', [['https://books.example.org/opds', 'books.example.org'], ['https://www.example.org/opds', 'example.org'], [' https://Komga.Home.Lan:25600/opds ', 'komga.home.lan']]],
+    ['keeps the port for bare addresses', [['http://127.0.0.1:8080/opds', '127.0.0.1:8080'], ['http://localhost:5000/opds', 'localhost:5000'], ['http://localhost/opds', 'localhost']]],
+    ['offers the host of an address typed without its scheme', [['127.0.0.1:9810', '127.0.0.1:9810'], ['nas.local:9810/opds', 'nas.local'], ['localhost:5000', 'localhost:5000']]],
+    ['offers nothing for an unusable address', [['not a url', ''], ['', ''], ['ftp://example.org', '']]],
+  ])('%s', (_name, addresses) => {
+    for (const [address, name] of addresses) expect(suggestName(address), address).toBe(name);
   });
 });
 
 describe('displayHost', () => {
-  it('shows host and port', () => {
-    expect(displayHost('https://books.example.org/opds')).toBe('books.example.org');
-    expect(displayHost('http://127.0.0.1:8080/opds')).toBe('127.0.0.1:8080');
-  });
-
-  it('falls back to the text it was given', () => {
-    expect(displayHost('odd')).toBe('odd');
+  it.each<[string, [string, string][]]>([
+    ['shows host and port', [['https://books.example.org/opds', 'books.example.org'], ['http://127.0.0.1:8080/opds', '127.0.0.1:8080']]],
+    ['falls back to the text it was given', [['odd', 'odd']]],
+  ])('%s', (_name, addresses) => {
+    for (const [address, host] of addresses) expect(displayHost(address), address).toBe(host);
   });
 });
 

@@ -25,24 +25,30 @@ describe('shortcutFor', () => {
   });
 });
 
-describe('installShortcuts', () => {
-  let uninstall = () => {};
-  afterEach(() => {
-    uninstall();
-    document.body.innerHTML = '';
-  });
+let uninstall = () => {};
+afterEach(() => {
+  uninstall();
+  document.body.innerHTML = '';
+});
 
+/** Installs the shortcuts with handlers to watch; search and back answer `found`. */
+function install(found: boolean, enabled: () => boolean = () => true) {
+  const handlers = {
+    addServer: vi.fn(),
+    focusSearch: vi.fn(() => found),
+    back: vi.fn(() => found),
+    enabled,
+    closeWindow: vi.fn(),
+    quit: vi.fn(),
+  };
+  uninstall = installShortcuts(window, handlers);
+  return handlers;
+}
+
+describe('installShortcuts', () => {
   it('ignores keys typed into fields and keys while disabled', () => {
-    const addServer = vi.fn();
     let enabled = true;
-    uninstall = installShortcuts(window, {
-      addServer,
-      focusSearch: () => true,
-      back: () => true,
-      enabled: () => enabled,
-      closeWindow: vi.fn(),
-      quit: vi.fn(),
-    });
+    const { addServer } = install(true, () => enabled);
 
     const input = document.createElement('input');
     document.body.append(input);
@@ -59,25 +65,6 @@ describe('installShortcuts', () => {
 });
 
 describe('installShortcuts: search and back', () => {
-  let uninstall = () => {};
-  afterEach(() => {
-    uninstall();
-    document.body.innerHTML = '';
-  });
-
-  function install(found: boolean) {
-    const handlers = {
-      addServer: vi.fn(),
-      focusSearch: vi.fn(() => found),
-      back: vi.fn(() => found),
-      enabled: () => true,
-      closeWindow: vi.fn(),
-      quit: vi.fn(),
-    };
-    uninstall = installShortcuts(window, handlers);
-    return handlers;
-  }
-
   it('takes / and Escape only when there is something to do', () => {
     const handlers = install(true);
     const slash = key({ key: '/' });
@@ -125,22 +112,8 @@ describe('installShortcuts: search and back', () => {
 });
 
 describe('installShortcuts: the window and the app', () => {
-  let uninstall = () => {};
-  afterEach(() => {
-    uninstall();
-    document.body.innerHTML = '';
-  });
-
   it('closes the window with Ctrl+W and quits with Ctrl+Q, even while typing or disabled', () => {
-    const handlers = {
-      addServer: vi.fn(),
-      focusSearch: vi.fn(() => true),
-      back: vi.fn(() => true),
-      enabled: () => false,
-      closeWindow: vi.fn(),
-      quit: vi.fn(),
-    };
-    uninstall = installShortcuts(window, handlers);
+    const handlers = install(true, () => false);
     const input = document.createElement('input');
     document.body.append(input);
     const w = key({ key: 'w', ctrlKey: true });

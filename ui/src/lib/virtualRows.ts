@@ -61,25 +61,23 @@ export function layoutRows(
     height,
     rowOfItem(i: number): GridRow {
       // The last row starting at or before `i`: an items row wins over its group's heading.
-      let lo = 0;
-      let hi = rows.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (rows[mid].start <= i) lo = mid;
-        else hi = mid - 1;
-      }
-      return rows[lo];
+      return rows[lastRowAtOrBefore(rows, 'start', i)];
     },
   };
 }
 
 /** The index of the row at height `y` (the last row whose top is at or above it). */
 export function rowAt(rows: readonly GridRow[], y: number): number {
+  return lastRowAtOrBefore(rows, 'top', y);
+}
+
+/** The index of the last row whose `key` is at most `value` (rows are in order of it; 0 if none is). */
+function lastRowAtOrBefore(rows: readonly GridRow[], key: 'start' | 'top', value: number): number {
   let lo = 0;
   let hi = rows.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (rows[mid].top <= y) lo = mid;
+    if (rows[mid][key] <= value) lo = mid;
     else hi = mid - 1;
   }
   return lo;

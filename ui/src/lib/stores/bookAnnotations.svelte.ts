@@ -29,18 +29,17 @@ export const MAX_QUOTE_CHARS = 4000;
 
 export const HIGHLIGHT_COLOURS: readonly HighlightColour[] = ['yellow', 'green', 'blue', 'pink'];
 
+/** The message that names each highlight colour. */
+const COLOUR_MESSAGES: Record<HighlightColour, string> = {
+  yellow: 'book-highlight-yellow',
+  green: 'book-highlight-green',
+  blue: 'book-highlight-blue',
+  pink: 'book-highlight-pink',
+};
+
 /** A highlight colour's name, as a reader reads it (a colour swatch's label and tooltip). */
 export function highlightColourLabel(value: HighlightColour): string {
-  switch (value) {
-    case 'yellow':
-      return t('book-highlight-yellow');
-    case 'green':
-      return t('book-highlight-green');
-    case 'blue':
-      return t('book-highlight-blue');
-    case 'pink':
-      return t('book-highlight-pink');
-  }
+  return t(COLOUR_MESSAGES[value]);
 }
 
 /** The colour a highlight is drawn in on the page (under the text, see-through). */

@@ -670,19 +670,20 @@ class ReaderState {
   }
 
   setFit(fit: Fit): void {
-    this.fit = fit;
-    this.zoom = MIN_ZOOM;
-    this.#savePrefs();
+    this.#setView(() => (this.fit = fit));
   }
 
   setDirection(direction: Direction): void {
-    this.direction = direction;
-    this.zoom = MIN_ZOOM;
-    this.#savePrefs();
+    this.#setView(() => (this.direction = direction));
   }
 
   setLayout(layout: Layout): void {
-    this.layout = layout;
+    this.#setView(() => (this.layout = layout));
+  }
+
+  /** A change of how pages are laid out: back to the fit, and kept for the book. */
+  #setView(change: () => void): void {
+    change();
     this.zoom = MIN_ZOOM;
     this.#savePrefs();
   }

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
 
@@ -16,6 +16,10 @@ describe('settings', () => {
     settings.reset();
     localStorage.clear();
     delete document.documentElement.dataset.theme;
+  });
+
+  afterEach(() => {
+    i18n.choose('system');
   });
 
   it('reads the settings and applies the theme', async () => {
@@ -52,32 +56,26 @@ describe('settings', () => {
     expect(settings.saveError?.message).toBe('the disk is full');
   });
 
+  /** Reads settings that hold `language`: first with `load`, again with `reload`. */
+  async function readLanguage(language: string | null, read: 'load' | 'reload' = 'load') {
+    invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language });
+    await settings[read]();
+  }
+
   it('speaks the language the settings hold, chosen in another window or process', async () => {
-    try {
-      invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language: 'de' });
-      await settings.load();
-      expect(i18n.language).toBe('de');
-      invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language: 'es' });
-      await settings.reload();
-      expect(i18n.language).toBe('es');
-      expect(i18n.choice).toBe('es');
-      invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language: null });
-      await settings.reload();
-      expect(i18n.choice).toBe('system');
-    } finally {
-      i18n.choose('system');
-    }
+    await readLanguage('de');
+    expect(i18n.language).toBe('de');
+    await readLanguage('es', 'reload');
+    expect(i18n.language).toBe('es');
+    expect(i18n.choice).toBe('es');
+    await readLanguage(null, 'reload');
+    expect(i18n.choice).toBe('system');
   });
 
   it('leaves the test language alone: it is never saved', async () => {
     i18n.choose('pseudo');
-    try {
-      invokeMock.mockResolvedValueOnce({ ...DEFAULT_SETTINGS, language: null });
-      await settings.load();
-      expect(i18n.choice).toBe('pseudo');
-    } finally {
-      i18n.choose('system');
-    }
+    await readLanguage(null);
+    expect(i18n.choice).toBe('pseudo');
   });
 
   it('keeps the defaults when the settings cannot be read', async () => {
