@@ -125,25 +125,26 @@ struct Candidate {
     author_key: Option<String>,
 }
 
-/// A book of the device as the store has it.
-struct Row {
-    id: i64,
-    server_id: i64,
-    server_name: String,
-    device: bool,
-    title: String,
-    joined_authors: String,
-    meta_authors: Option<String>,
-    series: Option<String>,
-    series_index: Option<f64>,
-    series_order: Option<f64>,
-    format: String,
-    pinned: bool,
-    last_opened_ms: Option<i64>,
-    last_page: Option<i64>,
-    finished_ms: Option<i64>,
-    added_ms: i64,
-}
+/// A book of the device as the store has it, in the order of [`query`]'s columns (named where
+/// the row is taken apart).
+type Row = (
+    i64,
+    i64,
+    String,
+    bool,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<f64>,
+    Option<f64>,
+    String,
+    bool,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    i64,
+);
 
 /// The books on this device that `query` picks, in its order.
 pub fn query(store: &Store, query: &DeviceLibraryQuery) -> Result<DeviceLibrary, SearchError> {
@@ -171,26 +172,7 @@ pub fn query(store: &Store, query: &DeviceLibraryQuery) -> Result<DeviceLibrary,
                  WHERE b.pinned = 1 OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id
                                                AND t.kind IN ('page', 'file') AND t.state = 'done')",
             )?;
-            let rows = stmt.query_map([], |r| {
-                Ok(Row {
-                    id: r.get(0)?,
-                    server_id: r.get(1)?,
-                    server_name: r.get(2)?,
-                    device: r.get(3)?,
-                    title: r.get(4)?,
-                    joined_authors: r.get(5)?,
-                    meta_authors: r.get(6)?,
-                    series: r.get(7)?,
-                    series_index: r.get(8)?,
-                    series_order: r.get(9)?,
-                    format: r.get(10)?,
-                    pinned: r.get(11)?,
-                    last_opened_ms: r.get(12)?,
-                    last_page: r.get(13)?,
-                    finished_ms: r.get(14)?,
-                    added_ms: r.get(15)?,
-                })
-            })?;
+            let rows = stmt.query_map([], |r| Row::try_from(r))?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(|e| store.sql_error(e))?;
@@ -199,7 +181,7 @@ pub fn query(store: &Store, query: &DeviceLibraryQuery) -> Result<DeviceLibrary,
     let mut total = 0u32;
     let mut picked: Vec<Candidate> = Vec::new();
     for row in rows {
-        let Row {
+        let (
             id,
             server_id,
             server_name,
@@ -216,7 +198,7 @@ pub fn query(store: &Store, query: &DeviceLibraryQuery) -> Result<DeviceLibrary,
             last_page,
             finished_ms,
             added_ms,
-        } = row;
+        ) = row;
         let format = parse_format(&format);
         let Some(status) = statuses.remove(&id) else {
             continue;

@@ -10,6 +10,19 @@
 //! (`carrel-reading`). Depends on the six layers below it; nothing in the core depends on it
 //! but the `carrel-core` facade.
 
+/// `From` each of the library's record errors named (the store's, a server's, a book's) for an
+/// error of this crate that keeps them in one `carrel_library::Error` variant, so `?` takes them
+/// as they come and they reach the window with the kind the library gives them.
+macro_rules! from_library_errors {
+    ($error:ident::$variant:ident: $($from:ty),+) => {
+        $(impl From<$from> for $error {
+            fn from(e: $from) -> Self {
+                $error::$variant(carrel_library::Error::from(e))
+            }
+        })+
+    };
+}
+
 pub mod book_view;
 pub mod client;
 pub mod cover_cache;

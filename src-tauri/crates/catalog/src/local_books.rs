@@ -195,12 +195,10 @@ pub enum ImportError {
     #[error("cannot put the book in Carrel's data folder: {0}")]
     Files(String),
     #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Server(#[from] ServerError),
-    #[error(transparent)]
-    Book(#[from] books::BookError),
+    Library(#[from] carrel_library::Error),
 }
+
+from_library_errors!(ImportError::Library: StoreError, ServerError, books::BookError);
 
 impl Failure for ImportError {
     fn kind(&self) -> ErrorKind {
@@ -210,12 +208,8 @@ impl Failure for ImportError {
             | ImportError::NotABook(_)
             | ImportError::Damaged { .. }
             | ImportError::TooLarge { .. } => ErrorKind::InvalidInput,
-            ImportError::Unreadable { .. } | ImportError::Files(_) | ImportError::Store(_) => {
-                ErrorKind::Storage
-            }
-            ImportError::Server(e) => e.kind(),
-            ImportError::Book(books::BookError::NotFound(_)) => ErrorKind::NotFound,
-            ImportError::Book(_) => ErrorKind::Storage,
+            ImportError::Unreadable { .. } | ImportError::Files(_) => ErrorKind::Storage,
+            ImportError::Library(e) => e.kind(),
         }
     }
 }

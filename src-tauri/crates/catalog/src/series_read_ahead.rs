@@ -58,12 +58,10 @@ pub enum SeriesError {
     #[error(transparent)]
     Download(#[from] DownloadRequestError),
     #[error(transparent)]
-    Book(#[from] BookError),
-    #[error(transparent)]
-    Server(#[from] ServerError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
+    Library(#[from] carrel_library::Error),
 }
+
+from_library_errors!(SeriesError::Library: StoreError, BookError, ServerError);
 
 impl Failure for SeriesError {
     fn kind(&self) -> ErrorKind {
@@ -72,9 +70,7 @@ impl Failure for SeriesError {
             | SeriesError::BadKeepNext(_)
             | SeriesError::BadRemoveAfter(_) => ErrorKind::InvalidInput,
             SeriesError::Download(e) => e.kind(),
-            SeriesError::Book(BookError::NotFound(_)) => ErrorKind::NotFound,
-            SeriesError::Server(e) => e.kind(),
-            SeriesError::Book(_) | SeriesError::Store(_) => ErrorKind::Storage,
+            SeriesError::Library(e) => e.kind(),
         }
     }
 }
