@@ -9,11 +9,9 @@
 //! or a PDF is a 404 (the statuses and bodies of [`crate::protocol_errors`]). The type is `application/epub+zip` or `application/pdf` as the
 //! bytes prove, never taken from the server. The work is [`carrel_core::reading::book_source`]'s; this module only speaks HTTP.
 
-use std::borrow::Cow;
-
 use carrel_core::reading::book_source::{self, BookFile};
 use carrel_core::reading::page_source::PageError;
-use tauri::http::{header, Method, Request, Response};
+use tauri::http::Request;
 use tauri::{AppHandle, Runtime, UriSchemeContext, UriSchemeResponder};
 
 use crate::page_protocol::library_and_wait;
@@ -29,29 +27,19 @@ pub fn handle<R: Runtime>(
     request: Request<Vec<u8>>,
     responder: UriSchemeResponder,
 ) {
-    let app = ctx.app_handle().clone();
-    let head = request.method() == Method::HEAD;
-    let origin = request
-        .headers()
-        .get(header::ORIGIN)
-        .and_then(|o| o.to_str().ok())
-        .filter(|o| APP_ORIGINS.contains(o))
-        .map(str::to_string);
-    let asked = if request.method() == Method::GET || head {
-        book_id(request.uri().path()).ok_or(ProtocolError::BadRequest)
-    } else {
-        Err(ProtocolError::MethodNotAllowed)
-    };
-    tauri::async_runtime::spawn(async move {
-        let response = match asked {
-            Ok(id) => match book(&app, id).await {
+    protocol_replies::answer_get(
+        ctx,
+        &request,
+        responder,
+        APP_ORIGINS,
+        book_id,
+        |app, id, head| async move {
+            match book(&app, id).await {
                 Ok(file) => file_response(file, head),
                 Err(e) => ProtocolError::Page(&e).reply(),
-            },
-            Err(failure) => failure.reply(),
-        };
-        responder.respond(allow_origin(response, origin.as_deref()));
-    });
+            }
+        },
+    );
 }
 
 /// The origins of the app's own pages (the embedded UI on each platform, and in debug builds
@@ -65,20 +53,6 @@ const APP_ORIGINS: &[&str] = &[
     "http://localhost:5173",
 ];
 
-/// The app's pages fetch from another origin (this scheme's): the answer names the page's
-/// origin when it is the app's own, and nothing else may read it.
-fn allow_origin(
-    mut response: Response<Cow<'static, [u8]>>,
-    origin: Option<&str>,
-) -> Response<Cow<'static, [u8]>> {
-    if let Some(value) = origin.and_then(|o| header::HeaderValue::from_str(o).ok()) {
-        let headers = response.headers_mut();
-        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
-        headers.insert(header::VARY, header::HeaderValue::from_static("Origin"));
-    }
-    response
-}
-
 async fn book<R: Runtime>(app: &AppHandle<R>, book_id: i64) -> Result<BookFile, PageError> {
     let (store, wait) = library_and_wait(app)?;
     book_source::book(&store, book_id, wait).await
@@ -91,7 +65,7 @@ fn file_response(file: BookFile, head: bool) -> Reply {
 
 #[cfg(test)]
 mod tests {
-    use tauri::http::StatusCode;
+    use tauri::http::{header, StatusCode};
 
     use super::*;
 
@@ -102,33 +76,6 @@ mod tests {
             cfg!(debug_assertions)
         );
         assert!(APP_ORIGINS.contains(&"tauri://localhost"));
-    }
-
-    #[test]
-    fn only_a_positive_book_id_is_a_request() {
-        assert_eq!(book_id("/42"), Some(42));
-        assert_eq!(book_id("/007"), Some(7));
-        for bad in [
-            "",
-            "/",
-            "42",
-            "/0",
-            "/-1",
-            "/+1",
-            "/1.5",
-            "/1/",
-            "/1/0",
-            "/1?x=1",
-            "/a",
-            "/%31",
-            "/ 1",
-            "/..%2F1",
-            "/../books/1/book.epub",
-            "/1%2F2",
-            "/99999999999999999999",
-        ] {
-            assert_eq!(book_id(bad), None, "{bad:?}");
-        }
     }
 
     #[test]
@@ -154,12 +101,12 @@ mod tests {
     #[test]
     fn only_the_apps_own_pages_may_read_a_book() {
         let ok = || protocol_replies::status(StatusCode::OK, "");
-        let app = allow_origin(ok(), Some("tauri://localhost"));
+        let app = protocol_replies::allow_origin(ok(), Some("tauri://localhost"));
         assert_eq!(
             app.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
             "tauri://localhost"
         );
-        let none = allow_origin(ok(), None);
+        let none = protocol_replies::allow_origin(ok(), None);
         assert!(none
             .headers()
             .get(header::ACCESS_CONTROL_ALLOW_ORIGIN)

@@ -40,6 +40,7 @@ pub fn handle<R: Runtime>(
         ctx,
         &request,
         responder,
+        &[],
         book_page,
         |app, (id, index), head| async move {
             match page(&app, id, index).await {

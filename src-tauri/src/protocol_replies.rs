@@ -28,11 +28,14 @@ pub fn book_id(path: &str) -> Option<i64> {
 
 /// Answers a GET or HEAD request off the protocol's thread: `read` takes what is asked from the
 /// path (else a 400), `answer` replies to it, told whether the request is a HEAD. Any other
-/// method is a 405.
+/// method is a 405. A request from one of the `readers` origins gets an answer (any answer,
+/// failures too) that the page of that origin may read with `fetch`; pass none when the
+/// answers are only shown (an `<img>`).
 pub fn answer_get<R: Runtime, T: Send + 'static, F>(
     ctx: UriSchemeContext<'_, R>,
     request: &Request<Vec<u8>>,
     responder: UriSchemeResponder,
+    readers: &[&str],
     read: impl FnOnce(&str) -> Option<T>,
     answer: impl FnOnce(AppHandle<R>, T, bool) -> F + Send + 'static,
 ) where
@@ -40,6 +43,12 @@ pub fn answer_get<R: Runtime, T: Send + 'static, F>(
 {
     let app = ctx.app_handle().clone();
     let head = request.method() == Method::HEAD;
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .filter(|o| readers.contains(o))
+        .map(str::to_string);
     let asked = if request.method() == Method::GET || head {
         read(request.uri().path()).ok_or(ProtocolError::BadRequest)
     } else {
@@ -50,8 +59,19 @@ pub fn answer_get<R: Runtime, T: Send + 'static, F>(
             Ok(asked) => answer(app, asked, head).await,
             Err(failure) => failure.reply(),
         };
-        responder.respond(response);
+        responder.respond(allow_origin(response, origin.as_deref()));
     });
+}
+
+/// A page fetching from another origin (a protocol's) may read the answer only when it names
+/// the page's origin: this names `origin`, when there is one, and nothing else.
+pub fn allow_origin(mut response: Reply, origin: Option<&str>) -> Reply {
+    if let Some(value) = origin.and_then(|o| header::HeaderValue::from_str(o).ok()) {
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
+        headers.insert(header::VARY, header::HeaderValue::from_static("Origin"));
+    }
+    response
 }
 
 /// A 200 with `bytes` (none for HEAD), their type and the given caching.
@@ -89,4 +109,40 @@ pub fn status(code: StatusCode, text: &'static str) -> Reply {
         );
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_positive_book_id_is_a_request() {
+        assert_eq!(book_id("/42"), Some(42));
+        assert_eq!(book_id("/1"), Some(1));
+        assert_eq!(book_id("/007"), Some(7));
+        for bad in [
+            "",
+            "/",
+            "42",
+            "/0",
+            "/-1",
+            "/+1",
+            "/1.5",
+            "/01x",
+            "/1/",
+            "/1/0",
+            "/1/cover.png",
+            "/1?x=1",
+            "/a",
+            "/%31",
+            "/ 1",
+            "/..%2F1",
+            "/../books/1/book.epub",
+            "/..%2F..%2Fetc%2Fpasswd",
+            "/1%2F2",
+            "/99999999999999999999",
+        ] {
+            assert_eq!(book_id(bad), None, "{bad:?}");
+        }
+    }
 }
