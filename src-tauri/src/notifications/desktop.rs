@@ -23,7 +23,9 @@ use dbus::blocking::Connection;
 use dbus::message::MessageType;
 use dbus::Message;
 
-use super::{ActionHandler, Note, NoteAction, NoteKind, Notifier, APP_NAME, DEFAULT_ACTION_KEY};
+use super::{
+    ActionHandler, Call, Note, NoteAction, NoteKind, Notifier, APP_NAME, DEFAULT_ACTION_KEY,
+};
 
 const SERVICE: &str = "org.freedesktop.Notifications";
 const PATH: &str = "/org/freedesktop/Notifications";
@@ -68,7 +70,9 @@ impl DesktopNotifier {
     pub fn read_offers(&self) -> Arc<ReadOffers> {
         self.read_offers.clone()
     }
+}
 
+impl Notifier for DesktopNotifier {
     fn send(&self, call: Call) {
         // Counted before the thread can take it, so that no moment passes in which the
         // notification is neither asked for nor up.
@@ -80,26 +84,6 @@ impl DesktopNotifier {
         if self.calls.send(call).is_err() && reads {
             self.read_offers.answered(None, Instant::now());
         }
-    }
-}
-
-impl Notifier for DesktopNotifier {
-    fn show(&self, key: &str, note: Note) {
-        self.send(Call::Show {
-            key: key.to_owned(),
-            note,
-        });
-    }
-    fn update(&self, key: &str, note: Note) {
-        self.send(Call::Update {
-            key: key.to_owned(),
-            note,
-        });
-    }
-    fn close(&self, key: &str) {
-        self.send(Call::Close {
-            key: key.to_owned(),
-        });
     }
     fn on_action(&self, handler: ActionHandler) {
         *self.on_action.lock().unwrap_or_else(|p| p.into_inner()) = Some(handler);
@@ -122,29 +106,6 @@ fn app_icon() -> String {
         }
     }
     NAME.to_owned()
-}
-
-/// One call of a [`Notifier`], as [`super::RecordingNotifier`] keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Call {
-    Show { key: String, note: Note },
-    Update { key: String, note: Note },
-    Close { key: String },
-}
-
-impl Call {
-    pub fn key(&self) -> &str {
-        match self {
-            Call::Show { key, .. } | Call::Update { key, .. } | Call::Close { key } => key,
-        }
-    }
-
-    pub fn note(&self) -> Option<&Note> {
-        match self {
-            Call::Show { note, .. } | Call::Update { note, .. } => Some(note),
-            Call::Close { .. } => None,
-        }
-    }
 }
 
 /// Whether `note` offers to open its book to read.

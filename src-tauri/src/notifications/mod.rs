@@ -32,7 +32,7 @@
 mod desktop;
 mod wording;
 
-pub use desktop::{Call, DesktopNotifier, ReadOffers};
+pub use desktop::{DesktopNotifier, ReadOffers};
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
@@ -182,12 +182,28 @@ pub type ActionHandler = Box<dyn Fn(NoteAction) + Send + Sync>;
 /// Shows, updates and closes notifications, each identified by a key of the caller's choice.
 /// Implementations must return quickly: they are called on the executor's task.
 pub trait Notifier: Send + Sync {
+    /// Takes one call: puts up, changes or takes down the notification of its key.
+    fn send(&self, call: Call);
     /// Puts up a notification for `key`; one already up under that key is replaced in place.
-    fn show(&self, key: &str, note: Note);
+    fn show(&self, key: &str, note: Note) {
+        self.send(Call::Show {
+            key: key.to_owned(),
+            note,
+        });
+    }
     /// Changes the notification of `key` in place; puts it up when none is.
-    fn update(&self, key: &str, note: Note);
+    fn update(&self, key: &str, note: Note) {
+        self.send(Call::Update {
+            key: key.to_owned(),
+            note,
+        });
+    }
     /// Takes the notification of `key` down, if one is up.
-    fn close(&self, key: &str);
+    fn close(&self, key: &str) {
+        self.send(Call::Close {
+            key: key.to_owned(),
+        });
+    }
     /// From now on, hands every action the reader invokes on a notification to `handler`.
     /// Notifiers that show no actions drop it.
     fn on_action(&self, handler: ActionHandler) {
@@ -196,17 +212,34 @@ pub trait Notifier: Send + Sync {
 }
 
 impl<N: Notifier + ?Sized> Notifier for Arc<N> {
-    fn show(&self, key: &str, note: Note) {
-        (**self).show(key, note)
-    }
-    fn update(&self, key: &str, note: Note) {
-        (**self).update(key, note)
-    }
-    fn close(&self, key: &str) {
-        (**self).close(key)
+    fn send(&self, call: Call) {
+        (**self).send(call)
     }
     fn on_action(&self, handler: ActionHandler) {
         (**self).on_action(handler)
+    }
+}
+
+/// One call of a [`Notifier`]: what it is handed, and what [`RecordingNotifier`] keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    Show { key: String, note: Note },
+    Update { key: String, note: Note },
+    Close { key: String },
+}
+
+impl Call {
+    pub fn key(&self) -> &str {
+        match self {
+            Call::Show { key, .. } | Call::Update { key, .. } | Call::Close { key } => key,
+        }
+    }
+
+    pub fn note(&self) -> Option<&Note> {
+        match self {
+            Call::Show { note, .. } | Call::Update { note, .. } => Some(note),
+            Call::Close { .. } => None,
+        }
     }
 }
 
@@ -553,13 +586,6 @@ impl RecordingNotifier {
         std::mem::take(&mut *self.calls.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    fn record(&self, call: Call) {
-        self.calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(call);
-    }
-
     /// What the notification up under `key` shows now: the note of its latest show or update,
     /// unless it was closed since.
     pub fn showing(&self, key: &str) -> Option<Note> {
@@ -587,22 +613,11 @@ impl RecordingNotifier {
 }
 
 impl Notifier for RecordingNotifier {
-    fn show(&self, key: &str, note: Note) {
-        self.record(Call::Show {
-            key: key.to_owned(),
-            note,
-        });
-    }
-    fn update(&self, key: &str, note: Note) {
-        self.record(Call::Update {
-            key: key.to_owned(),
-            note,
-        });
-    }
-    fn close(&self, key: &str) {
-        self.record(Call::Close {
-            key: key.to_owned(),
-        });
+    fn send(&self, call: Call) {
+        self.calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(call);
     }
     fn on_action(&self, handler: ActionHandler) {
         *self.on_action.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(handler));
