@@ -480,35 +480,22 @@ fn show_in_tray(
     let _ = tray.pause.set_enabled(work.is_some());
 }
 
+/// One line of the tray's menu, without a keyboard shortcut.
+fn menu_item(
+    app: &AppHandle,
+    id: &str,
+    text: impl AsRef<str>,
+    enabled: bool,
+) -> tauri::Result<MenuItem<tauri::Wry>> {
+    MenuItem::with_id(app, id, text, enabled, None::<&str>)
+}
+
 fn make_tray(app: &AppHandle) -> tauri::Result<Tray> {
-    let status = MenuItem::with_id(
-        app,
-        MENU_STATUS,
-        "Looking at the downloads…",
-        false,
-        None::<&str>,
-    )?;
-    let open = MenuItem::with_id(
-        app,
-        MENU_OPEN,
-        messages::text("tray-open"),
-        true,
-        None::<&str>,
-    )?;
-    let pause = MenuItem::with_id(
-        app,
-        MENU_PAUSE,
-        messages::text("tray-pause"),
-        true,
-        None::<&str>,
-    )?;
-    let quit = MenuItem::with_id(
-        app,
-        MENU_QUIT,
-        messages::text("tray-quit"),
-        true,
-        None::<&str>,
-    )?;
+    // The status line is only read, never clicked.
+    let status = menu_item(app, MENU_STATUS, "Looking at the downloads…", false)?;
+    let open = menu_item(app, MENU_OPEN, messages::text("tray-open"), true)?;
+    let pause = menu_item(app, MENU_PAUSE, messages::text("tray-pause"), true)?;
+    let quit = menu_item(app, MENU_QUIT, messages::text("tray-quit"), true)?;
     let menu = Menu::with_items(
         app,
         &[
