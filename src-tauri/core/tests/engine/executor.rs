@@ -17,7 +17,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
-use crate::support::{fast_config, http, wait_for_event, Env};
+use crate::support::{fast_config, http, wait_for_event, wait_until, Env};
 
 /// `config` with every answer `latency_ms` late.
 fn slowed(config: Config, latency_ms: u64) -> Config {
@@ -62,13 +62,56 @@ async fn library(fixture: &RunningServer) -> (Env, Server, BTreeMap<u32, i64>) {
     (env, server, ids)
 }
 
-/// The fixture started with `config`, its books registered (see [`library`]) and its first
-/// book asked to be stored.
-async fn storing_first_book(config: Config) -> (RunningServer, Env, Server, BTreeMap<u32, i64>) {
+/// The fixture started with `config` and its books registered (see [`library`]).
+async fn served(config: Config) -> (RunningServer, Env, Server, BTreeMap<u32, i64>) {
     let fixture = start(config);
     let (env, server, ids) = library(&fixture).await;
+    (fixture, env, server, ids)
+}
+
+/// Two fixtures started with the configs given, added to one data dir as servers of the names
+/// given, their books registered: each fixture with its catalog id number → local id.
+async fn two_servers(
+    first: (&str, Config),
+    second: (&str, Config),
+) -> (Env, [(RunningServer, BTreeMap<u32, i64>); 2]) {
+    let fixtures = [start(first.1), start(second.1)];
+    let env = Env::new();
+    let servers = [
+        env.add_server(first.0, &fixtures[0].url("/opds")),
+        env.add_server(second.0, &fixtures[1].url("/opds")),
+    ];
+    let ids = [
+        register_books(&env, &servers[0]).await,
+        register_books(&env, &servers[1]).await,
+    ];
+    let [a, b] = fixtures;
+    let [a_ids, b_ids] = ids;
+    (env, [(a, a_ids), (b, b_ids)])
+}
+
+/// [`served`], with its first book asked to be stored.
+async fn storing_first_book(config: Config) -> (RunningServer, Env, Server, BTreeMap<u32, i64>) {
+    let (fixture, env, server, ids) = served(config).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     (fixture, env, server, ids)
+}
+
+/// [`fast_config`] backing off from `min` to `max` after a failure.
+fn backing_off(min: Duration, max: Duration) -> ExecutorConfig {
+    ExecutorConfig {
+        backoff_min: min,
+        backoff_max: max,
+        ..fast_config()
+    }
+}
+
+/// Whether `event` says the executor backs off.
+fn is_backoff(event: &DownloadEvent) -> bool {
+    matches!(
+        event,
+        DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Backoff { .. })
+    )
 }
 
 fn done_positions(sink: &RecordingSink, kind: TaskKind) -> Vec<i64> {
@@ -117,14 +160,22 @@ fn page_hits(stats: &fixture_server::Stats, book: u32, index: u32) -> u64 {
 /// Waits until the fixture has answered `total` requests since its start (a download under
 /// way); fails after 30 s.
 async fn wait_for_requests(fixture: &RunningServer, total: u64) {
-    let started = Instant::now();
-    while fixture.stats().total_requests < total {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the download did not start"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_until(
+        Duration::from_secs(30),
+        "the download did not start",
+        || fixture.stats().total_requests >= total,
+    )
+    .await;
+}
+
+/// Waits (at most ten seconds) until page `page` of book `id` is stored; fails with `failure`.
+async fn wait_for_stored_page(env: &Env, id: i64, page: i64, failure: &str) {
+    wait_until(Duration::from_secs(10), failure, || {
+        download_stack::done_pages(&env.store, id)
+            .unwrap()
+            .contains(&page)
+    })
+    .await;
 }
 
 fn book_state(env: &Env, id: i64) -> BookState {
@@ -139,9 +190,14 @@ fn book_status(env: &Env, id: i64) -> BookStatus {
 
 /// Two comics of `pages` pages each.
 fn two_comics(pages: u32) -> Config {
+    two_comics_of(pages, pages)
+}
+
+/// Two comics, of `first` and `second` pages.
+fn two_comics_of(first: u32, second: u32) -> Config {
     Config {
         books: 2,
-        comic_pages: [(1, pages), (2, pages)].into(),
+        comic_pages: [(1, first), (2, second)].into(),
         ..Default::default()
     }
 }
@@ -169,8 +225,7 @@ fn one_comic_with_bookmarks(pages: u32) -> Config {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opening_page_40_of_60_fetches_it_first_then_the_pages_after_it_then_the_rest() {
-    let fixture = start(one_comic(60));
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(one_comic(60)).await;
     fixture.reset_stats();
 
     book_downloads::open_book(&env.store, ids[&1], Some(40)).unwrap();
@@ -202,11 +257,11 @@ async fn opening_page_40_of_60_fetches_it_first_then_the_pages_after_it_then_the
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn storing_books_fetches_every_part_once_with_one_request_in_flight() {
-    let fixture = start(Config {
+    let (fixture, env, _, ids) = served(Config {
         books: 6,
         ..Default::default()
-    });
-    let (env, _, ids) = library(&fixture).await;
+    })
+    .await;
     fixture.reset_stats();
     for id in ids.values() {
         book_downloads::store_book(&env.store, *id).unwrap();
@@ -408,11 +463,11 @@ fn one_epub() -> Config {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broken_range_download_resumes_where_it_stopped_without_repeating_bytes() {
-    let fixture = start(Config {
+    let (fixture, env, _, ids) = served(Config {
         page_bytes: 64 * 1024,
         ..one_epub()
-    });
-    let (env, _, ids) = library(&fixture).await;
+    })
+    .await;
     let length = fixture.book(3).unwrap().length;
     fixture.reset_stats();
     fixture.set_faults(Faults {
@@ -451,8 +506,7 @@ async fn a_broken_range_download_resumes_where_it_stopped_without_repeating_byte
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_versions() {
-    let fixture = start(one_epub());
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(one_epub()).await;
     fixture.set_faults(Faults {
         truncate_body: true,
         path_prefix: Some("/books/3/file".into()),
@@ -502,7 +556,7 @@ async fn a_resumed_download_of_a_changed_book_starts_over_instead_of_stitching_v
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
-    let fixture = start(Config {
+    let (fixture, env, _, ids) = served(Config {
         behavior: Behavior {
             range: false,
             etag: false,
@@ -510,8 +564,8 @@ async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
             ..Default::default()
         },
         ..one_epub()
-    });
-    let (env, _, ids) = library(&fixture).await;
+    })
+    .await;
     book_downloads::store_book(&env.store, ids[&3]).unwrap();
     sync_with_small_checkpoints(&env).await;
     let stored = stored_file(&env, ids[&3]);
@@ -520,8 +574,7 @@ async fn a_server_without_range_or_etag_still_gives_a_whole_identical_file() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gone_book_fails_with_its_reason_and_the_executor_goes_on() {
-    let fixture = start(two_comics(3));
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(two_comics(3)).await;
     fixture.set_gone(1, true);
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     book_downloads::store_book(&env.store, ids[&2]).unwrap();
@@ -541,8 +594,7 @@ async fn a_gone_book_fails_with_its_reason_and_the_executor_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() {
-    let fixture = start(one_comic(3));
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(one_comic(3)).await;
     fixture.set_faults(Faults {
         error_rate: 1.0,
         ..Default::default()
@@ -550,11 +602,7 @@ async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() 
     fixture.reset_stats();
     book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
     let (sink, stop, run) = env.spawn_executor(
-        ExecutorConfig {
-            backoff_min: Duration::from_millis(50),
-            backoff_max: Duration::from_millis(400),
-            ..fast_config()
-        },
+        backing_off(Duration::from_millis(50), Duration::from_millis(400)),
         RunMode::UntilIdle,
     );
     tokio::time::sleep(Duration::from_millis(1500)).await;
@@ -574,23 +622,13 @@ async fn a_failing_server_puts_the_task_back_and_backs_off_without_failing_it() 
     // Backing off 50, 100, 200, 400, 400 ms (each with jitter in its upper half) leaves room
     // for a handful of tries in 1.5 s, never dozens.
     assert!((2..=10).contains(&attempts), "{attempts} tries in 1.5 s");
-    let backoffs = sink
-        .events()
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Backoff { .. })
-            )
-        })
-        .count();
+    let backoffs = sink.events().iter().filter(|e| is_backoff(e)).count();
     assert!(backoffs >= 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_push_wakes_a_backing_off_executor_at_once() {
-    let fixture = start(two_comics(2));
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(two_comics(2)).await;
     fixture.set_faults(Faults {
         error_rate: 1.0,
         path_prefix: Some("/books/1/".into()),
@@ -598,80 +636,43 @@ async fn a_push_wakes_a_backing_off_executor_at_once() {
     });
     book_downloads::open_book(&env.store, ids[&1], Some(0)).unwrap();
     let (sink, stop, run) = env.spawn_executor(
-        ExecutorConfig {
-            backoff_min: Duration::from_secs(120),
-            backoff_max: Duration::from_secs(120),
-            ..fast_config()
-        },
+        backing_off(Duration::from_secs(120), Duration::from_secs(120)),
         RunMode::Forever,
     );
-    wait_for_event(&sink, "never backed off", |e| {
-        matches!(
-            e,
-            DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Backoff { .. })
-        )
-    })
-    .await;
+    wait_for_event(&sink, "never backed off", |e| is_backoff(e)).await;
     // A two-minute backoff is under way; the reader opens another book.
     book_downloads::open_book(&env.store, ids[&2], Some(1)).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let done = download_stack::done_pages(&env.store, ids[&2]).unwrap();
-        if done.contains(&1) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the push did not wake the executor"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for_stored_page(&env, ids[&2], 1, "the push did not wake the executor").await;
     stop.send(true).unwrap();
     run.await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downloads() {
-    let down = start(one_comic(3));
-    let up = start(one_comic(3));
-    let env = Env::new();
-    let away = env.add_server("Away", &down.url("/opds"));
-    let home = env.add_server("Home", &up.url("/opds"));
-    let away_ids = register_books(&env, &away).await;
-    let home_ids = register_books(&env, &home).await;
+    let (env, [(down, away_ids), (_up, home_ids)]) =
+        two_servers(("Away", one_comic(3)), ("Home", one_comic(3))).await;
     down.stop();
     // The book of the server that is gone is on top of the stack; the other one under it.
     book_downloads::store_book(&env.store, home_ids[&1]).unwrap();
     book_downloads::store_book(&env.store, away_ids[&1]).unwrap();
     let (sink, stop, run) = env.spawn_executor(
-        ExecutorConfig {
-            // Far longer than the test: a run-wide backoff would stall everything.
-            backoff_min: Duration::from_secs(300),
-            backoff_max: Duration::from_secs(300),
-            ..fast_config()
-        },
+        // Far longer than the test: a run-wide backoff would stall everything.
+        backing_off(Duration::from_secs(300), Duration::from_secs(300)),
         RunMode::Forever,
     );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while download_stack::done_pages(&env.store, home_ids[&1])
-        .unwrap()
-        .len()
-        < 3
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the reachable server's book waited for the other server"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    // The server that is gone was tried once, then left alone; the executor now waits for it.
-    wait_for_event(&sink, "never said it backs off", |e| {
-        matches!(
-            e,
-            DownloadEvent::State(carrel_core::engine::progress::ExecutorState::Backoff { .. })
-        )
-    })
+    wait_until(
+        Duration::from_secs(20),
+        "the reachable server's book waited for the other server",
+        || {
+            download_stack::done_pages(&env.store, home_ids[&1])
+                .unwrap()
+                .len()
+                >= 3
+        },
+    )
     .await;
+    // The server that is gone was tried once, then left alone; the executor now waits for it.
+    wait_for_event(&sink, "never said it backs off", |e| is_backoff(e)).await;
     let retried = |book: i64| {
         sink.events()
             .iter()
@@ -693,13 +694,11 @@ async fn a_server_that_cannot_be_reached_does_not_hold_up_another_servers_downlo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reader_asking_for_a_book_retries_its_server_at_once_while_another_server_works() {
-    let flaky = start(one_comic(2));
-    let busy = start(slowed(one_comic(60), 100));
-    let env = Env::new();
-    let a = env.add_server("Flaky", &flaky.url("/opds"));
-    let b = env.add_server("Busy", &busy.url("/opds"));
-    let a_ids = register_books(&env, &a).await;
-    let b_ids = register_books(&env, &b).await;
+    let (env, [(flaky, a_ids), (_busy, b_ids)]) = two_servers(
+        ("Flaky", one_comic(2)),
+        ("Busy", slowed(one_comic(60), 100)),
+    )
+    .await;
     // The flaky server fails its next request, then answers again.
     flaky.set_faults(Faults {
         error_rate: 1.0,
@@ -709,11 +708,7 @@ async fn the_reader_asking_for_a_book_retries_its_server_at_once_while_another_s
     book_downloads::store_book(&env.store, b_ids[&1]).unwrap();
     book_downloads::open_book(&env.store, a_ids[&1], Some(0)).unwrap();
     let (sink, stop, run) = env.spawn_executor(
-        ExecutorConfig {
-            backoff_min: Duration::from_secs(300),
-            backoff_max: Duration::from_secs(300),
-            ..fast_config()
-        },
+        backing_off(Duration::from_secs(300), Duration::from_secs(300)),
         RunMode::Forever,
     );
     wait_for_event(&sink, "the flaky server never failed", |e| {
@@ -728,17 +723,13 @@ async fn the_reader_asking_for_a_book_retries_its_server_at_once_while_another_s
     .await;
     // The busy server's book goes on; the reader opens the flaky server's book again.
     book_downloads::open_book(&env.store, a_ids[&1], Some(0)).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !download_stack::done_pages(&env.store, a_ids[&1])
-        .unwrap()
-        .contains(&0)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "the flaky server was not tried again when the reader asked"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for_stored_page(
+        &env,
+        a_ids[&1],
+        0,
+        "the flaky server was not tried again when the reader asked",
+    )
+    .await;
     let busy_done = download_stack::done_pages(&env.store, b_ids[&1])
         .unwrap()
         .len();
@@ -796,8 +787,7 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn background_downloads_never_move_the_servers_bookmark() {
-    let fixture = start(one_comic_with_bookmarks(5));
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(one_comic_with_bookmarks(5)).await;
     let book = books::get(&env.store, ids[&1]).unwrap();
     assert!(
         !book
@@ -823,12 +813,12 @@ async fn background_downloads_never_move_the_servers_bookmark() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prioritary_push_preempts_a_slow_background_file_download() {
-    let fixture = start(Config {
+    let (fixture, env, _, ids) = served(Config {
         books: 3,
         comic_pages: [(1, 2)].into(),
         ..Default::default()
-    });
-    let (env, _, ids) = library(&fixture).await;
+    })
+    .await;
     let length = fixture.book(3).unwrap().length;
     // A slow file: about three seconds for the EPUB.
     fixture.set_faults(Faults {
@@ -908,14 +898,14 @@ async fn removing_a_book_deletes_its_tasks_and_files_together() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn removing_a_book_stops_its_download_at_once_even_from_a_server_without_ranges() {
-    let fixture = start(Config {
+    let (fixture, env, _, ids) = served(Config {
         behavior: Behavior {
             range: false,
             ..Default::default()
         },
         ..one_epub()
-    });
-    let (env, _, ids) = library(&fixture).await;
+    })
+    .await;
     let length = fixture.book_bytes(3).unwrap().len() as u64;
     // Slow enough that the whole body would take minutes.
     fixture.set_faults(Faults {
@@ -933,14 +923,12 @@ async fn removing_a_book_stops_its_download_at_once_even_from_a_server_without_r
     .await;
 
     book_downloads::remove_book(&env.store, ids[&3]).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while fixture.stats().global_in_flight > 0 {
-        assert!(
-            Instant::now() < deadline,
-            "the download of a removed book went on"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_until(
+        Duration::from_secs(5),
+        "the download of a removed book went on",
+        || fixture.stats().global_in_flight == 0,
+    )
+    .await;
     assert!(!sink
         .events()
         .iter()
@@ -963,14 +951,16 @@ async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
     let (stop, rx) = tokio::sync::watch::channel(false);
     let holder = first.holder().to_owned();
     let run = tokio::spawn(async move { first.run(RunMode::Forever, rx).await.unwrap() });
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while carrel_core::engine::executor_lease::holder_at(&other)
-        .unwrap()
-        .is_none()
-    {
-        assert!(Instant::now() < deadline);
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_until(
+        Duration::from_secs(5),
+        "the first executor holds the lease",
+        || {
+            carrel_core::engine::executor_lease::holder_at(&other)
+                .unwrap()
+                .is_some()
+        },
+    )
+    .await;
     let second = carrel_core::engine::executor::Executor::new(
         other,
         env.credentials.clone(),
@@ -1030,15 +1020,7 @@ async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readers_page_goes_ahead_of_a_running_chain() {
-    let (fixture, env, _, ids) = storing_first_book(slowed(
-        Config {
-            books: 2,
-            comic_pages: [(1, 12), (2, 6)].into(),
-            ..Default::default()
-        },
-        20,
-    ))
-    .await;
+    let (fixture, env, _, ids) = storing_first_book(slowed(two_comics_of(12, 6), 20)).await;
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::UntilIdle);
     wait_for_event(&sink, "two pages of the stored book", |e| {
         matches!(
@@ -1135,12 +1117,7 @@ impl ProgressSink for ActsAfterAPage {
 /// request at a time — and fetched again when its turn comes: that page alone twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_asked_for_ahead_that_the_claim_does_not_take_is_fetched_again_in_its_turn() {
-    let (fixture, env, _, ids) = storing_first_book(Config {
-        books: 2,
-        comic_pages: [(1, 12), (2, 6)].into(),
-        ..Default::default()
-    })
-    .await;
+    let (fixture, env, _, ids) = storing_first_book(two_comics_of(12, 6)).await;
     let (store, opened) = (env.store.clone(), ids[&2]);
     let sink = ActsAfterAPage::new((ids[&1], 1), move || {
         book_downloads::open_book(&store, opened, Some(0)).unwrap();
@@ -1201,11 +1178,10 @@ async fn no_page_is_asked_for_ahead_while_downloads_are_paused() {
     );
     assert_eq!(page_hits(&stats, 1, 3), 0, "a page asked for while paused");
     carrel_core::engine::executor::set_paused(&env.store, false).unwrap();
-    let started = Instant::now();
-    while book_state(&env, ids[&1]) != BookState::Stored {
-        assert!(started.elapsed() < Duration::from_secs(30), "not stored");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_until(Duration::from_secs(30), "not stored", || {
+        book_state(&env, ids[&1]) == BookState::Stored
+    })
+    .await;
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
     let stats = fixture.stats();
@@ -1249,8 +1225,7 @@ async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resuming_a_paused_server_wakes_the_executor() {
-    let fixture = start(one_comic(2));
-    let (env, server, ids) = library(&fixture).await;
+    let (_fixture, env, server, ids) = served(one_comic(2)).await;
     servers::set_paused(&env.store, server.id, Some("authentication needed")).unwrap();
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
@@ -1312,18 +1287,10 @@ async fn a_catalog_request_goes_between_two_pages_of_a_download() {
         pages_by_then < u64::from(PAGES) - 10,
         "the catalog request waited for {pages_by_then} of {PAGES} pages"
     );
-    let done = Instant::now();
-    while book_downloads::status(&env.store, &books::get(&env.store, ids[&1]).unwrap())
-        .unwrap()
-        .state
-        != BookState::Stored
-    {
-        assert!(
-            done.elapsed() < Duration::from_secs(60),
-            "the book was not stored"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_until(Duration::from_secs(60), "the book was not stored", || {
+        book_state(&env, ids[&1]) == BookState::Stored
+    })
+    .await;
     assert_eq!(fixture.stats().global_max_in_flight, 1);
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
@@ -1376,15 +1343,7 @@ async fn a_run_whose_future_is_dropped_stops_downloading() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_book_queued_when_the_last_one_is_stored_is_stored_in_the_same_run() {
     use carrel_core::library::settings::{self, BooksKept};
-    let fixture = start(slowed(
-        Config {
-            books: 2,
-            comic_pages: [(1, 10), (2, 3)].into(),
-            ..Default::default()
-        },
-        20,
-    ));
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(slowed(two_comics_of(10, 3), 20)).await;
     settings::set(&env.store, &BooksKept(2)).unwrap();
     let (first, next) = (ids[&1], ids[&2]);
     // The first book's cover is on the device already: nothing follows its last page.
@@ -1426,7 +1385,7 @@ async fn a_comic_is_said_stored_before_a_large_file_starts_and_once_whatever_the
     for (file_bytes, large) in [(6 << 20, true), (200 << 10, false)] {
         let mut pdf = b"%PDF-1.4\n".to_vec();
         pdf.resize(file_bytes, b' ');
-        let fixture = start(Config {
+        let (_fixture, env, _server, ids) = served(Config {
             books: 2,
             comic_pages: [(1, 6)].into(),
             files: [(
@@ -1439,8 +1398,8 @@ async fn a_comic_is_said_stored_before_a_large_file_starts_and_once_whatever_the
             )]
             .into(),
             ..Default::default()
-        });
-        let (env, _server, ids) = library(&fixture).await;
+        })
+        .await;
         let (comic, file) = (ids[&1], ids[&2]);
         assert_eq!(
             books::get(&env.store, file).unwrap().file_length,
@@ -1509,8 +1468,7 @@ fn claimed_unstored_pages(store: &carrel_core::foundation::store::Store, book: i
 /// run stopped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_loses_nothing() {
-    let fixture = start(one_comic(60));
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(one_comic(60)).await;
     let book = ids[&1];
     book_downloads::store_book(&env.store, book).unwrap();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -1582,8 +1540,7 @@ async fn a_run_stopped_within_a_stretch_of_pages_gives_back_what_it_claimed_and_
 /// on the top of the stack.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_asked_for_within_a_stretch_claimed_ahead_comes_next() {
-    let fixture = start(one_comic(60));
-    let (env, _, ids) = library(&fixture).await;
+    let (fixture, env, _, ids) = served(one_comic(60)).await;
     let book = ids[&1];
     book_downloads::store_book(&env.store, book).unwrap();
     let store = env.store.clone();

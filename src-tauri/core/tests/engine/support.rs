@@ -2,6 +2,7 @@
 //! helpers to run the executor until the stack is empty.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use carrel_core::{
     catalog::book_view::{self, BookMeta},
@@ -269,13 +270,29 @@ pub async fn wait_for_event(
     description: &str,
     what: impl Fn(&carrel_core::engine::progress::DownloadEvent) -> bool,
 ) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !sink.events().iter().any(&what) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting for {description}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    let failure = format!("timed out waiting for {description}");
+    wait_until(Duration::from_secs(10), &failure, || {
+        sink.events().iter().any(&what)
+    })
+    .await;
+}
+
+/// Waits until `done` holds, looking every 10 ms; fails with `failure` once `within` has gone
+/// by without it.
+pub async fn wait_until(within: Duration, failure: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !done() {
+        assert!(Instant::now() < deadline, "{failure}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// [`wait_until`] outside the runtime: the calling thread sleeps between looks.
+pub fn block_until(within: Duration, failure: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !done() {
+        assert!(Instant::now() < deadline, "{failure}");
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
