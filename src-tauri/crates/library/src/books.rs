@@ -317,46 +317,45 @@ pub fn mark_opened_in(
     page: Option<i64>,
 ) -> Result<i64, BookError> {
     let now = store.now_ms();
+    update_in(
+        store,
+        tx,
+        id,
+        "UPDATE books SET last_opened_ms = ?2, last_page = coalesce(?3, last_page) WHERE id = ?1",
+        params![id, now, page],
+    )?;
+    Ok(now)
+}
+
+/// Runs `sql`, an update of the book `id`, inside `tx`; `NotFound` when no book has that id.
+fn update_in(
+    store: &Store,
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<(), BookError> {
     let n = tx
-        .execute(
-            "UPDATE books SET last_opened_ms = ?2, last_page = coalesce(?3, last_page) WHERE id = ?1",
-            params![id, now, page],
-        )
+        .execute(sql, params)
         .map_err(|e| BookError::Store(store.sql_error(e)))?;
     if n == 0 {
         return Err(BookError::NotFound(id));
     }
-    Ok(now)
+    Ok(())
 }
 
 /// Records how many pages a book has, when only its file says (a comic archive).
 pub fn set_page_count(store: &Store, id: i64, count: i64) -> Result<(), BookError> {
     store.write(|tx| {
-        let n = tx
-            .execute(
-                "UPDATE books SET page_count = ?2 WHERE id = ?1",
-                params![id, count],
-            )
-            .map_err(|e| BookError::Store(store.sql_error(e)))?;
-        if n == 0 {
-            return Err(BookError::NotFound(id));
-        }
-        Ok(())
+        let sql = "UPDATE books SET page_count = ?2 WHERE id = ?1";
+        update_in(store, tx, id, sql, params![id, count])
     })
 }
 
 pub fn set_pinned(store: &Store, id: i64, pinned: bool) -> Result<(), BookError> {
     store.write(|tx| {
-        let n = tx
-            .execute(
-                "UPDATE books SET pinned = ?2 WHERE id = ?1",
-                params![id, pinned],
-            )
-            .map_err(|e| BookError::Store(store.sql_error(e)))?;
-        if n == 0 {
-            return Err(BookError::NotFound(id));
-        }
-        Ok(())
+        let sql = "UPDATE books SET pinned = ?2 WHERE id = ?1";
+        update_in(store, tx, id, sql, params![id, pinned])
     })
 }
 
@@ -374,26 +373,29 @@ pub fn is_pinned(store: &Store, id: i64) -> Result<Option<bool>, StoreError> {
 
 /// The `limit` most recently opened books, newest first.
 pub fn recently_opened(store: &Store, limit: u32) -> Result<Vec<Book>, StoreError> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM books WHERE last_opened_ms IS NOT NULL
-                 ORDER BY last_opened_ms DESC LIMIT ?1"
-            ))?;
-            let rows = stmt.query_map([limit], from_row)?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))
+    recently_opened_where(store, "last_opened_ms IS NOT NULL", limit)
 }
 
 /// The `limit` most recently opened books not read to their end (`finished_ms`, kept by
 /// `reading::position_sync`), newest first: the books to continue reading.
 pub fn recently_opened_unfinished(store: &Store, limit: u32) -> Result<Vec<Book>, StoreError> {
+    recently_opened_where(
+        store,
+        "last_opened_ms IS NOT NULL AND finished_ms IS NULL",
+        limit,
+    )
+}
+
+/// The `limit` most recently opened books of those `condition` picks, newest first.
+fn recently_opened_where(
+    store: &Store,
+    condition: &str,
+    limit: u32,
+) -> Result<Vec<Book>, StoreError> {
     store
         .read(|c| {
             let mut stmt = c.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM books WHERE last_opened_ms IS NOT NULL AND finished_ms IS NULL
-                 ORDER BY last_opened_ms DESC LIMIT ?1"
+                "SELECT {COLUMNS} FROM books WHERE {condition} ORDER BY last_opened_ms DESC LIMIT ?1"
             ))?;
             let rows = stmt.query_map([limit], from_row)?;
             rows.collect::<rusqlite::Result<Vec<_>>>()

@@ -59,26 +59,14 @@ pub struct WindowGeometry {
     pub maximized: bool,
 }
 
-impl Setting for WindowGeometry {
-    const KEY: &'static str = "window.main.geometry";
-}
-
 /// Downloads paused by the reader; survives restarts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct DownloadsPaused(pub bool);
-
-impl Setting for DownloadsPaused {
-    const KEY: &'static str = "downloads.paused";
-}
 
 /// When the reader last cleared the downloads page's list of finished downloads (unix
 /// milliseconds): books stored before then are no longer listed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct DoneDownloadsCleared(pub i64);
-
-impl Setting for DoneDownloadsCleared {
-    const KEY: &'static str = "downloads.done_cleared";
-}
 
 /// The default of the "books kept on the device" setting.
 pub const DEFAULT_BOOKS_KEPT: u32 = 6;
@@ -93,10 +81,6 @@ impl Default for BooksKept {
     }
 }
 
-impl Setting for BooksKept {
-    const KEY: &'static str = "downloads.books_kept";
-}
-
 /// Desktop notifications about downloads (on by default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NotificationsEnabled(pub bool);
@@ -107,28 +91,16 @@ impl Default for NotificationsEnabled {
     }
 }
 
-impl Setting for NotificationsEnabled {
-    const KEY: &'static str = "notifications.enabled";
-}
-
 /// Whether the app stays on in the background (its tray icon) after its last window closes
 /// when there is nothing left to download (off by default: it then ends once the downloads
 /// are done).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct KeepRunning(pub bool);
 
-impl Setting for KeepRunning {
-    const KEY: &'static str = "app.keep_running";
-}
-
 /// The reader dismissed, for good, the notice that passwords are kept in a file for want of a
 /// keyring (off by default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct CredentialsNoticeDismissed(pub bool);
-
-impl Setting for CredentialsNoticeDismissed {
-    const KEY: &'static str = "ui.credentials_notice_dismissed";
-}
 
 /// The window theme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
@@ -139,10 +111,6 @@ pub enum Theme {
     System,
     Light,
     Dark,
-}
-
-impl Setting for Theme {
-    const KEY: &'static str = "ui.theme";
 }
 
 /// Whether downloads run on a metered link (see `carrel_engine::network`).
@@ -158,18 +126,33 @@ pub enum MeteredDownloads {
     Always,
 }
 
-impl Setting for MeteredDownloads {
-    const KEY: &'static str = "downloads.metered";
-}
-
 /// The language the reader chose in Settings → Language, as a BCP 47 tag (`fr`, `pt-BR`);
 /// `None`: the system's. Which languages exist is the front end's business (its message
 /// files); the store only keeps a well-formed tag.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Language(pub Option<String>);
 
-impl Setting for Language {
-    const KEY: &'static str = "ui.language";
+/// Makes each `Type = "key"` a [`Setting`] kept under that key.
+macro_rules! setting_keys {
+    ($($setting:ty = $key:literal,)+) => {
+        $(impl Setting for $setting {
+            const KEY: &'static str = $key;
+        })+
+    };
+}
+
+// Every setting's key, each used once.
+setting_keys! {
+    WindowGeometry = "window.main.geometry",
+    DownloadsPaused = "downloads.paused",
+    DoneDownloadsCleared = "downloads.done_cleared",
+    BooksKept = "downloads.books_kept",
+    NotificationsEnabled = "notifications.enabled",
+    KeepRunning = "app.keep_running",
+    CredentialsNoticeDismissed = "ui.credentials_notice_dismissed",
+    Theme = "ui.theme",
+    MeteredDownloads = "downloads.metered",
+    Language = "ui.language",
 }
 
 /// Whether `tag` is shaped like a language tag: letters, digits and hyphens, a 2–3 letter
