@@ -151,8 +151,8 @@ impl crate::error::Failure for HandoverError {
     }
 }
 
-/// The essence of a media type: lowercase, without parameters.
-fn essence(media_type: &str) -> String {
+/// The essence of a media type: the lowercase `type/subtype`, without parameters.
+pub fn media_essence(media_type: &str) -> String {
     media_type
         .split(';')
         .next()
@@ -164,7 +164,7 @@ fn essence(media_type: &str) -> String {
 /// The extension a book file of this declared media type is stored under, when it is one of
 /// the ebook or comic types Carrel knows.
 pub fn extension_for_type(media_type: &str) -> Option<&'static str> {
-    let essence = essence(media_type);
+    let essence = media_essence(media_type);
     BOOK_TYPES
         .iter()
         .find(|(t, _)| *t == essence)
@@ -200,7 +200,7 @@ pub fn stored_extension(media_type: Option<&str>, url: &str) -> &'static str {
 
 /// Whether the declared type is one of a file that runs programs.
 pub fn is_active_type(media_type: &str) -> bool {
-    ACTIVE_TYPES.contains(&essence(media_type).as_str())
+    ACTIVE_TYPES.contains(&media_essence(media_type).as_str())
 }
 
 /// The extension under which the file at `path`, declared as `media_type` and fetched from
@@ -211,7 +211,7 @@ pub fn vet_for_another_app(
     url: &str,
     path: &Path,
 ) -> Result<&'static str, HandoverError> {
-    let declared = media_type.map(essence).filter(|t| !t.is_empty());
+    let declared = media_type.map(media_essence).filter(|t| !t.is_empty());
     if let Some(t) = declared.as_deref().filter(|t| is_active_type(t)) {
         return Err(HandoverError::ActiveType(t.to_string()));
     }

@@ -90,6 +90,22 @@ pub struct FeedLinks {
     pub facets: Vec<Facet>,
 }
 
+impl FeedLinks {
+    /// The navigation link `rel` names (`next`, `previous` or `prev`, `first`, `last`, `start`,
+    /// `up`), in both feed formats.
+    pub(crate) fn navigation_mut(&mut self, rel: &str) -> Option<&mut Option<Url>> {
+        Some(match rel {
+            "next" => &mut self.next,
+            "previous" | "prev" => &mut self.previous,
+            "first" => &mut self.first,
+            "last" => &mut self.last,
+            "start" => &mut self.start,
+            "up" => &mut self.up,
+            _ => return None,
+        })
+    }
+}
+
 /// How to search a catalog.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -103,6 +119,26 @@ pub enum SearchLink {
     /// A template to fill directly. (Kept as a template string rather than a [`Url`]: parsing
     /// would encode its braces.)
     Template { template: SearchTemplate },
+}
+
+impl SearchLink {
+    /// The first template, else the first description: a template saves fetching the
+    /// description, and both lead to the same search.
+    pub(crate) fn first_of(
+        templates: impl IntoIterator<Item = SearchTemplate>,
+        descriptions: impl IntoIterator<Item = Url>,
+    ) -> Option<Self> {
+        templates
+            .into_iter()
+            .next()
+            .map(|template| SearchLink::Template { template })
+            .or_else(|| {
+                descriptions
+                    .into_iter()
+                    .next()
+                    .map(|href| SearchLink::OpenSearchDescription { href })
+            })
+    }
 }
 
 /// A way of filtering or sorting an acquisition feed (`rel="http://opds-spec.org/facet"`).
@@ -326,18 +362,11 @@ fn read_feed_links(root: Node<'_, '_>, feed_url: &Url) -> (FeedLinks, FeedKind) 
     let mut descriptions = Vec::new();
     for link in links_of(root) {
         let base = base_of(link.node, feed_url);
-        let slot = match link.rel.as_str() {
-            "next" => &mut links.next,
-            "previous" | "prev" => &mut links.previous,
-            "first" => &mut links.first,
-            "last" => &mut links.last,
-            "start" => &mut links.start,
-            "up" => &mut links.up,
+        match link.rel.as_str() {
             "self" => {
                 if declared == FeedKind::Unknown {
                     declared = kind_of_type(link.media_type);
                 }
-                continue;
             }
             "search" => {
                 if has_slot(link.href, "searchTerms") {
@@ -353,34 +382,23 @@ fn read_feed_links(root: Node<'_, '_>, feed_url: &Url) -> (FeedLinks, FeedKind) 
                         Err(err) => tracing::debug!(%err, "ignoring a search link"),
                     }
                 }
-                continue;
             }
             FACET_REL => {
                 if let Some(facet) = read_facet(&link, &base) {
                     links.facets.push(facet);
                 }
-                continue;
             }
-            _ => continue,
-        };
-        if slot.is_none() {
-            match resolve_href(link.href, &base) {
-                Ok(url) => *slot = Some(url),
-                Err(err) => tracing::debug!(%err, rel = %link.rel, "ignoring a feed link"),
+            rel => {
+                if let Some(slot) = links.navigation_mut(rel).filter(|slot| slot.is_none()) {
+                    match resolve_href(link.href, &base) {
+                        Ok(url) => *slot = Some(url),
+                        Err(err) => tracing::debug!(%err, rel = %link.rel, "ignoring a feed link"),
+                    }
+                }
             }
         }
     }
-    // A template saves fetching the description; both lead to the same search.
-    links.search = templates
-        .into_iter()
-        .next()
-        .map(|template| SearchLink::Template { template })
-        .or_else(|| {
-            descriptions
-                .into_iter()
-                .next()
-                .map(|href| SearchLink::OpenSearchDescription { href })
-        });
+    links.search = SearchLink::first_of(templates, descriptions);
     (links, declared)
 }
 

@@ -1,15 +1,7 @@
 //! Media types as catalogs write them: the `type/subtype` essence and one parameter
 //! (`profile=opds-catalog`, `kind=acquisition`), whatever the case and quoting.
 
-/// The lowercase `type/subtype` of a media type, without parameters.
-pub(crate) fn media_essence(media_type: &str) -> String {
-    media_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
-}
+pub(crate) use carrel_foundation::file_types::media_essence;
 
 /// A parameter of a media type (`kind` in `application/atom+xml;profile=opds-catalog;kind=...`),
 /// unquoted.

@@ -534,36 +534,21 @@ fn feed_links(links: &[Value], facets: &[Value], base: &Url) -> FeedLinks {
     let mut descriptions = Vec::new();
     for link in links.iter().filter_map(link_of) {
         for rel in &link.rels {
-            let slot = match rel.as_str() {
-                "next" => &mut out.next,
-                "previous" | "prev" => &mut out.previous,
-                "first" => &mut out.first,
-                "last" => &mut out.last,
-                "start" => &mut out.start,
-                "up" => &mut out.up,
-                "search" => {
-                    read_search_link(&link, base, &mut templates, &mut descriptions);
-                    continue;
+            if rel == "search" {
+                read_search_link(&link, base, &mut templates, &mut descriptions);
+            } else if let Some(slot) = out.navigation_mut(rel) {
+                if slot.is_none() {
+                    *slot = link.url(base);
                 }
-                _ => continue,
-            };
-            if slot.is_none() {
-                *slot = link.url(base);
             }
         }
     }
     // An OPDS 2 results template first, then any other template, then a description.
     templates.sort_by_key(|(rank, _)| std::cmp::Reverse(*rank));
-    out.search = templates
-        .into_iter()
-        .next()
-        .map(|(_, template)| SearchLink::Template { template })
-        .or_else(|| {
-            descriptions
-                .into_iter()
-                .next()
-                .map(|href| SearchLink::OpenSearchDescription { href })
-        });
+    out.search = SearchLink::first_of(
+        templates.into_iter().map(|(_, template)| template),
+        descriptions,
+    );
     out.facets = facets
         .iter()
         .filter_map(Value::as_object)
