@@ -1,41 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  canScroll,
-  clampZoom,
-  distance,
-  isDrag,
-  midpoint,
-  objectAlign,
-  pictureRect,
-  settleZoom,
-  swipeSide,
-  unionRect,
-  WheelPager,
-  wheelPixels,
-  wheelZoom,
-  wheelZoomFactor,
-  zoomAnchor,
-  zoomLabel,
-  zoomStep,
-} from './pageGestures';
+import { canScroll, clampZoom, distance, isDrag, midpoint, objectAlign, pictureRect, settleZoom, swipeSide, unionRect, WheelPager, wheelPixels, wheelZoom, wheelZoomFactor, zoomAnchor, zoomLabel, zoomStep } from './pageGestures';
 
 describe('zoom limits and steps', () => {
-  it('keeps zoom between the fit and five times it', () => {
-    expect(clampZoom(0.5)).toBe(1);
-    expect(clampZoom(1)).toBe(1);
-    expect(clampZoom(2.37)).toBe(2.37);
-    expect(clampZoom(5)).toBe(5);
-    expect(clampZoom(7)).toBe(5);
-    expect(clampZoom(Number.NaN)).toBe(1);
-    expect(clampZoom(Infinity)).toBe(1);
-  });
-
-  it('settles a zoom all but back at the fit on the fit', () => {
-    expect(clampZoom(1.003)).toBe(1.003);
-    expect(settleZoom(1.049)).toBe(1);
-    expect(settleZoom(1.05)).toBe(1.05);
-    expect(settleZoom(0.7)).toBe(1);
-    expect(settleZoom(6)).toBe(5);
+  it.each<[string, [(zoom: number) => number, number, number][]]>([
+    ['keeps zoom between the fit and five times it', [[clampZoom, 0.5, 1], [clampZoom, 1, 1], [clampZoom, 2.37, 2.37], [clampZoom, 5, 5], [clampZoom, 7, 5], [clampZoom, Number.NaN, 1], [clampZoom, Infinity, 1]]],
+    ['settles a zoom all but back at the fit on the fit', [[clampZoom, 1.003, 1.003], [settleZoom, 1.049, 1], [settleZoom, 1.05, 1.05], [settleZoom, 0.7, 1], [settleZoom, 6, 5]]],
+  ])('%s', (_name, zooms) => {
+    for (const [settle, zoom, settled] of zooms) expect(settle(zoom), `${settle.name}(${zoom})`).toBe(settled);
   });
 
   it('zooms in with Ctrl+wheel by however little, and out settling on the fit', () => {
