@@ -159,23 +159,20 @@ pub fn query(store: &Store, query: &DeviceLibraryQuery) -> Result<DeviceLibrary,
     let need_series = query.sort == DeviceSort::Series || !words.is_empty();
     let need_authors = query.sort == DeviceSort::Author || !words.is_empty();
     let mut statuses = statuses_of_all(store)?;
-    let rows: Vec<Row> = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT b.id, b.server_id, s.name, s.kind = 'device', b.title, b.authors, m.authors, m.series,
-                        m.series_index, m.series_order, b.format, b.pinned, b.last_opened_ms,
-                        b.last_page, b.finished_ms,
-                        coalesce((SELECT min(t.created_at_ms) FROM tasks t WHERE t.book_id = b.id),
-                                 b.created_at_ms)
-                 FROM books b JOIN servers s ON s.id = b.server_id
-                 LEFT JOIN book_meta m ON m.book_id = b.id
-                 WHERE b.pinned = 1 OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id
-                                               AND t.kind IN ('page', 'file') AND t.state = 'done')",
-            )?;
-            let rows = stmt.query_map([], |r| Row::try_from(r))?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let rows: Vec<Row> = carrel_library::rows::all(
+        store,
+        "SELECT b.id, b.server_id, s.name, s.kind = 'device', b.title, b.authors, m.authors, m.series,
+                m.series_index, m.series_order, b.format, b.pinned, b.last_opened_ms,
+                b.last_page, b.finished_ms,
+                coalesce((SELECT min(t.created_at_ms) FROM tasks t WHERE t.book_id = b.id),
+                         b.created_at_ms)
+         FROM books b JOIN servers s ON s.id = b.server_id
+         LEFT JOIN book_meta m ON m.book_id = b.id
+         WHERE b.pinned = 1 OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id
+                                       AND t.kind IN ('page', 'file') AND t.state = 'done')",
+        [],
+        |r| Row::try_from(r),
+    )?;
 
     let mut sources: BTreeMap<i64, DeviceSource> = BTreeMap::new();
     let mut total = 0u32;
@@ -307,42 +304,36 @@ fn statuses_of_all(
     store: &Store,
 ) -> Result<std::collections::HashMap<i64, BookStatus>, StoreError> {
     type Row = (i64, String, bool, Option<i64>, i64, i64, i64, i64, i64);
-    let rows: Vec<Row> = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT b.id, b.title,
-                        coalesce(b.stream_template IS NOT NULL
-                                 OR (json_valid(b.page_list) AND json_type(b.page_list) = 'array'
-                                     AND json_array_length(b.page_list) > 0), 0),
-                        b.page_count,
-                        coalesce(t.done_pages, 0), coalesce(t.done_files, 0), coalesce(t.bytes, 0),
-                        coalesce(t.active, 0), coalesce(t.pending, 0)
-                 FROM books b LEFT JOIN (
-                     SELECT book_id,
-                            count(*) FILTER (WHERE state = 'done' AND kind = 'page') AS done_pages,
-                            count(*) FILTER (WHERE state = 'done' AND kind = 'file') AS done_files,
-                            sum(bytes) FILTER (WHERE state = 'done' AND kind IN ('page', 'file')) AS bytes,
-                            count(*) FILTER (WHERE state = 'active') AS active,
-                            count(*) FILTER (WHERE state = 'pending') AS pending
-                     FROM tasks GROUP BY book_id
-                 ) t ON t.book_id = b.id
-                 WHERE b.pinned = 1 OR t.book_id IS NOT NULL",
-            )?;
-            let rows = stmt.query_map([], |r| Row::try_from(r))?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let rows: Vec<Row> = carrel_library::rows::all(
+        store,
+        "SELECT b.id, b.title,
+                coalesce(b.stream_template IS NOT NULL
+                         OR (json_valid(b.page_list) AND json_type(b.page_list) = 'array'
+                             AND json_array_length(b.page_list) > 0), 0),
+                b.page_count,
+                coalesce(t.done_pages, 0), coalesce(t.done_files, 0), coalesce(t.bytes, 0),
+                coalesce(t.active, 0), coalesce(t.pending, 0)
+         FROM books b LEFT JOIN (
+             SELECT book_id,
+                    count(*) FILTER (WHERE state = 'done' AND kind = 'page') AS done_pages,
+                    count(*) FILTER (WHERE state = 'done' AND kind = 'file') AS done_files,
+                    sum(bytes) FILTER (WHERE state = 'done' AND kind IN ('page', 'file')) AS bytes,
+                    count(*) FILTER (WHERE state = 'active') AS active,
+                    count(*) FILTER (WHERE state = 'pending') AS pending
+             FROM tasks GROUP BY book_id
+         ) t ON t.book_id = b.id
+         WHERE b.pinned = 1 OR t.book_id IS NOT NULL",
+        [],
+        |r| Row::try_from(r),
+    )?;
     // The first failure of a book's part, in the order `status` looks (kind, then position).
-    let failures: Vec<(i64, Option<String>, String)> = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT book_id, failure, url FROM tasks
-                 WHERE state = 'failed' AND kind <> 'resource' ORDER BY book_id, kind, position",
-            )?;
-            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let failures: Vec<(i64, Option<String>, String)> = carrel_library::rows::all(
+        store,
+        "SELECT book_id, failure, url FROM tasks
+         WHERE state = 'failed' AND kind <> 'resource' ORDER BY book_id, kind, position",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
     let mut failed: std::collections::HashMap<i64, String> = std::collections::HashMap::new();
     for (book_id, failure, url) in failures {
         if !book_downloads::is_file_part(&url) {

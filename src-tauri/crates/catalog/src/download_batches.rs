@@ -215,15 +215,12 @@ async fn walk(
 /// Every batch, newest first. A batch with nothing left to bring and nothing of it on the
 /// device (its books all cancelled or removed) is over: it is forgotten rather than listed.
 pub fn list(store: &Store) -> Result<Vec<BatchView>, BatchError> {
-    let ids: Vec<i64> = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT id FROM download_batches ORDER BY created_at_ms DESC, id DESC",
-            )?;
-            let rows = stmt.query_map([], |r| r.get(0))?;
-            rows.collect()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let ids: Vec<i64> = carrel_library::rows::all(
+        store,
+        "SELECT id FROM download_batches ORDER BY created_at_ms DESC, id DESC",
+        [],
+        |r| r.get(0),
+    )?;
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let batch = view(store, id)?;
@@ -316,15 +313,12 @@ fn books_left(store: &Store, id: i64) -> Result<Vec<i64>, BatchError> {
 
 /// The batch's books in reading order.
 fn books_of(store: &Store, id: i64) -> Result<Vec<i64>, BatchError> {
-    let ids = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT book_id FROM download_batch_books WHERE batch_id = ?1 ORDER BY ord",
-            )?;
-            let rows = stmt.query_map([id], |r| r.get(0))?;
-            rows.collect::<rusqlite::Result<Vec<i64>>>()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let ids = carrel_library::rows::all(
+        store,
+        "SELECT book_id FROM download_batch_books WHERE batch_id = ?1 ORDER BY ord",
+        [id],
+        |r| r.get(0),
+    )?;
     Ok(ids)
 }
 

@@ -163,15 +163,13 @@ fn folder_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LibraryFolder> {
 
 /// Every library folder, by path.
 pub fn list(store: &Store) -> Result<Vec<LibraryFolder>> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {FOLDER_COLUMNS} FROM library_folders f ORDER BY f.path"
-            ))?;
-            let rows = stmt.query_map([], folder_row)?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e).into())
+    carrel_library::rows::all(
+        store,
+        &format!("SELECT {FOLDER_COLUMNS} FROM library_folders f ORDER BY f.path"),
+        [],
+        folder_row,
+    )
+    .map_err(Into::into)
 }
 
 /// One library folder by its id.
@@ -425,24 +423,22 @@ fn walk(
 }
 
 fn known_files(store: &Store, folder_id: i64) -> Result<HashMap<String, KnownFile>> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT path, size, mtime_ms, book_id FROM library_folder_files WHERE folder_id = ?1",
-            )?;
-            let rows = stmt.query_map([folder_id], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    KnownFile {
-                        size: r.get(1)?,
-                        mtime_ms: r.get(2)?,
-                        book_id: r.get(3)?,
-                    },
-                ))
-            })?;
-            rows.collect::<rusqlite::Result<HashMap<_, _>>>()
-        })
-        .map_err(|e| store.sql_error(e).into())
+    carrel_library::rows::all(
+        store,
+        "SELECT path, size, mtime_ms, book_id FROM library_folder_files WHERE folder_id = ?1",
+        [folder_id],
+        |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                KnownFile {
+                    size: r.get(1)?,
+                    mtime_ms: r.get(2)?,
+                    book_id: r.get(3)?,
+                },
+            ))
+        },
+    )
+    .map_err(Into::into)
 }
 
 /// What became of one file, recorded with its batch.

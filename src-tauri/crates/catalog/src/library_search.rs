@@ -131,19 +131,16 @@ pub fn on_device(
         Option<String>,
         Option<i64>,
     );
-    let rows: Vec<Row> = store
-        .read(|c| {
-            let mut stmt = c.prepare(
-                "SELECT b.id, b.title, b.authors, m.authors, m.series, b.last_opened_ms
-                 FROM books b LEFT JOIN book_meta m ON m.book_id = b.id
-                 WHERE b.pinned = 1 OR b.last_opened_ms IS NOT NULL
-                    OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id AND t.state = 'done'
-                               AND t.kind IN ('page', 'file'))",
-            )?;
-            let rows = stmt.query_map([], |r| Row::try_from(r))?;
-            rows.collect()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let rows: Vec<Row> = carrel_library::rows::all(
+        store,
+        "SELECT b.id, b.title, b.authors, m.authors, m.series, b.last_opened_ms
+         FROM books b LEFT JOIN book_meta m ON m.book_id = b.id
+         WHERE b.pinned = 1 OR b.last_opened_ms IS NOT NULL
+            OR EXISTS (SELECT 1 FROM tasks t WHERE t.book_id = b.id AND t.state = 'done'
+                       AND t.kind IN ('page', 'file'))",
+        [],
+        |r| Row::try_from(r),
+    )?;
     let mut hits: Vec<(u32, Option<i64>, i64)> = rows
         .into_iter()
         .filter_map(|(id, title, authors, meta_authors, series, opened)| {

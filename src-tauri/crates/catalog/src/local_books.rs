@@ -409,13 +409,12 @@ pub fn forget_missing(store: &Store) -> Result<Vec<i64>, ImportError> {
 
 /// Every imported book's id, oldest first.
 pub fn imported_ids(store: &Store) -> Result<Vec<i64>, StoreError> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached("SELECT book_id FROM local_files ORDER BY book_id")?;
-            let rows = stmt.query_map([], |r| r.get(0))?;
-            rows.collect::<rusqlite::Result<Vec<i64>>>()
-        })
-        .map_err(|e| store.sql_error(e))
+    carrel_library::rows::all(
+        store,
+        "SELECT book_id FROM local_files ORDER BY book_id",
+        [],
+        |r| r.get(0),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1114,15 +1113,12 @@ fn known_by_path(store: &Store, path: &str) -> Result<Option<Known>, StoreError>
 /// A known book with this content whose own file is gone from where it was: the file was
 /// moved (or renamed). A book whose file is still there is another copy, not this one.
 fn moved_here(store: &Store, fingerprint: &str) -> Result<Option<i64>, StoreError> {
-    let candidates: Vec<Known> = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {KNOWN_COLUMNS} FROM local_files WHERE fingerprint = ?1 ORDER BY book_id"
-            ))?;
-            let rows = stmt.query_map([fingerprint], known_from_row)?;
-            rows.collect()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let candidates: Vec<Known> = carrel_library::rows::all(
+        store,
+        &format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE fingerprint = ?1 ORDER BY book_id"),
+        [fingerprint],
+        known_from_row,
+    )?;
     Ok(candidates.into_iter().find_map(|k| {
         let still_there = file_stat(Path::new(&k.path))
             .ok()

@@ -174,47 +174,44 @@ struct Member {
 }
 
 fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
-    Ok(store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT b.id, b.title, m.series_index, b.format, b.last_page, b.page_count,
-                        e.fraction, w.book_id IS NOT NULL, w.finished_ms,
-                        b.pse_last_read - b.page_base, b.finished_ms IS NOT NULL
-                 FROM book_meta m
-                 JOIN books b ON b.id = m.book_id
-                 LEFT JOIN epub_positions e ON e.book_id = b.id
-                 LEFT JOIN series_read_ahead_books w ON w.book_id = b.id
-                 WHERE m.series = ?2 AND b.server_id = ?1
-                 ORDER BY m.series_index IS NULL, m.series_index, m.series_order IS NULL, m.series_order, b.id",
-            )?;
-            let rows = stmt.query_map(params![server_id, series], |r| {
-                let format: String = r.get(3)?;
-                let last_page: Option<i64> = r.get(4)?;
-                let page_count: Option<i64> = r.get(5)?;
-                let fraction: Option<f64> = r.get(6)?;
-                // The server's own mark counts too: a page stream's last page read there.
-                let server_page: Option<i64> = r.get(9)?;
-                let at_end = |p: Option<i64>| matches!((p, page_count), (Some(p), Some(c)) if c > 0 && p + 1 >= c);
-                let at_end_here = if format == BookFormat::Epub.as_str() {
-                    fraction.is_some_and(|f| f >= position_sync::EPUB_FINISHED)
-                } else {
-                    at_end(last_page) || at_end(server_page)
-                };
-                // Finished here, or marked read.
-                let read: bool = r.get(10)?;
-                let finished = read || at_end_here;
-                Ok(Member {
-                    book_id: r.get(0)?,
-                    title: r.get(1)?,
-                    series_index: r.get(2)?,
-                    finished,
-                    kept_by_read_ahead: r.get(7)?,
-                    finished_ms: r.get(8)?,
-                })
-            })?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))?)
+    Ok(carrel_library::rows::all(
+        store,
+        "SELECT b.id, b.title, m.series_index, b.format, b.last_page, b.page_count,
+                e.fraction, w.book_id IS NOT NULL, w.finished_ms,
+                b.pse_last_read - b.page_base, b.finished_ms IS NOT NULL
+         FROM book_meta m
+         JOIN books b ON b.id = m.book_id
+         LEFT JOIN epub_positions e ON e.book_id = b.id
+         LEFT JOIN series_read_ahead_books w ON w.book_id = b.id
+         WHERE m.series = ?2 AND b.server_id = ?1
+         ORDER BY m.series_index IS NULL, m.series_index, m.series_order IS NULL, m.series_order, b.id",
+        params![server_id, series],
+        |r| {
+            let format: String = r.get(3)?;
+            let last_page: Option<i64> = r.get(4)?;
+            let page_count: Option<i64> = r.get(5)?;
+            let fraction: Option<f64> = r.get(6)?;
+            // The server's own mark counts too: a page stream's last page read there.
+            let server_page: Option<i64> = r.get(9)?;
+            let at_end = |p: Option<i64>| matches!((p, page_count), (Some(p), Some(c)) if c > 0 && p + 1 >= c);
+            let at_end_here = if format == BookFormat::Epub.as_str() {
+                fraction.is_some_and(|f| f >= position_sync::EPUB_FINISHED)
+            } else {
+                at_end(last_page) || at_end(server_page)
+            };
+            // Finished here, or marked read.
+            let read: bool = r.get(10)?;
+            let finished = read || at_end_here;
+            Ok(Member {
+                book_id: r.get(0)?,
+                title: r.get(1)?,
+                series_index: r.get(2)?,
+                finished,
+                kept_by_read_ahead: r.get(7)?,
+                finished_ms: r.get(8)?,
+            })
+        },
+    )?)
 }
 
 /// Sets the read-ahead of `book_id`'s series (replacing its read-ahead) and applies it from that
@@ -358,15 +355,12 @@ pub fn set_server_default(
             .map_err(|e| store.sql_error(e))?;
             Ok::<_, StoreError>(())
         })?;
-        let adopted: Vec<String> = store
-            .read(|c| {
-                let mut stmt = c.prepare_cached(
-                    "SELECT series FROM series_read_ahead WHERE server_id = ?1 AND from_server_default = 1",
-                )?;
-                let rows = stmt.query_map([server_id], |r| r.get(0))?;
-                rows.collect::<rusqlite::Result<Vec<String>>>()
-            })
-            .map_err(|e| store.sql_error(e))?;
+        let adopted: Vec<String> = carrel_library::rows::all(
+            store,
+            "SELECT series FROM series_read_ahead WHERE server_id = ?1 AND from_server_default = 1",
+            [server_id],
+            |r| r.get(0),
+        )?;
         for series in adopted {
             end_read_ahead(store, server_id, &series, Ending::DefaultOff)?;
         }

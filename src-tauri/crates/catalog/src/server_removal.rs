@@ -21,13 +21,12 @@ pub fn remove_with_secret(
     credentials.delete(&credentials.server_account(server.id))?;
     credentials.delete(&credentials.session_account(server.id))?;
     credentials.delete(&credentials.path_key_account(server.id))?;
-    let book_ids: Vec<i64> = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached("SELECT id FROM books WHERE server_id = ?1")?;
-            let rows = stmt.query_map([server.id], |r| r.get(0))?;
-            rows.collect::<rusqlite::Result<Vec<i64>>>()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let book_ids: Vec<i64> = carrel_library::rows::all(
+        store,
+        "SELECT id FROM books WHERE server_id = ?1",
+        [server.id],
+        |r| r.get(0),
+    )?;
     let server = servers::remove(store, server.id)?;
     let files = PartFiles::new(store.data_dir().books());
     for id in book_ids {

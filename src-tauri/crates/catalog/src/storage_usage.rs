@@ -31,13 +31,12 @@ pub struct ServerUsage {
 }
 
 pub fn usage(store: &Store) -> Result<StorageUsage, carrel_library::error::Error> {
-    let server_of: HashMap<i64, i64> = store
-        .read(|c| {
-            let mut stmt = c.prepare_cached("SELECT id, server_id FROM books")?;
-            let rows = stmt.query_map([], |r: &Row<'_>| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect::<rusqlite::Result<HashMap<i64, i64>>>()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let server_of: HashMap<i64, i64> = carrel_library::rows::all(
+        store,
+        "SELECT id, server_id FROM books",
+        [],
+        |r: &Row<'_>| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     let mut per_server: HashMap<i64, u64> = HashMap::new();
     let mut total = 0u64;
     let mut add = |book_id: Option<i64>, bytes: u64| {

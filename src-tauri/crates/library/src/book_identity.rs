@@ -166,37 +166,34 @@ pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
     if unchecked == 0 {
         return Ok(0);
     }
-    let rows: Vec<Row> = store
-        .read(|c| {
-            let mut stmt = c.prepare(
-                "SELECT b.id, b.server_id, b.catalog_id, b.stream_template, b.file_url, b.page_list, b.pinned,
-                        b.last_opened_ms, b.last_page, b.position_ms,
-                        (SELECT count(*) FROM tasks t WHERE t.book_id = b.id AND t.state = 'done'
-                           AND t.kind IN ('page', 'file'))
-                 FROM books b ORDER BY b.id",
-            )?;
-            let rows = stmt.query_map([], |r| {
-                let stream: Option<String> = r.get(3)?;
-                let file: Option<String> = r.get(4)?;
-                let pages: Option<String> = r.get(5)?;
-                let first_page = pages
-                    .and_then(|j| serde_json::from_str::<Vec<String>>(&j).ok())
-                    .and_then(|p| p.into_iter().next());
-                Ok(Row {
-                    id: r.get(0)?,
-                    server_id: r.get(1)?,
-                    catalog_id: canonical_id(&r.get::<_, String>(2)?),
-                    key: match_key(stream.as_deref(), file.as_deref(), first_page.as_deref()),
-                    pinned: r.get(6)?,
-                    last_opened_ms: r.get(7)?,
-                    last_page: r.get(8)?,
-                    position_ms: r.get(9)?,
-                    stored: r.get(10)?,
-                })
-            })?;
-            rows.collect::<rusqlite::Result<Vec<Row>>>()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let rows: Vec<Row> = crate::rows::all(
+        store,
+        "SELECT b.id, b.server_id, b.catalog_id, b.stream_template, b.file_url, b.page_list, b.pinned,
+                b.last_opened_ms, b.last_page, b.position_ms,
+                (SELECT count(*) FROM tasks t WHERE t.book_id = b.id AND t.state = 'done'
+                   AND t.kind IN ('page', 'file'))
+         FROM books b ORDER BY b.id",
+        [],
+        |r| {
+            let stream: Option<String> = r.get(3)?;
+            let file: Option<String> = r.get(4)?;
+            let pages: Option<String> = r.get(5)?;
+            let first_page = pages
+                .and_then(|j| serde_json::from_str::<Vec<String>>(&j).ok())
+                .and_then(|p| p.into_iter().next());
+            Ok(Row {
+                id: r.get(0)?,
+                server_id: r.get(1)?,
+                catalog_id: canonical_id(&r.get::<_, String>(2)?),
+                key: match_key(stream.as_deref(), file.as_deref(), first_page.as_deref()),
+                pinned: r.get(6)?,
+                last_opened_ms: r.get(7)?,
+                last_page: r.get(8)?,
+                position_ms: r.get(9)?,
+                stored: r.get(10)?,
+            })
+        },
+    )?;
 
     // Books that share a canonical id or a match key on one server are one book (union-find).
     let mut parent: Vec<usize> = (0..rows.len()).collect();

@@ -8,7 +8,7 @@
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use crate::book_identity;
+use crate::{book_identity, rows};
 use carrel_foundation::store::{Store, StoreError};
 
 /// How a book is read, and so how it is downloaded.
@@ -392,26 +392,15 @@ fn recently_opened_where(
     condition: &str,
     limit: u32,
 ) -> Result<Vec<Book>, StoreError> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM books WHERE {condition} ORDER BY last_opened_ms DESC LIMIT ?1"
-            ))?;
-            let rows = stmt.query_map([limit], from_row)?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))
+    let sql = format!(
+        "SELECT {COLUMNS} FROM books WHERE {condition} ORDER BY last_opened_ms DESC LIMIT ?1"
+    );
+    rows::all(store, &sql, [limit], from_row)
 }
 
 /// Every book id on this device's list.
 pub fn all_ids(store: &Store) -> Result<Vec<i64>, StoreError> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached("SELECT id FROM books")?;
-            let rows = stmt.query_map([], |r| r.get(0))?;
-            rows.collect::<rusqlite::Result<Vec<i64>>>()
-        })
-        .map_err(|e| store.sql_error(e))
+    rows::all(store, "SELECT id FROM books", [], |r| r.get(0))
 }
 
 impl carrel_foundation::error::Failure for BookError {

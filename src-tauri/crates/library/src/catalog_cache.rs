@@ -77,17 +77,12 @@ pub fn get(store: &Store, server_id: i64, url: &str) -> Result<Option<CachedDocu
 
 /// Bytes of kept documents, per server id.
 pub fn bytes_per_server(store: &Store) -> Result<Vec<(i64, u64)>, StoreError> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare_cached(
-                "SELECT server_id, sum(length(body)) FROM catalog_cache GROUP BY server_id",
-            )?;
-            let rows = stmt.query_map([], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
-            })?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .map_err(|e| store.sql_error(e))
+    crate::rows::all(
+        store,
+        "SELECT server_id, sum(length(body)) FROM catalog_cache GROUP BY server_id",
+        [],
+        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?.max(0) as u64)),
+    )
 }
 
 #[cfg(test)]

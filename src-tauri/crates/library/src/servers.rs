@@ -299,18 +299,9 @@ pub fn default_name(store: &Store, title: Option<&str>, url: &str) -> Result<Str
 
 /// Every saved server, by name.
 pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
-    store.read(|c| {
-        let mut stmt = c
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM servers WHERE kind = 'opds' ORDER BY name COLLATE NOCASE"
-            ))
-            .map_err(|e| store.sql_error(e))?;
-        let rows = stmt
-            .query_map([], from_row)
-            .map_err(|e| store.sql_error(e))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| store.sql_error(e).into())
-    })
+    let sql =
+        format!("SELECT {COLUMNS} FROM servers WHERE kind = 'opds' ORDER BY name COLLATE NOCASE");
+    Ok(crate::rows::all(store, &sql, [], from_row)?)
 }
 
 pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {

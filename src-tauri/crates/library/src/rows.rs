@@ -1,0 +1,23 @@
+//! Rows read from the store as every module of the core reads a list: the statement prepared
+//! once (cached by the connection), each row mapped, any SQL failure the store's error.
+
+use rusqlite::{Params, Row};
+
+use carrel_foundation::store::{Store, StoreError};
+
+/// Every row `sql` answers for `params`, in its order, each read by `map`, gathered in a list
+/// (or any collection: a map from rows of pairs).
+pub fn all<T, C: FromIterator<T>>(
+    store: &Store,
+    sql: &str,
+    params: impl Params,
+    map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<C, StoreError> {
+    store
+        .read(|c| {
+            let mut stmt = c.prepare_cached(sql)?;
+            let rows = stmt.query_map(params, map)?;
+            rows.collect::<rusqlite::Result<C>>()
+        })
+        .map_err(|e| store.sql_error(e))
+}
