@@ -10,6 +10,17 @@ import { invoke } from '@tauri-apps/api/core';
 
 const invokeMock = vi.mocked(invoke);
 
+/** Shows the settings and signs in to https://sync.example.org as ada with `password`. */
+async function signIn(password: string) {
+  const user = userEvent.setup();
+  render(KosyncSettings);
+  await user.type(await screen.findByTestId('kosync-url'), 'https://sync.example.org');
+  await user.type(screen.getByTestId('kosync-username'), 'ada');
+  await user.type(screen.getByTestId('kosync-password'), password);
+  await user.click(screen.getByTestId('kosync-sign-in'));
+  return user;
+}
+
 describe('KOReader sync settings', () => {
   it('signs in with what was typed, then shows the account and signs out', async () => {
     backend({
@@ -17,12 +28,7 @@ describe('KOReader sync settings', () => {
       kosync_sign_in: ({ url, username }) => ({ url, username }),
       kosync_sign_out: null,
     });
-    const user = userEvent.setup();
-    render(KosyncSettings);
-    await user.type(await screen.findByTestId('kosync-url'), 'https://sync.example.org');
-    await user.type(screen.getByTestId('kosync-username'), 'ada');
-    await user.type(screen.getByTestId('kosync-password'), 'secret');
-    await user.click(screen.getByTestId('kosync-sign-in'));
+    const user = await signIn('secret');
     expect(invokeMock).toHaveBeenCalledWith('kosync_sign_in', { url: 'https://sync.example.org', username: 'ada', password: 'secret' });
     expect((await screen.findByTestId('kosync-account')).textContent).toContain('https://sync.example.org');
     expect(screen.queryByTestId('kosync-password')).toBeNull();
@@ -40,12 +46,7 @@ describe('KOReader sync settings', () => {
         throw { kind: 'auth', message: 'the sync server refused this user and password', field: 'password' };
       },
     });
-    const user = userEvent.setup();
-    render(KosyncSettings);
-    await user.type(await screen.findByTestId('kosync-url'), 'https://sync.example.org');
-    await user.type(screen.getByTestId('kosync-username'), 'ada');
-    await user.type(screen.getByTestId('kosync-password'), 'nope');
-    await user.click(screen.getByTestId('kosync-sign-in'));
+    const user = await signIn('nope');
     expect((await screen.findByTestId('kosync-error')).textContent).toBe('The sync server refused this user and password.');
     expect(screen.getByTestId('kosync-password').getAttribute('aria-invalid')).toBe('true');
     expect((screen.getByTestId('kosync-username') as HTMLInputElement).value).toBe('ada');

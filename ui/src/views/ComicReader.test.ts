@@ -376,6 +376,14 @@ function pointer(type: string, pointerId: number, x: number, y: number, at: numb
   flushSync();
 }
 
+/** Touch events in turn, each checking the zoom shown after it where one is given. */
+function pinch(steps: [string, number, number, number, number, string?][]): void {
+  for (const [type, pointerId, x, y, at, zoom] of steps) {
+    pointer(type, pointerId, x, y, at);
+    if (zoom !== undefined) expect(zoomShown(), `after ${type} of finger ${pointerId} at ${at} ms`).toBe(zoom);
+  }
+}
+
 /** Lays the stage out 900×600 and the page image 400×600 in its middle, as a browser would. */
 function layOut() {
   vi.spyOn(stage(), 'getBoundingClientRect').mockReturnValue(new DOMRect(0, 0, 900, 600));
@@ -569,24 +577,13 @@ describe('ComicReader gestures', () => {
   it('zooms with a pinch, holds the zoom after, and settles on the fit when pinched back near it', async () => {
     await showLoaded();
     layOut();
-    pointer('pointerdown', 1, 400, 300, 0);
-    pointer('pointerdown', 2, 500, 300, 10);
-    pointer('pointermove', 2, 550, 300, 20);
-    expect(zoomShown()).toBe('150 %');
-    pointer('pointermove', 1, 350, 300, 30);
-    expect(zoomShown()).toBe('200 %');
-    pointer('pointerup', 2, 550, 300, 40);
-    pointer('pointerup', 1, 350, 300, 50);
-    expect(zoomShown()).toBe('200 %');
+    // Two fingers apart, then lifted: each step an event, its finger, where, when, and the zoom then shown (if looked at).
+    pinch([['pointerdown', 1, 400, 300, 0], ['pointerdown', 2, 500, 300, 10], ['pointermove', 2, 550, 300, 20, '150 %'], ['pointermove', 1, 350, 300, 30, '200 %']]);
+    pinch([['pointerup', 2, 550, 300, 40], ['pointerup', 1, 350, 300, 50, '200 %']]);
     expect(reader.index).toBe(40);
     // Back to 103 %: the fit.
-    pointer('pointerdown', 1, 300, 300, 100);
-    pointer('pointerdown', 2, 500, 300, 110);
-    pointer('pointermove', 2, 403, 300, 120);
-    expect(zoomShown()).toBe('103 %');
-    pointer('pointerup', 2, 403, 300, 130);
-    pointer('pointerup', 1, 300, 300, 140);
-    expect(zoomShown()).toBe('100 %');
+    pinch([['pointerdown', 1, 300, 300, 100], ['pointerdown', 2, 500, 300, 110], ['pointermove', 2, 403, 300, 120, '103 %']]);
+    pinch([['pointerup', 2, 403, 300, 130], ['pointerup', 1, 300, 300, 140, '100 %']]);
     expect(reader.index).toBe(40);
   });
 });

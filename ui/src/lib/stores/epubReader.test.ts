@@ -120,6 +120,12 @@ describe('the table of contents', () => {
 });
 
 describe('the end of an EPUB', () => {
+  /** At the book's end: a turn forward onto the card, and one more past it. */
+  function turnPastTheEnd() {
+    epubReader.turn('next', true);
+    epubReader.turn('next', true);
+  }
+
   const neighbour = (id: number, title: string) => ({ book_id: id, title, number: id - 6, finished: false, on_device: true, status: status(id, 'stored') });
 
   /** Dune (7) between 6 and 8; 8 is `nextFormat`, 6 an EPUB. */
@@ -165,8 +171,7 @@ describe('the end of an EPUB', () => {
   it('opens the next EPUB in the EPUB reader on one more turn forward', async () => {
     series('epub');
     await openAtReady();
-    epubReader.turn('next', true);
-    epubReader.turn('next', true);
+    turnPastTheEnd();
     await vi.waitFor(() => expect(epubReader.bookId).toBe(8));
     expect(epubReader.end).toBeNull();
     expect(router.route).toEqual({ view: 'epub', bookId: 8 });
@@ -210,8 +215,7 @@ describe('the end of an EPUB', () => {
     expect(epubReader.offered).toBeNull();
     epubReader.turn('next', false);
     expect(epubReader.end).toBeNull();
-    epubReader.turn('next', true);
-    epubReader.turn('next', true);
+    turnPastTheEnd();
     await vi.waitFor(() => expect(detailsPanel.bookId).toBe(8));
     expect(epubReader.bookId).toBeNull();
     expect(router.route).toEqual({ view: 'server', serverId: 1 });

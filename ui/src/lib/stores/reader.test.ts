@@ -563,29 +563,21 @@ describe('books not on the device yet', () => {
     expect(reader.error).toEqual({ kind: 'server', message: 'offline-not-downloaded' });
   });
 
-  function pdfBook(reply: () => Response): void {
+  /** A PDF (book 31) not on the device, whose file is answered with `reply` and `httpStatus`. */
+  it.each([
+    ['says a PDF is not on the device when its reply is of kind not_downloaded and nothing is coming', { kind: 'not_downloaded', message: 'anything' }, 504, 'This book is not on the device and the server cannot be reached'],
+    ['says why a PDF could not be opened for any other kind, even with the old offline text', { kind: 'server', message: 'offline-not-downloaded' }, 502, 'The book could not be opened (502: offline-not-downloaded)'],
+  ])('%s', async (_name, reply, httpStatus, message) => {
     invokeMock.mockImplementation(async (command) => {
       if (command === 'book_details') return details(31, { format: 'pdf', reader: 'pdf', page_count: null, last_page: null });
       if (command === 'open_book') return null;
       if (command === 'take_server_position') return null;
       throw `unexpected ${command}`;
     });
-    vi.stubGlobal('fetch', vi.fn(async () => reply()));
-  }
-
-  it('says a PDF is not on the device when its reply is of kind not_downloaded and nothing is coming', async () => {
-    pdfBook(() => new Response(JSON.stringify({ kind: 'not_downloaded', message: 'anything' }), { status: 504 }));
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify(reply), { status: httpStatus })));
     downloads.learn(status(31, 'remote'));
     await reader.open(31);
     expect(reader.phase).toBe('error');
-    expect(reader.error?.message).toBe('This book is not on the device and the server cannot be reached');
-  });
-
-  it('says why a PDF could not be opened for any other kind, even with the old offline text', async () => {
-    pdfBook(() => new Response(JSON.stringify({ kind: 'server', message: 'offline-not-downloaded' }), { status: 502 }));
-    downloads.learn(status(31, 'remote'));
-    await reader.open(31);
-    expect(reader.phase).toBe('error');
-    expect(reader.error?.message).toBe('The book could not be opened (502: offline-not-downloaded)');
+    expect(reader.error?.message).toBe(message);
   });
 });
