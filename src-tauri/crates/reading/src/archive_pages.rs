@@ -240,30 +240,22 @@ fn is_zip(book: &Book) -> bool {
     }) || declared_extension(book).as_deref() == Some("cbz")
 }
 
-/// What waiting for a part of the file came to.
-enum PartWait {
-    /// The part's bytes.
-    Part(Vec<u8>),
-    /// The whole file is stored meanwhile: read it instead.
-    FileStored,
-    /// Parts cannot be had (the server sends no parts of files): wait for the whole file.
-    Unavailable,
-}
-
-/// Pushes the parts (`position`, address) — the last on top — and waits for the first one.
+/// Pushes the parts (`position`, address) — the last on top — and waits for the first one:
+/// its bytes, or `None` when the whole file is to be read instead (it was stored meanwhile, or
+/// the server sends no parts of files).
 async fn part(
     store: &Store,
     book: &Book,
     wanted: i64,
     parts: Vec<(i64, String)>,
     wait: WaitPolicy,
-) -> Result<PartWait, PageError> {
+) -> Result<Option<Vec<u8>>, PageError> {
     let files = PartFiles::new(store.data_dir().books());
     let read = |path: PathBuf| std::fs::read(path).map_err(|e| PageError::Io(e.to_string()));
     // Watched before the first look: a part stored after it wakes the wait.
     let mut changes = store.changes();
     if let Some(path) = files.find_page(book.id, wanted) {
-        return Ok(PartWait::Part(read(path)?));
+        return Ok(Some(read(path)?));
     }
     book_downloads::push_file_parts(store, book.id, &parts).map_err(|e| match e {
         DownloadRequestError::Book(e) => PageError::from(e),
@@ -273,24 +265,35 @@ async fn part(
     let deadline = Instant::now() + wait.timeout;
     loop {
         if let Some(path) = files.find_page(book.id, wanted) {
-            return Ok(PartWait::Part(read(path)?));
+            return Ok(Some(read(path)?));
         }
         let tasks = download_stack::tasks_of_book(store, book.id)?;
         if stored_in(store, book.id, &tasks).is_some() {
-            return Ok(PartWait::FileStored);
+            return Ok(None);
         }
         let failed = tasks.iter().find(|t| {
             t.kind == TaskKind::Page && t.position == wanted && t.state == TaskState::Failed
         });
         if let Some(t) = failed {
             tracing::info!(book = book.id, cause = ?t.failure, "parts of the file cannot be read; waiting for the whole file");
-            return Ok(PartWait::Unavailable);
+            return Ok(None);
         }
         if Instant::now() >= deadline {
             return Err(PageError::OfflineNotDownloaded);
         }
         wait.until_change(&mut changes, deadline).await;
     }
+}
+
+/// [`part`] for one part alone: the bytes `url` gives, kept at `position`.
+async fn one_part(
+    store: &Store,
+    book: &Book,
+    position: i64,
+    url: String,
+    wait: WaitPolicy,
+) -> Result<Option<Vec<u8>>, PageError> {
+    part(store, book, position, vec![(position, url)], wait).await
 }
 
 /// The zip of a book not stored yet, read from its tail (fetched once, kept), or `None` when it
@@ -312,34 +315,16 @@ async fn remote_zip(
         return Ok(Some(zip));
     }
     let tail_url = book_downloads::part_of_file_url(file_url, TAIL_BYTES, None);
-    let tail = match part(
-        store,
-        book,
-        TAIL_POSITION,
-        vec![(TAIL_POSITION, tail_url)],
-        wait,
-    )
-    .await?
-    {
-        PartWait::Part(bytes) => bytes,
-        PartWait::FileStored | PartWait::Unavailable => return Ok(None),
+    let Some(tail) = one_part(store, book, TAIL_POSITION, tail_url, wait).await? else {
+        return Ok(None);
     };
     let parsed = parse_tail(tail.clone()).await?;
     let parsed = match parsed {
         // A directory larger than the tail: its first bytes are one more part.
         Err(TailError::DirectoryBefore { start, tail_start }) => {
             let url = book_downloads::part_of_file_url(file_url, start, Some(tail_start));
-            let head = match part(
-                store,
-                book,
-                DIRECTORY_POSITION,
-                vec![(DIRECTORY_POSITION, url)],
-                wait,
-            )
-            .await?
-            {
-                PartWait::Part(bytes) => bytes,
-                PartWait::FileStored | PartWait::Unavailable => return Ok(None),
+            let Some(head) = one_part(store, book, DIRECTORY_POSITION, url, wait).await? else {
+                return Ok(None);
             };
             parse_tail([head, tail].concat()).await?
         }
@@ -350,18 +335,11 @@ async fn remote_zip(
         Ok(zip) => match zip.comic_info_range() {
             Some((start, end)) => {
                 let url = book_downloads::part_of_file_url(file_url, start, Some(end));
-                match part(
-                    store,
-                    book,
-                    COMIC_INFO_POSITION,
-                    vec![(COMIC_INFO_POSITION, url)],
-                    wait,
-                )
-                .await?
-                {
-                    PartWait::Part(bytes) => Arc::new(zip.with_info(&bytes)),
-                    PartWait::FileStored | PartWait::Unavailable => return Ok(None),
-                }
+                let Some(info) = one_part(store, book, COMIC_INFO_POSITION, url, wait).await?
+                else {
+                    return Ok(None);
+                };
+                Arc::new(zip.with_info(&info))
             }
             None => Arc::new(zip),
         },
@@ -410,9 +388,8 @@ async fn remote_page(
             book_downloads::part_of_file_url(file_url, start, Some(end)),
         ));
     }
-    let bytes = match part(store, book, index as i64, parts, wait).await? {
-        PartWait::Part(bytes) => bytes,
-        PartWait::FileStored | PartWait::Unavailable => return Ok(None),
+    let Some(bytes) = part(store, book, index as i64, parts, wait).await? else {
+        return Ok(None);
     };
     let zip = zip.clone();
     let page = tokio::task::spawn_blocking(move || zip.read_page(index, &bytes))
