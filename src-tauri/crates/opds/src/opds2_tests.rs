@@ -184,10 +184,7 @@ fn opds2_komga_publication_with_page_stream() {
     );
     assert_eq!(stream.page_base_hint(), Some(PageBase::ZeroBased));
     assert_eq!(
-        stream
-            .page_url(29, PageBase::ZeroBased, None)
-            .unwrap()
-            .as_str(),
+        stream.page_text(29, PageBase::ZeroBased, None),
         "https://komga.example.net/opds/v1.2/books/0HS7QM3B8C1XD/pages/29?zero_based=true"
     );
 }
@@ -363,17 +360,11 @@ fn opds2_codex_streams_and_background_pages() {
     assert_eq!(stream.count, 24);
     assert_eq!(stream.last_read, Some(7));
     assert_eq!(
-        stream
-            .page_url(3, PageBase::ZeroBased, None)
-            .unwrap()
-            .as_str(),
+        stream.page_text(3, PageBase::ZeroBased, None),
         "https://codex.example.org/opds/v1.2/c/88/3/page.jpg?bookmark=1"
     );
     assert_eq!(
-        stream
-            .background_page_url(3, PageBase::ZeroBased, None)
-            .unwrap()
-            .as_str(),
+        stream.background_page_text(3, PageBase::ZeroBased, None),
         "https://codex.example.org/opds/v1.2/c/88/3/page.jpg"
     );
 

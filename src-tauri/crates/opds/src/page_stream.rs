@@ -272,6 +272,32 @@ pub(crate) fn parse_number(text: &str) -> Option<u32> {
     })
 }
 
+/// The addresses of pages as text, as the tests compare them.
+#[cfg(test)]
+impl PageStream {
+    pub(crate) fn page_text(
+        &self,
+        page: u32,
+        first_page: PageBase,
+        max_width: Option<u32>,
+    ) -> String {
+        self.page_url(page, first_page, max_width)
+            .unwrap()
+            .to_string()
+    }
+
+    pub(crate) fn background_page_text(
+        &self,
+        page: u32,
+        first_page: PageBase,
+        max_width: Option<u32>,
+    ) -> String {
+        self.background_page_url(page, first_page, max_width)
+            .unwrap()
+            .to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,11 +319,11 @@ mod tests {
             24,
         );
         assert_eq!(
-            s.page_url(0, PageBase::ZeroBased, None).unwrap().as_str(),
+            s.page_text(0, PageBase::ZeroBased, None),
             "https://komga.example/opds/v1.2/books/0A1/pages/0?zero_based=true"
         );
         assert_eq!(
-            s.page_url(23, PageBase::OneBased, None).unwrap().as_str(),
+            s.page_text(23, PageBase::OneBased, None),
             "https://komga.example/opds/v1.2/books/0A1/pages/24?zero_based=true"
         );
         assert_eq!(
@@ -317,35 +343,25 @@ mod tests {
         );
         assert!(s.supports_max_width());
         assert_eq!(
-            s.page_url(4, PageBase::ZeroBased, Some(1600))
-                .unwrap()
-                .as_str(),
+            s.page_text(4, PageBase::ZeroBased, Some(1600)),
             "https://ubooquity.example/opds-comics/stream/1217?page=4&width=1600"
         );
         assert_eq!(
-            s.page_url(4, PageBase::ZeroBased, None).unwrap().as_str(),
+            s.page_text(4, PageBase::ZeroBased, None),
             "https://ubooquity.example/opds-comics/stream/1217?page=4"
         );
         assert_eq!(
-            s.page_url(4, PageBase::ZeroBased, Some(0))
-                .unwrap()
-                .as_str(),
+            s.page_text(4, PageBase::ZeroBased, Some(0)),
             "https://ubooquity.example/opds-comics/stream/1217?page=4"
         );
         let first = stream("https://h.example/s?maxWidth={maxWidth}&p={pageNumber}", 3);
         assert_eq!(
-            first
-                .page_url(2, PageBase::OneBased, None)
-                .unwrap()
-                .as_str(),
+            first.page_text(2, PageBase::OneBased, None),
             "https://h.example/s?p=3"
         );
         let in_path = stream("https://h.example/w/{maxWidth}/p/{pageNumber}.jpg", 3);
         assert_eq!(
-            in_path
-                .page_url(1, PageBase::ZeroBased, None)
-                .unwrap()
-                .as_str(),
+            in_path.page_text(1, PageBase::ZeroBased, None),
             "https://h.example/w/p/1.jpg"
         );
     }
@@ -358,13 +374,11 @@ mod tests {
         );
         assert!(s.supports_max_width());
         assert_eq!(
-            s.page_url(3, PageBase::OneBased, None).unwrap().as_str(),
+            s.page_text(3, PageBase::OneBased, None),
             "https://stump.example/api/v2/books/7/page?pageNumber=4"
         );
         assert_eq!(
-            s.page_url(3, PageBase::ZeroBased, Some(800))
-                .unwrap()
-                .as_str(),
+            s.page_text(3, PageBase::ZeroBased, Some(800)),
             "https://stump.example/api/v2/books/7/page?pageNumber=3&maxWidth=800"
         );
         assert_eq!(
@@ -430,17 +444,11 @@ mod tests {
             "https://codex.example/opds/v1.2/c/88/{pageNumber}/page.jpg"
         );
         assert_eq!(
-            codex
-                .page_url(2, PageBase::ZeroBased, None)
-                .unwrap()
-                .as_str(),
+            codex.page_text(2, PageBase::ZeroBased, None),
             "https://codex.example/opds/v1.2/c/88/2/page.jpg?bookmark=1"
         );
         assert_eq!(
-            codex
-                .background_page_url(2, PageBase::ZeroBased, None)
-                .unwrap()
-                .as_str(),
+            codex.background_page_text(2, PageBase::ZeroBased, None),
             "https://codex.example/opds/v1.2/c/88/2/page.jpg"
         );
         let custom = stream("https://h.example/p/{pageNumber}?readingSession=9&q=1", 5);
