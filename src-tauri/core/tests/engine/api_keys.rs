@@ -103,7 +103,6 @@ async fn a_kavita_key_in_the_catalog_address_works_and_never_reaches_the_databas
     })
     .expect("the fixture server starts");
     let env = Env::new();
-    let http = http();
     let server = carrel_core::library::server_secrets::add_with_secret(
         &env.store,
         &env.credentials,
@@ -117,7 +116,7 @@ async fn a_kavita_key_in_the_catalog_address_works_and_never_reaches_the_databas
     .unwrap();
     assert!(!server.url.contains(KAVITA_KEY), "{}", server.url);
     assert!(server.url.ends_with("/api/opds/~apikey~"), "{}", server.url);
-    let client = env.catalog(&http);
+    let client = env.client();
     let root = client.browse(&server, None).await.unwrap();
     let books_feed = root
         .entries

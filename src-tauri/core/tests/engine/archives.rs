@@ -22,6 +22,26 @@ fn run(cmd: &mut Command) {
     );
 }
 
+/// Packs `entries` of `dir` into the 7z archive `archive`, solid (`-ms=on`) when asked.
+fn pack_7z(archive: &Path, dir: &Path, solid: bool, entries: &[&str]) {
+    let mut cmd = Command::new("7z");
+    cmd.args(["a", "-bd", "-t7z"]);
+    if solid {
+        cmd.arg("-ms=on");
+    }
+    run(cmd.arg(archive).args(entries).current_dir(dir));
+}
+
+/// Packs `entries` of `dir` into the tar archive `archive`.
+fn pack_tar(archive: &Path, dir: &Path, entries: &[&str]) {
+    run(Command::new("tar")
+        .arg("cf")
+        .arg(archive)
+        .arg("-C")
+        .arg(dir)
+        .args(entries));
+}
+
 /// Writes `count` small PNGs named `p1.png` … into `dir/pages` (in a scrambled order of
 /// creation), plus clutter that is not a page; returns the pages' bytes in reading order.
 fn make_pages(dir: &Path, count: usize) -> Vec<Vec<u8>> {
@@ -51,6 +71,15 @@ open(os.path.join(out, "ComicInfo.xml"), "w").write('<?xml version="1.0"?><Comic
     (1..=count)
         .map(|n| std::fs::read(dir.join(format!("pages/p{n}.png"))).unwrap())
         .collect()
+}
+
+/// A temp dir with twelve pages written by [`make_pages`] into its folder `src`: the dir, the
+/// folder and the pages' bytes in reading order.
+fn twelve_pages() -> (tempfile::TempDir, PathBuf, Vec<Vec<u8>>) {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    let pages = make_pages(&src, 12);
+    (t, src, pages)
 }
 
 fn check(book: &Path, container: Container, expected: &[Vec<u8>]) {
@@ -88,9 +117,7 @@ fn check(book: &Path, container: Container, expected: &[Vec<u8>]) {
 
 #[test]
 fn cbz_cb7_and_cbt_made_by_real_tools_read_page_by_page() {
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    let pages = make_pages(&src, 12);
+    let (t, src, pages) = twelve_pages();
     // Python's zipfile (deflated).
     let py_cbz = t.path().join("python.cbz");
     run(Command::new("python3").arg("-c").arg(
@@ -108,20 +135,11 @@ fn cbz_cb7_and_cbt_made_by_real_tools_read_page_by_page() {
     check(&zip_cbz, Container::Zip, &pages);
     // 7z, named .cbr as some libraries do: the bytes decide.
     let cb7 = t.path().join("seven.cbr");
-    run(Command::new("7z")
-        .args(["a", "-bd", "-t7z"])
-        .arg(&cb7)
-        .arg(".")
-        .current_dir(&src));
+    pack_7z(&cb7, &src, false, &["."]);
     check(&cb7, Container::SevenZip, &pages);
     // tar.
     let cbt = t.path().join("tape.cbt");
-    run(Command::new("tar")
-        .arg("cf")
-        .arg(&cbt)
-        .arg("-C")
-        .arg(&src)
-        .arg("."));
+    pack_tar(&cbt, &src, &["."]);
     check(&cbt, Container::Tar, &pages);
 }
 
@@ -231,25 +249,14 @@ async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
         engine::executor::{Finish, RunMode},
         library::books,
         reading::archive_pages,
-        reading::page_source::{self, PageError, WaitPolicy},
+        reading::page_source::{self, PageError},
     };
-    use fixture_server::{Behavior, Config};
+    use fixture_server::{Behavior, Faults};
     use std::time::Duration;
 
-    let fixture = fixture_server::Server::start(Config {
-        books: 4,
-        comic_pages: [(1, 14)].into(),
-        behavior: Behavior {
-            whole_file_comics: true,
-            ..Behavior::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
-    let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
-    let (env, server, id) = whole_file_comic(&fixture, &meta.title).await;
-    let http = crate::support::http();
-    let client = env.catalog(&http);
+    let (fixture, meta, env, server, id) =
+        serving_whole_file_comic(4, 14, Behavior::default(), Faults::default()).await;
+    let client = env.client();
     let book = books::get(&env.store, id).unwrap();
     assert!(
         !book.streams_pages() && archive_pages::is_archive_comic(&book),
@@ -257,20 +264,14 @@ async fn a_whole_file_comic_is_read_page_by_page_from_its_archive() {
     );
 
     // Not stored and nobody downloading: a bounded wait, then "offline, not downloaded".
-    let quick = WaitPolicy {
-        poll: Duration::from_millis(20),
-        timeout: Duration::from_millis(200),
-    };
+    let quick = waiting(Duration::from_millis(200));
     assert!(matches!(
         archive_pages::open(&env.store, id, quick).await,
         Err(PageError::OfflineNotDownloaded)
     ));
 
     let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
-    let wait = WaitPolicy {
-        poll: Duration::from_millis(20),
-        timeout: Duration::from_secs(20),
-    };
+    let wait = waiting(Duration::from_secs(20));
     let opened = archive_pages::open(&env.store, id, wait).await.unwrap();
     assert_eq!(opened.page_count, 14);
     assert_eq!(
@@ -333,18 +334,16 @@ fn assert_file_sent_once(stats: &fixture_server::Stats, url: &str, expected: u64
 /// once nothing of the book is left to download.
 fn parts_bytes(env: &crate::support::Env, id: i64) -> u64 {
     use carrel_core::engine::download_stack::{self, TaskState};
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while download_stack::tasks_of_book(&env.store, id)
-        .unwrap()
-        .iter()
-        .any(|t| matches!(t.state, TaskState::Pending | TaskState::Active))
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the book's downloads end"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    crate::support::block_until(
+        std::time::Duration::from_secs(30),
+        "the book's downloads end",
+        || {
+            !download_stack::tasks_of_book(&env.store, id)
+                .unwrap()
+                .iter()
+                .any(|t| matches!(t.state, TaskState::Pending | TaskState::Active))
+        },
+    );
     let files = carrel_core::foundation::part_files::PartFiles::new(env.dir.books());
     (-3..200)
         .filter_map(|p| files.find_page(id, p))
@@ -362,38 +361,28 @@ async fn a_zip_comic_opens_at_any_page_long_before_its_file_is_stored() {
         engine::executor::{Finish, RunMode},
         foundation::part_files::PartFiles,
         reading::archive_pages,
-        reading::page_source::{self, WaitPolicy},
+        reading::page_source,
     };
-    use fixture_server::{Behavior, Config, Faults};
+    use fixture_server::{Behavior, Faults};
     use std::time::Duration;
 
-    let fixture = fixture_server::Server::start(Config {
-        books: 2,
-        comic_pages: [(1, 40)].into(),
-        behavior: Behavior {
-            whole_file_comics: true,
-            ..Behavior::default()
-        },
+    let (fixture, meta, env, _, id) = serving_whole_file_comic(
+        2,
+        40,
+        Behavior::default(),
         // About fifteen seconds for the whole file.
-        faults: Faults {
+        Faults {
             bandwidth: Some(150_000),
             ..Faults::default()
         },
-        ..Default::default()
-    })
-    .unwrap();
-    let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
+    )
+    .await;
     let file_url = format!("/books/{}/file", meta.id);
-    let (env, _, id) = whole_file_comic(&fixture, &meta.title).await;
     let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
-    let wait = WaitPolicy {
-        poll: Duration::from_millis(20),
-        timeout: Duration::from_secs(60),
-    };
+    let wait = waiting(Duration::from_secs(60));
     let opened = archive_pages::open(&env.store, id, wait).await.unwrap();
     assert_eq!(opened.page_count, 40);
-    let image = page_source::page(&env.store, id, 29, wait).await.unwrap();
-    assert_eq!(image.bytes, fixture.page_bytes(1, 29).unwrap());
+    assert_page_as_served(&env, &fixture, id, 29, wait).await;
     let sent = fixture.stats().bytes(&file_url);
     assert!(
         sent < meta.length / 2,
@@ -410,24 +399,23 @@ async fn a_zip_comic_opens_at_any_page_long_before_its_file_is_stored() {
     assert_eq!(next.bytes, fixture.page_bytes(1, 30).unwrap());
 
     // The file completes meanwhile; its pages are the same.
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while files.find_book_file(id).is_none()
-        || !matches!(
-            carrel_core::engine::book_downloads::status(
-                &env.store,
-                &carrel_core::library::books::get(&env.store, id).unwrap()
-            )
-            .unwrap()
-            .state,
-            carrel_core::engine::book_downloads::BookState::Stored
-        )
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the file is stored in the end"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    crate::support::wait_until(
+        Duration::from_secs(60),
+        "the file is stored in the end",
+        || {
+            files.find_book_file(id).is_some()
+                && matches!(
+                    carrel_core::engine::book_downloads::status(
+                        &env.store,
+                        &carrel_core::library::books::get(&env.store, id).unwrap()
+                    )
+                    .unwrap()
+                    .state,
+                    carrel_core::engine::book_downloads::BookState::Stored
+                )
+        },
+    )
+    .await;
     let stored = std::fs::read(files.find_book_file(id).unwrap()).unwrap();
     assert_eq!(stored, fixture.book_bytes(1).unwrap());
     for i in [0u32, 29, 39] {
@@ -460,33 +448,25 @@ async fn without_range_a_zip_comic_waits_for_its_file_and_nothing_says_failed() 
         engine::executor::{Finish, RunMode},
         library::books,
         reading::archive_pages,
-        reading::page_source::{self, WaitPolicy},
     };
-    use fixture_server::{Behavior, Config};
+    use fixture_server::{Behavior, Faults};
     use std::time::Duration;
 
-    let fixture = fixture_server::Server::start(Config {
-        books: 2,
-        comic_pages: [(1, 12)].into(),
-        behavior: Behavior {
-            whole_file_comics: true,
+    let (fixture, _, env, _, id) = serving_whole_file_comic(
+        2,
+        12,
+        Behavior {
             range: false,
             ..Behavior::default()
         },
-        ..Default::default()
-    })
-    .unwrap();
-    let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
-    let (env, _, id) = whole_file_comic(&fixture, &meta.title).await;
+        Faults::default(),
+    )
+    .await;
     let (_sink, stop, run) = env.spawn_executor(crate::support::fast_config(), RunMode::Forever);
-    let wait = WaitPolicy {
-        poll: Duration::from_millis(20),
-        timeout: Duration::from_secs(30),
-    };
+    let wait = waiting(Duration::from_secs(30));
     let opened = archive_pages::open(&env.store, id, wait).await.unwrap();
     assert_eq!(opened.page_count, 12);
-    let image = page_source::page(&env.store, id, 7, wait).await.unwrap();
-    assert_eq!(image.bytes, fixture.page_bytes(1, 7).unwrap());
+    assert_page_as_served(&env, &fixture, id, 7, wait).await;
     let book = books::get(&env.store, id).unwrap();
     assert_eq!(
         book_downloads::status(&env.store, &book).unwrap().state,
@@ -496,6 +476,60 @@ async fn without_range_a_zip_comic_waits_for_its_file_and_nothing_says_failed() 
     assert!(view.failed.is_empty(), "{:?}", view.failed);
     stop.send(true).unwrap();
     assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+/// A fixture of `books` books whose book 1 is a comic of `pages` pages offered only as a whole
+/// file (CBZ), with `behavior` and `faults` besides; returned with book 1's description and a
+/// data dir where book 1 is known (see [`whole_file_comic`]), its server and local id.
+async fn serving_whole_file_comic(
+    books: u32,
+    pages: u32,
+    behavior: fixture_server::Behavior,
+    faults: fixture_server::Faults,
+) -> (
+    fixture_server::RunningServer,
+    fixture_server::BookInfo,
+    crate::support::Env,
+    carrel_core::library::servers::Server,
+    i64,
+) {
+    let fixture = fixture_server::Server::start(fixture_server::Config {
+        books,
+        comic_pages: [(1, pages)].into(),
+        behavior: fixture_server::Behavior {
+            whole_file_comics: true,
+            ..behavior
+        },
+        faults,
+        ..Default::default()
+    })
+    .unwrap();
+    let meta = fixture.books().into_iter().find(|b| b.id == 1).unwrap();
+    let (env, server, id) = whole_file_comic(&fixture, &meta.title).await;
+    (fixture, meta, env, server, id)
+}
+
+/// Page `index` of book `id` as the reader's window gets it is the fixture's page of its
+/// book 1.
+async fn assert_page_as_served(
+    env: &crate::support::Env,
+    fixture: &fixture_server::RunningServer,
+    id: i64,
+    index: u32,
+    wait: carrel_core::reading::page_source::WaitPolicy,
+) {
+    let image = carrel_core::reading::page_source::page(&env.store, id, index.into(), wait)
+        .await
+        .unwrap();
+    assert_eq!(image.bytes, fixture.page_bytes(1, index).unwrap());
+}
+
+/// How a reader's window waits for a page: looking every 20 ms, for `timeout` at the most.
+fn waiting(timeout: std::time::Duration) -> carrel_core::reading::page_source::WaitPolicy {
+    carrel_core::reading::page_source::WaitPolicy {
+        poll: std::time::Duration::from_millis(20),
+        timeout,
+    }
 }
 
 /// A data dir with the fixture's catalog added as "calibre", browsed to its books: the local id
@@ -511,8 +545,7 @@ async fn whole_file_comic(
     use carrel_core::catalog::client::CatalogItem;
     let env = crate::support::Env::new();
     let server = env.add_server("calibre", &fixture.url("/opds"));
-    let http = crate::support::http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let page = client.browse(&server, Some("/opds/books")).await.unwrap();
     let id = page
         .entries
@@ -529,15 +562,9 @@ async fn whole_file_comic(
 
 #[test]
 fn turning_back_to_the_page_a_solid_archive_was_walked_to_needs_no_new_walk() {
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    let pages = make_pages(&src, 12);
+    let (t, src, pages) = twelve_pages();
     let cb7 = t.path().join("book.cb7");
-    run(Command::new("7z")
-        .args(["a", "-bd", "-t7z"])
-        .arg(&cb7)
-        .arg(".")
-        .current_dir(&src));
+    pack_7z(&cb7, &src, false, &["."]);
     let archive = ComicArchive::open(&cb7).unwrap();
     // The book opened at page 7 (a walk from the archive's start), then the next page (taken
     // in the same walk).
@@ -580,18 +607,9 @@ fn a_walk_that_would_decompress_more_than_its_budget_is_refused() {
     let pages = filler_and_pages(&src);
     // 7z stores the run first (names in order); no ComicInfo.xml, so opening walks nothing.
     let cb7 = t.path().join("filler.cb7");
-    run(Command::new("7z")
-        .args(["a", "-bd", "-t7z", "-ms=on"])
-        .arg(&cb7)
-        .args(["0-filler.bin", "pages"])
-        .current_dir(&src));
+    pack_7z(&cb7, &src, true, &["0-filler.bin", "pages"]);
     let cbt = t.path().join("filler.cbt");
-    run(Command::new("tar")
-        .arg("cf")
-        .arg(&cbt)
-        .arg("-C")
-        .arg(&src)
-        .args(["0-filler.bin", "pages"]));
+    pack_tar(&cbt, &src, &["0-filler.bin", "pages"]);
     for book in [&cb7, &cbt] {
         let archive = ComicArchive::open_with(book, SMALL_BUDGET).unwrap();
         assert_eq!(archive.page_count(), 3);
@@ -610,11 +628,12 @@ fn a_walk_that_would_decompress_more_than_its_budget_is_refused() {
     }
     // Opening walks to ComicInfo.xml: past the run, the same refusal when the book opens.
     let with_info = t.path().join("info.cb7");
-    run(Command::new("7z")
-        .args(["a", "-bd", "-t7z", "-ms=on"])
-        .arg(&with_info)
-        .args(["0-filler.bin", "ComicInfo.xml", "pages"])
-        .current_dir(&src));
+    pack_7z(
+        &with_info,
+        &src,
+        true,
+        &["0-filler.bin", "ComicInfo.xml", "pages"],
+    );
     assert!(matches!(
         ComicArchive::open_with(&with_info, SMALL_BUDGET),
         Err(ArchiveError::DecompressesTooMuch { .. })
@@ -697,12 +716,7 @@ fn only_one_comic_info_is_read_the_one_at_the_root_first() {
     .unwrap();
     std::fs::write(src.join("p1.png"), b"one").unwrap();
     let cbt = t.path().join("infos.cbt");
-    run(Command::new("tar")
-        .arg("cf")
-        .arg(&cbt)
-        .arg("-C")
-        .arg(&src)
-        .args(["a/ComicInfo.xml", "ComicInfo.xml", "p1.png"]));
+    pack_tar(&cbt, &src, &["a/ComicInfo.xml", "ComicInfo.xml", "p1.png"]);
     assert_eq!(
         ComicArchive::open(&cbt).unwrap().info.title.as_deref(),
         Some("Root")

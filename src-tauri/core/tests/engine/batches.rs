@@ -13,7 +13,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::{fast_config, feed_book_ids, http, Env};
+use crate::support::{fast_config, feed_book_ids, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
@@ -59,8 +59,7 @@ fn queued_books(store: &Store) -> Vec<i64> {
 /// order and the batch.
 async fn books_kept(fixture: &RunningServer) -> (Env, Vec<i64>, BatchView) {
     let (env, server) = library_of(fixture);
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let order = feed_book_ids(&client, &server, "/opds/books").await;
     let batch = download_batches::keep_feed(&client, &server, Some("/opds/books"))
         .await
@@ -77,8 +76,7 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
         ..Default::default()
     });
     let (env, server) = library_of(&fixture);
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let order = feed_book_ids(&client, &server, "/opds/books").await;
     assert_eq!(order.len(), 23);
 
@@ -167,8 +165,7 @@ async fn a_feed_of_several_pages_is_kept_as_one_batch_in_reading_order() {
 async fn cancelling_a_batch_stops_its_downloads_and_unkeeps_only_its_unfinished_books() {
     let fixture = of_books(6);
     let (env, server) = library_of(&fixture);
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let order = feed_book_ids(&client, &server, "/opds/books").await;
     book_downloads::store_book(&env.store, order[0]).unwrap();
     env.sync(fast_config()).await;
@@ -204,8 +201,7 @@ async fn cancelling_a_batch_stops_its_downloads_and_unkeeps_only_its_unfinished_
 async fn a_search_is_kept_and_a_batch_moves_to_the_top() {
     let fixture = of_books(12);
     let (env, server) = library_of(&fixture);
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let first = download_batches::keep_feed(&client, &server, Some("/opds/books"))
         .await
         .unwrap();
@@ -242,8 +238,7 @@ async fn the_executor_removes_books_no_longer_kept_when_a_book_completes() {
         ..Default::default()
     });
     let (env, server) = library_of(&fixture);
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let ids = feed_book_ids(&client, &server, "/opds/comics").await;
     assert!(ids.len() >= 2, "{ids:?}");
     settings::set(&env.store, &BooksKept(1)).unwrap();

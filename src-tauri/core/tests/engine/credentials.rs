@@ -252,8 +252,7 @@ async fn a_kavita_key_never_leaves_in_a_referer() {
     );
     let env = Env::new();
     let server = env.add_server("Kavita", &library.url(&format!("/api/opds/{KEY}")));
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     client.browse(&server, None).await.unwrap();
     library.set_behavior(Behavior {
         redirect_to: Some(elsewhere.base_url()),

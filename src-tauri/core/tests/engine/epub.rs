@@ -18,7 +18,7 @@ use carrel_core::{
 };
 use fixture_server::{BookKind, Config, RunningServer};
 
-use crate::support::{fast_config, http, Env};
+use crate::support::{fast_config, Env};
 
 fn start() -> RunningServer {
     fixture_server::Server::start(Config {
@@ -30,8 +30,7 @@ fn start() -> RunningServer {
 
 /// The local id and the fixture id of the fixture's first EPUB, and a comic's local id.
 async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, u32, i64) {
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     let mut epub = None;
     let mut comic = None;
@@ -60,6 +59,23 @@ async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, 
     )
 }
 
+/// The fixture started (see [`start`]) and added to a new data dir, its books listed: see
+/// [`register`].
+async fn registered() -> (RunningServer, Env, (i64, u32, i64)) {
+    let fixture = start();
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let books = register(&env, &server, &fixture).await;
+    (fixture, env, books)
+}
+
+/// Why the reader's window gets no book `id` within `timeout_ms`.
+async fn refused(env: &Env, id: i64, timeout_ms: u64) -> PageError {
+    book_source::book(&env.store, id, quick(timeout_ms))
+        .await
+        .unwrap_err()
+}
+
 fn quick(timeout_ms: u64) -> WaitPolicy {
     WaitPolicy {
         poll: Duration::from_millis(20),
@@ -69,10 +85,7 @@ fn quick(timeout_ms: u64) -> WaitPolicy {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_epub_is_served_byte_identical_as_an_epub() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let (id, fixture_id, comic) = register(&env, &server, &fixture).await;
+    let (fixture, env, (id, fixture_id, comic)) = registered().await;
     assert!(book_source::stored_book(&env.store, id).unwrap().is_none());
     book_downloads::open_book(&env.store, id, None).unwrap();
     let (finish, _) = env.sync(fast_config()).await;
@@ -88,22 +101,15 @@ async fn a_stored_epub_is_served_byte_identical_as_an_epub() {
     let served = book_source::book(&env.store, id, quick(200)).await.unwrap();
     assert_eq!(served.bytes, expected);
     // A comic is no EPUB, and an unknown book is unknown.
-    let err = book_source::book(&env.store, comic, quick(100))
-        .await
-        .unwrap_err();
+    let err = refused(&env, comic, 100).await;
     assert!(matches!(err, PageError::NotPaged(_)), "{err:?}");
-    let err = book_source::book(&env.store, id + 1000, quick(100))
-        .await
-        .unwrap_err();
+    let err = refused(&env, id + 1000, 100).await;
     assert!(matches!(err, PageError::UnknownBook(_)), "{err:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_epub_is_queued_and_served_once_stored() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let (id, fixture_id, _) = register(&env, &server, &fixture).await;
+    let (fixture, env, (id, fixture_id, _)) = registered().await;
     let (served, _) = env
         .while_executor_runs(book_source::book(&env.store, id, quick(10_000)))
         .await;
@@ -115,10 +121,7 @@ async fn a_missing_epub_is_queued_and_served_once_stored() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_epub_of_a_stopped_server_times_out_as_offline_not_downloaded() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let (id, _, _) = register(&env, &server, &fixture).await;
+    let (fixture, env, (id, _, _)) = registered().await;
     fixture.stop();
     let (answer, took) = env
         .while_executor_runs(book_source::book(&env.store, id, quick(600)))
@@ -130,10 +133,7 @@ async fn an_epub_of_a_stopped_server_times_out_as_offline_not_downloaded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readers_cfi_is_kept_per_book_and_the_newest_wins() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let (id, _, comic) = register(&env, &server, &fixture).await;
+    let (_fixture, env, (id, _, comic)) = registered().await;
     assert!(epub_positions::position(&env.store, id).unwrap().is_none());
     position_sync::record_epub(&env.store, id, "epubcfi(/6/4!/4/2/1:0)", 0.1, None).unwrap();
     position_sync::record_epub(&env.store, id, "epubcfi(/6/8!/4/10/1:17)", 0.42, None).unwrap();
@@ -158,10 +158,7 @@ async fn the_readers_cfi_is_kept_per_book_and_the_newest_wins() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_file_larger_than_the_window_may_hold_is_refused_not_read() {
-    let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let (id, _, _) = register(&env, &server, &fixture).await;
+    let (_fixture, env, (id, _, _)) = registered().await;
     book_downloads::open_book(&env.store, id, None).unwrap();
     assert_eq!(env.sync(fast_config()).await.0, Finish::Idle);
     let path = carrel_core::foundation::part_files::PartFiles::new(env.dir.books())
@@ -174,9 +171,7 @@ async fn a_stored_file_larger_than_the_window_may_hold_is_refused_not_read() {
         .unwrap()
         .set_len(book_source::MAX_BOOK_BYTES + 1)
         .unwrap();
-    let err = book_source::book(&env.store, id, quick(100))
-        .await
-        .unwrap_err();
+    let err = refused(&env, id, 100).await;
     assert!(matches!(err, PageError::TooLarge { .. }), "{err:?}");
     assert!(err.to_string().contains("too large"), "{err}");
 }

@@ -17,7 +17,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
-use crate::support::{fast_config, http, wait_for_event, wait_until, Env};
+use crate::support::{fast_config, wait_for_event, wait_until, Env};
 
 /// `config` with every answer `latency_ms` late.
 fn slowed(config: Config, latency_ms: u64) -> Config {
@@ -36,8 +36,7 @@ fn start(config: Config) -> RunningServer {
 
 /// Registers every book of the fixture's "All books" feed; returns catalog id number → local id.
 async fn register_books(env: &Env, server: &Server) -> BTreeMap<u32, i64> {
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let mut ids = BTreeMap::new();
     let mut feed = Some("/opds/books".to_owned());
     while let Some(url) = feed {
@@ -753,8 +752,7 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
     let env = Env::new();
     // Without the password the catalog itself refuses.
     let server = env.add_server("Locked", &fixture.url("/opds"));
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let err = client.browse(&server, None).await.unwrap_err();
     assert!(err.to_string().contains("authentication"), "{err}");
     servers::remove(&env.store, server.id).unwrap();
@@ -1279,8 +1277,7 @@ async fn a_catalog_request_goes_between_two_pages_of_a_download() {
     let (_sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
     // Wait for the download to be under way.
     wait_for_requests(&fixture, before + 3).await;
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     client.browse(&server, Some("/opds/books")).await.unwrap();
     let pages_by_then = fixture.stats().total_requests - before - 1;
     assert!(

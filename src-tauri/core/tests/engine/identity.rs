@@ -15,7 +15,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::{feed_book_ids, http, Env};
+use crate::support::{feed_book_ids, Env};
 
 fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
@@ -33,8 +33,7 @@ async fn a_book_reached_through_every_view_is_one_book() {
     });
     let env = Env::new();
     let server = env.add_server("codex", &fixture.url("/opds"));
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
 
     let mut seen = BTreeSet::new();
     for feed in ["/opds/books", "/opds/comics", "/opds/ebooks"] {

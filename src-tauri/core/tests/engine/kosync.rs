@@ -100,8 +100,7 @@ fn start(pdf: Vec<u8>) -> RunningServer {
 
 /// Book 1 listed, downloaded, its 5 pages counted by the reader; its local id.
 async fn stored_pdf(env: &Env, server: &Server) -> i64 {
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     let id = page
         .entries

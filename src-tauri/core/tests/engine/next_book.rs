@@ -106,8 +106,7 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
     let fixture = komga_with_series(PAGES);
     let env = Env::new();
     let server = env.add_server("Komga", &fixture.url("/opds"));
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let all = books_of_feed(&client, &server, "/opds/books").await;
     let before = series_read_ahead::neighbours(&env.store, all[0]).unwrap();
     assert_eq!((before.series.clone(), ids(&before)), (None, (None, None)));
@@ -139,8 +138,7 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
 
 /// The local id of the fixture's book `fixture_id`, listed in its book feed.
 async fn listed(env: &Env, server: &Server, fixture_id: u32) -> i64 {
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let suffix = format!(":{fixture_id}");
     books_of_feed(&client, server, "/opds/books")
         .await

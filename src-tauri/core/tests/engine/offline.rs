@@ -15,7 +15,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::{http, Env};
+use crate::support::Env;
 
 /// A fixture server of four books that behaves as `behavior` says.
 fn start(behavior: Behavior) -> RunningServer {
@@ -75,8 +75,7 @@ fn book_ids(entries: &[CatalogViewItem]) -> Vec<i64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feed_seen_before_is_shown_offline_when_the_server_is_away() {
     let (fixture, env, server) = four_books(Behavior::default());
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let root = client.browse_view(server.id, None).await.unwrap();
     assert!(!root.offline);
     assert!(root.searchable);
@@ -153,8 +152,7 @@ fn read_flags(entries: &[CatalogViewItem]) -> Vec<(i64, bool)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feeds_books_say_whether_they_are_read() {
     let (_fixture, env, server) = four_books(Behavior::default());
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let first = books_view(&client, &server).await;
     let flags = read_flags(&first.entries);
     assert_eq!(flags.len(), 4);
@@ -179,8 +177,7 @@ async fn a_feeds_books_say_whether_they_are_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
     let (fixture, env, server) = four_books(Behavior::default());
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let ids = books_feed(&client, &server).await;
     let book = books::get(&env.store, ids[0]).unwrap();
     let n: u32 = book.catalog_id.rsplit(':').next().unwrap().parse().unwrap();
@@ -191,7 +188,7 @@ async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
     fixture.reset_stats();
 
     let covers = CoverCache::new(&env.dir);
-    let first = cover_of(&covers, &env, &http, book.id).await.unwrap();
+    let first = cover_of(&covers, &env, &env.http, book.id).await.unwrap();
     assert_eq!(first.content_type, "image/png");
     let expected = if cover_path.ends_with("thumbnail") {
         fixture.thumbnail_bytes(n)
@@ -206,26 +203,26 @@ async fn a_cover_is_fetched_once_kept_and_served_by_its_sniffed_type() {
     );
     // Many windows asking at once still cost one request.
     let (a, b) = tokio::join!(
-        covers.cover(&env.store, &env.credentials, &http, ids[1]),
-        covers.cover(&env.store, &env.credentials, &http, ids[1]),
+        covers.cover(&env.store, &env.credentials, &env.http, ids[1]),
+        covers.cover(&env.store, &env.credentials, &env.http, ids[1]),
     );
     assert_eq!(a.unwrap(), b.unwrap());
-    let second = cover_of(&covers, &env, &http, book.id).await.unwrap();
+    let second = cover_of(&covers, &env, &env.http, book.id).await.unwrap();
     assert_eq!(second, first);
     let stats = fixture.stats();
     assert_eq!(stats.hits(&cover_path), 1, "fetched once");
     assert_eq!(stats.total_requests, 2, "one request per book");
 
     fixture.stop();
-    let offline = cover_of(&covers, &env, &http, book.id).await;
+    let offline = cover_of(&covers, &env, &env.http, book.id).await;
     assert_eq!(offline, Some(first), "a kept cover needs no server");
     assert_eq!(
-        cover_of(&covers, &env, &http, ids[2]).await,
+        cover_of(&covers, &env, &env.http, ids[2]).await,
         None,
         "away: none for now"
     );
     assert_eq!(
-        cover_of(&covers, &env, &http, 999_999).await,
+        cover_of(&covers, &env, &env.http, 999_999).await,
         None,
         "unknown book"
     );
@@ -239,8 +236,7 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
     });
     let env = Env::new();
     let server = env.add_server_as("Locked", &fixture.url("/opds"), "reader", "open sesame");
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let ids = books_feed(&client, &server).await;
     let covers = CoverCache::new(&env.dir);
 
@@ -250,8 +246,8 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
         ..Default::default()
     });
     fixture.reset_stats();
-    assert_eq!(cover_of(&covers, &env, &http, ids[0]).await, None);
-    assert_eq!(cover_of(&covers, &env, &http, ids[1]).await, None);
+    assert_eq!(cover_of(&covers, &env, &env.http, ids[0]).await, None);
+    assert_eq!(cover_of(&covers, &env, &env.http, ids[1]).await, None);
     assert_eq!(fixture.stats().total_requests, 1, "one refusal is enough");
 
     // The reader types the new password: the covers come at once.
@@ -270,14 +266,13 @@ async fn covers_refused_for_want_of_a_password_come_as_soon_as_one_is_given() {
         ),
     )
     .unwrap();
-    assert!(cover_of(&covers, &env, &http, ids[0]).await.is_some());
+    assert!(cover_of(&covers, &env, &env.http, ids[0]).await.is_some());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_data_cover_never_marks_the_server_away() {
     let (_fixture, env, server) = four_books(Behavior::default());
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let ids = books_feed(&client, &server).await;
     // One book's catalog entry names its cover inline.
     env.store
@@ -290,8 +285,8 @@ async fn a_data_cover_never_marks_the_server_away() {
         })
         .unwrap();
     let covers = CoverCache::new(&env.dir);
-    assert_eq!(cover_of(&covers, &env, &http, ids[0]).await, None);
-    let other = cover_of(&covers, &env, &http, ids[1]).await;
+    assert_eq!(cover_of(&covers, &env, &env.http, ids[0]).await, None);
+    let other = cover_of(&covers, &env, &env.http, ids[1]).await;
     assert!(other.is_some(), "the server's other covers still come");
 }
 
@@ -359,8 +354,7 @@ async fn a_server_that_stopped_answering_is_not_waited_for_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_feeds_facets_and_codexs_order_entries_come_as_facet_groups() {
     let (_fixture, env, server) = four_books(Behavior::default());
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let comics = client
         .browse_view(server.id, Some("/opds/comics"))
         .await
@@ -412,7 +406,7 @@ async fn a_feeds_facets_and_codexs_order_entries_come_as_facet_groups() {
         codex_order_entries: true,
         ..Default::default()
     });
-    let client = env.catalog(&http);
+    let client = env.client();
     let books = books_view(&client, &server).await;
     let folders: Vec<&str> = books
         .entries
@@ -461,8 +455,7 @@ async fn a_search_that_matches_nothing_is_an_empty_result() {
         },
     ] {
         let (_fixture, env, server) = four_books(behavior.clone());
-        let http = http();
-        let client = env.catalog(&http);
+        let client = env.client();
         let found = client
             .search_view(server.id, "zzzqqq")
             .await

@@ -16,7 +16,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::{fast_config, http, Env};
+use crate::support::{fast_config, Env};
 
 fn start_comic(pages: u32) -> RunningServer {
     fixture_server::Server::start(Config {
@@ -29,8 +29,7 @@ fn start_comic(pages: u32) -> RunningServer {
 
 /// The local id of the fixture's only book.
 async fn register_comic(env: &Env, server: &Server) -> i64 {
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     page.entries
         .into_iter()

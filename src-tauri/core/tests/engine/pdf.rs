@@ -23,7 +23,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, GivenFile, RunningServer};
 
-use crate::support::{fast_config, http, Env};
+use crate::support::{fast_config, Env};
 
 /// A 5-page PDF made by ReportLab (Debian's python3-reportlab).
 fn reportlab_pdf() -> Vec<u8> {
@@ -70,8 +70,7 @@ async fn book_one(env: &Env, server: &Server) -> (i64, BookReader) {
 
 /// The app's id of the fixture's book `n` (its catalog browsed), and the reader it opens in.
 async fn book_numbered(env: &Env, server: &Server, n: u32) -> (i64, BookReader) {
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let page = client.browse(server, Some("/opds/books")).await.unwrap();
     for item in page.entries {
         if let CatalogItem::Book { book_id, .. } = item {

@@ -49,6 +49,34 @@ fn one(outcome: &str) -> FlushReport {
     report
 }
 
+/// A new data dir with `fixture` added as a server: the local id of its book 1 (a 20-page
+/// comic) once its book list is browsed.
+async fn reading_first_comic(fixture: &RunningServer) -> (Env, i64) {
+    let env = Env::new();
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = first_comic(&env, &server).await;
+    (env, book)
+}
+
+/// The positions waiting in the outbox.
+fn pending(env: &Env) -> Vec<position_sync::Pending> {
+    position_sync::pending(&env.store).unwrap()
+}
+
+/// The server's position of `book` when it is newer than this device's.
+async fn newest(env: &Env, book: i64) -> Option<position_sync::ServerPosition> {
+    position_sync::newest(&env.store, &http(), &env.credentials, book)
+        .await
+        .unwrap()
+}
+
+/// [`newest`], taken as this device's position.
+async fn take_newer(env: &Env, book: i64) -> Option<position_sync::ServerPosition> {
+    position_sync::take_newer(&env.store, &http(), &env.credentials, book)
+        .await
+        .unwrap()
+}
+
 async fn flush(env: &Env) -> FlushReport {
     position_sync::flush(&env.store, &http(), &env.credentials)
         .await
@@ -72,9 +100,7 @@ fn locator(modified_ms: i64, position: i64) -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_saved_position_reaches_the_servers_progression_document() {
     let fixture = start(0);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = first_comic(&env, &server).await;
+    let (env, book) = reading_first_comic(&fixture).await;
     assert_eq!(
         books::get(&env.store, book)
             .unwrap()
@@ -85,11 +111,7 @@ async fn a_saved_position_reaches_the_servers_progression_document() {
 
     position_sync::record(&env.store, book, 6).unwrap();
     position_sync::record(&env.store, book, 7).unwrap();
-    assert_eq!(
-        position_sync::pending(&env.store).unwrap().len(),
-        1,
-        "one row per book"
-    );
+    assert_eq!(pending(&env).len(), 1, "one row per book");
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(7));
 
     assert_eq!(flush(&env).await, one("sent"));
@@ -102,7 +124,7 @@ async fn a_saved_position_reaches_the_servers_progression_document() {
     assert!(doc["device"]["id"]
         .as_str()
         .is_some_and(|id| !id.is_empty()));
-    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+    assert!(pending(&env).is_empty());
     let stats = fixture.stats();
     assert_eq!(stats.hits("/books/1/progression"), 1);
     assert_eq!(stats.progressions[&1].puts, 1);
@@ -116,9 +138,7 @@ async fn a_saved_position_reaches_the_servers_progression_document() {
 async fn a_page_that_is_not_the_books_is_refused_and_changes_nothing() {
     use carrel_core::Failure;
     let fixture = start(0);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = first_comic(&env, &server).await;
+    let (env, book) = reading_first_comic(&fixture).await;
     position_sync::record(&env.store, book, 5).unwrap();
     let count = books::get(&env.store, book).unwrap().page_count.unwrap();
     for page in [-1, count, count + 100, i64::MIN] {
@@ -134,8 +154,8 @@ async fn a_page_that_is_not_the_books_is_refused_and_changes_nothing() {
         Some(5),
         "the position stays"
     );
-    assert_eq!(position_sync::pending(&env.store).unwrap().len(), 1);
-    assert_eq!(position_sync::pending(&env.store).unwrap()[0].page, Some(5));
+    assert_eq!(pending(&env).len(), 1);
+    assert_eq!(pending(&env)[0].page, Some(5));
     fixture.stop();
 }
 
@@ -143,15 +163,13 @@ async fn a_page_that_is_not_the_books_is_refused_and_changes_nothing() {
 async fn a_position_saved_offline_waits_in_the_outbox_until_the_server_is_back() {
     let fixture = start(0);
     let port = fixture.port();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = first_comic(&env, &server).await;
+    let (env, book) = reading_first_comic(&fixture).await;
     fixture.stop();
 
     position_sync::record(&env.store, book, 11).unwrap();
     assert_eq!(flush(&env).await, one("failed"));
     assert_eq!(flush(&env).await, one("failed"));
-    let waiting = position_sync::pending(&env.store).unwrap();
+    let waiting = pending(&env);
     assert_eq!(waiting.len(), 1);
     assert_eq!(
         (waiting[0].book_id, waiting[0].page, waiting[0].attempts),
@@ -163,15 +181,13 @@ async fn a_position_saved_offline_waits_in_the_outbox_until_the_server_is_back()
     let back = start(port);
     assert_eq!(flush(&env).await, one("sent"));
     assert_eq!(server_page(&back), Some(11));
-    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+    assert!(pending(&env).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_conflict_the_newer_position_wins() {
     let fixture = start(0);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = first_comic(&env, &server).await;
+    let (env, book) = reading_first_comic(&fixture).await;
 
     // Another device read further, later: its position stays and this device takes it.
     let later = env.store.now_ms() + 3_600_000;
@@ -181,7 +197,7 @@ async fn on_a_conflict_the_newer_position_wins() {
     assert_eq!(server_page(&fixture), Some(14));
     assert_eq!(fixture.stats().progressions[&1].conflicts, 1);
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(14));
-    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+    assert!(pending(&env).is_empty());
 
     // An older position on the server gives way to this device's.
     fixture.set_progression(1, Some(locator(env.store.now_ms() - 86_400_000, 2)));
@@ -193,9 +209,7 @@ async fn on_a_conflict_the_newer_position_wins() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn background_downloads_never_touch_the_servers_position() {
     let fixture = start(0);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = first_comic(&env, &server).await;
+    let (env, book) = reading_first_comic(&fixture).await;
     fixture.reset_stats();
 
     book_downloads::store_book(&env.store, book).unwrap();
@@ -210,33 +224,28 @@ async fn background_downloads_never_touch_the_servers_position() {
     );
     assert_eq!(stats.hits("/books/1/progression"), 0);
     assert!(fixture.progression(1).is_none());
-    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+    assert!(pending(&env).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opening_a_book_offers_the_servers_position_when_it_is_newer() {
     let fixture = start(0);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = first_comic(&env, &server).await;
-    let http = http();
-    let newest = || position_sync::newest(&env.store, &http, &env.credentials, book);
+    let (env, book) = reading_first_comic(&fixture).await;
 
     // No position anywhere yet.
-    assert_eq!(newest().await.unwrap(), None);
+    assert_eq!(newest(&env, book).await, None);
 
     position_sync::record(&env.store, book, 4).unwrap();
     fixture.set_progression(1, Some(locator(env.store.now_ms() - 60_000, 10)));
     assert_eq!(
-        newest().await.unwrap(),
+        newest(&env, book).await,
         None,
         "the server's is older than this device's"
     );
 
     fixture.set_progression(1, Some(locator(env.store.now_ms() + 60_000, 17)));
-    let theirs = newest()
+    let theirs = newest(&env, book)
         .await
-        .unwrap()
         .expect("the server's newer position");
     assert_eq!(
         (theirs.page, theirs.source),
@@ -245,7 +254,7 @@ async fn opening_a_book_offers_the_servers_position_when_it_is_newer() {
 
     // Unreachable: opening goes on with this device's position.
     fixture.stop();
-    assert_eq!(newest().await.unwrap(), None);
+    assert_eq!(newest(&env, book).await, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -257,9 +266,7 @@ async fn without_a_progression_document_the_page_streams_last_read_is_offered() 
         ..Config::default()
     })
     .unwrap();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = first_comic(&env, &server).await;
+    let (env, book) = reading_first_comic(&fixture).await;
     let path = env.dir.database();
     rusqlite::Connection::open(path)
         .unwrap()
@@ -269,29 +276,20 @@ async fn without_a_progression_document_the_page_streams_last_read_is_offered() 
         )
         .unwrap();
 
-    let theirs = position_sync::newest(&env.store, &http(), &env.credentials, book)
-        .await
-        .unwrap()
-        .unwrap();
+    let theirs = newest(&env, book).await.unwrap();
     assert_eq!(
         (theirs.page, theirs.source),
         (12, PositionSource::PageStream)
     );
     // Read-only: saving without a progression document queues nothing.
     position_sync::record(&env.store, book, 13).unwrap();
-    assert!(position_sync::pending(&env.store).unwrap().is_empty());
-    assert_eq!(
-        position_sync::newest(&env.store, &http(), &env.credentials, book)
-            .await
-            .unwrap(),
-        None
-    );
+    assert!(pending(&env).is_empty());
+    assert_eq!(newest(&env, book).await, None);
 }
 
 /// The local id of the fixture's book `fixture_id` after browsing its book list.
 async fn listed_book(env: &Env, server: &Server, fixture_id: u32) -> i64 {
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let suffix = format!(":{fixture_id}");
     client
         .browse(server, Some("/opds/books"))
@@ -327,7 +325,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
     );
 
     position_sync::record_epub(&env.store, epub, "epubcfi(/6/8!/4/2/10/1:42)", 0.4, None).unwrap();
-    let waiting = position_sync::pending(&env.store).unwrap();
+    let waiting = pending(&env);
     assert_eq!(
         (waiting[0].page, waiting[0].cfi.as_deref()),
         (None, Some("epubcfi(/6/8!/4/2/10/1:42)"))
@@ -348,13 +346,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
     );
 
     // The same position coming back is not "newer elsewhere".
-    let http = http();
-    assert_eq!(
-        position_sync::newest(&env.store, &http, &env.credentials, epub)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(newest(&env, epub).await, None);
 
     // Another device read on, later: opening takes its CFI.
     fixture.set_progression(
@@ -365,10 +357,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
             "locator": { "locations": { "totalProgression": 0.7, "fragments": ["epubcfi(/6/12!/4/2/1:0)"] } }
         })),
     );
-    let theirs = position_sync::take_newer(&env.store, &http, &env.credentials, epub)
-        .await
-        .unwrap()
-        .expect("newer");
+    let theirs = take_newer(&env, epub).await.expect("newer");
     assert_eq!(
         (theirs.cfi.as_deref(), theirs.progression),
         (Some("epubcfi(/6/12!/4/2/1:0)"), Some(0.7))
@@ -378,21 +367,13 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
         (kept.cfi.as_str(), kept.fraction),
         ("epubcfi(/6/12!/4/2/1:0)", 0.7)
     );
-    assert_eq!(
-        position_sync::newest(&env.store, &http, &env.credentials, epub)
-            .await
-            .unwrap(),
-        None,
-        "taken"
-    );
+    assert_eq!(newest(&env, epub).await, None, "taken");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opening_a_book_without_reading_does_not_outdate_the_servers_position() {
     let fixture = start(0);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = first_comic(&env, &server).await;
+    let (env, book) = reading_first_comic(&fixture).await;
     position_sync::record(&env.store, book, 2).unwrap();
     let read_at = books::get(&env.store, book)
         .unwrap()
@@ -402,9 +383,7 @@ async fn opening_a_book_without_reading_does_not_outdate_the_servers_position() 
     // Another device moves on after this one read; this one then only opens the book.
     fixture.set_progression(1, Some(locator(read_at + 1_000, 9)));
     book_downloads::open_book(&env.store, book, None).unwrap();
-    let theirs = position_sync::take_newer(&env.store, &http(), &env.credentials, book)
-        .await
-        .unwrap();
+    let theirs = take_newer(&env, book).await;
     assert_eq!(theirs.map(|t| t.page), Some(8));
     let now = books::get(&env.store, book).unwrap();
     assert_eq!(now.last_page, Some(8));
@@ -451,14 +430,7 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
     assert_eq!(flush(&env).await, one("sent"));
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (6, 1));
-    let http = http();
-    assert_eq!(
-        position_sync::newest(&env.store, &http, &env.credentials, book)
-            .await
-            .unwrap(),
-        None,
-        "same page"
-    );
+    assert_eq!(newest(&env, book).await, None, "same page");
 
     // The next page read here goes out too, although this device's clock is behind the stamp
     // Komga gave the last one: Komga's position is this device's own echo, not a newer one.
@@ -467,22 +439,13 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
     assert_eq!(flush(&env).await, one("sent"));
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (7, 2));
-    assert_eq!(
-        position_sync::newest(&env.store, &http, &env.credentials, book)
-            .await
-            .unwrap(),
-        None,
-        "its own echo"
-    );
+    assert_eq!(newest(&env, book).await, None, "its own echo");
 
     // Read further on another device (Komga stamps to the second: a later second): opening
     // takes Komga's page.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     fixture.set_reading_position(1, Some(14));
-    let taken = position_sync::take_newer(&env.store, &http, &env.credentials, book)
-        .await
-        .unwrap()
-        .unwrap();
+    let taken = take_newer(&env, book).await.unwrap();
     assert_eq!(
         (taken.page, taken.source),
         (14, PositionSource::ReadProgress)
@@ -500,7 +463,7 @@ async fn a_komga_server_gets_positions_through_its_read_progress_api() {
     assert_eq!(flush(&env).await, one("sent"));
     let theirs = fixture.reading_position(1).unwrap();
     assert_eq!((theirs.index, theirs.read_progress_patches), (19, 3));
-    assert!(position_sync::pending(&env.store).unwrap().is_empty());
+    assert!(pending(&env).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -535,25 +498,12 @@ async fn positions_never_go_to_an_address_off_the_servers_origin() {
     position_sync::record(&env.store, progression, 5).unwrap();
     position_sync::record(&env.store, komga, 6).unwrap();
     flush(&env).await;
-    assert!(
-        position_sync::newest(&env.store, &http(), &env.credentials, progression)
-            .await
-            .unwrap()
-            .is_none()
-    );
-    assert!(
-        position_sync::newest(&env.store, &http(), &env.credentials, komga)
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert!(newest(&env, progression).await.is_none());
+    assert!(newest(&env, komga).await.is_none());
     assert_eq!(
         elsewhere.stats().total_requests,
         0,
         "nothing was sent to another host"
     );
-    assert!(
-        position_sync::pending(&env.store).unwrap().is_empty(),
-        "nothing kept to retry forever"
-    );
+    assert!(pending(&env).is_empty(), "nothing kept to retry forever");
 }

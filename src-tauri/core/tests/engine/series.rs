@@ -418,8 +418,7 @@ async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
     let fixture = komga_with_series(PAGES);
     let env = Env::new();
     let server = env.add_server("Komga", &fixture.url("/opds"));
-    let http = crate::support::http();
-    let client = env.catalog(&http);
+    let client = env.client();
 
     // The list of all books: no entry names a series.
     let all = books_of_feed(&client, &server, "/opds/books").await;

@@ -12,7 +12,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::{fast_config, http, Env};
+use crate::support::{fast_config, Env};
 
 const PAGES: u32 = 200;
 
@@ -34,8 +34,7 @@ fn start(max_uses: Option<u32>) -> RunningServer {
 
 async fn signed_in(env: &Env, fixture: &RunningServer) -> (Server, i64) {
     let server = env.add_server_as("Codex-like", &fixture.url("/opds"), "reader", "open sesame");
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
     let page = client.browse(&server, Some("/opds/books")).await.unwrap();
     let book_id = page
         .entries

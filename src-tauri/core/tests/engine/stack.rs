@@ -24,6 +24,31 @@ fn spec(book: i64, server: i64, kind: TaskKind, position: i64, prioritary: bool)
     }
 }
 
+/// Pushes pages of book `book` (server `server`) in the order given, each `(position,
+/// prioritary)`.
+fn push_pages(env: &Env, server: i64, book: i64, pages: &[(i64, bool)]) {
+    for &(position, prioritary) in pages {
+        download_stack::push(
+            &env.store,
+            &spec(book, server, TaskKind::Page, position, prioritary),
+        )
+        .unwrap();
+    }
+}
+
+/// The plan SQLite makes for `sql` with `params`, its lines joined by " | ".
+fn query_plan(env: &Env, sql: &str, params: impl rusqlite::Params) -> String {
+    let plan: Vec<String> = env
+        .store
+        .read(|c| {
+            let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+            let rows = stmt.query_map(params, |r| r.get::<_, String>(3))?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .unwrap();
+    plan.join(" | ")
+}
+
 fn lease(env: &Env, holder: &str) -> Fence {
     match executor_lease::try_acquire(&env.store, holder, 10_000).unwrap() {
         Acquire::Acquired { fence, .. } => fence,
@@ -42,8 +67,7 @@ fn setup() -> (Env, i64, i64) {
 fn pushing_an_equal_pending_task_moves_it_to_the_top_instead_of_adding_it() {
     let (env, s, b) = setup();
     let first = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 2, false)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 3, false)).unwrap();
+    push_pages(&env, s, b, &[(2, false), (3, false)]);
     let again = download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
     assert!(matches!(first, Pushed::Added(_)));
     assert_eq!(again, Pushed::MovedToTop(first.task_id()));
@@ -59,10 +83,7 @@ fn pushing_an_equal_pending_task_moves_it_to_the_top_instead_of_adding_it() {
 fn pop_takes_the_topmost_prioritary_task_first_then_the_top() {
     let (env, s, b) = setup();
     let fence = lease(&env, "A");
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, true)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, true)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 2, false)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 3, false)).unwrap();
+    push_pages(&env, s, b, &[(0, true), (1, true), (2, false), (3, false)]);
     let mut order = vec![];
     while let Some(t) = download_stack::claim_next(&env.store, &fence, &[]).unwrap() {
         assert_eq!(t.state, TaskState::Active);
@@ -75,10 +96,7 @@ fn pop_takes_the_topmost_prioritary_task_first_then_the_top() {
 fn a_prioritary_push_of_a_pending_task_makes_it_prioritary() {
     let (env, s, b) = setup();
     let fence = lease(&env, "A");
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, false)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 6, true)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 5, true)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 7, false)).unwrap();
+    push_pages(&env, s, b, &[(5, false), (6, true), (5, true), (7, false)]);
     let t = download_stack::claim_next(&env.store, &fence, &[])
         .unwrap()
         .unwrap();
@@ -89,8 +107,7 @@ fn a_prioritary_push_of_a_pending_task_makes_it_prioritary() {
 fn done_and_failed_tasks_are_not_pushed_again_but_a_retry_revives_a_failed_one() {
     let (env, s, b) = setup();
     let fence = lease(&env, "A");
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 0, false)).unwrap();
-    download_stack::push(&env.store, &spec(b, s, TaskKind::Page, 1, false)).unwrap();
+    push_pages(&env, s, b, &[(0, false), (1, false)]);
     let t1 = download_stack::claim_next(&env.store, &fence, &[])
         .unwrap()
         .unwrap();
@@ -272,19 +289,13 @@ fn a_held_page_removed_meanwhile_never_marks_the_task_that_took_its_id() {
 #[test]
 fn the_next_missing_page_is_found_in_the_index_in_page_order() {
     let (env, _s, _b) = setup();
-    let plan: Vec<String> = env
-        .store
-        .read(|c| {
-            let mut stmt = c.prepare(
-                "EXPLAIN QUERY PLAN SELECT position FROM tasks
-                 WHERE book_id = 1 AND kind = 'page' AND state = 'done' AND position >= 0 AND position < 9
-                 ORDER BY position",
-            )?;
-            let rows = stmt.query_map([], |r| r.get::<_, String>(3))?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .unwrap();
-    let text = plan.join(" | ");
+    let text = query_plan(
+        &env,
+        "SELECT position FROM tasks
+         WHERE book_id = 1 AND kind = 'page' AND state = 'done' AND position >= 0 AND position < 9
+         ORDER BY position",
+        [],
+    );
     assert!(text.contains("tasks_book"), "{text}");
     assert!(!text.contains("TEMP B-TREE"), "no sort: {text}");
 }
@@ -292,18 +303,11 @@ fn the_next_missing_page_is_found_in_the_index_in_page_order() {
 #[test]
 fn pop_is_served_by_the_stack_index_not_a_scan() {
     let (env, _s, _b) = setup();
-    let plan: Vec<String> = env
-        .store
-        .read(|c| {
-            let mut stmt =
-                c.prepare(&format!("EXPLAIN QUERY PLAN {}", download_stack::NEXT_TASK))?;
-            let rows = stmt.query_map(rusqlite::named_params! { ":skip": "[7]" }, |r| {
-                r.get::<_, String>(3)
-            })?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .unwrap();
-    let text = plan.join(" | ");
+    let text = query_plan(
+        &env,
+        download_stack::NEXT_TASK,
+        rusqlite::named_params! { ":skip": "[7]" },
+    );
     assert!(text.contains("tasks_stack"), "{text}");
     assert!(!text.contains("TEMP B-TREE"), "pop must not sort: {text}");
 }

@@ -110,6 +110,8 @@ pub struct Env {
     pub dir: DataDir,
     pub store: Store,
     pub credentials: Arc<Credentials>,
+    /// An HTTP client with the default settings, for [`Env::client`].
+    pub http: HttpClient,
 }
 
 impl Env {
@@ -138,6 +140,7 @@ impl Env {
             dir,
             store,
             credentials,
+            http: http(),
         }
     }
 
@@ -148,6 +151,11 @@ impl Env {
             credentials: &self.credentials,
             http,
         }
+    }
+
+    /// The catalog calls of this env, over its own HTTP client.
+    pub fn client(&self) -> CatalogClient<'_> {
+        self.catalog(&self.http)
     }
 
     pub fn add_server(&self, name: &str, url: &str) -> Server {

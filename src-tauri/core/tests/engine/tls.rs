@@ -192,8 +192,7 @@ async fn a_self_signed_server_is_refused_unless_the_reader_trusts_it() {
         !server.trust_self_signed,
         "certificates are checked by default"
     );
-    let http = http();
-    let client = env.catalog(&http);
+    let client = env.client();
 
     // Not trusted: the certificate is refused, and the error says so.
     let err = bounded(client.browse(&server, None)).await.unwrap_err();
