@@ -14,6 +14,11 @@ import type { CatalogView, DownloadsView, Server } from './lib/ipc';
 
 const invokeMock = vi.mocked(invoke);
 
+beforeEach(() => {
+  invokeMock.mockReset();
+  resetStores();
+});
+
 const attic = server(1, 'Attic', 'https://komga.home.lan/opds', 'ada');
 const series = nav('Series', '/opds/series');
 const saga = nav('Saga', '/opds/series/saga');
@@ -77,11 +82,6 @@ async function openAttic() {
 }
 
 describe('browsing a server', () => {
-  beforeEach(() => {
-    invokeMock.mockReset();
-    resetStores();
-  });
-
   it('opens the root from the sidebar, follows feeds and goes back by the breadcrumbs', async () => {
     library({
       feeds: {
@@ -327,11 +327,6 @@ describe('browsing a server', () => {
 });
 
 describe('keyboard', () => {
-  beforeEach(() => {
-    invokeMock.mockReset();
-    resetStores();
-  });
-
   it('focuses search with /, without typing it', async () => {
     library({ feeds: { '': feed([book(1)], { searchable: true }) } });
     const user = await openAttic();
@@ -378,8 +373,6 @@ describe('keyboard', () => {
 
 describe('the rest of the window', () => {
   beforeEach(() => {
-    invokeMock.mockReset();
-    resetStores();
     window.location.hash = '';
   });
 

@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event';
 vi.mock('@tauri-apps/api/core', () => import('../test/tauri'));
 
 import BookDetailsPanel from './BookDetailsPanel.svelte';
-import { backend, details, downloadsView, status } from '../test/fixtures';
+import { backend, details, downloadsView, failingUntilMended, status } from '../test/fixtures';
 import { lastChannel } from '../test/tauri';
 import { resetStores } from '../test/stores';
 import { downloads } from '../lib/stores/downloads.svelte';
@@ -94,17 +94,12 @@ describe('BookDetailsPanel', () => {
   });
 
   it('offers to try again when the book cannot be read', async () => {
-    let fail = true;
-    backend({
-      book_details: () => {
-        if (fail) throw { kind: 'not_found', message: 'no book 12' };
-        return saga;
-      },
-    });
+    const book = failingUntilMended({ kind: 'not_found', message: 'no book 12' }, saga);
+    backend({ book_details: book.answer });
     const { user } = show();
     const error = await screen.findByTestId('details-error');
     expect(error.textContent).toContain('No book 12.');
-    fail = false;
+    book.mend();
     await user.click(screen.getByTestId('details-retry'));
     expect((await screen.findByTestId('details-title')).textContent).toBe('Saga, Volume One');
   });

@@ -148,15 +148,8 @@ describe('commands', () => {
 
   it('turns a failing app_status into a status that carries the error', async () => {
     invokeMock.mockRejectedValueOnce(new Error('no backend'));
-    await expect(appStatus()).resolves.toEqual({
-      version: '',
-      data_dir: null,
-      credentials: null,
-      secrets_in_file: false,
-      credentials_notice_dismissed: false,
-      has_books: false,
-      error: { kind: FALLBACK_KIND, message: 'no backend' },
-    });
+    const error = { kind: FALLBACK_KIND, message: 'no backend' };
+    await expect(appStatus()).resolves.toEqual({ version: '', data_dir: null, credentials: null, secrets_in_file: false, credentials_notice_dismissed: false, has_books: false, error });
   });
 });
 

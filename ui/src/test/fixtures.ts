@@ -173,3 +173,20 @@ export function backend(answers: Record<string, Answer>): void {
     return typeof answer === 'function' ? await (answer as (a: Args) => unknown)(args ?? {}) : answer;
   });
 }
+
+/**
+ * An answer that fails with `error` until `mend` is called, and gives `answer` after: for a
+ * failure the reader then tries again.
+ */
+export function failingUntilMended(error: unknown, answer: unknown): { answer: () => unknown; mend: () => void } {
+  let failing = true;
+  return {
+    answer: () => {
+      if (failing) throw error;
+      return answer;
+    },
+    mend: () => {
+      failing = false;
+    },
+  };
+}

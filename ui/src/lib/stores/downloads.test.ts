@@ -13,6 +13,12 @@ import type { ActiveDownload, DownloadsView } from '../ipc';
 
 const invokeMock = vi.mocked(invoke);
 
+beforeEach(() => {
+  invokeMock.mockReset();
+  invokeMock.mockResolvedValue(null);
+  resetChannels();
+});
+
 /** A store whose frames are run by the test, telling `onLibraryChange` of a library changed. */
 function store(onLibraryChange?: () => void) {
   const frames: Array<() => void> = [];
@@ -55,12 +61,6 @@ function queueOf(...ids: number[]): DownloadsView['queue'] {
 }
 
 describe('DownloadsStore', () => {
-  beforeEach(() => {
-    invokeMock.mockReset();
-    invokeMock.mockResolvedValue(null);
-    resetChannels();
-  });
-
   it('subscribes once, through one channel', async () => {
     const { downloads } = store();
     await downloads.start();
@@ -309,9 +309,6 @@ describe('DownloadsStore', () => {
 
 describe('a library changed elsewhere', () => {
   beforeEach(() => {
-    invokeMock.mockReset();
-    invokeMock.mockResolvedValue(null);
-    resetChannels();
     servers.reset();
     settings.reset();
     localStorage.clear();

@@ -5,7 +5,7 @@ vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
 vi.mock('../pdfPages.svelte', () => ({ PdfPages: { load: vi.fn() } }));
 
 import { invoke } from '@tauri-apps/api/core';
-import { backend, details, status } from '../../test/fixtures';
+import { backend, details, failingUntilMended, status } from '../../test/fixtures';
 import { downloads } from './downloads.svelte';
 import { resetStores } from '../../test/stores';
 import { pageUrl } from '../ipc';
@@ -112,18 +112,12 @@ describe('opening', () => {
   });
 
   it('says why a book cannot be opened, and tries again', async () => {
-    let fail = true;
-    backend({
-      book_details: () => {
-        if (fail) throw { kind: 'not_found', message: 'no book with id 12 on this device' };
-        return comic;
-      },
-      open_book: null,
-    });
+    const book = failingUntilMended({ kind: 'not_found', message: 'no book with id 12 on this device' }, comic);
+    backend({ book_details: book.answer, open_book: null });
     await reader.open(12);
     expect(reader.phase).toBe('error');
     expect(reader.error?.kind).toBe('not_found');
-    fail = false;
+    book.mend();
     await reader.retry();
     expect(reader.phase).toBe('ready');
   });
