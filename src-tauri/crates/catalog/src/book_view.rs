@@ -35,23 +35,21 @@ pub struct BookMeta {
 /// that names no series leaves be a series its series feed gave ([`remember_feed_series`]).
 pub fn remember_meta(store: &Store, book_id: i64, meta: &BookMeta) -> Result<(), StoreError> {
     let authors = serde_json::to_string(&meta.authors).expect("a list of names serialises");
-    store.write(|tx| {
-        tx.execute(
-            "INSERT INTO book_meta (book_id, authors, series, series_index, summary) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (book_id) DO UPDATE SET authors = excluded.authors, summary = excluded.summary,
-                 series = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
-                               THEN book_meta.series ELSE excluded.series END,
-                 series_index = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
-                               THEN book_meta.series_index ELSE excluded.series_index END,
-                 series_order = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
-                               THEN book_meta.series_order ELSE NULL END,
-                 series_source = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
-                               THEN 'feed' ELSE 'entry' END",
-            params![book_id, authors, meta.series, meta.series_index, meta.summary],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    carrel_library::rows::execute(
+        store,
+        "INSERT INTO book_meta (book_id, authors, series, series_index, summary) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (book_id) DO UPDATE SET authors = excluded.authors, summary = excluded.summary,
+             series = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
+                           THEN book_meta.series ELSE excluded.series END,
+             series_index = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
+                           THEN book_meta.series_index ELSE excluded.series_index END,
+             series_order = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
+                           THEN book_meta.series_order ELSE NULL END,
+             series_source = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
+                           THEN 'feed' ELSE 'entry' END",
+        params![book_id, authors, meta.series, meta.series_index, meta.summary],
+    )?;
+    Ok(())
 }
 
 /// Records that a series feed lists the book (see `series_feeds`): the series, and its place
@@ -63,20 +61,18 @@ pub fn remember_feed_series(
     series: &str,
     order: Option<f64>,
 ) -> Result<(), StoreError> {
-    store.write(|tx| {
-        tx.execute(
-            "INSERT INTO book_meta (book_id, authors, series, series_source, series_order)
-             VALUES (?1, '[]', ?2, 'feed', ?3)
-             ON CONFLICT (book_id) DO UPDATE SET series = excluded.series, series_index = NULL,
-                 series_source = 'feed',
-                 series_order = CASE WHEN excluded.series_order IS NULL AND book_meta.series IS excluded.series
-                                     THEN book_meta.series_order ELSE excluded.series_order END
-             WHERE book_meta.series IS NULL OR book_meta.series_source = 'feed'",
-            params![book_id, series, order],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    carrel_library::rows::execute(
+        store,
+        "INSERT INTO book_meta (book_id, authors, series, series_source, series_order)
+         VALUES (?1, '[]', ?2, 'feed', ?3)
+         ON CONFLICT (book_id) DO UPDATE SET series = excluded.series, series_index = NULL,
+             series_source = 'feed',
+             series_order = CASE WHEN excluded.series_order IS NULL AND book_meta.series IS excluded.series
+                                 THEN book_meta.series_order ELSE excluded.series_order END
+         WHERE book_meta.series IS NULL OR book_meta.series_source = 'feed'",
+        params![book_id, series, order],
+    )?;
+    Ok(())
 }
 
 /// A `book_meta` row: authors (JSON), series, series index, summary.

@@ -378,11 +378,7 @@ pub fn forget(store: &Store, book_id: i64) -> Result<(), ImportError> {
     if known_by_id(store, book_id)?.is_none() {
         return Err(ImportError::NotLocal(book_id));
     }
-    store.write(|tx| {
-        tx.execute("DELETE FROM books WHERE id = ?1", [book_id])
-            .map_err(|e| store.sql_error(e))?;
-        Ok::<_, StoreError>(())
-    })?;
+    carrel_library::rows::execute(store, "DELETE FROM books WHERE id = ?1", [book_id])?;
     PartFiles::new(store.data_dir().books())
         .remove_book(book_id)
         .map_err(|e| ImportError::Files(e.to_string()))?;
@@ -1337,14 +1333,12 @@ fn record_seen(
     state: LocalFileState,
 ) -> Result<(), StoreError> {
     let now = store.now_ms();
-    store.write(|tx| {
-        tx.execute(
-            "UPDATE local_files SET size = ?2, mtime_ms = ?3, state = ?4, checked_at_ms = ?5 WHERE book_id = ?1",
-            params![book_id, stat.size as i64, stat.mtime_ms, state.as_str(), now],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    carrel_library::rows::execute(
+        store,
+        "UPDATE local_files SET size = ?2, mtime_ms = ?3, state = ?4, checked_at_ms = ?5 WHERE book_id = ?1",
+        params![book_id, stat.size as i64, stat.mtime_ms, state.as_str(), now],
+    )?;
+    Ok(())
 }
 
 /// Records the book's file as gone or no longer a book, and its `file` task with it: the book

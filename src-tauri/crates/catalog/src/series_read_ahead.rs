@@ -347,14 +347,11 @@ pub fn set_server_default(
     servers::get(store, server_id)?;
     if keep_next == 0 {
         // The default first, so no series takes it while its read-aheads are ended.
-        store.write(|tx| {
-            tx.execute(
-                "DELETE FROM server_series_defaults WHERE server_id = ?1",
-                [server_id],
-            )
-            .map_err(|e| store.sql_error(e))?;
-            Ok::<_, StoreError>(())
-        })?;
+        carrel_library::rows::execute(
+            store,
+            "DELETE FROM server_series_defaults WHERE server_id = ?1",
+            [server_id],
+        )?;
         let adopted: Vec<String> = carrel_library::rows::all(
             store,
             "SELECT series FROM series_read_ahead WHERE server_id = ?1 AND from_server_default = 1",
@@ -557,27 +554,21 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
     // read again from its start is unread again.
     for m in &members {
         if m.kept_by_read_ahead && !m.finished && m.finished_ms.is_some() {
-            store.write(|tx| {
-                tx.execute(
-                    "UPDATE series_read_ahead_books SET finished_ms = NULL WHERE book_id = ?1",
-                    [m.book_id],
-                )
-                .map_err(|e| store.sql_error(e))?;
-                Ok::<_, StoreError>(())
-            })?;
+            carrel_library::rows::execute(
+                store,
+                "UPDATE series_read_ahead_books SET finished_ms = NULL WHERE book_id = ?1",
+                [m.book_id],
+            )?;
         }
         if !m.kept_by_read_ahead || !m.finished {
             continue;
         }
         let Some(finished_ms) = m.finished_ms else {
-            store.write(|tx| {
-                tx.execute(
-                    "UPDATE series_read_ahead_books SET finished_ms = ?2 WHERE book_id = ?1 AND finished_ms IS NULL",
-                    params![m.book_id, now],
-                )
-                .map_err(|e| store.sql_error(e))?;
-                Ok::<_, StoreError>(())
-            })?;
+            carrel_library::rows::execute(
+                store,
+                "UPDATE series_read_ahead_books SET finished_ms = ?2 WHERE book_id = ?1 AND finished_ms IS NULL",
+                params![m.book_id, now],
+            )?;
             continue;
         };
         let due = read_ahead
@@ -591,14 +582,11 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
                 tracing::warn!(book = m.book_id, cause = %e, "could not remove a finished book of a series");
                 continue;
             }
-            store.write(|tx| {
-                tx.execute(
-                    "DELETE FROM series_read_ahead_books WHERE book_id = ?1",
-                    [m.book_id],
-                )
-                .map_err(|e| store.sql_error(e))?;
-                Ok::<_, StoreError>(())
-            })?;
+            carrel_library::rows::execute(
+                store,
+                "DELETE FROM series_read_ahead_books WHERE book_id = ?1",
+                [m.book_id],
+            )?;
             applied.removed.push(m.book_id);
         }
     }

@@ -1,5 +1,6 @@
 //! Rows read from the store as every module of the core reads a list: the statement prepared
-//! once (cached by the connection), each row mapped, any SQL failure the store's error.
+//! once (cached by the connection), each row mapped, any SQL failure the store's error; and a
+//! change made by one statement in a write of its own.
 
 use rusqlite::{Params, Row};
 
@@ -20,4 +21,10 @@ pub fn all<T, C: FromIterator<T>>(
             rows.collect::<rusqlite::Result<C>>()
         })
         .map_err(|e| store.sql_error(e))
+}
+
+/// Runs `sql`, one statement that changes rows, for `params` in a write of its own; returns how
+/// many rows it changed.
+pub fn execute(store: &Store, sql: &str, params: impl Params) -> Result<usize, StoreError> {
+    store.write(|tx| tx.execute(sql, params).map_err(|e| store.sql_error(e)))
 }

@@ -405,14 +405,12 @@ pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
 
 /// Pauses downloads from a server (`Some(reason)`) or resumes them (`None`).
 pub fn set_paused(store: &Store, id: i64, reason: Option<&str>) -> Result<(), StoreError> {
-    store.write(|tx| {
-        tx.execute(
-            "UPDATE servers SET paused_reason = ?2 WHERE id = ?1",
-            params![id, reason],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    crate::rows::execute(
+        store,
+        "UPDATE servers SET paused_reason = ?2 WHERE id = ?1",
+        params![id, reason],
+    )?;
+    Ok(())
 }
 
 /// Sets the minimum interval between the starts of two requests to a server.

@@ -29,24 +29,19 @@ pub fn get<S: Setting>(store: &Store) -> Result<Option<S>, StoreError> {
 
 pub fn set<S: Setting>(store: &Store, value: &S) -> Result<(), StoreError> {
     let json = serde_json::to_string(value).expect("settings serialise to JSON");
-    store.write(|tx| {
-        tx.execute(
-            "INSERT INTO settings (key, value) VALUES (?1, ?2)
+    crate::rows::execute(
+        store,
+        "INSERT INTO settings (key, value) VALUES (?1, ?2)
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![S::KEY, json],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+        params![S::KEY, json],
+    )?;
+    Ok(())
 }
 
 /// Forgets a setting (it reads as never saved).
 pub fn remove<S: Setting>(store: &Store) -> Result<(), StoreError> {
-    store.write(|tx| {
-        tx.execute("DELETE FROM settings WHERE key = ?1", [S::KEY])
-            .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    crate::rows::execute(store, "DELETE FROM settings WHERE key = ?1", [S::KEY])?;
+    Ok(())
 }
 
 /// The main window's last size and position, in logical pixels.
