@@ -46,7 +46,7 @@ describe('KOReader sync settings', () => {
         throw { kind: 'auth', message: 'the sync server refused this user and password', field: 'password' };
       },
     });
-    const user = await signIn('nope');
+    await signIn('nope');
     expect((await screen.findByTestId('kosync-error')).textContent).toBe('The sync server refused this user and password.');
     expect(screen.getByTestId('kosync-password').getAttribute('aria-invalid')).toBe('true');
     expect((screen.getByTestId('kosync-username') as HTMLInputElement).value).toBe('ada');
