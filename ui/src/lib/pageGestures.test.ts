@@ -20,15 +20,8 @@ describe('zoom limits and steps', () => {
   });
 
   it('steps in and out through the ladder, from between steps too', () => {
-    expect(zoomStep(1, 1)).toBe(1.25);
-    expect(zoomStep(1.25, 1)).toBe(1.5);
-    expect(zoomStep(1.7, 1)).toBe(2);
-    expect(zoomStep(4, 1)).toBe(5);
-    expect(zoomStep(5, 1)).toBe(5);
-    expect(zoomStep(5, -1)).toBe(4);
-    expect(zoomStep(1.7, -1)).toBe(1.5);
-    expect(zoomStep(1.25, -1)).toBe(1);
-    expect(zoomStep(1, -1)).toBe(1);
+    const steps: [number, 1 | -1, number][] = [[1, 1, 1.25], [1.25, 1, 1.5], [1.7, 1, 2], [4, 1, 5], [5, 1, 5], [5, -1, 4], [1.7, -1, 1.5], [1.25, -1, 1], [1, -1, 1]];
+    for (const [zoom, towards, next] of steps) expect(zoomStep(zoom, towards), `from ${zoom} towards ${towards}`).toBe(next);
   });
 
   it('says the zoom as a whole percentage', () => {

@@ -25,3 +25,10 @@ export function resetStores(): void {
   resetChannels();
   delete document.documentElement.dataset.theme;
 }
+
+/** The settings back to their defaults, with nothing remembered on this device. */
+export function resetSettings(): void {
+  settings.reset();
+  localStorage.clear();
+  delete document.documentElement.dataset.theme;
+}

@@ -5,6 +5,7 @@ vi.mock('@tauri-apps/api/core', () => import('../../test/tauri'));
 import { invoke } from '@tauri-apps/api/core';
 import { lastChannel, resetChannels } from '../../test/tauri';
 import { backend, details, downloadsView, server, status } from '../../test/fixtures';
+import { resetSettings } from '../../test/stores';
 import { DownloadsStore, reloadLibrary } from './downloads.svelte';
 import { servers } from './servers.svelte';
 import { settings } from './settings.svelte';
@@ -310,9 +311,7 @@ describe('DownloadsStore', () => {
 describe('a library changed elsewhere', () => {
   beforeEach(() => {
     servers.reset();
-    settings.reset();
-    localStorage.clear();
-    delete document.documentElement.dataset.theme;
+    resetSettings();
   });
 
   it('is reloaded when the revision changes, not on the first view nor on an equal revision', async () => {

@@ -7,15 +7,14 @@ import { settings } from './settings.svelte';
 import { rememberedTheme } from '../theme';
 import { i18n } from '../i18n.svelte';
 import { DEFAULT_SETTINGS } from '../ipc';
+import { resetSettings } from '../../test/stores';
 
 const invokeMock = vi.mocked(invoke);
 
 describe('settings', () => {
   beforeEach(() => {
     invokeMock.mockReset();
-    settings.reset();
-    localStorage.clear();
-    delete document.documentElement.dataset.theme;
+    resetSettings();
   });
 
   afterEach(() => {
