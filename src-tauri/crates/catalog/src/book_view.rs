@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde::Serialize;
 
 use crate::cover_cache;
@@ -81,16 +81,12 @@ type MetaRow = (String, Option<String>, Option<f64>, Option<String>);
 /// What the catalog said about a book; for a book never seen in a feed (or seen before this
 /// was kept), the authors the book list has and nothing more.
 pub fn meta(store: &Store, book: &Book) -> Result<BookMeta, StoreError> {
-    let row: Option<MetaRow> = store
-        .read(|c| {
-            c.query_row(
-                "SELECT authors, series, series_index, summary FROM book_meta WHERE book_id = ?1",
-                [book.id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let row: Option<MetaRow> = carrel_library::rows::optional(
+        store,
+        "SELECT authors, series, series_index, summary FROM book_meta WHERE book_id = ?1",
+        [book.id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
     Ok(match row {
         Some((authors, series, series_index, summary)) => BookMeta {
             authors: serde_json::from_str(&authors)
@@ -254,15 +250,13 @@ pub fn on_device(store: &Store) -> Result<Vec<BookStatus>, carrel_library::error
 /// opened, and a look at the downloads that stops at the first one not failed (the failed
 /// ones are few: retried or dropped), so the start does not grow with the library.
 pub fn has_books_on_device(store: &Store) -> Result<bool, carrel_library::error::Error> {
-    Ok(store
-        .read(|c| {
-            c.prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM books WHERE last_opened_ms IS NOT NULL)
+    Ok(carrel_library::rows::one(
+        store,
+        "SELECT EXISTS (SELECT 1 FROM books WHERE last_opened_ms IS NOT NULL)
                      OR EXISTS (SELECT 1 FROM tasks WHERE state <> 'failed')",
-            )?
-            .query_row([], |r| r.get::<_, bool>(0))
-        })
-        .map_err(|e| store.sql_error(e))?)
+        [],
+        |r| r.get::<_, bool>(0),
+    )?)
 }
 
 #[cfg(test)]

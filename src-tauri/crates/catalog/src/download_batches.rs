@@ -20,7 +20,7 @@
 
 use std::collections::HashSet;
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde::Serialize;
 
 use crate::client::{CatalogClient, CatalogError, CatalogItem, CatalogPage};
@@ -244,16 +244,12 @@ fn forget(store: &Store, id: i64) -> Result<(), BatchError> {
 /// One batch with its progress.
 pub fn view(store: &Store, id: i64) -> Result<BatchView, BatchError> {
     type Row = (i64, String, String, bool, i64);
-    let row: Option<Row> = store
-        .read(|c| {
-            c.query_row(
-                "SELECT server_id, title, source_url, paused, created_at_ms FROM download_batches WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let row: Option<Row> = carrel_library::rows::optional(
+        store,
+        "SELECT server_id, title, source_url, paused, created_at_ms FROM download_batches WHERE id = ?1",
+        [id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
     let (server_id, title, source_url, paused, created_at_ms) =
         row.ok_or(BatchError::NotFound(id))?;
     let server_name = servers::get(store, server_id)
@@ -386,15 +382,11 @@ pub fn cancel(store: &Store, id: i64) -> Result<(), BatchError> {
 }
 
 fn in_other_batch(store: &Store, batch: i64, book: i64) -> Result<bool, BatchError> {
-    Ok(store
-        .read(|c| {
-            c.query_row(
-                "SELECT 1 FROM download_batch_books WHERE book_id = ?1 AND batch_id <> ?2 LIMIT 1",
-                params![book, batch],
-                |_| Ok(()),
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?
-        .is_some())
+    Ok(carrel_library::rows::optional(
+        store,
+        "SELECT 1 FROM download_batch_books WHERE book_id = ?1 AND batch_id <> ?2 LIMIT 1",
+        params![book, batch],
+        |_| Ok(()),
+    )?
+    .is_some())
 }

@@ -174,17 +174,13 @@ pub fn list(store: &Store) -> Result<Vec<LibraryFolder>> {
 
 /// One library folder by its id.
 pub fn get(store: &Store, id: i64) -> Result<LibraryFolder> {
-    store
-        .read(|c| {
-            c.query_row(
-                &format!("SELECT {FOLDER_COLUMNS} FROM library_folders f WHERE f.id = ?1"),
-                [id],
-                folder_row,
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?
-        .ok_or_else(|| FolderError::NotFound(id.to_string()))
+    carrel_library::rows::optional(
+        store,
+        &format!("SELECT {FOLDER_COLUMNS} FROM library_folders f WHERE f.id = ?1"),
+        [id],
+        folder_row,
+    )?
+    .ok_or_else(|| FolderError::NotFound(id.to_string()))
 }
 
 /// A library folder by its id or its path (as given, or as the folder it names).
@@ -281,15 +277,13 @@ pub fn remove(store: &Store, id: i64) -> Result<RemovedFolder> {
 }
 
 fn folder_exists(store: &Store, folder_id: i64) -> Result<bool> {
-    store
-        .read(|c| {
-            c.query_row(
-                "SELECT EXISTS (SELECT 1 FROM library_folders WHERE id = ?1)",
-                [folder_id],
-                |r| r.get(0),
-            )
-        })
-        .map_err(|e| store.sql_error(e).into())
+    carrel_library::rows::one(
+        store,
+        "SELECT EXISTS (SELECT 1 FROM library_folders WHERE id = ?1)",
+        [folder_id],
+        |r| r.get(0),
+    )
+    .map_err(Into::into)
 }
 
 /// Drops from the library each of these books no library folder holds a file of any more.
@@ -311,15 +305,13 @@ fn drop_unheld(store: &Store, books: impl IntoIterator<Item = i64>, stays: &str)
 
 /// Whether a library folder still holds a file of this book.
 fn still_held(store: &Store, book: i64) -> Result<bool> {
-    store
-        .read(|c| {
-            c.query_row(
-                "SELECT EXISTS (SELECT 1 FROM library_folder_files WHERE book_id = ?1)",
-                [book],
-                |r| r.get(0),
-            )
-        })
-        .map_err(|e| store.sql_error(e).into())
+    carrel_library::rows::one(
+        store,
+        "SELECT EXISTS (SELECT 1 FROM library_folder_files WHERE book_id = ?1)",
+        [book],
+        |r| r.get(0),
+    )
+    .map_err(Into::into)
 }
 
 /// A book file found by a walk.

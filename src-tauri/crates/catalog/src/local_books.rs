@@ -52,7 +52,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use md5::{Digest, Md5};
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{params, Transaction};
 use serde::{Deserialize, Serialize};
 
 use crate::book_view::{self, BookMeta};
@@ -1079,31 +1079,23 @@ fn known_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Known> {
 }
 
 fn known_by_id(store: &Store, book_id: i64) -> Result<Option<Known>, StoreError> {
-    store
-        .read(|c| {
-            c.query_row(
-                &format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE book_id = ?1"),
-                [book_id],
-                known_from_row,
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))
+    carrel_library::rows::optional(
+        store,
+        &format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE book_id = ?1"),
+        [book_id],
+        known_from_row,
+    )
 }
 
 fn known_by_path(store: &Store, path: &str) -> Result<Option<Known>, StoreError> {
-    store
-        .read(|c| {
-            c.query_row(
-                &format!(
-                    "SELECT {KNOWN_COLUMNS} FROM local_files WHERE path = ?1 ORDER BY book_id LIMIT 1"
-                ),
-                [path],
-                known_from_row,
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))
+    carrel_library::rows::optional(
+        store,
+        &format!(
+            "SELECT {KNOWN_COLUMNS} FROM local_files WHERE path = ?1 ORDER BY book_id LIMIT 1"
+        ),
+        [path],
+        known_from_row,
+    )
 }
 
 /// A known book with this content whose own file is gone from where it was: the file was
@@ -1138,15 +1130,12 @@ fn link_in_place(store: &Store, book_id: i64) -> Result<bool, StoreError> {
     if !in_place {
         return Ok(false);
     }
-    store
-        .read(|c| {
-            c.query_row(
-                "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = 'file' AND state = 'done')",
-                [book_id],
-                |r| r.get(0),
-            )
-        })
-        .map_err(|e| store.sql_error(e))
+    carrel_library::rows::one(
+        store,
+        "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = 'file' AND state = 'done')",
+        [book_id],
+        |r| r.get(0),
+    )
 }
 
 /// A new book of the device source for the file (its place made by [`place`]).

@@ -30,7 +30,7 @@
 //! [`mark_read`], which front ends call instead of saving the position (or the mark) alone, and
 //! by [`keep`] when a read-ahead is set.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde::Serialize;
 
 use carrel_engine::book_downloads::{self, BookState, BookStatus, DownloadRequestError};
@@ -127,17 +127,13 @@ pub struct SeriesView {
 /// The server and series of a book, when its entry names one.
 fn series_of(store: &Store, book_id: i64) -> Result<Option<(i64, String)>> {
     let book = books::get(store, book_id)?;
-    let series: Option<String> = store
-        .read(|c| {
-            c.query_row(
-                "SELECT series FROM book_meta WHERE book_id = ?1",
-                [book_id],
-                |r| r.get(0),
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?
-        .flatten();
+    let series: Option<String> = carrel_library::rows::optional(
+        store,
+        "SELECT series FROM book_meta WHERE book_id = ?1",
+        [book_id],
+        |r| r.get(0),
+    )?
+    .flatten();
     Ok(series
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty())
@@ -145,22 +141,19 @@ fn series_of(store: &Store, book_id: i64) -> Result<Option<(i64, String)>> {
 }
 
 fn read_ahead_of(store: &Store, server_id: i64, series: &str) -> Result<Option<SeriesReadAhead>> {
-    Ok(store
-        .read(|c| {
-            c.prepare_cached(
-                "SELECT keep_next, remove_after_days, from_server_default FROM series_read_ahead
+    Ok(carrel_library::rows::optional(
+        store,
+        "SELECT keep_next, remove_after_days, from_server_default FROM series_read_ahead
                  WHERE server_id = ?1 AND series = ?2",
-            )?
-            .query_row(params![server_id, series], |r| {
-                Ok(SeriesReadAhead {
-                    keep_next: r.get(0)?,
-                    remove_after_days: r.get(1)?,
-                    from_server_default: r.get(2)?,
-                })
+        params![server_id, series],
+        |r| {
+            Ok(SeriesReadAhead {
+                keep_next: r.get(0)?,
+                remove_after_days: r.get(1)?,
+                from_server_default: r.get(2)?,
             })
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?)
+        },
+    )?)
 }
 
 /// The books of a series, in series order, with what the read-ahead needs to know of each.
@@ -317,20 +310,17 @@ fn end_read_ahead(store: &Store, server_id: i64, series: &str, ending: Ending) -
 /// The default read-ahead of a server; `None` when it has none (off, as it starts).
 pub fn server_default(store: &Store, server_id: i64) -> Result<Option<ServerDefault>> {
     servers::get(store, server_id)?;
-    Ok(store
-        .read(|c| {
-            c.prepare_cached(
-                "SELECT keep_next, remove_after_days FROM server_series_defaults WHERE server_id = ?1",
-            )?
-            .query_row([server_id], |r| {
-                Ok(ServerDefault {
-                    keep_next: r.get(0)?,
-                    remove_after_days: r.get(1)?,
-                })
+    Ok(carrel_library::rows::optional(
+        store,
+        "SELECT keep_next, remove_after_days FROM server_series_defaults WHERE server_id = ?1",
+        [server_id],
+        |r| {
+            Ok(ServerDefault {
+                keep_next: r.get(0)?,
+                remove_after_days: r.get(1)?,
             })
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?)
+        },
+    )?)
 }
 
 /// Sets a server's default read-ahead: each series of the server read without a read-ahead of its
@@ -388,14 +378,12 @@ pub fn set_server_default(
 
 /// Whether the reader stopped the read-ahead of a series.
 fn is_stopped(store: &Store, server_id: i64, series: &str) -> Result<bool> {
-    Ok(store
-        .read(|c| {
-            c.prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM series_read_ahead_stopped WHERE server_id = ?1 AND series = ?2)",
-            )?
-            .query_row(params![server_id, series], |r| r.get(0))
-        })
-        .map_err(|e| store.sql_error(e))?)
+    Ok(carrel_library::rows::one(
+        store,
+        "SELECT EXISTS (SELECT 1 FROM series_read_ahead_stopped WHERE server_id = ?1 AND series = ?2)",
+        params![server_id, series],
+        |r| r.get(0),
+    )?)
 }
 
 /// The read-ahead a series has, or the one it takes now from its server's default: a series without

@@ -294,14 +294,8 @@ fn known_in(
 }
 
 pub fn get(store: &Store, id: i64) -> Result<Book, BookError> {
-    store
-        .read(|c| {
-            c.prepare_cached(&format!("SELECT {COLUMNS} FROM books WHERE id = ?1"))?
-                .query_row([id], from_row)
-                .optional()
-        })
-        .map_err(|e| BookError::Store(store.sql_error(e)))?
-        .ok_or(BookError::NotFound(id))
+    let sql = format!("SELECT {COLUMNS} FROM books WHERE id = ?1");
+    rows::optional(store, &sql, [id], from_row)?.ok_or(BookError::NotFound(id))
 }
 
 /// Notes that the reader opened the book at `page` now.
@@ -362,13 +356,9 @@ pub fn set_pinned(store: &Store, id: i64, pinned: bool) -> Result<(), BookError>
 /// Whether a book is pinned ("Keep offline"); `None` for a book not on the list. One column
 /// read, not the whole row.
 pub fn is_pinned(store: &Store, id: i64) -> Result<Option<bool>, StoreError> {
-    store
-        .read(|c| {
-            c.prepare_cached("SELECT pinned FROM books WHERE id = ?1")?
-                .query_row([id], |r| r.get(0))
-                .optional()
-        })
-        .map_err(|e| store.sql_error(e))
+    crate::rows::optional(store, "SELECT pinned FROM books WHERE id = ?1", [id], |r| {
+        r.get(0)
+    })
 }
 
 /// The `limit` most recently opened books, newest first.

@@ -7,7 +7,7 @@
 //!
 //! Owns the `catalog_cache` table; knows nothing of HTTP or OPDS.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use url::Url;
 
 use carrel_foundation::store::{Store, StoreError};
@@ -56,16 +56,12 @@ pub fn put(
 
 /// The kept copy of `url` of a server, if any.
 pub fn get(store: &Store, server_id: i64, url: &str) -> Result<Option<CachedDocument>, StoreError> {
-    let row: Option<(Vec<u8>, String, i64)> = store
-        .read(|c| {
-            c.query_row(
-                "SELECT body, final_url, fetched_at_ms FROM catalog_cache WHERE server_id = ?1 AND url = ?2",
-                params![server_id, url],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let row: Option<(Vec<u8>, String, i64)> = crate::rows::optional(
+        store,
+        "SELECT body, final_url, fetched_at_ms FROM catalog_cache WHERE server_id = ?1 AND url = ?2",
+        params![server_id, url],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
     Ok(row.and_then(|(bytes, final_url, fetched_at_ms)| {
         Some(CachedDocument {
             bytes,

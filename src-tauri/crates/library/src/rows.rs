@@ -1,8 +1,8 @@
 //! Rows read from the store as every module of the core reads a list: the statement prepared
-//! once (cached by the connection), each row mapped, any SQL failure the store's error; and a
-//! change made by one statement in a write of its own.
+//! once (cached by the connection), each row mapped, any SQL failure the store's error; one
+//! row, or one if there is any; and a change made by one statement in a write of its own.
 
-use rusqlite::{Params, Row};
+use rusqlite::{OptionalExtension, Params, Row};
 
 use carrel_foundation::store::{Store, StoreError};
 
@@ -20,6 +20,30 @@ pub fn all<T, C: FromIterator<T>>(
             let rows = stmt.query_map(params, map)?;
             rows.collect::<rusqlite::Result<C>>()
         })
+        .map_err(|e| store.sql_error(e))
+}
+
+/// The row `sql` answers for `params`, read by `map`; an error when it answers none.
+pub fn one<T>(
+    store: &Store,
+    sql: &str,
+    params: impl Params,
+    map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<T, StoreError> {
+    store
+        .read(|c| c.prepare_cached(sql)?.query_row(params, map))
+        .map_err(|e| store.sql_error(e))
+}
+
+/// The first row `sql` answers for `params`, read by `map`; `None` when it answers none.
+pub fn optional<T>(
+    store: &Store,
+    sql: &str,
+    params: impl Params,
+    map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Option<T>, StoreError> {
+    store
+        .read(|c| c.prepare_cached(sql)?.query_row(params, map).optional())
         .map_err(|e| store.sql_error(e))
 }
 

@@ -47,15 +47,12 @@ pub fn update_with_secret(
     let input = &input;
     let current = get(store, id)?;
     let valid = validate(&with_current(input, &current))?;
-    let taken: bool = store
-        .read(|c| {
-            c.query_row(
-                "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2 AND kind = 'opds')",
-                params![valid.name, id],
-                |r| r.get(0),
-            )
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let taken: bool = crate::rows::one(
+        store,
+        "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2 AND kind = 'opds')",
+        params![valid.name, id],
+        |r| r.get(0),
+    )?;
     if taken {
         return Err(ServerError::DuplicateName(valid.name).into());
     }

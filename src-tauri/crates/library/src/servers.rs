@@ -305,31 +305,23 @@ pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
 }
 
 pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
-    store
-        .read(|c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM servers WHERE name = ?1 AND kind = 'opds'"),
-                [name],
-                from_row,
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?
-        .ok_or_else(|| ServerError::NotFound(name.to_owned()))
+    crate::rows::optional(
+        store,
+        &format!("SELECT {COLUMNS} FROM servers WHERE name = ?1 AND kind = 'opds'"),
+        [name],
+        from_row,
+    )?
+    .ok_or_else(|| ServerError::NotFound(name.to_owned()))
 }
 
 pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
-    store
-        .read(|c| {
-            c.query_row(
-                &format!("SELECT {COLUMNS} FROM servers WHERE id = ?1"),
-                [id],
-                from_row,
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))?
-        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+    crate::rows::optional(
+        store,
+        &format!("SELECT {COLUMNS} FROM servers WHERE id = ?1"),
+        [id],
+        from_row,
+    )?
+    .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
 }
 
 /// The name the device source is saved under (windows show their own words for it).
@@ -379,28 +371,22 @@ pub fn device_source(store: &Store) -> Result<Server, ServerError> {
 
 /// Whether `server_id` is the device source (see [`device_source`]).
 pub fn is_device_source(store: &Store, server_id: i64) -> Result<bool, StoreError> {
-    store
-        .read(|c| {
-            c.query_row(
-                "SELECT EXISTS (SELECT 1 FROM servers WHERE id = ?1 AND kind = 'device')",
-                [server_id],
-                |r| r.get(0),
-            )
-        })
-        .map_err(|e| store.sql_error(e))
+    crate::rows::one(
+        store,
+        "SELECT EXISTS (SELECT 1 FROM servers WHERE id = ?1 AND kind = 'device')",
+        [server_id],
+        |r| r.get(0),
+    )
 }
 
 /// How many servers are paused (the executor watches this to wake when one resumes).
 pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
-    store
-        .read(|c| {
-            c.query_row(
-                "SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL",
-                [],
-                |r| r.get(0),
-            )
-        })
-        .map_err(|e| store.sql_error(e))
+    crate::rows::one(
+        store,
+        "SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL",
+        [],
+        |r| r.get(0),
+    )
 }
 
 /// Pauses downloads from a server (`Some(reason)`) or resumes them (`None`).

@@ -4,7 +4,7 @@
 //! [`Settings`] is the reader's settings page as one value: [`load`] reads it, [`apply`]
 //! validates and saves it and lets go of the books no longer kept on the device.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use carrel_foundation::store::{Store, StoreError};
@@ -17,13 +17,12 @@ pub trait Setting: Serialize + DeserializeOwned {
 /// Reads a setting; `None` when it was never saved or no longer parses (an old format is
 /// treated as unset rather than as an error: settings are never worth refusing to start).
 pub fn get<S: Setting>(store: &Store) -> Result<Option<S>, StoreError> {
-    let raw: Option<String> = store
-        .read(|c| {
-            c.prepare_cached("SELECT value FROM settings WHERE key = ?1")?
-                .query_row([S::KEY], |r| r.get(0))
-                .optional()
-        })
-        .map_err(|e| store.sql_error(e))?;
+    let raw: Option<String> = crate::rows::optional(
+        store,
+        "SELECT value FROM settings WHERE key = ?1",
+        [S::KEY],
+        |r| r.get(0),
+    )?;
     Ok(raw.and_then(|r| serde_json::from_str(&r).ok()))
 }
 
