@@ -6,21 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::{python, run_tool};
 use carrel_core::reading::comic_archive::{
     self, ArchiveError, ComicArchive, Container, WalkBudget,
 };
-
-/// Runs a tool; a missing tool or a failure fails the test (never skips it).
-fn run(cmd: &mut Command) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (install it: see the Makefile)"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// Packs `entries` of `dir` into the 7z archive `archive`, solid (`-ms=on`) when asked.
 fn pack_7z(archive: &Path, dir: &Path, solid: bool, entries: &[&str]) {
@@ -29,17 +18,19 @@ fn pack_7z(archive: &Path, dir: &Path, solid: bool, entries: &[&str]) {
     if solid {
         cmd.arg("-ms=on");
     }
-    run(cmd.arg(archive).args(entries).current_dir(dir));
+    run_tool(cmd.arg(archive).args(entries).current_dir(dir));
 }
 
 /// Packs `entries` of `dir` into the tar archive `archive`.
 fn pack_tar(archive: &Path, dir: &Path, entries: &[&str]) {
-    run(Command::new("tar")
-        .arg("cf")
-        .arg(archive)
-        .arg("-C")
-        .arg(dir)
-        .args(entries));
+    run_tool(
+        Command::new("tar")
+            .arg("cf")
+            .arg(archive)
+            .arg("-C")
+            .arg(dir)
+            .args(entries),
+    );
 }
 
 /// Writes `count` small PNGs named `p1.png` … into `dir/pages` (in a scrambled order of
@@ -63,11 +54,7 @@ open(os.path.join(out, "pages", ".hidden.png"), "wb").write(png(999))
 open(os.path.join(out, "notes.txt"), "w").write("not a page")
 open(os.path.join(out, "ComicInfo.xml"), "w").write('<?xml version="1.0"?><ComicInfo><Title>Dawn</Title><Series>Saga</Series><Number>3</Number><Manga>YesAndRightToLeft</Manga></ComicInfo>')
 "#;
-    run(Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(dir)
-        .arg(count.to_string()));
+    run_tool(python(script).arg(dir).arg(count.to_string()));
     (1..=count)
         .map(|n| std::fs::read(dir.join(format!("pages/p{n}.png"))).unwrap())
         .collect()
@@ -120,18 +107,20 @@ fn cbz_cb7_and_cbt_made_by_real_tools_read_page_by_page() {
     let (t, src, pages) = twelve_pages();
     // Python's zipfile (deflated).
     let py_cbz = t.path().join("python.cbz");
-    run(Command::new("python3").arg("-c").arg(
+    run_tool(python(
         "import sys, os, zipfile\nz = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)\nfor root, _, files in os.walk(sys.argv[1]):\n    for f in files:\n        p = os.path.join(root, f); z.write(p, os.path.relpath(p, sys.argv[1]))\nz.close()",
     ).arg(&src).arg(&py_cbz));
     check(&py_cbz, Container::Zip, &pages);
     // The zip command.
     let zip_cbz = t.path().join("zip.cbz");
-    run(Command::new("zip")
-        .arg("-q")
-        .arg("-r")
-        .arg(&zip_cbz)
-        .arg(".")
-        .current_dir(&src));
+    run_tool(
+        Command::new("zip")
+            .arg("-q")
+            .arg("-r")
+            .arg(&zip_cbz)
+            .arg(".")
+            .current_dir(&src),
+    );
     check(&zip_cbz, Container::Zip, &pages);
     // 7z, named .cbr as some libraries do: the bytes decide.
     let cb7 = t.path().join("seven.cbr");
@@ -177,7 +166,7 @@ fn hostile_archives_get_clear_errors() {
     let t = tempfile::tempdir().unwrap();
     let make = |name: &str, script: &str| -> PathBuf {
         let path = t.path().join(name);
-        run(Command::new("python3").arg("-c").arg(script).arg(&path));
+        run_tool(python(script).arg(&path));
         path
     };
     // A zip bomb: one "page" of 200 MiB of zeros, a few hundred KiB deflated.
@@ -684,15 +673,15 @@ fn an_mtree_manifest_naming_a_local_file_is_no_comic() {
 fn only_one_comic_info_is_read_the_one_at_the_root_first() {
     let t = tempfile::tempdir().unwrap();
     let cbz = t.path().join("infos.cbz");
-    run(Command::new("python3")
-        .arg("-c")
-        .arg(
+    run_tool(
+        python(
             "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w')\n\
          z.writestr('extra/ComicInfo.xml', b'B' * 4096)\n\
          z.writestr('ComicInfo.xml', '<ComicInfo><Title>Root</Title></ComicInfo>')\n\
          z.writestr('p1.png', b'one')\nz.close()",
         )
-        .arg(&cbz));
+        .arg(&cbz),
+    );
     // The folder's ComicInfo.xml damaged after its CRC was written: reading it fails.
     let mut bytes = std::fs::read(&cbz).unwrap();
     let at = bytes.windows(16).position(|w| w == [b'B'; 16]).unwrap() + 100;

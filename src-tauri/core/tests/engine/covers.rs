@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use carrel_core::{
-    catalog::client::CatalogItem,
     engine::book_downloads::{self, BookState},
     engine::download_stack::{self, TaskKind, TaskSpec},
     engine::executor::Finish,
@@ -13,7 +12,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::{fast_config, http, Env};
+use crate::support::{fast_config, hits_any_query, listed_ids, Env};
 
 /// Four comics of six pages.
 fn four_comics(behavior: Behavior) -> RunningServer {
@@ -29,32 +28,7 @@ fn four_comics(behavior: Behavior) -> RunningServer {
 /// The fixture's books as the catalog lists them: catalog number → local id.
 async fn listed(env: &Env, fixture: &RunningServer) -> BTreeMap<u32, i64> {
     let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let http = http();
-    let page = env
-        .catalog(&http)
-        .browse(&server, Some("/opds/books"))
-        .await
-        .unwrap();
-    let mut ids = BTreeMap::new();
-    for item in page.entries {
-        if let CatalogItem::Book { book_id, .. } = item {
-            let book = books::get(&env.store, book_id).unwrap();
-            let n: u32 = book.catalog_id.rsplit(':').next().unwrap().parse().unwrap();
-            ids.insert(n, book_id);
-        }
-    }
-    ids
-}
-
-/// Requests for `path`, whatever their query.
-fn hits(stats: &fixture_server::Stats, path: &str) -> u64 {
-    stats
-        .clients
-        .values()
-        .flat_map(|c| c.hits.iter())
-        .filter(|(url, _)| url.as_str() == path || url.starts_with(&format!("{path}?")))
-        .map(|(_, n)| n)
-        .sum()
+    listed_ids(env, &server).await
 }
 
 /// Keeps every listed book offline at once and runs the executor until the stack is empty.
@@ -108,13 +82,13 @@ async fn books_kept_offline_together_fetch_each_page_and_cover_once() {
     for n in ids.keys() {
         for i in 0..6 {
             assert_eq!(
-                hits(&stats, &format!("/books/{n}/pages/{i}")),
+                hits_any_query(&stats, &format!("/books/{n}/pages/{i}")),
                 1,
                 "book {n} page {i}"
             );
         }
-        let covers = hits(&stats, &format!("/books/{n}/cover"))
-            + hits(&stats, &format!("/books/{n}/thumbnail"));
+        let covers = hits_any_query(&stats, &format!("/books/{n}/cover"))
+            + hits_any_query(&stats, &format!("/books/{n}/thumbnail"));
         assert_eq!(covers, 1, "book {n}'s cover");
     }
 }
@@ -142,15 +116,15 @@ fn assert_first_page_fetched_once(env: &Env, fixture: &RunningServer, ids: &BTre
             "book {n}'s cover"
         );
         assert_eq!(
-            hits(&stats, &cover_path),
+            hits_any_query(&stats, &cover_path),
             1,
             "book {n}: its first page, its cover too, fetched once"
         );
-        assert_eq!(hits(&stats, &format!("/books/{n}/cover")), 0);
-        assert_eq!(hits(&stats, &format!("/books/{n}/thumbnail")), 0);
+        assert_eq!(hits_any_query(&stats, &format!("/books/{n}/cover")), 0);
+        assert_eq!(hits_any_query(&stats, &format!("/books/{n}/thumbnail")), 0);
         for i in 1..6 {
             let path = format!("/books/{n}/pages/{i}");
-            assert_eq!(hits(&stats, &path), 1, "book {n} page {i}");
+            assert_eq!(hits_any_query(&stats, &path), 1, "book {n} page {i}");
         }
         let cover = std::fs::read(files.find_cover(*id).unwrap()).unwrap();
         let first = std::fs::read(files.find_page(*id, 0).unwrap()).unwrap();

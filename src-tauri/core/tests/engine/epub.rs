@@ -63,8 +63,7 @@ async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, 
 /// [`register`].
 async fn registered() -> (RunningServer, Env, (i64, u32, i64)) {
     let fixture = start();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let books = register(&env, &server, &fixture).await;
     (fixture, env, books)
 }

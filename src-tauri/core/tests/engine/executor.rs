@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use carrel_core::{
-    catalog::client::CatalogItem,
     engine::book_downloads::{self, BookState, BookStatus},
     engine::download_stack::{self, TaskKind, TaskState},
     engine::executor::{ExecutorConfig, Finish, RunMode},
@@ -17,7 +16,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
-use crate::support::{fast_config, wait_for_event, wait_until, Env};
+use crate::support::{fast_config, hits_any_query, listed_ids, wait_for_event, wait_until, Env};
 
 /// `config` with every answer `latency_ms` late.
 fn slowed(config: Config, latency_ms: u64) -> Config {
@@ -34,30 +33,10 @@ fn start(config: Config) -> RunningServer {
     fixture_server::Server::start(config).expect("the fixture server starts")
 }
 
-/// Registers every book of the fixture's "All books" feed; returns catalog id number → local id.
-async fn register_books(env: &Env, server: &Server) -> BTreeMap<u32, i64> {
-    let client = env.client();
-    let mut ids = BTreeMap::new();
-    let mut feed = Some("/opds/books".to_owned());
-    while let Some(url) = feed {
-        let page = client.browse(server, Some(&url)).await.unwrap();
-        for item in page.entries {
-            if let CatalogItem::Book { book_id, .. } = item {
-                let book = books::get(&env.store, book_id).unwrap();
-                let n: u32 = book.catalog_id.rsplit(':').next().unwrap().parse().unwrap();
-                ids.insert(n, book_id);
-            }
-        }
-        feed = page.next;
-    }
-    ids
-}
-
 /// A data dir with the fixture added as a server and its "All books" feed registered.
 async fn library(fixture: &RunningServer) -> (Env, Server, BTreeMap<u32, i64>) {
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let ids = register_books(&env, &server).await;
+    let (env, server) = Env::with_fixture(&fixture);
+    let ids = listed_ids(&env, &server).await;
     (env, server, ids)
 }
 
@@ -81,8 +60,8 @@ async fn two_servers(
         env.add_server(second.0, &fixtures[1].url("/opds")),
     ];
     let ids = [
-        register_books(&env, &servers[0]).await,
-        register_books(&env, &servers[1]).await,
+        listed_ids(&env, &servers[0]).await,
+        listed_ids(&env, &servers[1]).await,
     ];
     let [a, b] = fixtures;
     let [a_ids, b_ids] = ids;
@@ -146,14 +125,7 @@ fn page_path(book: u32, index: u32) -> String {
 }
 
 fn page_hits(stats: &fixture_server::Stats, book: u32, index: u32) -> u64 {
-    let prefix = page_path(book, index);
-    stats
-        .clients
-        .values()
-        .flat_map(|c| c.hits.iter())
-        .filter(|(url, _)| url.as_str() == prefix || url.starts_with(&format!("{prefix}?")))
-        .map(|(_, n)| n)
-        .sum()
+    hits_any_query(stats, &page_path(book, index))
 }
 
 /// Waits until the fixture has answered `total` requests since its start (a download under
@@ -757,7 +729,7 @@ async fn authentication_failures_pause_the_server_and_credentials_work() {
     assert!(err.to_string().contains("authentication"), "{err}");
     servers::remove(&env.store, server.id).unwrap();
     let server = env.add_server_as("Locked", &fixture.url("/opds"), "reader", "open sesame");
-    let ids = register_books(&env, &server).await;
+    let ids = listed_ids(&env, &server).await;
     book_downloads::store_book(&env.store, ids[&1]).unwrap();
     // The password changes on the server: downloads pause for this server.
     fixture.set_behavior(Behavior {
@@ -985,8 +957,7 @@ async fn a_second_executor_on_the_same_data_dir_reports_the_holder() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_book_whose_pages_come_as_a_list_downloads_page_by_page() {
     let fixture = start(one_comic_with_bookmarks(4));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     // An OPDS 2 publication whose reading order lists its page images.
     let manifest = serde_json::json!({
         "metadata": { "identifier": "urn:list:1", "title": "Listed pages" },
@@ -1192,8 +1163,7 @@ async fn no_page_is_asked_for_ahead_while_downloads_are_paused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_page_fails_alone_and_the_chain_goes_on() {
     let fixture = start(one_comic(4));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let mut pages: Vec<String> = (0..4)
         .map(|i| fixture.url(&format!("/books/1/pages/{i}")))
         .collect();

@@ -4,7 +4,6 @@
 //! KOReader writes it, a newer one from another device comes back and becomes this device's,
 //! our own never does, and a refused account keeps the position queued with the reason.
 
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -21,7 +20,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, GivenFile, RunningServer};
 
-use crate::support::{fast_config, http, Env};
+use crate::support::{fast_config, http, python, reportlab_pdf, run_tool, Env};
 
 const USER: &str = "reader";
 /// md5("secret"): the key KOReader sends for the password "secret".
@@ -30,18 +29,8 @@ const KEY: &str = "5ebe2294ecd0e0f08eab7690d2a6ee69";
 /// KOReader's partial MD5 as an independent Python implementation computes it.
 fn python_partial_md5(path: &std::path::Path) -> String {
     let script = "import hashlib, sys\nh = hashlib.md5()\nwith open(sys.argv[1], 'rb') as f:\n    for o in [0] + [1024 << (2 * i) for i in range(0, 11)]:\n        f.seek(o)\n        s = f.read(1024)\n        if not s:\n            break\n        h.update(s)\nprint(h.hexdigest())";
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(path)
-        .output()
-        .expect("run python3 (see the Makefile)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
+    let out = run_tool(python(script).arg(path));
+    String::from_utf8(out).unwrap().trim().to_string()
 }
 
 #[test]
@@ -60,21 +49,6 @@ fn the_document_id_is_koreaders_partial_md5() {
             "{len} bytes"
         );
     }
-}
-
-fn reportlab_pdf(pages: u32) -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("book.pdf");
-    let script = "import sys\nfrom reportlab.pdfgen import canvas\nc = canvas.Canvas(sys.argv[1])\nfor n in range(int(sys.argv[2])):\n    c.drawString(72, 720, 'Page %d' % (n + 1)); c.showPage()\nc.save()";
-    let status = Command::new("/usr/bin/python3")
-        .arg("-c")
-        .arg(script)
-        .arg(&out)
-        .arg(pages.to_string())
-        .status()
-        .expect("run /usr/bin/python3");
-    assert!(status.success());
-    std::fs::read(&out).unwrap()
 }
 
 fn start(pdf: Vec<u8>) -> RunningServer {
@@ -218,8 +192,7 @@ async fn positions_go_to_the_sync_server_and_another_devices_newer_one_comes_bac
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_password_is_refused_and_a_refused_account_keeps_positions_queued() {
     let fixture = start(reportlab_pdf(5));
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let id = stored_pdf(&env, &server).await;
     let client = KosyncClient::new().unwrap();
     let err = sign_in(&env, &client, &fixture.url("/kosync"), "wrong")

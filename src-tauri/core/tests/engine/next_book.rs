@@ -8,18 +8,20 @@ use std::collections::BTreeMap;
 
 use carrel_core::{
     catalog::book_view::{self},
-    catalog::client::{CatalogClient, CatalogItem},
+    catalog::client::CatalogItem,
     catalog::series_read_ahead,
     engine::book_downloads::{self, BookState},
     library::books::{self, Book},
-    library::servers::Server,
     reading::kosync,
     reading::position_sync::{self, FlushReport},
     ErrorKind, Failure,
 };
 use fixture_server::Config;
 
-use crate::support::{fast_config, http, komga_keeping_positions, komga_with_series, saga, Env};
+use crate::support::{
+    fast_config, feed_book_ids, http, komga_keeping_positions, komga_series_library, listed_book,
+    saga, Env,
+};
 
 const PAGES: u32 = 3;
 
@@ -83,31 +85,13 @@ async fn a_books_neighbours_are_the_books_before_and_after_it_in_series_order() 
     assert!(of(&b[2]).previous.unwrap().finished);
 }
 
-/// Every book of a feed and the pages after it, in the feed's order.
-async fn books_of_feed(client: &CatalogClient<'_>, server: &Server, feed: &str) -> Vec<i64> {
-    let mut found = Vec::new();
-    let mut next = Some(feed.to_owned());
-    while let Some(url) = next.take() {
-        let page = client.browse(server, Some(&url)).await.unwrap();
-        for e in page.entries {
-            if let CatalogItem::Book { book_id, .. } = e {
-                found.push(book_id);
-            }
-        }
-        next = page.next;
-    }
-    found
-}
-
 /// Komga's OPDS 1.2 names no series in its entries: neighbours come from the series feed
 /// browsed, in its order across its pages.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
-    let fixture = komga_with_series(PAGES);
-    let env = Env::new();
-    let server = env.add_server("Komga", &fixture.url("/opds"));
+    let (_fixture, env, server) = komga_series_library(PAGES);
     let client = env.client();
-    let all = books_of_feed(&client, &server, "/opds/books").await;
+    let all = feed_book_ids(&client, &server, "/opds/books").await;
     let before = series_read_ahead::neighbours(&env.store, all[0]).unwrap();
     assert_eq!((before.series.clone(), ids(&before)), (None, (None, None)));
 
@@ -115,7 +99,7 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
     let mut feeds = Vec::new();
     for e in &list.entries {
         if let CatalogItem::Navigation { title, href, .. } = e {
-            feeds.push((title.clone(), books_of_feed(&client, &server, href).await));
+            feeds.push((title.clone(), feed_book_ids(&client, &server, href).await));
         }
     }
     feeds.sort_by_key(|(_, books)| std::cmp::Reverse(books.len()));
@@ -134,22 +118,6 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
             "no number made up"
         );
     }
-}
-
-/// The local id of the fixture's book `fixture_id`, listed in its book feed.
-async fn listed(env: &Env, server: &Server, fixture_id: u32) -> i64 {
-    let client = env.client();
-    let suffix = format!(":{fixture_id}");
-    books_of_feed(&client, server, "/opds/books")
-        .await
-        .into_iter()
-        .find(|id| {
-            books::get(&env.store, *id)
-                .unwrap()
-                .catalog_id
-                .ends_with(&suffix)
-        })
-        .expect("the book is listed")
 }
 
 async fn flush(env: &Env) -> FlushReport {
@@ -179,9 +147,8 @@ async fn marked_read_the_progression_document_is_at_the_end_and_marked_unread_at
         ..Config::default()
     })
     .unwrap();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = listed(&env, &server, 1).await;
+    let (env, server) = Env::with_fixture(&fixture);
+    let book = listed_book(&env, &server, 1).await;
     position_sync::record(&env.store, book, 4).unwrap();
     assert_eq!(continuing(&env), [book]);
 
@@ -222,7 +189,7 @@ async fn komga_hears_read_as_completed_and_unread_as_its_read_progress_deleted()
     let fixture = komga_keeping_positions();
     let env = Env::new();
     let server = env.add_server("Komga", &fixture.url("/opds"));
-    let book = listed(&env, &server, 1).await;
+    let book = listed_book(&env, &server, 1).await;
 
     series_read_ahead::mark_read(&env.store, book, true).unwrap();
     assert_eq!(flush(&env).await.sent, 1);
@@ -266,8 +233,7 @@ async fn a_book_read_to_its_end_is_read_until_a_page_before_it_is_saved() {
         ..Default::default()
     })
     .unwrap();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let template = fixture.url("/books/1/pages/{pageNumber}");
     let comic = env.comic(&server, "1", PAGES, &template).id;
 
@@ -327,11 +293,10 @@ async fn a_series_marked_read_marks_every_book_of_it_and_sends_each_mark() {
         ..Config::default()
     })
     .unwrap();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let mut series = Vec::new();
     for id in 1..=3 {
-        series.push(listed(&env, &server, id).await);
+        series.push(listed_book(&env, &server, id).await);
     }
     let last = |id: u32| {
         let at = fixture.progression(id).unwrap();

@@ -31,8 +31,7 @@ fn start(behavior: Behavior) -> RunningServer {
 /// fresh library.
 fn four_books(behavior: Behavior) -> (RunningServer, Env, Server) {
     let fixture = start(behavior);
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     (fixture, env, server)
 }
 

@@ -42,8 +42,7 @@ async fn register_comic(env: &Env, server: &Server) -> i64 {
 
 /// A data dir with `fixture`'s catalog added and its comic known: the env and the comic's id.
 async fn comic_known(fixture: &RunningServer) -> (Env, i64) {
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let id = register_comic(&env, &server).await;
     (env, id)
 }
@@ -55,6 +54,14 @@ async fn comic_stored(fixture: &RunningServer) -> (Env, i64) {
     let (finish, _) = env.sync(fast_config()).await;
     assert_eq!(finish, Finish::Idle);
     (env, id)
+}
+
+/// The bytes of page `page` of book `id`, served within 200 ms (from the device).
+async fn served_at_once(env: &Env, id: i64, page: i64) -> Vec<u8> {
+    page_source::page(&env.store, id, page, quick(200))
+        .await
+        .unwrap()
+        .bytes
 }
 
 fn quick(timeout_ms: u64) -> WaitPolicy {
@@ -81,10 +88,7 @@ async fn a_stored_page_is_served_from_the_device_with_its_sniffed_type() {
         stored.content_type
     );
     // With the server gone, the page is still served at once.
-    let served = page_source::page(&env.store, id, 3, quick(200))
-        .await
-        .unwrap();
-    assert_eq!(served.bytes, expected);
+    assert_eq!(served_at_once(&env, id, 3).await, expected);
 }
 
 /// A page whose header claims 50,000 × 50,000 pixels (a file of a kilobyte, 10 GB once decoded
@@ -113,10 +117,7 @@ async fn a_page_claiming_too_many_pixels_is_refused_before_it_is_served() {
         page_source::stored_page(&env.store, id, 3),
         Err(PageError::TooManyPixels(_))
     ));
-    let served = page_source::page(&env.store, id, 2, quick(200))
-        .await
-        .unwrap();
-    assert_eq!(served.bytes, expected);
+    assert_eq!(served_at_once(&env, id, 2).await, expected);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,44 +7,16 @@
 //! book) is never handed over.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 use std::time::Duration;
 
-use carrel_core::{
-    catalog::book_view,
-    catalog::client::CatalogItem,
-    engine::book_downloads,
-    engine::executor::Finish,
-    library::books,
-    library::servers::Server,
-    reading::book_reader::BookReader,
-    reading::book_source,
-    reading::page_source::{PageError, WaitPolicy},
-};
+use carrel_core::catalog::{book_view, client::CatalogItem};
+use carrel_core::engine::{book_downloads, executor::Finish};
+use carrel_core::library::{books, servers::Server};
+use carrel_core::reading::page_source::{PageError, WaitPolicy};
+use carrel_core::reading::{book_reader::BookReader, book_source};
 use fixture_server::{Config, GivenFile, RunningServer};
 
-use crate::support::{fast_config, Env};
-
-/// A 5-page PDF made by ReportLab (Debian's python3-reportlab).
-fn reportlab_pdf() -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("book.pdf");
-    let script = "import sys\nfrom reportlab.pdfgen import canvas\nc = canvas.Canvas(sys.argv[1])\nfor n in range(5):\n    c.drawString(72, 720, 'Page %d' % (n + 1)); c.showPage()\nc.save()";
-    let out_status = Command::new("/usr/bin/python3")
-        .arg("-c")
-        .arg(script)
-        .arg(&out)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run /usr/bin/python3: {e} (install it: see the Makefile)")
-        });
-    assert!(
-        out_status.status.success(),
-        "ReportLab failed: {}",
-        String::from_utf8_lossy(&out_status.stderr)
-    );
-    std::fs::read(&out).unwrap()
-}
+use crate::support::{fast_config, reportlab_pdf, Env};
 
 fn start(files: BTreeMap<u32, GivenFile>) -> RunningServer {
     fixture_server::Server::start(Config {
@@ -99,10 +71,9 @@ fn quick(timeout_ms: u64) -> WaitPolicy {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pdf_is_read_by_the_pdf_reader_and_served_byte_identical() {
-    let pdf = reportlab_pdf();
+    let pdf = reportlab_pdf(5);
     let fixture = start([(1, given("application/pdf", "pdf", pdf.clone()))].into());
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let (id, reader) = book_one(&env, &server).await;
     assert_eq!(reader, BookReader::Pdf);
     assert!(book_source::stored_book(&env.store, id).unwrap().is_none());
@@ -131,9 +102,8 @@ async fn a_pdf_is_read_by_the_pdf_reader_and_served_byte_identical() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_measured_page_count_survives_the_next_browse() {
-    let fixture = start([(1, given("application/pdf", "pdf", reportlab_pdf()))].into());
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let fixture = start([(1, given("application/pdf", "pdf", reportlab_pdf(5)))].into());
+    let (env, server) = Env::with_fixture(&fixture);
     let (id, _) = book_one(&env, &server).await;
     book_source::record_pdf_pages(&env.store, id, 5).unwrap();
     // The feed gives no count for a whole file; the reader's stays.
@@ -147,8 +117,7 @@ async fn the_measured_page_count_survives_the_next_browse() {
 async fn a_server_page_sent_as_a_pdf_is_refused_with_a_clear_error() {
     let page = b"<!DOCTYPE html><html><body>Please sign in</body></html>".to_vec();
     let fixture = start([(1, given("application/pdf", "pdf", page))].into());
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let (id, _) = book_one(&env, &server).await;
     book_downloads::open_book(&env.store, id, None).unwrap();
     env.sync(fast_config()).await;
@@ -173,8 +142,7 @@ async fn a_format_no_reader_shows_goes_to_another_app_from_the_device() {
         )]
         .into(),
     );
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let (id, reader) = book_one(&env, &server).await;
     assert_eq!(reader, BookReader::Other);
     // Not for the readers' windows…
@@ -215,8 +183,7 @@ async fn a_launcher_sent_as_a_book_never_goes_to_another_app() {
         ]
         .into(),
     );
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let mut refusals = Vec::new();
     for n in 1..=2 {
         let (id, reader) = book_numbered(&env, &server, n).await;

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use carrel_core::{
-    catalog::client::CatalogItem,
     engine::book_downloads,
     foundation::clock::ManualClock,
     foundation::timestamps,
@@ -18,7 +17,7 @@ use carrel_core::{
 use fixture_server::{Config, RunningServer};
 use serde_json::json;
 
-use crate::support::{fast_config, http, komga_keeping_positions, Env};
+use crate::support::{fast_config, http, komga_keeping_positions, listed_book, Env};
 
 fn start(port: u16) -> RunningServer {
     fixture_server::Server::start(Config {
@@ -52,8 +51,7 @@ fn one(outcome: &str) -> FlushReport {
 /// A new data dir with `fixture` added as a server: the local id of its book 1 (a 20-page
 /// comic) once its book list is browsed.
 async fn reading_first_comic(fixture: &RunningServer) -> (Env, i64) {
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let book = first_comic(&env, &server).await;
     (env, book)
 }
@@ -287,27 +285,6 @@ async fn without_a_progression_document_the_page_streams_last_read_is_offered() 
     assert_eq!(newest(&env, book).await, None);
 }
 
-/// The local id of the fixture's book `fixture_id` after browsing its book list.
-async fn listed_book(env: &Env, server: &Server, fixture_id: u32) -> i64 {
-    let client = env.client();
-    let suffix = format!(":{fixture_id}");
-    client
-        .browse(server, Some("/opds/books"))
-        .await
-        .unwrap()
-        .entries
-        .into_iter()
-        .find_map(|item| match item {
-            CatalogItem::Book { book_id, .. } => books::get(&env.store, book_id)
-                .unwrap()
-                .catalog_id
-                .ends_with(&suffix)
-                .then_some(book_id),
-            _ => None,
-        })
-        .expect("the book is listed")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_taken() {
     let fixture = fixture_server::Server::start(Config {
@@ -316,8 +293,7 @@ async fn an_epub_position_travels_with_its_cfi_and_the_servers_newer_one_is_take
         ..Config::default()
     })
     .unwrap();
-    let env = Env::new();
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let (env, server) = Env::with_fixture(&fixture);
     let epub = listed_book(&env, &server, 3).await;
     assert_eq!(
         books::get(&env.store, epub).unwrap().format,

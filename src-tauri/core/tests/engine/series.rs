@@ -17,7 +17,7 @@ use carrel_core::{
 };
 use fixture_server::{Config, RunningServer};
 
-use crate::support::{fast_config, komga_with_series, saga, Env};
+use crate::support::{fast_config, feed_books, komga_series_library, saga, Env};
 
 const PAGES: u32 = 3;
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -386,42 +386,17 @@ fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
     assert_eq!(queued(&env.store).len(), 3);
 }
 
-/// Every book of a feed and the pages after it, in the feed's order.
-async fn books_of_feed(
-    client: &carrel_core::catalog::client::CatalogClient<'_>,
-    server: &carrel_core::library::servers::Server,
-    feed: &str,
-) -> Vec<(i64, Option<String>)> {
-    let mut books = Vec::new();
-    let mut next = Some(feed.to_owned());
-    while let Some(url) = next.take() {
-        let page = client.browse(server, Some(&url)).await.unwrap();
-        for e in page.entries {
-            if let carrel_core::catalog::client::CatalogItem::Book {
-                book_id, series, ..
-            } = e
-            {
-                books.push((book_id, series));
-            }
-        }
-        next = page.next;
-    }
-    books
-}
-
 /// Komga's OPDS 1.2 (as the fixture plays it) names no series in a book's entry; its series
 /// feed lists a series' books by number under the series' name. A book is in the series its
 /// series feed lists it in, in the feed's order across pages; a feed naming no series later does
 /// not take that away; a book no series feed listed still has no series.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
-    let fixture = komga_with_series(PAGES);
-    let env = Env::new();
-    let server = env.add_server("Komga", &fixture.url("/opds"));
+    let (_fixture, env, server) = komga_series_library(PAGES);
     let client = env.client();
 
     // The list of all books: no entry names a series.
-    let all = books_of_feed(&client, &server, "/opds/books").await;
+    let all = feed_books(&client, &server, "/opds/books").await;
     assert_eq!(all.len(), 12);
     assert!(all.iter().all(|(_, s)| s.is_none()), "{all:?}");
     let err = series_read_ahead::show(&env.store, all[0].0).unwrap_err();
@@ -433,7 +408,7 @@ async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
     for e in &list.entries {
         if let carrel_core::catalog::client::CatalogItem::Navigation { title, href, .. } = e {
             assert!(href.contains("/opds/v1.2/series/"), "{href}");
-            let books = books_of_feed(&client, &server, href).await;
+            let books = feed_books(&client, &server, href).await;
             feeds.push((title.clone(), books));
         }
     }
@@ -465,7 +440,7 @@ async fn a_series_is_known_from_its_series_feed_where_entries_name_none() {
     assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{titles:?}");
 
     // Listed again by a feed that names no series: the series stays, and so does its order.
-    books_of_feed(&client, &server, "/opds/books").await;
+    feed_books(&client, &server, "/opds/books").await;
     let again = series_read_ahead::show(&env.store, ids[0]).unwrap();
     let order: Vec<i64> = again.books.iter().map(|b| b.book_id).collect();
     assert_eq!(order, ids);

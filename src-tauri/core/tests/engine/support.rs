@@ -1,12 +1,13 @@
 //! Shared set-up: a temp data dir with a store, a server row pointing at a fixture server, and
 //! helpers to run the executor until the stack is empty.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use carrel_core::{
     catalog::book_view::{self, BookMeta},
-    catalog::client::CatalogClient,
+    catalog::client::{CatalogClient, CatalogItem},
     engine::executor::{Executor, ExecutorConfig, Finish, RunMode},
     engine::progress::{ProgressSink, RecordingSink},
     foundation::clock::{self, SharedClock},
@@ -55,17 +56,72 @@ pub fn saga(env: &Env, fixture: &fixture_server::RunningServer, pages: u32) -> V
 
 /// The local ids of a feed's books, every page followed, in the server's order.
 pub async fn feed_book_ids(client: &CatalogClient<'_>, server: &Server, feed: &str) -> Vec<i64> {
-    let mut ids = Vec::new();
+    let books = feed_books(client, server, feed).await;
+    books.into_iter().map(|(id, _)| id).collect()
+}
+
+/// A feed's books, every page followed, in the server's order: each book's local id and the
+/// series its entry names.
+pub async fn feed_books(
+    client: &CatalogClient<'_>,
+    server: &Server,
+    feed: &str,
+) -> Vec<(i64, Option<String>)> {
+    let mut books = Vec::new();
     let mut next = Some(feed.to_owned());
     while let Some(url) = next {
         let page = client.browse(server, Some(&url)).await.unwrap();
-        ids.extend(page.entries.iter().filter_map(|e| match e {
-            carrel_core::catalog::client::CatalogItem::Book { book_id, .. } => Some(*book_id),
-            _ => None,
-        }));
+        for e in page.entries {
+            if let CatalogItem::Book {
+                book_id, series, ..
+            } = e
+            {
+                books.push((book_id, series));
+            }
+        }
         next = page.next;
     }
+    books
+}
+
+/// The books of a fixture's "All books" feed, every page followed: catalog id number → local
+/// id.
+pub async fn listed_ids(env: &Env, server: &Server) -> BTreeMap<u32, i64> {
+    let mut ids = BTreeMap::new();
+    for id in feed_book_ids(&env.client(), server, "/opds/books").await {
+        let book = books::get(&env.store, id).unwrap();
+        let n: u32 = book.catalog_id.rsplit(':').next().unwrap().parse().unwrap();
+        ids.insert(n, id);
+    }
     ids
+}
+
+/// The local id of the fixture's book `fixture_id`, listed in its "All books" feed.
+pub async fn listed_book(env: &Env, server: &Server, fixture_id: u32) -> i64 {
+    *listed_ids(env, server)
+        .await
+        .get(&fixture_id)
+        .expect("the book is listed")
+}
+
+/// A Komga-like fixture (see [`komga_with_series`]) added as the server "Komga" to a new data
+/// dir.
+pub fn komga_series_library(pages: u32) -> (fixture_server::RunningServer, Env, Server) {
+    let fixture = komga_with_series(pages);
+    let env = Env::new();
+    let server = env.add_server("Komga", &fixture.url("/opds"));
+    (fixture, env, server)
+}
+
+/// Requests for `path`, whatever their query.
+pub fn hits_any_query(stats: &fixture_server::Stats, path: &str) -> u64 {
+    stats
+        .clients
+        .values()
+        .flat_map(|c| c.hits.iter())
+        .filter(|(url, _)| url.as_str() == path || url.starts_with(&format!("{path}?")))
+        .map(|(_, n)| n)
+        .sum()
 }
 
 /// A Komga-like fixture of 12 comics of `pages` pages, two entries a feed page: its OPDS 1.2
@@ -121,6 +177,13 @@ impl Env {
 
     pub fn with_clock(clock: SharedClock) -> Env {
         Self::at(tempfile::tempdir().unwrap(), clock)
+    }
+
+    /// A new data dir with `fixture`'s catalog added as the server "Fixture".
+    pub fn with_fixture(fixture: &fixture_server::RunningServer) -> (Env, Server) {
+        let env = Env::new();
+        let server = env.add_server("Fixture", &fixture.url("/opds"));
+        (env, server)
     }
 
     /// A data dir on a filesystem of its own of `megabytes` MB (a tmpfs mount, removed when
@@ -302,6 +365,38 @@ pub fn block_until(within: Duration, failure: &str, mut done: impl FnMut() -> bo
         assert!(Instant::now() < deadline, "{failure}");
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// Runs a tool and gives what it wrote to its standard output; a missing tool or a failure
+/// fails the test (never skips it).
+pub fn run_tool(cmd: &mut std::process::Command) -> Vec<u8> {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (install it: see the Makefile)"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Debian's Python 3 set to run `script` (its modules, ReportLab among them, are the ones the
+/// Makefile installs); arguments go after it.
+pub fn python(script: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new("/usr/bin/python3");
+    cmd.arg("-c").arg(script);
+    cmd
+}
+
+/// A PDF of `pages` pages made by ReportLab (Debian's python3-reportlab), each saying its
+/// number.
+pub fn reportlab_pdf(pages: u32) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("book.pdf");
+    let script = "import sys\nfrom reportlab.pdfgen import canvas\nc = canvas.Canvas(sys.argv[1])\nfor n in range(int(sys.argv[2])):\n    c.drawString(72, 720, 'Page %d' % (n + 1)); c.showPage()\nc.save()";
+    run_tool(python(script).arg(&out).arg(pages.to_string()));
+    std::fs::read(&out).unwrap()
 }
 
 /// A tmpfs of a few MB mounted on a temp folder for the length of a test (needs root: a test

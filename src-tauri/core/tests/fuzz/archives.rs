@@ -26,17 +26,9 @@ use crate::support::{self, wild_integer, Target};
 /// A page is read into memory whole, up to its cap (and one byte more, to tell it is over).
 const MEMORY: usize = 2 * (MAX_PAGE_BYTES as usize + 1) + (32 << 20);
 
-pub const COMIC_ARCHIVE: Target = Target {
-    name: "comic_archive",
-    check: check_archive,
-    memory: MEMORY,
-};
+pub const COMIC_ARCHIVE: Target = Target::new("comic_archive", check_archive, MEMORY);
 
-pub const REMOTE_ZIP: Target = Target {
-    name: "remote_zip",
-    check: check_remote_zip,
-    memory: MEMORY,
-};
+pub const REMOTE_ZIP: Target = Target::new("remote_zip", check_remote_zip, MEMORY);
 
 thread_local! {
     static SCRATCH: RefCell<Option<(tempfile::TempDir, PathBuf)>> = const { RefCell::new(None) };

@@ -36,23 +36,11 @@ const JSON_SEEDS: &[&[u8]] = &[
 /// Parsing holds the document and its tree; a case never needs more than this.
 const MEMORY: usize = 64 << 20;
 
-pub const ATOM: Target = Target {
-    name: "atom_feed",
-    check: check_document,
-    memory: MEMORY,
-};
+pub const ATOM: Target = Target::new("atom_feed", check_document, MEMORY);
 
-pub const OPDS2: Target = Target {
-    name: "opds2_feed",
-    check: check_document,
-    memory: MEMORY,
-};
+pub const OPDS2: Target = Target::new("opds2_feed", check_document, MEMORY);
 
-pub const OPEN_SEARCH: Target = Target {
-    name: "open_search",
-    check: check_document,
-    memory: MEMORY,
-};
+pub const OPEN_SEARCH: Target = Target::new("open_search", check_document, MEMORY);
 
 pub fn base() -> Url {
     Url::parse("https://books.example.org/opds/v1.2/catalog?page=1").unwrap()

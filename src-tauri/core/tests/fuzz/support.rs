@@ -59,6 +59,20 @@ pub struct Target {
     pub memory: usize,
 }
 
+impl Target {
+    pub const fn new(
+        name: &'static str,
+        check: fn(&[u8]) -> Result<(), String>,
+        memory: usize,
+    ) -> Target {
+        Target {
+            name,
+            check,
+            memory,
+        }
+    }
+}
+
 // ----- memory -----------------------------------------------------------------------------
 
 /// The global allocator of the fuzz binary: the system's, counting what the thread that runs a

@@ -17,17 +17,10 @@ use url::Url;
 use crate::feeds::{base, check_book, check_search};
 use crate::support::{self, Target};
 
-pub const PAGE_TEMPLATES: Target = Target {
-    name: "page_templates",
-    check: check_page_template,
-    memory: 16 << 20,
-};
+pub const PAGE_TEMPLATES: Target = Target::new("page_templates", check_page_template, 16 << 20);
 
-pub const SEARCH_TEMPLATES: Target = Target {
-    name: "search_templates",
-    check: check_search_template,
-    memory: 16 << 20,
-};
+pub const SEARCH_TEMPLATES: Target =
+    Target::new("search_templates", check_search_template, 16 << 20);
 
 fn fields(input: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(input)
