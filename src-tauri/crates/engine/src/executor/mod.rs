@@ -148,20 +148,13 @@ pub enum ExecutorError {
 
 impl carrel_foundation::error::Failure for ExecutorError {
     fn kind(&self) -> carrel_foundation::error::ErrorKind {
+        use carrel_foundation::error::ErrorKind;
         match self {
-            ExecutorError::Store(_) | ExecutorError::Storage(_) => {
-                carrel_foundation::error::ErrorKind::Storage
-            }
-            ExecutorError::NetworkHeld(_) => carrel_foundation::error::ErrorKind::Server,
-            ExecutorError::Fetch(FetchError::Store(_)) => {
-                carrel_foundation::error::ErrorKind::Storage
-            }
-            ExecutorError::Fetch(FetchError::Auth(_)) => carrel_foundation::error::ErrorKind::Auth,
-            ExecutorError::Fetch(FetchError::Certificate(_)) => {
-                carrel_foundation::error::ErrorKind::Certificate
-            }
-            ExecutorError::Fetch(_) => carrel_foundation::error::ErrorKind::Server,
-            ExecutorError::Stack(_) => carrel_foundation::error::ErrorKind::Storage,
+            ExecutorError::Store(e) => e.kind(),
+            ExecutorError::Fetch(e) => e.kind(),
+            ExecutorError::Stack(e) => e.kind(),
+            ExecutorError::Storage(_) => ErrorKind::Storage,
+            ExecutorError::NetworkHeld(_) => ErrorKind::Server,
         }
     }
 }
