@@ -18,6 +18,7 @@ use reqwest::{header, Response, StatusCode};
 use url::Url;
 
 use carrel_foundation::address_secrets::{self, redact};
+use carrel_foundation::error::{ErrorKind, Failure};
 
 use crate::redirects;
 use crate::server_throttle::{self, SlotGuard};
@@ -77,9 +78,8 @@ pub enum FetchError {
     Store(#[from] StoreError),
 }
 
-impl carrel_foundation::error::Failure for FetchError {
-    fn kind(&self) -> carrel_foundation::error::ErrorKind {
-        use carrel_foundation::error::ErrorKind;
+impl Failure for FetchError {
+    fn kind(&self) -> ErrorKind {
         match self {
             FetchError::Auth(_) => ErrorKind::Auth,
             FetchError::Certificate(_) => ErrorKind::Certificate,
