@@ -8,8 +8,6 @@
  */
 import {
   bookDetails,
-  type SeriesNeighbour,
-  type SeriesNeighbours,
   epubPosition,
   saveEpubPosition,
   takeServerPosition,
@@ -17,8 +15,8 @@ import {
   type CommandError,
   type ServerPosition,
 } from '../ipc';
-import { router, type Route } from './router.svelte';
-import { neighboursOf, offeredBook, openOfferedBook, type EndWay } from './endCard';
+import { openOfferedBook } from './endCard';
+import { BookSession } from './bookSession.svelte';
 import { toasts } from './toasts.svelte';
 import { t } from '../i18n.svelte';
 
@@ -187,11 +185,7 @@ export function flattenToc(toc: unknown, depth = 0, into: TocEntry[] = []): TocE
 
 export type EpubPhase = 'idle' | 'loading' | 'ready' | 'error';
 
-class EpubReaderState {
-  bookId = $state<number | null>(null);
-  title = $state('');
-  phase = $state<EpubPhase>('idle');
-  error = $state<CommandError | null>(null);
+class EpubReaderState extends BookSession<EpubPhase> {
   prefs = $state<EpubPrefs>(loadPrefs());
   toc = $state<TocEntry[]>([]);
   /** Where the reader is now. */
@@ -201,16 +195,7 @@ class EpubReaderState {
   chapter = $state('');
   /** The position the book opened at (saved last time), `null` for its start. */
   startCfi = $state<string | null>(null);
-  /**
-   * The card shown over the book: `'next'` after a turn forward at its end, `'previous'` after a
-   * turn back at its start; null when the book is shown.
-   */
-  end = $state<EndWay | null>(null);
-  /** The books before and after this one in its series, once known. */
-  neighbours = $state<SeriesNeighbours | null>(null);
 
-  #returnTo: Route = { view: 'home' };
-  #generation = 0;
   #saved: string | null = null;
   #lastSaveAt = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -229,35 +214,27 @@ class EpubReaderState {
   }
 
   async #open(bookId: number): Promise<void> {
-    this.flush();
-    const generation = ++this.#generation;
-    if (router.route.view !== 'epub') this.#returnTo = router.route;
-    this.bookId = bookId;
-    this.phase = 'loading';
-    this.error = null;
-    this.title = '';
-    this.toc = [];
-    this.cfi = null;
-    this.fraction = 0;
-    this.chapter = '';
-    this.startCfi = null;
-    this.end = null;
-    this.neighbours = null;
-    this.#saved = null;
-    // Asked at once, while the file loads: a newer position from another device wins. The
-    // server is given as long as the book waits for it, so a late answer is not taken either.
-    this.#server = takeServerPosition(bookId, SERVER_POSITION_WAIT_MS).catch(() => null);
-    if (router.route.view !== 'epub' || router.route.bookId !== bookId) router.go({ view: 'epub', bookId });
+    const generation = this.begin(bookId, 'epub', () => {
+      this.toc = [];
+      this.cfi = null;
+      this.fraction = 0;
+      this.chapter = '';
+      this.startCfi = null;
+      this.#saved = null;
+      // Asked at once, while the file loads: a newer position from another device wins. The
+      // server is given as long as the book waits for it, so a late answer is not taken either.
+      this.#server = takeServerPosition(bookId, SERVER_POSITION_WAIT_MS).catch(() => null);
+    });
     try {
       const [book, position] = await Promise.all([bookDetails(bookId), epubPosition(bookId)]);
-      if (generation !== this.#generation) return;
+      if (generation !== this.generation) return;
       this.title = book.title;
       this.startCfi = position?.cfi ?? null;
       this.fraction = position?.fraction ?? 0;
       this.#saved = position?.cfi ?? null;
-      void this.#loadNeighbours(bookId, generation);
+      void this.loadNeighbours(bookId, generation);
     } catch (reason) {
-      if (generation !== this.#generation) return;
+      if (generation !== this.generation) return;
       this.fail(toCommandError(reason));
     }
   }
@@ -267,7 +244,7 @@ class EpubReaderState {
    * and answers within `waitMs`, else {@link startCfi}.
    */
   async startAt(waitMs: number = SERVER_POSITION_WAIT_MS + 500): Promise<StartAt> {
-    const generation = this.#generation;
+    const generation = this.generation;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), waitMs);
@@ -275,7 +252,7 @@ class EpubReaderState {
     const theirs = await Promise.race([this.#server, late]);
     clearTimeout(timer);
     const own: StartAt = { cfi: this.startCfi, fraction: null };
-    if (theirs === null || generation !== this.#generation) return own;
+    if (theirs === null || generation !== this.generation) return own;
     if (theirs.cfi !== null) {
       this.startCfi = theirs.cfi;
       this.#saved = theirs.cfi; // already this device's position
@@ -338,12 +315,6 @@ class EpubReaderState {
     });
   }
 
-  /** Asks for the book's neighbours in its series; none known when that fails. */
-  async #loadNeighbours(bookId: number, generation: number): Promise<void> {
-    const neighbours = await neighboursOf(bookId);
-    if (generation === this.#generation) this.neighbours = neighbours;
-  }
-
   /**
    * A turn forward (`next`) or back, `atEdge` when the view shows the book's last page (or its
    * first): whether the view should turn its page. At the edge the end card shows instead (the
@@ -364,16 +335,6 @@ class EpubReaderState {
     return true;
   }
 
-  /** Closes the end card: the book is shown again where it was. */
-  closeEnd(): void {
-    this.end = null;
-  }
-
-  /** The book the card shown offers, if there is one. */
-  get offered(): SeriesNeighbour | null {
-    return offeredBook(this.end, this.neighbours);
-  }
-
   /** Opens the book the card offers in the reader that fits it (`openOfferedBook`). */
   async openOffered(): Promise<void> {
     await openOfferedBook(this, {
@@ -386,17 +347,6 @@ class EpubReaderState {
         void reader.open(bookId, at);
       },
     });
-  }
-
-  /** Saves the position and goes back where the reader came from. */
-  close(): void {
-    this.flush();
-    this.#generation++;
-    const back = this.#returnTo;
-    this.bookId = null;
-    this.phase = 'idle';
-    this.end = null;
-    router.go(back);
   }
 }
 

@@ -25,13 +25,11 @@ import {
   toCommandError,
   type ArchiveComic,
   type CommandError,
-  type SeriesNeighbour,
-  type SeriesNeighbours,
 } from '../ipc';
 import { downloads } from './downloads.svelte';
 import { epubReader } from './epubReader.svelte';
-import { router, type Route } from './router.svelte';
-import { neighboursOf, offeredBook, openOfferedBook, type EndWay } from './endCard';
+import { openOfferedBook, type EndWay } from './endCard';
+import { BookSession } from './bookSession.svelte';
 import { toasts } from './toasts.svelte';
 import { t } from '../i18n.svelte';
 import { nextSpreadStart, pairPages, previousSpreadStart, spreadOf, type Direction, type Spread } from '../spreads';
@@ -248,9 +246,7 @@ export function readingPrefs(bookId: number, series: string | null = null): Read
   return merge(own, ofSeries, readStored(DEFAULTS_KEY));
 }
 
-class ReaderState {
-  bookId = $state<number | null>(null);
-  title = $state('');
+class ReaderState extends BookSession<'downloading' | 'ready' | 'error'> {
   pageCount = $state(0);
   /** The page shown, 0-based. */
   index = $state(0);
@@ -274,26 +270,14 @@ class ReaderState {
   wide = $state<Record<number, true>>({});
   /** How the book's pages pair up when shown two at a time. */
   spreads: Spread[] = $derived(pairPages(this.pageCount, (page) => this.wide[page] === true, this.offset));
-  phase = $state<'idle' | 'loading' | 'downloading' | 'ready' | 'error'>('idle');
-  error = $state<CommandError | null>(null);
   /** A whole-file PDF's pages, drawn as they are needed; null for other books. */
   pdf = $state<PdfPages | null>(null);
   /** The PDF's outline (its contents), once read; empty when it has none. */
   outline = $state<OutlineItem[]>([]);
-  /**
-   * The card shown over the pages: `'next'` past the book's end, `'previous'` before its start;
-   * null when the pages are shown.
-   */
-  end = $state<EndWay | null>(null);
-  /** The books before and after this one in its series, once known. */
-  neighbours = $state<SeriesNeighbours | null>(null);
 
-  /** Where Escape goes back to. */
-  #returnTo: Route = { view: 'home' };
   #saveTimer: ReturnType<typeof setTimeout> | null = null;
   #lastSaveAt = Number.NEGATIVE_INFINITY;
   #saved: number | null = null;
-  #generation = 0;
 
   /** The address of the page shown. */
   get url(): string | null {
@@ -373,17 +357,12 @@ class ReaderState {
     return (shown.length > 0 ? Math.max(...shown) : this.index) >= this.pageCount - 1;
   }
 
-  /** The book the card shown offers, if there is one. */
-  get offered(): SeriesNeighbour | null {
-    return offeredBook(this.end, this.neighbours);
-  }
-
   /** Opens the book the card offers in the reader that fits it (`openOfferedBook`). */
   async openOffered(): Promise<void> {
     await openOfferedBook(this, {
       epub: (bookId) => {
         this.flush();
-        this.#generation++;
+        this.generation++;
         this.end = null;
         void epubReader.open(bookId);
       },
@@ -397,24 +376,16 @@ class ReaderState {
    * and shows it.
    */
   async open(bookId: number, at: 'start' | 'end' | null = null): Promise<void> {
-    this.flush();
-    const generation = ++this.#generation;
-    if (router.route.view !== 'reader') this.#returnTo = router.route;
-    this.bookId = bookId;
-    this.phase = 'loading';
-    this.error = null;
-    this.title = '';
-    this.end = null;
-    this.neighbours = null;
-    this.series = null;
-    this.#applyPrefs(readingPrefs(bookId));
-    this.zoom = MIN_ZOOM;
-    this.wide = {};
-    this.#dropPdf();
-    if (router.route.view !== 'reader' || router.route.bookId !== bookId) router.go({ view: 'reader', bookId });
+    const generation = this.begin(bookId, 'reader', () => {
+      this.series = null;
+      this.#applyPrefs(readingPrefs(bookId));
+      this.zoom = MIN_ZOOM;
+      this.wide = {};
+      this.#dropPdf();
+    });
     try {
       const book = await bookDetails(bookId);
-      if (generation !== this.#generation) return;
+      if (generation !== this.generation) return;
       this.title = book.title;
       this.series = book.series;
       // A book without an offset of its own takes its series'.
@@ -444,7 +415,7 @@ class ReaderState {
         book.page_count = pdf.pageCount;
         await recordPdfPages(bookId, pdf.pageCount);
         void pdf.outline().then((items) => {
-          if (generation === this.#generation) this.outline = items;
+          if (generation === this.generation) this.outline = items;
         });
       }
       this.pageCount = Math.max(0, book.page_count ?? 0);
@@ -454,13 +425,13 @@ class ReaderState {
       this.#lastSaveAt = Number.NEGATIVE_INFINITY;
       this.pdf?.focusOn(this.index);
       if (openedAt === undefined || openedAt !== page) await openBook(bookId, page);
-      if (generation !== this.#generation) return;
+      if (generation !== this.generation) return;
       this.phase = 'ready';
-      void this.#loadNeighbours(bookId, generation);
+      void this.loadNeighbours(bookId, generation);
       // Opened at a place asked for: the server's position does not move it.
       if (at === null) void this.#followServer(bookId, generation, this.index);
     } catch (reason) {
-      if (generation !== this.#generation) return;
+      if (generation !== this.generation) return;
       this.error = toCommandError(reason);
       this.phase = 'error';
     }
@@ -477,7 +448,7 @@ class ReaderState {
         return await openComic(bookId);
       } catch (reason) {
         const error = toCommandError(reason);
-        if (generation !== this.#generation) return null;
+        if (generation !== this.generation) return null;
         if (error.kind !== 'not_downloaded') throw error;
         const status = downloads.statusOf(bookId);
         // Still coming: wait on. Nothing under way (the server is away, downloads paused): say so.
@@ -498,10 +469,10 @@ class ReaderState {
     const { PdfPages } = await import('../pdfPages.svelte');
     for (;;) {
       const response = await fetch(url);
-      if (generation !== this.#generation) return null;
+      if (generation !== this.generation) return null;
       if (response.ok) {
         const bytes = await response.arrayBuffer();
-        if (generation !== this.#generation) return null;
+        if (generation !== this.generation) return null;
         let pdf: PdfPages;
         try {
           pdf = await PdfPages.load(bytes);
@@ -509,7 +480,7 @@ class ReaderState {
           const why = reason instanceof Error ? reason.message : String(reason);
           throw { kind: 'invalid_input', message: t('reader-pdf-unreadable', { reason: why }) } satisfies CommandError;
         }
-        if (generation !== this.#generation) {
+        if (generation !== this.generation) {
           pdf.destroy();
           return null;
         }
@@ -520,7 +491,7 @@ class ReaderState {
         return pdf;
       }
       const failure = await protocolError(response);
-      if (generation !== this.#generation) return null;
+      if (generation !== this.generation) return null;
       if (failure.kind !== 'not_downloaded') {
         const message = failure.message
           ? t('reader-open-failed-because', { status: response.status, reason: failure.message })
@@ -542,12 +513,6 @@ class ReaderState {
     this.outline = [];
   }
 
-  /** Asks for the book's neighbours in its series; none known when that fails. */
-  async #loadNeighbours(bookId: number, generation: number): Promise<void> {
-    const neighbours = await neighboursOf(bookId);
-    if (generation === this.#generation) this.neighbours = neighbours;
-  }
-
   /**
    * Moves to the server's position when it is newer than this device's (the book was read on
    * another device) — unless the reader has turned a page since opening. The download then
@@ -561,7 +526,7 @@ class ReaderState {
       return; // This device's position stands.
     }
     // Not once the reader turned a page or zoomed: the reader's own doing wins.
-    if (theirs === null || generation !== this.#generation || this.index !== openedAt || this.zoomed) return;
+    if (theirs === null || generation !== this.generation || this.index !== openedAt || this.zoomed) return;
     const page = Math.min(Math.max(0, theirs.page), Math.max(0, this.pageCount - 1));
     if (page === this.index) return;
     this.index = this.layout === 'spread' ? (spreadOf(this.spreads, page)[0] ?? page) : page;
@@ -642,11 +607,6 @@ class ReaderState {
       return true;
     }
     return false;
-  }
-
-  /** Closes the card: the pages are shown again where they were (the last, or the first). */
-  closeEnd(): void {
-    this.end = null;
   }
 
   #showEnd(which: 'next' | 'previous'): void {
@@ -735,16 +695,9 @@ class ReaderState {
     writeStored(DEFAULTS_KEY, this.#prefs());
   }
 
-  /** Saves the position now if a save is waiting, and goes back where the reader came from. */
-  close(): void {
-    this.flush();
-    this.#generation++;
-    const back = this.#returnTo;
-    this.bookId = null;
-    this.phase = 'idle';
-    this.end = null;
+  /** On closing, the PDF's pages are let go of. */
+  protected override letGo(): void {
     this.#dropPdf();
-    router.go(back);
   }
 
   /** Saves a waiting position at once. */
@@ -758,8 +711,8 @@ class ReaderState {
   reset(): void {
     if (this.#saveTimer !== null) clearTimeout(this.#saveTimer);
     this.#saveTimer = null;
-    this.#generation++;
-    this.#returnTo = { view: 'home' };
+    this.generation++;
+    this.returnTo = { view: 'home' };
     this.#lastSaveAt = Number.NEGATIVE_INFINITY;
     this.#saved = null;
     this.bookId = null;
