@@ -250,12 +250,11 @@ pub fn on_device(store: &Store) -> Result<Vec<BookStatus>, carrel_library::error
 /// opened, and a look at the downloads that stops at the first one not failed (the failed
 /// ones are few: retried or dropped), so the start does not grow with the library.
 pub fn has_books_on_device(store: &Store) -> Result<bool, carrel_library::error::Error> {
-    Ok(carrel_library::rows::one(
+    Ok(carrel_library::rows::value(
         store,
         "SELECT EXISTS (SELECT 1 FROM books WHERE last_opened_ms IS NOT NULL)
                      OR EXISTS (SELECT 1 FROM tasks WHERE state <> 'failed')",
         [],
-        |r| r.get::<_, bool>(0),
     )?)
 }
 

@@ -277,13 +277,8 @@ pub fn remove(store: &Store, id: i64) -> Result<RemovedFolder> {
 }
 
 fn folder_exists(store: &Store, folder_id: i64) -> Result<bool> {
-    carrel_library::rows::one(
-        store,
-        "SELECT EXISTS (SELECT 1 FROM library_folders WHERE id = ?1)",
-        [folder_id],
-        |r| r.get(0),
-    )
-    .map_err(Into::into)
+    let sql = "SELECT EXISTS (SELECT 1 FROM library_folders WHERE id = ?1)";
+    Ok(carrel_library::rows::value(store, sql, [folder_id])?)
 }
 
 /// Drops from the library each of these books no library folder holds a file of any more.
@@ -305,13 +300,8 @@ fn drop_unheld(store: &Store, books: impl IntoIterator<Item = i64>, stays: &str)
 
 /// Whether a library folder still holds a file of this book.
 fn still_held(store: &Store, book: i64) -> Result<bool> {
-    carrel_library::rows::one(
-        store,
-        "SELECT EXISTS (SELECT 1 FROM library_folder_files WHERE book_id = ?1)",
-        [book],
-        |r| r.get(0),
-    )
-    .map_err(Into::into)
+    let sql = "SELECT EXISTS (SELECT 1 FROM library_folder_files WHERE book_id = ?1)";
+    Ok(carrel_library::rows::value(store, sql, [book])?)
 }
 
 /// A book file found by a walk.

@@ -1130,12 +1130,7 @@ fn link_in_place(store: &Store, book_id: i64) -> Result<bool, StoreError> {
     if !in_place {
         return Ok(false);
     }
-    carrel_library::rows::one(
-        store,
-        "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = 'file' AND state = 'done')",
-        [book_id],
-        |r| r.get(0),
-    )
+    carrel_library::rows::value(store, "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = 'file' AND state = 'done')", [book_id])
 }
 
 /// A new book of the device source for the file (its place made by [`place`]).

@@ -378,12 +378,7 @@ pub fn set_server_default(
 
 /// Whether the reader stopped the read-ahead of a series.
 fn is_stopped(store: &Store, server_id: i64, series: &str) -> Result<bool> {
-    Ok(carrel_library::rows::one(
-        store,
-        "SELECT EXISTS (SELECT 1 FROM series_read_ahead_stopped WHERE server_id = ?1 AND series = ?2)",
-        params![server_id, series],
-        |r| r.get(0),
-    )?)
+    Ok(carrel_library::rows::value(store, "SELECT EXISTS (SELECT 1 FROM series_read_ahead_stopped WHERE server_id = ?1 AND series = ?2)", params![server_id, series])?)
 }
 
 /// The read-ahead a series has, or the one it takes now from its server's default: a series without

@@ -156,12 +156,8 @@ struct Row {
 /// Merges the books remembered under several ids that are one book (see the module's rules),
 /// once: books checked before are skipped. Returns how many duplicates were merged away.
 pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
-    let unchecked: i64 = crate::rows::one(
-        store,
-        "SELECT count(*) FROM books WHERE identity_v = 0",
-        [],
-        |r| r.get(0),
-    )?;
+    let unchecked: i64 =
+        crate::rows::value(store, "SELECT count(*) FROM books WHERE identity_v = 0", [])?;
     if unchecked == 0 {
         return Ok(0);
     }

@@ -1,8 +1,9 @@
-//! Rows read from the store as every module of the core reads a list: the statement prepared
-//! once (cached by the connection), each row mapped, any SQL failure the store's error; one
-//! row, or one if there is any; and a change made by one statement in a write of its own.
+//! Rows read from the store as every module of the core reads them: the statement prepared once
+//! (cached by the connection), each row mapped, any SQL failure the store's error. A list, one
+//! row if there is any, the one value a query answers; and a change made by one statement in a
+//! write of its own.
 
-use rusqlite::{OptionalExtension, Params, Row};
+use rusqlite::{types::FromSql, OptionalExtension, Params, Row};
 
 use carrel_foundation::store::{Store, StoreError};
 
@@ -23,18 +24,6 @@ pub fn all<T, C: FromIterator<T>>(
         .map_err(|e| store.sql_error(e))
 }
 
-/// The row `sql` answers for `params`, read by `map`; an error when it answers none.
-pub fn one<T>(
-    store: &Store,
-    sql: &str,
-    params: impl Params,
-    map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
-) -> Result<T, StoreError> {
-    store
-        .read(|c| c.prepare_cached(sql)?.query_row(params, map))
-        .map_err(|e| store.sql_error(e))
-}
-
 /// The first row `sql` answers for `params`, read by `map`; `None` when it answers none.
 pub fn optional<T>(
     store: &Store,
@@ -45,6 +34,13 @@ pub fn optional<T>(
     store
         .read(|c| c.prepare_cached(sql)?.query_row(params, map).optional())
         .map_err(|e| store.sql_error(e))
+}
+
+/// The one value `sql` answers for `params` (the first column of its first row: a count, an
+/// `EXISTS`); an error when it answers no row.
+pub fn value<T: FromSql>(store: &Store, sql: &str, params: impl Params) -> Result<T, StoreError> {
+    optional(store, sql, params, |r| r.get(0))?
+        .ok_or_else(|| store.sql_error(rusqlite::Error::QueryReturnedNoRows))
 }
 
 /// Runs `sql`, one statement that changes rows, for `params` in a write of its own; returns how

@@ -371,21 +371,19 @@ pub fn device_source(store: &Store) -> Result<Server, ServerError> {
 
 /// Whether `server_id` is the device source (see [`device_source`]).
 pub fn is_device_source(store: &Store, server_id: i64) -> Result<bool, StoreError> {
-    crate::rows::one(
+    crate::rows::value(
         store,
         "SELECT EXISTS (SELECT 1 FROM servers WHERE id = ?1 AND kind = 'device')",
         [server_id],
-        |r| r.get(0),
     )
 }
 
 /// How many servers are paused (the executor watches this to wake when one resumes).
 pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
-    crate::rows::one(
+    crate::rows::value(
         store,
         "SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL",
         [],
-        |r| r.get(0),
     )
 }
 
