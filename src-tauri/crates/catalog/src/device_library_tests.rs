@@ -181,47 +181,51 @@ fn sorted(sort: DeviceSort, descending: bool) -> DeviceLibraryQuery {
 #[test]
 fn each_order_sorts_the_books_and_keeps_missing_values_last() {
     let (lib, ids) = shelf();
+    // Each order as `order descending: titles`.
+    let in_order = |orders: &[(DeviceSort, bool)]| -> Vec<String> {
+        orders
+            .iter()
+            .map(|&(sort, descending)| {
+                let titles = lib.titles(&sorted(sort, descending)).join(", ");
+                format!("{sort:?} {descending}: {titles}")
+            })
+            .collect()
+    };
+    use DeviceSort::*;
     assert_eq!(
-        lib.titles(&sorted(DeviceSort::Title, false)),
-        ["Akira", "Blueberry 2", "Blueberry 10", "Germinal", "Zazie"],
-        "numbers in titles compare as numbers"
-    );
-    assert_eq!(
-        lib.titles(&sorted(DeviceSort::Title, true)),
-        ["Zazie", "Germinal", "Blueberry 10", "Blueberry 2", "Akira"]
-    );
-    assert_eq!(
-        lib.titles(&sorted(DeviceSort::Series, false)),
-        ["Akira", "Blueberry 2", "Blueberry 10", "Germinal", "Zazie"],
-        "series, then number; books in no series after, by title"
-    );
-    assert_eq!(
-        lib.titles(&sorted(DeviceSort::Series, true)),
-        ["Blueberry 10", "Blueberry 2", "Akira", "Germinal", "Zazie"],
-        "reversed, and still no series last"
-    );
-    assert_eq!(
-        lib.titles(&sorted(DeviceSort::Author, false)),
-        ["Akira", "Blueberry 2", "Blueberry 10", "Germinal", "Zazie"],
-        "Alpha, Giraud, Mœbius, Zola; no author last"
-    );
-    assert_eq!(
-        lib.titles(&sorted(DeviceSort::Added, true)),
-        ["Zazie", "Akira", "Blueberry 2", "Blueberry 10", "Germinal"],
-        "newest first"
+        in_order(&[
+            (Title, false),
+            (Title, true),
+            (Series, false),
+            (Series, true),
+            (Author, false),
+            (Added, true)
+        ]),
+        [
+            // Numbers in titles compare as numbers.
+            "Title false: Akira, Blueberry 2, Blueberry 10, Germinal, Zazie",
+            "Title true: Zazie, Germinal, Blueberry 10, Blueberry 2, Akira",
+            // Series, then number; books in no series after, by title.
+            "Series false: Akira, Blueberry 2, Blueberry 10, Germinal, Zazie",
+            // Reversed, and still no series last.
+            "Series true: Blueberry 10, Blueberry 2, Akira, Germinal, Zazie",
+            // Alpha, Giraud, Mœbius, Zola; no author last.
+            "Author false: Akira, Blueberry 2, Blueberry 10, Germinal, Zazie",
+            // Newest first.
+            "Added true: Zazie, Akira, Blueberry 2, Blueberry 10, Germinal",
+        ]
     );
     lib.clock.advance_ms(5_000);
     books::mark_opened(&lib.store, ids[3], Some(0)).unwrap();
     lib.clock.advance_ms(5_000);
     books::mark_opened(&lib.store, ids[0], Some(0)).unwrap();
     assert_eq!(
-        lib.titles(&sorted(DeviceSort::LastRead, true)),
-        ["Germinal", "Akira", "Blueberry 2", "Blueberry 10", "Zazie"],
-        "last opened first, never opened last by title"
-    );
-    assert_eq!(
-        lib.titles(&sorted(DeviceSort::LastRead, false)),
-        ["Akira", "Germinal", "Blueberry 2", "Blueberry 10", "Zazie"]
+        in_order(&[(LastRead, true), (LastRead, false)]),
+        [
+            // Last opened first, never opened last by title.
+            "LastRead true: Germinal, Akira, Blueberry 2, Blueberry 10, Zazie",
+            "LastRead false: Akira, Germinal, Blueberry 2, Blueberry 10, Zazie",
+        ]
     );
 }
 
