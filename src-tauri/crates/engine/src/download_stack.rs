@@ -1016,13 +1016,10 @@ pub fn move_book_to_top(store: &Store, book_id: i64) -> Result<usize, StoreError
 /// goes on; nothing is chained after it) and failed. Done tasks stay, and so do their files.
 /// Returns how many were dropped.
 pub fn drop_unfinished(store: &Store, book_id: i64) -> Result<usize, StoreError> {
-    store.write(|tx| {
-        tx.execute(
-            "DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done'",
-            [book_id],
-        )
-        .map_err(|e| store.sql_error(e))
-    })
+    store.execute(
+        "DELETE FROM tasks WHERE book_id = ?1 AND state <> 'done'",
+        [book_id],
+    )
 }
 
 /// Drops the background work of some books: their unfinished tasks that are not prioritary

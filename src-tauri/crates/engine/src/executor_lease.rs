@@ -190,14 +190,11 @@ pub fn renew(store: &Store, fence: &Fence, ttl_ms: i64) -> Result<(), LeaseError
 
 /// Gives the lease up so another process can take it at once. A no-op when already lost.
 pub fn release(store: &Store, fence: &Fence) -> Result<(), StoreError> {
-    store.write(|tx| {
-        tx.execute(
-            "UPDATE executor_lease SET holder = NULL, expires_at_ms = 0 WHERE id = 1 AND holder = ?1 AND epoch = ?2",
-            params![fence.holder, fence.epoch],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    store.execute(
+        "UPDATE executor_lease SET holder = NULL, expires_at_ms = 0 WHERE id = 1 AND holder = ?1 AND epoch = ?2",
+        params![fence.holder, fence.epoch],
+    )?;
+    Ok(())
 }
 
 /// The holder and expiry of an unexpired lease, if any.

@@ -301,6 +301,12 @@ impl Store {
         Ok(value)
     }
 
+    /// Runs the one statement `sql` in a write transaction of its own (see [`Store::write`]);
+    /// how many rows it changed.
+    pub fn execute(&self, sql: &str, params: impl rusqlite::Params) -> Result<usize, StoreError> {
+        self.write(|tx| tx.execute(sql, params).map_err(|e| self.sql_error(e)))
+    }
+
     /// Runs `f` with this store on a thread made for blocking work, so that an async caller (the
     /// executor, a request, a window's command) never holds its runtime's thread while SQLite
     /// waits on the disk or on another process's lock. A panic in `f` is the caller's.

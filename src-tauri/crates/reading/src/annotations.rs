@@ -819,10 +819,7 @@ mod tests {
         // Even a book forgotten altogether and found again in the catalog under a new local id,
         // through another view of it, has them back.
         store
-            .write(|tx| {
-                tx.execute("DELETE FROM books WHERE id = ?1", [book.id])
-                    .map_err(|e| store.sql_error(e))
-            })
+            .execute("DELETE FROM books WHERE id = ?1", [book.id])
             .unwrap();
         let again = books::remember(
             &store,
@@ -842,22 +839,19 @@ mod tests {
         // another file (one book with the others only through the first).
         let insert = |id: i64, catalog_id: &str, file: &str, opened: Option<i64>| {
             store
-                .write(|tx| {
-                    tx.execute(
-                        "INSERT INTO books (id, server_id, catalog_id, title, format, file_url, created_at_ms,
-                                            match_key, last_opened_ms)
-                         VALUES (?1, ?2, ?3, 'Middlemarch', 'epub', ?4, 0, ?5, ?6)",
-                        params![
-                            id,
-                            server,
-                            catalog_id,
-                            file,
-                            book_identity::match_key(None, Some(file), None),
-                            opened
-                        ],
-                    )
-                    .map_err(|e| store.sql_error(e))
-                })
+                .execute(
+                    "INSERT INTO books (id, server_id, catalog_id, title, format, file_url, created_at_ms,
+                                        match_key, last_opened_ms)
+                     VALUES (?1, ?2, ?3, 'Middlemarch', 'epub', ?4, 0, ?5, ?6)",
+                    params![
+                        id,
+                        server,
+                        catalog_id,
+                        file,
+                        book_identity::match_key(None, Some(file), None),
+                        opened
+                    ],
+                )
                 .unwrap();
         };
         insert(10, "/opds/books/5?orderBy=date", "http://h/dl/5", None);

@@ -549,14 +549,10 @@ pub async fn flush(
                 let reason = e.to_string();
                 store
                     .call(move |store| {
-                        store.write(|tx| {
-                            tx.execute(
-                                "UPDATE kosync_outbox SET attempts = attempts + 1, last_error = ?2 WHERE book_id = ?1",
-                                params![book_id, reason],
-                            )
-                            .map_err(|e| store.sql_error(e))?;
-                            Ok::<_, StoreError>(())
-                        })
+                        store.execute(
+                            "UPDATE kosync_outbox SET attempts = attempts + 1, last_error = ?2 WHERE book_id = ?1",
+                            params![book_id, reason],
+                        )
                     })
                     .await?;
                 // The server is away or refuses this account: the rest would fare no better.
@@ -570,14 +566,11 @@ pub async fn flush(
 }
 
 fn forget(store: &Store, book_id: i64, queued_at: i64) -> Result<(), StoreError> {
-    store.write(|tx| {
-        tx.execute(
-            "DELETE FROM kosync_outbox WHERE book_id = ?1 AND updated_at_ms = ?2",
-            params![book_id, queued_at],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    store.execute(
+        "DELETE FROM kosync_outbox WHERE book_id = ?1 AND updated_at_ms = ?2",
+        params![book_id, queued_at],
+    )?;
+    Ok(())
 }
 
 /// Books queued for the sync server, with their last error: `(book_id, attempts, last_error)`.

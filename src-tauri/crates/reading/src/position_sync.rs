@@ -493,13 +493,10 @@ fn is_echo(store: &Store, book_id: i64, theirs: &ServerPosition) -> Result<bool,
 
 fn remember_echo(store: &Store, book_id: i64, stamp_ms: i64) -> Result<(), FetchError> {
     store
-        .write(|tx| {
-            tx.execute(
-                "UPDATE books SET read_progress_echo_ms = ?2 WHERE id = ?1",
-                params![book_id, stamp_ms],
-            )
-            .map_err(|e| store.sql_error(e))
-        })
+        .execute(
+            "UPDATE books SET read_progress_echo_ms = ?2 WHERE id = ?1",
+            params![book_id, stamp_ms],
+        )
         .map_err(FetchError::Store)?;
     Ok(())
 }
@@ -715,14 +712,11 @@ pub fn remember_page_stream(store: &Store, book_id: i64, entry: &BookEntry) -> R
     let when = stream
         .and_then(|s| s.last_read_date.as_deref())
         .and_then(parse_rfc3339);
-    store.write(|tx| {
-        tx.execute(
-            "UPDATE books SET pse_last_read = ?2, pse_last_read_ms = ?3 WHERE id = ?1",
-            params![book_id, last_read, when],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    store.execute(
+        "UPDATE books SET pse_last_read = ?2, pse_last_read_ms = ?3 WHERE id = ?1",
+        params![book_id, last_read, when],
+    )?;
+    Ok(())
 }
 
 fn page_stream_position(store: &Store, book: &Book) -> Result<Option<ServerPosition>> {
@@ -809,26 +803,20 @@ fn adopt(store: &Store, book: &Book, theirs: &ServerPosition) -> Result<()> {
 
 /// Deletes a row the server has dealt with, unless a newer save replaced it meanwhile.
 fn forget(store: &Store, book_id: i64, updated_at_ms: i64) -> Result<()> {
-    store.write(|tx| {
-        tx.execute(
-            "DELETE FROM position_outbox WHERE book_id = ?1 AND updated_at_ms = ?2",
-            params![book_id, updated_at_ms],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    store.execute(
+        "DELETE FROM position_outbox WHERE book_id = ?1 AND updated_at_ms = ?2",
+        params![book_id, updated_at_ms],
+    )?;
+    Ok(())
 }
 
 fn note_failure(store: &Store, book_id: i64, updated_at_ms: i64, reason: &str) -> Result<()> {
-    store.write(|tx| {
-        tx.execute(
-            "UPDATE position_outbox SET attempts = attempts + 1, last_error = ?3
-             WHERE book_id = ?1 AND updated_at_ms = ?2",
-            params![book_id, updated_at_ms, reason],
-        )
-        .map_err(|e| store.sql_error(e))?;
-        Ok(())
-    })
+    store.execute(
+        "UPDATE position_outbox SET attempts = attempts + 1, last_error = ?3
+         WHERE book_id = ?1 AND updated_at_ms = ?2",
+        params![book_id, updated_at_ms, reason],
+    )?;
+    Ok(())
 }
 
 /// This installation's device id for progression documents, made on first use.
