@@ -95,6 +95,17 @@ fn open(cli: &Cli) -> CliResult<Context> {
     })
 }
 
+impl Context {
+    /// Tells what was done: `json` when asked for JSON, else the line `text`.
+    fn say(&self, json: serde_json::Value, text: String) {
+        if self.json {
+            print_json(json);
+        } else {
+            println!("{text}");
+        }
+    }
+}
+
 fn print_json(value: serde_json::Value) {
     println!(
         "{}",
@@ -155,21 +166,19 @@ pub async fn run(cli: Cli) -> CliResult {
         } => mark(&ctx, book_id, state == "read", series).await,
         Command::Remove { book_id } => {
             book_downloads::remove_book(&ctx.store, book_id)?;
-            if ctx.json {
-                print_json(json!({ "removed": book_id }));
-            } else {
-                println!("book {book_id} removed from this device");
-            }
+            ctx.say(
+                json!({ "removed": book_id }),
+                format!("book {book_id} removed from this device"),
+            );
             Ok(())
         }
         Command::Pause | Command::Resume => {
             let paused = matches!(cli.command, Command::Pause);
             executor::set_paused(&ctx.store, paused)?;
-            if ctx.json {
-                print_json(json!({ "paused": paused }));
-            } else {
-                println!("downloads {}", if paused { "paused" } else { "resumed" });
-            }
+            ctx.say(
+                json!({ "paused": paused }),
+                format!("downloads {}", if paused { "paused" } else { "resumed" }),
+            );
             Ok(())
         }
         Command::Sync(args) => sync(&ctx, args).await,
@@ -392,11 +401,7 @@ async fn server(ctx: &Context, cmd: ServerCommand) -> CliResult {
                 &ctx.credentials,
                 id,
             )?;
-            if ctx.json {
-                print_json(json!({ "removed": name }));
-            } else {
-                println!("removed {name}");
-            }
+            ctx.say(json!({ "removed": name }), format!("removed {name}"));
         }
     }
     Ok(())
@@ -666,11 +671,10 @@ async fn kosync_command(ctx: &Context, cmd: KosyncCommand) -> CliResult {
         }
         KosyncCommand::Push => {
             let report = kosync::flush(&ctx.store, &ctx.credentials, &KosyncClient::new()?).await?;
-            if ctx.json {
-                print_json(json!(report));
-            } else {
-                println!("{} sent, {} waiting", report.sent, report.failed);
-            }
+            ctx.say(
+                json!(report),
+                format!("{} sent, {} waiting", report.sent, report.failed),
+            );
             if report.failed > 0 {
                 return Err(CliError::new(
                     4,
@@ -680,11 +684,10 @@ async fn kosync_command(ctx: &Context, cmd: KosyncCommand) -> CliResult {
         }
         KosyncCommand::Logout => {
             kosync::sign_out(&ctx.store, &ctx.credentials)?;
-            if ctx.json {
-                print_json(json!({ "signed_out": true }));
-            } else {
-                println!("signed out of KOReader sync");
-            }
+            ctx.say(
+                json!({ "signed_out": true }),
+                "signed out of KOReader sync".into(),
+            );
         }
     }
     Ok(())
@@ -698,11 +701,7 @@ fn batch(ctx: &Context, cmd: BatchCommand) -> CliResult {
         BatchCommand::Top { id } => vec![download_batches::move_to_top(&ctx.store, id)?],
         BatchCommand::Cancel { id } => {
             download_batches::cancel(&ctx.store, id)?;
-            if ctx.json {
-                print_json(json!({ "cancelled": id }));
-            } else {
-                println!("batch {id} cancelled");
-            }
+            ctx.say(json!({ "cancelled": id }), format!("batch {id} cancelled"));
             return Ok(());
         }
     };
@@ -1376,11 +1375,10 @@ fn notes(ctx: &Context, cmd: NotesCommand) -> CliResult {
                     std::fs::write(&file, &text).map_err(|e| {
                         CliError::new(5, format!("cannot write {}: {e}", file.display()))
                     })?;
-                    if ctx.json {
-                        print_json(json!({ "book_id": book_id, "path": file }));
-                    } else {
-                        println!("saved to {}", file.display());
-                    }
+                    ctx.say(
+                        json!({ "book_id": book_id, "path": file }),
+                        format!("saved to {}", file.display()),
+                    );
                 }
                 None => print!("{text}"),
             }
@@ -1403,11 +1401,10 @@ fn path(ctx: &Context, book_id: i64, page: Option<i64>) -> CliResult {
     };
     match found.filter(|_| done) {
         Some(path) => {
-            if ctx.json {
-                print_json(json!({ "book_id": book_id, "path": path }));
-            } else {
-                println!("{}", path.display());
-            }
+            ctx.say(
+                json!({ "book_id": book_id, "path": path }),
+                path.display().to_string(),
+            );
             Ok(())
         }
         None => {
