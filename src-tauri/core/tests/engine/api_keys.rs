@@ -14,19 +14,27 @@ use carrel_core::foundation::store::test_support::database_files_holding;
 
 use crate::support::{http, Env};
 
+/// A fixture of `books` books that takes the keys `behavior` names.
+fn books_taking(books: u32, behavior: Behavior) -> fixture_server::RunningServer {
+    fixture_server::Server::start(Config {
+        books,
+        behavior,
+        ..Default::default()
+    })
+    .expect("the fixture server starts")
+}
+
 const KEY: &str = "k0mga-4pi-k3y-1234567890";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_api_key_signs_in_as_x_api_key_and_only_so() {
-    let fixture = fixture_server::Server::start(Config {
-        books: 2,
-        behavior: Behavior {
+    let fixture = books_taking(
+        2,
+        Behavior {
             api_key: Some(KEY.into()),
             ..Default::default()
         },
-        ..Default::default()
-    })
-    .expect("the fixture server starts");
+    );
     let env = Env::new();
     let http = http();
     let add = |name: &str, api_key: bool| {
@@ -93,15 +101,13 @@ async fn a_kavita_key_in_the_catalog_address_works_and_never_reaches_the_databas
         foundation::part_files::PartFiles,
         library::books,
     };
-    let fixture = fixture_server::Server::start(Config {
-        books: 3,
-        behavior: Behavior {
+    let fixture = books_taking(
+        3,
+        Behavior {
             kavita_key: Some(KAVITA_KEY.into()),
             ..Default::default()
         },
-        ..Default::default()
-    })
-    .expect("the fixture server starts");
+    );
     let env = Env::new();
     let server = carrel_core::library::server_secrets::add_with_secret(
         &env.store,

@@ -161,26 +161,36 @@ impl Drop for FakeNetworkManager {
     }
 }
 
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn wait_for(what: &str, done: impl FnMut() -> bool) {
+    let failure = format!("timed out waiting for {what}");
+    crate::support::block_until(Duration::from_secs(20), &failure, done);
 }
 
-async fn settle(what: &str, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+async fn settle(what: &str, done: impl FnMut() -> bool) {
+    let failure = format!("timed out waiting for {what}");
+    crate::support::wait_until(Duration::from_secs(20), &failure, done).await;
+}
+
+/// A private bus with a fake NetworkManager on it (the link `metered`, its connectivity full)
+/// and a new data dir with the fixture's comic (see [`fixture`] and [`comic`]) whose link is
+/// watched on that bus.
+fn comic_on_a_watched_link(
+    metered: u32,
+) -> (
+    PrivateBus,
+    FakeNetworkManager,
+    RunningServer,
+    Env,
+    books::Book,
+    NetworkWatch,
+) {
+    let bus = PrivateBus::start();
+    let nm = FakeNetworkManager::start(&bus, metered, CONNECTIVITY_FULL);
+    let fixture = fixture();
+    let env = Env::new();
+    let book = comic(&env, &fixture);
+    let watch = NetworkWatch::start_on(env.store.clone(), Some(bus.address.clone()));
+    (bus, nm, fixture, env, book, watch)
 }
 
 fn fixture() -> RunningServer {
@@ -221,12 +231,7 @@ fn page_requests(fixture: &RunningServer) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn downloads_wait_on_a_metered_link_until_it_is_not_or_the_reader_allows_them() {
-    let bus = PrivateBus::start();
-    let nm = FakeNetworkManager::start(&bus, METERED_YES, CONNECTIVITY_FULL);
-    let fixture = fixture();
-    let env = Env::new();
-    let book = comic(&env, &fixture);
-    let watch = NetworkWatch::start_on(env.store.clone(), Some(bus.address.clone()));
+    let (_bus, nm, fixture, env, book, watch) = comic_on_a_watched_link(METERED_YES);
     settle("the metered link to be recorded", || {
         network::current(&env.store)
             .unwrap()
@@ -291,12 +296,7 @@ async fn downloads_wait_on_a_metered_link_until_it_is_not_or_the_reader_allows_t
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_link_coming_back_retries_a_server_in_backoff_at_once() {
-    let bus = PrivateBus::start();
-    let nm = FakeNetworkManager::start(&bus, METERED_NO, CONNECTIVITY_FULL);
-    let fixture = fixture();
-    let env = Env::new();
-    let book = comic(&env, &fixture);
-    let _watch = NetworkWatch::start_on(env.store.clone(), Some(bus.address.clone()));
+    let (_bus, nm, fixture, env, book, _watch) = comic_on_a_watched_link(METERED_NO);
     // The server fails every request: the executor backs off for a long time.
     fixture.set_faults(Faults {
         error_rate: 1.0,

@@ -56,6 +56,16 @@ async fn comic_stored(fixture: &RunningServer) -> (Env, i64) {
     (env, id)
 }
 
+/// A comic of five pages stored whole (see [`comic_stored`]), then its server stopped: the
+/// env, the comic's id, and the bytes the server had for page `page`.
+async fn stored_with_server_gone(page: u32) -> (Env, i64, Vec<u8>) {
+    let fixture = start_comic(5);
+    let (env, id) = comic_stored(&fixture).await;
+    let expected = fixture.page_bytes(1, page).unwrap();
+    fixture.stop();
+    (env, id, expected)
+}
+
 /// The bytes of page `page` of book `id`, served within 200 ms (from the device).
 async fn served_at_once(env: &Env, id: i64, page: i64) -> Vec<u8> {
     page_source::page(&env.store, id, page, quick(200))
@@ -73,10 +83,7 @@ fn quick(timeout_ms: u64) -> WaitPolicy {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stored_page_is_served_from_the_device_with_its_sniffed_type() {
-    let fixture = start_comic(5);
-    let (env, id) = comic_stored(&fixture).await;
-    let expected = fixture.page_bytes(1, 3).unwrap();
-    fixture.stop();
+    let (env, id, expected) = stored_with_server_gone(3).await;
 
     let stored = page_source::stored_page(&env.store, id, 3)
         .unwrap()
@@ -96,10 +103,7 @@ async fn a_stored_page_is_served_from_the_device_with_its_sniffed_type() {
 /// served as before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_claiming_too_many_pixels_is_refused_before_it_is_served() {
-    let fixture = start_comic(5);
-    let (env, id) = comic_stored(&fixture).await;
-    let expected = fixture.page_bytes(1, 2).unwrap();
-    fixture.stop();
+    let (env, id, expected) = stored_with_server_gone(2).await;
     let stored = page_source::stored_path(&env.store, id, 3)
         .unwrap()
         .unwrap();

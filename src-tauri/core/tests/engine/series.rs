@@ -32,6 +32,19 @@ fn start() -> RunningServer {
     .expect("the fixture server starts")
 }
 
+/// The fixture (see [`start`]) and a new data dir with its books (see [`saga`]).
+fn saga_library() -> (RunningServer, Env, Vec<books::Book>) {
+    let fixture = start();
+    let env = Env::new();
+    let b = saga(&env, &fixture, PAGES);
+    (fixture, env, b)
+}
+
+/// The read-ahead the series of book `id` has, if any.
+fn read_ahead_of(env: &Env, id: i64) -> Option<series_read_ahead::SeriesReadAhead> {
+    series_read_ahead::show(&env.store, id).unwrap().read_ahead
+}
+
 /// The books waiting in the stack, in the order they will be taken.
 fn queued(store: &Store) -> Vec<(i64, bool)> {
     let mut seen = Vec::new();
@@ -51,9 +64,7 @@ fn state(store: &Store, book: &Book) -> BookState {
 
 #[tokio::test]
 async fn the_next_unread_books_are_queued_in_series_order_and_stored_by_a_sync() {
-    let fixture = start();
-    let env = Env::new();
-    let b = saga(&env, &fixture, PAGES);
+    let (_fixture, env, b) = saga_library();
 
     let view = series_read_ahead::keep(&env.store, b[0].id, 2, None).unwrap();
     assert_eq!(view.series, "Saga");
@@ -122,9 +133,7 @@ async fn finished_books_the_read_ahead_brought_go_after_their_days_and_a_book_pi
 
 #[test]
 fn a_book_whose_entry_names_no_series_has_no_read_ahead_and_says_so() {
-    let fixture = start();
-    let env = Env::new();
-    let b = saga(&env, &fixture, PAGES);
+    let (_fixture, env, b) = saga_library();
     let err = series_read_ahead::keep(&env.store, b[5].id, 2, None).unwrap_err();
     assert!(matches!(err, SeriesError::NoSeries(_)), "{err}");
     assert_eq!(err.kind(), ErrorKind::InvalidInput);
@@ -145,9 +154,7 @@ fn a_book_whose_entry_names_no_series_has_no_read_ahead_and_says_so() {
 
 #[test]
 fn a_book_the_server_says_was_read_to_its_end_is_not_kept_ahead() {
-    let fixture = start();
-    let env = Env::new();
-    let b = saga(&env, &fixture, PAGES);
+    let (_fixture, env, b) = saga_library();
     // Book 2 was read to its last page on another device (the page stream's `pse:lastRead`).
     env.store
         .write(|tx| {
@@ -165,9 +172,7 @@ fn a_book_the_server_says_was_read_to_its_end_is_not_kept_ahead() {
 
 #[test]
 fn with_no_default_reading_a_series_without_a_read_ahead_queues_nothing() {
-    let fixture = start();
-    let env = Env::new();
-    let b = saga(&env, &fixture, PAGES);
+    let (fixture, env, b) = saga_library();
     // Another server's default is not this one's.
     let other = env.add_server("Other", &fixture.url("/opds?other"));
     series_read_ahead::set_server_default(&env.store, other.id, 3, None).unwrap();
@@ -197,9 +202,7 @@ fn with_no_default_reading_a_series_without_a_read_ahead_queues_nothing() {
 
 #[tokio::test]
 async fn the_servers_default_applies_to_a_series_read_without_a_read_ahead_of_its_own() {
-    let fixture = start();
-    let env = Env::new();
-    let b = saga(&env, &fixture, PAGES);
+    let (_fixture, env, b) = saga_library();
     let server = b[0].server_id;
 
     let set = series_read_ahead::set_server_default(&env.store, server, 2, Some(7)).unwrap();
@@ -222,10 +225,7 @@ async fn the_servers_default_applies_to_a_series_read_without_a_read_ahead_of_it
     let applied = series_read_ahead::record_position(&env.store, b[0].id, 0).unwrap();
     assert_eq!(applied.queued, [b[1].id, b[2].id]);
     assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
-    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
-        .unwrap()
-        .read_ahead
-        .expect("the series has the default's read-ahead");
+    let read_ahead = read_ahead_of(&env, b[0].id).expect("the series has the default's read-ahead");
     assert_eq!(
         (
             read_ahead.keep_next,
@@ -242,10 +242,7 @@ async fn the_servers_default_applies_to_a_series_read_without_a_read_ahead_of_it
     series_read_ahead::set_server_default(&env.store, server, 3, None).unwrap();
     let applied = series_read_ahead::record_position(&env.store, b[0].id, 1).unwrap();
     assert_eq!(applied.queued, [b[3].id]);
-    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
-        .unwrap()
-        .read_ahead
-        .unwrap();
+    let read_ahead = read_ahead_of(&env, b[0].id).unwrap();
     assert_eq!(
         (read_ahead.keep_next, read_ahead.remove_after_days),
         (3, None)
@@ -283,9 +280,7 @@ async fn the_servers_default_applies_to_a_series_read_without_a_read_ahead_of_it
 
 #[test]
 fn a_series_own_read_ahead_overrides_the_servers_default() {
-    let fixture = start();
-    let env = Env::new();
-    let b = saga(&env, &fixture, PAGES);
+    let (_fixture, env, b) = saga_library();
     let server = b[0].server_id;
     series_read_ahead::keep(&env.store, b[0].id, 1, None).unwrap();
     series_read_ahead::set_server_default(&env.store, server, 3, Some(0)).unwrap();
@@ -293,10 +288,7 @@ fn a_series_own_read_ahead_overrides_the_servers_default() {
     // The series keeps one book ahead, as the reader set, not three.
     series_read_ahead::record_position(&env.store, b[0].id, 1).unwrap();
     assert_eq!(queued(&env.store), [(b[1].id, false)]);
-    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
-        .unwrap()
-        .read_ahead
-        .unwrap();
+    let read_ahead = read_ahead_of(&env, b[0].id).unwrap();
     assert_eq!(
         (
             read_ahead.keep_next,
@@ -308,18 +300,9 @@ fn a_series_own_read_ahead_overrides_the_servers_default() {
 
     // A changed default leaves it be; so does the default turned off.
     series_read_ahead::set_server_default(&env.store, server, 5, None).unwrap();
-    assert_eq!(
-        series_read_ahead::show(&env.store, b[0].id)
-            .unwrap()
-            .read_ahead
-            .unwrap()
-            .keep_next,
-        1
-    );
+    assert_eq!(read_ahead_of(&env, b[0].id).unwrap().keep_next, 1);
     series_read_ahead::set_server_default(&env.store, server, 0, None).unwrap();
-    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
-        .unwrap()
-        .read_ahead;
+    let read_ahead = read_ahead_of(&env, b[0].id);
     assert_eq!(read_ahead.map(|w| w.keep_next), Some(1));
     // Reading on moves it along as before.
     let applied = series_read_ahead::record_position(&env.store, b[1].id, 0).unwrap();
@@ -330,29 +313,18 @@ fn a_series_own_read_ahead_overrides_the_servers_default() {
     series_read_ahead::stop(&env.store, b[0].id).unwrap();
     series_read_ahead::set_server_default(&env.store, server, 2, None).unwrap();
     series_read_ahead::keep(&env.store, b[0].id, 4, None).unwrap();
-    let read_ahead = series_read_ahead::show(&env.store, b[0].id)
-        .unwrap()
-        .read_ahead
-        .unwrap();
+    let read_ahead = read_ahead_of(&env, b[0].id).unwrap();
     assert_eq!(
         (read_ahead.keep_next, read_ahead.from_server_default),
         (4, false)
     );
     series_read_ahead::set_server_default(&env.store, server, 0, None).unwrap();
-    assert_eq!(
-        series_read_ahead::show(&env.store, b[0].id)
-            .unwrap()
-            .read_ahead
-            .map(|w| w.keep_next),
-        Some(4)
-    );
+    assert_eq!(read_ahead_of(&env, b[0].id).map(|w| w.keep_next), Some(4));
 }
 
 #[test]
 fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
-    let fixture = start();
-    let env = Env::new();
-    let b = saga(&env, &fixture, PAGES);
+    let (_fixture, env, b) = saga_library();
     let server = b[0].server_id;
     series_read_ahead::set_server_default(&env.store, server, 2, None).unwrap();
     series_read_ahead::record_position(&env.store, b[0].id, 0).unwrap();
@@ -367,18 +339,12 @@ fn a_series_the_reader_stopped_stays_stopped_under_the_servers_default() {
         assert!(applied.queued.is_empty(), "{applied:?}");
     }
     assert_eq!(queued(&env.store), [(b[1].id, false), (b[2].id, false)]);
-    assert!(series_read_ahead::show(&env.store, b[2].id)
-        .unwrap()
-        .read_ahead
-        .is_none());
+    assert!(read_ahead_of(&env, b[2].id).is_none());
     // Set again, nor changed, the default brings it back.
     series_read_ahead::set_server_default(&env.store, server, 4, None).unwrap();
     series_read_ahead::record_position(&env.store, b[2].id, 2).unwrap();
     assert_eq!(queued(&env.store).len(), 2);
-    assert!(series_read_ahead::show(&env.store, b[0].id)
-        .unwrap()
-        .read_ahead
-        .is_none());
+    assert!(read_ahead_of(&env, b[0].id).is_none());
 
     // A read-ahead the reader sets for it again lifts the stop.
     let view = series_read_ahead::keep(&env.store, b[2].id, 1, None).unwrap();
