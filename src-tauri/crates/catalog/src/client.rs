@@ -43,8 +43,6 @@ pub enum CatalogError {
     #[error("{0} is not answering")]
     NotAnswering(String),
     #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
     Other(#[from] carrel_library::error::Error),
 }
 
@@ -55,9 +53,7 @@ impl carrel_foundation::error::Failure for CatalogError {
         match self {
             CatalogError::Fetch(FetchError::Auth(_)) => ErrorKind::Auth,
             CatalogError::Fetch(FetchError::Certificate(_)) => ErrorKind::Certificate,
-            CatalogError::Fetch(FetchError::Store(_)) | CatalogError::Store(_) => {
-                ErrorKind::Storage
-            }
+            CatalogError::Fetch(FetchError::Store(_)) => ErrorKind::Storage,
             CatalogError::Fetch(_) | CatalogError::NotAnswering(_) => ErrorKind::Server,
             CatalogError::Opds(e) => e.kind(),
             CatalogError::BadFeedUrl(_) | CatalogError::NoSearch => ErrorKind::InvalidInput,
@@ -65,6 +61,8 @@ impl carrel_foundation::error::Failure for CatalogError {
         }
     }
 }
+
+from_library_errors!(CatalogError::Other: StoreError);
 
 /// One feed as the reader sees it.
 #[derive(Debug, Clone, Serialize)]

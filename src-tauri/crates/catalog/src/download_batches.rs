@@ -48,8 +48,6 @@ pub enum BatchError {
     #[error(transparent)]
     Request(#[from] DownloadRequestError),
     #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
     Other(#[from] carrel_library::error::Error),
 }
 
@@ -60,11 +58,12 @@ impl carrel_foundation::error::Failure for BatchError {
             BatchError::NoBooks(_) => ErrorKind::InvalidInput,
             BatchError::NotFound(_) => ErrorKind::NotFound,
             BatchError::Request(e) => e.kind(),
-            BatchError::Store(_) => ErrorKind::Storage,
             BatchError::Other(e) => e.kind(),
         }
     }
 }
+
+from_library_errors!(BatchError::Other: StoreError);
 
 /// Where a feed's books came from, for the batch's title and address.
 #[derive(Debug, Clone)]

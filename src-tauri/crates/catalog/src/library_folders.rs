@@ -174,13 +174,9 @@ pub fn list(store: &Store) -> Result<Vec<LibraryFolder>> {
 
 /// One library folder by its id.
 pub fn get(store: &Store, id: i64) -> Result<LibraryFolder> {
-    carrel_library::rows::optional(
-        store,
-        &format!("SELECT {FOLDER_COLUMNS} FROM library_folders f WHERE f.id = ?1"),
-        [id],
-        folder_row,
-    )?
-    .ok_or_else(|| FolderError::NotFound(id.to_string()))
+    let sql = format!("SELECT {FOLDER_COLUMNS} FROM library_folders f WHERE f.id = ?1");
+    carrel_library::rows::optional(store, &sql, [id], folder_row)?
+        .ok_or_else(|| FolderError::NotFound(id.to_string()))
 }
 
 /// A library folder by its id or its path (as given, or as the folder it names).

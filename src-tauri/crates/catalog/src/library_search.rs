@@ -42,8 +42,6 @@ pub enum SearchError {
     #[error("a search is at most {MAX_QUERY_CHARS} characters")]
     QueryTooLong,
     #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
     Other(#[from] carrel_library::error::Error),
 }
 
@@ -51,11 +49,12 @@ impl carrel_foundation::error::Failure for SearchError {
     fn kind(&self) -> carrel_foundation::error::ErrorKind {
         match self {
             SearchError::EmptyQuery | SearchError::QueryTooLong => ErrorKind::InvalidInput,
-            SearchError::Store(_) => ErrorKind::Storage,
             SearchError::Other(e) => e.kind(),
         }
     }
 }
+
+from_library_errors!(SearchError::Other: StoreError);
 
 /// Lower case, accents removed, every run of non-alphanumeric characters one space.
 pub fn fold(text: &str) -> String {

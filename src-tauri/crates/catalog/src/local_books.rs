@@ -1079,23 +1079,14 @@ fn known_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Known> {
 }
 
 fn known_by_id(store: &Store, book_id: i64) -> Result<Option<Known>, StoreError> {
-    carrel_library::rows::optional(
-        store,
-        &format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE book_id = ?1"),
-        [book_id],
-        known_from_row,
-    )
+    let sql = format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE book_id = ?1");
+    carrel_library::rows::optional(store, &sql, [book_id], known_from_row)
 }
 
 fn known_by_path(store: &Store, path: &str) -> Result<Option<Known>, StoreError> {
-    carrel_library::rows::optional(
-        store,
-        &format!(
-            "SELECT {KNOWN_COLUMNS} FROM local_files WHERE path = ?1 ORDER BY book_id LIMIT 1"
-        ),
-        [path],
-        known_from_row,
-    )
+    let sql =
+        format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE path = ?1 ORDER BY book_id LIMIT 1");
+    carrel_library::rows::optional(store, &sql, [path], known_from_row)
 }
 
 /// A known book with this content whose own file is gone from where it was: the file was

@@ -305,23 +305,15 @@ pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
 }
 
 pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
-    crate::rows::optional(
-        store,
-        &format!("SELECT {COLUMNS} FROM servers WHERE name = ?1 AND kind = 'opds'"),
-        [name],
-        from_row,
-    )?
-    .ok_or_else(|| ServerError::NotFound(name.to_owned()))
+    let sql = format!("SELECT {COLUMNS} FROM servers WHERE name = ?1 AND kind = 'opds'");
+    crate::rows::optional(store, &sql, [name], from_row)?
+        .ok_or_else(|| ServerError::NotFound(name.to_owned()))
 }
 
 pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
-    crate::rows::optional(
-        store,
-        &format!("SELECT {COLUMNS} FROM servers WHERE id = ?1"),
-        [id],
-        from_row,
-    )?
-    .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
+    let sql = format!("SELECT {COLUMNS} FROM servers WHERE id = ?1");
+    crate::rows::optional(store, &sql, [id], from_row)?
+        .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
 }
 
 /// The name the device source is saved under (windows show their own words for it).
