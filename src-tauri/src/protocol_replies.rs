@@ -117,9 +117,9 @@ mod tests {
 
     #[test]
     fn only_a_positive_book_id_is_a_request() {
-        assert_eq!(book_id("/42"), Some(42));
-        assert_eq!(book_id("/1"), Some(1));
-        assert_eq!(book_id("/007"), Some(7));
+        for (good, id) in [("/42", 42), ("/1", 1), ("/007", 7)] {
+            assert_eq!(book_id(good), Some(id), "{good:?}");
+        }
         for bad in [
             "",
             "/",

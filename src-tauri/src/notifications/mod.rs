@@ -670,6 +670,16 @@ mod tests {
         clock: Clock,
     }
 
+    impl Rig {
+        /// Reports `events` in turn, the clock moving `ms` after each.
+        fn report_each(&self, ms: u64, events: impl IntoIterator<Item = DownloadEvent>) {
+            for event in events {
+                self.sink.report(event);
+                self.clock.advance(ms);
+            }
+        }
+    }
+
     fn rig() -> Rig {
         let calls = Arc::new(RecordingNotifier::default());
         let library = Arc::new(FakeLibrary::default());
@@ -738,10 +748,7 @@ mod tests {
     fn many_progress_events_within_a_second_show_once_then_the_latest() {
         let r = rig();
         r.sink.report(started(3, TaskKind::Page));
-        for stored in 1..=10 {
-            r.sink.report(pages(3, stored, 40));
-            r.clock.advance(10);
-        }
+        r.report_each(10, (1..=10).map(|stored| pages(3, stored, 40)));
         let calls = r.calls.take();
         assert_eq!(bodies(&calls), ["Saga #3 — 1 of 40 pages"], "{calls:?}");
         assert!(matches!(calls[0], Call::Show { .. }));
@@ -760,10 +767,7 @@ mod tests {
     #[test]
     fn held_back_progress_shows_at_the_next_event_once_the_second_passed() {
         let r = rig();
-        r.sink.report(pages(3, 1, 40));
-        r.clock.advance(300);
-        r.sink.report(pages(3, 2, 40));
-        r.clock.advance(300);
+        r.report_each(300, [pages(3, 1, 40), pages(3, 2, 40)]);
         r.sink.report(pages(3, 3, 40));
         assert_eq!(r.calls.take().len(), 1);
         r.clock.advance(500);
@@ -798,10 +802,7 @@ mod tests {
     #[test]
     fn ready_to_read_replaces_the_progress_and_drops_what_was_held_back() {
         let r = rig();
-        r.sink.report(pages(3, 1, 8));
-        r.clock.advance(100);
-        r.sink.report(pages(3, 7, 8));
-        r.clock.advance(100);
+        r.report_each(100, [pages(3, 1, 8), pages(3, 7, 8)]);
         r.sink.report(DownloadEvent::BookStored(progress(3, 8, 8)));
         r.sink.report(DownloadEvent::State(ExecutorState::Idle));
         let calls = r.calls.calls();
@@ -859,10 +860,7 @@ mod tests {
     #[test]
     fn the_paused_notice_shows_once_per_outage() {
         let r = rig();
-        for _ in 0..4 {
-            r.sink.report(backoff());
-            r.clock.advance(2000);
-        }
+        r.report_each(2000, (0..4).map(|_| backoff()));
         let calls = r.calls.take();
         assert_eq!(
             calls,
@@ -910,10 +908,7 @@ mod tests {
         let r = rig();
         r.library.off.store(true, Ordering::SeqCst);
         r.sink.report(started(3, TaskKind::Page));
-        for stored in 1..=8 {
-            r.sink.report(pages(3, stored, 8));
-            r.clock.advance(1500);
-        }
+        r.report_each(1500, (1..=8).map(|stored| pages(3, stored, 8)));
         r.sink.report(backoff());
         r.sink.report(DownloadEvent::BookStored(progress(3, 8, 8)));
         assert_eq!(r.calls.calls(), []);
@@ -922,10 +917,7 @@ mod tests {
     #[test]
     fn the_setting_is_read_every_few_seconds_and_turning_it_off_closes_what_is_up() {
         let r = rig();
-        for stored in 1..=50 {
-            r.sink.report(pages(3, stored, 100));
-            r.clock.advance(20);
-        }
+        r.report_each(20, (1..=50).map(|stored| pages(3, stored, 100)));
         assert_eq!(r.library.reads.load(Ordering::SeqCst), 1);
         r.sink.report(backoff());
         r.library.off.store(true, Ordering::SeqCst);
