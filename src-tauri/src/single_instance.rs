@@ -378,14 +378,21 @@ fn read_paths(reader: &mut impl BufRead) -> std::io::Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_second_start_asks_the_first_to_show_itself_and_ends() {
-        let dir = tempfile::tempdir().unwrap();
-        let Start::First(primary) = claim(dir.path(), &Request::Show) else {
+    /// Claims `dir` as the first app, which then serves later starts; what they ask arrives on
+    /// the receiver.
+    fn first_app_serving(dir: &Path) -> mpsc::Receiver<Request> {
+        let Start::First(primary) = claim(dir, &Request::Show) else {
             panic!("the first start is not first")
         };
         let (tx, rx) = mpsc::channel();
         primary.serve(tx);
+        rx
+    }
+
+    #[test]
+    fn a_second_start_asks_the_first_to_show_itself_and_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let rx = first_app_serving(dir.path());
         assert!(matches!(
             claim(dir.path(), &Request::Show),
             Start::Forwarded
@@ -413,11 +420,7 @@ mod tests {
     fn a_long_data_dir_path_is_no_obstacle() {
         let dir = tempfile::tempdir().unwrap();
         let long = dir.path().join("a".repeat(120)).join("b".repeat(120));
-        let Start::First(primary) = claim(&long, &Request::Show) else {
-            panic!("a long path kept the app from being first")
-        };
-        let (tx, rx) = mpsc::channel();
-        primary.serve(tx);
+        let rx = first_app_serving(&long);
         assert!(matches!(claim(&long, &Request::Show), Start::Forwarded));
         rx.recv_timeout(Duration::from_secs(2)).unwrap();
     }
@@ -451,11 +454,7 @@ mod tests {
     #[test]
     fn anything_but_show_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let Start::First(primary) = claim(dir.path(), &Request::Show) else {
-            panic!()
-        };
-        let (tx, rx) = mpsc::channel();
-        primary.serve(tx);
+        let rx = first_app_serving(dir.path());
         let stream = UnixStream::connect_addr(&socket_name(dir.path()).unwrap()).unwrap();
         (&stream).write_all(b"rm -rf /\n").unwrap();
         let mut answer = String::new();
@@ -479,11 +478,7 @@ mod tests {
     #[test]
     fn a_second_start_with_files_hands_them_to_the_first() {
         let dir = tempfile::tempdir().unwrap();
-        let Start::First(primary) = claim(dir.path(), &Request::Show) else {
-            panic!("the first start is not first")
-        };
-        let (tx, rx) = mpsc::channel();
-        primary.serve(tx);
+        let rx = first_app_serving(dir.path());
         let files = vec![
             PathBuf::from("/home/reader/Comics/Saga 01.cbz"),
             PathBuf::from("/tmp/a\nnew line and ünïcode.epub"),
@@ -546,11 +541,7 @@ mod tests {
     #[test]
     fn a_relative_path_too_many_paths_or_a_path_too_long_is_refused_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let Start::First(primary) = claim(dir.path(), &Request::Show) else {
-            panic!()
-        };
-        let (tx, rx) = mpsc::channel();
-        primary.serve(tx);
+        let rx = first_app_serving(dir.path());
         let mut too_many = b"open\n".to_vec();
         for i in 0..=MAX_PATHS {
             too_many.extend_from_slice(format!("/b/{i}.cbz\0").as_bytes());
