@@ -199,14 +199,19 @@ pub fn find(store: &Store, id_or_path: &str) -> Result<LibraryFolder> {
         .ok_or_else(|| FolderError::NotFound(id_or_path.to_owned()))
 }
 
+/// The folder shown as `path` could not be read.
+fn unreadable(path: &str) -> impl Fn(std::io::Error) -> FolderError + '_ {
+    move |e| FolderError::Unreadable {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
 /// Adds a folder (made absolute, its links resolved) to the library; its books come in with
 /// its first [`scan`].
 pub fn add(store: &Store, path: &Path) -> Result<LibraryFolder> {
     let shown = path.display().to_string();
-    let resolved = std::fs::canonicalize(path).map_err(|e| FolderError::Unreadable {
-        path: shown.clone(),
-        reason: e.to_string(),
-    })?;
+    let resolved = std::fs::canonicalize(path).map_err(unreadable(&shown))?;
     if !resolved.is_dir() {
         return Err(FolderError::NotAFolder { path: shown });
     }
@@ -343,17 +348,11 @@ fn walk(
     cancel: &AtomicBool,
 ) -> Result<Option<Vec<FoundFile>>> {
     let shown = root.display().to_string();
-    let meta = std::fs::metadata(root).map_err(|e| FolderError::Unreadable {
-        path: shown.clone(),
-        reason: e.to_string(),
-    })?;
+    let meta = std::fs::metadata(root).map_err(unreadable(&shown))?;
     if !meta.is_dir() {
         return Err(FolderError::NotAFolder { path: shown });
     }
-    std::fs::read_dir(root).map_err(|e| FolderError::Unreadable {
-        path: shown,
-        reason: e.to_string(),
-    })?;
+    std::fs::read_dir(root).map_err(unreadable(&shown))?;
     let mut found = Vec::new();
     let mut reported = Instant::now();
     let walker = walkdir::WalkDir::new(root)
