@@ -70,6 +70,14 @@ struct Args {
     leave_scratch: bool,
 }
 
+/// A tokio runtime of two worker threads, as the app runs its engine on.
+fn two_thread_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
 fn default_json_path() -> PathBuf {
     // The binary lives in <target>/<profile>/carrel-bench: write next to it, in <target>/bench.
     std::env::current_exe()
@@ -184,10 +192,7 @@ fn main() -> Result<()> {
         eprintln!("starting the fixture server and building its books ...");
         let library = engine::start_library()?;
         if wants("download") {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
+            let runtime = two_thread_runtime()?;
             runtime.block_on(engine::run(&mut report, &library))?;
         }
         if wants("memory") {
@@ -200,39 +205,24 @@ fn main() -> Result<()> {
         .filter(|p| wants(p))
         .collect();
     if !throughput_parts.is_empty() {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
+        let runtime = two_thread_runtime()?;
         throughput::run(&mut report, &runtime, &throughput_parts)?;
     }
     if wants("preemption") {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
+        let runtime = two_thread_runtime()?;
         preemption::run(&mut report, &runtime)?;
     }
     if wants("archive") {
         archives::run_group(&mut report)?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
+        let runtime = two_thread_runtime()?;
         archives::run_remote(&mut report, &runtime)?;
     }
     if wants("page-wait") {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
+        let runtime = two_thread_runtime()?;
         page_wait::run(&mut report, &runtime)?;
     }
     if window_groups {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
+        let runtime = two_thread_runtime()?;
         if wants("page-turn") {
             page_turn::run(&mut report, &runtime)?;
             page_turn::run_pdf(&mut report, &runtime)?;

@@ -47,6 +47,16 @@ pub fn read_rss() -> Result<Rss> {
     }
 }
 
+/// The arguments of a child probe `name` that stores a file: `CATALOG_URL FILE_URL
+/// FILE_LENGTH`.
+pub fn file_probe_args<'a>(name: &str, args: &'a [String]) -> Result<(&'a str, &'a str, u64)> {
+    let [catalog, url, len] = args else {
+        bail!("usage: carrel-bench {name} CATALOG_URL FILE_URL FILE_LENGTH");
+    };
+    let len: u64 = len.parse().context("the file length")?;
+    Ok((catalog, url, len))
+}
+
 /// What the child reports on its stdout, as one JSON line.
 #[derive(Debug, Serialize, Deserialize)]
 struct ProbeResult {
@@ -60,14 +70,8 @@ struct ProbeResult {
 /// The child: `memory-probe LIBRARY_CATALOG_URL BIG_FILE_URL BIG_FILE_LENGTH`.
 pub fn probe(args: &[String]) -> Result<()> {
     let start = read_rss()?;
-    let [catalog, big_url, big_len] = args else {
-        bail!("usage: carrel-bench memory-probe CATALOG_URL FILE_URL FILE_LENGTH");
-    };
-    let big_len: u64 = big_len.parse().context("the file length")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let (catalog, big_url, big_len) = file_probe_args("memory-probe", args)?;
+    let runtime = crate::two_thread_runtime()?;
     let result = runtime.block_on(async {
         let env = Env::new(catalog)?;
         let ids = env.register_library().await?;

@@ -258,12 +258,27 @@ fn app_reading(data_dir: &std::path::Path, name: &str, book_id: i64) -> Result<A
     Ok(app)
 }
 
+/// Turns a page (see [`turn`]), then leaves the reader alone for [`PAUSE`].
+fn turn_and_pause(app: &App, key: Option<&str>, target: u32) -> Result<Turn> {
+    let done = turn(app, key, target)?;
+    std::thread::sleep(PAUSE);
+    Ok(done)
+}
+
+/// Closes the app, then lets go of its data dir and stops the fixture server.
+fn close(app: App, env: Env, fixture: RunningServer) -> Result<()> {
+    app.close()
+        .map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
+    drop(env);
+    fixture.stop();
+    Ok(())
+}
+
 /// `TURNS` turns forwards (→) at reading pace, from the first page.
 fn turns_at_reading_pace(app: &App) -> Result<Vec<Turn>> {
     let mut reading = Vec::new();
     for page in 1..=TURNS {
-        reading.push(turn(app, Some("ArrowRight"), page)?);
-        std::thread::sleep(PAUSE);
+        reading.push(turn_and_pause(app, Some("ArrowRight"), page)?);
     }
     Ok(reading)
 }
@@ -295,24 +310,18 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
 
     eprintln!("page turn: {TURNS} turns backwards from the store, each followed by one to a page in memory ...");
     let last = PAGES - 1;
-    turn(&app, Some("End"), last)?;
-    std::thread::sleep(PAUSE);
+    turn_and_pause(&app, Some("End"), last)?;
     let mut from_store = Vec::new();
     let mut in_memory = Vec::new();
     for i in 0..TURNS {
         let fresh = last - 1 - 2 * i;
-        from_store.push(turn(&app, Some("ArrowLeft"), fresh)?);
-        std::thread::sleep(PAUSE);
+        from_store.push(turn_and_pause(&app, Some("ArrowLeft"), fresh)?);
         let held = fresh - 1;
         preload(&app, book_id, held)?;
-        in_memory.push(turn(&app, Some("ArrowLeft"), held)?);
-        std::thread::sleep(PAUSE);
+        in_memory.push(turn_and_pause(&app, Some("ArrowLeft"), held)?);
     }
     let network = page_requests(&fixture);
-    app.close()
-        .map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
-    drop(env);
-    fixture.stop();
+    close(app, env, fixture)?;
 
     let (store_steps, store_said) = steps(&from_store);
     let (reading_steps, reading_said) = steps(&reading);
@@ -442,8 +451,7 @@ fn pdf_series(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
     let reading = turns_at_reading_pace(&app)?;
     eprintln!("page turn: {TURNS} PDF turns backwards to pages never drawn, each followed by one back ...");
     let last = PDF_PAGES - 1;
-    turn(&app, Some("End"), last)?;
-    std::thread::sleep(PAUSE);
+    turn_and_pause(&app, Some("End"), last)?;
     let mut fresh_turns = Vec::new();
     let mut kept_turns = Vec::new();
     let mut at = last;
@@ -451,19 +459,13 @@ fn pdf_series(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
         if at <= TURNS + 4 {
             break;
         }
-        fresh_turns.push(turn(&app, Some("ArrowLeft"), at - 1)?);
-        std::thread::sleep(PAUSE);
-        kept_turns.push(turn(&app, Some("ArrowRight"), at)?);
-        std::thread::sleep(PAUSE);
+        fresh_turns.push(turn_and_pause(&app, Some("ArrowLeft"), at - 1)?);
+        kept_turns.push(turn_and_pause(&app, Some("ArrowRight"), at)?);
         // The page just drawn (at - 1) is kept now; the next fresh one is before it.
-        turn(&app, Some("ArrowLeft"), at - 1)?;
-        std::thread::sleep(PAUSE);
+        turn_and_pause(&app, Some("ArrowLeft"), at - 1)?;
         at -= 1;
     }
-    app.close()
-        .map_err(|e| anyhow::anyhow!("closing the app: {e}"))?;
-    drop(env);
-    fixture.stop();
+    close(app, env, fixture)?;
 
     let (fresh_steps, fresh_said) = steps(&fresh_turns);
     let (reading_steps, reading_said) = steps(&reading);

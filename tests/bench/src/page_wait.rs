@@ -196,27 +196,21 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
     let polled_here = measure(runtime, &lib, &lib.store, Waiter::Polled, pages(n))?;
     let there = measure(runtime, &lib, &other, Waiter::Woken, pages(n))?;
     let polled_there = measure(runtime, &lib, &other, Waiter::Polled, pages(n))?;
-    report.row(
-        Row::new(
-            GROUP,
-            "window waits for a page being downloaded: time from stored to shown (to the waiter), stored by this process",
-            "ms",
-            Summary::of(&millis(&here)),
-            "the same wait looking every 4 ms, then 20 ms",
-            Summary::of(&millis(&polled_here)),
-        )
-        .goal(1.0),
-    );
-    report.row(
-        Row::new(
-            GROUP,
-            "window waits for a page being downloaded: time from stored to shown (to the waiter), stored by another process",
-            "ms",
-            Summary::of(&millis(&there)),
-            "the same wait looking every 4 ms, then 20 ms",
-            Summary::of(&millis(&polled_there)),
-        )
-        .goal(1.5),
-    );
+    for (by, woken, polled, goal) in [
+        ("this process", here, polled_here, 1.0),
+        ("another process", there, polled_there, 1.5),
+    ] {
+        report.row(
+            Row::new(
+                GROUP,
+                format!("window waits for a page being downloaded: time from stored to shown (to the waiter), stored by {by}"),
+                "ms",
+                Summary::of(&millis(&woken)),
+                "the same wait looking every 4 ms, then 20 ms",
+                Summary::of(&millis(&polled)),
+            )
+            .goal(goal),
+        );
+    }
     Ok(())
 }

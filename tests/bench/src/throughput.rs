@@ -228,14 +228,8 @@ struct FileProbe {
 /// The child: `file-probe CATALOG_URL FILE_URL FILE_LENGTH` — one executor storing one file.
 pub fn probe(args: &[String]) -> Result<()> {
     let start = read_rss()?;
-    let [catalog, url, len] = args else {
-        bail!("usage: carrel-bench file-probe CATALOG_URL FILE_URL FILE_LENGTH");
-    };
-    let len: u64 = len.parse().context("the file length")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let (catalog, url, len) = crate::memory::file_probe_args("file-probe", args)?;
+    let runtime = crate::two_thread_runtime()?;
     let took = runtime.block_on(async {
         let env = Env::new(catalog)?;
         let book =
