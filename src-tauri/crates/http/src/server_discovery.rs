@@ -651,22 +651,23 @@ mod tests {
         .expect("the fixture server starts")
     }
 
+    /// What `address` leads to for a reader who gave no password and trusts no certificate.
+    async fn discover_as_anyone(address: &str) -> Result<Discovered, DiscoveryError> {
+        discover(address, SignIn::default(), false).await
+    }
+
     #[tokio::test]
     async fn a_web_address_leads_to_the_catalog_the_page_links() {
         let f = fixture(Default::default());
         let host_port = format!("127.0.0.1:{}", f.port());
-        let d = discover(&host_port, SignIn::default(), false)
-            .await
-            .unwrap();
+        let d = discover_as_anyone(&host_port).await.unwrap();
         assert_eq!(d.catalog_url, f.url("/opds"));
         assert_eq!(
             (d.opds_version.as_str(), d.found_by.as_str()),
             ("1.2", "web page")
         );
         // The catalog's own address is taken as it is.
-        let d = discover(&f.url("/opds"), SignIn::default(), false)
-            .await
-            .unwrap();
+        let d = discover_as_anyone(&f.url("/opds")).await.unwrap();
         assert_eq!(
             (d.catalog_url.as_str(), d.found_by.as_str()),
             (f.url("/opds").as_str(), "address")
@@ -679,9 +680,7 @@ mod tests {
             home_without_catalog_link: true,
             ..Default::default()
         });
-        let d = discover(&f.base_url(), SignIn::default(), false)
-            .await
-            .unwrap();
+        let d = discover_as_anyone(&f.base_url()).await.unwrap();
         assert_eq!(
             (d.catalog_url.as_str(), d.found_by.as_str()),
             (f.url("/opds").as_str(), "well-known path")
@@ -694,9 +693,7 @@ mod tests {
             auth: Some("reader:pw".into()),
             ..Default::default()
         });
-        let err = discover(&f.url("/opds"), SignIn::default(), false)
-            .await
-            .unwrap_err();
+        let err = discover_as_anyone(&f.url("/opds")).await.unwrap_err();
         assert_eq!(err.code(), "sign_in_needed");
         let secret = Secret::new("pw");
         let d = discover(
@@ -720,7 +717,7 @@ mod tests {
             .local_addr()
             .unwrap()
             .port();
-        let err = discover(&format!("127.0.0.1:{port}"), SignIn::default(), false)
+        let err = discover_as_anyone(&format!("127.0.0.1:{port}"))
             .await
             .unwrap_err();
         assert_eq!(err.code(), "unreachable");
