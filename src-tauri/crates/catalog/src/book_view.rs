@@ -274,6 +274,16 @@ mod tests {
         (t, store, server)
     }
 
+    /// An EPUB of 1234 bytes whose file is `file` on the "Home" server.
+    fn epub_entry(catalog_id: &str, title: &str, file: &str) -> CatalogBook {
+        CatalogBook {
+            file_url: Some(format!("http://127.0.0.1:9/b/{file}")),
+            file_type: Some("application/epub+zip".into()),
+            file_length: Some(1234),
+            ..CatalogBook::bare(catalog_id, title, BookFormat::Epub)
+        }
+    }
+
     #[test]
     fn details_carry_the_catalogs_words_and_the_books_state() {
         let (_t, store, server) = home();
@@ -282,11 +292,8 @@ mod tests {
             server.id,
             &CatalogBook {
                 authors: vec!["Doe, Jane".into(), "Roe".into()],
-                file_url: Some("http://127.0.0.1:9/b/1".into()),
-                file_type: Some("application/epub+zip".into()),
-                file_length: Some(1234),
                 cover_url: Some("http://127.0.0.1:9/c/1".into()),
-                ..CatalogBook::bare("urn:1", "Salt & Cinder #2", BookFormat::Epub)
+                ..epub_entry("urn:1", "Salt & Cinder #2", "1")
             },
         )
         .unwrap();
@@ -378,12 +385,7 @@ mod tests {
         let book = books::remember(
             &store,
             server.id,
-            &CatalogBook {
-                file_url: Some("http://127.0.0.1:9/b/qs.epub".into()),
-                file_type: Some("application/epub+zip".into()),
-                file_length: Some(1234),
-                ..CatalogBook::bare("urn:quick-start", "Quick Start Guide", BookFormat::Epub)
-            },
+            &epub_entry("urn:quick-start", "Quick Start Guide", "qs.epub"),
         )
         .unwrap();
         book_downloads::open_book(&store, book.id, None).unwrap();

@@ -721,24 +721,16 @@ mod tests {
         )
         .unwrap();
         add(&s, &NewServer::named("Other", "http://b/opds")).unwrap();
+        let update_to = |name: &str, url: &str| {
+            let new = NewServer::named(name, url);
+            update_with_secret(&s, &creds, home.id, &new, &PasswordChange::Forget)
+        };
         assert!(matches!(
-            update_with_secret(
-                &s,
-                &creds,
-                home.id,
-                &NewServer::named("Other", "http://a/opds"),
-                &PasswordChange::Forget
-            ),
+            update_to("Other", "http://a/opds"),
             Err(crate::error::Error::Server(ServerError::DuplicateName(_)))
         ));
         assert!(matches!(
-            update_with_secret(
-                &s,
-                &creds,
-                home.id,
-                &NewServer::named("Home", "ftp://a/"),
-                &PasswordChange::Forget
-            ),
+            update_to("Home", "ftp://a/"),
             Err(crate::error::Error::Server(ServerError::InvalidUrl(_)))
         ));
         assert_eq!(
