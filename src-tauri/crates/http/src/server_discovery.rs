@@ -614,28 +614,15 @@ mod tests {
         assert_eq!(at("https://other/opds"), Some(Elsewhere::OtherHost));
         assert_eq!(at("https://nas:8443/opds"), Some(Elsewhere::OtherHost));
         let plain = Url::parse("http://nas:9810/").unwrap();
-        let upgraded = mark_elsewhere(
-            found(
-                Url::parse("https://nas:9810/opds").unwrap(),
-                "1.2",
-                "",
-                "address",
-            ),
-            &plain,
-        );
+        let from_plain = |u: &str, found_by: &str| {
+            mark_elsewhere(found(Url::parse(u).unwrap(), "1.2", "", found_by), &plain)
+        };
+        let upgraded = from_plain("https://nas:9810/opds", "address");
         assert_eq!(
             upgraded.elsewhere, None,
             "an https upgrade is the same server"
         );
-        let d = mark_elsewhere(
-            found(
-                Url::parse("http://other:1/opds").unwrap(),
-                "1.2",
-                "",
-                "web page",
-            ),
-            &plain,
-        );
+        let d = from_plain("http://other:1/opds", "web page");
         assert!(d
             .consent_question()
             .unwrap()
@@ -656,22 +643,24 @@ mod tests {
         discover(address, SignIn::default(), false).await
     }
 
+    /// `d` is the catalog at `catalog`, found by way of `found_by`.
+    fn assert_found(d: &Discovered, catalog: &str, found_by: &str) {
+        assert_eq!(
+            (d.catalog_url.as_str(), d.found_by.as_str()),
+            (catalog, found_by)
+        );
+    }
+
     #[tokio::test]
     async fn a_web_address_leads_to_the_catalog_the_page_links() {
         let f = fixture(Default::default());
         let host_port = format!("127.0.0.1:{}", f.port());
         let d = discover_as_anyone(&host_port).await.unwrap();
-        assert_eq!(d.catalog_url, f.url("/opds"));
-        assert_eq!(
-            (d.opds_version.as_str(), d.found_by.as_str()),
-            ("1.2", "web page")
-        );
+        assert_found(&d, &f.url("/opds"), "web page");
+        assert_eq!(d.opds_version, "1.2");
         // The catalog's own address is taken as it is.
         let d = discover_as_anyone(&f.url("/opds")).await.unwrap();
-        assert_eq!(
-            (d.catalog_url.as_str(), d.found_by.as_str()),
-            (f.url("/opds").as_str(), "address")
-        );
+        assert_found(&d, &f.url("/opds"), "address");
     }
 
     #[tokio::test]
@@ -681,10 +670,7 @@ mod tests {
             ..Default::default()
         });
         let d = discover_as_anyone(&f.base_url()).await.unwrap();
-        assert_eq!(
-            (d.catalog_url.as_str(), d.found_by.as_str()),
-            (f.url("/opds").as_str(), "well-known path")
-        );
+        assert_found(&d, &f.url("/opds"), "well-known path");
     }
 
     #[tokio::test]
