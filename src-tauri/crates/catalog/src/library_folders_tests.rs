@@ -17,6 +17,12 @@ fn folder() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
+/// A store, and a reader's folder of books apart from it.
+fn store_and_folder() -> (tempfile::TempDir, Store, tempfile::TempDir) {
+    let (data, store) = temp_store();
+    (data, store, folder())
+}
+
 /// A 1×1 PNG's header is enough for a page: pages are sniffed, not decoded, when a book comes in.
 fn png(seed: u8) -> Vec<u8> {
     let mut b = carrel_foundation::image_type::test_support::png_header(1, 1);
@@ -129,16 +135,14 @@ fn folder_of_three() -> tempfile::TempDir {
 
 /// The library's books as (file path, title), by path: what the folder's files became.
 fn books_of(store: &Store, folder: &LibraryFolder) -> Vec<(String, String)> {
-    let mut books: Vec<(String, String)> = store
-        .read(|c| {
-            let mut stmt = c.prepare(
-                "SELECT f.path, b.title FROM library_folder_files f JOIN books b ON b.id = f.book_id
-                 WHERE f.folder_id = ?1 ORDER BY f.path",
-            )?;
-            let rows = stmt.query_map([folder.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
-        })
-        .unwrap();
+    let mut books: Vec<(String, String)> = carrel_library::rows::all(
+        store,
+        "SELECT f.path, b.title FROM library_folder_files f JOIN books b ON b.id = f.book_id
+         WHERE f.folder_id = ?1 ORDER BY f.path",
+        [folder.id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .unwrap();
     let root = Path::new(&folder.path);
     for (path, _) in &mut books {
         *path = Path::new(path)
@@ -151,27 +155,14 @@ fn books_of(store: &Store, folder: &LibraryFolder) -> Vec<(String, String)> {
 }
 
 fn book_ids(store: &Store) -> Vec<i64> {
-    store
-        .read(|c| {
-            let mut stmt = c.prepare("SELECT id FROM books ORDER BY id")?;
-            let rows = stmt.query_map([], |r| r.get(0))?;
-            rows.collect::<rusqlite::Result<Vec<i64>>>()
-        })
-        .unwrap()
+    carrel_library::rows::all(store, "SELECT id FROM books ORDER BY id", [], |r| r.get(0)).unwrap()
 }
 
 /// The book a file of the folder was taken in as.
 fn book_at(store: &Store, folder: &LibraryFolder, relative: &str) -> i64 {
     let path = Path::new(&folder.path).join(relative);
-    store
-        .read(|c| {
-            c.query_row(
-                "SELECT book_id FROM library_folder_files WHERE folder_id = ?1 AND path = ?2",
-                params![folder.id, path.to_str().unwrap()],
-                |r| r.get(0),
-            )
-        })
-        .unwrap()
+    let sql = "SELECT book_id FROM library_folder_files WHERE folder_id = ?1 AND path = ?2";
+    carrel_library::rows::value(store, sql, params![folder.id, path.to_str().unwrap()]).unwrap()
 }
 
 fn relative_paths(store: &Store, folder: &LibraryFolder) -> Vec<String> {
@@ -183,8 +174,7 @@ fn relative_paths(store: &Store, folder: &LibraryFolder) -> Vec<String> {
 
 #[test]
 fn a_folder_is_added_listed_found_and_removed() {
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     let added = add(&store, books.path()).unwrap();
     let canonical = std::fs::canonicalize(books.path()).unwrap();
     assert_eq!(added.path, canonical.to_str().unwrap());
@@ -219,8 +209,7 @@ fn a_folder_is_added_listed_found_and_removed() {
 
 #[test]
 fn a_scan_imports_the_books_of_a_folder_and_nothing_else() {
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     let root = books.path();
     write_cbz(&root.join("Saga 01.cbz"), 3);
     write_cbz(&root.join("Series/Saga 02.CBZ"), 2);
@@ -325,8 +314,7 @@ fn a_changed_file_is_taken_in_again_and_a_gone_one_leaves_the_library() {
 
 #[test]
 fn a_folder_removed_drops_its_books_and_leaves_its_files() {
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     let root = books.path();
     write_cbz(&root.join("a.cbz"), 2);
     write_epub(&root.join("sub/b.epub"), "Kept on disk");
@@ -342,8 +330,7 @@ fn a_folder_removed_drops_its_books_and_leaves_its_files() {
 
 #[test]
 fn a_book_in_two_folders_stays_while_one_still_holds_it() {
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     let root = books.path();
     write_cbz(&root.join("inner/a.cbz"), 2);
     let outer = add(&store, root).unwrap();
@@ -360,8 +347,7 @@ fn a_book_in_two_folders_stays_while_one_still_holds_it() {
 
 #[test]
 fn a_folder_that_cannot_be_read_changes_nothing() {
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     let root = books.path().join("drive");
     write_cbz(&root.join("a.cbz"), 2);
     let added = add_scanned(&store, &root);
@@ -380,8 +366,7 @@ fn a_folder_that_cannot_be_read_changes_nothing() {
 
 #[test]
 fn a_file_that_is_not_a_book_is_tried_again_only_once_changed() {
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     let root = books.path();
     std::fs::write(root.join("broken.cbz"), b"this is not a zip file").unwrap();
     let added = add(&store, root).unwrap();
@@ -409,8 +394,7 @@ fn a_file_that_is_not_a_book_is_tried_again_only_once_changed() {
 
 #[test]
 fn a_cancelled_scan_keeps_what_it_did_and_the_next_finishes() {
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     for i in 0..5 {
         write_cbz(&books.path().join(format!("{i}.cbz")), 1);
     }
@@ -501,8 +485,7 @@ fn a_large_first_scan_leaves_the_writer_free_between_batches() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(300);
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     for i in 0..files {
         write_cbz_numbered(
             &books.path().join(format!("{:02}/{i:05}.cbz", i % 40)),
@@ -555,8 +538,7 @@ fn a_large_first_scan_leaves_the_writer_free_between_batches() {
 
 #[test]
 fn a_folder_removed_during_its_scan_takes_what_the_scan_took_in_with_it() {
-    let (_d, store) = temp_store();
-    let books = folder();
+    let (_d, store, books) = store_and_folder();
     write_cbz(&books.path().join("a.cbz"), 1);
     write_cbz(&books.path().join("b.cbz"), 2);
     let added = add(&store, books.path()).unwrap();

@@ -113,6 +113,12 @@ fn pdf(dir: &Path, name: &str) -> PathBuf {
     path
 }
 
+/// A store, and apart from it a folder for the reader's own files.
+fn store_and_files() -> (tempfile::TempDir, Store, tempfile::TempDir) {
+    let (data, store) = temp_store();
+    (data, store, tempfile::tempdir().unwrap())
+}
+
 fn wait() -> WaitPolicy {
     WaitPolicy {
         poll: Duration::from_millis(10),
@@ -135,8 +141,7 @@ fn pending_tasks(store: &Store) -> usize {
 
 #[test]
 fn a_cbz_is_imported_with_its_comic_info_and_read_through_the_comic_readers_page_source() {
-    let (t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (t, store, files) = store_and_files();
     let path = cbz(files.path(), "night-watch-3.cbz", COMIC_INFO);
 
     let book = import(&store, &path, ImportMode::Reference).unwrap();
@@ -191,8 +196,7 @@ fn a_cbz_is_imported_with_its_comic_info_and_read_through_the_comic_readers_page
 
 #[test]
 fn an_epub_is_imported_with_its_calibre_series_and_served_whole_by_the_book_source() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let path = epub(
         files.path(),
         "frankenstein.epub",
@@ -250,8 +254,7 @@ fn an_epub_3_names_its_series_as_a_collection_and_its_cover_by_property() {
 
 #[test]
 fn a_pdf_is_imported_under_its_document_title() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let path = pdf(files.path(), "scan-0042.pdf");
     let book = import(&store, &path, ImportMode::Reference).unwrap();
     assert_eq!(book.title, "Notes on (small) Things");
@@ -268,8 +271,7 @@ fn a_pdf_is_imported_under_its_document_title() {
 
 #[test]
 fn importing_the_same_file_again_is_the_same_book_and_a_changed_file_is_read_again() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let path = epub(files.path(), "book.epub", &calibre_opf("First Title"));
     let first = import(&store, &path, ImportMode::Reference).unwrap();
     let again = import(&store, &path, ImportMode::Reference).unwrap();
@@ -308,8 +310,7 @@ fn importing_the_same_file_again_is_the_same_book_and_a_changed_file_is_read_aga
 
 #[test]
 fn a_moved_file_is_missing_until_imported_again_then_the_same_book_with_its_place() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let path = cbz(files.path(), "issue.cbz", COMIC_INFO);
     let book = import(&store, &path, ImportMode::Reference).unwrap();
     books::mark_opened(&store, book.book_id, Some(2)).unwrap();
@@ -380,8 +381,7 @@ fn a_moved_file_is_missing_until_imported_again_then_the_same_book_with_its_plac
 
 #[test]
 fn a_copy_is_independent_of_the_original() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let path = epub(files.path(), "copy-me.epub", &calibre_opf("Copied"));
     let original = std::fs::read(&path).unwrap();
     let book = import(&store, &path, ImportMode::Copy).unwrap();
@@ -412,8 +412,7 @@ fn a_copy_is_independent_of_the_original() {
 
 #[test]
 fn removing_a_book_from_the_device_removes_the_link_and_never_the_readers_file() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let path = cbz(files.path(), "keep-me.cbz", COMIC_INFO);
     let bytes = std::fs::read(&path).unwrap();
     let book = import(&store, &path, ImportMode::Reference).unwrap();
@@ -456,8 +455,7 @@ fn removing_a_folder_removes_a_link_in_it_not_what_it_points_to() {
 
 #[test]
 fn device_books_are_never_evicted_nor_queued_for_download() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let a = import(
         &store,
         &cbz(files.path(), "a.cbz", COMIC_INFO),
@@ -497,8 +495,7 @@ fn device_books_are_never_evicted_nor_queued_for_download() {
 
 #[test]
 fn what_is_not_a_book_is_refused_with_a_clear_error() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let text = files.path().join("notes.cbz");
     std::fs::write(&text, "just some text, not a comic").unwrap();
     assert!(matches!(
@@ -586,8 +583,7 @@ fn tar_file(path: &Path, entries: &[(&str, &[u8])]) {
 
 #[test]
 fn a_cbt_is_told_by_its_bytes_whatever_its_name_and_read_through_the_page_source() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     // Named .cbz, but a tar: the bytes decide, and the book's file takes the right extension.
     let path = files.path().join("really-a-tar.cbz");
     let pages = pages();
@@ -629,8 +625,7 @@ fn a_rar_of_text_files_is_not_a_book_and_a_solid_rar_4_is_refused_as_unreadable(
 
 #[test]
 fn a_file_that_comes_back_where_it_was_is_the_book_again() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let path = cbz(files.path(), "on-a-drive.cbz", COMIC_INFO);
     let book = import(&store, &path, ImportMode::Reference).unwrap();
     let aside = files.path().join("aside.bin");
@@ -670,8 +665,7 @@ fn a_file_that_comes_back_where_it_was_is_the_book_again() {
 
 #[test]
 fn issues_of_a_series_imported_from_files_follow_each_other_in_their_numbers_order() {
-    let (_t, store) = temp_store();
-    let files = tempfile::tempdir().unwrap();
+    let (_t, store, files) = store_and_files();
     let issue = |number: &str, title: &str| {
         COMIC_INFO
             .replace("<Number>3</Number>", &format!("<Number>{number}</Number>"))
