@@ -204,6 +204,21 @@ pub(crate) struct Listing<'a> {
     pub(crate) newest_first: Option<bool>,
 }
 
+impl<'a> Listing<'a> {
+    /// A feed of `books` without a query, a series entry or facets.
+    pub(crate) fn new(id: &str, title: &str, path: &str, books: Vec<&'a BookMeta>) -> Listing<'a> {
+        Listing {
+            id: id.to_string(),
+            title: title.to_string(),
+            path: path.to_string(),
+            query: None,
+            books,
+            with_series_entry: false,
+            newest_first: None,
+        }
+    }
+}
+
 /// The facet links of a sortable listing: two orders in one `opds:facetGroup`, the one shown
 /// marked `opds:activeFacet`.
 fn sort_facets(out: &mut String, path: &str, newest_first: bool) {

@@ -693,6 +693,23 @@ fn route(state: &State, req: &Request<Incoming>) -> Reply {
     }
 }
 
+/// Page `page` of `listing` as an acquisition feed, the page asked for by the `page` of
+/// `query` (1 without one): a 400 for a page that is not a positive integer, a 404 past the
+/// last page.
+fn listing_page(state: &State, query: Option<&str>, listing: &Listing) -> Reply {
+    let page = match query_param(query, "page") {
+        None => 1,
+        Some(p) => match p.trim().parse::<usize>() {
+            Ok(p) if p >= 1 => p,
+            _ => return Reply::text(StatusCode::BAD_REQUEST, "page must be a positive integer"),
+        },
+    };
+    match feeds::acquisition(state, listing, page) {
+        Some(xml) => Reply::new(StatusCode::OK, feeds::ACQUISITION, xml),
+        None => Reply::text(StatusCode::NOT_FOUND, "no such feed page"),
+    }
+}
+
 /// The comics feed in the order its facets offer: by title (the catalog's order), or newest
 /// first (the highest ids first).
 fn sorted_listing(
@@ -701,35 +718,21 @@ fn sorted_listing(
     newest_first: bool,
     filter: impl Fn(&BookMeta) -> bool,
 ) -> Reply {
-    let page = match query_param(query, "page") {
-        None => 1,
-        Some(p) => match p.trim().parse::<usize>() {
-            Ok(p) if p >= 1 => p,
-            _ => return Reply::text(StatusCode::BAD_REQUEST, "page must be a positive integer"),
-        },
-    };
     let mut books: Vec<&BookMeta> = state.catalog.books.iter().filter(|b| filter(b)).collect();
     if newest_first {
         books.sort_by(|a, b| b.id.cmp(&a.id));
     }
-    let listing = Listing {
-        id: if newest_first {
-            "comics:newest"
-        } else {
-            "comics"
-        }
-        .to_string(),
-        title: "Comics".to_string(),
-        path: "/opds/comics".to_string(),
-        query: newest_first.then(|| "sort=newest".to_string()),
-        books,
-        with_series_entry: false,
-        newest_first: Some(newest_first),
+    let id = if newest_first {
+        "comics:newest"
+    } else {
+        "comics"
     };
-    match feeds::acquisition(state, &listing, page) {
-        Some(xml) => Reply::new(StatusCode::OK, feeds::ACQUISITION, xml),
-        None => Reply::text(StatusCode::NOT_FOUND, "no such feed page"),
-    }
+    let listing = Listing {
+        query: newest_first.then(|| "sort=newest".to_string()),
+        newest_first: Some(newest_first),
+        ..Listing::new(id, "Comics", "/opds/comics", books)
+    };
+    listing_page(state, query, &listing)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -743,26 +746,13 @@ fn listing(
     with_series_entry: bool,
     filter: impl Fn(&BookMeta) -> bool,
 ) -> Reply {
-    let page = match query_param(query, "page") {
-        None => 1,
-        Some(p) => match p.trim().parse::<usize>() {
-            Ok(p) if p >= 1 => p,
-            _ => return Reply::text(StatusCode::BAD_REQUEST, "page must be a positive integer"),
-        },
-    };
+    let books = state.catalog.books.iter().filter(|b| filter(b)).collect();
     let listing = Listing {
-        id: id.to_string(),
-        title: title.to_string(),
-        path: path.to_string(),
         query: extra_query,
-        books: state.catalog.books.iter().filter(|b| filter(b)).collect(),
         with_series_entry,
-        newest_first: None,
+        ..Listing::new(id, title, path, books)
     };
-    match feeds::acquisition(state, &listing, page) {
-        Some(xml) => Reply::new(StatusCode::OK, feeds::ACQUISITION, xml),
-        None => Reply::text(StatusCode::NOT_FOUND, "no such feed page"),
-    }
+    listing_page(state, query, &listing)
 }
 
 fn book_route(state: &State, req: &Request<Incoming>, id: &str, rest: &[&str]) -> Reply {
@@ -817,22 +807,14 @@ fn book_route(state: &State, req: &Request<Incoming>, id: &str, rest: &[&str]) -
             )
             .with(header::CONTENT_DISPOSITION, &disposition)
         }
-        ["cover"] => blob(
-            state,
-            headers,
-            built.cover.clone(),
-            "image/png",
-            format!("\"b{}-r{}-cover\"", meta.id, built.revision),
-            modified,
-        ),
-        ["thumbnail"] => blob(
-            state,
-            headers,
-            built.thumbnail.clone(),
-            "image/png",
-            format!("\"b{}-r{}-thumb\"", meta.id, built.revision),
-            modified,
-        ),
+        [image @ ("cover" | "thumbnail")] => {
+            let (bytes, tag) = match *image {
+                "cover" => (&built.cover, "cover"),
+                _ => (&built.thumbnail, "thumb"),
+            };
+            let etag = format!("\"b{}-r{}-{tag}\"", meta.id, built.revision);
+            blob(state, headers, bytes.clone(), "image/png", etag, modified)
+        }
         ["pages", n] => {
             if meta.kind != BookKind::Comic || state.is_given(meta.id) {
                 return Reply::text(StatusCode::NOT_FOUND, "this book has no pages to stream");
@@ -1196,22 +1178,22 @@ fn apply_settings(state: &State, body: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// A request's body, if it is readable and holds at most `limit` bytes.
+pub(crate) async fn read_body(body: Incoming, limit: usize) -> Option<Bytes> {
+    let collected = http_body_util::Limited::new(body, limit).collect().await;
+    collected.ok().map(|c| c.to_bytes())
+}
+
 async fn control(state: &State, req: Request<Incoming>) -> Reply {
     let method = req.method().clone();
     let path = req.uri().path().trim_end_matches('/').to_string();
     let segments: Vec<String> = path.split('/').skip(1).map(str::to_string).collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-    let body = match http_body_util::Limited::new(req.into_body(), 1 << 20)
-        .collect()
-        .await
-    {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            return Reply::error_json(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "request body too large or unreadable",
-            )
-        }
+    let Some(body) = read_body(req.into_body(), 1 << 20).await else {
+        return Reply::error_json(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request body too large or unreadable",
+        );
     };
     let book_id = |s: &str| {
         s.parse::<u32>()

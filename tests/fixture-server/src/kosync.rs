@@ -13,12 +13,11 @@
 //! Positions are kept per user and document; a later put replaces an earlier one, whichever
 //! device sent it (the server does not judge which is newer: the clients do).
 
-use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 use hyper::{Method, Request, StatusCode};
 use serde_json::{json, Value};
 
-use crate::http::Reply;
+use crate::http::{read_body, Reply};
 use crate::state::{lock, State};
 use crate::util::now_unix;
 
@@ -49,17 +48,11 @@ pub(crate) async fn handle(state: &State, req: Request<Incoming>) -> Reply {
     match (req.method().clone(), rest) {
         (Method::GET, "/users/auth") => Reply::json(StatusCode::OK, &json!({ "authorized": "OK" })),
         (Method::PUT, "/syncs/progress") => {
-            let body = match http_body_util::Limited::new(req.into_body(), 64 * 1024)
-                .collect()
-                .await
-            {
-                Ok(collected) => collected.to_bytes(),
-                Err(_) => {
-                    return Reply::json(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        &json!({ "message": "too large" }),
-                    )
-                }
+            let Some(body) = read_body(req.into_body(), 64 * 1024).await else {
+                return Reply::json(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &json!({ "message": "too large" }),
+                );
             };
             let Ok(Value::Object(mut doc)) = serde_json::from_slice::<Value>(&body) else {
                 return Reply::json(

@@ -43,22 +43,18 @@ async fn root_feed_is_navigation_with_search_and_two_levels() {
             (href, kind)
         })
         .collect();
-    assert_eq!(
-        subsections.get("/opds/books").map(String::as_str),
-        Some(ACQ_TYPE)
-    );
-    assert_eq!(
-        subsections.get("/opds/comics").map(String::as_str),
-        Some(ACQ_TYPE)
-    );
-    assert_eq!(
-        subsections.get("/opds/ebooks").map(String::as_str),
-        Some(ACQ_TYPE)
-    );
-    assert_eq!(
-        subsections.get("/opds/series").map(String::as_str),
-        Some(NAV_TYPE)
-    );
+    for (path, kind) in [
+        ("/opds/books", ACQ_TYPE),
+        ("/opds/comics", ACQ_TYPE),
+        ("/opds/ebooks", ACQ_TYPE),
+        ("/opds/series", NAV_TYPE),
+    ] {
+        assert_eq!(
+            subsections.get(path).map(String::as_str),
+            Some(kind),
+            "{path}"
+        );
+    }
 
     // The OpenSearch description points at the search feed.
     let (status, headers, body) = get_text(&server.url("/opds/search.xml")).await;
@@ -475,12 +471,10 @@ async fn missing_and_gone_books() {
     assert_eq!(get_bytes(&server.url("/nowhere")).await.0, 404);
 
     let c = client();
-    let restored = c
-        .post(server.url("/_control/restore/2"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(restored.status(), 200);
+    assert_eq!(
+        status_of(c.post(server.url("/_control/restore/2"))).await,
+        200
+    );
     assert_eq!(get_bytes(&server.url("/books/2/file")).await.0, 200);
     assert!(server.set_gone(1, true));
     assert_eq!(get_bytes(&server.url("/books/1/cover")).await.0, 410);

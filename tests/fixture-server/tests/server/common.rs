@@ -35,6 +35,13 @@ pub async fn status_of(request: reqwest::RequestBuilder) -> u16 {
     request.send().await.unwrap().status().as_u16()
 }
 
+/// The status and the JSON body of the answer to `request`.
+pub async fn json_answer(request: reqwest::RequestBuilder) -> (u16, serde_json::Value) {
+    let resp = request.send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap())
+}
+
 pub async fn get_text(url: &str) -> (reqwest::StatusCode, reqwest::header::HeaderMap, String) {
     let resp = client().get(url).send().await.expect("request sent");
     let status = resp.status();

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use fixture_server::{Config, Faults};
+use fixture_server::{Config, Faults, RunningServer};
 
 use crate::common::*;
 
@@ -13,20 +13,30 @@ fn only(prefix: &str, faults: Faults) -> Faults {
     }
 }
 
-#[test]
-fn truncated_body_is_shorter_than_its_content_length() {
+/// A small library whose answers to requests under `prefix` have the faults `set` sets.
+fn small_library_with(prefix: &str, set: impl FnOnce(&mut Faults)) -> RunningServer {
+    let mut faults = Faults::default();
+    set(&mut faults);
     let server = start(small_config());
-    server.set_faults(only(
-        "/books/1/file",
-        Faults {
-            truncate_body: true,
-            ..Faults::default()
-        },
-    ));
+    server.set_faults(only(prefix, faults));
+    server
+}
+
+/// A GET of book 1's file from a small library whose answers for it have the faults `set`
+/// sets: the server, the file's bytes and the raw answer, a 200 that declares the whole
+/// file's length.
+fn book_1_file_with(set: impl FnOnce(&mut Faults)) -> (RunningServer, Vec<u8>, RawResponse) {
+    let server = small_library_with("/books/1/file", set);
     let full = server.book_bytes(1).unwrap();
     let resp = raw_get(server.addr(), "/books/1/file", &[]);
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.content_length(), full.len());
+    (server, full, resp)
+}
+
+#[test]
+fn truncated_body_is_shorter_than_its_content_length() {
+    let (server, full, resp) = book_1_file_with(|f| f.truncate_body = true);
     assert!(resp.error.is_none(), "closed cleanly: {:?}", resp.error);
     assert!(
         !resp.body.is_empty() && resp.body.len() < full.len(),
@@ -47,18 +57,7 @@ fn truncated_body_is_shorter_than_its_content_length() {
 
 #[test]
 fn reset_aborts_the_connection_mid_body() {
-    let server = start(small_config());
-    server.set_faults(only(
-        "/books/1/file",
-        Faults {
-            reset_mid_body: true,
-            ..Faults::default()
-        },
-    ));
-    let full = server.book_bytes(1).unwrap();
-    let resp = raw_get(server.addr(), "/books/1/file", &[]);
-    assert_eq!(resp.status(), 200);
-    assert_eq!(resp.content_length(), full.len());
+    let (_server, full, resp) = book_1_file_with(|f| f.reset_mid_body = true);
     assert!(resp.body.len() < full.len());
     let error = resp
         .error
@@ -97,14 +96,7 @@ async fn reqwest_sees_cut_bodies_as_errors() {
 
 #[tokio::test]
 async fn latency_applies_to_matching_requests_only() {
-    let server = start(small_config());
-    server.set_faults(only(
-        "/books/",
-        Faults {
-            latency_ms: 1000,
-            ..Faults::default()
-        },
-    ));
+    let server = small_library_with("/books/", |f| f.latency_ms = 1000);
     let t = Instant::now();
     let cover = server.url("/books/1/cover");
     let slow = tokio::spawn(async move { get_bytes(&cover).await });
@@ -221,15 +213,8 @@ async fn bandwidth_cap_slows_the_body() {
 
 #[tokio::test]
 async fn stall_pauses_half_way_and_then_finishes() {
-    let server = start(small_config());
+    let server = small_library_with("/books/1/file", |f| f.stall_ms = 600);
     let file = server.book_bytes(1).unwrap();
-    server.set_faults(only(
-        "/books/1/file",
-        Faults {
-            stall_ms: 600,
-            ..Faults::default()
-        },
-    ));
     let t = Instant::now();
     let mut resp = client()
         .get(server.url("/books/1/file"))
@@ -264,14 +249,12 @@ async fn stall_pauses_half_way_and_then_finishes() {
 async fn control_endpoint_merges_settings() {
     let server = start(small_config());
     let c = client();
-    let resp = c
-        .post(server.url("/_control/faults"))
-        .body(r#"{"latency_ms": 20, "range": false, "path_prefix": "/books/1/", "auth": "u:p"}"#)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let current: serde_json::Value = resp.json().await.unwrap();
+    let (status, current) =
+        json_answer(c.post(server.url("/_control/faults")).body(
+            r#"{"latency_ms": 20, "range": false, "path_prefix": "/books/1/", "auth": "u:p"}"#,
+        ))
+        .await;
+    assert_eq!(status, 200);
     assert_eq!(current["latency_ms"], 20);
     assert_eq!(current["range"], false);
     assert_eq!(current["etag"], true);
@@ -303,12 +286,10 @@ async fn control_endpoint_merges_settings() {
         "rejected changes leave settings alone"
     );
 
-    let resp = c
-        .delete(server.url("/_control/faults"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
+    assert_eq!(
+        status_of(c.delete(server.url("/_control/faults"))).await,
+        200
+    );
     assert_eq!(server.faults(), Faults::default());
     assert!(
         !server.behavior().range,
@@ -325,20 +306,9 @@ async fn control_endpoint_merges_settings() {
 
     let books: Vec<fixture_server::BookInfo> = get_json(&server.url("/_control/books")).await;
     assert_eq!(books, server.books());
+    assert_eq!(status_of(c.get(server.url("/_control/nothing"))).await, 404);
     assert_eq!(
-        c.get(server.url("/_control/nothing"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
-    assert_eq!(
-        c.get(server.url("/_control/revise/1"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
+        status_of(c.get(server.url("/_control/revise/1"))).await,
         405
     );
 }

@@ -128,13 +128,8 @@ async fn revising_a_book_changes_bytes_and_validators() {
     let old_date = header(resp.headers(), "last-modified").unwrap().to_string();
     assert_eq!(old_etag, before.etag);
 
-    let revised = client()
-        .post(server.url("/_control/revise/1"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(revised.status(), 200);
-    let info: serde_json::Value = revised.json().await.unwrap();
+    let (status, info) = json_answer(client().post(server.url("/_control/revise/1"))).await;
+    assert_eq!(status, 200);
     assert_eq!(info["revision"], 1);
 
     let resp = client().get(&url).send().await.unwrap();
