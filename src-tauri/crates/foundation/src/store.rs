@@ -737,6 +737,11 @@ mod tests {
     use rusqlite::OptionalExtension;
     use std::time::Instant;
 
+    /// The one value `sql` selects.
+    fn value<T: rusqlite::types::FromSql>(c: &Connection, sql: &str) -> rusqlite::Result<T> {
+        c.query_row(sql, [], |r| r.get(0))
+    }
+
     fn temp() -> (tempfile::TempDir, DataDir) {
         let t = tempfile::tempdir().unwrap();
         let d = DataDir::new(t.path().join("data"));
@@ -750,9 +755,9 @@ mod tests {
         let (mode, version, fk): (String, i64, i64) = store
             .read(|c| {
                 Ok::<_, rusqlite::Error>((
-                    c.query_row("PRAGMA journal_mode", [], |r| r.get(0))?,
-                    c.query_row("PRAGMA user_version", [], |r| r.get(0))?,
-                    c.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?,
+                    value(c, "PRAGMA journal_mode")?,
+                    value(c, "PRAGMA user_version")?,
+                    value(c, "PRAGMA foreign_keys")?,
                 ))
             })
             .unwrap();
@@ -760,10 +765,7 @@ mod tests {
         assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(fk, 1);
         let checkpoint: i64 = store
-            .write(|tx| {
-                tx.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
-                    .map_err(|e| store.sql_error(e))
-            })
+            .write(|tx| value(tx, "PRAGMA wal_autocheckpoint").map_err(|e| store.sql_error(e)))
             .unwrap();
         assert_eq!(checkpoint, WAL_AUTOCHECKPOINT_PAGES);
     }
@@ -811,19 +813,18 @@ mod tests {
         let counts: (i64, i64, i64, i64, i64, String, i64) = store
             .read(|c| {
                 Ok::<_, rusqlite::Error>((
-                    c.query_row("SELECT count(*) FROM servers", [], |r| r.get(0))?,
-                    c.query_row("SELECT count(*) FROM books WHERE server_id = 3", [], |r| r.get(0))?,
-                    c.query_row("SELECT count(*) FROM tasks WHERE server_id = 3", [], |r| r.get(0))?,
-                    c.query_row("SELECT count(*) FROM book_meta", [], |r| r.get(0))?,
-                    c.query_row("SELECT count(*) FROM server_slots", [], |r| r.get(0))?,
-                    c.query_row(
+                    value(c, "SELECT count(*) FROM servers")?,
+                    value(c, "SELECT count(*) FROM books WHERE server_id = 3")?,
+                    value(c, "SELECT count(*) FROM tasks WHERE server_id = 3")?,
+                    value(c, "SELECT count(*) FROM book_meta")?,
+                    value(c, "SELECT count(*) FROM server_slots")?,
+                    value(
+                        c,
                         "SELECT kind || ' ' || name || ' ' || url || ' ' || username || ' ' || min_interval_ms
                              || ' ' || paused_reason || ' ' || trust_self_signed || ' ' || api_key
                          FROM servers WHERE id = 3",
-                        [],
-                        |r| r.get(0),
                     )?,
-                    c.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?,
+                    value(c, "PRAGMA foreign_keys")?,
                 ))
             })
             .unwrap();
@@ -847,11 +848,7 @@ mod tests {
                     "INSERT INTO servers (name, url, created_at_ms) VALUES ('Other', 'http://o.example/', 1)",
                     [],
                 )?;
-                let last: i64 = tx.query_row(
-                    "SELECT last FROM id_high_water WHERE name = 'servers'",
-                    [],
-                    |r| r.get(0),
-                )?;
+                let last: i64 = value(tx, "SELECT last FROM id_high_water WHERE name = 'servers'")?;
                 assert_eq!(last, 4);
                 assert!(tx
                     .execute("INSERT INTO servers (name, url, created_at_ms) VALUES ('Home', 'http://x.example/', 1)", [])
@@ -868,7 +865,7 @@ mod tests {
                     .is_err());
                 // Foreign keys are on again: deleting a server still takes its books along.
                 tx.execute("DELETE FROM servers WHERE id = 3", [])?;
-                let books: i64 = tx.query_row("SELECT count(*) FROM books", [], |r| r.get(0))?;
+                let books: i64 = value(tx, "SELECT count(*) FROM books")?;
                 assert_eq!(books, 0);
                 Ok::<_, StoreError>(())
             })
@@ -893,28 +890,18 @@ mod tests {
         let rows: (String, String, String, i64) = store
             .read(|c| {
                 Ok::<_, rusqlite::Error>((
-                    c.query_row(
+                    value(
+                        c,
                         "SELECT server_id || ' ' || series || ' ' || keep_next || ' ' || remove_after_days
                              || ' ' || from_server_default FROM series_read_ahead",
-                        [],
-                        |r| r.get(0),
                     )?,
-                    c.query_row(
+                    value(
+                        c,
                         "SELECT group_concat(book_id || ':' || ifnull(finished_ms, '-'), ' ')
                          FROM (SELECT * FROM series_read_ahead_books ORDER BY book_id)",
-                        [],
-                        |r| r.get(0),
                     )?,
-                    c.query_row(
-                        "SELECT server_id || ' ' || series FROM series_read_ahead_stopped",
-                        [],
-                        |r| r.get(0),
-                    )?,
-                    c.query_row(
-                        "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%window%'",
-                        [],
-                        |r| r.get(0),
-                    )?,
+                    value(c, "SELECT server_id || ' ' || series FROM series_read_ahead_stopped")?,
+                    value(c, "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%window%'")?,
                 ))
             })
             .unwrap();
@@ -943,15 +930,13 @@ mod tests {
                     )
                     .is_err());
                 tx.execute("DELETE FROM books WHERE id = 10", [])?;
-                let books: i64 =
-                    tx.query_row("SELECT count(*) FROM series_read_ahead_books", [], |r| r.get(0))?;
+                let books: i64 = value(tx, "SELECT count(*) FROM series_read_ahead_books")?;
                 assert_eq!(books, 1);
                 tx.execute("DELETE FROM servers WHERE id = 3", [])?;
-                let left: i64 = tx.query_row(
+                let left: i64 = value(
+                    tx,
                     "SELECT (SELECT count(*) FROM series_read_ahead) + (SELECT count(*) FROM series_read_ahead_books)
                          + (SELECT count(*) FROM series_read_ahead_stopped)",
-                    [],
-                    |r| r.get(0),
                 )?;
                 assert_eq!(left, 0);
                 Ok::<_, StoreError>(())
@@ -1173,10 +1158,7 @@ mod tests {
         // A second store on the same file: a connection of another process.
         let other_process = Store::open(&dir, clock::system()).unwrap();
         put(&store, "k", "mine");
-        let on_reader = |s: &Store| -> bool {
-            s.read(|c| c.query_row("PRAGMA query_only", [], |r| r.get(0)))
-                .unwrap()
-        };
+        let on_reader = |s: &Store| -> bool { s.read(|c| value(c, "PRAGMA query_only")).unwrap() };
         assert!(on_reader(&store));
         store.reading_on_writer(|| {
             assert!(!on_reader(&store), "the read went to the reader connection");
