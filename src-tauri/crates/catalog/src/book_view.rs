@@ -274,6 +274,11 @@ mod tests {
         (t, store, server)
     }
 
+    /// `entry` remembered as a book of `server`.
+    fn remembered(store: &Store, server: &servers::Server, entry: CatalogBook) -> Book {
+        books::remember(store, server.id, &entry).unwrap()
+    }
+
     /// An EPUB of 1234 bytes whose file is `file` on the "Home" server.
     fn epub_entry(catalog_id: &str, title: &str, file: &str) -> CatalogBook {
         CatalogBook {
@@ -287,16 +292,15 @@ mod tests {
     #[test]
     fn details_carry_the_catalogs_words_and_the_books_state() {
         let (_t, store, server) = home();
-        let book = books::remember(
+        let book = remembered(
             &store,
-            server.id,
-            &CatalogBook {
+            &server,
+            CatalogBook {
                 authors: vec!["Doe, Jane".into(), "Roe".into()],
                 cover_url: Some("http://127.0.0.1:9/c/1".into()),
                 ..epub_entry("urn:1", "Salt & Cinder #2", "1")
             },
-        )
-        .unwrap();
+        );
         let before = details(&store, book.id).unwrap();
         assert_eq!(
             before.authors,
@@ -343,15 +347,14 @@ mod tests {
     fn a_book_is_on_the_device_once_stored_on_its_way_or_opened_not_when_only_browsed() {
         let (_t, store, server) = home();
         assert!(!has_books_on_device(&store).unwrap());
-        let book = books::remember(
+        let book = remembered(
             &store,
-            server.id,
-            &CatalogBook {
+            &server,
+            CatalogBook {
                 file_url: Some("http://127.0.0.1:9/b/1.cbz".into()),
                 ..CatalogBook::bare("urn:1", "Browsed", BookFormat::Comic)
             },
-        )
-        .unwrap();
+        );
         assert!(
             !has_books_on_device(&store).unwrap(),
             "a book only seen in a catalog"
@@ -382,12 +385,8 @@ mod tests {
     #[test]
     fn an_epub_read_says_how_far_in_percent_and_chapter_not_as_a_page() {
         let (_t, store, server) = home();
-        let book = books::remember(
-            &store,
-            server.id,
-            &epub_entry("urn:quick-start", "Quick Start Guide", "qs.epub"),
-        )
-        .unwrap();
+        let entry = epub_entry("urn:quick-start", "Quick Start Guide", "qs.epub");
+        let book = remembered(&store, &server, entry);
         book_downloads::open_book(&store, book.id, None).unwrap();
         assert_eq!(continue_reading(&store, None).unwrap()[0].text_place, None);
         carrel_reading::position_sync::record_epub(
@@ -427,20 +426,12 @@ mod tests {
                 .unwrap()
         };
         let book = |n: u32| {
-            books::remember(
-                &store,
-                server.id,
-                &CatalogBook {
-                    file_url: Some(format!("http://127.0.0.1:9/b/{n}")),
-                    ..CatalogBook::bare(
-                        &format!("urn:{n}"),
-                        &format!("Book {n}"),
-                        BookFormat::Comic,
-                    )
-                },
-            )
-            .unwrap()
-            .id
+            let title = format!("Book {n}");
+            let entry = CatalogBook {
+                file_url: Some(format!("http://127.0.0.1:9/b/{n}")),
+                ..CatalogBook::bare(&format!("urn:{n}"), &title, BookFormat::Comic)
+            };
+            remembered(&store, &server, entry).id
         };
         let (silent, named) = (book(1), book(2));
         let plain = BookMeta::default();

@@ -755,23 +755,14 @@ mod tests {
         );
         assert_eq!(renamed.min_interval_ms, 250, "an absent interval is kept");
         assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "old");
-        update_with_secret(
-            &s,
-            &creds,
-            home.id,
-            &NewServer::named("Attic", "http://a/opds"),
-            &PasswordChange::from_field(Some("new".into())),
-        )
-        .unwrap();
+        let type_password = |field: &str| {
+            let attic = NewServer::named("Attic", "http://a/opds");
+            let password = PasswordChange::from_field(Some(field.into()));
+            update_with_secret(&s, &creds, home.id, &attic, &password).unwrap()
+        };
+        type_password("new");
         assert_eq!(secret(&creds, &home).unwrap().unwrap().expose(), "new");
-        update_with_secret(
-            &s,
-            &creds,
-            home.id,
-            &NewServer::named("Attic", "http://a/opds"),
-            &PasswordChange::from_field(Some(String::new())),
-        )
-        .unwrap();
+        type_password("");
         assert_eq!(secret(&creds, &home).unwrap(), None);
         assert!(matches!(
             update(
