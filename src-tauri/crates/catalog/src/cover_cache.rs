@@ -445,10 +445,16 @@ pub fn cached_sizes(dir: &DataDir) -> Vec<(i64, u64)> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_kept_cover_is_found_by_id_and_served_by_its_bytes() {
+    /// A data dir in a new temporary folder (gone when the folder is dropped).
+    fn temp_data_dir() -> (tempfile::TempDir, DataDir) {
         let t = tempfile::tempdir().unwrap();
         let dir = DataDir::new(t.path());
+        (t, dir)
+    }
+
+    #[test]
+    fn a_kept_cover_is_found_by_id_and_served_by_its_bytes() {
+        let (_t, dir) = temp_data_dir();
         assert_eq!(find_local(&dir, 7), None);
         let png = b"\x89PNG\r\n\x1a\n0000";
         part_files::write_atomically(&cache_dir(&dir).join("7.png"), png).unwrap();
@@ -471,8 +477,7 @@ mod tests {
     #[test]
     fn a_cover_claiming_too_many_pixels_is_not_served() {
         use carrel_foundation::image_type::test_support::png_header;
-        let t = tempfile::tempdir().unwrap();
-        let dir = DataDir::new(t.path());
+        let (_t, dir) = temp_data_dir();
         part_files::write_atomically(&cache_dir(&dir).join("7.png"), &png_header(50_000, 50_000))
             .unwrap();
         assert_eq!(read_cover(&find_local(&dir, 7).unwrap()).unwrap(), None);
@@ -491,8 +496,7 @@ mod tests {
     async fn a_cover_whose_address_is_a_stored_page_is_that_page_not_a_second_fetch() {
         use carrel_foundation::clock::ManualClock;
         use carrel_library::books::{BookFormat, CatalogBook};
-        let t = tempfile::tempdir().unwrap();
-        let dir = DataDir::new(t.path());
+        let (_t, dir) = temp_data_dir();
         let store = Store::open(&dir, std::sync::Arc::new(ManualClock::new(1))).unwrap();
         // A dead server: any fetch would fail, so a cover can only come from the device.
         let server = carrel_library::test_support::silent_server(&store, "S");

@@ -26,16 +26,10 @@ fn library() -> Library {
     let clock = Arc::new(ManualClock::new(1_000));
     let store = Store::open(&DataDir::new(dir.path()), clock.clone()).unwrap();
     let add = |name: &str, port: u16| {
-        servers::add(
-            &store,
-            &NewServer {
-                name: name.into(),
-                url: format!("http://127.0.0.1:{port}/opds"),
-                ..Default::default()
-            },
-        )
-        .unwrap()
-        .id
+        let url = format!("http://127.0.0.1:{port}/opds");
+        servers::add(&store, &NewServer::named(name, &url))
+            .unwrap()
+            .id
     };
     let home = add("Home", 9);
     let away = add("Élan", 10);

@@ -101,15 +101,8 @@ mod tests {
     fn a_document_is_replaced_and_the_oldest_go_beyond_the_cap() {
         let t = tempfile::tempdir().unwrap();
         let store = Store::open(&DataDir::new(t.path()), Arc::new(ManualClock::new(0))).unwrap();
-        let server = servers::add(
-            &store,
-            &NewServer {
-                name: "S".into(),
-                url: "http://example.org/opds".into(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let server =
+            servers::add(&store, &NewServer::named("S", "http://example.org/opds")).unwrap();
         assert_eq!(
             get(&store, server.id, "http://example.org/opds").unwrap(),
             None

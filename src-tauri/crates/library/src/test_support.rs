@@ -8,13 +8,5 @@ use crate::servers::{self, NewServer, Server};
 /// A server named `name` at an address where nothing answers (port 9 of this machine): its
 /// books have only the parts a test stores itself, and any fetch from it fails.
 pub fn silent_server(store: &Store, name: &str) -> Server {
-    servers::add(
-        store,
-        &NewServer {
-            name: name.into(),
-            url: "http://127.0.0.1:9/opds".into(),
-            ..Default::default()
-        },
-    )
-    .unwrap()
+    servers::add(store, &NewServer::named(name, "http://127.0.0.1:9/opds")).unwrap()
 }
