@@ -34,11 +34,8 @@ pub fn serve(
     dir: tempfile::TempDir,
     books: &[std::path::PathBuf],
 ) -> CalibreServer {
-    let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
+    let lib = support::calibre_library_in(installed, dir.path(), books);
     let server = installed.get("CARREL_INTEROP_CALIBRE_SERVER");
-    let books = books.to_vec();
-    let lib = dir.path().join("library");
-    support::calibre_library(&calibredb, &lib, &books);
     let port = support::free_port();
     let mut cmd = Command::new(server);
     cmd.arg("--listen-on")
@@ -100,18 +97,5 @@ fn calibre_content_server_walk_search_and_keep_offline() {
     // Kept offline: byte-identical to what the server serves at the same acquisition URL.
     let ids: Vec<i64> = walk.books.keys().copied().collect();
     let stored = cli.keep_offline(&ids);
-    for (id, path) in &stored {
-        let url = cli
-            .book_column(*id, "file_url")
-            .expect("a calibre book without an acquisition URL");
-        let (status, reference) = support::fetch(&url, None);
-        assert_eq!(status, 200, "GET {url}");
-        let ours = support::read(path);
-        assert!(
-            ours == reference,
-            "book {id} differs from {url}: {} vs {} bytes",
-            ours.len(),
-            reference.len()
-        );
-    }
+    support::assert_stored_as_served(&cli, &stored, "calibre", None);
 }

@@ -43,12 +43,10 @@ pub fn serve(
     books: &[std::path::PathBuf],
 ) -> CalibreWeb {
     let venv = installed.get("CARREL_INTEROP_CALIBREWEB_VENV");
-    let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
-    let lib = dir.path().join("library");
-    {
+    let lib = {
         let _calibre = support::calibre_lock();
-        support::calibre_library(&calibredb, &lib, books);
-    }
+        support::calibre_library_in(installed, dir.path(), books)
+    };
 
     // First start: app.db is created; then the library path is set and the server started again.
     let port = support::free_port();
@@ -118,18 +116,5 @@ fn calibre_web_walk_search_and_keep_offline_signed_in() {
         .map(|ids| *ids.iter().next().unwrap())
         .collect();
     let stored = cli.keep_offline(&ids);
-    for (id, path) in &stored {
-        let url = cli
-            .book_column(*id, "file_url")
-            .expect("a Calibre-Web book without an acquisition URL");
-        let (status, reference) = support::fetch(&url, Some(ADMIN));
-        assert_eq!(status, 200, "GET {url}");
-        let ours = support::read(path);
-        assert!(
-            ours == reference,
-            "book {id} differs from {url}: {} vs {} bytes",
-            ours.len(),
-            reference.len()
-        );
-    }
+    support::assert_stored_as_served(&cli, &stored, "Calibre-Web", Some(ADMIN));
 }

@@ -64,18 +64,7 @@ fn start(installed: &Installed) -> Korrosync {
 /// (koreader `frontend/util.lua`, `partialMD5`).
 fn partial_md5(path: &Path) -> String {
     let script = "import hashlib, sys\nh = hashlib.md5()\nwith open(sys.argv[1], 'rb') as f:\n    for o in [0] + [1024 << (2 * i) for i in range(0, 11)]:\n        f.seek(o)\n        s = f.read(1024)\n        if not s:\n            break\n        h.update(s)\nprint(h.hexdigest())";
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(path)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    support::python(script, &[path.as_os_str()])
 }
 
 /// `kosync login URL --username USER` with `password` on standard input.

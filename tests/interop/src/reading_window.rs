@@ -354,18 +354,9 @@ fn occurrences(epub: &Path, word: &str) -> u64 {
         \x20       t = html.unescape(re.sub(r'<[^>]+>', '', t))\n\
         \x20       n += len(re.findall(re.escape(sys.argv[2]), t, re.I))\n\
         print(n)\n";
-    let out = Command::new("python3")
-        .args(["-c", count])
-        .arg(epub)
-        .arg(word)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    support::python(count, &[epub.as_os_str(), std::ffi::OsStr::new(word)])
+        .parse()
+        .unwrap()
 }
 
 /// calibre's Quick Start Guide, served by calibre's content server, downloaded and opened in the

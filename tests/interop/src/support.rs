@@ -224,57 +224,64 @@ pub fn put_json(url: &str, basic: (&str, &str), body: &Value) -> (u16, String) {
 /// Makes `count` comic books (CBZ of `pages` PNG pages each, every page's pixels distinct) with
 /// Python's zipfile and zlib: `<dir>/Interop Comic NN.cbz`.
 pub fn make_comics(python: &Path, dir: &Path, count: u32, pages: u32) -> Vec<PathBuf> {
-    std::fs::create_dir_all(dir).unwrap();
-    let script = include_str!("make_books.py");
-    let out = Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .arg("comics")
-        .arg(dir)
-        .arg(count.to_string())
-        .arg(pages.to_string())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
-    assert!(
-        out.status.success(),
-        "making comics failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cbz"))
-        .collect();
-    files.sort();
+    let files = make_books(python, dir, "comics", &[count, pages], "cbz");
     assert_eq!(files.len(), count as usize);
     files
 }
 
 /// Makes `count` small EPUB books with Python's zipfile: `<dir>/Interop Novel NN.epub`.
 pub fn make_epubs(python: &Path, dir: &Path, count: u32) -> Vec<PathBuf> {
+    make_books(python, dir, "epubs", &[count], "epub")
+}
+
+/// Runs `make_books.py` to make `what` (with `numbers` after it) in `dir`: the files it made
+/// there, named `*.<extension>`, in name order.
+fn make_books(
+    python: &Path,
+    dir: &Path,
+    what: &str,
+    numbers: &[u32],
+    extension: &str,
+) -> Vec<PathBuf> {
     std::fs::create_dir_all(dir).unwrap();
     let out = Command::new(python)
         .arg("-c")
         .arg(include_str!("make_books.py"))
-        .arg("epubs")
+        .arg(what)
         .arg(dir)
-        .arg(count.to_string())
+        .args(numbers.iter().map(u32::to_string))
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", python.display()));
     assert!(
         out.status.success(),
-        "making EPUBs failed: {}",
+        "making {what} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "epub"))
+        .filter(|p| p.extension().is_some_and(|e| e == extension))
         .collect();
     files.sort();
     files
+}
+
+/// What `script`, run by `python3 -c` with `args` after it, printed (trimmed); its failure
+/// fails the test.
+pub fn python(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// calibre refuses `calibredb add` while a calibre content server runs as the same user: the
@@ -282,6 +289,39 @@ pub fn make_epubs(python: &Path, dir: &Path, count: u32) -> Vec<PathBuf> {
 pub fn calibre_lock() -> std::sync::MutexGuard<'static, ()> {
     static CALIBRE: std::sync::Mutex<()> = std::sync::Mutex::new(());
     CALIBRE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The calibre library `<dir>/library` with `books` added by the installed `calibredb`: its
+/// path.
+pub fn calibre_library_in(installed: &Installed, dir: &Path, books: &[PathBuf]) -> PathBuf {
+    let calibredb = installed.get("CARREL_INTEROP_CALIBREDB");
+    let lib = dir.join("library");
+    calibre_library(&calibredb, &lib, books);
+    lib
+}
+
+/// Each book of `stored` (a book id → its stored file) is byte-identical to what the server
+/// serves at the book's acquisition URL (signed in as `basic`); `server` names it in failures.
+pub fn assert_stored_as_served(
+    cli: &Cli,
+    stored: &BTreeMap<i64, PathBuf>,
+    server: &str,
+    basic: Option<(&str, &str)>,
+) {
+    for (id, path) in stored {
+        let url = cli
+            .book_column(*id, "file_url")
+            .unwrap_or_else(|| panic!("a {server} book without an acquisition URL"));
+        let (status, reference) = fetch(&url, basic);
+        assert_eq!(status, 200, "GET {url}");
+        let ours = read(path);
+        assert!(
+            ours == reference,
+            "book {id} differs from {url}: {} vs {} bytes",
+            ours.len(),
+            reference.len()
+        );
+    }
 }
 
 /// The calibre library at `lib` with `books` added by Debian's `calibredb`.
