@@ -278,12 +278,10 @@ pub enum EntryFormat {
 
 /// Parses an OPDS 1.x acquisition or navigation feed fetched from `feed_url`.
 pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError> {
-    let text = input::decode(bytes, MAX_FEED_BYTES)?;
-    let doc = input::parse_xml(&text)?;
-    if let Some(err) = input::html_root_error(&doc) {
-        return Err(err);
-    }
-    let root = doc.root_element();
+    input::read_xml(bytes, MAX_FEED_BYTES, |root| read_feed(root, feed_url))
+}
+
+fn read_feed(root: Node<'_, '_>, feed_url: &Url) -> Result<Feed, OpdsError> {
     expect_root(root, "feed")?;
 
     let mut entries = Vec::new();
@@ -327,15 +325,11 @@ pub(crate) fn parse_feed(bytes: &[u8], feed_url: &Url) -> Result<Feed, OpdsError
 /// Parses a standalone catalog entry document (what a partial entry's
 /// [`BookEntry::alternate`] leads to), fetched from `entry_url`.
 pub(crate) fn parse_entry(bytes: &[u8], entry_url: &Url) -> Result<Entry, OpdsError> {
-    let text = input::decode(bytes, MAX_FEED_BYTES)?;
-    let doc = input::parse_xml(&text)?;
-    if let Some(err) = input::html_root_error(&doc) {
-        return Err(err);
-    }
-    let root = doc.root_element();
-    expect_root(root, "entry")?;
-    read_entry(root, entry_url).ok_or(OpdsError::Missing {
-        what: "acquisition, page stream or navigation link in its entry",
+    input::read_xml(bytes, MAX_FEED_BYTES, |root| {
+        expect_root(root, "entry")?;
+        read_entry(root, entry_url).ok_or(OpdsError::Missing {
+            what: "acquisition, page stream or navigation link in its entry",
+        })
     })
 }
 

@@ -145,6 +145,21 @@ pub fn nesting_within(text: &str, limit: usize) -> bool {
     true
 }
 
+/// Reads an XML document of at most `limit` bytes: decoded and parsed as above, a web page
+/// refused, then `read` given its root element.
+pub(crate) fn read_xml<T>(
+    bytes: &[u8],
+    limit: usize,
+    read: impl FnOnce(Node<'_, '_>) -> Result<T, OpdsError>,
+) -> Result<T, OpdsError> {
+    let text = decode(bytes, limit)?;
+    let doc = parse_xml(&text)?;
+    if let Some(err) = html_root_error(&doc) {
+        return Err(err);
+    }
+    read(doc.root_element())
+}
+
 /// The root element of a parsed document that turned out to be XHTML.
 pub(crate) fn html_root_error(doc: &Document<'_>) -> Option<OpdsError> {
     let root = doc.root_element();

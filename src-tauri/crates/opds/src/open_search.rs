@@ -174,12 +174,15 @@ impl SearchTemplate {
 /// the `Url` whose type is an OPDS catalog (`application/atom+xml;profile=opds-catalog...`),
 /// or else plain Atom. Web-page (`text/html`) and other templates are not catalog searches.
 pub fn parse_open_search(bytes: &[u8], base: &Url) -> Result<SearchTemplate, OpdsError> {
-    let text = input::decode(bytes, MAX_SEARCH_DESCRIPTION_BYTES)?;
-    let doc = input::parse_xml(&text)?;
-    if let Some(err) = input::html_root_error(&doc) {
-        return Err(err);
-    }
-    let root = doc.root_element();
+    input::read_xml(bytes, MAX_SEARCH_DESCRIPTION_BYTES, |root| {
+        read_open_search(root, base)
+    })
+}
+
+fn read_open_search(
+    root: roxmltree::Node<'_, '_>,
+    base: &Url,
+) -> Result<SearchTemplate, OpdsError> {
     let root_ns = root.tag_name().namespace();
     if root.tag_name().name() != "OpenSearchDescription"
         || !matches!(root_ns, Some(ns::OPENSEARCH) | None)

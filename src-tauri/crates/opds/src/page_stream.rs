@@ -312,6 +312,14 @@ mod tests {
         }
     }
 
+    /// The addresses `s` gives for the pages asked, each `(page, base, max width)`.
+    fn pages(s: &PageStream, asked: &[(u32, PageBase, Option<u32>)]) -> Vec<String> {
+        asked
+            .iter()
+            .map(|&(page, base, max_width)| s.page_text(page, base, max_width))
+            .collect()
+    }
+
     #[test]
     fn opds_page_url_applies_the_page_base() {
         let s = stream(
@@ -319,12 +327,17 @@ mod tests {
             24,
         );
         assert_eq!(
-            s.page_text(0, PageBase::ZeroBased, None),
-            "https://komga.example/opds/v1.2/books/0A1/pages/0?zero_based=true"
-        );
-        assert_eq!(
-            s.page_text(23, PageBase::OneBased, None),
-            "https://komga.example/opds/v1.2/books/0A1/pages/24?zero_based=true"
+            pages(
+                &s,
+                &[
+                    (0, PageBase::ZeroBased, None),
+                    (23, PageBase::OneBased, None)
+                ]
+            ),
+            [
+                "https://komga.example/opds/v1.2/books/0A1/pages/0?zero_based=true",
+                "https://komga.example/opds/v1.2/books/0A1/pages/24?zero_based=true"
+            ]
         );
         assert_eq!(
             s.page_url(24, PageBase::ZeroBased, None).unwrap_err(),
@@ -343,16 +356,19 @@ mod tests {
         );
         assert!(s.supports_max_width());
         assert_eq!(
-            s.page_text(4, PageBase::ZeroBased, Some(1600)),
-            "https://ubooquity.example/opds-comics/stream/1217?page=4&width=1600"
-        );
-        assert_eq!(
-            s.page_text(4, PageBase::ZeroBased, None),
-            "https://ubooquity.example/opds-comics/stream/1217?page=4"
-        );
-        assert_eq!(
-            s.page_text(4, PageBase::ZeroBased, Some(0)),
-            "https://ubooquity.example/opds-comics/stream/1217?page=4"
+            pages(
+                &s,
+                &[
+                    (4, PageBase::ZeroBased, Some(1600)),
+                    (4, PageBase::ZeroBased, None),
+                    (4, PageBase::ZeroBased, Some(0))
+                ]
+            ),
+            [
+                "https://ubooquity.example/opds-comics/stream/1217?page=4&width=1600",
+                "https://ubooquity.example/opds-comics/stream/1217?page=4",
+                "https://ubooquity.example/opds-comics/stream/1217?page=4"
+            ]
         );
         let first = stream("https://h.example/s?maxWidth={maxWidth}&p={pageNumber}", 3);
         assert_eq!(
@@ -374,12 +390,17 @@ mod tests {
         );
         assert!(s.supports_max_width());
         assert_eq!(
-            s.page_text(3, PageBase::OneBased, None),
-            "https://stump.example/api/v2/books/7/page?pageNumber=4"
-        );
-        assert_eq!(
-            s.page_text(3, PageBase::ZeroBased, Some(800)),
-            "https://stump.example/api/v2/books/7/page?pageNumber=3&maxWidth=800"
+            pages(
+                &s,
+                &[
+                    (3, PageBase::OneBased, None),
+                    (3, PageBase::ZeroBased, Some(800))
+                ]
+            ),
+            [
+                "https://stump.example/api/v2/books/7/page?pageNumber=4",
+                "https://stump.example/api/v2/books/7/page?pageNumber=3&maxWidth=800"
+            ]
         );
         assert_eq!(
             s.page_url(12, PageBase::ZeroBased, None).unwrap_err(),
