@@ -495,7 +495,7 @@ mod tests {
     #[tokio::test]
     async fn a_cover_whose_address_is_a_stored_page_is_that_page_not_a_second_fetch() {
         use carrel_foundation::clock::ManualClock;
-        use carrel_library::books::{BookFormat, CatalogBook};
+        use carrel_library::books::CatalogBook;
         let (_t, dir) = temp_data_dir();
         let store = Store::open(&dir, std::sync::Arc::new(ManualClock::new(1))).unwrap();
         // A dead server: any fetch would fail, so a cover can only come from the device.
@@ -504,10 +504,8 @@ mod tests {
             &store,
             server.id,
             &CatalogBook {
-                stream_template: Some("http://127.0.0.1:9/p/{pageNumber}".into()),
-                page_count: Some(3),
                 cover_url: Some("http://127.0.0.1:9/p/0".into()),
-                ..CatalogBook::bare("urn:c", "C", BookFormat::Comic)
+                ..carrel_library::test_support::streamed_comic("urn:c", "C", 3)
             },
         )
         .unwrap();

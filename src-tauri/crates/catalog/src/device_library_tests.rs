@@ -348,11 +348,7 @@ fn only_books_on_the_device_are_listed_and_each_status_is_the_books_own() {
     let streamed = books::remember(
         &lib.store,
         lib.home,
-        &CatalogBook {
-            stream_template: Some("http://127.0.0.1:9/p/{pageNumber}".into()),
-            page_count: Some(4),
-            ..CatalogBook::bare("urn:streamed", "Streamed", BookFormat::Comic)
-        },
+        &carrel_library::test_support::streamed_comic("urn:streamed", "Streamed", 4),
     )
     .unwrap()
     .id;
