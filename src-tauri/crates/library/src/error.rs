@@ -20,22 +20,25 @@ pub enum Error {
     Book(#[from] BookError),
 }
 
+impl Error {
+    /// The error of the record it is about, which says its kind and field.
+    fn record_error(&self) -> &dyn Failure {
+        match self {
+            Error::Store(e) => e,
+            Error::Server(e) => e,
+            Error::Credential(e) => e,
+            Error::Book(e) => e,
+        }
+    }
+}
+
 impl Failure for Error {
     fn kind(&self) -> ErrorKind {
-        match self {
-            Error::Store(e) => e.kind(),
-            Error::Server(e) => e.kind(),
-            Error::Credential(e) => e.kind(),
-            Error::Book(e) => e.kind(),
-        }
+        self.record_error().kind()
     }
 
     fn field(&self) -> Option<ErrorField> {
-        match self {
-            Error::Server(e) => e.field(),
-            Error::Credential(e) => e.field(),
-            _ => None,
-        }
+        self.record_error().field()
     }
 }
 
