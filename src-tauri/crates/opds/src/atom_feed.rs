@@ -433,25 +433,18 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
             let base = base_of(link.node, doc_url);
             match resolve_href(link.href, &base) {
                 Ok(href) => {
-                    let media_type = match link.media_type.trim() {
-                        "" => guess_media_type(&href, link.title.as_deref()).to_owned(),
-                        declared => declared.to_owned(),
-                    };
-                    acquisition_hints.push(FormatHint {
-                        media_type: media_type.clone(),
-                        indirect: indirect_types(link.node),
-                        file_name: file_name(&href, link.title.as_deref()),
-                    });
-                    acquisitions.push(Acquisition {
+                    let (acquisition, hint) = acquisition_with_hint(
                         href,
-                        media_type,
-                        length: link
-                            .node
+                        link.media_type.trim(),
+                        link.title.as_deref(),
+                        indirect_types(link.node),
+                        link.node
                             .attribute("length")
-                            .and_then(|l| l.trim().parse().ok())
-                            .filter(|l| *l > 0),
-                        rel: link.rel.clone(),
-                    });
+                            .and_then(|l| l.trim().parse().ok()),
+                        link.rel.clone(),
+                    );
+                    acquisition_hints.push(hint);
+                    acquisitions.push(acquisition);
                 }
                 Err(err) => tracing::debug!(%err, "ignoring an acquisition link"),
             }
@@ -751,6 +744,34 @@ pub(crate) struct FormatHint {
     pub(crate) indirect: Vec<String>,
     /// Lowercase last path segment or the link's title, for the extension.
     pub(crate) file_name: String,
+}
+
+/// An acquisition link to `href`, and what it says about the format: its media type as
+/// declared, else guessed from the file name (or the link's title); a length of 0 is none.
+pub(crate) fn acquisition_with_hint(
+    href: Url,
+    declared_type: &str,
+    title: Option<&str>,
+    indirect: Vec<String>,
+    length: Option<u64>,
+    rel: String,
+) -> (Acquisition, FormatHint) {
+    let media_type = match declared_type {
+        "" => guess_media_type(&href, title).to_owned(),
+        declared => declared.to_owned(),
+    };
+    let hint = FormatHint {
+        media_type: media_type.clone(),
+        indirect,
+        file_name: file_name(&href, title),
+    };
+    let acquisition = Acquisition {
+        href,
+        media_type,
+        length: length.filter(|l| *l > 0),
+        rel,
+    };
+    (acquisition, hint)
 }
 
 fn indirect_types(link: Node<'_, '_>) -> Vec<String> {

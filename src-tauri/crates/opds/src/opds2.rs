@@ -34,9 +34,9 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use super::atom_feed::{
-    book_format, file_name, guess_media_type, is_feed_type, kind_of_type, parse_series_index,
-    Acquisition, BookEntry, Entry, Facet, Feed, FeedKind, FeedLinks, FormatHint, NavEntry,
-    SearchLink, ACQUISITION_REL, COVER_RELS, IANA_REL_PREFIX, PROGRESSION_REL, THUMBNAIL_RELS,
+    acquisition_with_hint, book_format, file_name, is_feed_type, kind_of_type, parse_series_index,
+    BookEntry, Entry, Facet, Feed, FeedKind, FeedLinks, NavEntry, SearchLink, ACQUISITION_REL,
+    COVER_RELS, IANA_REL_PREFIX, PROGRESSION_REL, THUMBNAIL_RELS,
 };
 use super::media_type::media_essence;
 use super::open_search::SearchTemplate;
@@ -714,24 +714,16 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
     for link in &links {
         if let Some(rel) = acquisition_rel(link) {
             let Some(href) = link.url(base) else { continue };
-            let media_type = match link.media_type {
-                "" => guess_media_type(&href, link.title.as_deref()).to_owned(),
-                declared => declared.to_owned(),
-            };
-            hints.push(FormatHint {
-                media_type: media_type.clone(),
-                indirect: indirect_types(link),
-                file_name: file_name(&href, link.title.as_deref()),
-            });
-            acquisitions.push(Acquisition {
+            let (acquisition, hint) = acquisition_with_hint(
                 href,
-                media_type,
-                length: link
-                    .property(&["length", "size"])
-                    .and_then(number_u64)
-                    .filter(|l| *l > 0),
-                rel: rel.to_owned(),
-            });
+                link.media_type,
+                link.title.as_deref(),
+                indirect_types(link),
+                link.property(&["length", "size"]).and_then(number_u64),
+                rel.to_owned(),
+            );
+            hints.push(hint);
+            acquisitions.push(acquisition);
         } else if link.has_rel(STREAM_REL) && stream.is_none() {
             stream = page_stream(link, metadata, base);
             if stream.is_none() && not_streamable.is_none() {
