@@ -203,12 +203,7 @@ impl Env {
 
 /// Body bytes the server sent, all clients together, since its last stats reset.
 fn bytes_sent(fixture: &RunningServer) -> u64 {
-    fixture
-        .stats()
-        .clients
-        .values()
-        .flat_map(|c| c.bytes.values())
-        .sum()
+    fixture.stats().total_bytes()
 }
 
 /// Makes the folder a baseline writes to and lets the disk settle: the time its measurement
@@ -302,7 +297,7 @@ async fn engine_download(fixture: &RunningServer) -> Result<EngineRun> {
     let stats = fixture.stats();
     env.check_all_stored(&ids)?;
     Ok(EngineRun {
-        bytes: stats.clients.values().flat_map(|c| c.bytes.values()).sum(),
+        bytes: stats.total_bytes(),
         max_in_flight: stats.global_max_in_flight,
         requests: stats.total_requests,
         env,

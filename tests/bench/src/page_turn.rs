@@ -197,14 +197,7 @@ fn preload(app: &App, book_id: i64, page: u32) -> Result<()> {
 
 /// Page requests the fixture saw since its last stats reset.
 fn page_requests(fixture: &RunningServer) -> u64 {
-    fixture
-        .stats()
-        .clients
-        .values()
-        .flat_map(|c| c.hits.iter())
-        .filter(|(url, _)| url.contains("/pages/"))
-        .map(|(_, n)| *n)
-        .sum()
+    fixture.stats().hits_containing("/pages/")
 }
 
 /// Each turn's time until its page was painted, in ms.

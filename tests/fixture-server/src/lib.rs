@@ -354,6 +354,32 @@ impl Stats {
     }
 
     /// Body bytes sent for `url` (path and query) to all clients.
+    /// Requests of all clients whose path and query contain `part`.
+    pub fn hits_containing(&self, part: &str) -> u64 {
+        self.clients
+            .values()
+            .flat_map(|c| c.hits.iter())
+            .filter(|(url, _)| url.contains(part))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// Requests of all clients for `path`, whatever their query.
+    pub fn hits_any_query(&self, path: &str) -> u64 {
+        let with_query = format!("{path}?");
+        self.clients
+            .values()
+            .flat_map(|c| c.hits.iter())
+            .filter(|(url, _)| url.as_str() == path || url.starts_with(&with_query))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// Body bytes sent to all clients, whatever they asked for.
+    pub fn total_bytes(&self) -> u64 {
+        self.clients.values().flat_map(|c| c.bytes.values()).sum()
+    }
+
     /// Where the requests of every client for `url` asked the rest of it from, in order.
     pub fn rest_from(&self, url: &str) -> Vec<u64> {
         self.clients

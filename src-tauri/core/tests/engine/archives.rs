@@ -531,19 +531,16 @@ async fn whole_file_comic(
     carrel_core::library::servers::Server,
     i64,
 ) {
-    use carrel_core::catalog::client::CatalogItem;
     let env = crate::support::Env::new();
     let server = env.add_server("calibre", &fixture.url("/opds"));
-    let client = env.client();
-    let page = client.browse(&server, Some("/opds/books")).await.unwrap();
-    let id = page
-        .entries
-        .iter()
-        .find_map(|e| match e {
-            CatalogItem::Book {
-                book_id, title: t, ..
-            } if t == title => Some(*book_id),
-            _ => None,
+    let listed = crate::support::feed_book_ids(&env.client(), &server, "/opds/books").await;
+    let id = listed
+        .into_iter()
+        .find(|id| {
+            carrel_core::library::books::get(&env.store, *id)
+                .unwrap()
+                .title
+                == title
         })
         .unwrap();
     (env, server, id)

@@ -12,7 +12,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, RunningServer};
 
-use crate::support::{fast_config, hits_any_query, listed_ids, Env};
+use crate::support::{fast_config, listed_ids, Env};
 
 /// Four comics of six pages.
 fn four_comics(behavior: Behavior) -> RunningServer {
@@ -82,13 +82,13 @@ async fn books_kept_offline_together_fetch_each_page_and_cover_once() {
     for n in ids.keys() {
         for i in 0..6 {
             assert_eq!(
-                hits_any_query(&stats, &format!("/books/{n}/pages/{i}")),
+                stats.hits_any_query(&format!("/books/{n}/pages/{i}")),
                 1,
                 "book {n} page {i}"
             );
         }
-        let covers = hits_any_query(&stats, &format!("/books/{n}/cover"))
-            + hits_any_query(&stats, &format!("/books/{n}/thumbnail"));
+        let covers = stats.hits_any_query(&format!("/books/{n}/cover"))
+            + stats.hits_any_query(&format!("/books/{n}/thumbnail"));
         assert_eq!(covers, 1, "book {n}'s cover");
     }
 }
@@ -116,15 +116,15 @@ fn assert_first_page_fetched_once(env: &Env, fixture: &RunningServer, ids: &BTre
             "book {n}'s cover"
         );
         assert_eq!(
-            hits_any_query(&stats, &cover_path),
+            stats.hits_any_query(&cover_path),
             1,
             "book {n}: its first page, its cover too, fetched once"
         );
-        assert_eq!(hits_any_query(&stats, &format!("/books/{n}/cover")), 0);
-        assert_eq!(hits_any_query(&stats, &format!("/books/{n}/thumbnail")), 0);
+        assert_eq!(stats.hits_any_query(&format!("/books/{n}/cover")), 0);
+        assert_eq!(stats.hits_any_query(&format!("/books/{n}/thumbnail")), 0);
         for i in 1..6 {
             let path = format!("/books/{n}/pages/{i}");
-            assert_eq!(hits_any_query(&stats, &path), 1, "book {n} page {i}");
+            assert_eq!(stats.hits_any_query(&path), 1, "book {n} page {i}");
         }
         let cover = std::fs::read(files.find_cover(*id).unwrap()).unwrap();
         let first = std::fs::read(files.find_page(*id, 0).unwrap()).unwrap();

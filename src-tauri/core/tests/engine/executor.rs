@@ -16,7 +16,7 @@ use carrel_core::{
 };
 use fixture_server::{Behavior, Config, Faults, RunningServer};
 
-use crate::support::{fast_config, hits_any_query, listed_ids, wait_for_event, wait_until, Env};
+use crate::support::{fast_config, listed_ids, wait_for_event, wait_until, Env};
 
 /// `config` with every answer `latency_ms` late.
 fn slowed(config: Config, latency_ms: u64) -> Config {
@@ -125,7 +125,7 @@ fn page_path(book: u32, index: u32) -> String {
 }
 
 fn page_hits(stats: &fixture_server::Stats, book: u32, index: u32) -> u64 {
-    hits_any_query(stats, &page_path(book, index))
+    stats.hits_any_query(&page_path(book, index))
 }
 
 /// Waits until the fixture has answered `total` requests since its start (a download under

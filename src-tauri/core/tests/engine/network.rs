@@ -219,14 +219,7 @@ fn state(store: &Store, book: &books::Book) -> BookState {
 }
 
 fn page_requests(fixture: &RunningServer) -> u64 {
-    fixture
-        .stats()
-        .clients
-        .values()
-        .flat_map(|c| c.hits.iter())
-        .filter(|(url, _)| url.contains("/pages/"))
-        .map(|(_, n)| *n)
-        .sum()
+    fixture.stats().hits_containing("/pages/")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

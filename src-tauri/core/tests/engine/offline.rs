@@ -62,13 +62,7 @@ async fn cover_of(
 }
 
 fn book_ids(entries: &[CatalogViewItem]) -> Vec<i64> {
-    entries
-        .iter()
-        .filter_map(|e| match e {
-            CatalogViewItem::Book { book_id, .. } => Some(*book_id),
-            _ => None,
-        })
-        .collect()
+    read_flags(entries).into_iter().map(|(id, _)| id).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,6 +18,13 @@ use fixture_server::{Config, GivenFile, RunningServer};
 
 use crate::support::{fast_config, reportlab_pdf, Env};
 
+/// Book `id` opened and stored whole, then `fixture` (its server) stopped.
+async fn stored_then_offline(env: &Env, fixture: RunningServer, id: i64) {
+    book_downloads::open_book(&env.store, id, None).unwrap();
+    env.sync(fast_config()).await;
+    fixture.stop();
+}
+
 fn start(files: BTreeMap<u32, GivenFile>) -> RunningServer {
     fixture_server::Server::start(Config {
         books: 3,
@@ -119,9 +126,7 @@ async fn a_server_page_sent_as_a_pdf_is_refused_with_a_clear_error() {
     let fixture = start([(1, given("application/pdf", "pdf", page))].into());
     let (env, server) = Env::with_fixture(&fixture);
     let (id, _) = book_one(&env, &server).await;
-    book_downloads::open_book(&env.store, id, None).unwrap();
-    env.sync(fast_config()).await;
-    fixture.stop();
+    stored_then_offline(&env, fixture, id).await;
     let err = book_source::book(&env.store, id, quick(200))
         .await
         .unwrap_err();
@@ -153,9 +158,7 @@ async fn a_format_no_reader_shows_goes_to_another_app_from_the_device() {
     let err = book_source::record_pdf_pages(&env.store, id, 3).unwrap_err();
     assert!(matches!(err, PageError::NotPaged(_)), "{err:?}");
     // …but its file is found (fetched first) for another app.
-    book_downloads::open_book(&env.store, id, None).unwrap();
-    env.sync(fast_config()).await;
-    fixture.stop();
+    stored_then_offline(&env, fixture, id).await;
     let path = book_source::book_path(&env.store, id, quick(200))
         .await
         .unwrap();

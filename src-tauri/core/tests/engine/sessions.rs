@@ -32,8 +32,23 @@ fn start(max_uses: Option<u32>) -> RunningServer {
     .expect("the fixture server starts")
 }
 
+/// `fixture` added to `env` as the server "Codex-like", signed in to as "reader".
+fn signed_in_as_reader(env: &Env, fixture: &RunningServer) -> Server {
+    env.add_server_as("Codex-like", &fixture.url("/opds"), "reader", "open sesame")
+}
+
+/// A Codex-like fixture (see [`start`]) added to a new data dir, signed in to as "reader"
+/// (see [`signed_in_as_reader`]) and browsed once.
+async fn browsed_as_reader() -> (RunningServer, Env, Server) {
+    let fixture = start(None);
+    let env = Env::new();
+    let server = signed_in_as_reader(&env, &fixture);
+    browse_once(&env.store, &env.credentials, &server).await;
+    (fixture, env, server)
+}
+
 async fn signed_in(env: &Env, fixture: &RunningServer) -> (Server, i64) {
-    let server = env.add_server_as("Codex-like", &fixture.url("/opds"), "reader", "open sesame");
+    let server = signed_in_as_reader(env, fixture);
     let client = env.client();
     let page = client.browse(&server, Some("/opds/books")).await.unwrap();
     let book_id = page
@@ -127,11 +142,8 @@ async fn browse_once(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_outlives_the_process_in_the_secret_store_and_never_in_sqlite() {
-    let fixture = start(None);
-    let env = Env::new();
-    let server = env.add_server_as("Codex-like", &fixture.url("/opds"), "reader", "open sesame");
     // The first process signs in once, and keeps the session.
-    browse_once(&env.store, &env.credentials, &server).await;
+    let (fixture, env, server) = browsed_as_reader().await;
     assert_eq!(fixture.stats().password_checks, 1);
     // A second process (the CLI, the app started again) sends the kept session: no password.
     let (store, credentials) = second_process(&env);
@@ -164,10 +176,7 @@ async fn a_session_outlives_the_process_in_the_secret_store_and_never_in_sqlite(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_password_or_a_removed_server_drops_the_kept_session() {
-    let fixture = start(None);
-    let env = Env::new();
-    let server = env.add_server_as("Codex-like", &fixture.url("/opds"), "reader", "open sesame");
-    browse_once(&env.store, &env.credentials, &server).await;
+    let (fixture, env, server) = browsed_as_reader().await;
     let account = env.credentials.session_account(server.id);
     assert!(env.credentials.get(&account).unwrap().is_some());
     // The password is given again (changed): the session won with the old one goes.

@@ -113,17 +113,6 @@ pub fn komga_series_library(pages: u32) -> (fixture_server::RunningServer, Env, 
     (fixture, env, server)
 }
 
-/// Requests for `path`, whatever their query.
-pub fn hits_any_query(stats: &fixture_server::Stats, path: &str) -> u64 {
-    stats
-        .clients
-        .values()
-        .flat_map(|c| c.hits.iter())
-        .filter(|(url, _)| url.as_str() == path || url.starts_with(&format!("{path}?")))
-        .map(|(_, n)| n)
-        .sum()
-}
-
 /// A Komga-like fixture of 12 comics of `pages` pages, two entries a feed page: its OPDS 1.2
 /// entries name no series, its series feeds list them.
 pub fn komga_with_series(pages: u32) -> fixture_server::RunningServer {
