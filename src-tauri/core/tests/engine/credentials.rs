@@ -28,6 +28,11 @@ fn start(host: [u8; 4], behavior: Behavior) -> RunningServer {
 }
 
 /// The second host: a library on 127.0.0.2, which must never see a credential.
+/// The library's own host: 127.0.0.1.
+fn this_host(behavior: Behavior) -> RunningServer {
+    start([127, 0, 0, 1], behavior)
+}
+
 fn other_host(behavior: Behavior) -> RunningServer {
     start([127, 0, 0, 2], behavior)
 }
@@ -67,14 +72,11 @@ async fn a_catalog_a_web_page_names_on_another_host_gets_no_password_and_is_not_
         auth: Some(format!("alice:{PASSWORD}")),
         ..Default::default()
     });
-    let library = start(
-        [127, 0, 0, 1],
-        Behavior {
-            auth: Some(format!("alice:{PASSWORD}")),
-            catalog_link: Some(elsewhere.url("/opds")),
-            ..Default::default()
-        },
-    );
+    let library = this_host(Behavior {
+        auth: Some(format!("alice:{PASSWORD}")),
+        catalog_link: Some(elsewhere.url("/opds")),
+        ..Default::default()
+    });
     let secret = Secret::new(PASSWORD);
     let sign_in = as_alice(&secret);
     let typed = format!("127.0.0.1:{}", library.port());
@@ -115,13 +117,10 @@ async fn a_catalog_a_web_page_names_on_another_host_gets_no_password_and_is_not_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_password_goes_only_after_the_server_asked_for_it() {
-    let library = start(
-        [127, 0, 0, 1],
-        Behavior {
-            auth: Some(format!("alice:{PASSWORD}")),
-            ..Default::default()
-        },
-    );
+    let library = this_host(Behavior {
+        auth: Some(format!("alice:{PASSWORD}")),
+        ..Default::default()
+    });
     let secret = Secret::new(PASSWORD);
     let sign_in = as_alice(&secret);
     let found = server_discovery::discover(&library.url("/opds"), sign_in, false)
@@ -243,13 +242,10 @@ async fn a_redirect_to_another_host_carries_no_credential_of_any_kind() {
 async fn a_kavita_key_never_leaves_in_a_referer() {
     const KEY: &str = "5d1c9a0e-77f2-4b1a-9c3e-0f2e4d6a8b10";
     let elsewhere = other_host(Behavior::default());
-    let library = start(
-        [127, 0, 0, 1],
-        Behavior {
-            kavita_key: Some(KEY.into()),
-            ..Default::default()
-        },
-    );
+    let library = this_host(Behavior {
+        kavita_key: Some(KEY.into()),
+        ..Default::default()
+    });
     let env = Env::new();
     let server = env.add_server("Kavita", &library.url(&format!("/api/opds/{KEY}")));
     let client = env.client();
@@ -275,13 +271,10 @@ async fn koreader_sync_sends_its_user_and_key_to_no_other_host() {
         )),
         ..Default::default()
     });
-    let sync_server = start(
-        [127, 0, 0, 1],
-        Behavior {
-            redirect_to: Some(elsewhere.base_url()),
-            ..Default::default()
-        },
-    );
+    let sync_server = this_host(Behavior {
+        redirect_to: Some(elsewhere.base_url()),
+        ..Default::default()
+    });
     let env = Env::new();
     let err = kosync::sign_in(
         &env.store,

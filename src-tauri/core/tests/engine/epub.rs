@@ -16,17 +16,9 @@ use carrel_core::{
     reading::page_source::{PageError, WaitPolicy},
     reading::position_sync,
 };
-use fixture_server::{BookKind, Config, RunningServer};
+use fixture_server::{BookKind, RunningServer};
 
-use crate::support::{fast_config, Env};
-
-fn start() -> RunningServer {
-    fixture_server::Server::start(Config {
-        books: 3,
-        ..Default::default()
-    })
-    .expect("the fixture server starts")
-}
+use crate::support::{fast_config, three_books, Env};
 
 /// The local id and the fixture id of the fixture's first EPUB, and a comic's local id.
 async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, u32, i64) {
@@ -59,10 +51,10 @@ async fn register(env: &Env, server: &Server, fixture: &RunningServer) -> (i64, 
     )
 }
 
-/// The fixture started (see [`start`]) and added to a new data dir, its books listed: see
+/// The fixture started (see [`three_books`]) and added to a new data dir, its books listed: see
 /// [`register`].
 async fn registered() -> (RunningServer, Env, (i64, u32, i64)) {
-    let fixture = start();
+    let fixture = three_books();
     let (env, server) = Env::with_fixture(&fixture);
     let books = register(&env, &server, &fixture).await;
     (fixture, env, books)

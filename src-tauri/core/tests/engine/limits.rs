@@ -16,18 +16,9 @@ use carrel_core::{
     library::servers::Server,
     library::settings,
 };
-use fixture_server::{Config, LengthLie, RunningServer};
+use fixture_server::{LengthLie, RunningServer};
 
-use crate::support::{fast_config, Env};
-
-fn start() -> RunningServer {
-    // Book 3 is an EPUB (every third id is).
-    fixture_server::Server::start(Config {
-        books: 3,
-        ..Default::default()
-    })
-    .expect("the fixture server starts")
-}
+use crate::support::{fast_config, three_books, Env};
 
 /// A book whose file is the fixture's book 3, with the length the catalog declared.
 fn epub(env: &Env, server: &Server, fixture: &RunningServer, declared: Option<u64>) -> i64 {
@@ -82,14 +73,9 @@ fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_partial_answer_claiming_a_terabyte_fails_for_good_and_keeps_nothing() {
-    let fixture = start();
+    let fixture = three_books();
     let (env, disk) = Env::on_small_disk(64);
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = epub(&env, &server, &fixture, None);
-    fixture.set_length_lie(Some(("/books/3/file", LengthLie::EndlessPartial)));
-    book_downloads::store_book(&env.store, book).unwrap();
-    assert_eq!(run_until_idle(&env).await.unwrap(), Finish::Idle);
-    let task = file_task(&env, book);
+    let task = stored_under_lie(&env, &fixture, None, LengthLie::EndlessPartial).await;
     assert_eq!(
         task.state,
         TaskState::Failed,
@@ -114,21 +100,33 @@ async fn a_partial_answer_claiming_a_terabyte_fails_for_good_and_keeps_nothing()
     drop(disk);
 }
 
+/// Book 3 of `fixture` (declared `declared` bytes long by the catalog) stored in `env` while
+/// the fixture lies about its file's length as `lie` says: the file's task once the executor
+/// is idle.
+async fn stored_under_lie(
+    env: &Env,
+    fixture: &RunningServer,
+    declared: Option<u64>,
+    lie: LengthLie,
+) -> Task {
+    let server = env.add_server("Fixture", &fixture.url("/opds"));
+    let book = epub(env, &server, fixture, declared);
+    fixture.set_length_lie(Some(("/books/3/file", lie)));
+    book_downloads::store_book(&env.store, book).unwrap();
+    assert_eq!(run_until_idle(env).await.unwrap(), Finish::Idle);
+    file_task(env, book)
+}
+
 /// Stores book 3 while the fixture sends its file without end, with the largest book allowed
 /// set to `max` (else the default) and `declared` the length the catalog gives: the download
 /// fails, its partial file deleted, and this is why.
 async fn failure_of_an_endless_file(max: Option<MaxBookSize>, declared: Option<u64>) -> String {
-    let fixture = start();
+    let fixture = three_books();
     let (env, disk) = Env::on_small_disk(64);
     if let Some(max) = max {
         settings::set(&env.store, &max).unwrap();
     }
-    let server = env.add_server("Fixture", &fixture.url("/opds"));
-    let book = epub(&env, &server, &fixture, declared);
-    fixture.set_length_lie(Some(("/books/3/file", LengthLie::EndlessWhole)));
-    book_downloads::store_book(&env.store, book).unwrap();
-    assert_eq!(run_until_idle(&env).await.unwrap(), Finish::Idle);
-    let task = file_task(&env, book);
+    let task = stored_under_lie(&env, &fixture, declared, LengthLie::EndlessWhole).await;
     assert_eq!(task.state, TaskState::Failed, "{task:?}");
     assert!(
         files_under(&env.dir.books()).is_empty(),
@@ -159,7 +157,7 @@ async fn a_body_longer_than_the_catalog_declared_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_book_larger_than_the_free_space_is_refused_before_any_byte_and_stays_queued() {
-    let fixture = start();
+    let fixture = three_books();
     let (env, disk) = Env::on_small_disk(8);
     let server = env.add_server("Fixture", &fixture.url("/opds"));
     let book = epub(&env, &server, &fixture, Some(20_000_000));

@@ -120,6 +120,18 @@ async fn neighbours_follow_a_komga_series_feed_where_entries_name_no_series() {
     }
 }
 
+/// Flushes the positions waiting (one is sent) and gives the server's progression document
+/// of book 1: its position (one-based) and its total progression.
+async fn sent_progression(
+    env: &Env,
+    fixture: &fixture_server::RunningServer,
+) -> (Option<i64>, Option<f64>) {
+    assert_eq!(flush(env).await.sent, 1);
+    let theirs = fixture.progression(1).unwrap();
+    let at = &theirs["locator"]["locations"];
+    (at["position"].as_i64(), at["totalProgression"].as_f64())
+}
+
 async fn flush(env: &Env) -> FlushReport {
     position_sync::flush(&env.store, &http(), &env.credentials)
         .await
@@ -161,11 +173,8 @@ async fn marked_read_the_progression_document_is_at_the_end_and_marked_unread_at
         .unwrap()
         .iter()
         .any(|(id, _, _)| *id == book));
-    assert_eq!(flush(&env).await.sent, 1);
-    let theirs = fixture.progression(1).unwrap();
-    let at = &theirs["locator"]["locations"];
     assert_eq!(
-        (at["position"].as_i64(), at["totalProgression"].as_f64()),
+        sent_progression(&env, &fixture).await,
         (Some(20), Some(1.0))
     );
 
@@ -174,13 +183,7 @@ async fn marked_read_the_progression_document_is_at_the_end_and_marked_unread_at
     assert!(!read(&env, book));
     assert_eq!(books::get(&env.store, book).unwrap().last_page, Some(0));
     assert_eq!(continuing(&env), [book]);
-    assert_eq!(flush(&env).await.sent, 1);
-    let theirs = fixture.progression(1).unwrap();
-    let at = &theirs["locator"]["locations"];
-    assert_eq!(
-        (at["position"].as_i64(), at["totalProgression"].as_f64()),
-        (Some(1), Some(0.0))
-    );
+    assert_eq!(sent_progression(&env, &fixture).await, (Some(1), Some(0.0)));
     assert!(position_sync::pending(&env.store).unwrap().is_empty());
 }
 

@@ -116,30 +116,41 @@ pub fn komga_series_library(pages: u32) -> (fixture_server::RunningServer, Env, 
 /// A Komga-like fixture of 12 comics of `pages` pages, two entries a feed page: its OPDS 1.2
 /// entries name no series, its series feeds list them.
 pub fn komga_with_series(pages: u32) -> fixture_server::RunningServer {
-    fixture_server::Server::start(fixture_server::Config {
+    start_komga(fixture_server::Config {
         books: 12,
         comic_pages: (1..=12).map(|id| (id, pages)).collect(),
         feed_page_size: 2,
-        behavior: fixture_server::Behavior {
-            komga: true,
-            ..Default::default()
-        },
         ..Default::default()
     })
-    .expect("the fixture server starts")
 }
 
 /// A Komga-like fixture of two books that keeps reading positions (none yet), book 1 a comic of
 /// 20 pages.
 pub fn komga_keeping_positions() -> fixture_server::RunningServer {
-    fixture_server::Server::start(fixture_server::Config {
+    start_komga(fixture_server::Config {
         books: 2,
         comic_pages: [(1, 20)].into(),
         reading_positions: Some(Default::default()),
+        ..Default::default()
+    })
+}
+
+/// The fixture started with `config`, looking like Komga.
+fn start_komga(config: fixture_server::Config) -> fixture_server::RunningServer {
+    fixture_server::Server::start(fixture_server::Config {
         behavior: fixture_server::Behavior {
             komga: true,
-            ..Default::default()
+            ..config.behavior.clone()
         },
+        ..config
+    })
+    .expect("the fixture server starts")
+}
+
+/// A fixture of three books, book 3 an EPUB (every third id is).
+pub fn three_books() -> fixture_server::RunningServer {
+    fixture_server::Server::start(fixture_server::Config {
+        books: 3,
         ..Default::default()
     })
     .expect("the fixture server starts")
