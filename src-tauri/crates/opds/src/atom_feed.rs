@@ -423,36 +423,29 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         .unwrap_or_default();
     let id = child_text(node, "id");
 
-    let mut acquisitions = Vec::new();
-    let mut acquisition_hints = Vec::new();
-    let mut stream = None;
-    let mut not_streamable = None;
+    let mut offers = BookLinks::default();
     for link in &links {
         if link.rel == ACQUISITION_REL || link.rel.starts_with("http://opds-spec.org/acquisition/")
         {
             let base = base_of(link.node, doc_url);
             match resolve_href(link.href, &base) {
-                Ok(href) => {
-                    let (acquisition, hint) = acquisition_with_hint(
-                        href,
-                        link.media_type.trim(),
-                        link.title.as_deref(),
-                        indirect_types(link.node),
-                        link.node
-                            .attribute("length")
-                            .and_then(|l| l.trim().parse().ok()),
-                        link.rel.clone(),
-                    );
-                    acquisition_hints.push(hint);
-                    acquisitions.push(acquisition);
-                }
+                Ok(href) => offers.add_acquisition(
+                    href,
+                    link.media_type.trim(),
+                    link.title.as_deref(),
+                    indirect_types(link.node),
+                    link.node
+                        .attribute("length")
+                        .and_then(|l| l.trim().parse().ok()),
+                    link.rel.clone(),
+                ),
                 Err(err) => tracing::debug!(%err, "ignoring an acquisition link"),
             }
-        } else if link.rel == STREAM_REL && stream.is_none() {
-            stream = PageStream::from_link(link.node, &base_of(link.node, doc_url));
-            if stream.is_none() && not_streamable.is_none() {
-                not_streamable = PageStream::refusal_of_link(link.node);
-            }
+        } else if link.rel == STREAM_REL {
+            offers.add_stream(
+                || PageStream::from_link(link.node, &base_of(link.node, doc_url)),
+                || PageStream::refusal_of_link(link.node),
+            );
         }
     }
 
@@ -460,7 +453,7 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
     let thumbnail = first_image(&links, THUMBNAIL_RELS, doc_url);
     let summary = summary_of(node);
 
-    if acquisitions.is_empty() && stream.is_none() && not_streamable.is_none() {
+    if offers.is_empty() {
         let nav = pick_navigation_link(&links, doc_url)?;
         return Some(Entry::Navigation(NavEntry {
             id: id.unwrap_or_else(|| nav.0.to_string()),
@@ -476,10 +469,7 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         .iter()
         .filter(|l| l.rel == "alternate" && is_entry_type(l.media_type))
         .find_map(|l| resolve_href(l.href, &base_of(l.node, doc_url)).ok());
-    let format = book_format(
-        &acquisition_hints,
-        stream.is_some() || not_streamable.is_some(),
-    );
+    let format = book_format(&offers.hints, offers.offers_stream());
     let progression = links
         .iter()
         .filter(|l| l.rel == PROGRESSION_REL)
@@ -487,8 +477,8 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
     let (series, series_index) = series_of(node);
     let id = id
         .or_else(|| alternate.as_ref().map(Url::to_string))
-        .or_else(|| acquisitions.first().map(|a| a.href.to_string()))
-        .or_else(|| stream.as_ref().map(|s| s.template.clone()))
+        .or_else(|| offers.acquisitions.first().map(|a| a.href.to_string()))
+        .or_else(|| offers.stream.as_ref().map(|s| s.template.clone()))
         .unwrap_or_default();
 
     Some(Entry::Book(BookEntry {
@@ -500,15 +490,15 @@ fn read_entry(node: Node<'_, '_>, doc_url: &Url) -> Option<Entry> {
         series_index,
         language: language_of(node),
         updated: child_text(node, "updated"),
-        acquisitions,
+        acquisitions: offers.acquisitions,
         cover,
         thumbnail,
-        stream,
+        stream: offers.stream,
         alternate,
         format,
         page_list: Vec::new(),
         progression,
-        not_streamable,
+        not_streamable: offers.not_streamable,
     }))
 }
 
@@ -746,32 +736,71 @@ pub(crate) struct FormatHint {
     pub(crate) file_name: String,
 }
 
-/// An acquisition link to `href`, and what it says about the format: its media type as
-/// declared, else guessed from the file name (or the link's title); a length of 0 is none.
-pub(crate) fn acquisition_with_hint(
-    href: Url,
-    declared_type: &str,
-    title: Option<&str>,
-    indirect: Vec<String>,
-    length: Option<u64>,
-    rel: String,
-) -> (Acquisition, FormatHint) {
-    let media_type = match declared_type {
-        "" => guess_media_type(&href, title).to_owned(),
-        declared => declared.to_owned(),
-    };
-    let hint = FormatHint {
-        media_type: media_type.clone(),
-        indirect,
-        file_name: file_name(&href, title),
-    };
-    let acquisition = Acquisition {
-        href,
-        media_type,
-        length: length.filter(|l| *l > 0),
-        rel,
-    };
-    (acquisition, hint)
+/// What a book entry's links offer, read the same way from Atom and OPDS 2 entries: its
+/// acquisitions (each with what it says about the format), and its first page stream or why
+/// that stream is refused.
+#[derive(Default)]
+pub(crate) struct BookLinks {
+    pub(crate) acquisitions: Vec<Acquisition>,
+    pub(crate) hints: Vec<FormatHint>,
+    pub(crate) stream: Option<PageStream>,
+    pub(crate) not_streamable: Option<String>,
+}
+
+impl BookLinks {
+    /// An acquisition link to `href`: its media type as declared, else guessed from the file
+    /// name (or the link's title); a length of 0 is none.
+    pub(crate) fn add_acquisition(
+        &mut self,
+        href: Url,
+        declared_type: &str,
+        title: Option<&str>,
+        indirect: Vec<String>,
+        length: Option<u64>,
+        rel: String,
+    ) {
+        let media_type = match declared_type {
+            "" => guess_media_type(&href, title).to_owned(),
+            declared => declared.to_owned(),
+        };
+        self.hints.push(FormatHint {
+            media_type: media_type.clone(),
+            indirect,
+            file_name: file_name(&href, title),
+        });
+        self.acquisitions.push(Acquisition {
+            href,
+            media_type,
+            length: length.filter(|l| *l > 0),
+            rel,
+        });
+    }
+
+    /// No acquisition and no page stream, not even one refused.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.acquisitions.is_empty() && !self.offers_stream()
+    }
+
+    /// A page stream link was found (a stream, or one refused for its page count).
+    pub(crate) fn offers_stream(&self) -> bool {
+        self.stream.is_some() || self.not_streamable.is_some()
+    }
+
+    /// A page stream link, unless one was taken already: `stream` read from it, else the
+    /// first reason a stream link was refused.
+    pub(crate) fn add_stream(
+        &mut self,
+        stream: impl FnOnce() -> Option<PageStream>,
+        refusal: impl FnOnce() -> Option<String>,
+    ) {
+        if self.stream.is_some() {
+            return;
+        }
+        self.stream = stream();
+        if self.stream.is_none() && self.not_streamable.is_none() {
+            self.not_streamable = refusal();
+        }
+    }
 }
 
 fn indirect_types(link: Node<'_, '_>) -> Vec<String> {

@@ -34,9 +34,9 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use super::atom_feed::{
-    acquisition_with_hint, book_format, file_name, is_feed_type, kind_of_type, parse_series_index,
-    BookEntry, Entry, Facet, Feed, FeedKind, FeedLinks, NavEntry, SearchLink, ACQUISITION_REL,
-    COVER_RELS, IANA_REL_PREFIX, PROGRESSION_REL, THUMBNAIL_RELS,
+    book_format, file_name, is_feed_type, kind_of_type, parse_series_index, BookEntry, BookLinks,
+    Entry, Facet, Feed, FeedKind, FeedLinks, NavEntry, SearchLink, ACQUISITION_REL, COVER_RELS,
+    IANA_REL_PREFIX, PROGRESSION_REL, THUMBNAIL_RELS,
 };
 use super::media_type::media_essence;
 use super::open_search::SearchTemplate;
@@ -707,14 +707,11 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
     let languages: Vec<&str> = language.as_deref().into_iter().collect();
     let links = links_of(publication, "links");
 
-    let mut acquisitions = Vec::new();
-    let mut hints = Vec::new();
-    let mut stream = None;
-    let mut not_streamable = None;
+    let mut offers = BookLinks::default();
     for link in &links {
         if let Some(rel) = acquisition_rel(link) {
             let Some(href) = link.url(base) else { continue };
-            let (acquisition, hint) = acquisition_with_hint(
+            offers.add_acquisition(
                 href,
                 link.media_type,
                 link.title.as_deref(),
@@ -722,21 +719,15 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
                 link.property(&["length", "size"]).and_then(number_u64),
                 rel.to_owned(),
             );
-            hints.push(hint);
-            acquisitions.push(acquisition);
-        } else if link.has_rel(STREAM_REL) && stream.is_none() {
-            stream = page_stream(link, metadata, base);
-            if stream.is_none() && not_streamable.is_none() {
-                not_streamable = stream_link(link, metadata).count_refusal();
-            }
+        } else if link.has_rel(STREAM_REL) {
+            offers.add_stream(
+                || page_stream(link, metadata, base),
+                || stream_link(link, metadata).count_refusal(),
+            );
         }
     }
     let page_list = image_reading_order(publication, base);
-    if acquisitions.is_empty()
-        && stream.is_none()
-        && page_list.is_empty()
-        && not_streamable.is_none()
-    {
+    if offers.is_empty() && page_list.is_empty() {
         return None;
     }
 
@@ -768,14 +759,19 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
     let mut authors = Vec::new();
     contributors(metadata.get("author"), &mut authors);
     let format = book_format(
-        &hints,
-        stream.is_some() || !page_list.is_empty() || not_streamable.is_some(),
+        &offers.hints,
+        offers.offers_stream() || !page_list.is_empty(),
     );
     let id = string(metadata.get("identifier"))
         .or_else(|| self_link.as_ref().map(Url::to_string))
         .or_else(|| alternate.as_ref().map(Url::to_string))
-        .or_else(|| acquisitions.first().map(|a| a.href.to_string()))
-        .or_else(|| stream.as_ref().map(|s: &PageStream| s.template.clone()))
+        .or_else(|| offers.acquisitions.first().map(|a| a.href.to_string()))
+        .or_else(|| {
+            offers
+                .stream
+                .as_ref()
+                .map(|s: &PageStream| s.template.clone())
+        })
         .or_else(|| page_list.first().map(Url::to_string))
         .unwrap_or_default();
 
@@ -791,15 +787,15 @@ fn read_publication(publication: &Object, base: &Url) -> Option<BookEntry> {
         series_index,
         language,
         updated: string(metadata.get("modified")).or_else(|| string(metadata.get("published"))),
-        acquisitions,
+        acquisitions: offers.acquisitions,
         cover,
         thumbnail,
-        stream,
+        stream: offers.stream,
         alternate,
         format,
         page_list,
         progression,
-        not_streamable,
+        not_streamable: offers.not_streamable,
     })
 }
 
