@@ -231,57 +231,22 @@ async fn open_then_page_150(
     fixture: &fixture_server::RunningServer,
 ) -> Result<(std::time::Duration, std::time::Duration, u64)> {
     use carrel_core::{
-        catalog::client::{CatalogClient, CatalogItem},
-        engine::executor::{Executor, ExecutorConfig, RunMode},
-        engine::progress::NoProgress,
-        foundation::{clock, data_dir::DataDir, store::Store},
-        http::http_fetch::{HttpClient, HttpConfig},
-        library::{
-            credentials::Credentials,
-            servers::{self, NewServer},
-        },
+        engine::executor::RunMode,
         reading::{
             archive_pages,
             page_source::{self, WaitPolicy},
         },
     };
-    use std::sync::Arc;
     use std::time::Duration;
-    let tmp = tempfile::tempdir()?;
-    let dir = DataDir::new(tmp.path());
-    let store = Store::open(&dir, clock::system())?;
-    let credentials = Arc::new(Credentials::file_only(&dir, "carrel-bench"));
-    let server = servers::add(
-        &store,
-        &NewServer {
-            name: "calibre".into(),
-            url: fixture.url("/opds"),
-            ..Default::default()
-        },
-    )?;
-    let http = HttpClient::new(HttpConfig::default())?;
-    let catalog = CatalogClient {
-        store: &store,
-        credentials: &credentials,
-        http: &http,
-    };
-    let page = catalog.browse(&server, Some("/opds/books")).await?;
-    let id = page
-        .entries
-        .iter()
-        .find_map(|e| match e {
-            CatalogItem::Book { book_id, .. } => Some(*book_id),
-            _ => None,
-        })
+    let env = crate::engine::Env::new(&fixture.url("/opds"))?;
+    let id = env
+        .register_library()
+        .await?
+        .into_iter()
+        .next()
         .context("the feed lists the book")?;
     fixture.reset_stats();
-    let executor = Executor::new(
-        store.clone(),
-        credentials.clone(),
-        Arc::new(NoProgress),
-        ExecutorConfig::default(),
-        carrel_core::foundation::process_holders::new_holder_id("carrel-bench"),
-    )?;
+    let executor = env.executor()?;
     let (stop, rx) = tokio::sync::watch::channel(false);
     let run = tokio::spawn(async move { executor.run(RunMode::Forever, rx).await });
     // As the app waits (its poll), with room for a slow machine.
@@ -290,7 +255,7 @@ async fn open_then_page_150(
         ..WaitPolicy::default()
     };
     let started = Instant::now();
-    let opened = archive_pages::open(&store, id, wait).await?;
+    let opened = archive_pages::open(&env.store, id, wait).await?;
     let open = started.elapsed();
     if opened.page_count != REMOTE_PAGES as usize {
         bail!("{} pages, not {REMOTE_PAGES}", opened.page_count);
@@ -298,7 +263,7 @@ async fn open_then_page_150(
     // The file's download is under way again by now.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let started = Instant::now();
-    let image = page_source::page(&store, id, 149, wait).await?;
+    let image = page_source::page(&env.store, id, 149, wait).await?;
     let jump = started.elapsed();
     if image.bytes != fixture.page_bytes(1, 149).context("page 150")? {
         bail!("page 150 is not the server's");

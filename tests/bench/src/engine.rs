@@ -153,15 +153,20 @@ impl Env {
         Ok(())
     }
 
-    /// Runs an executor with the app's settings until the stack is empty.
-    pub async fn sync(&self) -> Result<()> {
-        let executor = Executor::new(
+    /// An executor with the app's settings on this env's store.
+    pub fn executor(&self) -> Result<Executor> {
+        Ok(Executor::new(
             self.store.clone(),
             self.credentials.clone(),
             Arc::new(NoProgress),
             ExecutorConfig::default(),
             carrel_core::foundation::process_holders::new_holder_id("carrel-bench"),
-        )?;
+        )?)
+    }
+
+    /// Runs an executor with the app's settings until the stack is empty.
+    pub async fn sync(&self) -> Result<()> {
+        let executor = self.executor()?;
         let (_stop, stop_rx) = tokio::sync::watch::channel(false);
         match executor.run(RunMode::UntilIdle, stop_rx).await? {
             Finish::Idle => Ok(()),

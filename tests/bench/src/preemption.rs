@@ -9,24 +9,16 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 
-use carrel_core::{
-    engine::book_downloads,
-    engine::download_stack::{self, TaskKind, TaskSpec, TaskState},
-    engine::executor::{Executor, ExecutorConfig, Finish, RunMode},
-    engine::progress::NoProgress,
-    foundation::clock,
-    foundation::data_dir::DataDir,
-    foundation::part_files::PartFiles,
-    foundation::store::Store,
-    library::books,
-    reading::page_source::{self, WaitPolicy},
-};
+use carrel_core::engine::download_stack::{self, TaskKind, TaskSpec, TaskState};
+use carrel_core::engine::{book_downloads, executor::Finish, executor::RunMode};
+use carrel_core::foundation::{clock, data_dir::DataDir, part_files::PartFiles, store::Store};
+use carrel_core::library::books;
+use carrel_core::reading::page_source::{self, WaitPolicy};
 use fixture_server::{Config, Faults, RunningServer};
 
 use crate::engine::{run_probe, Env};
@@ -140,13 +132,7 @@ async fn measure(fixture: &RunningServer) -> Result<Samples> {
         length,
     )?;
 
-    let executor = Executor::new(
-        env.store.clone(),
-        env.credentials.clone(),
-        Arc::new(NoProgress),
-        ExecutorConfig::default(),
-        carrel_core::foundation::process_holders::new_holder_id("carrel-bench"),
-    )?;
+    let executor = env.executor()?;
     let (stop, stop_rx) = tokio::sync::watch::channel(false);
     let run = tokio::spawn(async move { executor.run(RunMode::Forever, stop_rx).await });
     settle_idle(&env.store).await?;
