@@ -200,6 +200,28 @@ fn page_requests(fixture: &RunningServer) -> u64 {
     fixture.stats().hits_containing("/pages/")
 }
 
+/// The fact `name`: where the time of `what` goes (see [`steps`]) for the turns `turns`
+/// (`key` in its JSON, `said` in its text), next to the turns at reading pace.
+fn report_steps(
+    report: &mut Report,
+    name: &str,
+    what: &str,
+    (key, said, turns): (&str, &str, &[Turn]),
+    reading: &[Turn],
+) {
+    let (turns_steps, turns_said) = steps(turns);
+    let (reading_steps, reading_said) = steps(reading);
+    let mut doc = serde_json::Map::new();
+    doc.insert(key.to_owned(), turns_steps);
+    doc.insert("reading_pace".to_owned(), reading_steps);
+    report.fact(
+        "window",
+        name,
+        Value::Object(doc),
+        format!("where {what}'s time goes, from the key (medians): {said}, {turns_said}; at reading pace, {reading_said}"),
+    );
+}
+
 /// Each turn's time until its page was painted, in ms.
 fn painted(turns: &[Turn]) -> Vec<f64> {
     turns.iter().map(|t| t.painted).collect()
@@ -316,13 +338,12 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
     let network = page_requests(&fixture);
     close(app, env, fixture)?;
 
-    let (store_steps, store_said) = steps(&from_store);
-    let (reading_steps, reading_said) = steps(&reading);
-    report.fact(
-        "window",
+    report_steps(
+        report,
         "page_turn_steps_ms",
-        json!({ "from_store": store_steps, "reading_pace": reading_steps }),
-        format!("where a turn's time goes, from the key (medians): from the store, {store_said}; at reading pace, {reading_said}"),
+        "a turn",
+        ("from_store", "from the store", &from_store),
+        &reading,
     );
     let loaded = |t: &[Turn]| Summary::of(&t.iter().map(|t| t.loaded).collect::<Vec<_>>()).median;
     let (store_loaded, memory_loaded, reading_loaded) =
@@ -460,13 +481,12 @@ fn pdf_series(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
     }
     close(app, env, fixture)?;
 
-    let (fresh_steps, fresh_said) = steps(&fresh_turns);
-    let (reading_steps, reading_said) = steps(&reading);
-    report.fact(
-        "window",
+    report_steps(
+        report,
         "page_turn_pdf_steps_ms",
-        json!({ "never_drawn": fresh_steps, "reading_pace": reading_steps }),
-        format!("where a PDF turn's time goes, from the key (medians): to a page never drawn, {fresh_said}; at reading pace, {reading_said}"),
+        "a PDF turn",
+        ("never_drawn", "to a page never drawn", &fresh_turns),
+        &reading,
     );
     let base = Summary::of(&painted(&kept_turns));
     let base_name = "same PDF, → back to a page already drawn";
