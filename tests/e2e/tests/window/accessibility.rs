@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::support::{
     add_server, chord, first_line, given_file, launch, make_test_pdf, press, sel, start_server,
-    wait_for_element, wait_for_feed,
+    wait_for_element, wait_for_feed, END, ENTER, ESCAPE, LEFT, RIGHT, SHIFT, SPACE, TAB,
 };
 use carrel_e2e::accessibility::{run_axe, Violation};
 use carrel_e2e::{default_timeout, App, TestCase};
@@ -137,15 +137,6 @@ fn images_loaded(app: &App) {
     })
     .unwrap();
 }
-
-const TAB: &str = "\u{E004}";
-const ENTER: &str = "\u{E007}";
-const ESCAPE: &str = "\u{E00C}";
-const SPACE: &str = "\u{E00D}";
-const END: &str = "\u{E010}";
-const LEFT: &str = "\u{E012}";
-const RIGHT: &str = "\u{E014}";
-const SHIFT: &str = "\u{E008}";
 
 /// Escape until the reader is gone (the first may close only a card or a panel over the page).
 /// Opens the book titled `title` from the server's "All books" in the page reader, and waits

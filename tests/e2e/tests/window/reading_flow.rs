@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::support::{
     add_server, book_id_of, chord, follow_all_books, launch, press, sel, start_server,
-    wait_for_tile,
+    wait_for_tile, DOWN, END, ENTER, F10, LEFT, RIGHT, SHIFT,
 };
 
 /// Fixture books 1, 2, 4 and 5 are the comics #1 to #4 of one series (4, 5, 6 and 3 pages);
@@ -86,14 +86,6 @@ fn open_comic(app: &App, title: &str) -> i64 {
         .unwrap();
     id
 }
-
-const RIGHT: &str = "\u{E014}";
-const LEFT: &str = "\u{E012}";
-const DOWN: &str = "\u{E015}";
-const END: &str = "\u{E010}";
-const ENTER: &str = "\u{E007}";
-const SHIFT: &str = "\u{E008}";
-const F10: &str = "\u{E03A}";
 
 /// The pages on screen once all have loaded: `(index, src)` in reading order.
 fn pages_on_screen(app: &App) -> Option<Vec<(u32, String)>> {

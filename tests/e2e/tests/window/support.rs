@@ -223,10 +223,18 @@ pub fn mouse_at(app: &App, x: f64, y: f64, click: bool) {
     .unwrap();
 }
 
-/// The WebDriver key values of Ctrl, Shift and the right arrow.
-pub const CTRL: &str = "\u{E009}";
+/// The WebDriver key values of the keys the tests press.
+pub const TAB: &str = "\u{E004}";
+pub const ENTER: &str = "\u{E007}";
 pub const SHIFT: &str = "\u{E008}";
+pub const CTRL: &str = "\u{E009}";
+pub const ESCAPE: &str = "\u{E00C}";
+pub const SPACE: &str = "\u{E00D}";
+pub const END: &str = "\u{E010}";
+pub const LEFT: &str = "\u{E012}";
 pub const RIGHT: &str = "\u{E014}";
+pub const DOWN: &str = "\u{E015}";
+pub const F10: &str = "\u{E03A}";
 
 /// Follows the open server's "All books", once its root feed lists it.
 pub fn follow_all_books(app: &App) {
