@@ -35,8 +35,7 @@ pub struct BookMeta {
 /// that names no series leaves be a series its series feed gave ([`remember_feed_series`]).
 pub fn remember_meta(store: &Store, book_id: i64, meta: &BookMeta) -> Result<(), StoreError> {
     let authors = serde_json::to_string(&meta.authors).expect("a list of names serialises");
-    carrel_library::rows::execute(
-        store,
+    store.execute(
         "INSERT INTO book_meta (book_id, authors, series, series_index, summary) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (book_id) DO UPDATE SET authors = excluded.authors, summary = excluded.summary,
              series = CASE WHEN excluded.series IS NULL AND book_meta.series_source = 'feed'
@@ -61,8 +60,7 @@ pub fn remember_feed_series(
     series: &str,
     order: Option<f64>,
 ) -> Result<(), StoreError> {
-    carrel_library::rows::execute(
-        store,
+    store.execute(
         "INSERT INTO book_meta (book_id, authors, series, series_source, series_order)
          VALUES (?1, '[]', ?2, 'feed', ?3)
          ON CONFLICT (book_id) DO UPDATE SET series = excluded.series, series_index = NULL,
@@ -363,10 +361,7 @@ mod tests {
         assert!(has_books_on_device(&store).unwrap(), "on its way");
         let set_tasks = |state: &str| {
             store
-                .write(|tx| {
-                    tx.execute("UPDATE tasks SET state = ?1", [state])
-                        .map_err(|e| store.sql_error(e))
-                })
+                .execute("UPDATE tasks SET state = ?1", [state])
                 .unwrap()
         };
         set_tasks("done");

@@ -93,24 +93,21 @@ impl Library {
     fn task(&self, book: i64, server: i64, kind: &str, position: i64, state: &str) {
         let now = self.store.now_ms();
         self.store
-            .write(|tx| {
-                tx.execute(
-                    "INSERT INTO tasks (book_id, server_id, kind, position, url, seq, state, bytes,
-                                        created_at_ms, updated_at_ms, failure)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 100, ?6, ?6, ?8)",
-                    params![
-                        book,
-                        server,
-                        kind,
-                        position,
-                        format!("http://127.0.0.1:9/t/{book}/{kind}/{position}"),
-                        now,
-                        state,
-                        (state == "failed").then_some("gone")
-                    ],
-                )
-                .map_err(|e| self.store.sql_error(e))
-            })
+            .execute(
+                "INSERT INTO tasks (book_id, server_id, kind, position, url, seq, state, bytes,
+                                    created_at_ms, updated_at_ms, failure)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 100, ?6, ?6, ?8)",
+                params![
+                    book,
+                    server,
+                    kind,
+                    position,
+                    format!("http://127.0.0.1:9/t/{book}/{kind}/{position}"),
+                    now,
+                    state,
+                    (state == "failed").then_some("gone")
+                ],
+            )
             .unwrap();
     }
 
@@ -362,10 +359,7 @@ fn only_books_on_the_device_are_listed_and_each_status_is_the_books_own() {
     lib.task(streamed, lib.home, "page", 2, "pending");
     let queued = lib.stored(seed(lib.home, "Queued"));
     lib.store
-        .write(|tx| {
-            tx.execute("DELETE FROM tasks WHERE book_id = ?1", [queued])
-                .map_err(|e| lib.store.sql_error(e))
-        })
+        .execute("DELETE FROM tasks WHERE book_id = ?1", [queued])
         .unwrap();
     books::set_pinned(&lib.store, queued, true).unwrap();
     lib.task(queued, lib.home, "book", 0, "active");

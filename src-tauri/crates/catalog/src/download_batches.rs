@@ -233,10 +233,7 @@ pub fn list(store: &Store) -> Result<Vec<BatchView>, BatchError> {
 }
 
 fn forget(store: &Store, id: i64) -> Result<(), BatchError> {
-    store.write(|tx| {
-        tx.execute("DELETE FROM download_batches WHERE id = ?1", [id])
-            .map_err(|e| store.sql_error(e))
-    })?;
+    store.execute("DELETE FROM download_batches WHERE id = ?1", [id])?;
     Ok(())
 }
 
@@ -318,13 +315,10 @@ fn books_of(store: &Store, id: i64) -> Result<Vec<i64>, BatchError> {
 }
 
 fn set_paused(store: &Store, id: i64, paused: bool) -> Result<(), BatchError> {
-    let n = store.write(|tx| {
-        tx.execute(
-            "UPDATE download_batches SET paused = ?2 WHERE id = ?1",
-            params![id, paused],
-        )
-        .map_err(|e| store.sql_error(e))
-    })?;
+    let n = store.execute(
+        "UPDATE download_batches SET paused = ?2 WHERE id = ?1",
+        params![id, paused],
+    )?;
     if n == 0 {
         return Err(BatchError::NotFound(id));
     }
@@ -373,10 +367,7 @@ pub fn cancel(store: &Store, id: i64) -> Result<(), BatchError> {
             books::set_pinned(store, book_id, false).map_err(carrel_library::error::Error::from)?;
         }
     }
-    store.write(|tx| {
-        tx.execute("DELETE FROM download_batches WHERE id = ?1", [id])
-            .map_err(|e| store.sql_error(e))
-    })?;
+    store.execute("DELETE FROM download_batches WHERE id = ?1", [id])?;
     Ok(())
 }
 

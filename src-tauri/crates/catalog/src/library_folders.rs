@@ -540,13 +540,10 @@ fn scan_folder(
         summary.dropped += drop_gone(store, folder_id, batch)?;
     }
     let now = store.now_ms();
-    store.write(|tx| {
-        tx.execute(
-            "UPDATE library_folders SET last_scan_ms = ?2 WHERE id = ?1",
-            params![folder_id, now],
-        )
-        .map_err(|e| store.sql_error(e))
-    })?;
+    store.execute(
+        "UPDATE library_folders SET last_scan_ms = ?2 WHERE id = ?1",
+        params![folder_id, now],
+    )?;
     if summary.imported + summary.updated + summary.dropped > 0 {
         store.wake_waiters();
     }

@@ -257,10 +257,7 @@ pub fn import(store: &Store, path: &Path, mode: ImportMode) -> Result<ImportedBo
     let book_id = new_book(store, device.id, &path, &read, &fingerprint)?;
     if let Err(e) = put(book_id, &read) {
         // Nothing half made stays: a book without its file would be listed and never open.
-        let _ = store.write(|tx| {
-            tx.execute("DELETE FROM books WHERE id = ?1", [book_id])
-                .map_err(|e| store.sql_error(e))
-        });
+        let _ = store.execute("DELETE FROM books WHERE id = ?1", [book_id]);
         let _ = PartFiles::new(store.data_dir().books()).remove_book(book_id);
         return Err(e);
     }
@@ -378,7 +375,8 @@ pub fn forget(store: &Store, book_id: i64) -> Result<(), ImportError> {
     if known_by_id(store, book_id)?.is_none() {
         return Err(ImportError::NotLocal(book_id));
     }
-    carrel_library::rows::execute(store, "DELETE FROM books WHERE id = ?1", [book_id])?;
+    store.execute(
+        "DELETE FROM books WHERE id = ?1", [book_id])?;
     PartFiles::new(store.data_dir().books())
         .remove_book(book_id)
         .map_err(|e| ImportError::Files(e.to_string()))?;
@@ -1308,8 +1306,7 @@ fn record_seen(
     state: LocalFileState,
 ) -> Result<(), StoreError> {
     let now = store.now_ms();
-    carrel_library::rows::execute(
-        store,
+    store.execute(
         "UPDATE local_files SET size = ?2, mtime_ms = ?3, state = ?4, checked_at_ms = ?5 WHERE book_id = ?1",
         params![book_id, stat.size as i64, stat.mtime_ms, state.as_str(), now],
     )?;

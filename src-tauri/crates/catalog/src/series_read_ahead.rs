@@ -337,8 +337,7 @@ pub fn set_server_default(
     servers::get(store, server_id)?;
     if keep_next == 0 {
         // The default first, so no series takes it while its read-aheads are ended.
-        carrel_library::rows::execute(
-            store,
+        store.execute(
             "DELETE FROM server_series_defaults WHERE server_id = ?1",
             [server_id],
         )?;
@@ -392,19 +391,16 @@ fn read_ahead_or_default(
     if let Some(read_ahead) = read_ahead_of(store, server_id, series)? {
         return Ok(Some(read_ahead));
     }
-    let taken = store.write(|tx| {
-        tx.execute(
-            "INSERT INTO series_read_ahead (server_id, series, keep_next, remove_after_days, from_server_default)
-             SELECT d.server_id, ?2, d.keep_next, d.remove_after_days, 1
-             FROM server_series_defaults d
-             WHERE d.server_id = ?1
-               AND NOT EXISTS (SELECT 1 FROM series_read_ahead_stopped s
-                               WHERE s.server_id = ?1 AND s.series = ?2)
-             ON CONFLICT (server_id, series) DO NOTHING",
-            params![server_id, series],
-        )
-        .map_err(|e| store.sql_error(e))
-    })?;
+    let taken = store.execute(
+        "INSERT INTO series_read_ahead (server_id, series, keep_next, remove_after_days, from_server_default)
+         SELECT d.server_id, ?2, d.keep_next, d.remove_after_days, 1
+         FROM server_series_defaults d
+         WHERE d.server_id = ?1
+           AND NOT EXISTS (SELECT 1 FROM series_read_ahead_stopped s
+                           WHERE s.server_id = ?1 AND s.series = ?2)
+         ON CONFLICT (server_id, series) DO NOTHING",
+        params![server_id, series],
+    )?;
     if taken > 0 {
         tracing::info!(series = %series, server = server_id, "a series takes its server's default read-ahead");
     }
@@ -537,8 +533,7 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
     // read again from its start is unread again.
     for m in &members {
         if m.kept_by_read_ahead && !m.finished && m.finished_ms.is_some() {
-            carrel_library::rows::execute(
-                store,
+            store.execute(
                 "UPDATE series_read_ahead_books SET finished_ms = NULL WHERE book_id = ?1",
                 [m.book_id],
             )?;
@@ -547,9 +542,7 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
             continue;
         }
         let Some(finished_ms) = m.finished_ms else {
-            carrel_library::rows::execute(
-                store,
-                "UPDATE series_read_ahead_books SET finished_ms = ?2 WHERE book_id = ?1 AND finished_ms IS NULL",
+            store.execute("UPDATE series_read_ahead_books SET finished_ms = ?2 WHERE book_id = ?1 AND finished_ms IS NULL",
                 params![m.book_id, now],
             )?;
             continue;
@@ -565,8 +558,7 @@ pub fn apply(store: &Store, book_id: i64) -> Result<Applied> {
                 tracing::warn!(book = m.book_id, cause = %e, "could not remove a finished book of a series");
                 continue;
             }
-            carrel_library::rows::execute(
-                store,
+            store.execute(
                 "DELETE FROM series_read_ahead_books WHERE book_id = ?1",
                 [m.book_id],
             )?;

@@ -1,7 +1,7 @@
 //! Rows read from the store as every module of the core reads them: the statement prepared once
-//! (cached by the connection), each row mapped, any SQL failure the store's error. A list, one
-//! row if there is any, the one value a query answers; and a change made by one statement in a
-//! write of its own.
+//! (cached by the connection), each row mapped, any SQL failure the store's error: a list, one
+//! row if there is any, the one value a query answers. A change made by one statement in a write
+//! of its own is [`Store::execute`].
 
 use rusqlite::{types::FromSql, OptionalExtension, Params, Row};
 
@@ -41,10 +41,4 @@ pub fn optional<T>(
 pub fn value<T: FromSql>(store: &Store, sql: &str, params: impl Params) -> Result<T, StoreError> {
     optional(store, sql, params, |r| r.get(0))?
         .ok_or_else(|| store.sql_error(rusqlite::Error::QueryReturnedNoRows))
-}
-
-/// Runs `sql`, one statement that changes rows, for `params` in a write of its own; returns how
-/// many rows it changed.
-pub fn execute(store: &Store, sql: &str, params: impl Params) -> Result<usize, StoreError> {
-    store.write(|tx| tx.execute(sql, params).map_err(|e| store.sql_error(e)))
 }

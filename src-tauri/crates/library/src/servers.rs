@@ -381,8 +381,7 @@ pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
 
 /// Pauses downloads from a server (`Some(reason)`) or resumes them (`None`).
 pub fn set_paused(store: &Store, id: i64, reason: Option<&str>) -> Result<(), StoreError> {
-    crate::rows::execute(
-        store,
+    store.execute(
         "UPDATE servers SET paused_reason = ?2 WHERE id = ?1",
         params![id, reason],
     )?;
@@ -394,18 +393,14 @@ pub fn set_min_interval(store: &Store, name: &str, interval_ms: i64) -> Result<(
     if !(0..=MAX_INTERVAL_MS).contains(&interval_ms) {
         return Err(ServerError::InvalidInterval);
     }
-    store.write(|tx| {
-        let n = tx
-            .execute(
-                "UPDATE servers SET min_interval_ms = ?2 WHERE name = ?1",
-                params![name, interval_ms],
-            )
-            .map_err(|e| store.sql_error(e))?;
-        if n == 0 {
-            return Err(ServerError::NotFound(name.to_owned()));
-        }
-        Ok(())
-    })
+    let n = store.execute(
+        "UPDATE servers SET min_interval_ms = ?2 WHERE name = ?1",
+        params![name, interval_ms],
+    )?;
+    if n == 0 {
+        return Err(ServerError::NotFound(name.to_owned()));
+    }
+    Ok(())
 }
 
 /// What an update leaves as it was: an absent interval or certificate choice keeps the
@@ -831,13 +826,10 @@ mod tests {
                 .count(),
             0
         );
-        let refused = s.write(|tx| {
-            tx.execute(
-                "UPDATE servers SET trust_self_signed = 2 WHERE id = ?1",
-                [own.id],
-            )
-            .map_err(|e| s.sql_error(e))
-        });
+        let refused = s.execute(
+            "UPDATE servers SET trust_self_signed = 2 WHERE id = ?1",
+            [own.id],
+        );
         assert!(refused.is_err(), "the column holds a yes or a no only");
     }
 

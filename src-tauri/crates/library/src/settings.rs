@@ -28,10 +28,9 @@ pub fn get<S: Setting>(store: &Store) -> Result<Option<S>, StoreError> {
 
 pub fn set<S: Setting>(store: &Store, value: &S) -> Result<(), StoreError> {
     let json = serde_json::to_string(value).expect("settings serialise to JSON");
-    crate::rows::execute(
-        store,
+    store.execute(
         "INSERT INTO settings (key, value) VALUES (?1, ?2)
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         params![S::KEY, json],
     )?;
     Ok(())
@@ -39,7 +38,7 @@ pub fn set<S: Setting>(store: &Store, value: &S) -> Result<(), StoreError> {
 
 /// Forgets a setting (it reads as never saved).
 pub fn remove<S: Setting>(store: &Store) -> Result<(), StoreError> {
-    crate::rows::execute(store, "DELETE FROM settings WHERE key = ?1", [S::KEY])?;
+    store.execute("DELETE FROM settings WHERE key = ?1", [S::KEY])?;
     Ok(())
 }
 
