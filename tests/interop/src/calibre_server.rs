@@ -47,10 +47,7 @@ pub fn serve(
         .env("HOME", dir.path())
         .env("CALIBRE_CONFIG_DIRECTORY", dir.path().join("config"));
     let mut process = ServerProcess::spawn("calibre-server", cmd, dir.path().join("server.log"));
-    let base = format!("http://127.0.0.1:{port}");
-    process.wait_ready(&format!("{base}/opds"), Duration::from_secs(120), |s| {
-        s == 200
-    });
+    let base = process.ready_on(port, "/opds", Duration::from_secs(120));
     CalibreServer {
         _process: process,
         base,

@@ -44,6 +44,15 @@ if _checks:
 "#;
 
 /// Starts Codex with `count` comics of `pages` pages each and waits until they are imported.
+/// Codex serving `count` comics of `pages` pages (see [`start`]) and a CLI data dir with its
+/// OPDS 1.2 catalog added as "codex", signed in as [`ADMIN`].
+pub fn start_signed_in(count: u32, pages: u32) -> (Codex, Cli) {
+    let codex = start(&Installed::load(), count, pages);
+    let cli = Cli::new();
+    cli.add_server("codex", &codex.opds1(), Some(ADMIN));
+    (codex, cli)
+}
+
 pub fn start(installed: &Installed, count: u32, pages: u32) -> Codex {
     let venv = installed.get("CARREL_INTEROP_CODEX_VENV");
     let sqlite = installed.get("CARREL_INTEROP_SQLITE_DIR");
@@ -100,12 +109,7 @@ pub fn start(installed: &Installed, count: u32, pages: u32) -> Codex {
     let mut cmd = Command::new(venv.join("bin/codex"));
     env(&mut cmd);
     let mut process = ServerProcess::spawn("codex", cmd, dir.path().join("codex.log"));
-    let base = format!("http://127.0.0.1:{port}");
-    process.wait_ready(
-        &format!("{base}/opds/v1.2/"),
-        Duration::from_secs(300),
-        |s| s == 200,
-    );
+    let base = process.ready_on(port, "/opds/v1.2/", Duration::from_secs(300));
     // Codex polls the new library at start-up; the import is done when it says so.
     let start = Instant::now();
     loop {
@@ -228,10 +232,7 @@ fn page_url(cli: &Cli, codex: &Codex, id: i64, page: u32) -> String {
 
 #[test]
 fn codex_walk_search_keep_offline_pages_and_bookmarks() {
-    let installed = Installed::load();
-    let codex = start(&installed, 4, 6);
-    let cli = Cli::new();
-    cli.add_server("codex", &codex.opds1(), Some(ADMIN));
+    let (codex, cli) = start_signed_in(4, 6);
 
     // Every feed reachable within the bound parses, and every comic is reachable.
     let walk = support::walk(&cli, "codex", 60);

@@ -28,10 +28,7 @@ fn codex_added_by_its_plain_address_discovers_the_catalog() {
 
 #[test]
 fn codex_walked_catalog_has_one_local_book_per_comic() {
-    let installed = Installed::load();
-    let server = codex::start(&installed, 3, 3);
-    let cli = Cli::new();
-    cli.add_server("codex", &server.opds1(), Some(ADMIN));
+    let (server, cli) = codex::start_signed_in(3, 3);
     let walk = support::walk(&cli, "codex", 40);
     assert!(walk.feeds >= 10, "only {} feeds walked", walk.feeds);
     let count = cli.local_book_count();
@@ -47,10 +44,7 @@ fn codex_walked_catalog_has_one_local_book_per_comic() {
 
 #[test]
 fn codex_signed_in_download_checks_the_password_a_bounded_number_of_times() {
-    let installed = Installed::load();
-    let server = codex::start(&installed, 1, 200);
-    let cli = Cli::new();
-    cli.add_server("codex", &server.opds1(), Some(ADMIN));
+    let (server, cli) = codex::start_signed_in(1, 200);
     let found = cli.json(&["search", "codex", "Interop Comic 01"]);
     let book = found["entries"]
         .as_array()

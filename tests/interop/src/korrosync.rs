@@ -47,12 +47,7 @@ fn start(installed: &Installed) -> Korrosync {
         .env("KORROSYNC_RATE_LIMIT_PER_SECOND", "1000")
         .env("KORROSYNC_RATE_LIMIT_BURST_SIZE", "1000");
     let mut process = ServerProcess::spawn("korrosync", cmd, dir.path().join("korrosync.log"));
-    let base = format!("http://127.0.0.1:{port}");
-    process.wait_ready(
-        &format!("{base}/robots.txt"),
-        Duration::from_secs(30),
-        |s| s == 200,
-    );
+    let base = process.ready_on(port, "/robots.txt", Duration::from_secs(30));
     Korrosync {
         process,
         base,

@@ -91,6 +91,14 @@ impl ServerProcess {
 
     /// Polls `url` until it answers with `accept(status)`; panics with the server's log when the
     /// process exits or `limit` passes. A readiness bound, not a speed assertion.
+    /// Waits up to `limit` until this server, listening on loopback at `port`, answers 200 at
+    /// `ready_path`: its base address.
+    pub fn ready_on(&mut self, port: u16, ready_path: &str, limit: Duration) -> String {
+        let base = format!("http://127.0.0.1:{port}");
+        self.wait_ready(&format!("{base}{ready_path}"), limit, |s| s == 200);
+        base
+    }
+
     pub fn wait_ready(&mut self, url: &str, limit: Duration, accept: impl Fn(u16) -> bool) {
         let start = Instant::now();
         loop {
