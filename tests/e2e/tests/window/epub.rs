@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 
 use crate::support::{
     add_server, app_on_server, book_id_of, chord, epub_zip, exported_markdown, given_file,
-    highlight_with_note, invoke, launch, listed_note, mouse_at, open_details, open_tile_details,
-    press, sel, CTRL, RIGHT, SHIFT,
+    highlight_selection, highlight_with_note, invoke, launch, listed_note, mouse_at, open_details,
+    open_tile_details, press, sel, CTRL, RIGHT, SHIFT,
 };
 /// The text of the section foliate-js shows, `""` while there is none.
 const SECTION_TEXT: &str = "const view = document.querySelector('foliate-view');
@@ -1315,13 +1315,7 @@ fn text_selected_with_the_keyboard_is_highlighted() {
         })
         .unwrap();
     assert_eq!(selected, "Chapter One");
-    press(&app, &["h"]);
-    app.wait_for_displayed(&sel("epub-highlight-popover"))
-        .unwrap();
-    app.find(&sel("epub-highlight-yellow"))
-        .unwrap()
-        .click()
-        .unwrap();
+    highlight_selection(&app, "epub", "yellow");
     wait_for_annotations(&app, id, "the highlight saved", |list| {
         list.iter()
             .any(|a| a["quote"] == "Chapter One" && a["colour"] == "yellow")

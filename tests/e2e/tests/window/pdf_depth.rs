@@ -10,8 +10,9 @@ use fixture_server::{Config, RunningServer};
 use serde_json::{json, Value};
 
 use crate::support::{
-    app_on_server, chord, exported_markdown, given_file, highlight_with_note, invoke, listed_note,
-    make_test_pdf, mouse_at, open_comic_reader, open_details, press, sel, CTRL, RIGHT, SHIFT,
+    app_on_server, chord, exported_markdown, given_file, highlight_selection, highlight_with_note,
+    invoke, listed_note, make_test_pdf, mouse_at, open_comic_reader, open_details, press, sel,
+    CTRL, RIGHT, SHIFT,
 };
 
 const BOOK: u32 = 1;
@@ -289,13 +290,7 @@ fn a_pdf_text_selected_with_the_keyboard_is_highlighted() {
     // Still on page 1: Shift+→ selected, it did not turn.
     app.wait_for_text(&sel("page-indicator"), "Page 1 of 6")
         .unwrap();
-    press(&app, &["h"]);
-    app.wait_for_displayed(&sel("pdf-highlight-popover"))
-        .unwrap();
-    app.find(&sel("pdf-highlight-blue"))
-        .unwrap()
-        .click()
-        .unwrap();
+    highlight_selection(&app, "pdf", "blue");
     let saved = app
         .wait_until("the highlight saved", default_timeout(), |_| {
             Ok(annotations(&app, id)

@@ -375,6 +375,18 @@ pub fn page_indicator(app: &App) -> String {
         .to_string()
 }
 
+/// Highlights the selection in `reader` ("epub" or "pdf") with the key `h`, in the popover's
+/// colour `colour`.
+pub fn highlight_selection(app: &App, reader: &str, colour: &str) {
+    press(app, &["h"]);
+    app.wait_for_displayed(&sel(&format!("{reader}-highlight-popover")))
+        .unwrap();
+    app.find(&sel(&format!("{reader}-highlight-{colour}")))
+        .unwrap()
+        .click()
+        .unwrap();
+}
+
 /// With text selected in a reader (`reader` is the test ids' prefix, `epub` or `pdf`): waits
 /// for the highlight popover, writes `note` and picks `colour`, which saves the highlight.
 pub fn highlight_with_note(app: &App, reader: &str, note: &str, colour: &str) {
