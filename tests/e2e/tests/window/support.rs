@@ -379,31 +379,28 @@ pub fn page_indicator(app: &App) -> String {
 /// colour `colour`.
 pub fn highlight_selection(app: &App, reader: &str, colour: &str) {
     press(app, &["h"]);
-    app.wait_for_displayed(&sel(&format!("{reader}-highlight-popover")))
-        .unwrap();
-    app.find(&sel(&format!("{reader}-highlight-{colour}")))
-        .unwrap()
-        .click()
-        .unwrap();
+    in_highlight_popover(app, reader, None, colour);
 }
 
 /// With text selected in a reader (`reader` is the test ids' prefix, `epub` or `pdf`): waits
 /// for the highlight popover, writes `note` and picks `colour`, which saves the highlight.
 pub fn highlight_with_note(app: &App, reader: &str, note: &str, colour: &str) {
-    app.wait_for_displayed(&sel(&format!("{reader}-highlight-popover")))
-        .unwrap();
-    app.find(&sel(&format!("{reader}-highlight-add-note")))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel(&format!("{reader}-highlight-note")))
-        .unwrap()
-        .send_keys(note)
-        .unwrap();
-    app.find(&sel(&format!("{reader}-highlight-{colour}")))
-        .unwrap()
-        .click()
-        .unwrap();
+    in_highlight_popover(app, reader, Some(note), colour);
+}
+
+/// Waits for `reader`'s highlight popover, writes `note` in it if there is one, and picks
+/// `colour`, which saves the highlight.
+fn in_highlight_popover(app: &App, reader: &str, note: Option<&str>, colour: &str) {
+    let id = |what: &str| sel(&format!("{reader}-highlight-{what}"));
+    app.wait_for_displayed(&id("popover")).unwrap();
+    if let Some(note) = note {
+        app.find(&id("add-note")).unwrap().click().unwrap();
+        app.wait_for_displayed(&id("note"))
+            .unwrap()
+            .send_keys(note)
+            .unwrap();
+    }
+    app.find(&id(colour)).unwrap().click().unwrap();
 }
 
 /// With a reader's annotations panel open: the text of the first note it lists, once shown.
