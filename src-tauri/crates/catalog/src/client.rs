@@ -77,29 +77,51 @@ pub struct CatalogPage {
     pub facets: Vec<FacetGroup>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum CatalogItem {
-    Navigation {
-        title: String,
-        href: String,
-        summary: Option<String>,
-    },
-    Book {
-        book_id: i64,
-        title: String,
-        authors: Vec<String>,
-        format: BookFormat,
-        page_count: Option<u32>,
-        stream_template: Option<String>,
-        file_type: Option<String>,
-        file_length: Option<u64>,
-        series: Option<String>,
-        series_index: Option<f64>,
-        summary: Option<String>,
-        /// Why the server's page stream is not used (an absurd page count).
-        not_streamable: Option<String>,
-    },
+/// Declares an enum of a feed's items: a link to another feed (`Navigation`) or a book with the
+/// facts its catalog entry gives (`Book`), beside which the enum adds the fields given. The
+/// items the engine browses ([`CatalogItem`]) and those the windows show ([`CatalogViewItem`])
+/// are both declared here, so a book's catalog facts are named and typed once for both.
+macro_rules! feed_items {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident {
+            Book { $($(#[$field_attr:meta])* $field:ident: $ty:ty,)* }
+        }
+    ) => {
+        $(#[$attr])*
+        #[serde(tag = "type", rename_all = "snake_case")]
+        pub enum $name {
+            Navigation {
+                title: String,
+                href: String,
+                summary: Option<String>,
+            },
+            Book {
+                book_id: i64,
+                title: String,
+                authors: Vec<String>,
+                format: BookFormat,
+                page_count: Option<u32>,
+                file_type: Option<String>,
+                file_length: Option<u64>,
+                series: Option<String>,
+                series_index: Option<f64>,
+                summary: Option<String>,
+                $($(#[$field_attr])* $field: $ty,)*
+                /// Why the server's page stream is not used (an absurd page count).
+                not_streamable: Option<String>,
+            },
+        }
+    };
+}
+
+feed_items! {
+    #[derive(Debug, Clone, Serialize)]
+    pub enum CatalogItem {
+        Book {
+            stream_template: Option<String>,
+        }
+    }
 }
 
 /// One feed as the windows show it: the page, where it came from, and beside each book its
@@ -122,37 +144,21 @@ pub struct CatalogView {
     pub fetched_at_ms: i64,
 }
 
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-#[ts(rename = "CatalogItem")]
-#[serde(tag = "type", rename_all = "snake_case")]
-// Built once per feed page and serialised for the window at once: its size does not matter.
-#[allow(clippy::large_enum_variant)]
-pub enum CatalogViewItem {
-    Navigation {
-        title: String,
-        href: String,
-        summary: Option<String>,
-    },
-    Book {
-        book_id: i64,
-        title: String,
-        authors: Vec<String>,
-        format: BookFormat,
-        page_count: Option<u32>,
-        file_type: Option<String>,
-        file_length: Option<u64>,
-        series: Option<String>,
-        series_index: Option<f64>,
-        summary: Option<String>,
-        has_cover: bool,
-        status: BookStatus,
-        /// Read to its end (here, or marked read): `books.finished_ms` is set.
-        read: bool,
-        /// The reader the book opens in.
-        reader: carrel_reading::book_reader::BookReader,
-        /// Why the server's page stream is not used (an absurd page count).
-        not_streamable: Option<String>,
-    },
+feed_items! {
+    #[derive(Debug, Clone, Serialize, ts_rs::TS)]
+    #[ts(rename = "CatalogItem")]
+    // Built once per feed page and serialised for the window at once: its size does not matter.
+    #[allow(clippy::large_enum_variant)]
+    pub enum CatalogViewItem {
+        Book {
+            has_cover: bool,
+            status: BookStatus,
+            /// Read to its end (here, or marked read): `books.finished_ms` is set.
+            read: bool,
+            /// The reader the book opens in.
+            reader: carrel_reading::book_reader::BookReader,
+        }
+    }
 }
 
 /// What catalog calls need.
