@@ -53,15 +53,8 @@ fn launch(cli: &Cli) -> App {
 
 /// Waits until page `page` (0-based) is the one painted in single-page mode.
 fn painted(app: &App, page: u32) {
-    app.wait_until(&format!("page {} to paint", page + 1), default_timeout(), |c| {
-        let shown = c.execute(
-            "const img = document.querySelector('[data-testid=\"page-image\"]');
-             return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
-            vec![],
-        )?;
-        Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
-    })
-    .unwrap_or_else(|e| panic!("page {} was not painted: {e}\n{}", page + 1, app.log_text()));
+    carrel_e2e::wait_for_painted_page(app, page)
+        .unwrap_or_else(|e| panic!("page {} was not painted: {e}\n{}", page + 1, app.log_text()));
 }
 
 /// Clicks `selector` once it is there, again if the window drew it anew meanwhile (a panel that

@@ -354,15 +354,7 @@ pub fn open_comic_reader(app: &App, id: i64) {
 
 /// Waits until the comic reader shows page `page` (from 0) painted, in single-page mode.
 pub fn wait_for_painted_page(app: &App, page: u32) {
-    app.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
-        let shown = c.execute(
-            "const img = document.querySelector('[data-testid=\"page-image\"]');
-             return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
-            vec![],
-        )?;
-        Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
-    })
-    .unwrap();
+    carrel_e2e::wait_for_painted_page(app, page).unwrap();
 }
 
 /// What the reader's page indicator says, trimmed.
