@@ -11,35 +11,34 @@
 
 use carrel_core::reading::book_source::{self, BookFile};
 use carrel_core::reading::page_source::PageError;
-use tauri::http::Request;
-use tauri::{AppHandle, Runtime, UriSchemeContext, UriSchemeResponder};
+use tauri::{AppHandle, Runtime};
 
 use crate::page_protocol::library_and_wait;
 use crate::protocol_errors::ProtocolError;
-use crate::protocol_replies::{self, book_id, Reply};
+use crate::protocol_replies::{self, book_id, GetProtocol, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-book";
 
-/// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
-pub fn handle<R: Runtime>(
-    ctx: UriSchemeContext<'_, R>,
-    request: Request<Vec<u8>>,
-    responder: UriSchemeResponder,
-) {
-    protocol_replies::answer_get(
-        ctx,
-        &request,
-        responder,
-        APP_ORIGINS,
-        book_id,
-        |app, id, head| async move {
-            match book(&app, id).await {
-                Ok(file) => file_response(file, head),
-                Err(e) => ProtocolError::Page(&e).reply(),
-            }
-        },
-    );
+/// The protocol, answering with whole books to the app's own pages; registered as
+/// `protocol_replies::handle::<BookProtocol, _>`.
+pub struct BookProtocol;
+
+impl GetProtocol for BookProtocol {
+    const READERS: &'static [&'static str] = APP_ORIGINS;
+
+    type Asked = i64;
+
+    fn read(path: &str) -> Option<i64> {
+        book_id(path)
+    }
+
+    async fn answer<R: Runtime>(app: AppHandle<R>, id: i64, head: bool) -> Reply {
+        match book(&app, id).await {
+            Ok(file) => file_response(file, head),
+            Err(e) => ProtocolError::Page(&e).reply(),
+        }
+    }
 }
 
 /// The origins of the app's own pages (the embedded UI on each platform, and in debug builds

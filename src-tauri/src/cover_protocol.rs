@@ -9,12 +9,11 @@
 //! [`carrel_core::catalog::cover_cache`]'s; this module only speaks HTTP to the webview.
 
 use carrel_core::catalog::cover_cache::Cover;
-use tauri::http::Request;
-use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
+use tauri::{AppHandle, Manager, Runtime};
 
 use crate::app_state::AppState;
 use crate::protocol_errors::ProtocolError;
-use crate::protocol_replies::{self, book_id, Reply};
+use crate::protocol_replies::{self, book_id, GetProtocol, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-cover";
@@ -22,27 +21,24 @@ pub const SCHEME: &str = "carrel-cover";
 /// How long the webview may reuse a cover without asking again.
 const MAX_AGE_S: u32 = 7 * 24 * 3600;
 
-/// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
-pub fn handle<R: Runtime>(
-    ctx: UriSchemeContext<'_, R>,
-    request: Request<Vec<u8>>,
-    responder: UriSchemeResponder,
-) {
-    protocol_replies::answer_get(
-        ctx,
-        &request,
-        responder,
-        &[],
-        book_id,
-        |app, id, head| async move {
-            match cover(&app, id).await {
-                Ok(Some(cover)) => image(cover, head),
-                Ok(None) => ProtocolError::NoCover.reply(),
-                Err(Unserved::Library) => ProtocolError::LibraryUnavailable.reply(),
-                Err(Unserved::Cover(e)) => ProtocolError::Cover(&e).reply(),
-            }
-        },
-    );
+/// The protocol, answering with covers; registered as `protocol_replies::handle::<CoverProtocol, _>`.
+pub struct CoverProtocol;
+
+impl GetProtocol for CoverProtocol {
+    type Asked = i64;
+
+    fn read(path: &str) -> Option<i64> {
+        book_id(path)
+    }
+
+    async fn answer<R: Runtime>(app: AppHandle<R>, id: i64, head: bool) -> Reply {
+        match cover(&app, id).await {
+            Ok(Some(cover)) => image(cover, head),
+            Ok(None) => ProtocolError::NoCover.reply(),
+            Err(Unserved::Library) => ProtocolError::LibraryUnavailable.reply(),
+            Err(Unserved::Cover(e)) => ProtocolError::Cover(&e).reply(),
+        }
+    }
 }
 
 /// Why a cover was not served.

@@ -185,9 +185,18 @@ pub fn run() {
             commands::watch_desktop_files,
             commands::import_files,
         ])
-        .register_asynchronous_uri_scheme_protocol(cover_protocol::SCHEME, cover_protocol::handle)
-        .register_asynchronous_uri_scheme_protocol(page_protocol::SCHEME, page_protocol::handle)
-        .register_asynchronous_uri_scheme_protocol(book_protocol::SCHEME, book_protocol::handle)
+        .register_asynchronous_uri_scheme_protocol(
+            cover_protocol::SCHEME,
+            protocol_replies::handle::<cover_protocol::CoverProtocol, _>,
+        )
+        .register_asynchronous_uri_scheme_protocol(
+            page_protocol::SCHEME,
+            protocol_replies::handle::<page_protocol::PageProtocol, _>,
+        )
+        .register_asynchronous_uri_scheme_protocol(
+            book_protocol::SCHEME,
+            protocol_replies::handle::<book_protocol::BookProtocol, _>,
+        )
         .setup(move |app| {
             app.manage(background);
             let files = Arc::new(local_files::DesktopFiles::default());

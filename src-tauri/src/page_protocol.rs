@@ -14,12 +14,11 @@ use std::time::Duration;
 
 use carrel_core::foundation::store::Store;
 use carrel_core::reading::page_source::{self, PageError, PageImage, WaitPolicy};
-use tauri::http::Request;
-use tauri::{AppHandle, Manager, Runtime, UriSchemeContext, UriSchemeResponder};
+use tauri::{AppHandle, Manager, Runtime};
 
 use crate::app_state::AppState;
 use crate::protocol_errors::ProtocolError;
-use crate::protocol_replies::{self, number, Reply};
+use crate::protocol_replies::{self, number, GetProtocol, Reply};
 
 /// The scheme the UI passes to `convertFileSrc`.
 pub const SCHEME: &str = "carrel-page";
@@ -30,25 +29,22 @@ const MAX_AGE_S: u32 = 24 * 3600;
 /// How long a request waits for a page (or a whole book) that is not on the device.
 pub(crate) const WAIT: Duration = Duration::from_secs(20);
 
-/// The protocol handler given to `register_asynchronous_uri_scheme_protocol`.
-pub fn handle<R: Runtime>(
-    ctx: UriSchemeContext<'_, R>,
-    request: Request<Vec<u8>>,
-    responder: UriSchemeResponder,
-) {
-    protocol_replies::answer_get(
-        ctx,
-        &request,
-        responder,
-        &[],
-        book_page,
-        |app, (id, index), head| async move {
-            match page(&app, id, index).await {
-                Ok(image) => image_response(image, head),
-                Err(e) => ProtocolError::Page(&e).reply(),
-            }
-        },
-    );
+/// The protocol, answering with pages; registered as `protocol_replies::handle::<PageProtocol, _>`.
+pub struct PageProtocol;
+
+impl GetProtocol for PageProtocol {
+    type Asked = (i64, i64);
+
+    fn read(path: &str) -> Option<(i64, i64)> {
+        book_page(path)
+    }
+
+    async fn answer<R: Runtime>(app: AppHandle<R>, (id, index): (i64, i64), head: bool) -> Reply {
+        page(&app, id, index).await.map_or_else(
+            |e| ProtocolError::Page(&e).reply(),
+            |image| image_response(image, head),
+        )
+    }
 }
 
 /// The book id and page index of a request path: `/<positive integer>/<integer ≥ 0>`,

@@ -26,37 +26,52 @@ pub fn book_id(path: &str) -> Option<i64> {
     number(path.strip_prefix('/')?).filter(|&id| id > 0)
 }
 
-/// Answers a GET or HEAD request off the protocol's thread: `read` takes what is asked from the
-/// path (else a 400), `answer` replies to it, told whether the request is a HEAD. Any other
-/// method is a 405. A request from one of the `readers` origins gets an answer (any answer,
-/// failures too) that the page of that origin may read with `fetch`; pass none when the
-/// answers are only shown (an `<img>`).
-pub fn answer_get<R: Runtime, T: Send + 'static, F>(
+/// What one protocol says of its own: who may read its answers, what a request path asks,
+/// and how it answers that. [`handle`] does the rest, the same for every protocol.
+pub trait GetProtocol: 'static {
+    /// The origins whose pages may read an answer (any answer, failures too) with `fetch`;
+    /// none when the answers are only shown (an `<img>`).
+    const READERS: &'static [&'static str] = &[];
+
+    /// What a request asks for (a book id, a page of a book).
+    type Asked: Send + 'static;
+
+    /// What the request path asks for; `None` makes the request a 400.
+    fn read(path: &str) -> Option<Self::Asked>;
+
+    /// The reply to what was asked, told whether the request is a HEAD.
+    fn answer<R: Runtime>(
+        app: AppHandle<R>,
+        asked: Self::Asked,
+        head: bool,
+    ) -> impl Future<Output = Reply> + Send;
+}
+
+/// The handler given to `register_asynchronous_uri_scheme_protocol` for protocol `P`: answers
+/// a GET or HEAD request off the protocol's thread with [`GetProtocol::answer`] to what
+/// [`GetProtocol::read`] takes from the path (else a 400). Any other method is a 405. A
+/// request from one of [`GetProtocol::READERS`] gets an answer that names its origin.
+pub fn handle<P: GetProtocol, R: Runtime>(
     ctx: UriSchemeContext<'_, R>,
-    request: &Request<Vec<u8>>,
+    request: Request<Vec<u8>>,
     responder: UriSchemeResponder,
-    readers: &[&str],
-    read: impl FnOnce(&str) -> Option<T>,
-    answer: impl FnOnce(AppHandle<R>, T, bool) -> F + Send + 'static,
-) where
-    F: Future<Output = Reply> + Send,
-{
+) {
     let app = ctx.app_handle().clone();
     let head = request.method() == Method::HEAD;
     let origin = request
         .headers()
         .get(header::ORIGIN)
         .and_then(|o| o.to_str().ok())
-        .filter(|o| readers.contains(o))
+        .filter(|o| P::READERS.contains(o))
         .map(str::to_string);
     let asked = if request.method() == Method::GET || head {
-        read(request.uri().path()).ok_or(ProtocolError::BadRequest)
+        P::read(request.uri().path()).ok_or(ProtocolError::BadRequest)
     } else {
         Err(ProtocolError::MethodNotAllowed)
     };
     tauri::async_runtime::spawn(async move {
         let response = match asked {
-            Ok(asked) => answer(app, asked, head).await,
+            Ok(asked) => P::answer(app, asked, head).await,
             Err(failure) => failure.reply(),
         };
         responder.respond(allow_origin(response, origin.as_deref()));
