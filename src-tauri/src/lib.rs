@@ -30,7 +30,8 @@
 //!   book's pages to the reader by id and index, fetching a missing page first.
 //! - [`protocol_errors`]: one status and body for every failure of the three protocols (the
 //!   body is the command error the failure would be, so the window checks its kind).
-//! - [`protocol_replies`]: what the three protocols share: id parsing and their replies.
+//! - [`protocol_replies`]: what the three protocols share: one handler (`handle`, for any
+//!   [`protocol_replies::GetProtocol`]), id parsing and their replies.
 //! - [`single_instance`]: one app per data dir; starting Carrel again shows the running one.
 //! - [`webview_rendering`]: painting pages on the CPU on machines without a GPU, chosen before
 //!   GTK starts.
