@@ -13,7 +13,10 @@
 //! 2. Books on this device opened; [`IDLE_FRAMES`] animation frames with nothing moving (the
 //!    frame-time baseline: the display's own pace under Xvfb), then the grid scrolled by half
 //!    its height every frame from its first row to its last. A frame's time is the time between
-//!    two `requestAnimationFrame` callbacks.
+//!    two `requestAnimationFrame` callbacks. Then, from the top again, the same grid at a
+//!    wheel's pace ([`READER_STEP_PX`] a frame, for [`READER_FRAMES`] frames). Beside each scroll,
+//!    the CPU time the app's processes used a frame (the web process's apart): unlike a frame's
+//!    wall time, it hardly moves when other programs share the cores.
 //! 3. The comic opened and read to its last page, one key press a page, each page painted before
 //!    the next key; the memory measured. Then read back to the first page and forwards to the
 //!    last again; the memory measured once more, in the same place: what the second reading
@@ -58,21 +61,22 @@ const GOAL_SECOND_READ: f64 = 1.05;
 /// The pause after a reading, before memory is read.
 const SETTLE: Duration = Duration::from_secs(1);
 
-/// Counts `arguments[0]` frames with nothing moving, then scrolls Books on this device by half
-/// its height each frame, from where it is, for `arguments[1]` ms at most or to its end; answers
+/// Counts `arguments[0]` frames with nothing moving, then scrolls Books on this device by
+/// `arguments[2]` px each frame (0: half its height), from where it is, for `arguments[1]` ms at
+/// most, to its end or for `arguments[3]` frames (0: no limit); answers
 /// `{ idle: [ms…], scrolling: [ms…], end, last, total, scrolled }` (`end`: the end was reached;
 /// `last`: the highest place in the list of a tile in the document then; `total`: the list's
 /// size), or `{ error }`. Called again until the end is reached: one call stays within
 /// WebDriver's limit on a script.
 const SCROLL_JS: &str = r#"
-  const [idleFrames, budgetMs] = arguments;
+  const [idleFrames, budgetMs, stepPx, maxFrames] = arguments;
   const done = arguments[arguments.length - 1];
   const grid = document.querySelector('[data-testid="on-device-grid"]');
   if (!grid) { done({ error: 'Books on this device shows no grid' }); return; }
   let scroller = grid;
   while (scroller && !['auto', 'scroll'].includes(getComputedStyle(scroller).overflowY)) scroller = scroller.parentElement;
   if (!scroller) scroller = document.scrollingElement;
-  const step = Math.max(1, Math.round(scroller.clientHeight / 2));
+  const step = stepPx > 0 ? stepPx : Math.max(1, Math.round(scroller.clientHeight / 2));
   const idle = [];
   const scrolling = [];
   let last = null;
@@ -87,12 +91,20 @@ const SCROLL_JS: &str = r#"
     last = now;
     if (idle.length >= idleFrames) {
       if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1 && scrolling.length > 0) { answer(true); return; }
+      if (maxFrames > 0 && scrolling.length >= maxFrames) { answer(true); return; }
       if (now - started > budgetMs) { answer(false); return; }
       scroller.scrollTop += step;
     }
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);"#;
+
+/// The reader's pace: one step of a mouse wheel every frame (GTK scrolls a view of height `h` by
+/// `h^(2/3)` a notch: 100 px for a view of 1000 px), 6,000 px a second at 60 frames a second —
+/// a quick spin of the wheel, kept up for [`READER_FRAMES`] frames (ten seconds at 60 a second,
+/// about 1,700 books).
+const READER_STEP_PX: u32 = 100;
+const READER_FRAMES: u32 = 600;
 
 /// What one call of [`SCROLL_JS`] may take.
 const SCROLL_BUDGET_MS: u64 = 15_000;
@@ -102,6 +114,12 @@ const SCROLL_LIMIT: Duration = Duration::from_secs(600);
 /// The scroll from the top of Books on this device (where it opens) to its end: the still
 /// frames, the scrolling ones, the pixels scrolled.
 fn scroll_to_end(app: &App) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+    scroll(app, 0, 0)
+}
+
+/// The scroll from where the view stands by `step_px` a frame (0: half the view), to the end or
+/// for `most_frames` frames (0: to the end); see [`SCROLL_JS`].
+fn scroll(app: &App, step_px: u32, most_frames: u32) -> Result<(Vec<f64>, Vec<f64>, f64)> {
     let frames = |answer: &Value, k: &str| -> Vec<f64> {
         answer
             .get(k)
@@ -115,13 +133,24 @@ fn scroll_to_end(app: &App) -> Result<(Vec<f64>, Vec<f64>, f64)> {
     loop {
         let still = if idle.is_empty() { IDLE_FRAMES } else { 0 };
         let answer = app
-            .execute_async(SCROLL_JS, vec![json!(still), json!(SCROLL_BUDGET_MS)])
+            .execute_async(
+                SCROLL_JS,
+                vec![
+                    json!(still),
+                    json!(SCROLL_BUDGET_MS),
+                    json!(step_px),
+                    json!(most_frames.saturating_sub(scrolling.len() as u32)),
+                ],
+            )
             .map_err(|e| anyhow::anyhow!("scrolling the library: {e}"))?;
         if let Some(error) = answer.get("error") {
             bail!("scrolling the library: {error}");
         }
         idle.extend(frames(&answer, "idle"));
         scrolling.extend(frames(&answer, "scrolling"));
+        if most_frames > 0 && scrolling.len() >= most_frames as usize {
+            return Ok((idle, scrolling, number(&answer, "scrolled")));
+        }
         if answer.get("end").and_then(Value::as_bool) == Some(true) {
             let (last, total) = (number(&answer, "last"), number(&answer, "total"));
             if total as u32 != BOOKS || last as u32 != BOOKS {
@@ -194,6 +223,38 @@ fn memory_of(app: &Proc) -> Result<Memory> {
         memory.each.push((p.comm.clone(), rss, pss, anonymous));
     }
     Ok(memory)
+}
+
+/// The CPU time the app's process and every process under it have used (user and system), in
+/// ms, with WebKit's web process apart: `(all, web process)`. The kernel counts it in clock
+/// ticks (10 ms); over a scroll of hundreds of frames that is fine enough, and unlike a frame's
+/// wall time it hardly moves when other programs share the cores.
+fn cpu_ms_of(app: &Proc) -> (f64, f64) {
+    // SAFETY: sysconf only reads a constant of the system.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let mut all = vec![app.clone()];
+    all.extend(Proc::descendants(app.pid));
+    let (mut total, mut web) = (0.0, 0.0);
+    for p in &all {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{}/stat", p.pid)) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        // utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
+        let used: f64 = [11, 12]
+            .iter()
+            .filter_map(|i| fields.get(*i)?.parse::<f64>().ok())
+            .sum();
+        let ms = used * 1000.0 / ticks;
+        total += ms;
+        if p.comm.starts_with("WebKitWebProces") {
+            web += ms;
+        }
+    }
+    (total, web)
 }
 
 /// A comic archive at `path`: a ComicInfo.xml and `pages`, stored uncompressed.
@@ -351,13 +412,9 @@ pub fn run(report: &mut Report) -> Result<()> {
     let at_start = settled_memory(&process)?;
 
     eprintln!("library: scrolling Books on this device from top to bottom ...");
-    app.wait_for(&testid("on-device-nav"))
-        .and_then(|e| e.click())
-        .map_err(|e| anyhow::anyhow!("opening Books on this device: {e}"))?;
-    app.wait_for_displayed(&testid("on-device-grid"))
-        .map_err(|e| anyhow::anyhow!("Books on this device shows no grid: {e}"))?;
-    // For finding where a frame's time goes: CSS laid over the window before the scroll (e.g.
-    // `.cover { box-shadow: none !important }`), said in the facts.
+    // For finding where a frame's time goes: CSS laid over the window before Books on this
+    // device opens (e.g. `.cover { box-shadow: none !important }`, or a layout that changes
+    // which element scrolls), said in the facts.
     let probe_css = std::env::var("CARREL_BENCH_SCROLL_CSS").ok();
     if let Some(css) = &probe_css {
         app.execute(
@@ -366,7 +423,19 @@ pub fn run(report: &mut Report) -> Result<()> {
         )
         .map_err(|e| anyhow::anyhow!("adding the probe's CSS: {e}"))?;
     }
+    app.wait_for(&testid("on-device-nav"))
+        .and_then(|e| e.click())
+        .map_err(|e| anyhow::anyhow!("opening Books on this device: {e}"))?;
+    app.wait_for_displayed(&testid("on-device-grid"))
+        .map_err(|e| anyhow::anyhow!("Books on this device shows no grid: {e}"))?;
+    let cpu_before = cpu_ms_of(&process);
     let (idle, scrolling, scrolled) = scroll_to_end(&app)?;
+    let cpu_after = cpu_ms_of(&process);
+    let frames = scrolling.len().max(1) as f64;
+    let cpu_per_frame = (
+        (cpu_after.0 - cpu_before.0) / frames,
+        (cpu_after.1 - cpu_before.1) / frames,
+    );
     let idle_median = Summary::of(&idle).median;
     let missed = scrolling
         .iter()
@@ -386,11 +455,48 @@ pub fn run(report: &mut Report) -> Result<()> {
     report.fact(
         "window",
         "library_scroll",
-        json!({ "frames": scrolling.len(), "late_frames": missed, "scrolled_px": scrolled, "idle_frame_median_ms": idle_median, "probe_css": probe_css }),
+        json!({ "frames": scrolling.len(), "late_frames": missed, "scrolled_px": scrolled, "idle_frame_median_ms": idle_median, "probe_css": probe_css,
+                "cpu_ms_per_frame": cpu_per_frame.0, "web_process_cpu_ms_per_frame": cpu_per_frame.1 }),
         format!(
-            "{} frames to scroll {:.0} px (half the view a frame); {missed} took more than 1.5× the still frame's median ({idle_median:.1} ms)",
+            "{} frames to scroll {:.0} px (half the view a frame); {missed} took more than 1.5× the still frame's median ({idle_median:.1} ms); CPU a frame {:.1} ms, {:.1} ms of it in the web process",
             scrolling.len(),
-            scrolled
+            scrolled,
+            cpu_per_frame.0,
+            cpu_per_frame.1,
+        ),
+    );
+    // The same grid at the reader's pace, from its top again.
+    app.execute(
+        "const grid = document.querySelector('[data-testid=\"on-device-grid\"]'); let at = grid; \
+         while (at && !['auto', 'scroll'].includes(getComputedStyle(at).overflowY)) at = at.parentElement; \
+         (at ?? document.scrollingElement).scrollTop = 0;",
+        vec![],
+    )
+    .map_err(|e| anyhow::anyhow!("scrolling back to the top: {e}"))?;
+    let cpu_before = cpu_ms_of(&process);
+    let (idle, paced, _) = scroll(&app, READER_STEP_PX, READER_FRAMES)?;
+    let cpu_after = cpu_ms_of(&process);
+    let frames = paced.len().max(1) as f64;
+    report.row(
+        Row::new(
+            "window",
+            format!("frame while Books on this device scrolls at a wheel's pace ({READER_STEP_PX} px a frame), {BOOKS} books"),
+            "ms",
+            Summary::of(&paced),
+            "frame, nothing moving",
+            Summary::of(&idle),
+        )
+        .goal_at_most(GOAL_FRAME_MS),
+    );
+    report.fact(
+        "window",
+        "library_scroll_wheel_pace",
+        json!({ "frames": paced.len(), "cpu_ms_per_frame": (cpu_after.0 - cpu_before.0) / frames, "web_process_cpu_ms_per_frame": (cpu_after.1 - cpu_before.1) / frames }),
+        format!(
+            "{} frames at {READER_STEP_PX} px; CPU a frame {:.1} ms, {:.1} ms of it in the web process",
+            paced.len(),
+            (cpu_after.0 - cpu_before.0) / frames,
+            (cpu_after.1 - cpu_before.1) / frames,
         ),
     );
     // For looking at the scroll alone.
