@@ -136,19 +136,39 @@ fn store_all(cli: &Cli, server: &RunningServer, ids: &BTreeMap<u32, i64>) {
     server.reset_stats();
 }
 
-/// A one-page fixture behaving as `behavior`, added in a new data dir as `name` with the
-/// sign-in `flags` and `secret` and a newline on standard input (which must succeed).
-fn added_with_secret_on_stdin(
-    behavior: fixture_server::Behavior,
-    name: &str,
-    flags: &[&str],
-    secret: &str,
-) -> (RunningServer, Cli) {
+/// How a server is signed in to with a secret read from standard input.
+enum SignIn<'a> {
+    /// `--username <username> --password-stdin`.
+    Password { username: &'a str },
+    /// `--api-key-stdin`.
+    ApiKey,
+}
+
+/// A one-page fixture that asks for `secret` (with the username, for a password), added in a
+/// new data dir as `name` signing in as `sign_in` says, with `secret` and a newline on standard
+/// input (which must succeed).
+fn added_with_secret_on_stdin(name: &str, sign_in: SignIn, secret: &str) -> (RunningServer, Cli) {
+    let (behavior, flags) = match sign_in {
+        SignIn::Password { username } => (
+            fixture_server::Behavior {
+                auth: Some(format!("{username}:{secret}")),
+                ..Default::default()
+            },
+            vec!["--username", username, "--password-stdin"],
+        ),
+        SignIn::ApiKey => (
+            fixture_server::Behavior {
+                api_key: Some(secret.into()),
+                ..Default::default()
+            },
+            vec!["--api-key-stdin"],
+        ),
+    };
     let server = one_page_fixture(behavior);
     let cli = Cli::new();
     let url = server.url("/opds");
     let mut args = vec!["server", "add", name, url.as_str()];
-    args.extend_from_slice(flags);
+    args.extend(flags);
     assert_succeeded(&cli.with_input(&args, &format!("{secret}\n")));
     (server, cli)
 }
@@ -165,11 +185,18 @@ fn assert_succeeded(out: &Output) {
 /// The fixture with one book of one page, behaving as `behavior` says.
 fn one_page_fixture(behavior: fixture_server::Behavior) -> RunningServer {
     fixture(Config {
-        books: 1,
-        comic_pages: [(1, 1)].into(),
         behavior,
-        ..Default::default()
+        ..first_a_comic(1, 1)
     })
+}
+
+/// `books` books, the first of them a comic of `pages` pages.
+fn first_a_comic(books: u32, pages: u32) -> Config {
+    Config {
+        books,
+        comic_pages: [(1, pages)].into(),
+        ..Default::default()
+    }
 }
 
 /// Twelve comics of four pages, in the fixture's series; their reading positions kept by
@@ -193,20 +220,14 @@ fn series_of_at_least(cli: &Cli, ids: &BTreeMap<u32, i64>, least: usize) -> Valu
 
 /// The local ids of a `series show`'s books, in its order.
 fn series_book_ids(series: &Value) -> Vec<String> {
-    series["books"]
-        .as_array()
-        .unwrap()
-        .iter()
+    items(&series["books"])
         .map(|b| b["book_id"].as_i64().unwrap().to_string())
         .collect()
 }
 
 /// The download state of each of a `series show`'s books, in its order.
 fn series_states(series: &Value) -> Vec<String> {
-    series["books"]
-        .as_array()
-        .unwrap()
-        .iter()
+    items(&series["books"])
         .map(|b| b["status"]["state"].as_str().unwrap().to_owned())
         .collect()
 }
@@ -231,13 +252,14 @@ fn add_dead_server(cli: &Cli, name: &str) {
     ]);
 }
 
+/// The items of the JSON array `list` (which must be one).
+fn items(list: &Value) -> std::slice::Iter<'_, Value> {
+    list.as_array().expect("a JSON array").iter()
+}
+
 /// Whether a page of `browse` lists a book.
 fn lists_a_book(page: &Value) -> bool {
-    page["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|e| e["type"] == "book")
+    items(&page["entries"]).any(|e| e["type"] == "book")
 }
 
 fn code(out: &Output) -> i32 {
@@ -291,10 +313,7 @@ fn a_self_signed_certificate_is_trusted_only_when_asked_for() {
     let plain = cli.json(&["server", "add", "plain", "https://books.example.org/opds"]);
     assert_eq!(plain["trust_self_signed"], false);
     let list = cli.json(&["server", "list"]);
-    let trusted: Vec<_> = list
-        .as_array()
-        .unwrap()
-        .iter()
+    let trusted: Vec<_> = items(&list)
         .map(|s| (s["name"].as_str(), s["trust_self_signed"].as_bool()))
         .collect();
     assert_eq!(
@@ -316,11 +335,7 @@ fn a_self_signed_certificate_is_trusted_only_when_asked_for() {
 
 #[test]
 fn servers_books_status_and_paths() {
-    let (server, cli, ids) = registered(Config {
-        books: 3,
-        comic_pages: [(1, 4)].into(),
-        ..Default::default()
-    });
+    let (server, cli, ids) = registered(first_a_comic(3, 4));
     let list = cli.json(&["server", "list"]);
     assert_eq!(list[0]["name"], "lib");
     // A page not stored yet: exit 3.
@@ -351,10 +366,7 @@ fn servers_books_status_and_paths() {
         cli.ok(&["path", &ids[&1].to_string(), "--page", &p.to_string()]);
     }
     let status = cli.json(&["status"]);
-    let book = status["books"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let book = items(&status["books"])
         .find(|b| b["book_id"] == ids[&1])
         .unwrap();
     assert_eq!(book["status"]["state"], "stored");
@@ -374,11 +386,7 @@ fn servers_books_status_and_paths() {
 
 #[test]
 fn pause_survives_and_sync_does_nothing_while_paused() {
-    let (server, cli, ids) = registered(Config {
-        books: 1,
-        comic_pages: [(1, 2)].into(),
-        ..Default::default()
-    });
+    let (server, cli, ids) = registered(first_a_comic(1, 2));
     cli.ok(&["pause"]);
     cli.ok(&["store", &ids[&1].to_string()]);
     server.reset_stats();
@@ -393,12 +401,8 @@ fn pause_survives_and_sync_does_nothing_while_paused() {
 #[test]
 fn a_password_from_stdin_reaches_the_server_and_never_the_database() {
     let (_server, cli) = added_with_secret_on_stdin(
-        fixture_server::Behavior {
-            auth: Some("reader:pass-phrase-42".into()),
-            ..Default::default()
-        },
         "lib",
-        &["--username", "reader", "--password-stdin"],
+        SignIn::Password { username: "reader" },
         "pass-phrase-42",
     );
     let page = cli.json(&["browse", "lib", "/opds/books"]);
@@ -568,15 +572,12 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn one_search_asks_every_server_and_the_device_answers_without_any() {
-    let one = fixture(Config {
-        books: 4,
-        seed: 1,
-        ..Default::default()
-    });
-    let two = fixture(Config {
-        books: 4,
-        seed: 2,
-        ..Default::default()
+    let [one, two] = [1, 2].map(|seed| {
+        fixture(Config {
+            books: 4,
+            seed,
+            ..Default::default()
+        })
     });
     let cli = Cli::new();
     cli.ok(&["server", "add", "one", &one.url("/opds")]);
@@ -600,10 +601,7 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
             .clone()
     };
     let found = |a: &Value| -> Vec<String> {
-        a["view"]["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
+        items(&a["view"]["entries"])
             .filter(|e| e["type"] == "book")
             .map(|e| e["title"].as_str().unwrap().to_owned())
             .collect()
@@ -642,20 +640,14 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     drop(one);
     drop(two);
     let local = cli.json(&["search", "--on-device", &word.to_uppercase()]);
-    let titles: Vec<&str> = local["on_device"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let titles: Vec<&str> = items(&local["on_device"])
         .map(|b| b["title"].as_str().unwrap())
         .collect();
     assert_eq!(titles, [wanted.as_str()], "{local}");
     assert!(local["servers"].as_array().unwrap().is_empty());
     // With the servers gone, --all answers from the kept results and says so.
     let offline = cli.json(&["search", "--all", &word]);
-    let kept = offline["servers"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let kept = items(&offline["servers"])
         .find(|a| a["server_name"] == "one")
         .unwrap();
     assert_eq!(
@@ -674,10 +666,7 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
 
 /// The local id of the book titled `title` in a server's answer to `search --all`.
 fn found_id(answer: &Value, title: &str) -> i64 {
-    answer["view"]["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
+    items(&answer["view"]["entries"])
         .find(|e| e["title"] == title)
         .unwrap()["book_id"]
         .as_i64()
@@ -718,10 +707,7 @@ fn a_whole_feed_is_kept_offline_as_one_batch_and_managed_by_its_id() {
     // Byte-identical to what the server serves.
     for b in server.books() {
         let shown = cli.json(&["search", "--on-device", &b.title]);
-        let id = shown["on_device"]
-            .as_array()
-            .unwrap()
-            .iter()
+        let id = items(&shown["on_device"])
             .find(|x| x["title"] == b.title.as_str())
             .unwrap()["book_id"]
             .as_i64()
@@ -790,10 +776,8 @@ impl Drop for SmallDisk {
 #[test]
 fn a_sync_that_fills_the_disk_stops_with_work_left_and_exits_5() {
     let server = fixture(Config {
-        books: 1,
-        comic_pages: [(1, 120)].into(),
         page_bytes: 64 * 1024,
-        ..Default::default()
+        ..first_a_comic(1, 120)
     });
     let disk = SmallDisk::mount(4);
     let cli = Cli {
@@ -946,15 +930,7 @@ fn kosync_login_checks_the_password_keeps_no_secret_in_the_database_and_logs_out
 
 #[test]
 fn an_api_key_from_stdin_signs_in_as_x_api_key() {
-    let (server, cli) = added_with_secret_on_stdin(
-        fixture_server::Behavior {
-            api_key: Some("k0mga-key-42".into()),
-            ..Default::default()
-        },
-        "komga",
-        &["--api-key-stdin"],
-        "k0mga-key-42",
-    );
+    let (server, cli) = added_with_secret_on_stdin("komga", SignIn::ApiKey, "k0mga-key-42");
     let listed = cli.json(&["server", "list"]);
     assert_eq!(listed[0]["api_key"], true, "{listed}");
     let page = cli.json(&["browse", "komga", "/opds/books"]);
@@ -982,10 +958,7 @@ fn a_series_read_ahead_keeps_the_next_books_of_what_is_read_on_the_device() {
     assert!(series["read_ahead"].is_null(), "{series}");
     let books = series_book_ids(&series);
     // Numbered as the server numbers them.
-    let numbers: Vec<f64> = series["books"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let numbers: Vec<f64> = items(&series["books"])
         .map(|b| b["series_index"].as_f64().unwrap())
         .collect();
     assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
@@ -1256,11 +1229,7 @@ fn mark_with_series_marks_every_book_of_the_series_and_sends_each() {
     );
     let shown = cli.json(&["series", "show", &second]);
     assert!(
-        shown["books"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|b| b["finished"] == true),
+        items(&shown["books"]).all(|b| b["finished"] == true),
         "{shown}"
     );
 
@@ -1367,10 +1336,7 @@ fn notes_lists_and_exports_a_books_highlights_with_their_notes() {
     );
 
     let listed = cli.json(&["notes", "list", &book]);
-    let ids: Vec<i64> = listed["annotations"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let ids: Vec<i64> = items(&listed["annotations"])
         .map(|a| a["id"].as_i64().unwrap())
         .collect();
     assert_eq!(ids, vec![first, second]);
@@ -1412,20 +1378,36 @@ fn notes_lists_and_exports_a_books_highlights_with_their_notes() {
     );
 }
 
-/// Writes a CBZ of `pages` one-pixel pages at `path` (its folders made).
-fn write_cbz(path: &Path, pages: u8) {
+/// Writes a stored (uncompressed) ZIP of `entries` (name, bytes) at `path`, its folders made.
+fn write_zip<'a>(path: &Path, entries: impl IntoIterator<Item = (&'a str, &'a [u8])>) {
     use std::io::Write;
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     let stored =
         zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for i in 0..pages {
-        zip.start_file(format!("{i:03}.png"), stored).unwrap();
-        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0".to_vec();
-        png.extend_from_slice(&[i; 16]);
-        zip.write_all(&png).unwrap();
+    for (name, bytes) in entries {
+        zip.start_file(name, stored).unwrap();
+        zip.write_all(bytes).unwrap();
     }
     zip.finish().unwrap();
+}
+
+/// Writes a CBZ of `pages` one-pixel pages at `path` (its folders made).
+fn write_cbz(path: &Path, pages: u8) {
+    let pages: Vec<(String, Vec<u8>)> = (0..pages)
+        .map(|i| {
+            let mut png =
+                b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0".to_vec();
+            png.extend_from_slice(&[i; 16]);
+            (format!("{i:03}.png"), png)
+        })
+        .collect();
+    write_zip(
+        path,
+        pages
+            .iter()
+            .map(|(name, png)| (name.as_str(), png.as_slice())),
+    );
 }
 
 #[test]
@@ -1476,7 +1458,6 @@ fn a_library_folder_is_added_scanned_listed_and_removed_and_its_files_stay() {
 
 /// Writes a one-chapter EPUB at `path` whose package names its title, author and calibre series.
 fn write_epub(path: &Path, title: &str) {
-    use std::io::Write;
     let opf = format!(
         r#"<package xmlns="http://www.idpf.org/2007/opf" version="2.0">
   <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
@@ -1488,22 +1469,18 @@ fn write_epub(path: &Path, title: &str) {
 </package>"#
     );
     let container = r#"<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OPS/book.opf"/></rootfiles></container>"#;
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
-    let stored =
-        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for (name, bytes) in [
-        ("mimetype", "application/epub+zip".as_bytes()),
-        ("META-INF/container.xml", container.as_bytes()),
-        ("OPS/book.opf", opf.as_bytes()),
-        (
-            "OPS/c.xhtml",
-            b"<html><body><p>It is a truth.</p></body></html>".as_slice(),
-        ),
-    ] {
-        zip.start_file(name, stored).unwrap();
-        zip.write_all(bytes).unwrap();
-    }
-    zip.finish().unwrap();
+    write_zip(
+        path,
+        [
+            ("mimetype", "application/epub+zip".as_bytes()),
+            ("META-INF/container.xml", container.as_bytes()),
+            ("OPS/book.opf", opf.as_bytes()),
+            (
+                "OPS/c.xhtml",
+                b"<html><body><p>It is a truth.</p></body></html>".as_slice(),
+            ),
+        ],
+    );
 }
 
 #[test]
