@@ -555,19 +555,13 @@ fn killing_the_executor_fifty_times_loses_nothing_and_repeats_at_most_two_parts_
     eprintln!("{kills} kills: {landed_in_run} of a running sync, {landed_mid_transfer} mid-transfer, {repeated_parts} repeated parts");
 }
 
+/// Every file under `dir`, in its folders too.
 fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![];
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    entries
+        .map(|e| e.path())
+        .flat_map(|p| if p.is_dir() { walk(&p) } else { vec![p] })
+        .collect()
 }
 
 #[test]
@@ -585,12 +579,8 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     add_dead_server(&cli, "away");
     // A word of a title of the first server's (the fixture matches titles and authors).
     let wanted = one.books()[0].title.clone();
-    let word = wanted
-        .split_whitespace()
-        .max_by_key(|w| w.len())
-        .unwrap()
-        .to_owned();
-    let all = cli.json(&["search", "--all", &word]);
+    let word = wanted.split_whitespace().max_by_key(|w| w.len()).unwrap();
+    let all = cli.json(&["search", "--all", word]);
     let answers = all["servers"].as_array().unwrap();
     assert_eq!(answers.len(), 3, "{all}");
     let answer = |name: &str| {
@@ -632,7 +622,7 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     );
     // Only books on the device are found without a server: none yet. Kept offline, the book is
     // found by any case, with no server answering.
-    let none = cli.json(&["search", "--on-device", &word]);
+    let none = cli.json(&["search", "--on-device", word]);
     assert_eq!(none["on_device"].as_array().unwrap().len(), 0, "{none}");
     let id = found_id(&from_one, &wanted);
     cli.ok(&["store", &id.to_string()]);
@@ -646,7 +636,7 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     assert_eq!(titles, [wanted.as_str()], "{local}");
     assert!(local["servers"].as_array().unwrap().is_empty());
     // With the servers gone, --all answers from the kept results and says so.
-    let offline = cli.json(&["search", "--all", &word]);
+    let offline = cli.json(&["search", "--all", word]);
     let kept = items(&offline["servers"])
         .find(|a| a["server_name"] == "one")
         .unwrap();
@@ -657,7 +647,7 @@ fn one_search_asks_every_server_and_the_device_answers_without_any() {
     );
     assert!(found(kept).contains(&wanted));
     // The text output groups by server; usage errors exit 2.
-    let text = cli.ok(&["search", "--on-device", &word]);
+    let text = cli.ok(&["search", "--on-device", word]);
     assert!(text.starts_with("On this device ("), "{text}");
     assert_eq!(code(&cli.run(&["search", "--all", "a", "b"])), 2);
     assert_eq!(code(&cli.run(&["search", "--on-device", "  "])), 2);
