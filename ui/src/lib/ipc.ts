@@ -166,6 +166,13 @@ async function call<K extends keyof Commands>(command: K, args?: Commands[K]['ar
   }
 }
 
+/** A channel for the core to send events on, each handed to `onmessage` as it comes. */
+function channelTo<T>(onmessage: (message: T) => void): Channel<T> {
+  const channel = new Channel<T>();
+  channel.onmessage = onmessage;
+  return channel;
+}
+
 /** What the UI needs to know before it draws anything. Never rejects. */
 export async function appStatus(): Promise<AppStatus> {
   try {
@@ -381,9 +388,7 @@ export function listContinueReading(limit?: number): Promise<BookDetails[]> {
  * subscription lasts as long as the page; to stop listening, ignore further calls.
  */
 export async function watchDownloads(onview: (view: DownloadsView) => void): Promise<void> {
-  const channel = new Channel<DownloadsView>();
-  channel.onmessage = onview;
-  await call('watch_downloads', { onEvent: channel });
+  await call('watch_downloads', { onEvent: channelTo(onview) });
 }
 
 export async function pauseDownloads(): Promise<void> {
@@ -450,9 +455,7 @@ export async function rescanLibraryFolder(id: number): Promise<void> {
 
 /** Hears every scan of the library folders: its progress and its end. */
 export async function watchLibraryFolders(onevent: (event: LibraryScanEvent) => void): Promise<void> {
-  const channel = new Channel<LibraryScanEvent>();
-  channel.onmessage = onevent;
-  await call('watch_library_folders', { onEvent: channel });
+  await call('watch_library_folders', { onEvent: channelTo(onevent) });
 }
 
 /**
@@ -501,9 +504,7 @@ export function searchOnDevice(query: string): Promise<BookDetails[]> {
  * Resolves with how many servers were asked, once all have answered.
  */
 export async function searchEverywhere(query: string, onanswer: (answer: ServerAnswer) => void): Promise<number> {
-  const channel = new Channel<ServerAnswer>();
-  channel.onmessage = onanswer;
-  return call('search_everywhere', { query, onAnswer: channel });
+  return call('search_everywhere', { query, onAnswer: channelTo(onanswer) });
 }
 
 // ---- Keep all offline ----
@@ -675,7 +676,5 @@ export function importFiles(paths: string[], copy: boolean): Promise<ImportedFil
 
 /** Hears of files dragged over, dropped on or handed to this window (`carrel FILE`). */
 export async function watchDesktopFiles(onevent: (event: DesktopFilesEvent) => void): Promise<void> {
-  const channel = new Channel<DesktopFilesEvent>();
-  channel.onmessage = onevent;
-  await call('watch_desktop_files', { onEvent: channel });
+  await call('watch_desktop_files', { onEvent: channelTo(onevent) });
 }
