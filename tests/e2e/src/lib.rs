@@ -170,19 +170,14 @@ impl Drop for TestCase {
 /// Waits until the comic reader (which also shows PDFs) shows page `page` (from 0) painted in
 /// single-page mode: its image loaded, not hidden, with a size.
 pub fn wait_for_painted_page(client: &Client, page: u32) -> Result<()> {
-    let wanted = page.to_string();
-    client.wait_until(
-        &format!("page {page} (from 0) to paint"),
-        default_timeout(),
-        |c| {
-            let shown = c.execute(
-                "const img = document.querySelector('[data-testid=\"page-image\"]');
-                 return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
-                vec![],
-            )?;
-            Ok((shown.as_str() == Some(wanted.as_str())).then_some(()))
-        },
-    )
+    client.wait_until(&format!("page {page} to paint"), default_timeout(), |c| {
+        let shown = c.execute(
+            "const img = document.querySelector('[data-testid=\"page-image\"]');
+             return img && img.complete && !img.classList.contains('hidden') && img.naturalWidth > 0 ? img.dataset.page : null;",
+            vec![],
+        )?;
+        Ok((shown.as_str() == Some(page.to_string().as_str())).then_some(()))
+    })
 }
 
 /// What a reader does in the "Add server" dialog: opens it from the sidebar, fills the fields

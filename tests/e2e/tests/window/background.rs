@@ -25,10 +25,11 @@ use dbus::arg::{PropMap, Variant};
 use dbus::blocking::Connection;
 use dbus::channel::{MatchingReceiver, Sender};
 use dbus::message::MatchRule;
-use fixture_server::{Config, Faults, RunningServer};
+use fixture_server::RunningServer;
 
 use super::carrel_cli::{cli, store_first_book};
 use super::notifications::{ActionDesk, READY_BODY};
+use crate::support::{slow_comic, start_server};
 
 const WATCHER: &str = "org.kde.StatusNotifierWatcher";
 const ITEM: &str = "org.kde.StatusNotifierItem";
@@ -363,16 +364,7 @@ fn closing_the_last_window_keeps_the_downloads_going_in_the_tray_until_they_are_
     let tray = FakeTray::start();
     let case = TestCase::start();
     const PAGES: u32 = 40;
-    let server = fixture_server::Server::start(Config {
-        books: 1,
-        comic_pages: [(1, PAGES)].into(),
-        faults: Faults {
-            latency_ms: 400,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .expect("start the fixture server");
+    let server = start_server(slow_comic(PAGES, 400));
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
     let pid = app.process().expect("the app's process").pid;
     let title = server.books()[0].title.clone();
@@ -600,16 +592,7 @@ fn wait_for_window_back(app: &carrel_e2e::App, pid: i32, after: &str) {
 /// A book of `pages` pages each 300 ms late: time enough to close the window while it
 /// downloads.
 fn slow_book_server(pages: u32) -> RunningServer {
-    fixture_server::Server::start(Config {
-        books: 1,
-        comic_pages: [(1, pages)].into(),
-        faults: Faults {
-            latency_ms: 300,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .expect("start the fixture server")
+    start_server(slow_comic(pages, 300))
 }
 
 #[test]

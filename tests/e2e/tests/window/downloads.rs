@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::support::{self, book_entries, go, launch, sel, start_server};
+use crate::support::{self, book_entries, go, launch, sel, slow_comic, start_server};
 use carrel_e2e::{default_timeout, App, TestCase};
-use fixture_server::{Config, Faults, RunningServer};
+use fixture_server::{Config, RunningServer};
 use serde_json::{json, Value};
 
 /// How long a book may take to arrive once asked for.
@@ -128,15 +128,7 @@ fn an_epub_read_shows_its_percentage_and_chapter_not_a_page() {
 fn pausing_all_downloads_says_paused_at_once() {
     let case = TestCase::start();
     // Slow pages: the page under way when the pause comes takes a while to end.
-    let server = start_server(Config {
-        books: 1,
-        comic_pages: BTreeMap::from([(1, 60)]),
-        faults: Faults {
-            latency_ms: 1_500,
-            ..Faults::default()
-        },
-        ..Config::default()
-    });
+    let server = start_server(slow_comic(60, 1_500));
     let app = launch(&case);
     let server_id = add_server(&app, &server.url("/opds"));
     let (id, _, _) = all_books(&app, server_id, &server).remove(0);
@@ -179,15 +171,7 @@ fn pausing_all_downloads_says_paused_at_once() {
 fn a_batch_ends_when_nothing_is_left_to_bring() {
     let case = TestCase::start();
     // One book of many slow pages: cancelled while it downloads.
-    let slow = start_server(Config {
-        books: 1,
-        comic_pages: BTreeMap::from([(1, 40)]),
-        faults: Faults {
-            latency_ms: 300,
-            ..Faults::default()
-        },
-        ..Config::default()
-    });
+    let slow = start_server(slow_comic(40, 300));
     // Three small books: brought whole, then one removed.
     let small = start_server(Config {
         books: 3,

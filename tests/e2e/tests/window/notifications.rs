@@ -24,9 +24,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use carrel_e2e::{tools, TestCase};
-use fixture_server::{Config, Faults};
+use fixture_server::Config;
 
 use super::carrel_cli::{add_server_and_find_first_book, cli, store_first_book};
+use crate::support::{slow_comic, start_server};
 
 const NOTIFICATIONS: &str = "org.freedesktop.Notifications";
 /// How long the whole download, from `store` to "Ready to read offline", may take.
@@ -439,16 +440,7 @@ fn notifications_show_a_download_in_place_then_ready_to_read() {
 
     // One comic of 8 pages, every request 150 ms late: the download takes a few seconds, so the
     // progress notification is shown and then updated.
-    let server = fixture_server::Server::start(Config {
-        books: 1,
-        comic_pages: [(1, 8)].into(),
-        faults: Faults {
-            latency_ms: 150,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .expect("start the fixture server");
+    let server = start_server(slow_comic(8, 150));
     let title = server.books()[0].title.clone();
 
     let app = case.launch_with(case.options().env("CARREL_SECRETS", "file"));
@@ -747,16 +739,7 @@ fn a_download_notification_pauses_then_cancels_the_download() {
     let case = TestCase::start();
     let mut desk = ActionDesk::start();
     // 40 pages, each 150 ms late: six seconds of download, time enough to act on it.
-    let server = fixture_server::Server::start(Config {
-        books: 1,
-        comic_pages: [(1, 40)].into(),
-        faults: Faults {
-            latency_ms: 150,
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .expect("start the fixture server");
+    let server = start_server(slow_comic(40, 150));
     let app = case.launch_with(
         case.options()
             .env("CARREL_SECRETS", "file")

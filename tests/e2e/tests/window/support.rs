@@ -8,7 +8,7 @@ use std::io::{Cursor, Write};
 use std::time::Duration;
 
 use carrel_e2e::{default_timeout, testid, App, Element, TestCase};
-use fixture_server::{Config, GivenFile, RunningServer, Server};
+use fixture_server::{Config, Faults, GivenFile, RunningServer, Server};
 use serde_json::json;
 
 /// How often a text is read again while the page redraws.
@@ -26,6 +26,20 @@ pub fn launch(case: &TestCase) -> App {
 
 pub fn start_server(config: Config) -> RunningServer {
     Server::start(config).expect("start the fixture server")
+}
+
+/// One comic (book 1) of `pages` pages, every request to the server `latency_ms` late: a
+/// download that lasts long enough to watch it or act on it.
+pub fn slow_comic(pages: u32, latency_ms: u64) -> Config {
+    Config {
+        books: 1,
+        comic_pages: [(1, pages)].into(),
+        faults: Faults {
+            latency_ms,
+            ..Faults::default()
+        },
+        ..Config::default()
+    }
 }
 
 /// The first line of an element's text, trimmed.
