@@ -18,13 +18,36 @@ use serde_json::{json, Value};
 use crate::support::{
     add_server, app_on_server, book_id_of, chord, epub_zip, exported_markdown, given_file,
     highlight_selection, highlight_with_note, invoke, launch, listed_note, mouse_at, open_details,
-    open_tile_details, press, sel, CTRL, RIGHT, SHIFT,
+    open_tile_details, press, sel, start_server, CTRL, RIGHT, SHIFT,
 };
 /// The text of the section foliate-js shows, `""` while there is none.
 const SECTION_TEXT: &str = "const view = document.querySelector('foliate-view');
      const contents = view && view.renderer && view.renderer.getContents ? view.renderer.getContents() : [];
      const doc = contents[0] && contents[0].doc;
      return doc && doc.body ? doc.body.textContent : '';";
+
+/// Opens the EPUB reader's reading settings and waits for the panel.
+fn open_reading_settings(app: &App) {
+    app.find(&sel("epub-settings-toggle"))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for_displayed(&sel("epub-settings")).unwrap();
+}
+
+/// In the open reading settings, picks the book's theme `theme` (`light`, `sepia` or `dark`) and
+/// waits until the reader has taken it.
+fn pick_theme(app: &App, theme: &str) {
+    app.wait_for_displayed(&sel(&format!("epub-theme-{theme}")))
+        .unwrap()
+        .click()
+        .unwrap();
+    app.wait_for(&format!(
+        "{}[data-theme-choice=\"{theme}\"]",
+        sel("epub-reader")
+    ))
+    .unwrap();
+}
 
 fn section_text(app: &App) -> String {
     app.execute(SECTION_TEXT, vec![])
@@ -109,11 +132,10 @@ fn settled_cfi(app: &App) -> String {
 #[test]
 fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
     let case = TestCase::start();
-    let server = Server::start(Config {
+    let server = start_server(Config {
         books: 3,
         ..Config::default()
-    })
-    .expect("start the fixture server");
+    });
     let book = server
         .books()
         .into_iter()
@@ -134,19 +156,8 @@ fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
         .unwrap();
     wait_for_section_text(&app, "Chapter");
     save_docs_screenshot(&app, "reader-epub-light.png").unwrap();
-    app.find(&sel("epub-settings-toggle"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("epub-theme-dark"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for(&format!(
-        "{}[data-theme-choice=\"dark\"]",
-        sel("epub-reader")
-    ))
-    .unwrap();
+    open_reading_settings(&app);
+    pick_theme(&app, "dark");
     let background = app
         .wait_until("the dark theme in the book", default_timeout(), |_| {
             let bg = app.execute(
@@ -952,11 +963,7 @@ const CONTRAST: &str = "const parse = (c) => {
 #[test]
 fn the_font_choice_is_readable_in_every_theme() {
     let (_case, server, app) = open_three_chapters();
-    app.find(&sel("epub-settings-toggle"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("epub-settings")).unwrap();
+    open_reading_settings(&app);
     for look in ["light", "dark"] {
         app.execute(
             "document.documentElement.dataset.theme = arguments[0];",
@@ -964,15 +971,7 @@ fn the_font_choice_is_readable_in_every_theme() {
         )
         .unwrap();
         for theme in ["light", "sepia", "dark"] {
-            app.find(&sel(&format!("epub-theme-{theme}")))
-                .unwrap()
-                .click()
-                .unwrap();
-            app.wait_for(&format!(
-                "{}[data-theme-choice=\"{theme}\"]",
-                sel("epub-reader")
-            ))
-            .unwrap();
+            pick_theme(&app, theme);
             let choices = app
                 .find_all(&format!("{} button", sel("epub-font")))
                 .unwrap();
