@@ -209,6 +209,18 @@ fn facets(app: &App) -> Vec<(String, bool)> {
     serde_json::from_value(got).unwrap()
 }
 
+/// Waits until the bar's facets are `expected`: each title with whether it is pressed, in order.
+fn wait_for_facets(app: &App, what: &str, expected: &[(&str, bool)]) {
+    let expected: Vec<(String, bool)> = expected
+        .iter()
+        .map(|&(title, pressed)| (title.to_owned(), pressed))
+        .collect();
+    app.wait_until(what, default_timeout(), |_| {
+        Ok((facets(app) == expected).then_some(()))
+    })
+    .unwrap();
+}
+
 /// The ids of the books the feed shows, in order.
 fn feed_books(app: &App) -> Vec<i64> {
     let got = app
@@ -244,15 +256,11 @@ fn a_feeds_facets_are_a_bar_with_the_view_shown_chosen_and_another_opens_in_its_
         group.attribute("aria-label").unwrap().as_deref(),
         Some("Sort")
     );
-    app.wait_until("the facets", default_timeout(), |_| {
-        Ok((facets(&app)
-            == [
-                ("Title".to_owned(), true),
-                ("Newest first".to_owned(), false),
-            ])
-        .then_some(()))
-    })
-    .unwrap();
+    wait_for_facets(
+        &app,
+        "the facets",
+        &[("Title", true), ("Newest first", false)],
+    );
     // Facets are not folders.
     let folders: Vec<String> = app
         .find_all(&sel("catalog-nav-entry"))
@@ -274,15 +282,11 @@ fn a_feeds_facets_are_a_bar_with_the_view_shown_chosen_and_another_opens_in_its_
         .find(|f| f.inner_text().unwrap().trim() == "Newest first")
         .unwrap();
     newest.click().unwrap();
-    app.wait_until("the newest first", default_timeout(), |_| {
-        Ok((facets(&app)
-            == [
-                ("Title".to_owned(), false),
-                ("Newest first".to_owned(), true),
-            ])
-        .then_some(()))
-    })
-    .unwrap();
+    wait_for_facets(
+        &app,
+        "the newest first",
+        &[("Title", false), ("Newest first", true)],
+    );
     let mut reversed = by_title.clone();
     reversed.reverse();
     app.wait_until("the books newest first", default_timeout(), |_| {
