@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use carrel_e2e::{default_timeout, App, TestCase};
-use fixture_server::{BookKind, Config, RunningServer};
+use fixture_server::{BookKind, RunningServer};
 
 use super::carrel_cli::cli;
 use super::support::{
-    add_server, book_entries, first_line, launch, sel, start_server, wait_for_element,
+    add_server, book_entries, books, first_line, launch, sel, start_server, wait_for_element,
 };
 
 /// Adds `server` to the library on `data` (as "lib"), keeps every book of `/opds/books` on the
@@ -94,10 +94,7 @@ fn by_title(titles: &[String]) -> Vec<String> {
 #[test]
 fn the_books_on_this_device_are_sorted_and_filtered_as_the_reader_chooses() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 7,
-        ..Config::default()
-    });
+    let server = start_server(books(7));
     let books = keep_all(case.data_dir(), &server);
     let titles: Vec<String> = books.iter().map(|(_, t)| t.clone()).collect();
     // One book read to its end.
@@ -236,10 +233,7 @@ fn feed_books(app: &App) -> Vec<i64> {
 #[test]
 fn a_feeds_facets_are_a_bar_with_the_view_shown_chosen_and_another_opens_in_its_place() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 7,
-        ..Config::default()
-    });
+    let server = start_server(books(7));
     let app = launch(&case);
     add_server(&app, "Facets", &server.url("/opds"));
     let item = wait_for_element(&app, &sel("server-item"), "the server", |t| {

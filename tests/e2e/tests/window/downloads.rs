@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::support::{self, book_entries, go, launch, sel, slow_comic, start_server};
+use crate::support::{self, book_entries, books, go, launch, sel, slow_comic, start_server};
 use carrel_e2e::{default_timeout, App, TestCase};
 use fixture_server::{Config, RunningServer};
 use serde_json::{json, Value};
@@ -79,10 +79,7 @@ fn text_of(app: &App, selector: &str) -> Option<String> {
 #[test]
 fn an_epub_read_shows_its_percentage_and_chapter_not_a_page() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 3,
-        ..Config::default()
-    });
+    let server = start_server(books(3));
     let app = launch(&case);
     let server_id = add_server(&app, &server.url("/opds"));
     let (id, title, _) = all_books(&app, server_id, &server)

@@ -16,7 +16,7 @@ use fixture_server::{BookKind, Config, Server};
 use serde_json::{json, Value};
 
 use crate::support::{
-    add_server, app_on_server, book_id_of, chord, epub_zip, exported_markdown, given_file,
+    add_server, app_on_server, book_id_of, books, chord, epub_zip, exported_markdown, given_file,
     highlight_selection, highlight_with_note, invoke, launch, listed_note, mouse_at, open_details,
     open_tile_details, press, sel, start_server, CTRL, RIGHT, SHIFT,
 };
@@ -132,10 +132,7 @@ fn settled_cfi(app: &App) -> String {
 #[test]
 fn an_epub_opens_takes_the_dark_theme_and_reopens_at_the_saved_cfi() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 3,
-        ..Config::default()
-    });
+    let server = start_server(books(3));
     let book = server
         .books()
         .into_iter()

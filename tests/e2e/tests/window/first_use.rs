@@ -8,8 +8,8 @@
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    add_server, first_line, launch, saved_servers, sel, start_server, wait_for_element_within,
-    wait_for_feed_within,
+    add_server, books, first_line, launch, saved_servers, sel, start_server,
+    wait_for_element_within, wait_for_feed_within,
 };
 use carrel_e2e::{default_timeout, App, TestCase};
 use fixture_server::{Behavior, Config, Faults};
@@ -84,10 +84,7 @@ fn go_to_crumb(app: &App, title: &str) {
 #[test]
 fn a_server_typed_as_host_and_port_without_a_name_is_saved_under_its_catalogs_title() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 3,
-        ..Config::default()
-    });
+    let server = start_server(books(3));
     let app = launch(&case);
     let typed = format!("127.0.0.1:{}", server.port());
 
@@ -154,10 +151,7 @@ fn a_server_typed_as_host_and_port_without_a_name_is_saved_under_its_catalogs_ti
 #[test]
 fn a_stalled_server_is_not_waited_for_on_every_click_and_comes_back_by_itself() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 6,
-        ..Config::default()
-    });
+    let server = start_server(books(6));
     let app = launch(&case);
     add_server(&app, "Home library", &server.url("/opds"));
     open_server(&app, "Home library");
@@ -313,10 +307,7 @@ fn a_search_that_finds_nothing_says_so_on_calibre_and_on_codex() {
 #[test]
 fn the_keyring_notice_shows_only_for_a_password_kept_in_the_file_and_goes_for_good() {
     let case = TestCase::start();
-    let open = start_server(Config {
-        books: 2,
-        ..Config::default()
-    });
+    let open = start_server(books(2));
     let locked = start_server(Config {
         books: 2,
         behavior: Behavior {

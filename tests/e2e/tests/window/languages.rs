@@ -10,9 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::support::{go, launch, sel, start_server, wait_for_feed};
+use crate::support::{books, go, launch, sel, start_server, wait_for_feed};
 use carrel_e2e::{save_docs_screenshot, tools::workspace_root, App, TestCase};
-use fixture_server::Config;
 use serde_json::Value;
 
 /// The single-line messages of `locales/<language>/*.ftl`, by id.
@@ -71,10 +70,7 @@ fn window_language(app: &App) -> (Vec<String>, String) {
 
 #[test]
 fn started_in_french_or_german_the_window_speaks_it_from_its_first_paint() {
-    let server = start_server(Config {
-        books: 6,
-        ..Config::default()
-    });
+    let server = start_server(books(6));
     for (lang, language) in [("fr_FR.UTF-8", "fr"), ("de_DE.UTF-8", "de")] {
         let said = messages(language);
         let english = messages("en");
@@ -176,10 +172,7 @@ fn cut_off(app: &App, screen: &str) -> Vec<String> {
 
 #[test]
 fn texts_forty_percent_longer_are_never_cut_off_on_the_main_screens() {
-    let server = start_server(Config {
-        books: 8,
-        ..Config::default()
-    });
+    let server = start_server(books(8));
     let case = TestCase::start();
     let app = launch(&case);
     app.execute(

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    first_line, go, launch, saved_servers, sel, start_server, texts, wait_for_element,
+    books, first_line, go, launch, saved_servers, sel, start_server, texts, wait_for_element,
     wait_for_feed,
 };
 use carrel_e2e::{data, default_timeout, save_docs_screenshot, App, Element, TestCase};
@@ -446,10 +446,7 @@ fn browse_search_and_keep_a_book_offline() {
 #[test]
 fn the_library_browses_from_the_cache_when_the_server_is_away() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 12,
-        ..Config::default()
-    });
+    let server = start_server(books(12));
     let app = launch(&case);
 
     add_server(&app, "Away Library", &server.url("/opds"), None);
@@ -1178,10 +1175,7 @@ fn keep_a_whole_feed_offline_as_one_batch() {
 #[test]
 fn a_server_added_by_its_host_and_port_finds_its_catalog() {
     let case = TestCase::start();
-    let server = start_server(Config {
-        books: 3,
-        ..Config::default()
-    });
+    let server = start_server(books(3));
     let app = launch(&case);
     app.wait_for(&sel("add-server-button"))
         .unwrap()

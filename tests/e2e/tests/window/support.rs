@@ -28,6 +28,14 @@ pub fn start_server(config: Config) -> RunningServer {
     Server::start(config).expect("start the fixture server")
 }
 
+/// The fixture's catalog of `count` books, nothing else set.
+pub fn books(count: u32) -> Config {
+    Config {
+        books: count,
+        ..Config::default()
+    }
+}
+
 /// One comic (book 1) of `pages` pages, every request to the server `latency_ms` late: a
 /// download that lasts long enough to watch it or act on it.
 pub fn slow_comic(pages: u32, latency_ms: u64) -> Config {
