@@ -227,21 +227,19 @@ fn a_stalled_server_is_not_waited_for_on_every_click_and_comes_back_by_itself() 
 #[test]
 fn a_search_that_finds_nothing_says_so_on_calibre_and_on_codex() {
     let case = TestCase::start();
-    let calibre = start_server(Config {
-        books: 3,
-        behavior: Behavior {
-            empty_search_404: true,
-            ..Behavior::default()
-        },
-        ..Config::default()
-    });
-    let codex = start_server(Config {
-        books: 3,
-        behavior: Behavior {
-            start_entry_in_feeds: true,
-            ..Behavior::default()
-        },
-        ..Config::default()
+    let calibre = Behavior {
+        empty_search_404: true,
+        ..Behavior::default()
+    };
+    let codex = Behavior {
+        start_entry_in_feeds: true,
+        ..Behavior::default()
+    };
+    let [calibre, codex] = [calibre, codex].map(|behavior| {
+        start_server(Config {
+            behavior,
+            ..books(3)
+        })
     });
     let app = launch(&case);
     add_server(&app, "calibre", &calibre.url("/opds"));
@@ -318,13 +316,7 @@ fn the_keyring_notice_shows_only_for_a_password_kept_in_the_file_and_goes_for_go
     });
     let app = launch(&case);
     add_server(&app, "Open", &open.url("/opds"));
-    app.find(&sel("home-nav")).unwrap().click().unwrap();
-    app.wait_for_displayed(&sel("continue-reading")).unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    assert!(
-        !app.exists(&sel("credentials-notice")).unwrap(),
-        "the notice shows with no password kept"
-    );
+    assert_home_without_credentials_notice(&app, "the notice shows with no password kept");
 
     carrel_e2e::submit_server_dialog(
         &app,
@@ -348,12 +340,21 @@ fn the_keyring_notice_shows_only_for_a_password_kept_in_the_file_and_goes_for_go
     app.close().unwrap();
 
     let app = launch(&case);
+    assert_home_without_credentials_notice(
+        &app,
+        "dismissed for good, it shows again after a restart",
+    );
+    app.close().unwrap();
+}
+
+/// Opens Home and asserts that, half a second after it shows, no notice about where passwords
+/// are kept is on it; `failure` says what it would mean.
+fn assert_home_without_credentials_notice(app: &App, failure: &str) {
     app.wait_for(&sel("home-nav")).unwrap().click().unwrap();
     app.wait_for_displayed(&sel("continue-reading")).unwrap();
     std::thread::sleep(Duration::from_millis(500));
     assert!(
         !app.exists(&sel("credentials-notice")).unwrap(),
-        "dismissed for good, it shows again after a restart"
+        "{failure}"
     );
-    app.close().unwrap();
 }
