@@ -180,6 +180,13 @@ pub fn wait_for_painted_page(client: &Client, page: u32) -> Result<()> {
     })
 }
 
+/// Opens the "Add server" dialog from the sidebar and waits until it shows.
+pub fn open_server_dialog(app: &App) -> Result<()> {
+    app.wait_for(&testid("add-server-button"))?.click()?;
+    app.wait_for_displayed(&testid("add-server-dialog"))?;
+    Ok(())
+}
+
 /// What a reader does in the "Add server" dialog: opens it from the sidebar, fills the fields
 /// given and presses Save. Whether the dialog then closes (or shows an error) is the caller's
 /// to check.
@@ -189,8 +196,7 @@ pub fn submit_server_dialog(
     url: &str,
     login: Option<(&str, &str)>,
 ) -> Result<()> {
-    app.wait_for(&testid("add-server-button"))?.click()?;
-    app.wait_for_displayed(&testid("add-server-dialog"))?;
+    open_server_dialog(app)?;
     app.wait_for(&testid("server-name"))?.fill(name)?;
     app.find(&testid("server-url"))?.fill(url)?;
     if let Some((username, password)) = login {

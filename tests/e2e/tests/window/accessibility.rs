@@ -205,11 +205,7 @@ fn every_library_screen_meets_wcag_aa_in_the_light_and_dark_themes() {
     app.wait_for_displayed(&sel("add-server-button")).unwrap();
     audit.check(&app, "Home, no server yet");
 
-    app.find(&sel("add-server-button"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("add-server-dialog")).unwrap();
+    carrel_e2e::open_server_dialog(&app).unwrap();
     app.wait_for(&sel("server-url"))
         .unwrap()
         .fill(&server.url("/opds"))

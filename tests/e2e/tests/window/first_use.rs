@@ -88,10 +88,7 @@ fn a_server_typed_as_host_and_port_without_a_name_is_saved_under_its_catalogs_ti
     let app = launch(&case);
     let typed = format!("127.0.0.1:{}", server.port());
 
-    app.wait_for(&sel("add-server-button"))
-        .unwrap()
-        .click()
-        .unwrap();
+    carrel_e2e::open_server_dialog(&app).unwrap();
     let url = app.wait_for(&sel("server-url")).unwrap();
     url.fill(&typed).unwrap();
     app.wait_for_text(&sel("server-found"), "OPDS 1.2 at")
@@ -115,10 +112,7 @@ fn a_server_typed_as_host_and_port_without_a_name_is_saved_under_its_catalogs_ti
     assert_eq!(server_names(&app), ["Carrel Fixture Library"]);
 
     // The same server again: said under the address, and not added.
-    app.find(&sel("add-server-button"))
-        .unwrap()
-        .click()
-        .unwrap();
+    carrel_e2e::open_server_dialog(&app).unwrap();
     app.wait_for(&sel("server-name"))
         .unwrap()
         .fill("Again")

@@ -215,11 +215,7 @@ fn texts_forty_percent_longer_are_never_cut_off_on_the_main_screens() {
     let mut problems = Vec::new();
     problems.extend(cut_off(&app, "Home, no server yet"));
 
-    app.wait_for(&sel("add-server-button"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_displayed(&sel("add-server-dialog")).unwrap();
+    carrel_e2e::open_server_dialog(&app).unwrap();
     problems.extend(cut_off(&app, "Add server"));
     app.find(&sel("server-name"))
         .unwrap()

@@ -1177,10 +1177,7 @@ fn a_server_added_by_its_host_and_port_finds_its_catalog() {
     let case = TestCase::start();
     let server = start_server(books(3));
     let app = launch(&case);
-    app.wait_for(&sel("add-server-button"))
-        .unwrap()
-        .click()
-        .unwrap();
+    carrel_e2e::open_server_dialog(&app).unwrap();
     app.wait_for(&sel("server-url"))
         .unwrap()
         .fill(&format!("127.0.0.1:{}", server.port()))
