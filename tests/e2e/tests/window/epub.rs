@@ -16,9 +16,10 @@ use fixture_server::{BookKind, Config, Server};
 use serde_json::{json, Value};
 
 use crate::support::{
-    add_server, app_on_server, book_id_of, books, chord, epub_zip, exported_markdown, given_file,
-    highlight_selection, highlight_with_note, invoke, launch, listed_note, mouse_at, open_details,
-    open_tile_details, press, sel, start_server, CTRL, RIGHT, SHIFT,
+    add_server, app_on_server, book_id_of, books, chord, click_to_hide, epub_zip,
+    exported_markdown, given_file, highlight_selection, highlight_with_note, invoke, launch,
+    listed_note, mouse_at, open_details, open_tile_details, press, sel, start_server, CTRL, RIGHT,
+    SHIFT,
 };
 /// The text of the section foliate-js shows, `""` while there is none.
 const SECTION_TEXT: &str = "const view = document.querySelector('foliate-view');
@@ -83,8 +84,7 @@ fn open_reader(app: &App, id: i64) {
 
 /// Back from the reader to the book's details.
 fn close_reader(app: &App) {
-    app.find(&sel("epub-back")).unwrap().click().unwrap();
-    app.wait_for_hidden(&sel("epub-reader")).unwrap();
+    click_to_hide(app, "epub-back", "epub-reader");
 }
 
 /// The annotations of book `id`, as `list_annotations` gives them, once `done` accepts them.
@@ -1173,11 +1173,7 @@ fn a_footnote_link_opens_the_note_in_a_popup() {
         Some(before.as_str()),
         "the page did not move to the note"
     );
-    app.find(&sel("epub-footnote-close"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_hidden(&sel("epub-footnote")).unwrap();
+    click_to_hide(&app, "epub-footnote-close", "epub-footnote");
     app.close().unwrap();
     server.stop();
 }

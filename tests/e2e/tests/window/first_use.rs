@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    add_server, books, first_line, launch, saved_servers, sel, start_server,
+    add_server, books, click_to_hide, first_line, launch, saved_servers, sel, start_server,
     wait_for_element_within, wait_for_feed_within,
 };
 use carrel_e2e::{default_timeout, App, TestCase};
@@ -326,11 +326,7 @@ fn the_keyring_notice_shows_only_for_a_password_kept_in_the_file_and_goes_for_go
         .wait_for_text(&sel("credentials-notice"), "keyring")
         .unwrap();
     assert!(notice.contains("kept in a file"), "{notice}");
-    app.find(&sel("credentials-notice-dismiss"))
-        .unwrap()
-        .click()
-        .unwrap();
-    app.wait_for_hidden(&sel("credentials-notice")).unwrap();
+    click_to_hide(&app, "credentials-notice-dismiss", "credentials-notice");
     app.close().unwrap();
 
     let app = launch(&case);

@@ -379,6 +379,12 @@ pub fn wait_for_painted_page(app: &App, page: u32) {
     carrel_e2e::wait_for_painted_page(app, page).unwrap();
 }
 
+/// Clicks the button with test id `button` and waits until what has test id `hidden` is hidden.
+pub fn click_to_hide(app: &App, button: &str, hidden: &str) {
+    app.find(&sel(button)).unwrap().click().unwrap();
+    app.wait_for_hidden(&sel(hidden)).unwrap();
+}
+
 /// What the reader's page indicator says, trimmed.
 pub fn page_indicator(app: &App) -> String {
     app.find(&sel("page-indicator"))
