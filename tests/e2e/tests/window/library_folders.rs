@@ -4,7 +4,7 @@
 
 use carrel_e2e::{default_timeout, TestCase};
 
-use super::support::{crc32, go, launch, sel, stored_zip, wait_for_element};
+use super::support::{crc32, go, launch, sel, stored_zip, texts, wait_for_element};
 
 #[test]
 fn a_comic_dropped_into_a_library_folder_joins_books_on_this_device() {
@@ -44,13 +44,12 @@ fn a_comic_dropped_into_a_library_folder_joins_books_on_this_device() {
     );
 
     go(&app, "on-device-nav", "on-device-view");
-    app.wait_until("both comics on this device", default_timeout(), |c| {
-        let shown = c.execute(
-            "return [...document.querySelectorAll('[data-testid=\"on-device-item\"]')].map((e) => e.innerText).join('\\n');",
-            vec![],
-        )?;
-        let shown = shown.as_str().unwrap_or_default().to_owned();
-        Ok((shown.contains("Harbour Lights 01") && shown.contains("Harbour Lights 02")).then_some(()))
+    app.wait_until("both comics on this device", default_timeout(), |_| {
+        let shown = texts(&app, &sel("on-device-item")).join("\n");
+        Ok(
+            (shown.contains("Harbour Lights 01") && shown.contains("Harbour Lights 02"))
+                .then_some(()),
+        )
     })
     .unwrap();
     app.close().unwrap();
