@@ -59,23 +59,24 @@ fn the_window_opens_on_the_empty_library() {
     app.close().unwrap();
 }
 
+/// Waits for the element with test id `id` to show, then for the message in it (`what`), and
+/// returns it.
+fn shown_message(app: &App, id: &str, what: &str) -> String {
+    let shown = app.wait_for_displayed(&sel(id)).unwrap();
+    app.wait_until(what, carrel_e2e::default_timeout(), |_| {
+        let text = shown.inner_text()?;
+        Ok((!text.trim().is_empty()).then_some(text))
+    })
+    .unwrap()
+}
+
 #[test]
 fn the_add_server_dialog_rejects_a_bad_url() {
     let case = TestCase::start();
     let app = case.launch();
 
     submit_server(&app, "Home", "not a url", None);
-    let error = app.wait_for_displayed(&sel("server-url-error")).unwrap();
-    let message = app
-        .wait_until(
-            "a message in the URL error",
-            carrel_e2e::default_timeout(),
-            |_| {
-                let text = error.inner_text()?;
-                Ok((!text.trim().is_empty()).then_some(text))
-            },
-        )
-        .unwrap();
+    let message = shown_message(&app, "server-url-error", "a message in the URL error");
     assert!(
         app.find(&sel("add-server-dialog"))
             .unwrap()
@@ -171,17 +172,7 @@ fn a_corrupt_database_is_reported_not_replaced() {
     std::fs::write(&db, &garbage).unwrap();
 
     let app = case.launch();
-    let error = app.wait_for_displayed(&sel("startup-error")).unwrap();
-    let text = app
-        .wait_until(
-            "a message in the start-up error",
-            carrel_e2e::default_timeout(),
-            |_| {
-                let text = error.inner_text()?;
-                Ok((!text.trim().is_empty()).then_some(text))
-            },
-        )
-        .unwrap();
+    let text = shown_message(&app, "startup-error", "a message in the start-up error");
     let lower = text.to_lowercase();
     assert!(
         lower.contains("database") || lower.contains("folder"),

@@ -8,7 +8,8 @@ use fixture_server::{BookKind, RunningServer};
 
 use super::carrel_cli::cli;
 use super::support::{
-    add_server, book_entries, books, first_line, launch, sel, start_server, wait_for_element,
+    app_on_server, book_entries, books, first_line, launch, sel, start_server, texts,
+    wait_for_element,
 };
 
 /// Adds `server` to the library on `data` (as "lib"), keeps every book of `/opds/books` on the
@@ -233,9 +234,7 @@ fn feed_books(app: &App) -> Vec<i64> {
 #[test]
 fn a_feeds_facets_are_a_bar_with_the_view_shown_chosen_and_another_opens_in_its_place() {
     let case = TestCase::start();
-    let server = start_server(books(7));
-    let app = launch(&case);
-    add_server(&app, "Facets", &server.url("/opds"));
+    let (server, app) = app_on_server(&case, books(7), "Facets", None);
     let item = wait_for_element(&app, &sel("server-item"), "the server", |t| {
         t.contains("Facets")
     });
@@ -289,12 +288,7 @@ fn a_feeds_facets_are_a_bar_with_the_view_shown_chosen_and_another_opens_in_its_
     .unwrap();
     assert!(server.stats().hits("/opds/comics?sort=newest") >= 1);
     // The view replaced the feed in the path: one step, still "Comics".
-    let crumbs: Vec<String> = app
-        .find_all(&sel("breadcrumb"))
-        .unwrap()
-        .iter()
-        .map(|c| c.inner_text().unwrap().trim().to_owned())
-        .collect();
+    let crumbs = texts(&app, &sel("breadcrumb"));
     assert_eq!(
         crumbs.last().map(String::as_str),
         Some("Comics"),

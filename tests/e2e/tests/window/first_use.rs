@@ -8,8 +8,8 @@
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    add_server, books, click_to_hide, first_line, launch, saved_servers, sel, start_server,
-    wait_for_element_within, wait_for_feed_within,
+    add_server, app_on_server, books, click_to_hide, first_line, launch, saved_servers, sel,
+    start_server, texts, wait_for_element_within, wait_for_feed_within,
 };
 use carrel_e2e::{default_timeout, App, TestCase};
 use fixture_server::{Behavior, Config, Faults};
@@ -145,9 +145,7 @@ fn a_server_typed_as_host_and_port_without_a_name_is_saved_under_its_catalogs_ti
 #[test]
 fn a_stalled_server_is_not_waited_for_on_every_click_and_comes_back_by_itself() {
     let case = TestCase::start();
-    let server = start_server(books(6));
-    let app = launch(&case);
-    add_server(&app, "Home library", &server.url("/opds"));
+    let (server, app) = app_on_server(&case, books(6), "Home library", None);
     open_server(&app, "Home library");
     follow(&app, "All books", default_timeout());
     follow(&app, "Browse by series", default_timeout());
@@ -281,12 +279,7 @@ fn a_search_that_finds_nothing_says_so_on_calibre_and_on_codex() {
         Ok((groups.len() == 2 && answered == 2).then_some(()))
     })
     .unwrap();
-    let empty: Vec<String> = app
-        .find_all(&sel("search-server-empty"))
-        .unwrap()
-        .iter()
-        .map(|e| e.inner_text().unwrap().trim().to_string())
-        .collect();
+    let empty = texts(&app, &sel("search-server-empty"));
     assert_eq!(
         empty,
         ["No books match “zzzqqq”.", "No books match “zzzqqq”."]
