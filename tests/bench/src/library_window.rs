@@ -174,6 +174,78 @@ fn scroll(app: &App, step_px: u32, most_frames: u32) -> Result<(Vec<f64>, Vec<f6
     }
 }
 
+/// How fast a measured scroll goes.
+#[derive(Clone, Copy, PartialEq)]
+enum Pace {
+    /// Half the view a frame, from where the view stands to the list's end.
+    HalfTheView,
+    /// [`READER_STEP_PX`] a frame for [`READER_FRAMES`] frames.
+    Wheel,
+}
+
+/// Scrolls Books on this device at `pace` and reports the frames (a row against the still
+/// frames) and a fact with the frames over 1.5× the still frame's median and the CPU time the
+/// app's processes used a frame.
+fn measured_scroll(
+    report: &mut Report,
+    app: &App,
+    process: &Proc,
+    pace: Pace,
+    probe_css: Option<&str>,
+) -> Result<()> {
+    let cpu_before = cpu_ms_of(process);
+    let (idle, scrolling, scrolled) = match pace {
+        Pace::HalfTheView => scroll_to_end(app)?,
+        Pace::Wheel => scroll(app, READER_STEP_PX, READER_FRAMES)?,
+    };
+    let cpu_after = cpu_ms_of(process);
+    let frames = scrolling.len().max(1) as f64;
+    let (cpu, web_cpu) = (
+        (cpu_after.0 - cpu_before.0) / frames,
+        (cpu_after.1 - cpu_before.1) / frames,
+    );
+    let idle_median = Summary::of(&idle).median;
+    let missed = scrolling
+        .iter()
+        .filter(|ms| **ms > idle_median * 1.5)
+        .count();
+    let (how, fact, step) = match pace {
+        Pace::HalfTheView => (
+            "top to bottom".to_string(),
+            "library_scroll",
+            "half the view".to_string(),
+        ),
+        Pace::Wheel => (
+            format!("at a wheel's pace ({READER_STEP_PX} px a frame)"),
+            "library_scroll_wheel_pace",
+            format!("{READER_STEP_PX} px"),
+        ),
+    };
+    report.row(
+        Row::new(
+            "window",
+            format!("frame while Books on this device scrolls, {BOOKS} books, {how}"),
+            "ms",
+            Summary::of(&scrolling),
+            "frame, nothing moving",
+            Summary::of(&idle),
+        )
+        .goal_at_most(GOAL_FRAME_MS),
+    );
+    report.fact(
+        "window",
+        fact,
+        json!({ "frames": scrolling.len(), "late_frames": missed, "scrolled_px": scrolled,
+                "idle_frame_median_ms": idle_median, "probe_css": probe_css,
+                "cpu_ms_per_frame": cpu, "web_process_cpu_ms_per_frame": web_cpu }),
+        format!(
+            "{} frames to scroll {scrolled:.0} px ({step} a frame); {missed} took more than 1.5× the still frame's median ({idle_median:.1} ms); CPU a frame {cpu:.1} ms, {web_cpu:.1} ms of it in the web process",
+            scrolling.len(),
+        ),
+    );
+    Ok(())
+}
+
 /// The memory of the app's processes at one moment, in KiB.
 #[derive(Debug, Clone, Default)]
 struct Memory {
@@ -428,43 +500,13 @@ pub fn run(report: &mut Report) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("opening Books on this device: {e}"))?;
     app.wait_for_displayed(&testid("on-device-grid"))
         .map_err(|e| anyhow::anyhow!("Books on this device shows no grid: {e}"))?;
-    let cpu_before = cpu_ms_of(&process);
-    let (idle, scrolling, scrolled) = scroll_to_end(&app)?;
-    let cpu_after = cpu_ms_of(&process);
-    let frames = scrolling.len().max(1) as f64;
-    let cpu_per_frame = (
-        (cpu_after.0 - cpu_before.0) / frames,
-        (cpu_after.1 - cpu_before.1) / frames,
-    );
-    let idle_median = Summary::of(&idle).median;
-    let missed = scrolling
-        .iter()
-        .filter(|ms| **ms > idle_median * 1.5)
-        .count();
-    report.row(
-        Row::new(
-            "window",
-            format!("frame while Books on this device scrolls, {BOOKS} books, top to bottom"),
-            "ms",
-            Summary::of(&scrolling),
-            "frame, nothing moving",
-            Summary::of(&idle),
-        )
-        .goal_at_most(GOAL_FRAME_MS),
-    );
-    report.fact(
-        "window",
-        "library_scroll",
-        json!({ "frames": scrolling.len(), "late_frames": missed, "scrolled_px": scrolled, "idle_frame_median_ms": idle_median, "probe_css": probe_css,
-                "cpu_ms_per_frame": cpu_per_frame.0, "web_process_cpu_ms_per_frame": cpu_per_frame.1 }),
-        format!(
-            "{} frames to scroll {:.0} px (half the view a frame); {missed} took more than 1.5× the still frame's median ({idle_median:.1} ms); CPU a frame {:.1} ms, {:.1} ms of it in the web process",
-            scrolling.len(),
-            scrolled,
-            cpu_per_frame.0,
-            cpu_per_frame.1,
-        ),
-    );
+    measured_scroll(
+        report,
+        &app,
+        &process,
+        Pace::HalfTheView,
+        probe_css.as_deref(),
+    )?;
     // The same grid at the reader's pace, from its top again.
     app.execute(
         "const grid = document.querySelector('[data-testid=\"on-device-grid\"]'); let at = grid; \
@@ -473,32 +515,7 @@ pub fn run(report: &mut Report) -> Result<()> {
         vec![],
     )
     .map_err(|e| anyhow::anyhow!("scrolling back to the top: {e}"))?;
-    let cpu_before = cpu_ms_of(&process);
-    let (idle, paced, _) = scroll(&app, READER_STEP_PX, READER_FRAMES)?;
-    let cpu_after = cpu_ms_of(&process);
-    let frames = paced.len().max(1) as f64;
-    report.row(
-        Row::new(
-            "window",
-            format!("frame while Books on this device scrolls at a wheel's pace ({READER_STEP_PX} px a frame), {BOOKS} books"),
-            "ms",
-            Summary::of(&paced),
-            "frame, nothing moving",
-            Summary::of(&idle),
-        )
-        .goal_at_most(GOAL_FRAME_MS),
-    );
-    report.fact(
-        "window",
-        "library_scroll_wheel_pace",
-        json!({ "frames": paced.len(), "cpu_ms_per_frame": (cpu_after.0 - cpu_before.0) / frames, "web_process_cpu_ms_per_frame": (cpu_after.1 - cpu_before.1) / frames }),
-        format!(
-            "{} frames at {READER_STEP_PX} px; CPU a frame {:.1} ms, {:.1} ms of it in the web process",
-            paced.len(),
-            (cpu_after.0 - cpu_before.0) / frames,
-            (cpu_after.1 - cpu_before.1) / frames,
-        ),
-    );
+    measured_scroll(report, &app, &process, Pace::Wheel, probe_css.as_deref())?;
     // For looking at the scroll alone.
     if std::env::var_os("CARREL_BENCH_SCROLL_ONLY").is_some() {
         app.close()
