@@ -375,8 +375,7 @@ pub fn forget(store: &Store, book_id: i64) -> Result<(), ImportError> {
     if known_by_id(store, book_id)?.is_none() {
         return Err(ImportError::NotLocal(book_id));
     }
-    store.execute(
-        "DELETE FROM books WHERE id = ?1", [book_id])?;
+    store.execute("DELETE FROM books WHERE id = ?1", [book_id])?;
     PartFiles::new(store.data_dir().books())
         .remove_book(book_id)
         .map_err(|e| ImportError::Files(e.to_string()))?;
