@@ -79,7 +79,7 @@ type MetaRow = (String, Option<String>, Option<f64>, Option<String>);
 /// What the catalog said about a book; for a book never seen in a feed (or seen before this
 /// was kept), the authors the book list has and nothing more.
 pub fn meta(store: &Store, book: &Book) -> Result<BookMeta, StoreError> {
-    let row: Option<MetaRow> = carrel_library::rows::optional(
+    let row: Option<MetaRow> = carrel_foundation::rows::optional(
         store,
         "SELECT authors, series, series_index, summary FROM book_meta WHERE book_id = ?1",
         [book.id],
@@ -248,7 +248,7 @@ pub fn on_device(store: &Store) -> Result<Vec<BookStatus>, carrel_library::error
 /// opened, and a look at the downloads that stops at the first one not failed (the failed
 /// ones are few: retried or dropped), so the start does not grow with the library.
 pub fn has_books_on_device(store: &Store) -> Result<bool, carrel_library::error::Error> {
-    Ok(carrel_library::rows::value(
+    Ok(carrel_foundation::rows::value(
         store,
         "SELECT EXISTS (SELECT 1 FROM books WHERE last_opened_ms IS NOT NULL)
                      OR EXISTS (SELECT 1 FROM tasks WHERE state <> 'failed')",

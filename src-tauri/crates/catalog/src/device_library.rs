@@ -159,7 +159,7 @@ pub fn query(store: &Store, query: &DeviceLibraryQuery) -> Result<DeviceLibrary,
     let need_series = query.sort == DeviceSort::Series || !words.is_empty();
     let need_authors = query.sort == DeviceSort::Author || !words.is_empty();
     let mut statuses = statuses_of_all(store)?;
-    let rows: Vec<Row> = carrel_library::rows::all(
+    let rows: Vec<Row> = carrel_foundation::rows::all(
         store,
         "SELECT b.id, b.server_id, s.name, s.kind = 'device', b.title, b.authors, m.authors, m.series,
                 m.series_index, m.series_order, b.format, b.pinned, b.last_opened_ms,
@@ -304,7 +304,7 @@ fn statuses_of_all(
     store: &Store,
 ) -> Result<std::collections::HashMap<i64, BookStatus>, StoreError> {
     type Row = (i64, String, bool, Option<i64>, i64, i64, i64, i64, i64);
-    let rows: Vec<Row> = carrel_library::rows::all(
+    let rows: Vec<Row> = carrel_foundation::rows::all(
         store,
         "SELECT b.id, b.title,
                 coalesce(b.stream_template IS NOT NULL
@@ -327,7 +327,7 @@ fn statuses_of_all(
         |r| Row::try_from(r),
     )?;
     // The first failure of a book's part, in the order `status` looks (kind, then position).
-    let failures: Vec<(i64, Option<String>, String)> = carrel_library::rows::all(
+    let failures: Vec<(i64, Option<String>, String)> = carrel_foundation::rows::all(
         store,
         "SELECT book_id, failure, url FROM tasks
          WHERE state = 'failed' AND kind <> 'resource' ORDER BY book_id, kind, position",

@@ -214,7 +214,7 @@ async fn walk(
 /// Every batch, newest first. A batch with nothing left to bring and nothing of it on the
 /// device (its books all cancelled or removed) is over: it is forgotten rather than listed.
 pub fn list(store: &Store) -> Result<Vec<BatchView>, BatchError> {
-    let ids: Vec<i64> = carrel_library::rows::all(
+    let ids: Vec<i64> = carrel_foundation::rows::all(
         store,
         "SELECT id FROM download_batches ORDER BY created_at_ms DESC, id DESC",
         [],
@@ -240,7 +240,7 @@ fn forget(store: &Store, id: i64) -> Result<(), BatchError> {
 /// One batch with its progress.
 pub fn view(store: &Store, id: i64) -> Result<BatchView, BatchError> {
     type Row = (i64, String, String, bool, i64);
-    let row: Option<Row> = carrel_library::rows::optional(
+    let row: Option<Row> = carrel_foundation::rows::optional(
         store,
         "SELECT server_id, title, source_url, paused, created_at_ms FROM download_batches WHERE id = ?1",
         [id],
@@ -305,7 +305,7 @@ fn books_left(store: &Store, id: i64) -> Result<Vec<i64>, BatchError> {
 
 /// The batch's books in reading order.
 fn books_of(store: &Store, id: i64) -> Result<Vec<i64>, BatchError> {
-    let ids = carrel_library::rows::all(
+    let ids = carrel_foundation::rows::all(
         store,
         "SELECT book_id FROM download_batch_books WHERE batch_id = ?1 ORDER BY ord",
         [id],
@@ -372,7 +372,7 @@ pub fn cancel(store: &Store, id: i64) -> Result<(), BatchError> {
 }
 
 fn in_other_batch(store: &Store, batch: i64, book: i64) -> Result<bool, BatchError> {
-    Ok(carrel_library::rows::optional(
+    Ok(carrel_foundation::rows::optional(
         store,
         "SELECT 1 FROM download_batch_books WHERE book_id = ?1 AND batch_id <> ?2 LIMIT 1",
         params![book, batch],

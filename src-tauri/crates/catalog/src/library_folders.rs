@@ -163,7 +163,7 @@ fn folder_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LibraryFolder> {
 
 /// Every library folder, by path.
 pub fn list(store: &Store) -> Result<Vec<LibraryFolder>> {
-    carrel_library::rows::all(
+    carrel_foundation::rows::all(
         store,
         &format!("SELECT {FOLDER_COLUMNS} FROM library_folders f ORDER BY f.path"),
         [],
@@ -175,7 +175,7 @@ pub fn list(store: &Store) -> Result<Vec<LibraryFolder>> {
 /// One library folder by its id.
 pub fn get(store: &Store, id: i64) -> Result<LibraryFolder> {
     let sql = format!("SELECT {FOLDER_COLUMNS} FROM library_folders f WHERE f.id = ?1");
-    carrel_library::rows::optional(store, &sql, [id], folder_row)?
+    carrel_foundation::rows::optional(store, &sql, [id], folder_row)?
         .ok_or_else(|| FolderError::NotFound(id.to_string()))
 }
 
@@ -279,7 +279,7 @@ pub fn remove(store: &Store, id: i64) -> Result<RemovedFolder> {
 
 fn folder_exists(store: &Store, folder_id: i64) -> Result<bool> {
     let sql = "SELECT EXISTS (SELECT 1 FROM library_folders WHERE id = ?1)";
-    Ok(carrel_library::rows::value(store, sql, [folder_id])?)
+    Ok(carrel_foundation::rows::value(store, sql, [folder_id])?)
 }
 
 /// Drops from the library each of these books no library folder holds a file of any more.
@@ -302,7 +302,7 @@ fn drop_unheld(store: &Store, books: impl IntoIterator<Item = i64>, stays: &str)
 /// Whether a library folder still holds a file of this book.
 fn still_held(store: &Store, book: i64) -> Result<bool> {
     let sql = "SELECT EXISTS (SELECT 1 FROM library_folder_files WHERE book_id = ?1)";
-    Ok(carrel_library::rows::value(store, sql, [book])?)
+    Ok(carrel_foundation::rows::value(store, sql, [book])?)
 }
 
 /// A book file found by a walk.
@@ -400,7 +400,7 @@ fn walk(
 }
 
 fn known_files(store: &Store, folder_id: i64) -> Result<HashMap<String, KnownFile>> {
-    carrel_library::rows::all(
+    carrel_foundation::rows::all(
         store,
         "SELECT path, size, mtime_ms, book_id FROM library_folder_files WHERE folder_id = ?1",
         [folder_id],

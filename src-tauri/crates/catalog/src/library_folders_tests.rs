@@ -135,7 +135,7 @@ fn folder_of_three() -> tempfile::TempDir {
 
 /// The library's books as (file path, title), by path: what the folder's files became.
 fn books_of(store: &Store, folder: &LibraryFolder) -> Vec<(String, String)> {
-    let mut books: Vec<(String, String)> = carrel_library::rows::all(
+    let mut books: Vec<(String, String)> = carrel_foundation::rows::all(
         store,
         "SELECT f.path, b.title FROM library_folder_files f JOIN books b ON b.id = f.book_id
          WHERE f.folder_id = ?1 ORDER BY f.path",
@@ -155,14 +155,15 @@ fn books_of(store: &Store, folder: &LibraryFolder) -> Vec<(String, String)> {
 }
 
 fn book_ids(store: &Store) -> Vec<i64> {
-    carrel_library::rows::all(store, "SELECT id FROM books ORDER BY id", [], |r| r.get(0)).unwrap()
+    carrel_foundation::rows::all(store, "SELECT id FROM books ORDER BY id", [], |r| r.get(0))
+        .unwrap()
 }
 
 /// The book a file of the folder was taken in as.
 fn book_at(store: &Store, folder: &LibraryFolder, relative: &str) -> i64 {
     let path = Path::new(&folder.path).join(relative);
     let sql = "SELECT book_id FROM library_folder_files WHERE folder_id = ?1 AND path = ?2";
-    carrel_library::rows::value(store, sql, params![folder.id, path.to_str().unwrap()]).unwrap()
+    carrel_foundation::rows::value(store, sql, params![folder.id, path.to_str().unwrap()]).unwrap()
 }
 
 fn relative_paths(store: &Store, folder: &LibraryFolder) -> Vec<String> {

@@ -130,7 +130,7 @@ pub fn on_device(
         Option<String>,
         Option<i64>,
     );
-    let rows: Vec<Row> = carrel_library::rows::all(
+    let rows: Vec<Row> = carrel_foundation::rows::all(
         store,
         "SELECT b.id, b.title, b.authors, m.authors, m.series, b.last_opened_ms
          FROM books b LEFT JOIN book_meta m ON m.book_id = b.id

@@ -402,7 +402,7 @@ pub fn forget_missing(store: &Store) -> Result<Vec<i64>, ImportError> {
 
 /// Every imported book's id, oldest first.
 pub fn imported_ids(store: &Store) -> Result<Vec<i64>, StoreError> {
-    carrel_library::rows::all(
+    carrel_foundation::rows::all(
         store,
         "SELECT book_id FROM local_files ORDER BY book_id",
         [],
@@ -1077,19 +1077,19 @@ fn known_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Known> {
 
 fn known_by_id(store: &Store, book_id: i64) -> Result<Option<Known>, StoreError> {
     let sql = format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE book_id = ?1");
-    carrel_library::rows::optional(store, &sql, [book_id], known_from_row)
+    carrel_foundation::rows::optional(store, &sql, [book_id], known_from_row)
 }
 
 fn known_by_path(store: &Store, path: &str) -> Result<Option<Known>, StoreError> {
     let sql =
         format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE path = ?1 ORDER BY book_id LIMIT 1");
-    carrel_library::rows::optional(store, &sql, [path], known_from_row)
+    carrel_foundation::rows::optional(store, &sql, [path], known_from_row)
 }
 
 /// A known book with this content whose own file is gone from where it was: the file was
 /// moved (or renamed). A book whose file is still there is another copy, not this one.
 fn moved_here(store: &Store, fingerprint: &str) -> Result<Option<i64>, StoreError> {
-    let candidates: Vec<Known> = carrel_library::rows::all(
+    let candidates: Vec<Known> = carrel_foundation::rows::all(
         store,
         &format!("SELECT {KNOWN_COLUMNS} FROM local_files WHERE fingerprint = ?1 ORDER BY book_id"),
         [fingerprint],
@@ -1118,7 +1118,7 @@ fn link_in_place(store: &Store, book_id: i64) -> Result<bool, StoreError> {
     if !in_place {
         return Ok(false);
     }
-    carrel_library::rows::value(store, "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = 'file' AND state = 'done')", [book_id])
+    carrel_foundation::rows::value(store, "SELECT EXISTS (SELECT 1 FROM tasks WHERE book_id = ?1 AND kind = 'file' AND state = 'done')", [book_id])
 }
 
 /// A new book of the device source for the file (its place made by [`place`]).

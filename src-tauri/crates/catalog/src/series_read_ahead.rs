@@ -127,7 +127,7 @@ pub struct SeriesView {
 /// The server and series of a book, when its entry names one.
 fn series_of(store: &Store, book_id: i64) -> Result<Option<(i64, String)>> {
     let book = books::get(store, book_id)?;
-    let series: Option<String> = carrel_library::rows::optional(
+    let series: Option<String> = carrel_foundation::rows::optional(
         store,
         "SELECT series FROM book_meta WHERE book_id = ?1",
         [book_id],
@@ -141,7 +141,7 @@ fn series_of(store: &Store, book_id: i64) -> Result<Option<(i64, String)>> {
 }
 
 fn read_ahead_of(store: &Store, server_id: i64, series: &str) -> Result<Option<SeriesReadAhead>> {
-    Ok(carrel_library::rows::optional(
+    Ok(carrel_foundation::rows::optional(
         store,
         "SELECT keep_next, remove_after_days, from_server_default FROM series_read_ahead
                  WHERE server_id = ?1 AND series = ?2",
@@ -167,7 +167,7 @@ struct Member {
 }
 
 fn members(store: &Store, server_id: i64, series: &str) -> Result<Vec<Member>> {
-    Ok(carrel_library::rows::all(
+    Ok(carrel_foundation::rows::all(
         store,
         "SELECT b.id, b.title, m.series_index, b.format, b.last_page, b.page_count,
                 e.fraction, w.book_id IS NOT NULL, w.finished_ms,
@@ -310,7 +310,7 @@ fn end_read_ahead(store: &Store, server_id: i64, series: &str, ending: Ending) -
 /// The default read-ahead of a server; `None` when it has none (off, as it starts).
 pub fn server_default(store: &Store, server_id: i64) -> Result<Option<ServerDefault>> {
     servers::get(store, server_id)?;
-    Ok(carrel_library::rows::optional(
+    Ok(carrel_foundation::rows::optional(
         store,
         "SELECT keep_next, remove_after_days FROM server_series_defaults WHERE server_id = ?1",
         [server_id],
@@ -341,7 +341,7 @@ pub fn set_server_default(
             "DELETE FROM server_series_defaults WHERE server_id = ?1",
             [server_id],
         )?;
-        let adopted: Vec<String> = carrel_library::rows::all(
+        let adopted: Vec<String> = carrel_foundation::rows::all(
             store,
             "SELECT series FROM series_read_ahead WHERE server_id = ?1 AND from_server_default = 1",
             [server_id],
@@ -377,7 +377,7 @@ pub fn set_server_default(
 
 /// Whether the reader stopped the read-ahead of a series.
 fn is_stopped(store: &Store, server_id: i64, series: &str) -> Result<bool> {
-    Ok(carrel_library::rows::value(store, "SELECT EXISTS (SELECT 1 FROM series_read_ahead_stopped WHERE server_id = ?1 AND series = ?2)", params![server_id, series])?)
+    Ok(carrel_foundation::rows::value(store, "SELECT EXISTS (SELECT 1 FROM series_read_ahead_stopped WHERE server_id = ?1 AND series = ?2)", params![server_id, series])?)
 }
 
 /// The read-ahead a series has, or the one it takes now from its server's default: a series without

@@ -21,7 +21,7 @@ pub fn remove_with_secret(
     credentials.delete(&credentials.server_account(server.id))?;
     credentials.delete(&credentials.session_account(server.id))?;
     credentials.delete(&credentials.path_key_account(server.id))?;
-    let book_ids: Vec<i64> = carrel_library::rows::all(
+    let book_ids: Vec<i64> = carrel_foundation::rows::all(
         store,
         "SELECT id FROM books WHERE server_id = ?1",
         [server.id],

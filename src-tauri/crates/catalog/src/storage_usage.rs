@@ -31,7 +31,7 @@ pub struct ServerUsage {
 }
 
 pub fn usage(store: &Store) -> Result<StorageUsage, carrel_library::error::Error> {
-    let server_of: HashMap<i64, i64> = carrel_library::rows::all(
+    let server_of: HashMap<i64, i64> = carrel_foundation::rows::all(
         store,
         "SELECT id, server_id FROM books",
         [],

@@ -1,7 +1,8 @@
 //! `carrel-foundation`, layer 1 of 7 of Carrel's core: the ground the other layers stand on.
 //!
 //! What every layer stands on, knowing nothing of libraries or books: the injected clock, the
-//! data dir and its files, the SQLite store (one writer, one reader, migrations), the error
+//! data dir and its files, the SQLite store (one writer, one reader, migrations) and the one way its rows are read
+//! (`rows`), the error
 //! kinds every error reports, dates, image types from bytes, whole files' types (the extension
 //! a declared type is stored under, and what may go to another app), the `books/` folder and
 //! its atomic writes (`part_files`), secrets inside addresses, and the holders of rows shared
@@ -21,6 +22,7 @@ pub mod file_types;
 pub mod image_type;
 pub mod part_files;
 pub mod process_holders;
+pub mod rows;
 pub mod store;
 pub mod store_changes;
 pub mod timestamps;

@@ -156,12 +156,15 @@ struct Row {
 /// Merges the books remembered under several ids that are one book (see the module's rules),
 /// once: books checked before are skipped. Returns how many duplicates were merged away.
 pub fn merge_duplicates(store: &Store) -> Result<usize, StoreError> {
-    let unchecked: i64 =
-        crate::rows::value(store, "SELECT count(*) FROM books WHERE identity_v = 0", [])?;
+    let unchecked: i64 = carrel_foundation::rows::value(
+        store,
+        "SELECT count(*) FROM books WHERE identity_v = 0",
+        [],
+    )?;
     if unchecked == 0 {
         return Ok(0);
     }
-    let rows: Vec<Row> = crate::rows::all(
+    let rows: Vec<Row> = carrel_foundation::rows::all(
         store,
         "SELECT b.id, b.server_id, b.catalog_id, b.stream_template, b.file_url, b.page_list, b.pinned,
                 b.last_opened_ms, b.last_page, b.position_ms,

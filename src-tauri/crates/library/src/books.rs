@@ -8,7 +8,8 @@
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-use crate::{book_identity, rows};
+use crate::book_identity;
+use carrel_foundation::rows;
 use carrel_foundation::store::{Store, StoreError};
 
 /// How a book is read, and so how it is downloaded.
@@ -356,7 +357,7 @@ pub fn set_pinned(store: &Store, id: i64, pinned: bool) -> Result<(), BookError>
 /// Whether a book is pinned ("Keep offline"); `None` for a book not on the list. One column
 /// read, not the whole row.
 pub fn is_pinned(store: &Store, id: i64) -> Result<Option<bool>, StoreError> {
-    crate::rows::optional(store, "SELECT pinned FROM books WHERE id = ?1", [id], |r| {
+    carrel_foundation::rows::optional(store, "SELECT pinned FROM books WHERE id = ?1", [id], |r| {
         r.get(0)
     })
 }

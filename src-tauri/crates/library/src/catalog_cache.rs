@@ -56,7 +56,7 @@ pub fn put(
 
 /// The kept copy of `url` of a server, if any.
 pub fn get(store: &Store, server_id: i64, url: &str) -> Result<Option<CachedDocument>, StoreError> {
-    let row: Option<(Vec<u8>, String, i64)> = crate::rows::optional(
+    let row: Option<(Vec<u8>, String, i64)> = carrel_foundation::rows::optional(
         store,
         "SELECT body, final_url, fetched_at_ms FROM catalog_cache WHERE server_id = ?1 AND url = ?2",
         params![server_id, url],
@@ -73,7 +73,7 @@ pub fn get(store: &Store, server_id: i64, url: &str) -> Result<Option<CachedDocu
 
 /// Bytes of kept documents, per server id.
 pub fn bytes_per_server(store: &Store) -> Result<Vec<(i64, u64)>, StoreError> {
-    crate::rows::all(
+    carrel_foundation::rows::all(
         store,
         "SELECT server_id, sum(length(body)) FROM catalog_cache GROUP BY server_id",
         [],

@@ -3,7 +3,7 @@
 //! What the reader keeps, above the store: the servers added, their credentials (keyring or a
 //! 0600 file) and the sessions they gave, books under local ids and what makes two entries one
 //! book, the settings, and the last good copy of every catalog page. [`Error`] gathers these
-//! records' errors for functions that touch several of them; [`rows`] reads a query's rows.
+//! records' errors for functions that touch several of them.
 //!
 //! Does not: talk to servers (`carrel-http`), download (`carrel-engine`), read books
 //! (`carrel-reading`) or browse and remove servers with what they brought (`carrel-catalog`).
@@ -14,7 +14,6 @@ pub mod books;
 pub mod catalog_cache;
 pub mod credentials;
 pub mod error;
-pub mod rows;
 pub mod server_secrets;
 pub mod server_sessions;
 pub mod servers;

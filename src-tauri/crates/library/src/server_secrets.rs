@@ -47,7 +47,7 @@ pub fn update_with_secret(
     let input = &input;
     let current = get(store, id)?;
     let valid = validate(&with_current(input, &current))?;
-    let taken: bool = crate::rows::value(
+    let taken: bool = carrel_foundation::rows::value(
         store,
         "SELECT EXISTS(SELECT 1 FROM servers WHERE name = ?1 AND id <> ?2 AND kind = 'opds')",
         params![valid.name, id],

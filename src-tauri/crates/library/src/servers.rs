@@ -301,18 +301,18 @@ pub fn default_name(store: &Store, title: Option<&str>, url: &str) -> Result<Str
 pub fn list(store: &Store) -> Result<Vec<Server>, ServerError> {
     let sql =
         format!("SELECT {COLUMNS} FROM servers WHERE kind = 'opds' ORDER BY name COLLATE NOCASE");
-    Ok(crate::rows::all(store, &sql, [], from_row)?)
+    Ok(carrel_foundation::rows::all(store, &sql, [], from_row)?)
 }
 
 pub fn get_by_name(store: &Store, name: &str) -> Result<Server, ServerError> {
     let sql = format!("SELECT {COLUMNS} FROM servers WHERE name = ?1 AND kind = 'opds'");
-    crate::rows::optional(store, &sql, [name], from_row)?
+    carrel_foundation::rows::optional(store, &sql, [name], from_row)?
         .ok_or_else(|| ServerError::NotFound(name.to_owned()))
 }
 
 pub fn get(store: &Store, id: i64) -> Result<Server, ServerError> {
     let sql = format!("SELECT {COLUMNS} FROM servers WHERE id = ?1");
-    crate::rows::optional(store, &sql, [id], from_row)?
+    carrel_foundation::rows::optional(store, &sql, [id], from_row)?
         .ok_or_else(|| ServerError::NotFound(format!("#{id}")))
 }
 
@@ -363,7 +363,7 @@ pub fn device_source(store: &Store) -> Result<Server, ServerError> {
 
 /// Whether `server_id` is the device source (see [`device_source`]).
 pub fn is_device_source(store: &Store, server_id: i64) -> Result<bool, StoreError> {
-    crate::rows::value(
+    carrel_foundation::rows::value(
         store,
         "SELECT EXISTS (SELECT 1 FROM servers WHERE id = ?1 AND kind = 'device')",
         [server_id],
@@ -372,7 +372,7 @@ pub fn is_device_source(store: &Store, server_id: i64) -> Result<bool, StoreErro
 
 /// How many servers are paused (the executor watches this to wake when one resumes).
 pub fn paused_count(store: &Store) -> Result<i64, StoreError> {
-    crate::rows::value(
+    carrel_foundation::rows::value(
         store,
         "SELECT count(*) FROM servers WHERE paused_reason IS NOT NULL",
         [],

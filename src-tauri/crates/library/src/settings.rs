@@ -17,7 +17,7 @@ pub trait Setting: Serialize + DeserializeOwned {
 /// Reads a setting; `None` when it was never saved or no longer parses (an old format is
 /// treated as unset rather than as an error: settings are never worth refusing to start).
 pub fn get<S: Setting>(store: &Store) -> Result<Option<S>, StoreError> {
-    let raw: Option<String> = crate::rows::optional(
+    let raw: Option<String> = carrel_foundation::rows::optional(
         store,
         "SELECT value FROM settings WHERE key = ?1",
         [S::KEY],

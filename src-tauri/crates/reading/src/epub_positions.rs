@@ -3,7 +3,7 @@
 //! winning), and what a CFI the reader sends must look like. Saving goes through [`crate::position_sync::record_epub`], which also queues the
 //! position for the servers in the same transaction; this module only owns the table.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde::Serialize;
 
 use carrel_foundation::store::{Store, StoreError};
@@ -100,23 +100,19 @@ pub(crate) fn upsert_in(
 
 /// Where the reader left an EPUB, if it was ever saved.
 pub fn position(store: &Store, book_id: i64) -> Result<Option<EpubPosition>, StoreError> {
-    store
-        .read(|c| {
-            c.query_row(
-                "SELECT cfi, fraction, updated_at_ms, chapter FROM epub_positions WHERE book_id = ?1",
-                [book_id],
-                |r| {
-                    Ok(EpubPosition {
-                        cfi: r.get(0)?,
-                        fraction: r.get(1)?,
-                        updated_at_ms: r.get(2)?,
-                        chapter: r.get(3)?,
-                    })
-                },
-            )
-            .optional()
-        })
-        .map_err(|e| store.sql_error(e))
+    carrel_foundation::rows::optional(
+        store,
+        "SELECT cfi, fraction, updated_at_ms, chapter FROM epub_positions WHERE book_id = ?1",
+        [book_id],
+        |r| {
+            Ok(EpubPosition {
+                cfi: r.get(0)?,
+                fraction: r.get(1)?,
+                updated_at_ms: r.get(2)?,
+                chapter: r.get(3)?,
+            })
+        },
+    )
 }
 
 #[cfg(test)]

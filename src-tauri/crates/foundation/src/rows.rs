@@ -2,10 +2,12 @@
 //! (cached by the connection), each row mapped, any SQL failure the store's error: a list, one
 //! row if there is any, the one value a query answers. A change made by one statement in a write
 //! of its own is [`Store::execute`].
+//!
+//! [`Store::execute`]: crate::store::Store::execute
 
 use rusqlite::{types::FromSql, OptionalExtension, Params, Row};
 
-use carrel_foundation::store::{Store, StoreError};
+use crate::store::{Store, StoreError};
 
 /// Every row `sql` answers for `params`, in its order, each read by `map`, gathered in a list
 /// (or any collection: a map from rows of pairs).
