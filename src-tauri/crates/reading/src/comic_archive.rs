@@ -6,7 +6,10 @@
 //! through the central directory; RAR, 7z and tar through libarchive (BSD licence; its RAR 4
 //! and RAR 5 readers are its own code, not the UnRAR source, whose licence forbids what GPL
 //! software must allow), which walks the archive to the entry asked for
-//! ([`crate::archive_walk`], opened for that one container and no other format).
+//! ([`crate::archive_walk`], opened for that one container and no other format). The walk is
+//! kept between pages, positioned after the last entry it read, so a page further on goes on
+//! from there and only a page before it walks from the archive's start again
+//! ([`kept_walk`]).
 //!
 //! Pages are the archive's images in natural reading order (`page 2` before `page 10`,
 //! folder by folder); `__MACOSX/`, dot files, thumbnails and anything that is not an image are
@@ -33,6 +36,9 @@ use serde::Serialize;
 
 pub use crate::archive_error::{ArchiveError, Container, MAX_ENTRIES, MAX_PAGE_BYTES};
 use crate::archive_walk::Walk;
+use kept_walk::{KeptWalk, Wanted};
+
+mod kept_walk;
 
 /// The most pages a book may have.
 pub const MAX_PAGES: usize = 10_000;
@@ -98,13 +104,15 @@ pub struct ComicInfo {
 pub struct ComicArchive {
     path: PathBuf,
     pub container: Container,
-    /// Entry names in reading order (for zip also the entry's index in the archive).
+    /// Entry names in reading order, each with its entry's index in the archive (a zip's, or
+    /// its place in a walk).
     pages: Vec<(String, usize)>,
     pub info: ComicInfo,
     /// Pages decompressed by the last walks (RAR, 7z, tar: see [`READ_AHEAD`]).
     ahead: Arc<Mutex<ReadAhead>>,
-    /// The most bytes one walk through this archive may decompress ([`WalkBudget`]).
-    walk_budget: u64,
+    /// The walk kept between pages (RAR, 7z, tar), shared by the archive's clones and ended
+    /// with the last of them.
+    walk: Arc<KeptWalk>,
 }
 
 /// Pages decompressed ahead, by index, oldest first.
@@ -142,7 +150,7 @@ impl ComicArchive {
             pages,
             info,
             ahead: Arc::default(),
-            walk_budget,
+            walk: Arc::new(KeptWalk::new(path.to_owned(), container, walk_budget)),
         })
     }
 
@@ -172,27 +180,23 @@ impl ComicArchive {
     }
 
     /// A page of an archive read by walking it: kept from an earlier walk, else read with the
-    /// [`READ_AHEAD`] pages after it in one walk.
+    /// [`READ_AHEAD`] pages after it by the kept walk ([`kept_walk`]).
     fn walked_page(&self, index: usize, name: &str) -> Result<Vec<u8>, ArchiveError> {
         let lock = || self.ahead.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, bytes)) = lock().iter().find(|(i, _)| *i == index) {
             return Ok(bytes.to_vec());
         }
-        let wanted: Vec<(usize, &str)> = (index..self.pages.len().min(index + 1 + READ_AHEAD))
-            .map(|i| (i, self.pages[i].0.as_str()))
+        let wanted: Vec<Wanted> = (index..self.pages.len().min(index + 1 + READ_AHEAD))
+            .map(|i| Wanted {
+                page: i,
+                entry: self.pages[i].1,
+                name: self.pages[i].0.clone(),
+            })
             .collect();
-        let names: Vec<&str> = wanted.iter().map(|(_, n)| *n).collect();
         // Out of budget once the page asked for is found, the pages ahead are left for later.
-        let mut found = walk_read_many(
-            &self.path,
-            self.container,
-            &names,
-            1,
-            MAX_PAGE_BYTES + 1,
-            self.walk_budget,
-        )?;
+        let mut found = self.walk.read(&wanted)?;
         let asked = found
-            .remove(name)
+            .remove(&index)
             .ok_or_else(|| ArchiveError::Damaged(format!("the entry “{name}” is missing")))?;
         if asked.len() as u64 > MAX_PAGE_BYTES {
             return Err(ArchiveError::PageTooLarge { page: index });
@@ -200,13 +204,13 @@ impl ComicArchive {
         let mut ahead = lock();
         ahead.retain(|(k, _)| *k != index);
         ahead.push_back((index, Arc::new(asked.clone())));
-        for (i, n) in &wanted[1..] {
+        for i in wanted[1..].iter().map(|w| w.page) {
             if let Some(bytes) = found
-                .remove(*n)
+                .remove(&i)
                 .filter(|b| b.len() as u64 <= MAX_PAGE_BYTES)
             {
-                ahead.retain(|(k, _)| k != i);
-                ahead.push_back((*i, Arc::new(bytes)));
+                ahead.retain(|(k, _)| *k != i);
+                ahead.push_back((i, Arc::new(bytes)));
             }
         }
         while ahead.len() > 2 * (READ_AHEAD + 1)
@@ -463,7 +467,7 @@ pub(crate) fn chosen_comic_info<'a>(names: impl Iterator<Item = &'a str> + Clone
         .or_else(|| names.into_iter().position(is_comic_info))
 }
 
-/// The entry names of an archive read by walking it (with index 0: libarchive has none).
+/// The entry names of an archive read by walking it, each with its place in the walk.
 /// Nothing is decompressed to list a 7z or a tar; a solid RAR is decompressed to be skipped
 /// through, so every RAR entry passed counts its declared size against `budget` first.
 fn walked_names(
@@ -483,7 +487,7 @@ fn walked_names(
                 None => walk.pass()?,
             }
         }
-        names.push((entry.name, 0));
+        names.push((entry.name, names.len()));
     }
     Ok(names)
 }
