@@ -33,7 +33,7 @@
 //! - [`protocol_replies`]: what the three protocols share: one handler (`handle`, for any
 //!   [`protocol_replies::GetProtocol`]), id parsing and their replies.
 //! - [`single_instance`]: one app per data dir; starting Carrel again shows the running one.
-//! - [`webview_rendering`]: painting pages on the CPU on machines without a GPU, chosen before
+//! - [`webview_rendering`]: compositing off on machines without a GPU, chosen before
 //!   GTK starts.
 //! - [`allocator`]: large blocks (pages on their way to a window) given back to the system when
 //!   freed.

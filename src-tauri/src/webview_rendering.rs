@@ -1,12 +1,15 @@
-//! How WebKitGTK draws the windows, chosen once before GTK starts: on a machine without a GPU
-//! (no DRM render node, or software GL asked for), Skia paints the page's tiles on the CPU
-//! instead of through Mesa's software OpenGL (llvmpipe), whose shaders are compiled by LLVM at
-//! the first paint of every new kind of content — about a second before the first screen shows
-//! on a two-core machine. With a GPU nothing changes.
+//! How WebKitGTK draws the windows, chosen once before GTK starts. On a machine without a GPU
+//! (no DRM render node, or software GL asked for), compositing is turned off
+//! (`WEBKIT_DISABLE_COMPOSITING_MODE`): the page is painted straight into the window's backing
+//! store on the CPU, instead of into layers that Mesa's software OpenGL (llvmpipe) composites
+//! every frame and whose shaders LLVM compiles at the first paint of every new kind of content.
+//! Scrolling 10,000 books costs a third of the CPU a frame that way and its frames come three to
+//! four times sooner (tests/bench/HISTORY.md, "Where a scrolling frame's time goes"). With a GPU
+//! nothing changes.
 //!
-//! Compositing itself stays on: turning it off (`WEBKIT_DISABLE_COMPOSITING_MODE`) starts faster
-//! still, but then WebKit can no longer take a snapshot of the page (WebDriver's screenshots
-//! never answer).
+//! WebKit answers a WebDriver screenshot after the page's next painted frame, and without
+//! compositing a page where nothing changes paints none: the window tests' harness keeps one
+//! pixel changing while it takes one (`carrel_e2e::Client::screenshot_png`).
 //!
 //! A person who set one of WebKit's own rendering variables (any of [`CHOSEN_BY_PERSON`]) has
 //! chosen; they are left alone. This module does not own anything drawn, only the process
@@ -15,13 +18,13 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-/// The variable that makes WebKitGTK's Skia paint on the CPU.
-pub const CPU_PAINTING: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
+/// The variable that turns WebKitGTK's compositing off: pages painted on the CPU, in one layer.
+pub const NO_COMPOSITING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
 
 /// WebKitGTK's variables about how pages are drawn: any of them set is the person's choice.
 const CHOSEN_BY_PERSON: &[&str] = &[
-    CPU_PAINTING,
-    "WEBKIT_DISABLE_COMPOSITING_MODE",
+    NO_COMPOSITING,
+    "WEBKIT_SKIA_ENABLE_CPU_RENDERING",
     "WEBKIT_FORCE_COMPOSITING_MODE",
     "WEBKIT_DISABLE_DMABUF_RENDERER",
     "WEBKIT_FORCE_DMABUF_RENDERER",
@@ -43,7 +46,7 @@ impl Machine {
     }
 }
 
-/// The variable to set before GTK starts, if any: painting on the CPU when OpenGL could only be
+/// The variable to set before GTK starts, if any: compositing off when OpenGL could only be
 /// software, unless the person chose already.
 pub fn choice(
     machine: Machine,
@@ -54,7 +57,7 @@ pub fn choice(
     }
     let software_gl =
         var("LIBGL_ALWAYS_SOFTWARE").is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
-    (!machine.render_node || software_gl).then_some((CPU_PAINTING, "1"))
+    (!machine.render_node || software_gl).then_some((NO_COMPOSITING, "1"))
 }
 
 /// Applies [`choice`] to this process. Call first thing, before GTK or any other thread starts:
@@ -66,7 +69,7 @@ pub fn choose() {
     if let Some((name, value)) = choice(Machine::this(), |name| std::env::var_os(name)) {
         tracing::info!(
             variable = name,
-            "no GPU for OpenGL: pages are painted on the CPU"
+            "no GPU for OpenGL: pages are painted on the CPU, without compositing"
         );
         std::env::set_var(name, value);
     }
@@ -97,8 +100,8 @@ mod tests {
     const GPU: Machine = Machine { render_node: true };
 
     #[test]
-    fn without_a_gpu_pages_are_painted_on_the_cpu() {
-        assert_eq!(choice(NO_GPU, env(&[])), Some((CPU_PAINTING, "1")));
+    fn without_a_gpu_compositing_is_turned_off() {
+        assert_eq!(choice(NO_GPU, env(&[])), Some((NO_COMPOSITING, "1")));
     }
 
     #[test]
@@ -111,7 +114,7 @@ mod tests {
     fn software_gl_asked_for_counts_as_no_gpu() {
         assert_eq!(
             choice(GPU, env(&[("LIBGL_ALWAYS_SOFTWARE", "1")])),
-            Some((CPU_PAINTING, "1"))
+            Some((NO_COMPOSITING, "1"))
         );
     }
 

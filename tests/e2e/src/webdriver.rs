@@ -359,8 +359,40 @@ impl Client {
 
     /// A PNG of the window's web content as last painted (see [`Client::settle`]).
     pub fn screenshot_png(&self) -> Result<Vec<u8>> {
-        let value = self.command("GET", "/screenshot", None, "take screenshot")?;
-        decode_png(value, "take screenshot")
+        self.painting(|| {
+            let value = self.command("GET", "/screenshot", None, "take screenshot")?;
+            decode_png(value, "take screenshot")
+        })
+    }
+
+    /// Runs `take` while the page paints a frame at every animation frame. WebKit answers a
+    /// screenshot after the page's next painted frame; with compositing off (as the app runs on
+    /// a machine without a GPU, see `webview_rendering` in the app) a page with nothing changing
+    /// paints none, and the screenshot would never answer. One transparent pixel in the window's
+    /// corner has its opacity changed at every frame, which makes WebKit repaint it (the same
+    /// pixels: it has nothing to show); it is removed afterwards.
+    fn painting<T>(&self, take: impl FnOnce() -> Result<T>) -> Result<T> {
+        const START: &str = "const dot = document.createElement('div');
+            dot.id = 'carrel-e2e-paint';
+            dot.setAttribute('aria-hidden', 'true');
+            dot.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;'
+                + 'pointer-events:none;z-index:2147483647;background:transparent';
+            document.documentElement.appendChild(dot);
+            let odd = false;
+            const tick = () => {
+                if (!dot.isConnected) return;
+                odd = !odd;
+                dot.style.opacity = odd ? '0.5' : '1';
+                requestAnimationFrame(tick);
+            };
+            requestAnimationFrame(tick);
+            return null;";
+        const STOP: &str = "document.getElementById('carrel-e2e-paint')?.remove(); return null;";
+        self.execute(START, vec![])?;
+        let taken = take();
+        // A page that navigated away took the dot with it.
+        let _ = self.execute(STOP, vec![]);
+        taken
     }
 
     /// Lets the page [settle](Client::settle), then writes a PNG of the window's web content
@@ -533,10 +565,12 @@ impl<'c> Element<'c> {
         elements_from_reply(self.client, selector, &value)
     }
 
-    /// A PNG of just this element.
+    /// A PNG of just this element (painted as [`Client::screenshot_png`] says).
     pub fn screenshot_png(&self) -> Result<Vec<u8>> {
-        let value = self.command("GET", "/screenshot", None, "take screenshot of")?;
-        decode_png(value, "take element screenshot")
+        self.client.painting(|| {
+            let value = self.command("GET", "/screenshot", None, "take screenshot of")?;
+            decode_png(value, "take element screenshot")
+        })
     }
 }
 
