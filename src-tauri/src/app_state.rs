@@ -2,7 +2,7 @@
 //! or — when that failed — the reason, kept so the window can show it in a dialog instead of
 //! the app dying or recreating anything over the reader's data.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use carrel_core::{
     catalog::cover_cache::CoverCache,
@@ -31,6 +31,9 @@ pub struct Core {
     pub position_saved: Arc<Notify>,
     /// The windows' HTTP client (catalog pages, covers, positions), made on first use.
     http: OnceLock<HttpClient>,
+    /// Held while the client is made, so requests arriving together (a screen of covers at
+    /// start) make one, not one each.
+    making_http: Mutex<()>,
 }
 
 impl Core {
@@ -40,6 +43,7 @@ impl Core {
             holder_id: process_holders::new_holder_id("carrel"),
             position_saved: Arc::new(Notify::new()),
             http: OnceLock::new(),
+            making_http: Mutex::new(()),
             store,
             credentials,
         }
@@ -48,6 +52,10 @@ impl Core {
     /// The windows' HTTP client ([`crate::http_client::make`]); the sessions servers give are
     /// kept in the installation's secret store.
     pub fn http(&self) -> Result<HttpClient, FetchError> {
+        if let Some(c) = self.http.get() {
+            return Ok(c.clone());
+        }
+        let _making = self.making_http.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(c) = self.http.get() {
             return Ok(c.clone());
         }

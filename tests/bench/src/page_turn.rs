@@ -40,8 +40,12 @@ pub const PAGES: u32 = 3 * TURNS + 8;
 const _: () = assert!(PAGES - 1 - 2 * TURNS > TURNS + 3);
 /// About 2 MiB a page: an uncompressed PNG of about 0.7 megapixels (836 × 1254).
 pub const PAGE_BYTES: usize = 2 << 20;
-/// The goal of the product: a page turn from the store painted within 50 ms (median and p95).
-pub const GOAL_MS: f64 = 50.0;
+/// The product's goals for a turn, painted: a page turned to at reading pace (known, on the
+/// device, decoded ahead) within one frame at 60 Hz on the median and two at the p95; a comic
+/// page never shown, from the store, within two frames; a PDF page never drawn within 50 ms.
+const ONE_FRAME_MS: f64 = 16.7;
+const TWO_FRAMES_MS: f64 = 33.0;
+const PDF_NEVER_DRAWN_MS: f64 = 50.0;
 /// The pause after each turn of the reading-pace series (and between all turns), so that
 /// saving the position and reading ahead are done before the next key.
 const PAUSE: Duration = Duration::from_millis(300);
@@ -227,10 +231,9 @@ fn painted(turns: &[Turn]) -> Vec<f64> {
     turns.iter().map(|t| t.painted).collect()
 }
 
-/// A window row of turn times in ms, `times` against the baseline `base` named `base_name`,
-/// with the page turn's goal.
+/// A window row of turn times in ms, `times` against the baseline `base` named `base_name`.
 fn turn_row(what: &str, times: &[f64], base_name: &str, base: Summary) -> Row {
-    Row::new("window", what, "ms", Summary::of(times), base_name, base).goal_at_most(GOAL_MS)
+    Row::new("window", what, "ms", Summary::of(times), base_name, base)
 }
 
 /// A data dir whose one book was downloaded by the core's executor.
@@ -352,18 +355,24 @@ pub fn run(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<()>
         (painted(&from_store), painted(&in_memory), painted(&reading));
     let base = Summary::of(&in_memory);
     let base_name = "same ← turn, page decoded in memory";
-    report.row(turn_row(
-        "page turn from the store (←, never loaded before)",
-        &from_store,
-        base_name,
-        base,
-    ));
-    report.row(turn_row(
-        "page turn at reading pace (→, read ahead)",
-        &reading,
-        base_name,
-        base,
-    ));
+    report.row(
+        turn_row(
+            "page turn from the store (←, never loaded before)",
+            &from_store,
+            base_name,
+            base,
+        )
+        .goal_at_most(TWO_FRAMES_MS),
+    );
+    report.row(
+        turn_row(
+            "page turn at reading pace (→, read ahead)",
+            &reading,
+            base_name,
+            base,
+        )
+        .goal_median_p95(ONE_FRAME_MS, TWO_FRAMES_MS),
+    );
     report.fact(
         "window",
         "page_turn_book",
@@ -490,18 +499,24 @@ fn pdf_series(report: &mut Report, runtime: &tokio::runtime::Runtime) -> Result<
     );
     let base = Summary::of(&painted(&kept_turns));
     let base_name = "same PDF, → back to a page already drawn";
-    report.row(turn_row(
-        "PDF page turn to a page never drawn (←)",
-        &painted(&fresh_turns),
-        base_name,
-        base,
-    ));
-    report.row(turn_row(
-        "PDF page turn at reading pace (→, drawn ahead)",
-        &painted(&reading),
-        base_name,
-        base,
-    ));
+    report.row(
+        turn_row(
+            "PDF page turn to a page never drawn (←)",
+            &painted(&fresh_turns),
+            base_name,
+            base,
+        )
+        .goal_at_most(PDF_NEVER_DRAWN_MS),
+    );
+    report.row(
+        turn_row(
+            "PDF page turn at reading pace (→, drawn ahead)",
+            &painted(&reading),
+            base_name,
+            base,
+        )
+        .goal_median_p95(ONE_FRAME_MS, TWO_FRAMES_MS),
+    );
     report.fact(
         "window",
         "page_turn_pdf",

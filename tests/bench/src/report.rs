@@ -66,10 +66,16 @@ pub struct Goal {
     pub max_ratio: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_value: Option<f64>,
+    /// A tighter bound on the median alone (the p95 is bound by `max_value`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_median: Option<f64>,
 }
 
 impl Goal {
     fn text(&self, unit: &str) -> String {
+        if let (None, Some(m), Some(v)) = (self.max_ratio, self.max_median, self.max_value) {
+            return format!("≤ {} {unit} median, ≤ {} {unit} p95", num(m), num(v));
+        }
         match (self.max_ratio, self.max_value) {
             (Some(r), Some(v)) => format!("≤ {}×, ≤ {} {unit}", num(r), num(v)),
             (Some(r), None) => format!("≤ {}×", num(r)),
@@ -123,6 +129,7 @@ impl Row {
         self.goal = Some(Goal {
             max_ratio: Some(max_ratio),
             max_value: None,
+            max_median: None,
         });
         self
     }
@@ -133,6 +140,7 @@ impl Row {
         self.goal = Some(Goal {
             max_ratio: None,
             max_value: Some(max),
+            max_median: None,
         });
         self
     }
@@ -142,6 +150,17 @@ impl Row {
         self.goal = Some(Goal {
             max_ratio: Some(max_ratio),
             max_value: Some(max),
+            max_median: None,
+        });
+        self
+    }
+
+    /// A goal on the value itself: its median at most `median`, its p95 at most `p95`.
+    pub fn goal_median_p95(mut self, median: f64, p95: f64) -> Row {
+        self.goal = Some(Goal {
+            max_ratio: None,
+            max_value: Some(p95),
+            max_median: Some(median),
         });
         self
     }
@@ -152,6 +171,7 @@ impl Row {
             within(g.max_ratio, self.ratio)
                 && within(g.max_value, self.value.median)
                 && within(g.max_value, self.value.p95)
+                && within(g.max_median, self.value.median)
         })
     }
 }
