@@ -3,9 +3,9 @@
 //! (`WEBKIT_DISABLE_COMPOSITING_MODE`): the page is painted straight into the window's backing
 //! store on the CPU, instead of into layers that Mesa's software OpenGL (llvmpipe) composites
 //! every frame and whose shaders LLVM compiles at the first paint of every new kind of content.
-//! Scrolling 10,000 books costs a third of the CPU a frame that way and its frames come three to
-//! four times sooner (tests/bench/HISTORY.md, "Where a scrolling frame's time goes"). With a GPU
-//! nothing changes.
+//! Scrolling 10,000 books costs a third of the CPU a frame that way, and the cold start loses
+//! the OpenGL start (tests/bench/HISTORY.md, "Compositing off where there is no GPU"). With a
+//! GPU nothing changes.
 //!
 //! WebKit answers a WebDriver screenshot after the page's next painted frame, and without
 //! compositing a page where nothing changes paints none: the window tests' harness keeps one
