@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DecodedPages, decodedBytes, evictionScore, pagesAround, type Decoder } from './pageCache';
+import { DecodedPages, KEEP_WITHIN, decodedBytes, evictionScore, pagesAround, type Decoder } from './pageCache';
 
 /** A decoder that answers at once with a picture of the size the address says (`w×h/page`). */
 function fakeDecoder(): { decode: Decoder; asked: string[] } {
@@ -92,6 +92,24 @@ describe('DecodedPages', () => {
       // Of the two pages next to the one read, the one behind the reader goes.
       expect(cache.pages).toEqual([kept]);
     }
+  });
+
+  it('lets the pages the reader has left far behind go, with room to spare', async () => {
+    const { decode } = fakeDecoder();
+    const cache = new DecodedPages(Infinity, decode);
+    for (let page = 0; page < 20; page++) {
+      cache.focusOn([page], 1);
+      await cache.load(page + 1, url(page + 1));
+    }
+    // Reading on to page 19: what is kept is the pages around it, not every page read.
+    const kept = cache.pages.sort((a, b) => a - b);
+    expect(kept).toContain(20);
+    expect(kept).toContain(19 - (KEEP_WITHIN - 1));
+    expect(kept).not.toContain(19 - KEEP_WITHIN);
+    expect(kept.every((page) => evictionScore(page, 19, 1) <= KEEP_WITHIN)).toBe(true);
+    // Two pages shown at a time: twice as far each way.
+    cache.focusOn([18, 19], 1);
+    expect(cache.pages).toContain(19 - (KEEP_WITHIN - 1));
   });
 
   it('never drops the pages shown, even past its bound', async () => {

@@ -4,7 +4,9 @@
  * (`HTMLImageElement.decode()`) before it is shown. The decoded pictures are kept within a
  * bound in bytes (width × height × 4, what a decoded picture takes), not a count of pages —
  * a large scan takes the room of several small pages. When the bound is passed, the page
- * farthest from the one read goes first, and of two as far, the one behind the reader.
+ * farthest from the one read goes first, and of two as far, the one behind the reader. A page
+ * the reader has left [`KEEP_WITHIN`] turns behind goes whatever the room left: after a long
+ * comic the cache holds the pages around the one read, not the bound's worth of pages read.
  */
 
 import { letGo } from './actions/letGo';
@@ -19,6 +21,11 @@ export const DECODED_BYTES = 96 * 1024 * 1024;
 export const DECODE_AHEAD = 3;
 /** How many are decoded behind, for a reader who turns back once. */
 export const DECODE_BEHIND = 1;
+/**
+ * How far from the page read (in turns, as [`evictionScore`] counts them) a decoded page is
+ * kept at all: the pages decoded each way, and a few turns back the reader may go again.
+ */
+export const KEEP_WITHIN = DECODE_AHEAD + DECODE_BEHIND + 1;
 
 /** Forwards (+1) or backwards (−1) through the book. */
 export type Travel = 1 | -1;
@@ -176,14 +183,16 @@ export class DecodedPages {
     this.#trim();
   }
 
-  /** Drops the farthest pages (never those shown) until the rest fit the bound. */
+  /**
+   * Drops the pages farther than [`KEEP_WITHIN`] turns, then the farthest (never those shown)
+   * until the rest fit the bound.
+   */
   #trim(): void {
-    if (this.#bytes <= this.limit) return;
-    const order = [...this.#entries.values()]
-      .filter((entry) => !this.#shown.has(entry.page))
-      .sort((a, b) => evictionScore(b.page, this.#focus, this.#travel) - evictionScore(a.page, this.#focus, this.#travel));
+    const reach = KEEP_WITHIN * Math.max(1, this.#shown.size);
+    const score = (entry: DecodedPage) => evictionScore(entry.page, this.#focus, this.#travel);
+    const order = [...this.#entries.values()].filter((entry) => !this.#shown.has(entry.page)).sort((a, b) => score(b) - score(a));
     for (const entry of order) {
-      if (this.#bytes <= this.limit) break;
+      if (score(entry) <= reach && this.#bytes <= this.limit) break;
       this.#entries.delete(entry.url);
       this.#bytes -= entry.bytes;
       letGo(entry.image);
