@@ -37,6 +37,8 @@
 //!   GTK starts.
 //! - [`allocator`]: large blocks (pages on their way to a window) given back to the system when
 //!   freed.
+//! - [`webview_memory`]: WebKit keeps little of what the window no longer uses (the readers
+//!   keep their own, within a bound).
 //! - [`notifications`]: desktop notifications about downloads (progress per book, ready to
 //!   read offline, paused while the server is away), with actions where the notification
 //!   server shows them.
@@ -68,6 +70,7 @@ pub mod protocol_replies;
 mod protocol_requests_tests;
 pub mod single_instance;
 pub mod system_fonts;
+pub mod webview_memory;
 pub mod webview_rendering;
 
 use std::sync::{Arc, Mutex};

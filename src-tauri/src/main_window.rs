@@ -43,6 +43,7 @@ pub fn open(app: &AppHandle, store: Option<&Store>) -> tauri::Result<WebviewWind
         _ => builder = builder.center(),
     }
     let window = builder.build()?;
+    crate::webview_memory::keep_only_what_is_used(&window);
     if saved.is_some_and(|g| g.maximized) {
         let _ = window.maximize();
     }
@@ -131,7 +132,8 @@ pub fn open_extra(app: &AppHandle, view: &str) -> Result<String, WindowError> {
     .initialization_script(crate::messages::window_script())
     .min_inner_size(MIN_SIZE.0, MIN_SIZE.1)
     .inner_size(DEFAULT_SIZE.0 * 0.8, DEFAULT_SIZE.1 * 0.9)
-    .build()?;
+    .build()
+    .map(|window| crate::webview_memory::keep_only_what_is_used(&window))?;
     Ok(label)
 }
 
