@@ -2,7 +2,7 @@
 //! or — when that failed — the reason, kept so the window can show it in a dialog instead of
 //! the app dying or recreating anything over the reader's data.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use carrel_core::{
     catalog::cover_cache::CoverCache,
@@ -29,11 +29,9 @@ pub struct Core {
     pub holder_id: String,
     /// Rung when the reader saves a position; the position sender waits on it.
     pub position_saved: Arc<Notify>,
-    /// The windows' HTTP client (catalog pages, covers, positions), made on first use.
-    http: OnceLock<HttpClient>,
-    /// Held while the client is made, so requests arriving together (a screen of covers at
-    /// start) make one, not one each.
-    making_http: Mutex<()>,
+    /// The windows' HTTP client (catalog pages, covers, positions), made on first use; held
+    /// while it is made, so requests arriving together (a screen of covers at start) make one.
+    http: Mutex<Option<HttpClient>>,
 }
 
 impl Core {
@@ -42,8 +40,7 @@ impl Core {
             covers: Arc::new(CoverCache::new(store.data_dir())),
             holder_id: process_holders::new_holder_id("carrel"),
             position_saved: Arc::new(Notify::new()),
-            http: OnceLock::new(),
-            making_http: Mutex::new(()),
+            http: Mutex::new(None),
             store,
             credentials,
         }
@@ -52,15 +49,12 @@ impl Core {
     /// The windows' HTTP client ([`crate::http_client::make`]); the sessions servers give are
     /// kept in the installation's secret store.
     pub fn http(&self) -> Result<HttpClient, FetchError> {
-        if let Some(c) = self.http.get() {
-            return Ok(c.clone());
-        }
-        let _making = self.making_http.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = self.http.get() {
+        let mut http = self.http.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = http.as_ref() {
             return Ok(c.clone());
         }
         let made = crate::http_client::make(&self.credentials)?;
-        Ok(self.http.get_or_init(|| made).clone())
+        Ok(http.insert(made).clone())
     }
 }
 

@@ -7,30 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::support::{python, run_tool};
+use carrel_core::foundation::test_tools::{self, pack_tar};
 use carrel_core::reading::comic_archive::{
     self, ArchiveError, ComicArchive, Container, WalkBudget,
 };
 
 /// Packs `entries` of `dir` into the 7z archive `archive`, solid (`-ms=on`) when asked.
 fn pack_7z(archive: &Path, dir: &Path, solid: bool, entries: &[&str]) {
-    let mut cmd = Command::new("7z");
-    cmd.args(["a", "-bd", "-t7z"]);
-    if solid {
-        cmd.arg("-ms=on");
-    }
-    run_tool(cmd.arg(archive).args(entries).current_dir(dir));
-}
-
-/// Packs `entries` of `dir` into the tar archive `archive`.
-fn pack_tar(archive: &Path, dir: &Path, entries: &[&str]) {
-    run_tool(
-        Command::new("tar")
-            .arg("cf")
-            .arg(archive)
-            .arg("-C")
-            .arg(dir)
-            .args(entries),
-    );
+    let options: &[&str] = if solid { &["-ms=on"] } else { &[] };
+    test_tools::pack_7z(archive, dir, options, entries);
 }
 
 /// Writes `count` small PNGs named `p1.png` … into `dir/pages` (in a scrambled order of

@@ -367,19 +367,8 @@ pub fn block_until(within: Duration, failure: &str, mut done: impl FnMut() -> bo
     }
 }
 
-/// Runs a tool and gives what it wrote to its standard output; a missing tool or a failure
-/// fails the test (never skips it).
-pub fn run_tool(cmd: &mut std::process::Command) -> Vec<u8> {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (install it: see the Makefile)"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
+/// Runs a tool (a missing tool or a failure fails the test, never skips it).
+pub use carrel_core::foundation::test_tools::run_tool;
 
 /// Debian's Python 3 set to run `script` (its modules, ReportLab among them, are the ones the
 /// Makefile installs); arguments go after it.

@@ -25,4 +25,6 @@ pub mod process_holders;
 pub mod rows;
 pub mod store;
 pub mod store_changes;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_tools;
 pub mod timestamps;

@@ -3,44 +3,17 @@
 //! a thread that fails gives an error, and the budget still stops a run of zeros.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use carrel_foundation::test_tools::{pack_7z as pack_7z_with, pack_tar};
+
 use crate::comic_archive::{ArchiveError, ComicArchive, WalkBudget, READ_AHEAD};
 
-fn run_tool(cmd: &mut Command) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e} (install it: see the Makefile)"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Packs `entries` of `dir`, in that order, into the solid 7z `archive` (as the benchmark's).
+/// Packs `entries` of `dir`, in that order, into a solid 7z at 7-Zip's fastest level (as the
+/// benchmark's).
 fn pack_7z(archive: &Path, dir: &Path, entries: &[String]) {
-    run_tool(
-        Command::new("7z")
-            .args(["a", "-bd", "-t7z", "-mx=1", "-ms=on"])
-            .arg(archive)
-            .args(entries)
-            .current_dir(dir),
-    );
-}
-
-/// Packs `entries` of `dir`, in that order, into the tar `archive`.
-fn pack_tar(archive: &Path, dir: &Path, entries: &[String]) {
-    run_tool(
-        Command::new("tar")
-            .arg("cf")
-            .arg(archive)
-            .arg("-C")
-            .arg(dir)
-            .args(entries),
-    );
+    pack_7z_with(archive, dir, &["-mx=1", "-ms=on"], entries);
 }
 
 /// Writes `count` incompressible pages of `size` bytes, `001.jpg` …, into `dir`; returns their
