@@ -42,15 +42,21 @@ fn write_pages(dir: &Path, count: usize, size: usize) -> (Vec<String>, Vec<Vec<u
 
 const PAGES: usize = 40;
 
+/// `entries` of `src`, in that order, packed as `<stem>.cb7` (solid 7z) and `<stem>.cbt` (tar)
+/// in `dir`.
+fn pack_both(dir: &Path, src: &Path, stem: &str, entries: &[String]) -> [std::path::PathBuf; 2] {
+    let cb7 = dir.join(format!("{stem}.cb7"));
+    pack_7z(&cb7, src, entries);
+    let cbt = dir.join(format!("{stem}.cbt"));
+    pack_tar(&cbt, src, entries);
+    [cb7, cbt]
+}
+
 /// A solid 7z and a tar of [`PAGES`] pages of 24 KiB, in reading order; the pages' bytes.
 fn books(dir: &Path) -> (Vec<std::path::PathBuf>, Vec<Vec<u8>>) {
     let src = dir.join("src");
     let (names, pages) = write_pages(&src, PAGES, 24 << 10);
-    let cb7 = dir.join("book.cb7");
-    pack_7z(&cb7, &src, &names);
-    let cbt = dir.join("book.cbt");
-    pack_tar(&cbt, &src, &names);
-    (vec![cb7, cbt], pages)
+    (pack_both(dir, &src, "book", &names).to_vec(), pages)
 }
 
 fn assert_page(archive: &ComicArchive, pages: &[Vec<u8>], i: usize, book: &Path) {
@@ -122,11 +128,7 @@ fn entries_out_of_reading_order_are_read_from_their_own_places() {
         .collect();
     scrambled.push("notes.txt".into());
     std::fs::write(src.join("notes.txt"), "not a page").unwrap();
-    let cbt = t.path().join("scrambled.cbt");
-    pack_tar(&cbt, &src, &scrambled);
-    let cb7 = t.path().join("scrambled.cb7");
-    pack_7z(&cb7, &src, &scrambled);
-    for book in [&cbt, &cb7] {
+    for book in &pack_both(t.path(), &src, "scrambled", &scrambled) {
         let archive = ComicArchive::open(book).unwrap();
         for i in (0..20)
             .chain((0..20).rev())
@@ -228,11 +230,7 @@ fn the_budget_still_stops_a_walk_kept_between_pages() {
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("src");
     let (mut names, pages) = write_pages(&src, 16, 96 << 10);
-    let cb7 = t.path().join("pages.cb7");
-    pack_7z(&cb7, &src, &names);
-    let cbt = t.path().join("pages.cbt");
-    pack_tar(&cbt, &src, &names);
-    for book in [&cb7, &cbt] {
+    for book in &pack_both(t.path(), &src, "pages", &names) {
         let archive = ComicArchive::open_with(book, SMALL_BUDGET).unwrap();
         // Pages 0 to 4 read (480 KiB), the walk kept after them.
         assert_page(&archive, &pages, 0, book);
@@ -260,11 +258,7 @@ fn the_budget_still_stops_a_walk_kept_between_pages() {
     let filler = std::fs::File::create(src.join("002z-filler.bin")).unwrap();
     filler.set_len(16 << 20).unwrap();
     names.insert(2, "002z-filler.bin".into());
-    let cb7 = t.path().join("filler.cb7");
-    pack_7z(&cb7, &src, &names);
-    let cbt = t.path().join("filler.cbt");
-    pack_tar(&cbt, &src, &names);
-    for book in [&cb7, &cbt] {
+    for book in &pack_both(t.path(), &src, "filler", &names) {
         let archive = ComicArchive::open_with(book, SMALL_BUDGET).unwrap();
         assert_page(&archive, &pages, 0, book);
         let err = archive.page(8).unwrap_err();
