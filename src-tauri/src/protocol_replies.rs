@@ -69,11 +69,22 @@ pub fn handle<P: GetProtocol, R: Runtime>(
     } else {
         Err(ProtocolError::MethodNotAllowed)
     };
+    let path = request.uri().path().to_owned();
+    let received = std::time::Instant::now();
     tauri::async_runtime::spawn(async move {
+        let started = received.elapsed();
         let response = match asked {
             Ok(asked) => P::answer(app, asked, head).await,
             Err(failure) => failure.reply(),
         };
+        tracing::debug!(
+            protocol = std::any::type_name::<P>(),
+            path,
+            status = response.status().as_u16(),
+            waited_us = started.as_micros() as u64,
+            answered_us = received.elapsed().as_micros() as u64,
+            "protocol request answered"
+        );
         responder.respond(allow_origin(response, origin.as_deref()));
     });
 }

@@ -23,6 +23,7 @@
  */
 import { AnnotationMode, getDocument, GlobalWorkerOptions, type PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+import { afterNextPaint } from './frames';
 import { decodedBytes, evictionScore, type Travel } from './pageCache';
 import { pageTextOf, type PageText, type RawTextItem } from './pdfText';
 
@@ -93,12 +94,6 @@ export function farthest(kept: Iterable<number>, focus: number, travel: Travel =
     if (worst === null || nearness(page, focus, travel) > nearness(worst, focus, travel)) worst = page;
   }
   return worst;
-}
-
-/** Runs `then` once the window has painted its next frame. */
-function afterNextPaint(): Promise<void> {
-  if (typeof requestAnimationFrame !== 'function') return Promise.resolve();
-  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
 
 /** The worker that makes drawn pages into PNG pictures; null where the webview cannot. */
