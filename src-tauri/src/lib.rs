@@ -82,7 +82,7 @@ use tauri::{Manager, RunEvent};
 /// Builds and runs the app. Blocks until the app ends: when its last window closes with
 /// nothing left to download, or the reader quits.
 pub fn run() {
-    allocator::return_large_blocks();
+    allocator::give_memory_back();
     install_logging();
     let context = tauri::generate_context!("../tauri.conf.json");
     let request = launch_request();

@@ -261,6 +261,22 @@ impl Memory {
     fn rss_mib(&self) -> f64 {
         self.rss_kib as f64 / 1024.0
     }
+    /// Each process's RSS / PSS / anonymous memory, for the facts.
+    fn each_process(&self) -> String {
+        self.each
+            .iter()
+            .map(|(name, rss, pss, anonymous)| {
+                format!(
+                    "{name} {:.0} / {:.0} / {:.0} MiB",
+                    *rss as f64 / 1024.0,
+                    *pss as f64 / 1024.0,
+                    *anonymous as f64 / 1024.0
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     fn pss_mib(&self) -> f64 {
         self.pss_kib as f64 / 1024.0
     }
@@ -586,10 +602,11 @@ pub fn run(report: &mut Report) -> Result<()> {
             "rss_mib": { "start": at_start.rss_mib(), "first_read": first_read.rss_mib(), "second_read": second_read.rss_mib() },
             "pss_mib": { "start": at_start.pss_mib(), "first_read": first_read.pss_mib(), "second_read": second_read.pss_mib() },
             "setup_s": lib.setup_s,
+            "processes_at_start": at_start.each.iter().map(|(name, rss, pss, anonymous)| json!({ "name": name, "rss_kib": rss, "pss_kib": pss, "anonymous_kib": anonymous })).collect::<Vec<_>>(),
             "processes_after_second_read": second_read.each.iter().map(|(name, rss, pss, anonymous)| json!({ "name": name, "rss_kib": rss, "pss_kib": pss, "anonymous_kib": anonymous })).collect::<Vec<_>>(),
         }),
         format!(
-            "{} processes; RSS {:.0} → {:.0} → {:.0} MiB, PSS {:.0} → {:.0} → {:.0} MiB (start, one reading, two); after two readings, RSS / PSS / anonymous: {}; library of {BOOKS} files built and imported in {:.0} s",
+            "{} processes; RSS {:.0} → {:.0} → {:.0} MiB, PSS {:.0} → {:.0} → {:.0} MiB (start, one reading, two); RSS / PSS / anonymous at start: {}; after two readings: {}; library of {BOOKS} files built and imported in {:.0} s",
             second_read.processes,
             at_start.rss_mib(),
             first_read.rss_mib(),
@@ -597,17 +614,8 @@ pub fn run(report: &mut Report) -> Result<()> {
             at_start.pss_mib(),
             first_read.pss_mib(),
             second_read.pss_mib(),
-            second_read
-                .each
-                .iter()
-                .map(|(name, rss, pss, anonymous)| format!(
-                    "{name} {:.0} / {:.0} / {:.0} MiB",
-                    *rss as f64 / 1024.0,
-                    *pss as f64 / 1024.0,
-                    *anonymous as f64 / 1024.0
-                ))
-                .collect::<Vec<_>>()
-                .join(", "),
+            at_start.each_process(),
+            second_read.each_process(),
             lib.setup_s
         ),
     );
