@@ -277,6 +277,16 @@ impl Memory {
             .join(", ")
     }
 
+    /// The same, in KiB, for the JSON report.
+    fn each_process_json(&self) -> Vec<Value> {
+        self.each
+            .iter()
+            .map(|(name, rss, pss, anonymous)| {
+                json!({ "name": name, "rss_kib": rss, "pss_kib": pss, "anonymous_kib": anonymous })
+            })
+            .collect()
+    }
+
     fn pss_mib(&self) -> f64 {
         self.pss_kib as f64 / 1024.0
     }
@@ -602,8 +612,8 @@ pub fn run(report: &mut Report) -> Result<()> {
             "rss_mib": { "start": at_start.rss_mib(), "first_read": first_read.rss_mib(), "second_read": second_read.rss_mib() },
             "pss_mib": { "start": at_start.pss_mib(), "first_read": first_read.pss_mib(), "second_read": second_read.pss_mib() },
             "setup_s": lib.setup_s,
-            "processes_at_start": at_start.each.iter().map(|(name, rss, pss, anonymous)| json!({ "name": name, "rss_kib": rss, "pss_kib": pss, "anonymous_kib": anonymous })).collect::<Vec<_>>(),
-            "processes_after_second_read": second_read.each.iter().map(|(name, rss, pss, anonymous)| json!({ "name": name, "rss_kib": rss, "pss_kib": pss, "anonymous_kib": anonymous })).collect::<Vec<_>>(),
+            "processes_at_start": at_start.each_process_json(),
+            "processes_after_second_read": second_read.each_process_json(),
         }),
         format!(
             "{} processes; RSS {:.0} → {:.0} → {:.0} MiB, PSS {:.0} → {:.0} → {:.0} MiB (start, one reading, two); RSS / PSS / anonymous at start: {}; after two readings: {}; library of {BOOKS} files built and imported in {:.0} s",
