@@ -9,7 +9,7 @@
 //! glibc also spreads threads over heaps of their own, up to eight per core, and what is freed
 //! in one stays there. The covers of a fast scroll are read on the blocking pool, which grows
 //! to dozens of threads for a moment: after scrolling 10,000 books and reading a comic twice,
-//! the app held 59–75 MiB of anonymous memory, 47–48 with at most [`HEAPS`] heaps (`make
+//! the app held 59–75 MiB of anonymous memory, 46–48 with at most [`HEAPS`] heaps (`make
 //! bench`, the library-window group; tests/bench/HISTORY.md), its turns as fast. The app's
 //! threads mostly wait on the disk, the network and SQLite, not on each other's allocations.
 //!
