@@ -330,3 +330,66 @@ async fn a_book_removed_from_the_device_leaves_its_batch_done_with_what_is_left(
         "the removed book is not brought back by its batch"
     );
 }
+
+/// A batch paused and resumed while its first book downloads (the running task dropped, then
+/// queued again): each resume sets the executor going again, and every book ends stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_paused_and_resumed_while_it_downloads_ends_stored() {
+    use carrel_core::engine::executor::{Finish, RunMode};
+    use carrel_core::engine::progress::{DownloadEvent, ExecutorState};
+    let fixture = start(Config {
+        books: 4,
+        faults: fixture_server::Faults {
+            latency_ms: 40,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    let (env, order, batch) = books_kept(&fixture).await;
+    let (sink, stop, run) = env.spawn_executor(fast_config(), RunMode::Forever);
+    for round in 0..3 {
+        crate::support::wait_until(
+            std::time::Duration::from_secs(10),
+            &format!("round {round}: nothing downloaded"),
+            || {
+                sink.events()
+                    .iter()
+                    .filter(|e| matches!(e, DownloadEvent::TaskStarted { .. }))
+                    .count()
+                    > round
+            },
+        )
+        .await;
+        let idle = || {
+            sink.events()
+                .iter()
+                .filter(|e| matches!(e, DownloadEvent::State(ExecutorState::Idle)))
+                .count()
+        };
+        let idle_before = idle();
+        download_batches::pause(&env.store, batch.id).unwrap();
+        // The executor finds its running task gone and nothing left, and waits: the resume
+        // comes then, as a reader's click would.
+        crate::support::wait_until(
+            std::time::Duration::from_secs(10),
+            &format!("round {round}: the paused batch left the executor busy"),
+            || idle() > idle_before,
+        )
+        .await;
+        download_batches::resume(&env.store, batch.id).unwrap();
+    }
+    crate::support::wait_until(
+        std::time::Duration::from_secs(20),
+        "the resumed batch never ended stored",
+        || download_batches::view(&env.store, batch.id).unwrap().stored == order.len(),
+    )
+    .await;
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+    let stats = fixture.stats();
+    assert!(
+        stats.global_max_in_flight <= 1,
+        "{}",
+        stats.global_max_in_flight
+    );
+}

@@ -1542,3 +1542,79 @@ async fn a_page_asked_for_within_a_stretch_claimed_ahead_comes_next() {
     let twice: Vec<u32> = (0..60).filter(|&i| page_hits(&stats, 1, i) > 1).collect();
     assert!(twice.len() <= 1, "pages fetched twice: {twice:?}");
 }
+
+/// A sink that does `act` (once) when the executor says it is `when`, from inside the
+/// executor's report: the change lands between the executor's last look at the stack and its
+/// wait, the narrowest place for a wake-up to be missed.
+struct ActsWhen {
+    when: carrel_core::engine::progress::ExecutorState,
+    act: std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    seen: RecordingSink,
+}
+
+impl ProgressSink for ActsWhen {
+    fn report(&self, event: DownloadEvent) {
+        if matches!(&event, DownloadEvent::State(s) if *s == self.when) {
+            let act = self.act.lock().unwrap().take();
+            if let Some(act) = act {
+                act();
+            }
+        }
+        self.seen.report(event);
+    }
+}
+
+/// A book stored between the executor finding the stack empty and its wait is seen by that
+/// wait: the executor does not sleep on work pushed in that moment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_made_as_the_executor_goes_idle_is_not_missed() {
+    use carrel_core::engine::progress::ExecutorState;
+    let (_fixture, env, _, ids) = served(two_comics(2)).await;
+    let (store, second) = (env.store.clone(), ids[&2]);
+    let sink = Arc::new(ActsWhen {
+        when: ExecutorState::Idle,
+        act: std::sync::Mutex::new(Some(Box::new(move || {
+            book_downloads::store_book(&store, second).unwrap();
+        }))),
+        seen: RecordingSink::default(),
+    });
+    let ex = env.executor(fast_config(), sink.clone());
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn(async move { ex.run(RunMode::Forever, rx).await.unwrap() });
+    wait_for_event(
+        &sink.seen,
+        "the book pushed as the executor went idle",
+        |e| matches!(e, DownloadEvent::BookStored(b) if b.book_id == second),
+    )
+    .await;
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}
+
+/// Downloads resumed between the executor finding them paused and its wait are seen by that
+/// wait.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_made_as_the_executor_pauses_is_not_missed() {
+    use carrel_core::engine::executor;
+    use carrel_core::engine::progress::ExecutorState;
+    let (_fixture, env, _, ids) = served(one_comic(2)).await;
+    executor::set_paused(&env.store, true).unwrap();
+    book_downloads::store_book(&env.store, ids[&1]).unwrap();
+    let store = env.store.clone();
+    let sink = Arc::new(ActsWhen {
+        when: ExecutorState::Paused,
+        act: std::sync::Mutex::new(Some(Box::new(move || {
+            executor::set_paused(&store, false).unwrap();
+        }))),
+        seen: RecordingSink::default(),
+    });
+    let ex = env.executor(fast_config(), sink.clone());
+    let (stop, rx) = tokio::sync::watch::channel(false);
+    let run = tokio::spawn(async move { ex.run(RunMode::Forever, rx).await.unwrap() });
+    wait_for_event(&sink.seen, "the book resumed as the executor paused", |e| {
+        matches!(e, DownloadEvent::BookStored(_))
+    })
+    .await;
+    stop.send(true).unwrap();
+    assert_eq!(run.await.unwrap(), Finish::Shutdown);
+}

@@ -61,6 +61,7 @@ mod settle;
 use backoff::*;
 use batched_sync::*;
 use fetch::*;
+use run_loop::Watch;
 use settle::*;
 
 use page_ahead::{Ahead, FollowUp};

@@ -103,10 +103,10 @@ impl Run<'_> {
                                 download_stack::give_back_run_in(s, tx, &fence, &claimed_ahead)?;
                                 // Paused by the reader, or waiting for a link that is not metered.
                                 if is_paused(s)? || crate::network::hold(s)?.is_some() {
-                                    return Ok(Claimed::Paused);
+                                    return Ok(Claimed::Paused(watch_now(s)?));
                                 }
                                 Ok(match download_stack::claim_next_in(s, tx, &fence, &skip)? {
-                                    None => Claimed::Nothing,
+                                    None => Claimed::Nothing(watch_now(s)?),
                                     Some(task) => claimed_task(s, task),
                                 })
                             })
@@ -129,8 +129,10 @@ impl Run<'_> {
                 _ => None,
             };
             self.settle_ahead(claimed_task, shutdown).await;
+            // What the wait below starts from, if it comes to one.
+            let mut seen = None;
             let claimed = match claimed {
-                Ok(Claimed::Paused) => {
+                Ok(Claimed::Paused(watch)) => {
                     self.let_slot_go().await;
                     if let Err(e) = self.sync_stored_pages().await {
                         return lost_or(e);
@@ -144,10 +146,13 @@ impl Run<'_> {
                     }
                     self.ex.report(DownloadEvent::State(ExecutorState::Paused));
                     // Whatever woke us, the loop's head decides what comes next.
-                    self.wait_for_change(None, shutdown).await?;
+                    self.wait_for_change(Some(watch), None, shutdown).await?;
                     continue;
                 }
-                Ok(Claimed::Nothing) => None,
+                Ok(Claimed::Nothing(watch)) => {
+                    seen = Some(watch);
+                    None
+                }
                 Ok(Claimed::Task(task, book, follow_up)) => {
                     self.follow_up = follow_up;
                     Some((task, *book))
@@ -218,7 +223,7 @@ impl Run<'_> {
                         reason,
                         retry_at_ms,
                     }));
-                    if self.wait_for_change(Some(wait), shutdown).await? == Wake::Changed {
+                    if self.wait_for_change(seen, Some(wait), shutdown).await? == Wake::Changed {
                         self.backoffs.retry_now();
                     }
                     continue;
@@ -240,7 +245,7 @@ impl Run<'_> {
                     }
                     RunMode::Forever => {
                         self.ex.report(DownloadEvent::State(ExecutorState::Idle));
-                        self.wait_for_change(None, shutdown).await?;
+                        self.wait_for_change(seen, None, shutdown).await?;
                         continue;
                     }
                 }
@@ -354,12 +359,18 @@ impl Run<'_> {
     }
 
     /// Waits until something is pushed, the pause flag changes, `timeout` passes, or we must stop.
+    /// A change is counted from `since` (what the step that found nothing to do saw), so that
+    /// one made between that step and this wait is not missed; without it, from now.
     pub(super) async fn wait_for_change(
         &self,
+        since: Option<Watch>,
         timeout: Option<Duration>,
         shutdown: &mut Shutdown,
     ) -> Result<Wake, ExecutorError> {
-        let start = self.ex.db(watch_now).await?;
+        let start = match since {
+            Some(watch) => watch,
+            None => self.ex.db(watch_now).await?,
+        };
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             if self.lost.load(Ordering::SeqCst) || *shutdown.borrow() {

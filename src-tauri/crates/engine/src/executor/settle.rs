@@ -58,10 +58,12 @@ impl From<StoreError> for PageStepFailure {
     }
 }
 
-/// What the loop's one database step found.
+/// What the loop's one database step found. Paused and nothing to do carry what the waiting
+/// executor watches as that step saw it: a change made after the step (a push, a resume) wakes
+/// the wait that follows, however late the wait starts.
 pub(super) enum Claimed {
-    Paused,
-    Nothing,
+    Paused(Watch),
+    Nothing(Watch),
     /// The task, its book, and where its chain goes next (see [`page_ahead`]).
     Task(Task, Box<Result<Book, books::BookError>>, Option<FollowUp>),
 }
@@ -278,7 +280,7 @@ impl Run<'_> {
                     retry_at_ms,
                 }));
                 // A push, the delay, or a stop: the loop's head decides what comes next.
-                self.wait_for_change(Some(delay), shutdown).await?;
+                self.wait_for_change(None, Some(delay), shutdown).await?;
                 return Ok(None);
             }
         };
@@ -457,7 +459,7 @@ impl Run<'_> {
                 // else wants it: looked at now rather than in a step of the request's own.
                 let look = next.as_ref().and_then(looked);
                 let next = Some(match next {
-                    None => Claimed::Nothing,
+                    None => Claimed::Nothing(run_loop::watch_now(s)?),
                     Some(task) => match after.first() {
                         Some(first) => {
                             let follow_up = claim_ahead::follow_up_claimed_ahead(&task, first);
