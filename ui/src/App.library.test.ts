@@ -10,7 +10,7 @@ import { book, details, deviceBook, deviceLibrary, downloadsView, feed, nav, okS
 import { lastChannel } from './test/tauri';
 import { resetStores } from './test/stores';
 import { downloads } from './lib/stores/downloads.svelte';
-import type { CatalogView, DownloadsView, Server } from './lib/ipc';
+import type { BookDetails, CatalogView, DownloadsView, Server } from './lib/ipc';
 
 const invokeMock = vi.mocked(invoke);
 
@@ -459,6 +459,39 @@ describe('the rest of the window', () => {
     expect(items[0].textContent).toContain('Page 12 of 180');
     await user.click(items[1]);
     expect((await screen.findByTestId('book-details')).dataset.bookId).toBe('1');
+  });
+
+  it('has Home\'s books in its first frame, asked at start, and keeps the row while it asks again on a return', async () => {
+    let answers = 0;
+    let answerAgain: (books: BookDetails[]) => void = () => {};
+    library({
+      extra: {
+        list_continue_reading: () => {
+          answers++;
+          if (answers === 1) return [details(3, { title: 'Monstress', last_page: 11, page_count: 180, last_opened_ms: 2 })];
+          return new Promise<BookDetails[]>((resolve) => (answerAgain = resolve));
+        },
+      },
+    });
+    render(App);
+    const user = userEvent.setup();
+    // Home appears with its row: the answer was in before Home was.
+    await screen.findByTestId('library-view');
+    expect(screen.getAllByTestId('continue-item').map((i) => i.dataset.bookId)).toEqual(['3']);
+    expect(screen.queryByTestId('continue-loading')).toBeNull();
+    expect(answers).toBe(1);
+
+    await user.click(screen.getByTestId('on-device-nav'));
+    await user.click(screen.getByTestId('home-nav'));
+    // Asked again; the row read before stays shown until the new one comes.
+    await waitFor(() => expect(answers).toBe(2));
+    expect(screen.getAllByTestId('continue-item').map((i) => i.dataset.bookId)).toEqual(['3']);
+    expect(screen.queryByTestId('continue-loading')).toBeNull();
+    answerAgain([
+      details(1, { title: 'Saga', last_page: 2, page_count: 160, last_opened_ms: 3 }),
+      details(3, { title: 'Monstress', last_page: 11, page_count: 180, last_opened_ms: 2 }),
+    ]);
+    await waitFor(() => expect(screen.getAllByTestId('continue-item').map((i) => i.dataset.bookId)).toEqual(['1', '3']));
   });
 
   it('lists the books on this device and removes one after confirmation', async () => {

@@ -69,17 +69,19 @@ describe('App', () => {
     expect(dialog.textContent).toMatch(/nothing was changed/i);
     expect(screen.queryByTestId('add-server-button')).toBeNull();
     expect(screen.queryByTestId('empty-library')).toBeNull();
-    // Only the two reads asked at start: nothing else is asked of a library that cannot be opened.
-    expect(invokeMock.mock.calls.map(([command]) => command).sort()).toEqual(['app_status', 'list_servers']);
+    // Only the reads asked at start: nothing else is asked of a library that cannot be opened.
+    expect(invokeMock.mock.calls.map(([command]) => command).sort()).toEqual(['app_status', 'list_continue_reading', 'list_servers']);
   });
 
-  it('asks for the servers beside the status, and the rest only once both are in', async () => {
+  it('asks for the servers and Home\'s books beside the status, and the rest only once they are in', async () => {
     let answerStatus: (status: AppStatus) => void = () => {};
     invokeMock.mockImplementation(async (command) => {
       switch (command) {
         case 'app_status':
           return new Promise<AppStatus>((resolve) => (answerStatus = resolve));
         case 'list_servers':
+          return [];
+        case 'list_continue_reading':
           return [];
         case 'get_settings':
           return { books_kept: 6, notifications: true, theme: 'system', metered_downloads: 'ask' as const, keep_running: false };
@@ -91,10 +93,10 @@ describe('App', () => {
     });
     render(App);
 
-    // One round trip before the first screen: the list is asked before the status has answered.
+    // One round trip before the first screen: the lists are asked before the status has answered.
     await waitFor(() => expect(invokeMock).toHaveBeenCalledWith('list_servers', undefined));
     const asked = () => invokeMock.mock.calls.map(([command]) => command);
-    expect(asked().sort()).toEqual(['app_status', 'list_servers']);
+    expect(asked().sort()).toEqual(['app_status', 'list_continue_reading', 'list_servers']);
 
     answerStatus(okStatus);
     await screen.findByTestId('empty-library');

@@ -41,6 +41,18 @@ describe('BookTile', () => {
     expect(screen.queryByTestId('tile-read-badge')).toBeNull();
   });
 
+  it('marks a stored book over its cover, unless the list is of the books on this device, where only what is not whole is marked', () => {
+    const marks = (state: 'stored' | 'downloading', markStored: boolean) => {
+      const view = render(BookTile, { bookId: 7, title: 'Book 7', status: status(7, state), hasCover: false, markStored });
+      const mark = screen.queryByTestId('tile-state-badge')?.dataset.state ?? null;
+      view.unmount();
+      return mark;
+    };
+    expect(marks('stored', true)).toBe('stored');
+    expect(marks('stored', false)).toBeNull();
+    expect(marks('downloading', false)).toBe('downloading');
+  });
+
   describe('its menu', () => {
     beforeEach(() => {
       vi.mocked(invoke).mockReset();

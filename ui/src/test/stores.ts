@@ -9,6 +9,7 @@ import { downloads } from '../lib/stores/downloads.svelte';
 import { settings } from '../lib/stores/settings.svelte';
 import { toasts } from '../lib/stores/toasts.svelte';
 import { reader } from '../lib/stores/reader.svelte';
+import { continueReading } from '../lib/stores/continueReading.svelte';
 import { resetChannels } from './tauri';
 
 export function resetStores(): void {
@@ -22,6 +23,7 @@ export function resetStores(): void {
   settings.reset();
   toasts.reset();
   reader.reset();
+  continueReading.reset();
   resetChannels();
   delete document.documentElement.dataset.theme;
 }
