@@ -1129,9 +1129,7 @@ async fn no_page_is_asked_for_ahead_while_downloads_are_paused() {
     let sink = ActsAfterAPage::new((ids[&1], 1), move || {
         carrel_core::engine::executor::set_paused(&store, true).unwrap();
     });
-    let ex = env.executor(fast_config(), sink.clone());
-    let (stop, rx) = tokio::sync::watch::channel(false);
-    let run = tokio::spawn(async move { ex.run(RunMode::Forever, rx).await.unwrap() });
+    let (stop, run) = env.spawn_executor_with(fast_config(), RunMode::Forever, sink.clone());
     wait_for_event(&sink.events, "the downloads paused", |e| {
         matches!(
             e,
@@ -1578,9 +1576,7 @@ async fn a_push_made_as_the_executor_goes_idle_is_not_missed() {
         }))),
         seen: RecordingSink::default(),
     });
-    let ex = env.executor(fast_config(), sink.clone());
-    let (stop, rx) = tokio::sync::watch::channel(false);
-    let run = tokio::spawn(async move { ex.run(RunMode::Forever, rx).await.unwrap() });
+    let (stop, run) = env.spawn_executor_with(fast_config(), RunMode::Forever, sink.clone());
     wait_for_event(
         &sink.seen,
         "the book pushed as the executor went idle",
@@ -1608,9 +1604,7 @@ async fn a_resume_made_as_the_executor_pauses_is_not_missed() {
         }))),
         seen: RecordingSink::default(),
     });
-    let ex = env.executor(fast_config(), sink.clone());
-    let (stop, rx) = tokio::sync::watch::channel(false);
-    let run = tokio::spawn(async move { ex.run(RunMode::Forever, rx).await.unwrap() });
+    let (stop, run) = env.spawn_executor_with(fast_config(), RunMode::Forever, sink.clone());
     wait_for_event(&sink.seen, "the book resumed as the executor paused", |e| {
         matches!(e, DownloadEvent::BookStored(_))
     })

@@ -285,10 +285,24 @@ impl Env {
         tokio::task::JoinHandle<Finish>,
     ) {
         let sink = Arc::new(RecordingSink::default());
-        let ex = self.executor(config, sink.clone());
+        let (stop, run) = self.spawn_executor_with(config, mode, sink.clone());
+        (sink, stop, run)
+    }
+
+    /// [`Env::spawn_executor`] reporting to a sink of the test's own.
+    pub fn spawn_executor_with(
+        &self,
+        config: ExecutorConfig,
+        mode: RunMode,
+        sink: Arc<dyn ProgressSink>,
+    ) -> (
+        tokio::sync::watch::Sender<bool>,
+        tokio::task::JoinHandle<Finish>,
+    ) {
+        let ex = self.executor(config, sink);
         let (stop, rx) = tokio::sync::watch::channel(false);
         let run = tokio::spawn(async move { ex.run(mode, rx).await.unwrap() });
-        (sink, stop, run)
+        (stop, run)
     }
 
     /// Awaits `request` (a reader's wait for a page or a book) while an executor runs in the
