@@ -90,18 +90,21 @@ describe('the first screen', () => {
   });
 
   it('turns to Home once books arrive, and back to the first-run page when the last server takes its books', async () => {
-    const state = { hasBooks: false, servers: [] as Server[] };
+    const state: { hasBooks: boolean; servers: Server[]; reading?: BookDetails[] } = { hasBooks: false, servers: [] };
     library(state);
     render(App);
     await screen.findByTestId('empty-library');
     const before = asked('app_status');
 
     // An import (or a folder scanned) changes the books kept: the status is asked again.
+    // A book opened meanwhile is in Home's row: the row asked at start, empty, is not reused.
     state.hasBooks = true;
+    state.reading = [details(4, { title: 'Night Watch #3', last_page: 2, page_count: 24, last_opened_ms: 1 })];
     downloads.revision++;
     await screen.findByTestId('home-servers-invite');
     expect(asked('app_status')).toBeGreaterThan(before);
     expect(screen.queryByTestId('empty-library')).toBeNull();
+    expect((await screen.findByTestId('continue-item')).textContent).toContain('Night Watch #3');
   });
 
   it('shows the first-run page again when the last server is removed with its books', async () => {

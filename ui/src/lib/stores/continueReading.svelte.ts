@@ -30,6 +30,11 @@ class ContinueReadingState {
     void this.books.load(this.books.value !== null);
   }
 
+  /** The first screen is not Home: the start's answer will not serve it. */
+  forgetEarly(): void {
+    this.#early = false;
+  }
+
   /** Asked again after a failure the reader retries. */
   retry(): Promise<void> {
     return this.books.load();
