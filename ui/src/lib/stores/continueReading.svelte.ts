@@ -8,7 +8,7 @@ import { listContinueReading, type BookDetails } from '../ipc';
 import { Resource } from './resource.svelte';
 
 /** How many books the row shows. */
-export const CONTINUE_LIMIT = 12;
+const CONTINUE_LIMIT = 12;
 
 class ContinueReadingState {
   readonly books = new Resource<BookDetails[]>(() => listContinueReading(CONTINUE_LIMIT));
@@ -35,17 +35,9 @@ class ContinueReadingState {
     this.#early = false;
   }
 
-  /** Asked again after a failure the reader retries. */
-  retry(): Promise<void> {
-    return this.books.load();
-  }
-
   reset(): void {
     this.#early = false;
-    this.books.value = null;
-    this.books.error = null;
-    this.books.loading = false;
-    this.books.settled = false;
+    this.books.reset();
   }
 }
 

@@ -42,6 +42,15 @@ export class Resource<T> {
     }
   }
 
+  /** Back to before any load; an answer still on its way is dropped. */
+  reset(): void {
+    this.#generation++;
+    this.value = null;
+    this.error = null;
+    this.loading = false;
+    this.settled = false;
+  }
+
   /** Waiting for a first answer: show a skeleton. */
   get pending(): boolean {
     return this.value === null && this.error === null;
